@@ -1,0 +1,38 @@
+//! The HIP runtime's C API, reachable without ROCm at build time.
+//!
+//! `hip-sys` is the only crate of amdgpu-rs that speaks C. It has three parts:
+//!
+//! - [`bindings`]: the C types of HIP, rocSPARSE and rocFFT, generated from
+//!   Debian's headers, and one **function table** per library ([`HipApi`],
+//!   [`rocsparse::RocsparseApi`], [`rocfft::RocfftApi`]): a struct of
+//!   function pointers instead of link-time symbols, so building never needs
+//!   ROCm and every backend fills the same struct.
+//! - [`backend`]: the process's backend, chosen once: `amd` (AMD's
+//!   `libamdhip64.so`, loaded at run time), `nvidia` (planned: HIP's NVIDIA
+//!   mapping done in Rust over CUDA) or `sim` (the simulator below). Pick
+//!   one with `AMDGPU_BACKEND=amd|nvidia|sim`; unset, the first that works
+//!   wins, in that order. [`hip()`] returns the chosen table.
+//! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
+//!   HIP about which device is current. It runs the project's tests on any
+//!   machine and lets programs run without a GPU.
+//!
+//! ```
+//! // With no GPU this selects the simulator (and says so once on stderr).
+//! let api = hip_sys::hip().expect("a backend");
+//! let mut count = 0;
+//! // SAFETY: `count` is a valid out-pointer.
+//! let status = unsafe { (api.hipGetDeviceCount)(&mut count) };
+//! println!("{:?}: {status:?}, {count} devices", hip_sys::backend());
+//! ```
+//!
+//! Everything here is `unsafe` C; the safe API is in `hip-core` and above.
+
+pub mod backend;
+pub mod bindings;
+mod error;
+pub mod sim;
+
+pub use backend::{backend, hip, Backend};
+pub use bindings::hip::*;
+pub use bindings::{rocfft, rocsparse};
+pub use error::BackendError;

@@ -1,0 +1,1 @@
+//! Integration tests of the amdgpu-rs workspace live in `tests/`.

@@ -1,0 +1,223 @@
+//! `cargo xtask bindgen [--check]`: generate hip-sys's bindings.
+//!
+//! Each library gets one file under `hip-sys/src/bindings/` holding the C
+//! types it needs (enums as `#[repr(transparent)]` newtypes with associated
+//! consts) and a function table derived from the C declarations (see
+//! [`crate::table`]). Only the functions listed here are kept, plus what
+//! their signatures need.
+
+use crate::apt::{self, Unpacked};
+use crate::table;
+use std::path::{Path, PathBuf};
+
+/// One generated file.
+struct Library {
+    /// Output file name under `hip-sys/src/bindings/`.
+    file: &'static str,
+    /// The header bindgen reads, relative to `usr/include`.
+    header: &'static str,
+    /// The Debian package the header comes from.
+    package: &'static str,
+    /// Name of the function-table struct.
+    table: &'static str,
+    /// The C library that exports the functions, for the docs.
+    soname: &'static str,
+    /// Functions that go into the table.
+    functions: &'static [&'static str],
+    /// Types and macros kept even if no listed function names them.
+    extra_types: &'static [&'static str],
+    extra_vars: &'static [&'static str],
+    /// Types taken from another binding file instead of being generated again.
+    shared_types: &'static [(&'static str, &'static str)],
+}
+
+const HIP_FUNCTIONS: &[&str] = &[
+    // initialisation, versions
+    "hipInit", "hipDriverGetVersion", "hipRuntimeGetVersion",
+    // devices
+    "hipGetDeviceCount", "hipSetDevice", "hipGetDevice", "hipDeviceGet", "hipDeviceGetName",
+    "hipDeviceGetAttribute", "hipDeviceTotalMem", "hipDeviceSynchronize", "hipDeviceReset",
+    "hipDeviceGetPCIBusId", "hipDeviceGetStreamPriorityRange",
+    "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess", "hipDeviceDisablePeerAccess",
+    // contexts
+    "hipCtxGetCurrent", "hipCtxSetCurrent", "hipCtxGetDevice", "hipCtxPushCurrent", "hipCtxPopCurrent",
+    "hipDevicePrimaryCtxRetain", "hipDevicePrimaryCtxRelease", "hipDevicePrimaryCtxGetState",
+    // streams
+    "hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority", "hipStreamDestroy",
+    "hipStreamSynchronize", "hipStreamQuery", "hipStreamWaitEvent", "hipStreamGetPriority",
+    "hipStreamGetFlags",
+    // events
+    "hipEventCreate", "hipEventCreateWithFlags", "hipEventRecord", "hipEventSynchronize",
+    "hipEventQuery", "hipEventElapsedTime", "hipEventDestroy",
+    // memory
+    "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree", "hipMemGetInfo", "hipPointerGetAttributes",
+    "hipMemcpy", "hipMemcpyAsync", "hipMemcpyPeer", "hipMemcpyPeerAsync", "hipMemset", "hipMemsetAsync",
+    "hipMemsetD32", "hipMemsetD32Async",
+    // stream-ordered memory and pools
+    "hipMallocAsync", "hipFreeAsync", "hipMallocFromPoolAsync", "hipMemPoolCreate", "hipMemPoolDestroy",
+    "hipMemPoolTrimTo", "hipMemPoolSetAttribute", "hipMemPoolGetAttribute", "hipDeviceGetDefaultMemPool",
+    "hipDeviceGetMemPool", "hipDeviceSetMemPool",
+    // modules
+    "hipModuleLoadData", "hipModuleUnload", "hipModuleGetFunction", "hipModuleLaunchKernel",
+    // errors
+    "hipGetLastError", "hipPeekAtLastError", "hipGetErrorName", "hipGetErrorString",
+];
+
+const ROCSPARSE_FUNCTIONS: &[&str] = &[
+    "rocsparse_get_version", "rocsparse_create_handle", "rocsparse_destroy_handle",
+    "rocsparse_set_stream", "rocsparse_get_stream", "rocsparse_set_pointer_mode",
+    "rocsparse_create_csr_descr", "rocsparse_destroy_spmat_descr",
+    "rocsparse_create_dnvec_descr", "rocsparse_destroy_dnvec_descr",
+    "rocsparse_create_dnmat_descr", "rocsparse_destroy_dnmat_descr",
+    "rocsparse_spmv", "rocsparse_spmv_ex", "rocsparse_spmm",
+];
+
+const ROCFFT_FUNCTIONS: &[&str] = &[
+    "rocfft_setup", "rocfft_cleanup", "rocfft_get_version_string",
+    "rocfft_plan_create", "rocfft_plan_destroy", "rocfft_plan_get_work_buffer_size",
+    "rocfft_plan_description_create", "rocfft_plan_description_destroy",
+    "rocfft_plan_description_set_data_layout",
+    "rocfft_execution_info_create", "rocfft_execution_info_destroy",
+    "rocfft_execution_info_set_stream", "rocfft_execution_info_set_work_buffer",
+    "rocfft_execute",
+];
+
+const LIBRARIES: &[Library] = &[
+    Library {
+        file: "hip.rs",
+        header: "hip/hip_runtime_api.h",
+        package: "libamdhip64-dev",
+        table: "HipApi",
+        soname: "libamdhip64.so",
+        functions: HIP_FUNCTIONS,
+        extra_types: &["hipDeviceAttribute_t", "hipMemcpyKind", "hipMemPoolAttr", "hipMemoryType"],
+        extra_vars: &[
+            "hipStreamDefault", "hipStreamNonBlocking", "hipEventDefault", "hipEventBlockingSync",
+            "hipEventDisableTiming", "hipEventInterprocess", "hipHostMallocDefault",
+        ],
+        shared_types: &[],
+    },
+    Library {
+        file: "rocsparse.rs",
+        header: "rocsparse/rocsparse.h",
+        package: "librocsparse-dev",
+        table: "RocsparseApi",
+        soname: "librocsparse.so",
+        functions: ROCSPARSE_FUNCTIONS,
+        extra_types: &["rocsparse_status", "rocsparse_spmv_stage", "rocsparse_spmm_stage"],
+        extra_vars: &[],
+        shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
+    },
+    Library {
+        file: "rocfft.rs",
+        header: "rocfft/rocfft.h",
+        package: "librocfft-dev",
+        table: "RocfftApi",
+        soname: "librocfft.so",
+        functions: ROCFFT_FUNCTIONS,
+        extra_types: &["rocfft_status", "rocfft_array_type"],
+        extra_vars: &[],
+        shared_types: &[],
+    },
+];
+
+/// Generate (or, with `check`, compare) every binding file.
+pub fn run(root: &Path, check: bool) -> Result<(), String> {
+    let target = root.join("target");
+    let (include_root, packages) = apt::fetch_headers(&target)?;
+    let include = include_root.join("usr").join("include");
+    let out_dir = root.join("hip-sys").join("src").join("bindings");
+    let mut drifted = Vec::new();
+    for library in LIBRARIES {
+        let text = generate(library, &include, &packages)?;
+        let path = out_dir.join(library.file);
+        if check {
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            if committed != text {
+                let scratch = target.join("xtask").join("check");
+                std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+                let fresh = scratch.join(library.file);
+                std::fs::write(&fresh, &text).map_err(|e| e.to_string())?;
+                drifted.push(format!(
+                    "{} differs from freshly generated {} (diff the two; run `cargo xtask bindgen` to regenerate)",
+                    path.display(),
+                    fresh.display()
+                ));
+            }
+        } else {
+            std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
+    if drifted.is_empty() {
+        if check {
+            println!("bindings are up to date ({} files)", LIBRARIES.len());
+        }
+        Ok(())
+    } else {
+        Err(format!("generated bindings drifted:\n  {}", drifted.join("\n  ")))
+    }
+}
+
+fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<String, String> {
+    let header: PathBuf = include.join(library.header);
+    if !header.exists() {
+        return Err(format!("{} is missing from {}", library.header, library.package));
+    }
+    let mut builder = bindgen::Builder::default()
+        .header(header.to_string_lossy())
+        .clang_args(["-x", "c++", "-std=c++17", "-D__HIP_PLATFORM_AMD__"])
+        .clang_arg(format!("-I{}", include.display()))
+        .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
+        .generate_comments(false)
+        .layout_tests(true)
+        .derive_default(true)
+        .derive_eq(true)
+        .derive_hash(true)
+        .use_core()
+        .must_use_type("hipError_t")
+        .must_use_type("rocsparse_status")
+        .must_use_type("rocfft_status")
+        .formatter(bindgen::Formatter::None);
+    for function in library.functions {
+        builder = builder.allowlist_function(format!("^{function}$"));
+    }
+    for ty in library.extra_types {
+        builder = builder.allowlist_type(format!("^{ty}$"));
+    }
+    for (module, ty) in library.shared_types {
+        builder = builder.blocklist_type(format!("^{ty}$")).raw_line(format!("pub use super::{module}::{ty};"));
+    }
+    for var in library.extra_vars {
+        builder = builder.allowlist_var(format!("^{var}$"));
+    }
+    let bindings = builder.generate().map_err(|e| {
+        format!(
+            "bindgen failed on {}: {e}\n\
+             bindgen needs libclang: on Debian or Ubuntu `apt-get install libclang-dev` \
+             (or set LIBCLANG_PATH to the folder holding libclang.so)",
+            library.header
+        )
+    })?;
+    let version = packages
+        .iter()
+        .find(|p| p.name == library.package)
+        .map(|p| p.version.as_str())
+        .unwrap_or("unknown");
+    let header = format!(
+        "//! Generated by `cargo xtask bindgen`: do not edit by hand; `cargo xtask bindgen --check` fails on drift.\n\
+         //!\n\
+         //! Source: `{}` from Debian {} package `{} {}`, read by bindgen with\n\
+         //! `-x c++ -std=c++17 -D__HIP_PLATFORM_AMD__`.\n\
+         //! The C functions are not declared: [`{}`] holds them as function pointers,\n\
+         //! filled by a backend (`{}` on the amd backend).\n\n",
+        library.header,
+        apt::SUITE,
+        library.package,
+        version,
+        library.table,
+        library.soname,
+    );
+    let body = table::split_functions_into_table(&bindings.to_string(), library.table, library.soname, library.functions)?;
+    Ok(format!("{header}{body}"))
+}

@@ -1,0 +1,50 @@
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! - `bindgen [--check]`: regenerate `hip-sys/src/bindings/{hip,rocsparse,rocfft}.rs`
+//!   from the headers of Debian's ROCm packages, or check that the committed
+//!   files match what would be generated.
+
+mod apt;
+mod bindgen;
+mod table;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("bindgen") => {
+            let check = match args.get(1).map(String::as_str) {
+                None => false,
+                Some("--check") => true,
+                Some(other) => {
+                    eprintln!("xtask bindgen: unknown argument `{other}`; the only option is --check");
+                    return ExitCode::from(2);
+                }
+            };
+            bindgen::run(&workspace_root(), check)
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        None => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  bindgen           regenerate hip-sys/src/bindings from Debian's ROCm headers
+  bindgen --check   fail if the committed bindings differ from freshly generated ones";
+
+/// The workspace root: the parent of this crate's manifest directory.
+pub fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
