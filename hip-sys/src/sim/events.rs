@@ -1,0 +1,174 @@
+//! Events: markers recorded on a stream, completed when the stream reaches
+//! them, with the host time of completion for `hipEventElapsedTime`.
+
+use super::entry::{call, idx, write_out};
+use super::runtime::{current_device, lock};
+use super::streams::{self, new_handle};
+use super::violations;
+use crate::{hipError_t, hipEvent_t, hipStream_t};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+struct EventState {
+    /// Recordings made (0: never recorded).
+    recorded: u64,
+    /// The latest recording the stream has reached.
+    completed: u64,
+    /// Host time at which `completed` was reached.
+    time: Option<Instant>,
+}
+
+/// One event.
+pub(crate) struct EventObj {
+    pub device: usize,
+    pub flags: u32,
+    state: Mutex<EventState>,
+    changed: Condvar,
+}
+
+impl EventObj {
+    pub fn last_recording(&self) -> u64 {
+        lock(&self.state).recorded
+    }
+
+    pub fn wait(&self, generation: u64) {
+        let mut state = lock(&self.state);
+        while state.completed < generation {
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn complete(&self, generation: u64) {
+        let mut state = lock(&self.state);
+        if generation > state.completed {
+            state.completed = generation;
+            state.time = Some(Instant::now());
+        }
+        self.changed.notify_all();
+    }
+}
+
+static EVENTS: Mutex<Option<HashMap<usize, Arc<EventObj>>>> = Mutex::new(None);
+
+pub(crate) fn lookup(event: hipEvent_t) -> Option<Arc<EventObj>> {
+    lock(&EVENTS).as_ref()?.get(&(event as usize)).cloned()
+}
+
+fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, hipError_t> {
+    if event.is_null() {
+        return Err(hipError_t::hipErrorInvalidHandle);
+    }
+    let event = lookup(event).ok_or(hipError_t::hipErrorContextIsDestroyed)?;
+    violations::check(function, event.device);
+    Ok(event)
+}
+
+const KNOWN_FLAGS: u32 = crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess;
+
+fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
+    if out.is_null() || flags & !KNOWN_FLAGS != 0 {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let event = Arc::new(EventObj {
+        device: current_device(),
+        flags,
+        state: Mutex::new(EventState { recorded: 0, completed: 0, time: None }),
+        changed: Condvar::new(),
+    });
+    let handle = new_handle();
+    lock(&EVENTS).get_or_insert_with(HashMap::new).insert(handle, event);
+    // SAFETY: checked non-null.
+    unsafe { write_out(out, handle as hipEvent_t) }
+}
+
+pub(crate) unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+    call(idx!("hipEventCreate"), || create(event, 0))
+}
+
+pub(crate) unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: u32) -> hipError_t {
+    call(idx!("hipEventCreateWithFlags"), || create(event, flags))
+}
+
+pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
+    call(idx!("hipEventRecord"), || {
+        let event = checked("hipEventRecord", event)?;
+        let queue = streams::checked_target("hipEventRecord", stream)?;
+        if queue.device != event.device {
+            // HIP and CUDA: the event and the stream must share a device.
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        let generation = {
+            let mut state = lock(&event.state);
+            state.recorded += 1;
+            state.recorded
+        };
+        streams::submit(&queue, false, move || {
+            event.complete(generation);
+            Ok(())
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
+    call(idx!("hipEventSynchronize"), || {
+        let event = checked("hipEventSynchronize", event)?;
+        event.wait(event.last_recording());
+        super::faults::sticky().map_or(Ok(()), Err)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
+    call(idx!("hipEventQuery"), || {
+        let event = checked("hipEventQuery", event)?;
+        let state = lock(&event.state);
+        if state.completed >= state.recorded {
+            Ok(())
+        } else {
+            Err(hipError_t::hipErrorNotReady)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
+    call(idx!("hipEventElapsedTime"), || {
+        if ms.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let start = checked("hipEventElapsedTime", start)?;
+        let stop = checked("hipEventElapsedTime", stop)?;
+        if start.device != stop.device
+            || (start.flags | stop.flags) & crate::hipEventDisableTiming != 0
+        {
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        let times = |e: &EventObj| {
+            let s = lock(&e.state);
+            (s.recorded, s.completed, s.time)
+        };
+        let (start_rec, start_done, start_time) = times(&start);
+        let (stop_rec, stop_done, stop_time) = times(&stop);
+        if start_rec == 0 || stop_rec == 0 {
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        if start_done < start_rec || stop_done < stop_rec {
+            return Err(hipError_t::hipErrorNotReady);
+        }
+        let (Some(a), Some(b)) = (start_time, stop_time) else { return Err(hipError_t::hipErrorNotReady) };
+        let elapsed = if b >= a { (b - a).as_secs_f64() } else { -((a - b).as_secs_f64()) };
+        // SAFETY: checked non-null.
+        unsafe { write_out(ms, (elapsed * 1e3) as f32) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
+    call(idx!("hipEventDestroy"), || {
+        if event.is_null() {
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        let removed = lock(&EVENTS).as_mut().and_then(|m| m.remove(&(event as usize)));
+        let event = removed.ok_or(hipError_t::hipErrorContextIsDestroyed)?;
+        violations::check("hipEventDestroy", event.device);
+        Ok(())
+    })
+}

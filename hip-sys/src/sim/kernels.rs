@@ -1,0 +1,256 @@
+//! The registry of simulator kernels and the sim code-object format.
+//!
+//! A sim code object is NUL-terminated UTF-8 text:
+//!
+//! ```text
+//! hip-sim-code-object v1
+//! kernel vector_add_f32
+//! kernel fill_f32
+//! ```
+//!
+//! The first line is the header; each `kernel NAME` line names a kernel of
+//! [`KERNELS`]; blank lines and lines starting with `#` are ignored.
+//! [`code_object`] writes one. `hipModuleLoadData` rejects anything else
+//! with `hipErrorInvalidImage`.
+//!
+//! Kernels see a 1-D index space: thread `i` (0 ≤ i < grid × block, both
+//! flattened over x, y, z) handles element `i` when `i < n`, exactly as the
+//! usual `if (i < n)` guard of a GPU kernel.
+
+use super::memory::{resolve, Allocation, Place};
+use std::sync::Arc;
+use super::runtime::lock;
+use crate::hipError_t;
+
+/// The header line of a sim code object.
+pub const CODE_OBJECT_HEADER: &str = "hip-sim-code-object v1";
+
+/// A kernel parameter's type, as passed through `kernelParams`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// A device pointer (8 bytes).
+    Ptr,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// `uint32_t`.
+    U32,
+}
+
+impl Param {
+    /// Bytes of the argument.
+    pub fn size(self) -> usize {
+        match self {
+            Param::Ptr | Param::F64 => 8,
+            Param::F32 | Param::U32 => 4,
+        }
+    }
+}
+
+/// An argument value read at launch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Arg {
+    Ptr(usize),
+    F32(f32),
+    F64(f64),
+    U32(u32),
+}
+
+/// One kernel of the registry.
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// The name a code object uses.
+    pub name: &'static str,
+    /// The C signature, for documentation.
+    pub signature: &'static str,
+    /// Parameter types, in order.
+    pub params: &'static [Param],
+    run: fn(&[Arg], usize) -> Result<(), hipError_t>,
+}
+
+impl KernelInfo {
+    /// Run over `threads` threads with `args` (already type-checked).
+    pub(crate) fn run(&self, args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+        (self.run)(args, threads)
+    }
+}
+
+use Param::{Ptr, F32, F64, U32};
+
+/// Every kernel the simulator can run.
+pub static KERNELS: &[KernelInfo] = &[
+    KernelInfo { name: "fill_f32", signature: "fill_f32(float* p, float value, uint32_t n)", params: &[Ptr, F32, U32], run: fill::<f32> },
+    KernelInfo { name: "fill_u32", signature: "fill_u32(uint32_t* p, uint32_t value, uint32_t n)", params: &[Ptr, U32, U32], run: fill::<u32> },
+    KernelInfo {
+        name: "vector_add_f32",
+        signature: "vector_add_f32(const float* a, const float* b, float* c, uint32_t n)",
+        params: &[Ptr, Ptr, Ptr, U32],
+        run: vector_add::<f32>,
+    },
+    KernelInfo {
+        name: "vector_add_f64",
+        signature: "vector_add_f64(const double* a, const double* b, double* c, uint32_t n)",
+        params: &[Ptr, Ptr, Ptr, U32],
+        run: vector_add::<f64>,
+    },
+    KernelInfo {
+        name: "axpy_f32",
+        signature: "axpy_f32(float a, const float* x, float* y, uint32_t n)  // y = a*x + y",
+        params: &[F32, Ptr, Ptr, U32],
+        run: axpy::<f32>,
+    },
+    KernelInfo {
+        name: "axpy_f64",
+        signature: "axpy_f64(double a, const double* x, double* y, uint32_t n)  // y = a*x + y",
+        params: &[F64, Ptr, Ptr, U32],
+        run: axpy::<f64>,
+    },
+];
+
+/// The kernel named `name`, if the registry has it.
+pub(crate) fn find(name: &str) -> Option<&'static KernelInfo> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// A sim code object naming `kernels` (NUL-terminated, ready for
+/// `hipModuleLoadData`).
+pub fn code_object(kernels: &[&str]) -> Vec<u8> {
+    let mut text = String::from(CODE_OBJECT_HEADER);
+    for kernel in kernels {
+        text.push_str("\nkernel ");
+        text.push_str(kernel);
+    }
+    text.push('\n');
+    let mut bytes = text.into_bytes();
+    bytes.push(0);
+    bytes
+}
+
+/// Parse a code object's text into its kernels.
+pub(crate) fn parse_code_object(text: &str) -> Result<Vec<&'static KernelInfo>, hipError_t> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    if lines.next() != Some(CODE_OBJECT_HEADER) {
+        return Err(hipError_t::hipErrorInvalidImage);
+    }
+    let mut kernels = Vec::new();
+    for line in lines {
+        let name = line.strip_prefix("kernel ").map(str::trim).ok_or(hipError_t::hipErrorInvalidImage)?;
+        kernels.push(find(name).ok_or(hipError_t::hipErrorInvalidImage)?);
+    }
+    Ok(kernels)
+}
+
+// ---- element access ---------------------------------------------------------
+
+trait Elem: Copy + Send + 'static {
+    const SIZE: usize;
+    fn read(bytes: &[u8]) -> Self;
+    fn write(self, out: &mut [u8]);
+    fn add(self, other: Self) -> Self;
+    fn mul_add(a: Self, x: Self, y: Self) -> Self;
+    fn from_arg(arg: Arg) -> Option<Self>;
+}
+
+macro_rules! elem {
+    ($t:ty, $variant:ident) => {
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn read(bytes: &[u8]) -> Self {
+                let mut raw = [0u8; std::mem::size_of::<$t>()];
+                raw.copy_from_slice(bytes);
+                <$t>::from_ne_bytes(raw)
+            }
+            fn write(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_ne_bytes());
+            }
+            fn add(self, other: Self) -> Self {
+                self + other
+            }
+            fn mul_add(a: Self, x: Self, y: Self) -> Self {
+                a * x + y
+            }
+            fn from_arg(arg: Arg) -> Option<Self> {
+                match arg {
+                    Arg::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+elem!(f32, F32);
+elem!(f64, F64);
+elem!(u32, U32);
+
+/// The device bytes of `count` elements at `ptr`; a GPU kernel touching
+/// anything else faults, hence `hipErrorIllegalAddress`.
+fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, usize), hipError_t> {
+    match resolve(ptr, count * T::SIZE) {
+        Ok(Place::Device(allocation, offset)) => Ok((allocation, offset)),
+        _ => Err(hipError_t::hipErrorIllegalAddress),
+    }
+}
+
+fn read<T: Elem>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let (a, off) = device_place::<T>(ptr, count)?;
+    let data = lock(&a.data);
+    Ok(data[off..off + count * T::SIZE].chunks_exact(T::SIZE).map(T::read).collect())
+}
+
+fn write<T: Elem>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
+    if values.is_empty() {
+        return Ok(());
+    }
+    let (a, off) = device_place::<T>(ptr, values.len())?;
+    let mut data = lock(&a.data);
+    for (chunk, v) in data[off..off + values.len() * T::SIZE].chunks_exact_mut(T::SIZE).zip(values) {
+        v.write(chunk);
+    }
+    Ok(())
+}
+
+fn ptr(arg: Arg) -> usize {
+    match arg {
+        Arg::Ptr(p) => p,
+        _ => 0,
+    }
+}
+
+fn u32_arg(arg: Arg) -> usize {
+    match arg {
+        Arg::U32(v) => v as usize,
+        _ => 0,
+    }
+}
+
+/// Elements the grid covers: `min(n, threads)`.
+fn covered(n: usize, threads: usize) -> usize {
+    n.min(threads)
+}
+
+fn fill<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let value = T::from_arg(args[1]).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let m = covered(u32_arg(args[2]), threads);
+    write(ptr(args[0]), &vec![value; m])
+}
+
+fn vector_add<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let m = covered(u32_arg(args[3]), threads);
+    let a = read::<T>(ptr(args[0]), m)?;
+    let b = read::<T>(ptr(args[1]), m)?;
+    let c: Vec<T> = a.iter().zip(&b).map(|(x, y)| x.add(*y)).collect();
+    write(ptr(args[2]), &c)
+}
+
+fn axpy<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let alpha = T::from_arg(args[0]).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let m = covered(u32_arg(args[3]), threads);
+    let x = read::<T>(ptr(args[1]), m)?;
+    let y = read::<T>(ptr(args[2]), m)?;
+    let out: Vec<T> = x.iter().zip(&y).map(|(x, y)| T::mul_add(alpha, *x, *y)).collect();
+    write(ptr(args[2]), &out)
+}

@@ -1,0 +1,504 @@
+//! Device memory: per-device address ranges, allocations, copies and fills.
+
+use super::entry::{call, idx, write_out};
+use super::runtime::{current_device, lock, sim};
+use super::streams::{self, Target};
+use super::violations;
+use crate::{hipError_t, hipMemcpyKind, hipMemoryType, hipPointerAttribute_t, hipStream_t};
+use std::alloc::Layout;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+/// Where device 0's addresses start.
+pub(crate) const BASE: usize = 0x2000_0000_0000;
+/// The address range of one device: 1 TiB.
+pub(crate) const DEVICE_SPAN: usize = 1 << 40;
+/// Allocation granularity and alignment, as HIP's 256-byte minimum.
+pub(crate) const ALIGN: usize = 256;
+
+/// One device allocation; its bytes are zeroed pages taken lazily.
+pub(crate) struct Allocation {
+    pub base: usize,
+    pub size: usize,
+    pub device: usize,
+    pub data: Mutex<Vec<u8>>,
+}
+
+struct MemoryState {
+    next: usize,
+    used: usize,
+    live: BTreeMap<usize, Arc<Allocation>>,
+}
+
+/// The memory of one device.
+pub(crate) struct DeviceMemory {
+    ordinal: usize,
+    /// Whether anything was ever allocated (HIP's primary context "active").
+    ever: std::sync::atomic::AtomicBool,
+    capacity: usize,
+    state: Mutex<MemoryState>,
+}
+
+impl DeviceMemory {
+    pub fn new(ordinal: usize, capacity: usize) -> DeviceMemory {
+        DeviceMemory {
+            ordinal,
+            ever: std::sync::atomic::AtomicBool::new(false),
+            capacity,
+            state: Mutex::new(MemoryState { next: BASE + ordinal * DEVICE_SPAN, used: 0, live: BTreeMap::new() }),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn ever_allocated(&self) -> bool {
+        self.ever.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn used(&self) -> usize {
+        lock(&self.state).used
+    }
+
+    /// Allocate `size` bytes (rounded up to [`ALIGN`]); `hipErrorOutOfMemory`
+    /// beyond capacity. Addresses are never reused, so a stale pointer is
+    /// always detected.
+    pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
+        let rounded = size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1)).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let mut state = lock(&self.state);
+        if rounded > self.capacity - state.used {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        let end = BASE + (self.ordinal + 1) * DEVICE_SPAN;
+        if rounded > end - state.next {
+            // The address range is spent (more than 1 TiB allocated over the
+            // process's life): report it as HIP would an exhausted device.
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        let base = state.next;
+        self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Leave a gap after each block so off-by-one accesses hit no allocation.
+        state.next += rounded + ALIGN;
+        state.used += rounded;
+        let allocation =
+            Arc::new(Allocation { base, size: rounded, device: self.ordinal, data: Mutex::new(vec![0u8; rounded]) });
+        state.live.insert(base, allocation.clone());
+        Ok(allocation)
+    }
+
+    /// Release the allocation that starts exactly at `base`.
+    pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
+        let mut state = lock(&self.state);
+        let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
+        state.used -= allocation.size;
+        Ok(allocation)
+    }
+
+    /// The allocation containing `address`, and the offset into it.
+    pub fn find(&self, address: usize) -> Option<(Arc<Allocation>, usize)> {
+        let state = lock(&self.state);
+        let (_, allocation) = state.live.range(..=address).next_back()?;
+        let offset = address - allocation.base;
+        (offset < allocation.size).then(|| (allocation.clone(), offset))
+    }
+
+    pub fn live_count(&self) -> usize {
+        lock(&self.state).live.len()
+    }
+}
+
+/// The device whose address range holds `address`, if it is a device address.
+pub(crate) fn device_of(address: usize) -> Option<usize> {
+    if address < BASE {
+        return None;
+    }
+    let device = (address - BASE) / DEVICE_SPAN;
+    (device < super::runtime::MAX_DEVICES).then_some(device)
+}
+
+pub(crate) fn live_allocations(device: usize) -> usize {
+    sim().device(device).map_or(0, |d| d.memory.live_count())
+}
+
+pub(crate) fn used_bytes(device: usize) -> usize {
+    sim().device(device).map_or(0, |d| d.memory.used())
+}
+
+/// A resolved operand of a copy or fill.
+#[derive(Clone)]
+pub(crate) enum Place {
+    /// Host memory the caller vouches for.
+    Host(usize),
+    /// Bytes of a device allocation.
+    Device(Arc<Allocation>, usize),
+}
+
+impl Place {
+    pub fn device(&self) -> Option<usize> {
+        match self {
+            Place::Host(_) => None,
+            Place::Device(a, _) => Some(a.device),
+        }
+    }
+}
+
+/// Resolve `len` bytes at `ptr`: device memory must lie inside one live
+/// allocation (else `hipErrorInvalidValue`); any other address is host memory.
+pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
+    if ptr == 0 {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let Some(device) = device_of(ptr) else { return Ok(Place::Host(ptr)) };
+    let memory = &sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?.memory;
+    let (allocation, offset) = memory.find(ptr).ok_or(hipError_t::hipErrorInvalidValue)?;
+    if len > allocation.size - offset {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    Ok(Place::Device(allocation, offset))
+}
+
+/// Copy `len` bytes. Host places are raw addresses that the C caller
+/// guarantees valid until the copy has run (HIP's contract).
+pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
+    if len == 0 {
+        return;
+    }
+    match (dst, src) {
+        (Place::Host(d), Place::Host(s)) => {
+            // SAFETY: both are host ranges of `len` bytes the caller vouches for; `copy` allows overlap.
+            unsafe { std::ptr::copy(*s as *const u8, *d as *mut u8, len) }
+        }
+        (Place::Device(a, off), Place::Host(s)) => {
+            let mut data = lock(&a.data);
+            // SAFETY: the source is a host range of `len` bytes the caller vouches for.
+            let source = unsafe { std::slice::from_raw_parts(*s as *const u8, len) };
+            data[*off..*off + len].copy_from_slice(source);
+        }
+        (Place::Host(d), Place::Device(a, off)) => {
+            let data = lock(&a.data);
+            // SAFETY: the destination is a host range of `len` bytes the caller vouches for.
+            let dest = unsafe { std::slice::from_raw_parts_mut(*d as *mut u8, len) };
+            dest.copy_from_slice(&data[*off..*off + len]);
+        }
+        (Place::Device(da, doff), Place::Device(sa, soff)) => {
+            if Arc::ptr_eq(da, sa) {
+                lock(&da.data).copy_within(*soff..*soff + len, *doff);
+            } else {
+                // Lock in address order so two opposite copies cannot deadlock.
+                let (first, second) = if da.base < sa.base { (da, sa) } else { (sa, da) };
+                let g1 = lock(&first.data);
+                let g2 = lock(&second.data);
+                let (dst_data, src_data) = if da.base < sa.base { (g1, g2) } else { (g2, g1) };
+                let mut dst_data = dst_data;
+                dst_data[*doff..*doff + len].copy_from_slice(&src_data[*soff..*soff + len]);
+            }
+        }
+    }
+}
+
+/// Fill `count` elements of `pattern` (1 or 4 bytes) at a device place.
+pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hipError_t> {
+    let Place::Device(a, off) = place else { return Err(hipError_t::hipErrorInvalidValue) };
+    let mut data = lock(&a.data);
+    for chunk in data[*off..*off + count * pattern.len()].chunks_exact_mut(pattern.len()) {
+        chunk.copy_from_slice(pattern);
+    }
+    Ok(())
+}
+
+fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
+    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && kind != hipMemcpyKind::hipMemcpyDeviceToDeviceNoCU {
+        Err(hipError_t::hipErrorInvalidMemcpyDirection)
+    } else {
+        Ok(())
+    }
+}
+
+/// Record violations for operands of devices other than the current one.
+/// A copy between two devices is fine when either is current.
+fn check_operands(function: &'static str, dst: &Place, src: Option<&Place>) {
+    let devices: Vec<usize> = [dst.device(), src.and_then(Place::device)].into_iter().flatten().collect();
+    let current = current_device();
+    if !devices.is_empty() && !devices.contains(&current) {
+        violations::check(function, devices[0]);
+    }
+}
+
+/// The stream a copy runs on: the given one, else the null stream of the
+/// device that owns the device operand (HIP reroutes to it), else the
+/// current device's.
+fn copy_target(stream: hipStream_t, dst: &Place, src: Option<&Place>) -> Result<Target, hipError_t> {
+    if !stream.is_null() {
+        return streams::target(stream);
+    }
+    let device = dst.device().or_else(|| src.and_then(Place::device)).unwrap_or_else(current_device);
+    streams::null_target(device)
+}
+
+fn memcpy_on(
+    function: &'static str,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+    blocking: bool,
+) -> Result<(), hipError_t> {
+    validate_kind(kind)?;
+    if size == 0 {
+        return Ok(());
+    }
+    let d = resolve(dst as usize, size)?;
+    let s = resolve(src as usize, size)?;
+    check_operands(function, &d, Some(&s));
+    let target = copy_target(stream, &d, Some(&s))?;
+    streams::submit(&target, blocking, move || {
+        copy(&d, &s, size);
+        Ok(())
+    })
+}
+
+// ---- the C entry points ----------------------------------------------------
+
+pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    call(idx!("hipMalloc"), || {
+        if ptr.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let address = if size == 0 {
+            0
+        } else {
+            let device = current_device();
+            let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+            d.memory.allocate(size)?.base
+        };
+        // SAFETY: checked non-null; the caller passes a valid out-pointer.
+        unsafe { write_out(ptr, address as *mut c_void) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
+    call(idx!("hipFree"), || {
+        let address = ptr as usize;
+        if address == 0 {
+            return Ok(());
+        }
+        let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
+        violations::check("hipFree", device);
+        // hipFree synchronizes the owning device before releasing.
+        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if d.pools.owns(address) {
+            // Stream-ordered memory freed with hipFree: back to its pool.
+            streams::synchronize_device(device)?;
+            return d.pools.free_now(address);
+        }
+        streams::synchronize_device(device)?;
+        d.memory.release(address).map(drop)
+    })
+}
+
+static HOST_ALLOCATIONS: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
+
+pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: u32) -> hipError_t {
+    call(idx!("hipHostMalloc"), || {
+        if ptr.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if size == 0 {
+            // SAFETY: checked non-null.
+            return unsafe { write_out(ptr, std::ptr::null_mut()) };
+        }
+        let layout = Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
+        // SAFETY: the layout has a non-zero size.
+        let memory = unsafe { std::alloc::alloc_zeroed(layout) };
+        if memory.is_null() {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        lock(&HOST_ALLOCATIONS).get_or_insert_with(HashMap::new).insert(memory as usize, layout);
+        // SAFETY: checked non-null.
+        unsafe { write_out(ptr, memory.cast()) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+    call(idx!("hipHostFree"), || {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let layout = lock(&HOST_ALLOCATIONS)
+            .as_mut()
+            .and_then(|m| m.remove(&(ptr as usize)))
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        // Pending copies may still read it: HIP synchronizes here too.
+        for device in 0..sim().config.devices {
+            streams::synchronize_device(device)?;
+        }
+        // SAFETY: allocated by hipHostMalloc with this layout, removed from the map once.
+        unsafe { std::alloc::dealloc(ptr.cast(), layout) };
+        Ok(())
+    })
+}
+
+fn is_pinned(address: usize) -> bool {
+    lock(&HOST_ALLOCATIONS).as_ref().is_some_and(|m| m.contains_key(&address))
+}
+
+pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
+    call(idx!("hipMemGetInfo"), || {
+        let d = sim().device(current_device()).ok_or(hipError_t::hipErrorInvalidDevice)?;
+        let capacity = d.memory.capacity();
+        // SAFETY: null is rejected by write_out; otherwise valid per the C contract.
+        unsafe {
+            write_out(free, capacity - d.memory.used())?;
+            write_out(total, capacity)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipPointerGetAttributes(
+    attributes: *mut hipPointerAttribute_t,
+    ptr: *const c_void,
+) -> hipError_t {
+    call(idx!("hipPointerGetAttributes"), || {
+        if attributes.is_null() || ptr.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let address = ptr as usize;
+        let mut out = hipPointerAttribute_t {
+            __bindgen_anon_1: crate::bindings::hip::hipPointerAttribute_t__bindgen_ty_1 {
+                type_: hipMemoryType::hipMemoryTypeDevice,
+            },
+            device: 0,
+            devicePointer: std::ptr::null_mut(),
+            hostPointer: std::ptr::null_mut(),
+            isManaged: 0,
+            allocationFlags: 0,
+        };
+        match resolve(address, 1)? {
+            Place::Device(a, _) => {
+                out.device = a.device as i32;
+                out.devicePointer = ptr as *mut c_void;
+            }
+            Place::Host(_) if is_pinned(address) => {
+                out.__bindgen_anon_1.type_ = hipMemoryType::hipMemoryTypeHost;
+                out.device = current_device() as i32;
+                out.devicePointer = ptr as *mut c_void;
+                out.hostPointer = ptr as *mut c_void;
+            }
+            Place::Host(_) => return Err(hipError_t::hipErrorInvalidValue),
+        }
+        // SAFETY: checked non-null.
+        unsafe { write_out(attributes, out) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipMemcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), true))
+}
+
+pub(crate) unsafe extern "C" fn hipMemcpyAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(idx!("hipMemcpyAsync"), || memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false))
+}
+
+fn check_device(ordinal: i32) -> Result<usize, hipError_t> {
+    usize::try_from(ordinal)
+        .ok()
+        .filter(|d| *d < sim().config.devices)
+        .ok_or(hipError_t::hipErrorInvalidDevice)
+}
+
+pub(crate) unsafe extern "C" fn hipMemcpyPeer(
+    dst: *mut c_void,
+    dst_device: i32,
+    src: *const c_void,
+    src_device: i32,
+    size: usize,
+) -> hipError_t {
+    call(idx!("hipMemcpyPeer"), || {
+        check_device(dst_device)?;
+        check_device(src_device)?;
+        memcpy_on("hipMemcpyPeer", dst, src, size, hipMemcpyKind::hipMemcpyDefault, std::ptr::null_mut(), true)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipMemcpyPeerAsync(
+    dst: *mut c_void,
+    dst_device: i32,
+    src: *const c_void,
+    src_device: i32,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(idx!("hipMemcpyPeerAsync"), || {
+        check_device(dst_device)?;
+        check_device(src_device)?;
+        memcpy_on("hipMemcpyPeerAsync", dst, src, size, hipMemcpyKind::hipMemcpyDefault, stream, false)
+    })
+}
+
+fn memset_on(
+    function: &'static str,
+    dst: *mut c_void,
+    pattern: Vec<u8>,
+    count: usize,
+    stream: hipStream_t,
+    blocking: bool,
+) -> Result<(), hipError_t> {
+    let bytes = count.checked_mul(pattern.len()).ok_or(hipError_t::hipErrorInvalidValue)?;
+    if bytes == 0 {
+        return Ok(());
+    }
+    let place = resolve(dst as usize, bytes)?;
+    if place.device().is_none() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    check_operands(function, &place, None);
+    let target = copy_target(stream, &place, None)?;
+    streams::submit(&target, blocking, move || fill(&place, &pattern, count))
+}
+
+pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {
+    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), true))
+}
+
+pub(crate) unsafe extern "C" fn hipMemsetAsync(
+    dst: *mut c_void,
+    value: i32,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(idx!("hipMemsetAsync"), || memset_on("hipMemsetAsync", dst, vec![value as u8], size, stream, false))
+}
+
+pub(crate) unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: i32, count: usize) -> hipError_t {
+    call(idx!("hipMemsetD32"), || {
+        memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), true)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipMemsetD32Async(
+    dst: *mut c_void,
+    value: i32,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(idx!("hipMemsetD32Async"), || {
+        memset_on("hipMemsetD32Async", dst, value.to_ne_bytes().to_vec(), count, stream, false)
+    })
+}

@@ -1,0 +1,224 @@
+//! The simulator's process state: configuration, devices, per-thread state.
+
+use super::memory::DeviceMemory;
+use super::pools::PoolRegistry;
+use super::streams::StreamQueue;
+use crate::BackendError;
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+
+/// Devices and memory of the simulated machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Number of devices.
+    pub devices: usize,
+    /// Bytes of memory per device.
+    pub memory: usize,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { devices: 2, memory: 1 << 30 }
+    }
+}
+
+/// The most devices the simulator offers (each has its own address range).
+pub const MAX_DEVICES: usize = 64;
+
+impl SimConfig {
+    /// Read `AMDGPU_SIM_DEVICES` and `AMDGPU_SIM_MEMORY`; unset means default.
+    pub fn from_env() -> Result<SimConfig, BackendError> {
+        let mut config = SimConfig::default();
+        if let Ok(value) = std::env::var("AMDGPU_SIM_DEVICES") {
+            config.devices = parse_devices(&value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_MEMORY") {
+            config.memory = parse_memory(&value)?;
+        }
+        Ok(config)
+    }
+}
+
+fn invalid(variable: &str, value: &str, reason: String) -> BackendError {
+    BackendError::InvalidSimConfig {
+        variable: variable.to_string(),
+        value: value.to_string(),
+        reason,
+    }
+}
+
+/// Parse a device count, 0 to [`MAX_DEVICES`].
+pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
+    let n: usize = value.trim().parse().map_err(|_| {
+        invalid("AMDGPU_SIM_DEVICES", value, format!("expected a whole number from 0 to {MAX_DEVICES}"))
+    })?;
+    if n > MAX_DEVICES {
+        return Err(invalid("AMDGPU_SIM_DEVICES", value, format!("at most {MAX_DEVICES} devices")));
+    }
+    Ok(n)
+}
+
+/// Parse a byte size: a whole number with an optional unit
+/// (`B`, `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB`, `TB`/`TiB`; case-insensitive,
+/// decimal units are powers of 1000).
+pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
+    let text = value.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let reason = || "expected a size such as `1GiB`, `512MB` or `4096`".to_string();
+    let number: u128 = digits.parse().map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
+    let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "kib" | "k" => 1 << 10,
+        "mb" => 1_000_000,
+        "mib" | "m" => 1 << 20,
+        "gb" => 1_000_000_000,
+        "gib" | "g" => 1 << 30,
+        "tb" => 1_000_000_000_000,
+        "tib" | "t" => 1 << 40,
+        _ => return Err(invalid("AMDGPU_SIM_MEMORY", value, reason())),
+    };
+    let bytes = number.checked_mul(scale).filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
+    bytes.map(|b| b as usize).ok_or_else(|| {
+        invalid(
+            "AMDGPU_SIM_MEMORY",
+            value,
+            format!("must be more than 0 and at most {} bytes", super::memory::DEVICE_SPAN),
+        )
+    })
+}
+
+/// One simulated device.
+pub(crate) struct SimDevice {
+    pub ordinal: usize,
+    pub memory: DeviceMemory,
+    pub pools: PoolRegistry,
+    /// The device's null stream.
+    pub null_stream: Arc<StreamQueue>,
+    /// Live streams created on this device (for device-wide synchronization
+    /// and the null stream's legacy semantics).
+    pub streams: Mutex<Vec<Weak<StreamQueue>>>,
+    /// A stable address that serves as this device's `hipCtx_t`.
+    pub context_tag: Box<u8>,
+}
+
+/// The simulated machine.
+pub(crate) struct Sim {
+    pub config: SimConfig,
+    pub devices: Vec<SimDevice>,
+}
+
+static SIM: OnceLock<Sim> = OnceLock::new();
+static CONFIG_ERROR: OnceLock<BackendError> = OnceLock::new();
+
+/// Start the simulator from the environment; a bad variable is an error.
+pub(crate) fn configure_from_env() -> Result<(), BackendError> {
+    match SimConfig::from_env() {
+        Ok(config) => {
+            SIM.get_or_init(|| Sim::new(config));
+            Ok(())
+        }
+        Err(error) => {
+            let _ = CONFIG_ERROR.set(error.clone());
+            Err(error)
+        }
+    }
+}
+
+/// The simulator, started with the environment's configuration (or the
+/// defaults, with a logged warning, if the environment is invalid and the
+/// table is used directly without backend selection).
+pub(crate) fn sim() -> &'static Sim {
+    SIM.get_or_init(|| {
+        let config = SimConfig::from_env().unwrap_or_else(|error| {
+            log::warn!("hip simulator: {error}; using the defaults");
+            SimConfig::default()
+        });
+        Sim::new(config)
+    })
+}
+
+impl Sim {
+    fn new(config: SimConfig) -> Sim {
+        let devices = (0..config.devices)
+            .map(|ordinal| SimDevice {
+                ordinal,
+                memory: DeviceMemory::new(ordinal, config.memory),
+                pools: PoolRegistry::new(ordinal),
+                null_stream: StreamQueue::new(ordinal, true, 0, 0),
+                streams: Mutex::new(Vec::new()),
+                context_tag: Box::new(ordinal as u8),
+            })
+            .collect();
+        Sim { config, devices }
+    }
+
+    pub fn device(&self, ordinal: usize) -> Option<&SimDevice> {
+        self.devices.get(ordinal)
+    }
+}
+
+/// Devices the simulator has (starting it if needed).
+pub fn configured_devices() -> usize {
+    sim().config.devices
+}
+
+/// Bytes of memory per simulated device.
+pub fn configured_memory() -> usize {
+    sim().config.memory
+}
+
+/// What HIP keeps per thread.
+pub(crate) struct ThreadHip {
+    /// The current device; `None` until the first call (then device 0).
+    pub device: Option<usize>,
+    /// The context stack of `hipCtxPushCurrent` / `hipCtxPopCurrent`.
+    pub ctx_stack: Vec<usize>,
+    /// The last error, ROCm 7 semantics.
+    pub last_error: crate::hipError_t,
+}
+
+thread_local! {
+    static THREAD: RefCell<ThreadHip> = const {
+        RefCell::new(ThreadHip { device: None, ctx_stack: Vec::new(), last_error: crate::hipError_t::hipSuccess })
+    };
+}
+
+/// Run `f` on the calling thread's HIP state.
+pub(crate) fn with_thread<R>(f: impl FnOnce(&mut ThreadHip) -> R) -> R {
+    THREAD.with(|t| f(&mut t.borrow_mut()))
+}
+
+/// The calling thread's current device, lazily device 0 (HIP's `HIP_INIT`).
+pub(crate) fn current_device() -> usize {
+    with_thread(|t| *t.device.get_or_insert(0))
+}
+
+/// Lock a mutex, ignoring poisoning: the simulator's invariants hold
+/// between statements, and a panicking test must not break later tests.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+static EXCLUSIVE: Mutex<()> = Mutex::new(());
+
+/// A guard that serializes tests needing exact process-wide counts.
+pub struct Exclusive {
+    _guard: MutexGuard<'static, ()>,
+}
+
+impl std::fmt::Debug for Exclusive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Exclusive")
+    }
+}
+
+/// Take the simulator for this test alone, among the tests that also call
+/// `exclusive()`. Held until dropped; tolerant of a panicked holder. On
+/// taking it, injected faults are cleared.
+pub fn exclusive() -> Exclusive {
+    let guard = lock(&EXCLUSIVE);
+    super::faults::reset_faults();
+    Exclusive { _guard: guard }
+}

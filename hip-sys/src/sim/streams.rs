@@ -1,0 +1,382 @@
+//! Streams: in-order work queues drained by worker threads.
+//!
+//! A queue runs its tasks in submission order. A worker thread is spawned
+//! when work arrives on an idle queue and exits when the queue is empty, so
+//! idle streams cost no thread. A blocking call (`hipMemcpy`) on an idle
+//! queue runs its task in the calling thread. Tasks may wait on other
+//! queues (the legacy null stream) or on events (`hipStreamWaitEvent`)
+//! before running.
+
+use super::entry::{call, idx, write_out};
+use super::events::EventObj;
+use super::runtime::{current_device, lock, sim};
+use super::{faults, violations};
+use crate::{hipError_t, hipStream_t};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Work on a stream; an error is a device fault (sticky, as on ROCm 7).
+type Work = Box<dyn FnOnce() -> Result<(), hipError_t> + Send>;
+
+/// Something a task waits for before running.
+pub(crate) enum Dep {
+    /// A queue has completed this many tasks.
+    Stream(Arc<StreamQueue>, u64),
+    /// An event has completed this recording.
+    Event(Arc<EventObj>, u64),
+}
+
+impl Dep {
+    fn wait(&self) {
+        match self {
+            Dep::Stream(queue, count) => queue.wait_completed(*count),
+            Dep::Event(event, generation) => event.wait(*generation),
+        }
+    }
+}
+
+struct Task {
+    deps: Vec<Dep>,
+    work: Work,
+}
+
+struct QueueState {
+    tasks: VecDeque<Task>,
+    enqueued: u64,
+    completed: u64,
+    running: bool,
+}
+
+/// One stream (or a device's null stream).
+pub(crate) struct StreamQueue {
+    pub device: usize,
+    pub is_null: bool,
+    /// Created without `hipStreamNonBlocking`: synchronizes with the null stream.
+    pub blocking: bool,
+    pub flags: u32,
+    pub priority: i32,
+    state: Mutex<QueueState>,
+    changed: Condvar,
+}
+
+/// The queue a piece of work goes to.
+pub(crate) type Target = Arc<StreamQueue>;
+
+impl StreamQueue {
+    pub fn new(device: usize, is_null: bool, flags: u32, priority: i32) -> Arc<StreamQueue> {
+        Arc::new(StreamQueue {
+            device,
+            is_null,
+            blocking: flags & crate::hipStreamNonBlocking == 0,
+            flags,
+            priority,
+            state: Mutex::new(QueueState { tasks: VecDeque::new(), enqueued: 0, completed: 0, running: false }),
+            changed: Condvar::new(),
+        })
+    }
+
+    pub fn enqueued(&self) -> u64 {
+        lock(&self.state).enqueued
+    }
+
+    pub fn is_idle(&self) -> bool {
+        let state = lock(&self.state);
+        state.completed == state.enqueued
+    }
+
+    pub fn wait_completed(&self, count: u64) {
+        let mut state = lock(&self.state);
+        while state.completed < count {
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Add a task; returns its ticket (the completed count that means done)
+    /// and whether the caller must start a drain.
+    fn push(&self, task: Task) -> (u64, bool) {
+        let mut state = lock(&self.state);
+        state.tasks.push_back(task);
+        state.enqueued += 1;
+        let start = !state.running;
+        state.running = true;
+        (state.enqueued, start)
+    }
+
+    /// Run queued tasks in this thread until `until` tasks have completed
+    /// (or the queue is empty); returns true if tasks remain.
+    fn drain(&self, until: Option<u64>) -> bool {
+        loop {
+            let task = {
+                let mut state = lock(&self.state);
+                if until.is_some_and(|n| state.completed >= n) && !state.tasks.is_empty() {
+                    return true;
+                }
+                match state.tasks.pop_front() {
+                    Some(task) => task,
+                    None => {
+                        state.running = false;
+                        self.changed.notify_all();
+                        return false;
+                    }
+                }
+            };
+            for dep in &task.deps {
+                dep.wait();
+            }
+            if let Err(error) = (task.work)() {
+                log::error!("hip simulator: device fault on device {}: {error:?}", self.device);
+                faults::inject_sticky_fault(error);
+            }
+            let mut state = lock(&self.state);
+            state.completed += 1;
+            self.changed.notify_all();
+        }
+    }
+}
+
+fn spawn_worker(queue: Arc<StreamQueue>) {
+    let name = format!("hip-sim-stream-d{}", queue.device);
+    let worker = queue.clone();
+    if std::thread::Builder::new().name(name).spawn(move || worker.drain(None)).is_err() {
+        // No thread to be had: drain here rather than lose the work.
+        queue.drain(None);
+    }
+}
+
+/// Queue `work` on `target` after what the stream semantics require; with
+/// `blocking`, wait for it (running it in this thread if the queue is idle).
+pub(crate) fn submit(
+    target: &Target,
+    blocking: bool,
+    work: impl FnOnce() -> Result<(), hipError_t> + Send + 'static,
+) -> Result<(), hipError_t> {
+    submit_with(target, blocking, Vec::new(), Box::new(work))
+}
+
+pub(crate) fn submit_with(target: &Target, blocking: bool, mut deps: Vec<Dep>, work: Work) -> Result<(), hipError_t> {
+    let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    if target.is_null {
+        for stream in live_streams(target.device) {
+            if stream.blocking {
+                let count = stream.enqueued();
+                deps.push(Dep::Stream(stream, count));
+            }
+        }
+    } else if target.blocking {
+        let null = device.null_stream.clone();
+        let count = null.enqueued();
+        deps.push(Dep::Stream(null, count));
+    }
+    let (ticket, start) = target.push(Task { deps, work });
+    if blocking {
+        if start && target.drain(Some(ticket)) {
+            spawn_worker(target.clone());
+        }
+        target.wait_completed(ticket);
+        if let Some(error) = faults::sticky() {
+            return Err(error);
+        }
+    } else if start {
+        spawn_worker(target.clone());
+    }
+    Ok(())
+}
+
+fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
+    let Some(d) = sim().device(device) else { return Vec::new() };
+    let mut streams = lock(&d.streams);
+    streams.retain(|w| w.strong_count() > 0);
+    streams.iter().filter_map(|w| w.upgrade()).collect()
+}
+
+/// Wait for all work submitted so far on `device`, then let its pools
+/// release memory above their thresholds.
+pub(crate) fn synchronize_device(device: usize) -> Result<(), hipError_t> {
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let mut queues = live_streams(device);
+    queues.push(d.null_stream.clone());
+    for queue in queues {
+        let count = queue.enqueued();
+        queue.wait_completed(count);
+    }
+    d.pools.after_synchronize();
+    faults::sticky().map_or(Ok(()), Err)
+}
+
+// ---- handles -------------------------------------------------------------
+
+static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(0x5000_0000);
+static STREAMS: Mutex<Option<HashMap<usize, Arc<StreamQueue>>>> = Mutex::new(None);
+
+/// A fresh, never reused handle value (also used for events and modules).
+pub(crate) fn new_handle() -> usize {
+    NEXT_HANDLE.fetch_add(0x10, Ordering::Relaxed)
+}
+
+/// `hipStreamPerThread`: treated as the current device's null stream.
+const PER_THREAD: usize = 2;
+
+/// The queue for a non-null handle, if it is a live stream.
+fn lookup(stream: hipStream_t) -> Option<Arc<StreamQueue>> {
+    lock(&STREAMS).as_ref()?.get(&(stream as usize)).cloned()
+}
+
+/// The queue a stream handle names: null (and `hipStreamPerThread`) is the
+/// current device's null stream; an unknown handle is
+/// `hipErrorContextIsDestroyed`, as HIP answers for destroyed streams.
+pub(crate) fn target(stream: hipStream_t) -> Result<Target, hipError_t> {
+    target_or(stream, hipError_t::hipErrorContextIsDestroyed)
+}
+
+/// As [`target`], with the error this call gives for an unknown handle.
+pub(crate) fn target_or(stream: hipStream_t, unknown: hipError_t) -> Result<Target, hipError_t> {
+    match stream as usize {
+        0 | PER_THREAD => null_target(current_device()),
+        _ => lookup(stream).ok_or(unknown),
+    }
+}
+
+pub(crate) fn null_target(device: usize) -> Result<Target, hipError_t> {
+    Ok(sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?.null_stream.clone())
+}
+
+/// [`target`], recording a violation if the stream is not on the current device.
+pub(crate) fn checked_target(function: &'static str, stream: hipStream_t) -> Result<Target, hipError_t> {
+    let queue = target(stream)?;
+    violations::check(function, queue.device);
+    Ok(queue)
+}
+
+// ---- the C entry points ----------------------------------------------------
+
+fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    if flags > crate::hipStreamNonBlocking {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let device = current_device();
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let priority = priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY);
+    let queue = StreamQueue::new(device, false, flags, priority);
+    let handle = new_handle();
+    lock(&d.streams).push(Arc::downgrade(&queue));
+    lock(&STREAMS).get_or_insert_with(HashMap::new).insert(handle, queue);
+    // SAFETY: checked non-null; valid per the C contract.
+    unsafe { write_out(out, handle as hipStream_t) }
+}
+
+/// Stream priorities: lower is more urgent, as in HIP.
+pub(crate) const LEAST_PRIORITY: i32 = 0;
+pub(crate) const GREATEST_PRIORITY: i32 = -1;
+
+pub(crate) unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+    call(idx!("hipStreamCreate"), || create(stream, 0, LEAST_PRIORITY))
+}
+
+pub(crate) unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: u32) -> hipError_t {
+    call(idx!("hipStreamCreateWithFlags"), || create(stream, flags, LEAST_PRIORITY))
+}
+
+pub(crate) unsafe extern "C" fn hipStreamCreateWithPriority(
+    stream: *mut hipStream_t,
+    flags: u32,
+    priority: i32,
+) -> hipError_t {
+    call(idx!("hipStreamCreateWithPriority"), || create(stream, flags, priority))
+}
+
+pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+    call(idx!("hipStreamDestroy"), || {
+        match stream as usize {
+            0 | PER_THREAD => return Err(hipError_t::hipErrorInvalidHandle),
+            _ => {}
+        }
+        let queue = lock(&STREAMS)
+            .as_mut()
+            .and_then(|m| m.remove(&(stream as usize)))
+            .ok_or(hipError_t::hipErrorContextIsDestroyed)?;
+        violations::check("hipStreamDestroy", queue.device);
+        // Work already queued still runs (its worker holds the queue).
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+    call(idx!("hipStreamSynchronize"), || {
+        let queue = checked_target("hipStreamSynchronize", stream)?;
+        // An empty blocking task waits for everything before it, including,
+        // for the null stream, the device's blocking streams.
+        submit(&queue, true, || Ok(()))?;
+        if let Some(d) = sim().device(queue.device) {
+            d.pools.after_synchronize();
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+    call(idx!("hipStreamQuery"), || {
+        let queue = checked_target("hipStreamQuery", stream)?;
+        if queue.is_idle() {
+            Ok(())
+        } else {
+            Err(hipError_t::hipErrorNotReady)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
+    stream: hipStream_t,
+    event: crate::hipEvent_t,
+    flags: u32,
+) -> hipError_t {
+    call(idx!("hipStreamWaitEvent"), || {
+        if flags != 0 {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let queue = checked_target("hipStreamWaitEvent", stream)?;
+        let event = super::events::lookup(event).ok_or(hipError_t::hipErrorInvalidHandle)?;
+        match event.last_recording() {
+            0 => Ok(()),
+            generation => submit_with(&queue, false, vec![Dep::Event(event, generation)], Box::new(|| Ok(()))),
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut i32) -> hipError_t {
+    call(idx!("hipStreamGetPriority"), || {
+        let queue = target(stream)?;
+        // SAFETY: null is rejected by write_out.
+        unsafe { write_out(priority, queue.priority) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32) -> hipError_t {
+    call(idx!("hipStreamGetFlags"), || {
+        let queue = target(stream)?;
+        // SAFETY: null is rejected by write_out.
+        unsafe { write_out(flags, queue.flags) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32, greatest: *mut i32) -> hipError_t {
+    call(idx!("hipDeviceGetStreamPriorityRange"), || {
+        // SAFETY: HIP accepts null for either; write_out would reject null, so test first.
+        unsafe {
+            if !least.is_null() {
+                write_out(least, LEAST_PRIORITY)?;
+            }
+            if !greatest.is_null() {
+                write_out(greatest, GREATEST_PRIORITY)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
+    call(idx!("hipDeviceSynchronize"), || synchronize_device(current_device()))
+}
