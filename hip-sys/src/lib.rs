@@ -32,7 +32,7 @@ pub mod bindings;
 mod error;
 pub mod sim;
 
-pub use backend::{backend, hip, Backend};
+pub use backend::{backend, hip, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{rocfft, rocsparse};
 pub use error::BackendError;
