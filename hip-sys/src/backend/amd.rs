@@ -50,7 +50,7 @@ use libloading::Library;
 use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t, BackendError, HipApi};
 
 /// The library's name in messages.
-const LIBRARY: &str = "libamdhip64 (the AMD HIP runtime)";
+const LIBRARY: &str = "libamdhip64";
 
 /// The file names tried in each directory and through the loader path.
 const FILE_NAMES: [&str; 4] = [
@@ -162,7 +162,15 @@ pub(crate) fn load_from(candidates: &[String]) -> Result<Loaded, BackendError> {
         // loads it.
         match unsafe { Library::new(path) } {
             Ok(library) => return resolve(library, path),
-            Err(e) => tried.push(format!("{path} ({e})")),
+            Err(e) => {
+                // The loader's message usually starts with the path again.
+                let reason = e.to_string();
+                let reason = reason
+                    .strip_prefix(path.as_str())
+                    .and_then(|r| r.strip_prefix(": "))
+                    .unwrap_or(&reason);
+                tried.push(format!("{path} ({reason})"));
+            }
         }
     }
     Err(BackendError::LibraryNotFound {
