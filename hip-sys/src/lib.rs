@@ -7,11 +7,13 @@
 //!   [`rocsparse::RocsparseApi`], [`rocfft::RocfftApi`]): a struct of
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
-//! - [`backend`]: the process's backend, chosen once: `amd` (AMD's
+//! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
 //!   `libamdhip64.so`, loaded at run time), `nvidia` (planned: HIP's NVIDIA
 //!   mapping done in Rust over CUDA) or `sim` (the simulator below). Pick
 //!   one with `AMDGPU_BACKEND=amd|nvidia|sim`; unset, the first that works
-//!   wins, in that order. [`hip()`] returns the chosen table.
+//!   wins, in that order. [`hip()`] returns the chosen table,
+//!   [`backend()`] the chosen backend and [`selection()`] the backend or why
+//!   none could be set up.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
 //!   HIP about which device is current. It runs the project's tests on any
 //!   machine and lets programs run without a GPU.
@@ -32,7 +34,7 @@ pub mod bindings;
 mod error;
 pub mod sim;
 
-pub use backend::{backend, hip, Backend};
+pub use backend::{backend, hip, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{rocfft, rocsparse};
 pub use error::BackendError;

@@ -33,52 +33,122 @@ struct Library {
 
 const HIP_FUNCTIONS: &[&str] = &[
     // initialisation, versions
-    "hipInit", "hipDriverGetVersion", "hipRuntimeGetVersion",
+    "hipInit",
+    "hipDriverGetVersion",
+    "hipRuntimeGetVersion",
     // devices
-    "hipGetDeviceCount", "hipSetDevice", "hipGetDevice", "hipDeviceGet", "hipDeviceGetName",
-    "hipDeviceGetAttribute", "hipDeviceTotalMem", "hipDeviceSynchronize", "hipDeviceReset",
-    "hipDeviceGetPCIBusId", "hipDeviceGetStreamPriorityRange",
-    "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess", "hipDeviceDisablePeerAccess",
+    "hipGetDeviceCount",
+    "hipSetDevice",
+    "hipGetDevice",
+    "hipDeviceGet",
+    "hipDeviceGetName",
+    "hipDeviceGetAttribute",
+    "hipDeviceTotalMem",
+    "hipDeviceSynchronize",
+    "hipDeviceReset",
+    "hipDeviceGetPCIBusId",
+    "hipDeviceGetStreamPriorityRange",
+    "hipDeviceCanAccessPeer",
+    "hipDeviceEnablePeerAccess",
+    "hipDeviceDisablePeerAccess",
     // contexts
-    "hipCtxGetCurrent", "hipCtxSetCurrent", "hipCtxGetDevice", "hipCtxPushCurrent", "hipCtxPopCurrent",
-    "hipDevicePrimaryCtxRetain", "hipDevicePrimaryCtxRelease", "hipDevicePrimaryCtxGetState",
+    "hipCtxGetCurrent",
+    "hipCtxSetCurrent",
+    "hipCtxGetDevice",
+    "hipCtxPushCurrent",
+    "hipCtxPopCurrent",
+    "hipDevicePrimaryCtxRetain",
+    "hipDevicePrimaryCtxRelease",
+    "hipDevicePrimaryCtxGetState",
     // streams
-    "hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority", "hipStreamDestroy",
-    "hipStreamSynchronize", "hipStreamQuery", "hipStreamWaitEvent", "hipStreamGetPriority",
+    "hipStreamCreate",
+    "hipStreamCreateWithFlags",
+    "hipStreamCreateWithPriority",
+    "hipStreamDestroy",
+    "hipStreamSynchronize",
+    "hipStreamQuery",
+    "hipStreamWaitEvent",
+    "hipStreamGetPriority",
     "hipStreamGetFlags",
     // events
-    "hipEventCreate", "hipEventCreateWithFlags", "hipEventRecord", "hipEventSynchronize",
-    "hipEventQuery", "hipEventElapsedTime", "hipEventDestroy",
+    "hipEventCreate",
+    "hipEventCreateWithFlags",
+    "hipEventRecord",
+    "hipEventSynchronize",
+    "hipEventQuery",
+    "hipEventElapsedTime",
+    "hipEventDestroy",
     // memory
-    "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree", "hipMemGetInfo", "hipPointerGetAttributes",
-    "hipMemcpy", "hipMemcpyAsync", "hipMemcpyPeer", "hipMemcpyPeerAsync", "hipMemset", "hipMemsetAsync",
-    "hipMemsetD32", "hipMemsetD32Async",
+    "hipMalloc",
+    "hipFree",
+    "hipHostMalloc",
+    "hipHostFree",
+    "hipMemGetInfo",
+    "hipPointerGetAttributes",
+    "hipMemcpy",
+    "hipMemcpyAsync",
+    "hipMemcpyPeer",
+    "hipMemcpyPeerAsync",
+    "hipMemset",
+    "hipMemsetAsync",
+    "hipMemsetD32",
+    "hipMemsetD32Async",
     // stream-ordered memory and pools
-    "hipMallocAsync", "hipFreeAsync", "hipMallocFromPoolAsync", "hipMemPoolCreate", "hipMemPoolDestroy",
-    "hipMemPoolTrimTo", "hipMemPoolSetAttribute", "hipMemPoolGetAttribute", "hipDeviceGetDefaultMemPool",
-    "hipDeviceGetMemPool", "hipDeviceSetMemPool",
+    "hipMallocAsync",
+    "hipFreeAsync",
+    "hipMallocFromPoolAsync",
+    "hipMemPoolCreate",
+    "hipMemPoolDestroy",
+    "hipMemPoolTrimTo",
+    "hipMemPoolSetAttribute",
+    "hipMemPoolGetAttribute",
+    "hipDeviceGetDefaultMemPool",
+    "hipDeviceGetMemPool",
+    "hipDeviceSetMemPool",
     // modules
-    "hipModuleLoadData", "hipModuleUnload", "hipModuleGetFunction", "hipModuleLaunchKernel",
+    "hipModuleLoadData",
+    "hipModuleUnload",
+    "hipModuleGetFunction",
+    "hipModuleLaunchKernel",
     // errors
-    "hipGetLastError", "hipPeekAtLastError", "hipGetErrorName", "hipGetErrorString",
+    "hipGetLastError",
+    "hipPeekAtLastError",
+    "hipGetErrorName",
+    "hipGetErrorString",
 ];
 
 const ROCSPARSE_FUNCTIONS: &[&str] = &[
-    "rocsparse_get_version", "rocsparse_create_handle", "rocsparse_destroy_handle",
-    "rocsparse_set_stream", "rocsparse_get_stream", "rocsparse_set_pointer_mode",
-    "rocsparse_create_csr_descr", "rocsparse_destroy_spmat_descr",
-    "rocsparse_create_dnvec_descr", "rocsparse_destroy_dnvec_descr",
-    "rocsparse_create_dnmat_descr", "rocsparse_destroy_dnmat_descr",
-    "rocsparse_spmv", "rocsparse_spmv_ex", "rocsparse_spmm",
+    "rocsparse_get_version",
+    "rocsparse_create_handle",
+    "rocsparse_destroy_handle",
+    "rocsparse_set_stream",
+    "rocsparse_get_stream",
+    "rocsparse_set_pointer_mode",
+    "rocsparse_create_csr_descr",
+    "rocsparse_destroy_spmat_descr",
+    "rocsparse_create_dnvec_descr",
+    "rocsparse_destroy_dnvec_descr",
+    "rocsparse_create_dnmat_descr",
+    "rocsparse_destroy_dnmat_descr",
+    "rocsparse_spmv",
+    "rocsparse_spmv_ex",
+    "rocsparse_spmm",
 ];
 
 const ROCFFT_FUNCTIONS: &[&str] = &[
-    "rocfft_setup", "rocfft_cleanup", "rocfft_get_version_string",
-    "rocfft_plan_create", "rocfft_plan_destroy", "rocfft_plan_get_work_buffer_size",
-    "rocfft_plan_description_create", "rocfft_plan_description_destroy",
+    "rocfft_setup",
+    "rocfft_cleanup",
+    "rocfft_get_version_string",
+    "rocfft_plan_create",
+    "rocfft_plan_destroy",
+    "rocfft_plan_get_work_buffer_size",
+    "rocfft_plan_description_create",
+    "rocfft_plan_description_destroy",
     "rocfft_plan_description_set_data_layout",
-    "rocfft_execution_info_create", "rocfft_execution_info_destroy",
-    "rocfft_execution_info_set_stream", "rocfft_execution_info_set_work_buffer",
+    "rocfft_execution_info_create",
+    "rocfft_execution_info_destroy",
+    "rocfft_execution_info_set_stream",
+    "rocfft_execution_info_set_work_buffer",
     "rocfft_execute",
 ];
 
@@ -90,10 +160,20 @@ const LIBRARIES: &[Library] = &[
         table: "HipApi",
         soname: "libamdhip64.so",
         functions: HIP_FUNCTIONS,
-        extra_types: &["hipDeviceAttribute_t", "hipMemcpyKind", "hipMemPoolAttr", "hipMemoryType"],
+        extra_types: &[
+            "hipDeviceAttribute_t",
+            "hipMemcpyKind",
+            "hipMemPoolAttr",
+            "hipMemoryType",
+        ],
         extra_vars: &[
-            "hipStreamDefault", "hipStreamNonBlocking", "hipEventDefault", "hipEventBlockingSync",
-            "hipEventDisableTiming", "hipEventInterprocess", "hipHostMallocDefault",
+            "hipStreamDefault",
+            "hipStreamNonBlocking",
+            "hipEventDefault",
+            "hipEventBlockingSync",
+            "hipEventDisableTiming",
+            "hipEventInterprocess",
+            "hipHostMallocDefault",
         ],
         shared_types: &[],
     },
@@ -104,7 +184,11 @@ const LIBRARIES: &[Library] = &[
         table: "RocsparseApi",
         soname: "librocsparse.so",
         functions: ROCSPARSE_FUNCTIONS,
-        extra_types: &["rocsparse_status", "rocsparse_spmv_stage", "rocsparse_spmm_stage"],
+        extra_types: &[
+            "rocsparse_status",
+            "rocsparse_spmv_stage",
+            "rocsparse_spmm_stage",
+        ],
         extra_vars: &[],
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
     },
@@ -145,7 +229,8 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
                 ));
             }
         } else {
-            std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             println!("wrote {}", path.display());
         }
     }
@@ -155,20 +240,29 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         }
         Ok(())
     } else {
-        Err(format!("generated bindings drifted:\n  {}", drifted.join("\n  ")))
+        Err(format!(
+            "generated bindings drifted:\n  {}",
+            drifted.join("\n  ")
+        ))
     }
 }
 
 fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<String, String> {
     let header: PathBuf = include.join(library.header);
     if !header.exists() {
-        return Err(format!("{} is missing from {}", library.header, library.package));
+        return Err(format!(
+            "{} is missing from {}",
+            library.header, library.package
+        ));
     }
     let mut builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
         .clang_args(["-x", "c++", "-std=c++17", "-D__HIP_PLATFORM_AMD__"])
         .clang_arg(format!("-I{}", include.display()))
-        .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
+        .default_enum_style(bindgen::EnumVariation::NewType {
+            is_bitfield: false,
+            is_global: false,
+        })
         .generate_comments(false)
         .layout_tests(true)
         .derive_default(true)
@@ -186,7 +280,9 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         builder = builder.allowlist_type(format!("^{ty}$"));
     }
     for (module, ty) in library.shared_types {
-        builder = builder.blocklist_type(format!("^{ty}$")).raw_line(format!("pub use super::{module}::{ty};"));
+        builder = builder
+            .blocklist_type(format!("^{ty}$"))
+            .raw_line(format!("pub use super::{module}::{ty};"));
     }
     for var in library.extra_vars {
         builder = builder.allowlist_var(format!("^{var}$"));
@@ -218,6 +314,11 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         library.table,
         library.soname,
     );
-    let body = table::split_functions_into_table(&bindings.to_string(), library.table, library.soname, library.functions)?;
+    let body = table::split_functions_into_table(
+        &bindings.to_string(),
+        library.table,
+        library.soname,
+        library.functions,
+    )?;
     Ok(format!("{header}{body}"))
 }

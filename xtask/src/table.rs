@@ -19,7 +19,8 @@ pub fn split_functions_into_table(
     soname: &str,
     functions: &[&str],
 ) -> Result<String, String> {
-    let mut file = syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
+    let mut file =
+        syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
     let mut found: Vec<syn::ForeignItemFn> = Vec::new();
     let mut kept = Vec::new();
     for item in file.items.drain(..) {
@@ -50,7 +51,9 @@ pub fn split_functions_into_table(
             .find(|f| f.sig.ident == name)
             .ok_or_else(|| format!("`{name}` is not declared by the header"))?;
         if f.attrs.iter().any(|a| a.path().is_ident("link_name")) {
-            return Err(format!("`{name}` has a mangled link name: it is not an extern \"C\" function"));
+            return Err(format!(
+                "`{name}` has a mangled link name: it is not an extern \"C\" function"
+            ));
         }
         if f.sig.variadic.is_some() {
             return Err(format!("`{name}` is variadic; the table cannot hold it"));

@@ -1,16 +1,344 @@
-//! Backend selection (being written).
+//! The process's backend: which implementation fills the HIP table.
+//!
+//! Selection happens once per process, on the first call of [`hip()`],
+//! [`backend()`] or [`selection()`]:
+//!
+//! - If `AMDGPU_BACKEND` is set and not empty, it names the backend
+//!   (`amd`, `nvidia` or `sim`, case-insensitive). That backend is
+//!   **forced**: if it cannot be used, every call returns the error; there
+//!   is no fallback.
+//! - Otherwise the first backend that works wins, in this order:
+//!   `amd` (`libamdhip64` loads, has a supported version and reports at
+//!   least one device), `nvidia` (not built yet, so skipped), `sim`. When
+//!   it falls back to the simulator it prints one notice line on stderr.
+//!
+//! The simulator reads `AMDGPU_SIM_DEVICES` and `AMDGPU_SIM_MEMORY` when it
+//! is chosen; a bad value is a [`BackendError::InvalidSimConfig`].
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
 use crate::{BackendError, HipApi};
-/// The backend.
+
+pub(crate) mod amd;
+
+/// The environment variable that forces a backend.
+pub const BACKEND_ENV: &str = "AMDGPU_BACKEND";
+
+/// An implementation of the HIP API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// AMD.
+    /// AMD's HIP runtime, `libamdhip64.so`, loaded at run time.
     Amd,
-    /// NVIDIA.
+    /// HIP's NVIDIA mapping, done in Rust over the CUDA libraries (not
+    /// built yet).
     Nvidia,
-    /// Simulator.
+    /// The built-in HIP simulator ([`crate::sim`]).
     Sim,
 }
-/// The backend.
-pub fn backend() -> Backend { Backend::Sim }
-/// The table.
-pub fn hip() -> Result<&'static HipApi, BackendError> { Ok(crate::sim::api()) }
+
+impl Backend {
+    /// Every backend, in detection order.
+    pub const ALL: [Backend; 3] = [Backend::Amd, Backend::Nvidia, Backend::Sim];
+
+    /// The backend's name as `AMDGPU_BACKEND` spells it: `amd`, `nvidia`
+    /// or `sim`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Backend::Amd => "amd",
+            Backend::Nvidia => "nvidia",
+            Backend::Sim => "sim",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Backend {
+    type Err = BackendError;
+
+    /// Parse `amd`, `nvidia` or `sim`, ignoring case and surrounding
+    /// whitespace.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim();
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| BackendError::InvalidBackend {
+                value: s.to_owned(),
+            })
+    }
+}
+
+/// The outcome of selection, kept for the process.
+struct Selection {
+    /// The backend chosen, or the one that was asked for or tried when
+    /// selection failed.
+    backend: Backend,
+    /// The backend's table, or why there is none.
+    api: Result<&'static HipApi, BackendError>,
+}
+
+/// The process's selection, made on first use.
+static SELECTION: OnceLock<Selection> = OnceLock::new();
+
+fn selected() -> &'static Selection {
+    SELECTION.get_or_init(select)
+}
+
+/// The process's HIP function table.
+///
+/// The first call selects the backend (see the [module docs](self)); later
+/// calls cost one atomic load. The error, if any, is the same on every
+/// call.
+pub fn hip() -> Result<&'static HipApi, BackendError> {
+    selected().api.clone()
+}
+
+/// The process's backend.
+///
+/// If selection failed, this is the backend that was forced with
+/// `AMDGPU_BACKEND` (or, when detecting, the one that was being set up when
+/// it failed, which is [`Backend::Sim`]); for an `AMDGPU_BACKEND` value
+/// that names no backend it is [`Backend::Sim`]. Use [`selection()`] to see
+/// whether it works.
+pub fn backend() -> Backend {
+    selected().backend
+}
+
+/// The process's backend, or why none could be set up.
+pub fn selection() -> Result<Backend, BackendError> {
+    let s = selected();
+    s.api.as_ref().map(|_| s.backend).map_err(Clone::clone)
+}
+
+/// Select the backend from the environment and set it up.
+fn select() -> Selection {
+    let forced = std::env::var(BACKEND_ENV).ok();
+    match choose(forced.as_deref(), amd::load) {
+        Ok(Choice::Amd(api)) => Selection {
+            backend: Backend::Amd,
+            api: Ok(api),
+        },
+        Ok(Choice::Sim { notice }) => {
+            if let Some(line) = notice {
+                eprintln!("{line}");
+            }
+            Selection {
+                backend: Backend::Sim,
+                api: crate::sim::configure_from_env().map(|()| crate::sim::api()),
+            }
+        }
+        Err((backend, e)) => Selection {
+            backend,
+            api: Err(e),
+        },
+    }
+}
+
+/// What [`choose`] decided.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Choice<T> {
+    /// Use the AMD runtime, with what its probe returned.
+    Amd(T),
+    /// Use the simulator; `notice` is the line to print on stderr when it
+    /// was reached by falling back.
+    Sim {
+        /// The fallback notice, `None` when the simulator was forced.
+        notice: Option<String>,
+    },
+}
+
+/// Decide the backend from the value of `AMDGPU_BACKEND` and the AMD probe,
+/// without touching the process's selection.
+///
+/// `probe_amd` is called at most once: when `amd` is forced or while
+/// detecting. An error carries the backend that was asked for (or
+/// [`Backend::Sim`] for a value that names none).
+pub(crate) fn choose<T>(
+    env_value: Option<&str>,
+    probe_amd: impl FnOnce() -> Result<T, BackendError>,
+) -> Result<Choice<T>, (Backend, BackendError)> {
+    let forced = env_value.filter(|v| !v.trim().is_empty());
+    if let Some(value) = forced {
+        let backend = value.parse::<Backend>().map_err(|e| (Backend::Sim, e))?;
+        return match backend {
+            Backend::Amd => probe_amd().map(Choice::Amd).map_err(|e| (backend, e)),
+            Backend::Nvidia => Err((
+                backend,
+                BackendError::BackendUnavailable {
+                    backend,
+                    reason: "the nvidia backend is not built yet. To fix: set \
+                             AMDGPU_BACKEND=amd or AMDGPU_BACKEND=sim, or leave it unset"
+                        .to_owned(),
+                },
+            )),
+            Backend::Sim => Ok(Choice::Sim { notice: None }),
+        };
+    }
+    match probe_amd() {
+        Ok(t) => Ok(Choice::Amd(t)),
+        // The nvidia backend would be tried here; it does not exist yet.
+        Err(e) => Ok(Choice::Sim {
+            notice: Some(format!(
+                "amdgpu: no AMD GPU runtime found ({}); using the HIP simulator \
+                 (set {BACKEND_ENV} to choose)",
+                short_reason(&e)
+            )),
+        }),
+    }
+}
+
+/// A few words on why a backend was passed over, for the one-line notice.
+fn short_reason(e: &BackendError) -> String {
+    match e {
+        BackendError::LibraryNotFound { library, tried, .. } => {
+            format!("{library} not found in {} places", tried.len())
+        }
+        BackendError::SymbolMissing {
+            library, symbol, ..
+        } => format!("{library} lacks {symbol}"),
+        BackendError::UnsupportedVersion { library, found, .. } => {
+            format!("{library} is unsupported version {found}")
+        }
+        BackendError::BackendUnavailable { reason, .. } => reason
+            .split_once(". To fix:")
+            .map_or(reason.as_str(), |(head, _)| head)
+            .to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_runtime() -> Result<u32, BackendError> {
+        amd::load_from(&["/nonexistent/amdgpu-rs/libamdhip64.so".to_owned()]).map(|_| 0)
+    }
+
+    fn unreachable_probe() -> Result<u32, BackendError> {
+        panic!("the AMD probe must not run here")
+    }
+
+    #[test]
+    fn backend_parsing_round_trips() {
+        for b in Backend::ALL {
+            assert_eq!(b.to_string().parse::<Backend>(), Ok(b));
+            assert_eq!(b.name().to_uppercase().parse::<Backend>(), Ok(b));
+            assert_eq!(format!("  {b}\n").parse::<Backend>(), Ok(b));
+        }
+        assert_eq!("Amd".parse::<Backend>(), Ok(Backend::Amd));
+        assert_eq!("NVIDIA".parse::<Backend>(), Ok(Backend::Nvidia));
+        assert_eq!(Backend::Sim.to_string(), "sim");
+    }
+
+    #[test]
+    fn invalid_backend_lists_the_accepted_values() {
+        for bad in ["bogus", "rocm", "cuda", "amd,sim", ""] {
+            let err = bad.parse::<Backend>().expect_err("not a backend");
+            assert_eq!(
+                err,
+                BackendError::InvalidBackend {
+                    value: bad.to_owned()
+                }
+            );
+            let message = err.to_string();
+            for name in ["amd", "nvidia", "sim", "AMDGPU_BACKEND"] {
+                assert!(message.contains(name), "{message} mentions {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn forced_invalid_value_is_an_error_without_probing() {
+        let (backend, err) = choose(Some("bogus"), unreachable_probe).expect_err("error");
+        assert_eq!(backend, Backend::Sim);
+        assert!(matches!(err, BackendError::InvalidBackend { ref value } if value == "bogus"));
+    }
+
+    #[test]
+    fn unset_or_empty_detects_and_falls_back_to_sim_with_a_notice() {
+        for env in [None, Some(""), Some("  ")] {
+            let choice = choose(env, no_runtime).expect("falls back");
+            let Choice::Sim { notice: Some(line) } = choice else {
+                panic!("expected a fallback to sim with a notice, got {choice:?}");
+            };
+            assert!(
+                line.starts_with("amdgpu: no AMD GPU runtime found ("),
+                "{line}"
+            );
+            assert!(line.contains("using the HIP simulator"), "{line}");
+            assert!(line.contains("AMDGPU_BACKEND"), "{line}");
+            assert!(!line.contains('\n'), "one line: {line}");
+        }
+    }
+
+    #[test]
+    fn detection_picks_amd_when_the_probe_succeeds() {
+        assert_eq!(
+            choose(None, || Ok::<_, BackendError>(7)),
+            Ok(Choice::Amd(7))
+        );
+    }
+
+    #[test]
+    fn detection_falls_back_when_amd_has_no_device() {
+        let probe = || {
+            Err::<u32, _>(BackendError::BackendUnavailable {
+                backend: Backend::Amd,
+                reason: "libamdhip64.so loaded but reports no AMD GPU (x). To fix: y".to_owned(),
+            })
+        };
+        let Ok(Choice::Sim { notice: Some(line) }) = choose(None, probe) else {
+            panic!("expected a fallback to sim");
+        };
+        assert!(line.contains("reports no AMD GPU (x)"), "{line}");
+        assert!(!line.contains("To fix"), "{line}");
+    }
+
+    #[test]
+    fn forced_sim_prints_no_notice_and_does_not_probe() {
+        for env in ["sim", " SIM "] {
+            assert_eq!(
+                choose(Some(env), unreachable_probe),
+                Ok(Choice::Sim { notice: None })
+            );
+        }
+    }
+
+    #[test]
+    fn forced_amd_does_not_fall_back() {
+        let (backend, err) = choose(Some("amd"), no_runtime).expect_err("error");
+        assert_eq!(backend, Backend::Amd);
+        assert!(
+            matches!(err, BackendError::LibraryNotFound { .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            choose(Some("AMD"), || Ok::<_, BackendError>(1)),
+            Ok(Choice::Amd(1))
+        );
+    }
+
+    #[test]
+    fn forced_nvidia_is_unavailable() {
+        let (backend, err) = choose(Some("nvidia"), unreachable_probe).expect_err("error");
+        assert_eq!(backend, Backend::Nvidia);
+        assert!(matches!(
+            err,
+            BackendError::BackendUnavailable {
+                backend: Backend::Nvidia,
+                ..
+            }
+        ));
+        let message = err.to_string();
+        assert!(message.contains("not built yet"), "{message}");
+        assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
+    }
+}

@@ -7,11 +7,11 @@
 //! headers does not know is still a valid value, never undefined behaviour.
 
 #[rustfmt::skip]
-#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all)]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
 pub mod hip;
 #[rustfmt::skip]
-#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all)]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
 pub mod rocsparse;
 #[rustfmt::skip]
-#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all)]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
 pub mod rocfft;
