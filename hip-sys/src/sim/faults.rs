@@ -32,11 +32,17 @@ static ANY_STICKY: AtomicBool = AtomicBool::new(false);
 /// `fault.error` (once). Returns `false`, injecting nothing, when the name
 /// is not a function of the table or `nth` is 0.
 pub fn inject_fault(fault: Fault) -> bool {
-    let Some(index) = index_of_runtime(&fault.function) else { return false };
+    let Some(index) = index_of_runtime(&fault.function) else {
+        return false;
+    };
     if fault.nth == 0 {
         return false;
     }
-    lock(&ARMED).push(Armed { index, remaining: fault.nth, error: fault.error });
+    lock(&ARMED).push(Armed {
+        index,
+        remaining: fault.nth,
+        error: fault.error,
+    });
     ANY_ARMED.store(true, Ordering::SeqCst);
     true
 }

@@ -10,8 +10,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
-/// Where device 0's addresses start.
-pub(crate) const BASE: usize = 0x2000_0000_0000;
+/// Where device 0's addresses start: in the upper half of the 64-bit
+/// address space, which the kernel keeps for itself on Linux, macOS and
+/// Windows, so no host pointer can ever look like a device pointer. Device
+/// pointers are never dereferenced by the host, only named.
+pub(crate) const BASE: usize = 0xffff_a000_0000_0000;
+
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!("the HIP simulator needs a 64-bit address space");
 /// The address range of one device: 1 TiB.
 pub(crate) const DEVICE_SPAN: usize = 1 << 40;
 /// Allocation granularity and alignment, as HIP's 256-byte minimum.
@@ -46,7 +52,11 @@ impl DeviceMemory {
             ordinal,
             ever: std::sync::atomic::AtomicBool::new(false),
             capacity,
-            state: Mutex::new(MemoryState { next: BASE + ordinal * DEVICE_SPAN, used: 0, live: BTreeMap::new() }),
+            state: Mutex::new(MemoryState {
+                next: BASE + ordinal * DEVICE_SPAN,
+                used: 0,
+                live: BTreeMap::new(),
+            }),
         }
     }
 
@@ -66,7 +76,10 @@ impl DeviceMemory {
     /// beyond capacity. Addresses are never reused, so a stale pointer is
     /// always detected.
     pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
-        let rounded = size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1)).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let rounded = size
+            .checked_add(ALIGN - 1)
+            .map(|s| s & !(ALIGN - 1))
+            .ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
         if rounded > self.capacity - state.used {
             return Err(hipError_t::hipErrorOutOfMemory);
@@ -82,8 +95,12 @@ impl DeviceMemory {
         // Leave a gap after each block so off-by-one accesses hit no allocation.
         state.next += rounded + ALIGN;
         state.used += rounded;
-        let allocation =
-            Arc::new(Allocation { base, size: rounded, device: self.ordinal, data: Mutex::new(vec![0u8; rounded]) });
+        let allocation = Arc::new(Allocation {
+            base,
+            size: rounded,
+            device: self.ordinal,
+            data: Mutex::new(vec![0u8; rounded]),
+        });
         state.live.insert(base, allocation.clone());
         Ok(allocation)
     }
@@ -91,7 +108,10 @@ impl DeviceMemory {
     /// Release the allocation that starts exactly at `base`.
     pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
         let mut state = lock(&self.state);
-        let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let allocation = state
+            .live
+            .remove(&base)
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
         state.used -= allocation.size;
         Ok(allocation)
     }
@@ -150,8 +170,13 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     if ptr == 0 {
         return Err(hipError_t::hipErrorInvalidValue);
     }
-    let Some(device) = device_of(ptr) else { return Ok(Place::Host(ptr)) };
-    let memory = &sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?.memory;
+    let Some(device) = device_of(ptr) else {
+        return Ok(Place::Host(ptr));
+    };
+    let memory = &sim()
+        .device(device)
+        .ok_or(hipError_t::hipErrorInvalidValue)?
+        .memory;
     let (allocation, offset) = memory.find(ptr).ok_or(hipError_t::hipErrorInvalidValue)?;
     if len > allocation.size - offset {
         return Err(hipError_t::hipErrorInvalidValue);
@@ -187,10 +212,18 @@ pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
                 lock(&da.data).copy_within(*soff..*soff + len, *doff);
             } else {
                 // Lock in address order so two opposite copies cannot deadlock.
-                let (first, second) = if da.base < sa.base { (da, sa) } else { (sa, da) };
+                let (first, second) = if da.base < sa.base {
+                    (da, sa)
+                } else {
+                    (sa, da)
+                };
                 let g1 = lock(&first.data);
                 let g2 = lock(&second.data);
-                let (dst_data, src_data) = if da.base < sa.base { (g1, g2) } else { (g2, g1) };
+                let (dst_data, src_data) = if da.base < sa.base {
+                    (g1, g2)
+                } else {
+                    (g2, g1)
+                };
                 let mut dst_data = dst_data;
                 dst_data[*doff..*doff + len].copy_from_slice(&src_data[*soff..*soff + len]);
             }
@@ -200,7 +233,9 @@ pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
 
 /// Fill `count` elements of `pattern` (1 or 4 bytes) at a device place.
 pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hipError_t> {
-    let Place::Device(a, off) = place else { return Err(hipError_t::hipErrorInvalidValue) };
+    let Place::Device(a, off) = place else {
+        return Err(hipError_t::hipErrorInvalidValue);
+    };
     let mut data = lock(&a.data);
     for chunk in data[*off..*off + count * pattern.len()].chunks_exact_mut(pattern.len()) {
         chunk.copy_from_slice(pattern);
@@ -209,7 +244,7 @@ pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hi
 }
 
 fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
-    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && kind != hipMemcpyKind::hipMemcpyDeviceToDeviceNoCU {
+    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && kind.0 != 1024 {
         Err(hipError_t::hipErrorInvalidMemcpyDirection)
     } else {
         Ok(())
@@ -219,7 +254,10 @@ fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
 /// Record violations for operands of devices other than the current one.
 /// A copy between two devices is fine when either is current.
 fn check_operands(function: &'static str, dst: &Place, src: Option<&Place>) {
-    let devices: Vec<usize> = [dst.device(), src.and_then(Place::device)].into_iter().flatten().collect();
+    let devices: Vec<usize> = [dst.device(), src.and_then(Place::device)]
+        .into_iter()
+        .flatten()
+        .collect();
     let current = current_device();
     if !devices.is_empty() && !devices.contains(&current) {
         violations::check(function, devices[0]);
@@ -229,11 +267,18 @@ fn check_operands(function: &'static str, dst: &Place, src: Option<&Place>) {
 /// The stream a copy runs on: the given one, else the null stream of the
 /// device that owns the device operand (HIP reroutes to it), else the
 /// current device's.
-fn copy_target(stream: hipStream_t, dst: &Place, src: Option<&Place>) -> Result<Target, hipError_t> {
+fn copy_target(
+    stream: hipStream_t,
+    dst: &Place,
+    src: Option<&Place>,
+) -> Result<Target, hipError_t> {
     if !stream.is_null() {
         return streams::target(stream);
     }
-    let device = dst.device().or_else(|| src.and_then(Place::device)).unwrap_or_else(current_device);
+    let device = dst
+        .device()
+        .or_else(|| src.and_then(Place::device))
+        .unwrap_or_else(current_device);
     streams::null_target(device)
 }
 
@@ -271,7 +316,9 @@ pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) ->
             0
         } else {
             let device = current_device();
-            let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+            let d = sim()
+                .device(device)
+                .ok_or(hipError_t::hipErrorInvalidDevice)?;
             d.memory.allocate(size)?.base
         };
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
@@ -286,10 +333,15 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
             return Ok(());
         }
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
-        let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let d = sim()
+            .device(device)
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
         // hipFree synchronizes the owning device before releasing.
-        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
+        if d.memory
+            .find(address)
+            .is_none_or(|(a, off)| off != 0 || a.base != address)
+        {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         if d.pools.owns(address) {
@@ -304,7 +356,11 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 
 static HOST_ALLOCATIONS: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
 
-pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: u32) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipHostMalloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    _flags: u32,
+) -> hipError_t {
     call(idx!("hipHostMalloc"), || {
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
@@ -313,13 +369,16 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize
             // SAFETY: checked non-null.
             return unsafe { write_out(ptr, std::ptr::null_mut()) };
         }
-        let layout = Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
+        let layout =
+            Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
         // SAFETY: the layout has a non-zero size.
         let memory = unsafe { std::alloc::alloc_zeroed(layout) };
         if memory.is_null() {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
-        lock(&HOST_ALLOCATIONS).get_or_insert_with(HashMap::new).insert(memory as usize, layout);
+        lock(&HOST_ALLOCATIONS)
+            .get_or_insert_with(HashMap::new)
+            .insert(memory as usize, layout);
         // SAFETY: checked non-null.
         unsafe { write_out(ptr, memory.cast()) }
     })
@@ -345,12 +404,16 @@ pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 }
 
 fn is_pinned(address: usize) -> bool {
-    lock(&HOST_ALLOCATIONS).as_ref().is_some_and(|m| m.contains_key(&address))
+    lock(&HOST_ALLOCATIONS)
+        .as_ref()
+        .is_some_and(|m| m.contains_key(&address))
 }
 
 pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
     call(idx!("hipMemGetInfo"), || {
-        let d = sim().device(current_device()).ok_or(hipError_t::hipErrorInvalidDevice)?;
+        let d = sim()
+            .device(current_device())
+            .ok_or(hipError_t::hipErrorInvalidDevice)?;
         let capacity = d.memory.capacity();
         // SAFETY: null is rejected by write_out; otherwise valid per the C contract.
         unsafe {
@@ -403,7 +466,17 @@ pub(crate) unsafe extern "C" fn hipMemcpy(
     size: usize,
     kind: hipMemcpyKind,
 ) -> hipError_t {
-    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), true))
+    call(idx!("hipMemcpy"), || {
+        memcpy_on(
+            "hipMemcpy",
+            dst,
+            src,
+            size,
+            kind,
+            std::ptr::null_mut(),
+            true,
+        )
+    })
 }
 
 pub(crate) unsafe extern "C" fn hipMemcpyAsync(
@@ -413,7 +486,9 @@ pub(crate) unsafe extern "C" fn hipMemcpyAsync(
     kind: hipMemcpyKind,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemcpyAsync"), || memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false))
+    call(idx!("hipMemcpyAsync"), || {
+        memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false)
+    })
 }
 
 fn check_device(ordinal: i32) -> Result<usize, hipError_t> {
@@ -433,7 +508,15 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeer(
     call(idx!("hipMemcpyPeer"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on("hipMemcpyPeer", dst, src, size, hipMemcpyKind::hipMemcpyDefault, std::ptr::null_mut(), true)
+        memcpy_on(
+            "hipMemcpyPeer",
+            dst,
+            src,
+            size,
+            hipMemcpyKind::hipMemcpyDefault,
+            std::ptr::null_mut(),
+            true,
+        )
     })
 }
 
@@ -448,7 +531,15 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeerAsync(
     call(idx!("hipMemcpyPeerAsync"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on("hipMemcpyPeerAsync", dst, src, size, hipMemcpyKind::hipMemcpyDefault, stream, false)
+        memcpy_on(
+            "hipMemcpyPeerAsync",
+            dst,
+            src,
+            size,
+            hipMemcpyKind::hipMemcpyDefault,
+            stream,
+            false,
+        )
     })
 }
 
@@ -460,7 +551,9 @@ fn memset_on(
     stream: hipStream_t,
     blocking: bool,
 ) -> Result<(), hipError_t> {
-    let bytes = count.checked_mul(pattern.len()).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let bytes = count
+        .checked_mul(pattern.len())
+        .ok_or(hipError_t::hipErrorInvalidValue)?;
     if bytes == 0 {
         return Ok(());
     }
@@ -474,7 +567,16 @@ fn memset_on(
 }
 
 pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {
-    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), true))
+    call(idx!("hipMemset"), || {
+        memset_on(
+            "hipMemset",
+            dst,
+            vec![value as u8],
+            size,
+            std::ptr::null_mut(),
+            true,
+        )
+    })
 }
 
 pub(crate) unsafe extern "C" fn hipMemsetAsync(
@@ -483,12 +585,32 @@ pub(crate) unsafe extern "C" fn hipMemsetAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemsetAsync"), || memset_on("hipMemsetAsync", dst, vec![value as u8], size, stream, false))
+    call(idx!("hipMemsetAsync"), || {
+        memset_on(
+            "hipMemsetAsync",
+            dst,
+            vec![value as u8],
+            size,
+            stream,
+            false,
+        )
+    })
 }
 
-pub(crate) unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: i32, count: usize) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemsetD32(
+    dst: *mut c_void,
+    value: i32,
+    count: usize,
+) -> hipError_t {
     call(idx!("hipMemsetD32"), || {
-        memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), true)
+        memset_on(
+            "hipMemsetD32",
+            dst,
+            value.to_ne_bytes().to_vec(),
+            count,
+            std::ptr::null_mut(),
+            true,
+        )
     })
 }
 
@@ -499,6 +621,13 @@ pub(crate) unsafe extern "C" fn hipMemsetD32Async(
     stream: hipStream_t,
 ) -> hipError_t {
     call(idx!("hipMemsetD32Async"), || {
-        memset_on("hipMemsetD32Async", dst, value.to_ne_bytes().to_vec(), count, stream, false)
+        memset_on(
+            "hipMemsetD32Async",
+            dst,
+            value.to_ne_bytes().to_vec(),
+            count,
+            stream,
+            false,
+        )
     })
 }

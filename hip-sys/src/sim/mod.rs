@@ -1,6 +1,6 @@
 //! The HIP simulator: a faithful, thread-safe software HIP runtime.
 //!
-//! It fills the same [`HipApi`](crate::HipApi) table as the real backends,
+//! It fills the same [`crate::HipApi`] table as the real backends,
 //! so code above `hip-sys` cannot tell it apart from HIP, except that it is
 //! **stricter**. It is the backend of the project's tests and of any machine
 //! without a GPU (`AMDGPU_BACKEND=sim`, or detection finding no GPU).
@@ -81,6 +81,9 @@
 //! faults or fills a device takes [`exclusive()`] first, and so should every
 //! test of that binary that uses the simulator.
 
+// The C entry points keep HIP's names.
+#![allow(non_snake_case)]
+
 mod api;
 mod device;
 mod entry;
@@ -104,8 +107,9 @@ pub(crate) use runtime::configure_from_env;
 
 use crate::HipApi;
 
-/// The simulator's function table.
-pub(crate) fn api() -> &'static HipApi {
+/// The simulator's function table, whatever backend the process selected:
+/// tests of the simulator itself call it directly.
+pub fn api() -> &'static HipApi {
     &api::SIM_API
 }
 

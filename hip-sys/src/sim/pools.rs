@@ -8,7 +8,7 @@
 
 use super::entry::{call, idx, write_out};
 use super::memory::device_of;
-use super::runtime::{current_device, lock, sim};
+use super::runtime::{lock, sim};
 use super::streams::{self, new_handle};
 use super::violations;
 use crate::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
@@ -58,14 +58,19 @@ pub(crate) struct PoolRegistry {
 static POOL_DEVICES: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
 
 fn register(handle: usize, device: usize) {
-    lock(&POOL_DEVICES).get_or_insert_with(HashMap::new).insert(handle, device);
+    lock(&POOL_DEVICES)
+        .get_or_insert_with(HashMap::new)
+        .insert(handle, device);
 }
 
 fn device_of_pool(pool: hipMemPool_t) -> Result<usize, hipError_t> {
     if pool.is_null() {
         return Err(hipError_t::hipErrorInvalidValue);
     }
-    lock(&POOL_DEVICES).as_ref().and_then(|m| m.get(&(pool as usize)).copied()).ok_or(hipError_t::hipErrorInvalidValue)
+    lock(&POOL_DEVICES)
+        .as_ref()
+        .and_then(|m| m.get(&(pool as usize)).copied())
+        .ok_or(hipError_t::hipErrorInvalidValue)
 }
 
 impl PoolRegistry {
@@ -73,20 +78,37 @@ impl PoolRegistry {
         let default = new_handle();
         register(default, device);
         let mut pools = HashMap::new();
-        pools.insert(default, Pool { reuse: [1, 1, 1], ..Pool::default() });
+        pools.insert(
+            default,
+            Pool {
+                reuse: [1, 1, 1],
+                ..Pool::default()
+            },
+        );
         PoolRegistry {
             device,
-            state: Mutex::new(PoolsState { default, current: default, pools, blocks: HashMap::new() }),
+            state: Mutex::new(PoolsState {
+                default,
+                current: default,
+                pools,
+                blocks: HashMap::new(),
+            }),
         }
     }
 
     /// Whether `address` is a block handed out by one of these pools.
     pub fn owns(&self, address: usize) -> bool {
-        lock(&self.state).blocks.get(&address).is_some_and(|b| b.state == BlockState::InUse)
+        lock(&self.state)
+            .blocks
+            .get(&address)
+            .is_some_and(|b| b.state == BlockState::InUse)
     }
 
     fn allocate(&self, pool_id: usize, size: usize) -> Result<usize, hipError_t> {
-        let memory = &sim().device(self.device).ok_or(hipError_t::hipErrorInvalidDevice)?.memory;
+        let memory = &sim()
+            .device(self.device)
+            .ok_or(hipError_t::hipErrorInvalidDevice)?
+            .memory;
         let rounded = size.div_ceil(super::memory::ALIGN) * super::memory::ALIGN;
         let mut state = lock(&self.state);
         let reusable = state
@@ -105,16 +127,32 @@ impl PoolRegistry {
                         memory.allocate(size)?
                     }
                 };
-                let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
+                let pool = state
+                    .pools
+                    .get_mut(&pool_id)
+                    .ok_or(hipError_t::hipErrorInvalidValue)?;
                 pool.reserved += allocation.size as u64;
                 pool.reserved_high = pool.reserved_high.max(pool.reserved);
-                state.blocks.insert(allocation.base, Block { pool: pool_id, size: allocation.size, state: BlockState::Free });
+                state.blocks.insert(
+                    allocation.base,
+                    Block {
+                        pool: pool_id,
+                        size: allocation.size,
+                        state: BlockState::Free,
+                    },
+                );
                 allocation.base
             }
         };
-        let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
+        let block = state
+            .blocks
+            .get_mut(&address)
+            .ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
-        let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let pool = state
+            .pools
+            .get_mut(&pool_id)
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
         pool.used += rounded as u64;
         pool.used_high = pool.used_high.max(pool.used);
         Ok(address)
@@ -134,7 +172,9 @@ impl PoolRegistry {
 
     fn finish_free(&self, address: usize) {
         let mut state = lock(&self.state);
-        let Some(block) = state.blocks.get_mut(&address) else { return };
+        let Some(block) = state.blocks.get_mut(&address) else {
+            return;
+        };
         block.state = BlockState::Free;
         let (pool_id, size) = (block.pool, block.size as u64);
         if let Some(pool) = state.pools.get_mut(&pool_id) {
@@ -154,23 +194,38 @@ impl PoolRegistry {
 
     /// After a synchronization: release memory above each pool's threshold.
     pub fn after_synchronize(&self) {
-        let Some(device) = sim().device(self.device) else { return };
+        let Some(device) = sim().device(self.device) else {
+            return;
+        };
         let mut state = lock(&self.state);
-        let pools: Vec<(usize, u64)> = state.pools.iter().map(|(id, p)| (*id, p.threshold)).collect();
+        let pools: Vec<(usize, u64)> = state
+            .pools
+            .iter()
+            .map(|(id, p)| (*id, p.threshold))
+            .collect();
         for (id, threshold) in pools {
             release_free(&mut state, id, threshold, &device.memory);
         }
     }
 
     fn trim(&self, pool_id: usize, keep: u64) {
-        let Some(device) = sim().device(self.device) else { return };
+        let Some(device) = sim().device(self.device) else {
+            return;
+        };
         release_free(&mut lock(&self.state), pool_id, keep, &device.memory);
     }
 }
 
 /// Release free blocks of `pool_id` while its reservation exceeds `keep`.
-fn release_free(state: &mut PoolsState, pool_id: usize, keep: u64, memory: &super::memory::DeviceMemory) {
-    let Some(reserved) = state.pools.get(&pool_id).map(|p| p.reserved) else { return };
+fn release_free(
+    state: &mut PoolsState,
+    pool_id: usize,
+    keep: u64,
+    memory: &super::memory::DeviceMemory,
+) {
+    let Some(reserved) = state.pools.get(&pool_id).map(|p| p.reserved) else {
+        return;
+    };
     let mut reserved = reserved;
     let mut free: Vec<(usize, usize)> = state
         .blocks
@@ -207,11 +262,17 @@ fn drop_destroyed(state: &mut PoolsState, pool_id: usize, device: usize) {
 }
 
 fn registry(device: usize) -> Result<&'static PoolRegistry, hipError_t> {
-    Ok(&sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?.pools)
+    Ok(&sim()
+        .device(device)
+        .ok_or(hipError_t::hipErrorInvalidDevice)?
+        .pools)
 }
 
 fn device_arg(device: i32) -> Result<usize, hipError_t> {
-    usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
+    usize::try_from(device)
+        .ok()
+        .filter(|d| *d < sim().config.devices)
+        .ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 // ---- the C entry points ----------------------------------------------------
@@ -244,8 +305,14 @@ fn malloc_from(
     unsafe { write_out(ptr, address as *mut c_void) }
 }
 
-pub(crate) unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
-    call(idx!("hipMallocAsync"), || malloc_from("hipMallocAsync", ptr, size, None, stream))
+pub(crate) unsafe extern "C" fn hipMallocAsync(
+    ptr: *mut *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(idx!("hipMallocAsync"), || {
+        malloc_from("hipMallocAsync", ptr, size, None, stream)
+    })
 }
 
 pub(crate) unsafe extern "C" fn hipMallocFromPoolAsync(
@@ -277,7 +344,10 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
     })
 }
 
-pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props: *const hipMemPoolProps) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemPoolCreate(
+    pool: *mut hipMemPool_t,
+    props: *const hipMemPoolProps,
+) -> hipError_t {
     call(idx!("hipMemPoolCreate"), || {
         if pool.is_null() || props.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
@@ -312,13 +382,20 @@ pub(crate) unsafe extern "C" fn hipMemPoolDestroy(pool: hipMemPool_t) -> hipErro
         if state.current == id {
             state.current = state.default;
         }
-        state.pools.get_mut(&id).ok_or(hipError_t::hipErrorInvalidValue)?.destroyed = true;
+        state
+            .pools
+            .get_mut(&id)
+            .ok_or(hipError_t::hipErrorInvalidValue)?
+            .destroyed = true;
         drop_destroyed(&mut state, id, device);
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn hipMemPoolTrimTo(pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemPoolTrimTo(
+    pool: hipMemPool_t,
+    min_bytes_to_hold: usize,
+) -> hipError_t {
     call(idx!("hipMemPoolTrimTo"), || {
         let device = device_of_pool(pool)?;
         violations::check("hipMemPoolTrimTo", device);
@@ -340,7 +417,10 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
         }
         let registry = registry(device)?;
         let mut state = lock(&registry.state);
-        let p = state.pools.get_mut(&(pool as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let p = state
+            .pools
+            .get_mut(&(pool as usize))
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
         // SAFETY (for the reads below): non-null, and HIP documents the
         // value as an int for the reuse flags and a uint64_t otherwise.
         match attr {
@@ -354,7 +434,8 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
                 // SAFETY: see above.
                 p.threshold = unsafe { *(value as *const u64) };
             }
-            hipMemPoolAttr::hipMemPoolAttrReservedMemHigh | hipMemPoolAttr::hipMemPoolAttrUsedMemHigh => {
+            hipMemPoolAttr::hipMemPoolAttrReservedMemHigh
+            | hipMemPoolAttr::hipMemPoolAttrUsedMemHigh => {
                 // SAFETY: see above.
                 if unsafe { *(value as *const u64) } != 0 {
                     return Err(hipError_t::hipErrorInvalidValue);
@@ -381,7 +462,10 @@ pub(crate) unsafe extern "C" fn hipMemPoolGetAttribute(
         violations::check("hipMemPoolGetAttribute", device);
         let registry = registry(device)?;
         let state = lock(&registry.state);
-        let p = state.pools.get(&(pool as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let p = state
+            .pools
+            .get(&(pool as usize))
+            .ok_or(hipError_t::hipErrorInvalidValue)?;
         let wide = match attr {
             hipMemPoolAttr::hipMemPoolReuseFollowEventDependencies
             | hipMemPoolAttr::hipMemPoolReuseAllowOpportunistic
@@ -401,7 +485,10 @@ pub(crate) unsafe extern "C" fn hipMemPoolGetAttribute(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(
+    pool: *mut hipMemPool_t,
+    device: i32,
+) -> hipError_t {
     call(idx!("hipDeviceGetDefaultMemPool"), || {
         let registry = registry(device_arg(device)?)?;
         let default = lock(&registry.state).default;
@@ -410,7 +497,10 @@ pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(pool: *mut hipMemPool
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetMemPool(
+    pool: *mut hipMemPool_t,
+    device: i32,
+) -> hipError_t {
     call(idx!("hipDeviceGetMemPool"), || {
         let registry = registry(device_arg(device)?)?;
         let current = lock(&registry.state).current;
@@ -429,10 +519,4 @@ pub(crate) unsafe extern "C" fn hipDeviceSetMemPool(device: i32, pool: hipMemPoo
         lock(&registry.state).current = pool as usize;
         Ok(())
     })
-}
-
-/// The current device's pools (used by `hipDeviceReset`).
-#[allow(dead_code)]
-pub(crate) fn current_registry() -> Result<&'static PoolRegistry, hipError_t> {
-    registry(current_device())
 }

@@ -18,7 +18,10 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { devices: 2, memory: 1 << 30 }
+        SimConfig {
+            devices: 2,
+            memory: 1 << 30,
+        }
     }
 }
 
@@ -50,10 +53,18 @@ fn invalid(variable: &str, value: &str, reason: String) -> BackendError {
 /// Parse a device count, 0 to [`MAX_DEVICES`].
 pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
     let n: usize = value.trim().parse().map_err(|_| {
-        invalid("AMDGPU_SIM_DEVICES", value, format!("expected a whole number from 0 to {MAX_DEVICES}"))
+        invalid(
+            "AMDGPU_SIM_DEVICES",
+            value,
+            format!("expected a whole number from 0 to {MAX_DEVICES}"),
+        )
     })?;
     if n > MAX_DEVICES {
-        return Err(invalid("AMDGPU_SIM_DEVICES", value, format!("at most {MAX_DEVICES} devices")));
+        return Err(invalid(
+            "AMDGPU_SIM_DEVICES",
+            value,
+            format!("at most {MAX_DEVICES} devices"),
+        ));
     }
     Ok(n)
 }
@@ -63,10 +74,14 @@ pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
 /// decimal units are powers of 1000).
 pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
     let text = value.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (digits, unit) = text.split_at(split);
     let reason = || "expected a size such as `1GiB`, `512MB` or `4096`".to_string();
-    let number: u128 = digits.parse().map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
+    let number: u128 = digits
+        .parse()
+        .map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
     let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" => 1_000,
@@ -79,19 +94,23 @@ pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
         "tib" | "t" => 1 << 40,
         _ => return Err(invalid("AMDGPU_SIM_MEMORY", value, reason())),
     };
-    let bytes = number.checked_mul(scale).filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
+    let bytes = number
+        .checked_mul(scale)
+        .filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
     bytes.map(|b| b as usize).ok_or_else(|| {
         invalid(
             "AMDGPU_SIM_MEMORY",
             value,
-            format!("must be more than 0 and at most {} bytes", super::memory::DEVICE_SPAN),
+            format!(
+                "must be more than 0 and at most {} bytes",
+                super::memory::DEVICE_SPAN
+            ),
         )
     })
 }
 
 /// One simulated device.
 pub(crate) struct SimDevice {
-    pub ordinal: usize,
     pub memory: DeviceMemory,
     pub pools: PoolRegistry,
     /// The device's null stream.
@@ -143,7 +162,6 @@ impl Sim {
     fn new(config: SimConfig) -> Sim {
         let devices = (0..config.devices)
             .map(|ordinal| SimDevice {
-                ordinal,
                 memory: DeviceMemory::new(ordinal, config.memory),
                 pools: PoolRegistry::new(ordinal),
                 null_stream: StreamQueue::new(ordinal, true, 0, 0),
@@ -198,7 +216,9 @@ pub(crate) fn current_device() -> usize {
 /// Lock a mutex, ignoring poisoning: the simulator's invariants hold
 /// between statements, and a panicking test must not break later tests.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 static EXCLUSIVE: Mutex<()> = Mutex::new(());
