@@ -207,10 +207,14 @@ const LIBRARIES: &[Library] = &[
 
 /// Generate (or, with `check`, compare) every binding file.
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
-    let target = root.join("target");
-    let (include_root, packages) = apt::fetch_headers(&target)?;
-    let include = include_root.join("usr").join("include");
     let out_dir = root.join("hip-sys").join("src").join("bindings");
+    run_in(&out_dir, &root.join("target"), check)
+}
+
+/// [`run`] on the binding files of `out_dir`, with `target` for downloads.
+fn run_in(out_dir: &Path, target: &Path, check: bool) -> Result<(), String> {
+    let (include_root, packages) = apt::fetch_headers(target)?;
+    let include = include_root.join("usr").join("include");
     let mut drifted = Vec::new();
     for library in LIBRARIES {
         let text = generate(library, &include, &packages)?;
@@ -321,4 +325,42 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         library.functions,
     )?;
     Ok(format!("{header}{body}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copy the committed bindings into a scratch folder.
+    fn scratch_copy(name: &str) -> PathBuf {
+        let root = crate::workspace_root();
+        let dir = root.join("target").join("xtask").join("test").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        for library in LIBRARIES {
+            let from = root.join("hip-sys/src/bindings").join(library.file);
+            std::fs::copy(&from, dir.join(library.file)).expect("copy bindings");
+        }
+        dir
+    }
+
+    #[test]
+    #[ignore = "needs apt-get, a Debian mirror and libclang; run with --ignored"]
+    fn check_accepts_the_committed_files_and_catches_a_hand_edit() {
+        let target = crate::workspace_root().join("target");
+        let clean = scratch_copy("clean");
+        run_in(&clean, &target, true).expect("committed bindings are current");
+
+        let edited = scratch_copy("edited");
+        let path = edited.join("hip.rs");
+        let text = std::fs::read_to_string(&path).expect("read");
+        let text = text.replace(
+            "hipErrorOutOfMemory: hipError_t = hipError_t(2)",
+            "hipErrorOutOfMemory: hipError_t = hipError_t(3)",
+        );
+        std::fs::write(&path, text).expect("write");
+        let error = run_in(&edited, &target, true).expect_err("a hand edit is drift");
+        assert!(error.contains("hip.rs"), "{error}");
+        assert!(!error.contains("rocfft.rs"), "{error}");
+    }
 }

@@ -116,3 +116,60 @@ pub fn split_functions_into_table(
     file.items.extend(table_file.items);
     Ok(prettyplease::unparse(&file))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BINDGEN_OUTPUT: &str = r#"
+        #[repr(transparent)]
+        #[derive(Debug, Copy, Clone, PartialEq, Eq)]
+        pub struct status_t(pub ::core::ffi::c_uint);
+        extern "C" {
+            pub fn lib_open(handle: *mut *mut ::core::ffi::c_void) -> status_t;
+            pub fn lib_close(handle: *mut ::core::ffi::c_void) -> status_t;
+        }
+    "#;
+
+    #[test]
+    fn extern_blocks_become_a_table_in_the_listed_order() {
+        let out = split_functions_into_table(
+            BINDGEN_OUTPUT,
+            "LibApi",
+            "libx.so",
+            &["lib_close", "lib_open"],
+        )
+        .unwrap();
+        assert!(
+            !out.contains("extern \"C\" {"),
+            "no extern block remains:\n{out}"
+        );
+        assert!(out.contains("pub struct status_t"), "types are kept");
+        let close = out.find("pub lib_close:").expect("lib_close field");
+        let open = out.find("pub lib_open:").expect("lib_open field");
+        assert!(close < open, "fields follow the list");
+        assert!(
+            out.contains("unsafe extern \"C\" fn(handle: *mut ::core::ffi::c_void) -> status_t"),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"SYMBOLS: &'static [&'static str] = &["lib_close", "lib_open"]"#),
+            "{out}"
+        );
+        syn::parse_file(&out).expect("the output is valid Rust");
+    }
+
+    #[test]
+    fn a_function_missing_from_the_header_is_an_error() {
+        let error = split_functions_into_table(BINDGEN_OUTPUT, "LibApi", "libx.so", &["lib_reset"])
+            .unwrap_err();
+        assert!(error.contains("lib_reset"), "{error}");
+    }
+
+    #[test]
+    fn a_mangled_function_is_refused() {
+        let source = r#"extern "C" { #[link_name = "\u{1}_Z3foov"] pub fn foo() -> i32; }"#;
+        let error = split_functions_into_table(source, "LibApi", "libx.so", &["foo"]).unwrap_err();
+        assert!(error.contains("mangled"), "{error}");
+    }
+}

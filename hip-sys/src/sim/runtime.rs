@@ -242,3 +242,50 @@ pub fn exclusive() -> Exclusive {
     super::faults::reset_faults();
     Exclusive { _guard: guard }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_sizes_parse_with_units() {
+        assert_eq!(parse_memory("4096").unwrap(), 4096);
+        assert_eq!(parse_memory("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_memory(" 512 MB ").unwrap(), 512_000_000);
+        assert_eq!(parse_memory("2g").unwrap(), 2 << 30);
+        assert_eq!(parse_memory("64KiB").unwrap(), 64 << 10);
+    }
+
+    #[test]
+    fn bad_memory_sizes_name_the_variable() {
+        for bad in [
+            "",
+            "lots",
+            "0",
+            "12XB",
+            "-5",
+            "99999999999999999999TiB",
+            "2TiB",
+        ] {
+            let error = parse_memory(bad).expect_err(bad);
+            let text = error.to_string();
+            assert!(text.contains("AMDGPU_SIM_MEMORY"), "{bad}: {text}");
+        }
+    }
+
+    #[test]
+    fn device_counts_are_bounded() {
+        assert_eq!(parse_devices("0").unwrap(), 0);
+        assert_eq!(parse_devices(" 8 ").unwrap(), 8);
+        assert_eq!(parse_devices("64").unwrap(), MAX_DEVICES);
+        for bad in ["65", "-1", "two", ""] {
+            assert!(
+                parse_devices(bad)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("AMDGPU_SIM_DEVICES"),
+                "{bad}"
+            );
+        }
+    }
+}
