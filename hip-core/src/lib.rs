@@ -1,7 +1,52 @@
-//! The safe HIP runtime layer of amdgpu-rs (being built).
+//! The safe HIP runtime layer of amdgpu-rs.
 //!
-//! It will hold errors, devices, contexts, streams, events and modules, and
-//! the per-thread GPU state, obeying the project's four rules: a drop never
-//! touches thread state; scoped switches always restore; the process
-//! default device changes only when asked; device-specific work takes the
-//! device as an argument. The raw C API it calls is `hip-sys`.
+//! `hip-core` turns the raw table of `hip-sys` into devices, contexts,
+//! streams and events, and keeps each thread's GPU state. It obeys the
+//! project's four rules:
+//!
+//! 1. **A drop never touches thread state.** [`Stream`] and [`Event`]
+//!    record their device when made; their `Drop` runs under that device
+//!    through [`raw::on_device`], which restores HIP's previous device and
+//!    never reads or creates a [`ThreadState`]. Errors are logged, never
+//!    panicked.
+//! 2. **Scoped switches always restore**: [`with_device`], [`with_context`],
+//!    [`with_stream`], [`with_priority`], on return and on panic, also on a
+//!    fresh thread.
+//! 3. **The process default device is explicit**: [`set_device`] affects
+//!    the calling thread only; new threads start on [`default_device()`],
+//!    which only [`set_default_device`] (or `AMDGPU_DEFAULT_DEVICE`)
+//!    changes.
+//! 4. **Device-specific work takes the device as an argument**:
+//!    [`Device::synchronize`], [`Device::mem_info`], [`Stream::new_on`].
+//!
+//! ```
+//! use hip_core::{device, with_device, Device};
+//!
+//! let count = Device::count()?;
+//! if count >= 2 {
+//!     let second = Device::new(1)?;
+//!     with_device(second, || assert_eq!(device(), second));
+//! }
+//! assert_eq!(device(), hip_core::default_device());
+//! # Ok::<(), hip_core::HipError>(())
+//! ```
+
+pub mod audit;
+mod context;
+mod device;
+mod error;
+mod event;
+pub mod raw;
+mod state;
+mod stream;
+
+pub use context::Context;
+pub use device::Device;
+pub use error::{check, HipError, Result};
+pub use event::Event;
+pub use state::{
+    context, default_device, device, peek_last_error, prepare_state, priority, set_default_device,
+    set_device, set_stream, stream, take_last_error, thread_state_exists, with_context,
+    with_device, with_priority, with_stream, ThreadState,
+};
+pub use stream::Stream;

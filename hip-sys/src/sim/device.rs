@@ -279,9 +279,8 @@ pub(crate) unsafe extern "C" fn hipCtxSetCurrent(ctx: hipCtx_t) -> hipError_t {
         let device = device_of_context(ctx).ok_or(hipError_t::hipErrorInvalidContext)?;
         with_thread(|t| {
             t.device = Some(device);
-            match t.ctx_stack.last_mut() {
-                Some(top) => *top = device,
-                None => t.ctx_stack.push(device),
+            if !t.ctx_stack.set_top(device) {
+                t.ctx_stack.push(device);
             }
         });
         Ok(())
@@ -299,10 +298,14 @@ pub(crate) unsafe extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
     call(idx!("hipCtxPushCurrent"), || {
         let device = device_of_context(ctx).ok_or(hipError_t::hipErrorInvalidContext)?;
         with_thread(|t| {
-            t.device = Some(device);
-            t.ctx_stack.push(device);
-        });
-        Ok(())
+            if t.ctx_stack.push(device) {
+                t.device = Some(device);
+                Ok(())
+            } else {
+                // The simulator bounds the stack; HIP's grows without limit.
+                Err(hipError_t::hipErrorOutOfMemory)
+            }
+        })
     })
 }
 

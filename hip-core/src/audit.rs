@@ -1,0 +1,106 @@
+//! The `tls-audit` feature: count per-thread-state accesses made while a
+//! resource's `Drop` runs, keyed by call site. The goal is zero: a drop
+//! can run on any thread and must not read or change that thread's state
+//! (rule 1). Without the feature every function here compiles to nothing.
+
+#[cfg(feature = "tls-audit")]
+mod enabled {
+    use std::cell::Cell;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    thread_local! {
+        static IN_DROP: Cell<u32> = const { Cell::new(0) };
+    }
+    static HITS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+    /// Marks the extent of a resource's `Drop`.
+    pub struct DropScope(());
+
+    impl Drop for DropScope {
+        fn drop(&mut self) {
+            IN_DROP.with(|d| d.set(d.get().saturating_sub(1)));
+        }
+    }
+
+    pub fn drop_scope() -> DropScope {
+        IN_DROP.with(|d| d.set(d.get() + 1));
+        DropScope(())
+    }
+
+    #[track_caller]
+    pub fn touch() {
+        if IN_DROP.with(Cell::get) > 0 {
+            let site = std::panic::Location::caller().to_string();
+            *HITS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(site)
+                .or_default() += 1;
+        }
+    }
+
+    pub fn hits() -> Vec<(String, u64)> {
+        HITS.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect()
+    }
+}
+
+#[cfg(not(feature = "tls-audit"))]
+mod enabled {
+    pub struct DropScope(());
+
+    #[inline(always)]
+    pub fn drop_scope() -> DropScope {
+        DropScope(())
+    }
+
+    #[inline(always)]
+    pub fn touch() {}
+
+    pub fn hits() -> Vec<(String, u64)> {
+        Vec::new()
+    }
+}
+
+pub(crate) use enabled::{drop_scope, touch};
+
+/// Per-thread-state accesses made inside a drop, by call site (empty
+/// without the `tls-audit` feature).
+pub fn hits() -> Vec<(String, u64)> {
+    enabled::hits()
+}
+
+/// Whether this build counts (the `tls-audit` feature).
+pub const ENABLED: bool = cfg!(feature = "tls-audit");
+
+#[cfg(all(test, feature = "tls-audit"))]
+mod tests {
+    use super::*;
+
+    /// A resource whose drop breaks rule 1, to show the audit sees it.
+    struct ReadsStateInDrop;
+
+    impl Drop for ReadsStateInDrop {
+        fn drop(&mut self) {
+            let _scope = drop_scope();
+            let _ = crate::device();
+        }
+    }
+
+    #[test]
+    fn an_access_inside_a_drop_is_counted_by_site() {
+        let _ = crate::device(); // outside a drop: not counted
+        let before: u64 = hits().iter().map(|(_, n)| n).sum();
+        drop(ReadsStateInDrop);
+        let after = hits();
+        assert_eq!(after.iter().map(|(_, n)| n).sum::<u64>(), before + 1);
+        assert!(
+            after.iter().any(|(site, _)| site.contains("audit.rs")),
+            "{after:?}"
+        );
+    }
+}

@@ -1,0 +1,51 @@
+//! Primary contexts: one per device, as HIP has them.
+
+use crate::raw::api;
+use crate::{check, Device, Result};
+use hip_sys::hipCtx_t;
+
+/// The primary context of a device. HIP's contexts are 1:1 with devices
+/// and are never destroyed by this crate; a `Context` is a device with the
+/// context's handle, `Copy` and free to drop.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Context {
+    device: Device,
+    handle: hipCtx_t,
+}
+
+// SAFETY: a primary context handle is a process-wide identifier.
+unsafe impl Send for Context {}
+// SAFETY: as above.
+unsafe impl Sync for Context {}
+
+impl Context {
+    /// The primary context of `device`.
+    pub fn primary(device: Device) -> Result<Context> {
+        let api = api()?;
+        let mut handle: hipCtx_t = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer. On AMD, retain is not reference
+        // counted; on NVIDIA the primary context lives as long as the process.
+        check(
+            // SAFETY: as stated above: valid handles and out-pointers.
+            unsafe { (api.hipDevicePrimaryCtxRetain)(&mut handle, device.ordinal() as i32) },
+            "hipDevicePrimaryCtxRetain",
+        )?;
+        Ok(Context { device, handle })
+    }
+
+    /// The context's device.
+    pub fn device(self) -> Device {
+        self.device
+    }
+
+    /// The raw handle.
+    pub fn as_raw(self) -> hipCtx_t {
+        self.handle
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Context(device {})", self.device.ordinal())
+    }
+}

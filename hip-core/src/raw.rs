@@ -1,0 +1,87 @@
+//! The one place hip-core reaches the C table, and `on_device`.
+//!
+//! [`on_device`] is what every `Drop` and explicit free uses: it binds a
+//! device for one call and restores HIP's previous device, without reading,
+//! creating or changing the per-thread state ([`crate::ThreadState`]). That is
+//! rule 1 of the design: a drop can run on any thread, in the middle of
+//! any other work, and must leave that thread exactly as it found it.
+
+use crate::{check, Device, Result};
+use hip_sys::{hipError_t, HipApi};
+use std::ffi::CStr;
+
+/// The process's HIP table, or why there is none.
+pub fn api() -> Result<&'static HipApi> {
+    Ok(hip_sys::hip()?)
+}
+
+/// HIP's name and description of `status` (numbers when HIP has none).
+pub(crate) fn error_text(status: hipError_t) -> (String, String) {
+    let Ok(api) = hip_sys::hip() else {
+        return (
+            format!("hipError {}", status.0),
+            "no HIP backend".to_string(),
+        );
+    };
+    // SAFETY: hipGetErrorName/String take any code and return a static,
+    // NUL-terminated string (or null, handled below).
+    let (name, text) = unsafe {
+        (
+            (api.hipGetErrorName)(status),
+            (api.hipGetErrorString)(status),
+        )
+    };
+    let read = |p: *const std::ffi::c_char| {
+        if p.is_null() {
+            None
+        } else {
+            // SAFETY: non-null and NUL-terminated per the HIP API.
+            Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        }
+    };
+    (
+        read(name).unwrap_or_else(|| format!("hipError {}", status.0)),
+        read(text).unwrap_or_else(|| "unknown error".to_string()),
+    )
+}
+
+/// HIP's current device on this thread, as HIP sees it.
+pub fn hip_current_device() -> Result<Device> {
+    let api = api()?;
+    let mut ordinal = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { (api.hipGetDevice)(&mut ordinal) }, "hipGetDevice")?;
+    Ok(Device::from_ordinal_unchecked(ordinal as usize))
+}
+
+/// Make `device` HIP's current device on this thread (no state change).
+pub(crate) fn bind(device: Device) -> Result<()> {
+    let api = api()?;
+    // SAFETY: plain integer argument.
+    check(
+        unsafe { (api.hipSetDevice)(device.ordinal() as i32) },
+        "hipSetDevice",
+    )
+}
+
+/// Run `call` with `device` current in HIP, then restore HIP's previous
+/// device, also if `call` panics. Reads and changes no per-thread state of
+/// this crate; makes no HIP call beyond `hipGetDevice` when `device` is
+/// already current.
+pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    let previous = hip_current_device()?;
+    if previous == device {
+        return Ok(call());
+    }
+    bind(device)?;
+    struct Restore(Device);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Err(error) = bind(self.0) {
+                log::error!("could not restore HIP device {}: {error}", self.0.ordinal());
+            }
+        }
+    }
+    let _restore = Restore(previous);
+    Ok(call())
+}

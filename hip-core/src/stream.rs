@@ -1,0 +1,188 @@
+//! Streams: in-order queues of work on one device.
+
+use crate::raw::{api, on_device};
+use crate::{audit, check, Device, Event, HipError, Result};
+use hip_sys::hipStream_t;
+use std::sync::Arc;
+
+struct Inner {
+    handle: hipStream_t,
+    device: Device,
+    priority: i32,
+}
+
+// SAFETY: a HIP stream handle may be used from any thread; HIP
+// synchronizes internally.
+unsafe impl Send for Inner {}
+// SAFETY: as above.
+unsafe impl Sync for Inner {}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        if self.handle.is_null() {
+            return; // a device's null stream is never destroyed
+        }
+        if let Err(error) = destroy(self.handle, self.device) {
+            log::error!("dropping a stream of {}: {error}", self.device);
+        }
+    }
+}
+
+fn destroy(handle: hipStream_t, device: Device) -> Result<()> {
+    let api = api()?;
+    // SAFETY: the handle is a live stream owned by the dropped Inner.
+    on_device(device, || {
+        check(
+            // SAFETY: as stated above: valid handles and out-pointers.
+            unsafe { (api.hipStreamDestroy)(handle) },
+            "hipStreamDestroy",
+        )
+    })?
+}
+
+/// A HIP stream. Clones share one HIP stream, destroyed when the last
+/// clone drops, under the stream's own device, from any thread.
+#[derive(Clone)]
+pub struct Stream(Arc<Inner>);
+
+impl Stream {
+    /// A new stream on the calling thread's device.
+    #[track_caller]
+    pub fn new() -> Result<Stream> {
+        Stream::new_on(crate::device())
+    }
+
+    /// A new stream on `device`, whatever the thread's device is.
+    pub fn new_on(device: Device) -> Result<Stream> {
+        Stream::with_priority_on(device, 0)
+    }
+
+    /// A new stream on `device` with `priority` (lower is more urgent;
+    /// clamped by HIP to the device's range).
+    pub fn with_priority_on(device: Device, priority: i32) -> Result<Stream> {
+        let api = api()?;
+        let mut handle: hipStream_t = std::ptr::null_mut();
+        on_device(device, || {
+            // SAFETY: a valid out-pointer.
+            check(
+                unsafe { (api.hipStreamCreateWithPriority)(&mut handle, 0, priority) },
+                "hipStreamCreateWithPriority",
+            )
+        })??;
+        let mut actual = priority;
+        // SAFETY: the stream just created; a valid out-pointer.
+        check(
+            unsafe { (api.hipStreamGetPriority)(handle, &mut actual) },
+            "hipStreamGetPriority",
+        )
+        .ok();
+        Ok(Stream(Arc::new(Inner {
+            handle,
+            device,
+            priority: actual,
+        })))
+    }
+
+    /// The null (default) stream of `device`.
+    pub fn null(device: Device) -> Stream {
+        Stream(Arc::new(Inner {
+            handle: std::ptr::null_mut(),
+            device,
+            priority: 0,
+        }))
+    }
+
+    /// The device the stream belongs to.
+    pub fn device(&self) -> Device {
+        self.0.device
+    }
+
+    /// The stream's priority.
+    pub fn priority(&self) -> i32 {
+        self.0.priority
+    }
+
+    /// The raw handle (null for a null stream).
+    pub fn as_raw(&self) -> hipStream_t {
+        self.0.handle
+    }
+
+    /// Whether this is a device's null stream.
+    pub fn is_null(&self) -> bool {
+        self.0.handle.is_null()
+    }
+
+    /// Wait until all work queued so far has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        let api = api()?;
+        // SAFETY: a live stream (or null, meaning the device's null stream, hence on_device).
+        on_device(self.device(), || {
+            check(
+                // SAFETY: as stated above: valid handles and out-pointers.
+                unsafe { (api.hipStreamSynchronize)(self.0.handle) },
+                "hipStreamSynchronize",
+            )
+        })?
+    }
+
+    /// Whether all queued work has finished.
+    pub fn query(&self) -> Result<bool> {
+        let api = api()?;
+        // SAFETY: as in synchronize.
+        let status = on_device(self.device(), || unsafe {
+            (api.hipStreamQuery)(self.0.handle)
+        })?;
+        if status == hip_sys::hipError_t::hipErrorNotReady {
+            return Ok(false);
+        }
+        check(status, "hipStreamQuery").map(|()| true)
+    }
+
+    /// Make later work on this stream wait for `event` (of any device).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        let api = api()?;
+        // SAFETY: both handles are live.
+        on_device(self.device(), || {
+            check(
+                // SAFETY: as stated above: valid handles and out-pointers.
+                unsafe { (api.hipStreamWaitEvent)(self.0.handle, event.as_raw(), 0) },
+                "hipStreamWaitEvent",
+            )
+        })?
+    }
+
+    /// `Ok` if the stream is on `device`, else a mismatch error for `operation`.
+    pub fn expect_device(&self, device: Device, operation: &'static str) -> Result<()> {
+        if self.device() == device {
+            Ok(())
+        } else {
+            Err(HipError::mismatch(
+                operation,
+                "the stream",
+                device,
+                self.device(),
+            ))
+        }
+    }
+}
+
+impl PartialEq for Stream {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.0.handle == other.0.handle && self.0.device == other.0.device)
+    }
+}
+
+impl Eq for Stream {}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Stream({:p} on device {})",
+            self.0.handle,
+            self.0.device.ordinal()
+        )
+    }
+}
