@@ -23,10 +23,8 @@ impl Context {
     pub fn primary(device: Device) -> Result<Context> {
         let api = api()?;
         let mut handle: hipCtx_t = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer. On AMD, retain is not reference
-        // counted; on NVIDIA the primary context lives as long as the process.
         check(
-            // SAFETY: as stated above: valid handles and out-pointers.
+            // SAFETY: a valid out-pointer. On AMD, retain is not reference counted; on NVIDIA the primary context lives as long as the process.
             unsafe { (api.hipDevicePrimaryCtxRetain)(&mut handle, device.ordinal() as i32) },
             "hipDevicePrimaryCtxRetain",
         )?;

@@ -60,9 +60,8 @@ impl Device {
     pub fn name(self) -> Result<String> {
         let api = api()?;
         let mut buffer = [0 as c_char; 256];
-        // SAFETY: the buffer holds 256 bytes, as we say.
         check(
-            // SAFETY: as stated above: valid handles and out-pointers.
+            // SAFETY: the buffer holds 256 bytes, as we say.
             unsafe { (api.hipDeviceGetName)(buffer.as_mut_ptr(), 256, self.0 as i32) },
             "hipDeviceGetName",
         )?;
@@ -76,9 +75,8 @@ impl Device {
     pub fn attribute(self, attribute: hipDeviceAttribute_t) -> Result<i32> {
         let api = api()?;
         let mut value = 0;
-        // SAFETY: a valid out-pointer; the attribute is any value (the runtime validates it).
         check(
-            // SAFETY: as stated above: valid handles and out-pointers.
+            // SAFETY: a valid out-pointer; the attribute is any value (the runtime validates it).
             unsafe { (api.hipDeviceGetAttribute)(&mut value, attribute, self.0 as i32) },
             "hipDeviceGetAttribute",
         )?;
@@ -112,9 +110,8 @@ impl Device {
     pub fn total_memory(self) -> Result<usize> {
         let api = api()?;
         let mut bytes = 0;
-        // SAFETY: a valid out-pointer.
         check(
-            // SAFETY: as stated above: valid handles and out-pointers.
+            // SAFETY: a valid out-pointer.
             unsafe { (api.hipDeviceTotalMem)(&mut bytes, self.0 as i32) },
             "hipDeviceTotalMem",
         )?;
@@ -124,10 +121,9 @@ impl Device {
     /// Wait for all work on this device (whatever the thread's device is).
     pub fn synchronize(self) -> Result<()> {
         let api = api()?;
-        // SAFETY: no arguments.
         on_device(self, || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: no arguments.
                 unsafe { (api.hipDeviceSynchronize)() },
                 "hipDeviceSynchronize",
             )
@@ -138,10 +134,9 @@ impl Device {
     pub fn mem_info(self) -> Result<(usize, usize)> {
         let api = api()?;
         let (mut free, mut total) = (0, 0);
-        // SAFETY: valid out-pointers.
         on_device(self, || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: valid out-pointers.
                 unsafe { (api.hipMemGetInfo)(&mut free, &mut total) },
                 "hipMemGetInfo",
             )

@@ -28,10 +28,9 @@ impl Event {
     pub fn new_on(device: Device) -> Result<Event> {
         let api = api()?;
         let mut handle: hipEvent_t = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
         on_device(device, || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: a valid out-pointer.
                 unsafe { (api.hipEventCreate)(&mut handle) },
                 "hipEventCreate",
             )
@@ -61,10 +60,9 @@ impl Event {
             ));
         }
         let api = api()?;
-        // SAFETY: both handles are live and on one device.
         on_device(self.device, || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: both handles are live and on one device.
                 unsafe { (api.hipEventRecord)(self.handle, stream.as_raw()) },
                 "hipEventRecord",
             )
@@ -74,10 +72,9 @@ impl Event {
     /// Wait for the last recording to complete.
     pub fn synchronize(&self) -> Result<()> {
         let api = api()?;
-        // SAFETY: a live event.
         on_device(self.device, || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: a live event.
                 unsafe { (api.hipEventSynchronize)(self.handle) },
                 "hipEventSynchronize",
             )
@@ -122,10 +119,9 @@ impl Drop for Event {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
         let result = api().and_then(|api| {
-            // SAFETY: the event is live and dropped once.
             on_device(self.device, || {
                 check(
-                    // SAFETY: as stated above: valid handles and out-pointers.
+                    // SAFETY: the event is live and dropped once.
                     unsafe { (api.hipEventDestroy)(self.handle) },
                     "hipEventDestroy",
                 )

@@ -31,10 +31,9 @@ impl Drop for Inner {
 
 fn destroy(handle: hipStream_t, device: Device) -> Result<()> {
     let api = api()?;
-    // SAFETY: the handle is a live stream owned by the dropped Inner.
     on_device(device, || {
         check(
-            // SAFETY: as stated above: valid handles and out-pointers.
+            // SAFETY: the handle is a live stream owned by the dropped Inner.
             unsafe { (api.hipStreamDestroy)(handle) },
             "hipStreamDestroy",
         )
@@ -116,10 +115,9 @@ impl Stream {
     /// Wait until all work queued so far has finished.
     pub fn synchronize(&self) -> Result<()> {
         let api = api()?;
-        // SAFETY: a live stream (or null, meaning the device's null stream, hence on_device).
         on_device(self.device(), || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: a live stream (or null, meaning the device's null stream, hence on_device).
                 unsafe { (api.hipStreamSynchronize)(self.0.handle) },
                 "hipStreamSynchronize",
             )
@@ -142,10 +140,9 @@ impl Stream {
     /// Make later work on this stream wait for `event` (of any device).
     pub fn wait(&self, event: &Event) -> Result<()> {
         let api = api()?;
-        // SAFETY: both handles are live.
         on_device(self.device(), || {
             check(
-                // SAFETY: as stated above: valid handles and out-pointers.
+                // SAFETY: both handles are live.
                 unsafe { (api.hipStreamWaitEvent)(self.0.handle, event.as_raw(), 0) },
                 "hipStreamWaitEvent",
             )
