@@ -1,43 +1,73 @@
 //! The `tls-audit` feature: count per-thread-state accesses made while a
-//! resource's `Drop` runs, keyed by call site. The goal is zero: a drop
+//! resource's `Drop` runs, keyed by call site. With
+//! `AMDGPU_TLS_AUDIT_FILE` set, every drop and every such access is also
+//! appended to that file; `cargo xtask audit` runs the workspace tests so
+//! and prints the table. The goal is zero: a drop
 //! can run on any thread and must not read or change that thread's state
 //! (rule 1). Without the feature every function here compiles to nothing.
 
 #[cfg(feature = "tls-audit")]
 mod enabled {
-    use std::cell::Cell;
+    use std::cell::RefCell;
     use std::collections::BTreeMap;
+    use std::io::Write;
+    use std::panic::Location;
     use std::sync::Mutex;
 
     thread_local! {
-        static IN_DROP: Cell<u32> = const { Cell::new(0) };
+        /// The drops running on this thread, innermost last.
+        static DROPS: RefCell<Vec<&'static Location<'static>>> = const { RefCell::new(Vec::new()) };
     }
     static HITS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+    /// Append a line to the file named by `AMDGPU_TLS_AUDIT_FILE`, if set
+    /// (`cargo xtask audit` collects them across test processes).
+    fn report(line: String) {
+        let Some(path) = std::env::var_os("AMDGPU_TLS_AUDIT_FILE") else {
+            return;
+        };
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(file, "{line}");
+        }
+    }
 
     /// Marks the extent of a resource's `Drop`.
     pub struct DropScope(());
 
     impl Drop for DropScope {
         fn drop(&mut self) {
-            IN_DROP.with(|d| d.set(d.get().saturating_sub(1)));
+            let _ = DROPS.try_with(|d| d.borrow_mut().pop());
         }
     }
 
+    #[track_caller]
     pub fn drop_scope() -> DropScope {
-        IN_DROP.with(|d| d.set(d.get() + 1));
+        let site = Location::caller();
+        let _ = DROPS.try_with(|d| d.borrow_mut().push(site));
+        report(format!("drop\t{site}"));
         DropScope(())
     }
 
     #[track_caller]
     pub fn touch() {
-        if IN_DROP.with(Cell::get) > 0 {
-            let site = std::panic::Location::caller().to_string();
-            *HITS
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(site)
-                .or_default() += 1;
-        }
+        let Some(drop_site) = DROPS
+            .try_with(|d| d.borrow().last().copied())
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
+        let site = Location::caller().to_string();
+        report(format!("access\t{drop_site}\t{site}"));
+        *HITS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(site)
+            .or_default() += 1;
     }
 
     pub fn hits() -> Vec<(String, u64)> {
@@ -54,6 +84,7 @@ mod enabled {
     pub struct DropScope(());
 
     #[inline(always)]
+    #[track_caller]
     pub fn drop_scope() -> DropScope {
         DropScope(())
     }

@@ -11,15 +11,12 @@ pub type Result<T, E = HipError> = std::result::Result<T, E>;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HipError {
-    /// A HIP call returned an error code.
-    #[error("{operation} failed: {name} ({}): {description}", code.0)]
+    /// A HIP call returned an error code. HIP's name and description of
+    /// the code are looked up when the error is displayed.
+    #[error("{operation} failed: {} ({}): {}", self.name(), code.0, self.description())]
     Call {
         /// HIP's code, kept as returned (unknown codes too).
         code: hipError_t,
-        /// HIP's name for the code, e.g. `hipErrorInvalidValue`.
-        name: String,
-        /// HIP's description of the code.
-        description: String,
         /// The operation that failed, e.g. `hipMalloc`.
         operation: &'static str,
     },
@@ -39,13 +36,20 @@ pub enum HipError {
         /// The object on the wrong device.
         what: &'static str,
         /// The device that was needed.
-        expected: usize,
+        expected: u32,
         /// The device the object is on.
-        found: usize,
+        found: u32,
     },
-    /// No backend could be loaded.
+    /// No backend could be loaded (boxed: errors stay small, so results
+    /// on hot paths stay cheap to return).
     #[error(transparent)]
-    Backend(#[from] BackendError),
+    Backend(Box<BackendError>),
+}
+
+impl From<BackendError> for HipError {
+    fn from(error: BackendError) -> Self {
+        HipError::Backend(Box::new(error))
+    }
 }
 
 impl HipError {
@@ -55,6 +59,25 @@ impl HipError {
             HipError::Call { code, .. } => Some(*code),
             HipError::InvalidDevice { .. } => Some(hipError_t::hipErrorInvalidDevice),
             _ => None,
+        }
+    }
+
+    /// HIP's name for the code (`hipErrorInvalidValue`), or a description
+    /// of the error kind for errors that are not HIP codes.
+    pub fn name(&self) -> String {
+        match self {
+            HipError::Call { code, .. } => raw::error_text(*code).0,
+            HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
+            HipError::DeviceMismatch { .. } => "device mismatch".into(),
+            HipError::Backend(_) => "no backend".into(),
+        }
+    }
+
+    /// HIP's description of the code, or this error's message.
+    pub fn description(&self) -> String {
+        match self {
+            HipError::Call { code, .. } => raw::error_text(*code).1,
+            other => other.to_string(),
         }
     }
 
@@ -73,8 +96,8 @@ impl HipError {
         HipError::DeviceMismatch {
             operation,
             what,
-            expected: expected.ordinal(),
-            found: found.ordinal(),
+            expected: expected.ordinal() as u32,
+            found: found.ordinal() as u32,
         }
     }
 }
@@ -84,11 +107,8 @@ pub fn check(status: hipError_t, operation: &'static str) -> Result<()> {
     if status == hipError_t::hipSuccess {
         return Ok(());
     }
-    let (name, description) = raw::error_text(status);
     Err(HipError::Call {
         code: status,
-        name,
-        description,
         operation,
     })
 }

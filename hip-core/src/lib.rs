@@ -4,14 +4,15 @@
 //! streams and events, and keeps each thread's GPU state. It obeys the
 //! project's four rules:
 //!
-//! 1. **A drop never touches thread state.** [`Stream`] and [`Event`]
+//! 1. **A drop never touches thread state.** [`Stream`], [`Event`] and [`Module`]
 //!    record their device when made; their `Drop` runs under that device
 //!    through [`raw::on_device`], which restores HIP's previous device and
 //!    never reads or creates a [`ThreadState`]. Errors are logged, never
 //!    panicked.
 //! 2. **Scoped switches always restore**: [`with_device`], [`with_context`],
 //!    [`with_stream`], [`with_priority`], on return and on panic, also on a
-//!    fresh thread.
+//!    fresh thread; async tasks keep theirs across threads with
+//!    [`on_device_async`].
 //! 3. **The process default device is explicit**: [`set_device`] affects
 //!    the calling thread only; new threads start on [`default_device()`],
 //!    which only [`set_default_device`] (or `AMDGPU_DEFAULT_DEVICE`)
@@ -36,6 +37,8 @@ mod context;
 mod device;
 mod error;
 mod event;
+mod future;
+mod module;
 pub mod raw;
 mod state;
 mod stream;
@@ -44,9 +47,11 @@ pub use context::Context;
 pub use device::Device;
 pub use error::{check, HipError, Result};
 pub use event::Event;
+pub use future::{on_device_async, on_stream_async, OnDevice};
+pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use state::{
-    context, default_device, device, peek_last_error, prepare_state, priority, set_default_device,
-    set_device, set_stream, stream, take_last_error, thread_state_exists, with_context,
-    with_device, with_priority, with_stream, ThreadState,
+    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority,
+    set_default_device, set_device, set_stream, stream, take_last_error, thread_state_exists,
+    with_context, with_device, with_priority, with_stream, ThreadState,
 };
 pub use stream::Stream;

@@ -17,10 +17,9 @@
 
 use crate::raw::{api, bind};
 use crate::{audit, Context, Device, HipError, Result, Stream};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
 /// One thread's GPU state.
 pub struct ThreadState {
@@ -28,8 +27,8 @@ pub struct ThreadState {
     /// HIP's current device as this layer last bound it.
     bound: Option<Device>,
     priority: i32,
-    streams: HashMap<(Device, i32), Stream>,
-    installed: HashMap<Device, Stream>,
+    streams: SmallMap<(Device, i32), Stream>,
+    installed: SmallMap<Device, Stream>,
 }
 
 impl ThreadState {
@@ -38,14 +37,53 @@ impl ThreadState {
             device: default_device(),
             bound: None,
             priority: 0,
-            streams: HashMap::new(),
-            installed: HashMap::new(),
+            streams: SmallMap::default(),
+            installed: SmallMap::default(),
         }
     }
 }
 
+/// Streams of threads that have exited, kept for the next thread that
+/// needs one on that device and priority. A thread's streams are not
+/// destroyed when it exits: thread-exit order between this crate's state
+/// and the HIP runtime's own thread-locals is not defined, and thread
+/// pools would otherwise create and destroy a stream per thread.
+static IDLE_STREAMS: Mutex<Vec<((Device, i32), Stream)>> = Mutex::new(Vec::new());
+
+/// At most this many idle streams are kept per (device, priority).
+const IDLE_STREAMS_PER_KEY: usize = 64;
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        let mut idle = IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+        for (key, stream) in self.streams.0.drain(..) {
+            if idle.iter().filter(|(k, _)| *k == key).count() < IDLE_STREAMS_PER_KEY {
+                idle.push((key, stream));
+            }
+            // Beyond the bound the stream is dropped, under its device.
+        }
+    }
+}
+
+/// An idle stream for `key`, if an exited thread left one.
+fn take_idle_stream(key: (Device, i32)) -> Option<Stream> {
+    let mut idle = IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+    // The most recently returned first: its work is the likeliest done.
+    let position = idle.iter().rposition(|(k, _)| *k == key)?;
+    Some(idle.remove(position).1)
+}
+
+/// Streams kept from exited threads, for tests and diagnostics.
+pub fn idle_streams() -> usize {
+    IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner()).len()
+}
+
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+    /// The fast path's view of [`ThreadState`]: ordinal + 1 of the
+    /// thread's device when HIP is known bound to it, else 0. A `Cell`
+    /// without a destructor, so reading it is one thread-local load.
+    static BOUND: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Run `f` on this thread's state, creating it on the default device.
@@ -60,6 +98,37 @@ pub fn thread_state_exists() -> bool {
     STATE
         .try_with(|cell| cell.borrow().is_some())
         .unwrap_or(false)
+}
+
+/// A map for a handful of entries (devices × priorities a thread uses): a
+/// linear scan of a vector beats hashing at this size.
+struct SmallMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SmallMap<K, V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<K: PartialEq, V> SmallMap<K, V> {
+    fn get(&self, key: &K) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => Some(std::mem::replace(v, value)),
+            None => {
+                self.0.push((key, value));
+                None
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &K) -> Option<V> {
+        let position = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.swap_remove(position).1)
+    }
 }
 
 // ---- the default device ----------------------------------------------------
@@ -103,16 +172,24 @@ pub fn set_default_device(device: Device) -> Result<()> {
 /// This thread's device.
 #[track_caller]
 pub fn device() -> Device {
-    with_state(|s| s.device)
+    audit::touch();
+    match BOUND.with(Cell::get) {
+        0 => with_state(|s| s.device),
+        n => Device::from_ordinal_unchecked(n - 1),
+    }
 }
 
-/// Bind HIP to the state's device if the shadow says it is not.
+/// Bind HIP to the state's device if the shadow says it is not. Every
+/// change of a thread's device goes through here, which keeps [`BOUND`]
+/// true.
 fn sync_binding(state: &mut ThreadState) -> Result<Device> {
     if state.bound != Some(state.device) {
         state.bound = None;
+        BOUND.set(0);
         bind(state.device)?;
         state.bound = Some(state.device);
     }
+    BOUND.set(state.device.ordinal() + 1);
     Ok(state.device)
 }
 
@@ -127,10 +204,21 @@ pub fn set_device(device: Device) -> Result<()> {
 }
 
 /// Make HIP's current device match this thread's state before an ambient
-/// HIP call; returns the device. Already bound, it makes no HIP call.
+/// HIP call; returns the device. Already bound, it makes no HIP call: a
+/// thread-local read and a compare.
 #[track_caller]
 #[inline]
 pub fn prepare_state() -> Result<Device> {
+    audit::touch();
+    match BOUND.with(Cell::get) {
+        0 => prepare_state_slow(),
+        n => Ok(Device::from_ordinal_unchecked(n - 1)),
+    }
+}
+
+#[cold]
+#[track_caller]
+fn prepare_state_slow() -> Result<Device> {
     with_state(sync_binding)
 }
 
@@ -183,8 +271,9 @@ pub fn with_context<R>(ctx: Context, f: impl FnOnce() -> R) -> R {
 // ---- streams -----------------------------------------------------------------
 
 /// This thread's stream on its device: the one installed by
-/// [`set_stream`] / [`with_stream`], else a stream created on first use
-/// for (device, priority) and kept for the thread's life. If HIP cannot
+/// [`set_stream`] / [`with_stream`], else a stream made on first use for
+/// (device, priority) and kept for the thread's life (then handed to the
+/// next thread that needs one, see [`idle_streams`]). If HIP cannot
 /// create one, the device's null stream is returned (and the error logged).
 #[track_caller]
 pub fn stream() -> Stream {
@@ -193,18 +282,20 @@ pub fn stream() -> Stream {
             return installed.clone();
         }
         let key = (s.device, s.priority);
-        s.streams
-            .entry(key)
-            .or_insert_with(|| {
-                Stream::with_priority_on(key.0, key.1).unwrap_or_else(|error| {
-                    log::error!(
-                        "creating this thread's stream on {}: {error}; using the null stream",
-                        key.0
-                    );
-                    Stream::null(key.0)
-                })
+        if let Some(stream) = s.streams.get(&key) {
+            return stream.clone();
+        }
+        let stream = take_idle_stream(key).unwrap_or_else(|| {
+            Stream::with_priority_on(key.0, key.1).unwrap_or_else(|error| {
+                log::error!(
+                    "creating this thread's stream on {}: {error}; using the null stream",
+                    key.0
+                );
+                Stream::null(key.0)
             })
-            .clone()
+        });
+        s.streams.insert(key, stream.clone());
+        stream
     })
 }
 

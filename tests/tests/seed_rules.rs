@@ -9,6 +9,8 @@ use hip_core::{
 };
 use hip_sys::{sim, Backend};
 
+mod common;
+
 /// Two devices and the simulator lock, or `None` (with a note) if the
 /// backend has fewer than two devices.
 fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
@@ -340,4 +342,24 @@ fn many_threads_switching_and_dropping_across_threads() {
         assert_eq!(bad, []);
     }
     assert_audit_clean();
+}
+
+#[test]
+fn an_exited_threads_stream_is_reused_not_destroyed() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    let first = on_thread("first-user", move || {
+        set_device(d1).unwrap();
+        stream().as_raw() as usize
+    });
+    let second = on_thread("second-user", move || {
+        set_device(d1).unwrap();
+        stream().as_raw() as usize
+    });
+    assert_eq!(
+        first, second,
+        "the second thread took the first one's stream"
+    );
+    assert_eq!(violations_of("first-user"), []);
 }

@@ -3,8 +3,11 @@
 //! - `bindgen [--check]`: regenerate `hip-sys/src/bindings/{hip,rocsparse,rocfft}.rs`
 //!   from the headers of Debian's ROCm packages, or check that the committed
 //!   files match what would be generated.
+//! - `audit`: run the integration tests with hip-core's `tls-audit` feature
+//!   and print, per resource drop, how often it ran and touched thread state.
 
 mod apt;
+mod audit;
 mod bindgen;
 mod table;
 
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
             };
             bindgen::run(&workspace_root(), check)
         }
+        Some("audit") => audit::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
     };
@@ -43,7 +47,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   bindgen           regenerate hip-sys/src/bindings from Debian's ROCm headers
-  bindgen --check   fail if the committed bindings differ from freshly generated ones";
+  bindgen --check   fail if the committed bindings differ from freshly generated ones
+  audit             run the integration tests counting thread-state accesses inside drops";
 
 /// The workspace root: the parent of this crate's manifest directory.
 pub fn workspace_root() -> PathBuf {

@@ -1,0 +1,116 @@
+//! The cost of the per-thread state against one raw `hipGetDevice`, on
+//! the same backend in one run (`AMDGPU_BACKEND` picks it).
+//!
+//! Run: `cargo bench -p hip-core --bench state`. After criterion's own
+//! report, the ratios of each operation to `raw hipGetDevice` are printed.
+
+use criterion::Criterion;
+use hip_core::{device, prepare_state, stream, with_device, Device};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+const GROUP: &str = "hip-core-state";
+const BASELINE: &str = "raw hipGetDevice";
+
+fn benches(c: &mut Criterion) {
+    let api = hip_sys::hip().expect("a backend");
+    let here = Device::new(0).expect("a device");
+    let other = Device::new(1).unwrap_or(here);
+    hip_core::set_device(here).expect("set_device");
+    prepare_state().expect("bind");
+    let _ = stream();
+
+    let mut group = c.benchmark_group(GROUP);
+    group.bench_function(BASELINE, |b| {
+        b.iter(|| {
+            let mut d = 0;
+            // SAFETY: a valid out-pointer.
+            let _ = black_box(unsafe { (api.hipGetDevice)(&mut d) });
+            black_box(d)
+        })
+    });
+    group.bench_function("prepare_state (bound)", |b| {
+        b.iter(|| black_box(prepare_state().is_ok()))
+    });
+    group.bench_function("device()", |b| b.iter(|| black_box(device())));
+    group.bench_function("with_device (same)", |b| {
+        b.iter(|| with_device(here, || black_box(1)))
+    });
+    if other != here {
+        group.bench_function("with_device (other)", |b| {
+            b.iter(|| with_device(other, || black_box(1)))
+        });
+    }
+    group.bench_function("stream()", |b| b.iter(|| black_box(stream())));
+    group.finish();
+}
+
+/// criterion's mean estimate for `name`, in ns.
+fn mean_ns(name: &str) -> Option<f64> {
+    let dir: PathBuf = [
+        env!("CARGO_TARGET_TMPDIR"),
+        "..",
+        "criterion",
+        GROUP,
+        name,
+        "new",
+        "estimates.json",
+    ]
+    .iter()
+    .collect();
+    let dir = if dir.exists() {
+        dir
+    } else {
+        // criterion writes under target/criterion with names sanitized.
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        [
+            env!("CARGO_TARGET_TMPDIR"),
+            "..",
+            "criterion",
+            GROUP,
+            &clean,
+            "new",
+            "estimates.json",
+        ]
+        .iter()
+        .collect()
+    };
+    let text = std::fs::read_to_string(dir).ok()?;
+    let mean = &text[text.find("\"mean\"")?..];
+    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+    point[..point.find([',', '}'])?].trim().parse().ok()
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    benches(&mut criterion);
+    criterion.final_summary();
+    let Some(base) = mean_ns(BASELINE) else {
+        println!("(no estimates found; ratios need a full `cargo bench` run)");
+        return;
+    };
+    println!(
+        "\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):",
+        hip_sys::backend()
+    );
+    for name in [
+        "prepare_state (bound)",
+        "device()",
+        "with_device (same)",
+        "with_device (other)",
+        "stream()",
+    ] {
+        if let Some(ns) = mean_ns(name) {
+            println!("  {name:<24} {ns:>9.2} ns  {:>7.3}x", ns / base);
+        }
+    }
+}

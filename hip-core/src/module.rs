@@ -1,0 +1,243 @@
+//! Modules (loaded code objects) and their kernels.
+
+use crate::raw::{api, on_device};
+use crate::{audit, check, Device, HipError, Result, Stream};
+use hip_sys::{hipFunction_t, hipModule_t};
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+struct Inner {
+    handle: hipModule_t,
+    device: Device,
+}
+
+// SAFETY: a HIP module handle may be used from any thread.
+unsafe impl Send for Inner {}
+// SAFETY: as above.
+unsafe impl Sync for Inner {}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        let result = api().and_then(|api| {
+            on_device(self.device, || {
+                // SAFETY: the module is live and unloaded once, here.
+                check(
+                    unsafe { (api.hipModuleUnload)(self.handle) },
+                    "hipModuleUnload",
+                )
+            })?
+        });
+        if let Err(error) = result {
+            log::error!("unloading a module of {}: {error}", self.device);
+        }
+    }
+}
+
+/// A code object loaded on one device. Unloaded when it and every
+/// [`Function`] taken from it are dropped, under its device, from any thread.
+#[derive(Clone)]
+pub struct Module(Arc<Inner>);
+
+impl Module {
+    /// Load a code object on `device`: an AMD code object on the amd
+    /// backend, PTX or a cubin on nvidia, a sim code object
+    /// (`hip_sys::sim::code_object`) on the simulator.
+    pub fn load(device: Device, image: &[u8]) -> Result<Module> {
+        let api = api()?;
+        // Text formats (PTX, sim code objects) must end in NUL; a binary
+        // image is unaffected by a trailing NUL.
+        let owned;
+        let image = if image.last() == Some(&0) {
+            image
+        } else {
+            owned = [image, &[0]].concat();
+            &owned
+        };
+        let mut handle: hipModule_t = std::ptr::null_mut();
+        on_device(device, || {
+            // SAFETY: a valid out-pointer and an image that outlives the call.
+            check(
+                unsafe { (api.hipModuleLoadData)(&mut handle, image.as_ptr().cast()) },
+                "hipModuleLoadData",
+            )
+        })??;
+        Ok(Module(Arc::new(Inner { handle, device })))
+    }
+
+    /// The device the module is loaded on.
+    pub fn device(&self) -> Device {
+        self.0.device
+    }
+
+    /// The kernel called `name`.
+    pub fn function(&self, name: &str) -> Result<Function> {
+        let api = api()?;
+        // A name with a NUL byte cannot name a kernel.
+        let c_name = CString::new(name).map_err(|_| HipError::Call {
+            code: hip_sys::hipError_t::hipErrorInvalidValue,
+            operation: "hipModuleGetFunction",
+        })?;
+        let mut handle: hipFunction_t = std::ptr::null_mut();
+        on_device(self.0.device, || {
+            // SAFETY: a live module, a NUL-terminated name and a valid out-pointer.
+            check(
+                unsafe { (api.hipModuleGetFunction)(&mut handle, self.0.handle, c_name.as_ptr()) },
+                "hipModuleGetFunction",
+            )
+        })??;
+        Ok(Function {
+            handle,
+            module: self.0.clone(),
+            name: name.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Module({:p} on device {})",
+            self.0.handle,
+            self.0.device.ordinal()
+        )
+    }
+}
+
+/// Grid and block sizes and dynamic shared memory of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_memory: u32,
+}
+
+impl LaunchConfig {
+    /// A 1-D launch of at least `n` threads in blocks of `block` threads.
+    pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
+        let block = block.max(1);
+        let blocks = n.div_ceil(block as usize).clamp(1, u32::MAX as usize) as u32;
+        LaunchConfig {
+            grid: [blocks, 1, 1],
+            block: [block, 1, 1],
+            shared_memory: 0,
+        }
+    }
+}
+
+/// A value that can be passed to a kernel: plain data whose bytes are the
+/// kernel parameter.
+///
+/// # Safety
+/// The value's memory must be exactly the C representation of the kernel
+/// parameter it is passed for.
+pub unsafe trait KernelArg {
+    /// A pointer to the value, as `kernelParams` wants it.
+    fn as_kernel_param(&self) -> *mut c_void {
+        self as *const Self as *mut c_void
+    }
+}
+
+macro_rules! kernel_args {
+    ($($t:ty),*) => { $(
+        // SAFETY: a plain scalar is its own C representation.
+        unsafe impl KernelArg for $t {}
+    )* };
+}
+kernel_args!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+// SAFETY: a raw pointer is a C pointer.
+unsafe impl<T> KernelArg for *mut T {}
+// SAFETY: a raw pointer is a C pointer.
+unsafe impl<T> KernelArg for *const T {}
+
+/// A kernel of a loaded [`Module`]; keeps the module loaded.
+pub struct Function {
+    handle: hipFunction_t,
+    module: Arc<Inner>,
+    name: String,
+}
+
+// SAFETY: a HIP function handle may be used from any thread.
+unsafe impl Send for Function {}
+// SAFETY: as above.
+unsafe impl Sync for Function {}
+
+impl Function {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device of the kernel's module.
+    pub fn device(&self) -> Device {
+        self.module.device
+    }
+
+    /// Launch the kernel on `stream`, which must be on the kernel's device
+    /// (else a typed error naming both).
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameters in number, order and type,
+    /// and every pointer argument must be valid for what the kernel does
+    /// with it until the launch has completed on `stream`.
+    pub unsafe fn launch(
+        &self,
+        config: LaunchConfig,
+        stream: &Stream,
+        args: &[&dyn KernelArg],
+    ) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(HipError::mismatch(
+                "Function::launch",
+                "the stream",
+                self.device(),
+                stream.device(),
+            ));
+        }
+        let api = api()?;
+        let mut params: Vec<*mut c_void> = args.iter().map(|a| a.as_kernel_param()).collect();
+        let params_ptr = if params.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            params.as_mut_ptr()
+        };
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        on_device(self.device(), || {
+            check(
+                // SAFETY: a live function and stream; the caller vouches for the arguments.
+                unsafe {
+                    (api.hipModuleLaunchKernel)(
+                        self.handle,
+                        gx,
+                        gy,
+                        gz,
+                        bx,
+                        by,
+                        bz,
+                        config.shared_memory,
+                        stream.as_raw(),
+                        params_ptr,
+                        std::ptr::null_mut(),
+                    )
+                },
+                "hipModuleLaunchKernel",
+            )
+        })?
+    }
+}
+
+impl std::fmt::Debug for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Function({} on device {})",
+            self.name,
+            self.module.device.ordinal()
+        )
+    }
+}

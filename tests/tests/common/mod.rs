@@ -1,0 +1,93 @@
+//! Helpers shared by the integration tests.
+
+#![allow(dead_code)]
+
+use hip_core::{Device, Module};
+use hip_sys::Backend;
+
+/// The test kernels (fill, vector add, axpy) as a code object for the
+/// backend in use, loaded on `device`; `None` (with a note) where the
+/// repository has no code object for the backend.
+pub fn test_module(device: Device) -> Option<Module> {
+    let image = match hip_sys::backend() {
+        Backend::Sim => hip_sys::sim::code_object(&[
+            "fill_f32",
+            "fill_u32",
+            "vector_add_f32",
+            "vector_add_f64",
+            "axpy_f32",
+            "axpy_f64",
+        ]),
+        other => {
+            eprintln!("skipped: no test kernels for the {other} backend");
+            return None;
+        }
+    };
+    Some(Module::load(device, &image).expect("the test kernels load"))
+}
+
+/// Device memory for tests, freed on drop under its device (the pool
+/// crate's `Buffer` will replace this).
+pub struct RawBuffer {
+    pub ptr: *mut std::ffi::c_void,
+    pub bytes: usize,
+    pub device: Device,
+}
+
+// SAFETY: a device pointer may be used from any thread.
+unsafe impl Send for RawBuffer {}
+
+impl RawBuffer {
+    pub fn new(device: Device, bytes: usize) -> RawBuffer {
+        let api = hip_sys::hip().unwrap();
+        let mut ptr = std::ptr::null_mut();
+        hip_core::raw::on_device(device, || {
+            // SAFETY: a valid out-pointer.
+            hip_core::check(unsafe { (api.hipMalloc)(&mut ptr, bytes) }, "hipMalloc")
+        })
+        .unwrap()
+        .unwrap();
+        RawBuffer { ptr, bytes, device }
+    }
+
+    pub fn from_slice<T: Copy>(device: Device, data: &[T]) -> RawBuffer {
+        let buffer = RawBuffer::new(device, std::mem::size_of_val(data));
+        let api = hip_sys::hip().unwrap();
+        // SAFETY: both ranges hold `bytes` bytes.
+        let status = unsafe {
+            (api.hipMemcpy)(
+                buffer.ptr,
+                data.as_ptr().cast(),
+                buffer.bytes,
+                hip_sys::hipMemcpyKind::hipMemcpyDefault,
+            )
+        };
+        hip_core::check(status, "hipMemcpy").unwrap();
+        buffer
+    }
+
+    pub fn to_vec<T: Copy + Default>(&self) -> Vec<T> {
+        let mut out = vec![T::default(); self.bytes / std::mem::size_of::<T>()];
+        let api = hip_sys::hip().unwrap();
+        // SAFETY: both ranges hold `bytes` bytes.
+        let status = unsafe {
+            (api.hipMemcpy)(
+                out.as_mut_ptr().cast(),
+                self.ptr,
+                self.bytes,
+                hip_sys::hipMemcpyKind::hipMemcpyDefault,
+            )
+        };
+        hip_core::check(status, "hipMemcpy").unwrap();
+        out
+    }
+}
+
+impl Drop for RawBuffer {
+    fn drop(&mut self) {
+        let api = hip_sys::hip().unwrap();
+        let ptr = self.ptr;
+        // SAFETY: allocated by hipMalloc, freed once.
+        let _ = hip_core::raw::on_device(self.device, || unsafe { (api.hipFree)(ptr) });
+    }
+}
