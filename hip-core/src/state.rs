@@ -172,10 +172,12 @@ pub fn set_default_device(device: Device) -> Result<()> {
 /// This thread's device.
 #[track_caller]
 pub fn device() -> Device {
-    audit::touch();
     match BOUND.with(Cell::get) {
         0 => with_state(|s| s.device),
-        n => Device::from_ordinal_unchecked(n - 1),
+        n => {
+            audit::touch();
+            Device::from_ordinal_unchecked(n - 1)
+        }
     }
 }
 
@@ -209,10 +211,12 @@ pub fn set_device(device: Device) -> Result<()> {
 #[track_caller]
 #[inline]
 pub fn prepare_state() -> Result<Device> {
-    audit::touch();
     match BOUND.with(Cell::get) {
         0 => prepare_state_slow(),
-        n => Ok(Device::from_ordinal_unchecked(n - 1)),
+        n => {
+            audit::touch();
+            Ok(Device::from_ordinal_unchecked(n - 1))
+        }
     }
 }
 
