@@ -35,7 +35,7 @@ mod enabled {
         }
     }
 
-    /// Marks the extent of a resource's `Drop`.
+    /// Marks the extent of a resource's `Drop`; see [`super::drop_scope`].
     pub struct DropScope(());
 
     impl Drop for DropScope {
@@ -81,6 +81,7 @@ mod enabled {
 
 #[cfg(not(feature = "tls-audit"))]
 mod enabled {
+    /// Marks the extent of a resource's `Drop`; see [`super::drop_scope`].
     pub struct DropScope(());
 
     #[inline(always)]
@@ -97,7 +98,18 @@ mod enabled {
     }
 }
 
-pub(crate) use enabled::{drop_scope, touch};
+pub(crate) use enabled::touch;
+pub use enabled::DropScope;
+
+/// Mark the extent of a resource's `Drop` (hold the guard for the whole
+/// drop). Every resource of this workspace does, so the audit sees
+/// thread-state accesses made from drops; without the `tls-audit` feature
+/// it costs nothing.
+#[track_caller]
+#[inline(always)]
+pub fn drop_scope() -> DropScope {
+    enabled::drop_scope()
+}
 
 /// Per-thread-state accesses made inside a drop, by call site (empty
 /// without the `tls-audit` feature).

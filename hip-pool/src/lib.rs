@@ -1,5 +1,54 @@
-//! Pooled device memory for amdgpu-rs (being built).
+//! Pooled device memory for amdgpu-rs.
 //!
-//! It will hold a caching allocator per device, `Buffer`,
-//! `reclaim(device)`, idle cleanup, an out-of-memory ladder, limits and
-//! statistics, on top of `hip-core`.
+//! Allocating from HIP costs tens of microseconds and synchronizes; a pool
+//! keeps freed blocks and hands them out again in tens of nanoseconds.
+//! Each device has its own pool with its own lock, created on first use.
+//!
+//! - [`Buffer`]: device memory that knows its device, size and stream.
+//!   Dropped on any thread, it goes back to its pool with no HIP call and
+//!   no thread-state access (cached strategy).
+//! - [`Strategy`]: `cached` (default; splitting policy in
+//!   `strategy::cached`'s docs), `async` (HIP's stream-ordered pool,
+//!   threshold at maximum) or `none` (pass-through), per `AMDGPU_POOL` or
+//!   per [`Pool::new`].
+//! - [`reclaim(device)`](reclaim()): synchronizes *that* device and releases
+//!   its unused memory; the [`cleanup`] thread does it for idle devices.
+//! - Out of memory climbs a ladder (sync stream, sync device, reclaim,
+//!   [`register_reclaim_hook`] hooks) before [`PoolError::OutOfMemory`].
+//! - [`Limit`]s, hard and soft, from `AMDGPU_HARD_MEMORY_LIMIT` /
+//!   `AMDGPU_SOFT_MEMORY_LIMIT` or the API, checked before the driver.
+//! - [`stats(device)`](stats()): current and peak allocated and reserved
+//!   bytes, hits, misses, driver calls, retries, OOMs.
+//!
+//! ```
+//! use hip_core::Device;
+//!
+//! let device = Device::new(0)?;
+//! let buffer = hip_pool::alloc(1 << 20)?; // this thread's device and stream
+//! assert_eq!(buffer.device(), hip_core::device());
+//! drop(buffer); // back to the pool: no HIP call
+//! let again = hip_pool::alloc(1 << 20)?; // a cache hit
+//! drop(again);
+//! println!("{}", hip_pool::stats(device));
+//! hip_pool::reclaim(device)?;
+//! # Ok::<(), hip_pool::PoolError>(())
+//! ```
+
+mod buffer;
+pub mod cleanup;
+mod device_pool;
+mod error;
+mod limits;
+mod oom;
+mod reclaim;
+mod stats;
+mod strategy;
+
+pub use buffer::Buffer;
+pub use device_pool::Pool;
+pub use error::{PoolError, Result};
+pub use limits::Limit;
+pub use oom::register_reclaim_hook;
+pub use reclaim::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
+pub use stats::PoolStats;
+pub use strategy::Strategy;

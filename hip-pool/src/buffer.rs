@@ -1,0 +1,127 @@
+//! `Buffer`: device memory from a pool, returned to it on drop.
+
+use crate::device_pool::Pool;
+use crate::{Result, Strategy};
+use hip_core::{audit, Device, Stream};
+use std::ffi::c_void;
+
+/// Device memory owned by a pool's block.
+///
+/// It knows its device, its size and the stream it was last used on. It
+/// is `Send + Sync`: it can be dropped on any thread. With the cached
+/// strategy, dropping it gives the block back to its device's pool with
+/// **no HIP call and no access to any thread's GPU state**; the block is
+/// reusable at once on the same stream, and on another stream after an
+/// event orders the new use after the old one. With the `none` and
+/// `async` strategies the drop frees through HIP, under the buffer's
+/// device. Errors in a drop are logged; [`Buffer::free`] returns them.
+pub struct Buffer {
+    pool: Option<Pool>,
+    ptr: usize,
+    len: usize,
+    block: usize,
+    stream: Stream,
+}
+
+impl Buffer {
+    pub(crate) fn new(pool: Pool, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
+        Buffer {
+            pool: Some(pool),
+            ptr,
+            len,
+            block,
+            stream,
+        }
+    }
+
+    /// A zero-length buffer on `stream`'s device: no memory, null pointer.
+    pub fn empty(stream: &Stream) -> Buffer {
+        Buffer {
+            pool: None,
+            ptr: 0,
+            len: 0,
+            block: 0,
+            stream: stream.clone(),
+        }
+    }
+
+    /// The device address (null for an empty buffer).
+    pub fn as_ptr(&self) -> *mut c_void {
+        self.ptr as *mut c_void
+    }
+
+    /// The bytes asked for.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The size of the block behind the buffer (the request, rounded).
+    pub fn block_size(&self) -> usize {
+        self.block
+    }
+
+    /// The buffer's device.
+    pub fn device(&self) -> Device {
+        self.stream.device()
+    }
+
+    /// The stream the buffer was last used on.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Record that the buffer is now used on `stream` (of the same
+    /// device): its block will be freed in that stream's order.
+    pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
+        stream.expect_device(self.device(), "Buffer::set_stream")?;
+        self.stream = stream.clone();
+        Ok(())
+    }
+
+    /// Give the memory back now, reporting any error.
+    pub fn free(mut self) -> Result<()> {
+        self.release()
+    }
+
+    fn release(&mut self) -> Result<()> {
+        let Some(pool) = self.pool.take() else {
+            return Ok(());
+        };
+        let stream = self.stream.clone();
+        match pool.0.strategy {
+            Strategy::Cached => {
+                pool.0.give_back(self.ptr, stream);
+                Ok(())
+            }
+            Strategy::None | Strategy::Async => {
+                Ok(pool.0.driver_free(self.ptr, self.block, &stream)?)
+            }
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        if let Err(error) = self.release() {
+            log::error!("dropping a buffer of {}: {error}", self.device());
+        }
+    }
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Buffer({:#x}, {} bytes on device {})",
+            self.ptr,
+            self.len,
+            self.device().ordinal()
+        )
+    }
+}

@@ -1,0 +1,398 @@
+//! One device's pool: the strategy, its lock, limits and statistics.
+
+use crate::limits::Limits;
+use crate::strategy::cached::{self, Cache};
+use crate::strategy::pass_through::{self, Driver};
+use crate::strategy::stream_ordered::AsyncPool;
+use crate::{Buffer, Limit, PoolError, PoolStats, Result, Strategy};
+use hip_core::{Device, Event, HipError, Stream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+struct State {
+    cache: Cache,
+    stats: PoolStats,
+    limits: Limits,
+}
+
+/// A memory pool for one device. The process has one per device
+/// ([`crate::pool`]); more can be made with [`Pool::new`] (for example to
+/// compare strategies). Cloning shares the pool.
+#[derive(Clone)]
+pub struct Pool(pub(crate) Arc<PoolInner>);
+
+pub(crate) struct PoolInner {
+    pub device: Device,
+    pub strategy: Strategy,
+    state: Mutex<State>,
+    /// Set on every allocation and free; the cleanup thread clears it.
+    pub used: AtomicBool,
+    async_pool: Option<AsyncPool>,
+    /// Events for ordering cross-stream reuse, reused.
+    events: Mutex<Vec<Event>>,
+    total_memory: usize,
+}
+
+/// What one allocation attempt answered.
+pub(crate) enum Attempt {
+    Done(Buffer),
+    OutOfMemory,
+    Failed(PoolError),
+}
+
+impl Pool {
+    /// A new pool for `device` with `strategy`, without limits.
+    pub fn new(device: Device, strategy: Strategy) -> Result<Pool> {
+        let async_pool = match strategy {
+            Strategy::Async => Some(AsyncPool::create(device)?),
+            _ => None,
+        };
+        let total_memory = device.total_memory()?;
+        Ok(Pool(Arc::new(PoolInner {
+            device,
+            strategy,
+            state: Mutex::new(State {
+                cache: Cache::default(),
+                stats: PoolStats::default(),
+                limits: Limits::default(),
+            }),
+            used: AtomicBool::new(false),
+            async_pool,
+            events: Mutex::new(Vec::new()),
+            total_memory,
+        })))
+    }
+
+    /// The pool's device.
+    pub fn device(&self) -> Device {
+        self.0.device
+    }
+
+    /// The pool's strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.0.strategy
+    }
+
+    /// A buffer of `bytes` for use on `stream` (which must be on the
+    /// pool's device), through the out-of-memory ladder.
+    pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
+        stream
+            .expect_device(self.0.device, "Pool::alloc")
+            .map_err(PoolError::from)?;
+        crate::oom::allocate(self, bytes, stream)
+    }
+
+    /// Synchronize the device and release every unused cached block.
+    /// Returns the bytes given back to the driver.
+    pub fn reclaim(&self) -> Result<usize> {
+        self.0.reclaim()
+    }
+
+    /// This pool's statistics.
+    pub fn stats(&self) -> PoolStats {
+        self.0.lock().stats
+    }
+
+    /// Set the hard limit: requests that would take the pool's reserved
+    /// memory above it fail before the driver is asked.
+    pub fn set_hard_limit(&self, limit: Limit) {
+        let bytes = limit.bytes(self.0.total_memory);
+        self.0.lock().limits.hard = bytes;
+    }
+
+    /// Set the soft limit: going above it first releases cached memory.
+    pub fn set_soft_limit(&self, limit: Limit) {
+        let bytes = limit.bytes(self.0.total_memory);
+        self.0.lock().limits.soft = bytes;
+    }
+
+    /// The hard limit in bytes, if any.
+    pub fn hard_limit(&self) -> Option<usize> {
+        self.0.lock().limits.hard
+    }
+
+    /// Live blocks as (address, size), for tests of the cached strategy.
+    pub fn live_blocks(&self) -> Vec<(usize, usize)> {
+        self.0.lock().cache.live_blocks()
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool({:?} on {})", self.0.strategy, self.0.device)
+    }
+}
+
+impl PoolInner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether reserving `more` bytes would break the hard limit; whether
+    /// it would pass the soft one.
+    pub fn limit_check(&self, more: usize) -> (bool, bool) {
+        let state = self.lock();
+        let after = state.stats.reserved.saturating_add(more);
+        (
+            state.limits.hard.is_some_and(|h| after > h),
+            state.limits.soft.is_some_and(|s| after > s),
+        )
+    }
+
+    /// One attempt to allocate, without retries.
+    pub fn attempt(self: &Arc<Self>, bytes: usize, stream: &Stream) -> Attempt {
+        self.used.store(true, Ordering::Relaxed);
+        let Some(size) = cached::block_size(bytes) else {
+            return Attempt::OutOfMemory;
+        };
+        match self.strategy {
+            Strategy::Cached => self.attempt_cached(bytes, size, stream),
+            Strategy::None => {
+                self.attempt_driver(bytes, size, stream, |d| pass_through::malloc(d, size))
+            }
+            Strategy::Async => {
+                let Some(pool) = &self.async_pool else {
+                    return Attempt::Failed(PoolError::Config("async pool missing".into()));
+                };
+                self.attempt_driver(bytes, size, stream, |d| pool.malloc(d, size, stream))
+            }
+        }
+    }
+
+    fn attempt_cached(self: &Arc<Self>, bytes: usize, size: usize, stream: &Stream) -> Attempt {
+        let taken = {
+            let mut state = self.lock();
+            let taken = state.cache.take(size, stream);
+            if let Some(t) = &taken {
+                state.stats.hits += 1;
+                account_alloc(&mut state.stats, t.size);
+            }
+            taken
+        };
+        if let Some(taken) = taken {
+            if let Some(previous) = &taken.other_stream {
+                if let Err(error) = self.order_after(previous, stream) {
+                    self.give_back(taken.ptr, stream.clone());
+                    return Attempt::Failed(error.into());
+                }
+            }
+            return Attempt::Done(Buffer::new(
+                Pool(self.clone()),
+                taken.ptr,
+                bytes,
+                taken.size,
+                stream.clone(),
+            ));
+        }
+        let Some(segment) = cached::segment_size(size) else {
+            return Attempt::OutOfMemory;
+        };
+        if !self.reserve(segment) {
+            return Attempt::OutOfMemory;
+        }
+        match pass_through::malloc(self.device, segment) {
+            Driver::Ok(base) => {
+                let mut state = self.lock();
+                state.stats.misses += 1;
+                state.stats.driver_allocations += 1;
+                let taken = state.cache.add_segment(base, segment, size, stream);
+                account_alloc(&mut state.stats, taken.size);
+                drop(state);
+                Attempt::Done(Buffer::new(
+                    Pool(self.clone()),
+                    taken.ptr,
+                    bytes,
+                    taken.size,
+                    stream.clone(),
+                ))
+            }
+            Driver::OutOfMemory => {
+                self.unreserve(segment);
+                Attempt::OutOfMemory
+            }
+            Driver::Failed(e) => {
+                self.unreserve(segment);
+                Attempt::Failed(e.into())
+            }
+        }
+    }
+
+    /// The `none` and `async` strategies: every allocation goes to HIP.
+    fn attempt_driver(
+        self: &Arc<Self>,
+        bytes: usize,
+        size: usize,
+        stream: &Stream,
+        malloc: impl FnOnce(Device) -> Driver,
+    ) -> Attempt {
+        if !self.reserve(size) {
+            return Attempt::OutOfMemory;
+        }
+        match malloc(self.device) {
+            Driver::Ok(ptr) => {
+                let mut state = self.lock();
+                state.stats.misses += 1;
+                state.stats.driver_allocations += 1;
+                account_alloc(&mut state.stats, size);
+                drop(state);
+                Attempt::Done(Buffer::new(
+                    Pool(self.clone()),
+                    ptr,
+                    bytes,
+                    size,
+                    stream.clone(),
+                ))
+            }
+            Driver::OutOfMemory => {
+                self.unreserve(size);
+                Attempt::OutOfMemory
+            }
+            Driver::Failed(e) => {
+                self.unreserve(size);
+                Attempt::Failed(e.into())
+            }
+        }
+    }
+
+    /// Count `bytes` as reserved if the hard limit allows it.
+    fn reserve(&self, bytes: usize) -> bool {
+        let mut state = self.lock();
+        let after = state.stats.reserved.saturating_add(bytes);
+        if state.limits.hard.is_some_and(|h| after > h) {
+            return false;
+        }
+        state.stats.reserved = after;
+        state.stats.reserved_peak = state.stats.reserved_peak.max(after);
+        true
+    }
+
+    fn unreserve(&self, bytes: usize) {
+        let mut state = self.lock();
+        state.stats.reserved -= bytes;
+    }
+
+    /// Make `stream` wait for all work queued so far on `previous`.
+    fn order_after(&self, previous: &Stream, stream: &Stream) -> Result<(), HipError> {
+        let event = {
+            let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+            events.pop()
+        };
+        let event = match event {
+            Some(e) => e,
+            None => Event::new_on(self.device)?,
+        };
+        let result = event.record(previous).and_then(|()| stream.wait(&event));
+        // The wait took a snapshot of the recording: the event is free again.
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event);
+        result
+    }
+
+    /// Return a block (from a buffer's drop or free). The cached strategy
+    /// makes no HIP call here.
+    pub fn give_back(&self, ptr: usize, stream: Stream) {
+        self.used.store(true, Ordering::Relaxed);
+        let mut state = self.lock();
+        if let Some(size) = state.cache.give_back(ptr, stream) {
+            account_free(&mut state.stats, size);
+        } else {
+            log::error!(
+                "pool of {}: a block at {ptr:#x} was returned twice or is unknown",
+                self.device
+            );
+        }
+    }
+
+    /// Free a block of the `none` or `async` strategy with HIP.
+    pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream) -> Result<(), HipError> {
+        self.used.store(true, Ordering::Relaxed);
+        let result = match (&self.async_pool, self.strategy) {
+            (Some(pool), Strategy::Async) => pool.free(self.device, ptr, stream),
+            _ => pass_through::free(self.device, ptr),
+        };
+        let mut state = self.lock();
+        account_free(&mut state.stats, size);
+        state.stats.reserved -= size;
+        state.stats.driver_frees += 1;
+        result
+    }
+
+    /// Synchronize the device and release unused memory; the bytes released.
+    pub fn reclaim(&self) -> Result<usize> {
+        self.device.synchronize()?;
+        self.lock().stats.reclaims += 1;
+        match self.strategy {
+            Strategy::None => Ok(0),
+            Strategy::Async => {
+                let Some(pool) = &self.async_pool else {
+                    return Ok(0);
+                };
+                let before = pool.reserved(self.device)?;
+                pool.trim(self.device)?;
+                Ok(before.saturating_sub(pool.reserved(self.device)?))
+            }
+            Strategy::Cached => {
+                let unused = self.lock().cache.remove_unused_segments();
+                let mut released = 0;
+                let mut first_error = None;
+                for (base, size) in unused {
+                    match pass_through::free(self.device, base) {
+                        Ok(()) => released += size,
+                        Err(e) => {
+                            log::error!("pool of {}: freeing a segment: {e}", self.device);
+                            first_error.get_or_insert(e);
+                        }
+                    }
+                    let mut state = self.lock();
+                    state.stats.reserved -= size;
+                    state.stats.driver_frees += 1;
+                }
+                match first_error {
+                    Some(e) => Err(e.into()),
+                    None => Ok(released),
+                }
+            }
+        }
+    }
+
+    pub fn count_oom_retry(&self) {
+        self.lock().stats.oom_retries += 1;
+    }
+
+    pub fn out_of_memory(&self, requested: usize) -> PoolError {
+        let free = self.device.mem_info().map(|(free, _)| free).unwrap_or(0);
+        let mut state = self.lock();
+        state.stats.ooms += 1;
+        PoolError::OutOfMemory {
+            device: self.device,
+            requested,
+            allocated: state.stats.allocated,
+            reserved: state.stats.reserved,
+            free,
+            limit: state.limits.hard,
+        }
+    }
+}
+
+fn account_alloc(stats: &mut PoolStats, size: usize) {
+    stats.allocated += size;
+    stats.allocated_peak = stats.allocated_peak.max(stats.allocated);
+    stats.live_buffers += 1;
+}
+
+fn account_free(stats: &mut PoolStats, size: usize) {
+    stats.allocated -= size;
+    stats.live_buffers -= 1;
+}
+
+impl Drop for PoolInner {
+    fn drop(&mut self) {
+        // A pool of its own (not a process pool) going away: give back
+        // what it holds. Its buffers keep it alive, so none is live here.
+        if let Err(e) = self.reclaim() {
+            log::error!("dropping the pool of {}: {e}", self.device);
+        }
+    }
+}

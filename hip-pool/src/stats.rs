@@ -1,0 +1,95 @@
+//! Per-device pool statistics.
+
+use std::fmt;
+
+/// What one device's pool has done (exact: kept under the pool's lock).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Bytes in live buffers (block sizes, after rounding).
+    pub allocated: usize,
+    /// The most `allocated` has been.
+    pub allocated_peak: usize,
+    /// Bytes held from the driver: allocated plus cached.
+    pub reserved: usize,
+    /// The most `reserved` has been.
+    pub reserved_peak: usize,
+    /// Allocations served from the cache.
+    pub hits: u64,
+    /// Allocations that needed memory from the driver.
+    pub misses: u64,
+    /// Driver allocations (`hipMalloc` and friends).
+    pub driver_allocations: u64,
+    /// Driver frees.
+    pub driver_frees: u64,
+    /// Retries after an out-of-memory answer.
+    pub oom_retries: u64,
+    /// Allocations that failed out of memory after every retry.
+    pub ooms: u64,
+    /// Reclaims run (explicit, cleanup, soft limit, out-of-memory).
+    pub reclaims: u64,
+    /// Live buffers.
+    pub live_buffers: usize,
+}
+
+impl PoolStats {
+    /// Cached bytes: reserved but not allocated.
+    pub fn cached(&self) -> usize {
+        self.reserved - self.allocated
+    }
+}
+
+fn human(bytes: usize) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+impl fmt::Display for PoolStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "             current        peak")?;
+        writeln!(
+            f,
+            "allocated  {:>10}  {:>10}",
+            human(self.allocated),
+            human(self.allocated_peak)
+        )?;
+        writeln!(
+            f,
+            "reserved   {:>10}  {:>10}",
+            human(self.reserved),
+            human(self.reserved_peak)
+        )?;
+        writeln!(f, "cached     {:>10}", human(self.cached()))?;
+        writeln!(f, "buffers    {:>10}", self.live_buffers)?;
+        let total = self.hits + self.misses;
+        let rate = if total == 0 {
+            0.0
+        } else {
+            100.0 * self.hits as f64 / total as f64
+        };
+        writeln!(
+            f,
+            "cache      {} hits, {} misses ({rate:.1}% hits)",
+            self.hits, self.misses
+        )?;
+        writeln!(
+            f,
+            "driver     {} allocations, {} frees",
+            self.driver_allocations, self.driver_frees
+        )?;
+        write!(
+            f,
+            "pressure   {} reclaims, {} OOM retries, {} OOMs",
+            self.reclaims, self.oom_retries, self.ooms
+        )
+    }
+}

@@ -1,0 +1,278 @@
+//! The cached strategy's bookkeeping: segments from the driver, split into
+//! blocks, with free blocks tagged by the stream they were last used on.
+//!
+//! # Splitting policy
+//!
+//! Requests are rounded up to 512 bytes. Requests of at most 1 MiB are
+//! *small*: they come from 2 MiB segments, and a free block is split when
+//! at least 512 bytes would remain. Larger requests are *large*: a request
+//! under 10 MiB gets a 20 MiB segment, a bigger one a segment of its size
+//! rounded up to 2 MiB, and a free block is split only when more than
+//! 1 MiB would remain. Small and large blocks never mix, so small
+//! allocations cannot fragment large segments (PyTorch's policy).
+//!
+//! A request takes the smallest free block that fits (best fit), first
+//! among the blocks last used on the same stream, then among all. Freed
+//! neighbours of one segment and one stream are merged. Only segments whose
+//! every block is free go back to the driver.
+
+use hip_core::Stream;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Rounding of every request.
+pub const ROUND: usize = 512;
+/// Largest small request.
+pub const SMALL_LIMIT: usize = 1 << 20;
+/// Segment size for small requests.
+pub const SMALL_SEGMENT: usize = 2 << 20;
+/// Large requests below this share a [`LARGE_SEGMENT`].
+pub const MEDIUM_LIMIT: usize = 10 << 20;
+/// Segment size for requests between 1 and 10 MiB.
+pub const LARGE_SEGMENT: usize = 20 << 20;
+/// Large segments are rounded to this.
+pub const LARGE_ROUND: usize = 2 << 20;
+
+/// Small or large.
+pub type Class = u8;
+const SMALL: Class = 0;
+const LARGE: Class = 1;
+
+/// The block size a request of `bytes` gets.
+pub fn block_size(bytes: usize) -> Option<usize> {
+    bytes.max(1).checked_next_multiple_of(ROUND)
+}
+
+/// The class of a block size.
+pub fn class_of(size: usize) -> Class {
+    if size <= SMALL_LIMIT {
+        SMALL
+    } else {
+        LARGE
+    }
+}
+
+/// The segment to ask the driver for, for a block of `size`.
+pub fn segment_size(size: usize) -> Option<usize> {
+    match class_of(size) {
+        SMALL => Some(SMALL_SEGMENT),
+        _ if size < MEDIUM_LIMIT => Some(LARGE_SEGMENT),
+        _ => size.checked_next_multiple_of(LARGE_ROUND),
+    }
+}
+
+fn min_split(class: Class) -> usize {
+    if class == SMALL {
+        ROUND
+    } else {
+        SMALL_LIMIT + 1
+    }
+}
+
+struct Block {
+    size: usize,
+    segment: usize,
+    class: Class,
+    /// `Some(stream last used on)` while the block is free.
+    free: Option<Stream>,
+}
+
+fn stream_id(stream: &Stream) -> usize {
+    stream.as_raw() as usize
+}
+
+/// A block handed out by [`Cache::take`].
+pub struct Taken {
+    pub ptr: usize,
+    pub size: usize,
+    /// The stream the block was last used on, when it is not the
+    /// requesting one: the caller must order the new use after it.
+    pub other_stream: Option<Stream>,
+}
+
+/// Segments and blocks of one device.
+#[derive(Default)]
+pub struct Cache {
+    segments: BTreeMap<usize, usize>,
+    blocks: BTreeMap<usize, Block>,
+    free_by_stream: BTreeSet<(Class, usize, usize, usize)>,
+    free_by_size: BTreeSet<(Class, usize, usize)>,
+}
+
+impl Cache {
+    fn index_free(&mut self, ptr: usize) {
+        if let Some(b) = self.blocks.get(&ptr) {
+            if let Some(s) = &b.free {
+                self.free_by_stream
+                    .insert((b.class, stream_id(s), b.size, ptr));
+                self.free_by_size.insert((b.class, b.size, ptr));
+            }
+        }
+    }
+
+    fn unindex_free(&mut self, ptr: usize) {
+        if let Some(b) = self.blocks.get(&ptr) {
+            if let Some(s) = &b.free {
+                self.free_by_stream
+                    .remove(&(b.class, stream_id(s), b.size, ptr));
+                self.free_by_size.remove(&(b.class, b.size, ptr));
+            }
+        }
+    }
+
+    /// Take the best-fitting free block for `size` bytes (a block size),
+    /// preferring blocks last used on `stream`.
+    pub fn take(&mut self, size: usize, stream: &Stream) -> Option<Taken> {
+        let class = class_of(size);
+        let sid = stream_id(stream);
+        let same = self
+            .free_by_stream
+            .range((class, sid, size, 0)..)
+            .next()
+            .filter(|(c, s, _, _)| *c == class && *s == sid)
+            .map(|(_, _, _, p)| *p);
+        let ptr = same.or_else(|| {
+            self.free_by_size
+                .range((class, size, 0)..)
+                .next()
+                .filter(|(c, _, _)| *c == class)
+                .map(|(_, _, p)| *p)
+        })?;
+        self.unindex_free(ptr);
+        let block = self.blocks.get_mut(&ptr)?;
+        let last = block.free.take()?;
+        let remainder = block.size - size;
+        if remainder >= min_split(class) {
+            block.size = size;
+            let (segment, class) = (block.segment, block.class);
+            self.blocks.insert(
+                ptr + size,
+                Block {
+                    size: remainder,
+                    segment,
+                    class,
+                    free: Some(last.clone()),
+                },
+            );
+            self.index_free(ptr + size);
+        }
+        let size = self.blocks.get(&ptr).map_or(size, |b| b.size);
+        let other_stream = (stream_id(&last) != sid).then_some(last);
+        Some(Taken {
+            ptr,
+            size,
+            other_stream,
+        })
+    }
+
+    /// Add a segment from the driver and hand out its first `size` bytes.
+    pub fn add_segment(
+        &mut self,
+        base: usize,
+        segment: usize,
+        size: usize,
+        stream: &Stream,
+    ) -> Taken {
+        let class = class_of(size);
+        self.segments.insert(base, segment);
+        self.blocks.insert(
+            base,
+            Block {
+                size: segment,
+                segment: base,
+                class,
+                free: Some(stream.clone()),
+            },
+        );
+        self.index_free(base);
+        // The fresh segment is free and on this stream: take splits it.
+        self.take(size, stream).unwrap_or(Taken {
+            ptr: base,
+            size: segment,
+            other_stream: None,
+        })
+    }
+
+    /// Return the block at `ptr`, last used on `stream`; its size, or
+    /// `None` if `ptr` is not a live block of this cache.
+    pub fn give_back(&mut self, ptr: usize, stream: Stream) -> Option<usize> {
+        let block = self.blocks.get_mut(&ptr)?;
+        if block.free.is_some() {
+            return None;
+        }
+        let size = block.size;
+        let sid = stream_id(&stream);
+        block.free = Some(stream);
+        let mut start = ptr;
+        // Merge with the next block if it is free, of this segment and stream.
+        let (segment, end) = (block.segment, ptr + size);
+        if self
+            .blocks
+            .get(&end)
+            .is_some_and(|n| n.segment == segment && n.free.as_ref().map(stream_id) == Some(sid))
+        {
+            self.unindex_free(end);
+            if let Some(next) = self.blocks.remove(&end) {
+                if let Some(b) = self.blocks.get_mut(&ptr) {
+                    b.size += next.size;
+                }
+            }
+        }
+        // And with the previous one.
+        let previous = self
+            .blocks
+            .range(..ptr)
+            .next_back()
+            .map(|(p, b)| (*p, b.size, b.segment, b.free.as_ref().map(stream_id)));
+        if let Some((p, psize, pseg, pstream)) = previous {
+            if p + psize == ptr && pseg == segment && pstream == Some(sid) {
+                self.unindex_free(p);
+                if let Some(merged) = self.blocks.remove(&ptr) {
+                    if let Some(b) = self.blocks.get_mut(&p) {
+                        b.size += merged.size;
+                    }
+                }
+                start = p;
+            }
+        }
+        self.index_free(start);
+        Some(size)
+    }
+
+    /// Remove every segment whose blocks are all free; returns (base, size)
+    /// of each, to be freed with the driver. Call after synchronizing the
+    /// device: stream tags no longer matter then.
+    pub fn remove_unused_segments(&mut self) -> Vec<(usize, usize)> {
+        let mut unused = Vec::new();
+        for (&base, &size) in &self.segments {
+            if self
+                .blocks
+                .range(base..base + size)
+                .all(|(_, b)| b.free.is_some())
+            {
+                unused.push((base, size));
+            }
+        }
+        for &(base, size) in &unused {
+            let ptrs: Vec<usize> = self
+                .blocks
+                .range(base..base + size)
+                .map(|(p, _)| *p)
+                .collect();
+            for p in ptrs {
+                self.unindex_free(p);
+                self.blocks.remove(&p);
+            }
+            self.segments.remove(&base);
+        }
+        unused
+    }
+
+    /// Live (handed out) blocks, as (ptr, size), for tests.
+    pub fn live_blocks(&self) -> Vec<(usize, usize)> {
+        self.blocks
+            .iter()
+            .filter(|(_, b)| b.free.is_none())
+            .map(|(p, b)| (*p, b.size))
+            .collect()
+    }
+}
