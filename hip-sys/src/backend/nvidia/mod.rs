@@ -16,7 +16,7 @@
 //! Both stay loaded for the rest of the process; every function pointer
 //! used is resolved when the backend loads (a missing one is a
 //! [`BackendError::SymbolMissing`] then, never a failure later) and kept in
-//! a process-wide [`CudaFns`].
+//! a process-wide `CudaFns`.
 //!
 //! # Behaviour that differs from the AMD runtime
 //!
@@ -24,17 +24,17 @@
 //!   and launch calls and `hipMemsetD32*` go to the driver API, everything
 //!   else to the runtime API, as HIP's NVIDIA header does.
 //! - **A current context for driver calls.** The driver needs a current
-//!   context where the runtime creates one lazily; see [`driver`] for how a
+//!   context where the runtime creates one lazily; see `driver.rs` for how a
 //!   thread gets one before its first driver call.
 //! - **The last error** follows HIP (ROCm 7) and CUDA semantics for every
-//!   entry of the table, driver-backed ones included; see [`errors`].
+//!   entry of the table, driver-backed ones included; see `errors.rs`.
 //! - **Error names** are HIP's (`hipErrorInvalidValue`), not CUDA's; see
-//!   [`errors`].
+//!   `errors.rs`.
 //! - **Versions.** `hipDriverGetVersion` and `hipRuntimeGetVersion` report
 //!   CUDA's own numbers, `1000 * major + 10 * minor` (13000 for CUDA 13.0),
 //!   as HIP on NVIDIA does, not HIP's `major * 10^7 + minor * 10^5 + patch`.
 //! - **Attributes** without a CUDA counterpart give `hipErrorNotSupported`;
-//!   see [`attributes`].
+//!   see `attributes.rs`.
 //! - **Modules** are PTX or cubin images (`cuModuleLoadData`), not AMD code
 //!   objects.
 

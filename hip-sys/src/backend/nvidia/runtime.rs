@@ -7,7 +7,7 @@
 //! `hipMemcpyDeviceToDeviceNoCU`, `hipPointerGetAttributes` renumbers the
 //! memory type, `hipMemPoolCreate` converts the properties struct, and
 //! `hipSetDevice`/`hipDeviceReset` keep the driver calls' context
-//! bookkeeping (see [`super::driver`]) up to date.
+//! bookkeeping (see `driver.rs`) up to date.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
