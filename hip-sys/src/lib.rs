@@ -8,8 +8,9 @@
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
 //! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
-//!   `libamdhip64.so`, loaded at run time), `nvidia` (planned: HIP's NVIDIA
-//!   mapping done in Rust over CUDA) or `sim` (the simulator below). Pick
+//!   `libamdhip64.so`, loaded at run time), `nvidia` (HIP's NVIDIA mapping
+//!   done in Rust over `libcudart` and `libcuda`, loaded at run time) or
+//!   `sim` (the simulator below). Pick
 //!   one with `AMDGPU_BACKEND=amd|nvidia|sim`; unset, the first that works
 //!   wins, in that order. [`hip()`] returns the chosen table,
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why

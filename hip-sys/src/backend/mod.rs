@@ -9,8 +9,9 @@
 //!   is no fallback.
 //! - Otherwise the first backend that works wins, in this order:
 //!   `amd` (`libamdhip64` loads, has a supported version and reports at
-//!   least one device), `nvidia` (not built yet, so skipped), `sim`. When
-//!   it falls back to the simulator it prints one notice line on stderr.
+//!   least one device), `nvidia` (`libcudart` and `libcuda` load and
+//!   `cudaGetDeviceCount` reports at least one device), `sim`. When it
+//!   falls back to the simulator it prints one notice line on stderr.
 //!
 //! The simulator reads `AMDGPU_SIM_DEVICES` and `AMDGPU_SIM_MEMORY` when it
 //! is chosen; a bad value is a [`BackendError::InvalidSimConfig`].
@@ -22,6 +23,7 @@ use std::sync::OnceLock;
 use crate::{BackendError, HipApi};
 
 pub(crate) mod amd;
+pub mod nvidia;
 
 /// The environment variable that forces a backend.
 pub const BACKEND_ENV: &str = "AMDGPU_BACKEND";
@@ -31,8 +33,8 @@ pub const BACKEND_ENV: &str = "AMDGPU_BACKEND";
 pub enum Backend {
     /// AMD's HIP runtime, `libamdhip64.so`, loaded at run time.
     Amd,
-    /// HIP's NVIDIA mapping, done in Rust over the CUDA libraries (not
-    /// built yet).
+    /// HIP's NVIDIA mapping, done in Rust over the CUDA runtime and driver
+    /// ([`nvidia`]), loaded at run time.
     Nvidia,
     /// The built-in HIP simulator ([`crate::sim`]).
     Sim,
@@ -120,9 +122,13 @@ pub fn selection() -> Result<Backend, BackendError> {
 /// Select the backend from the environment and set it up.
 fn select() -> Selection {
     let forced = std::env::var(BACKEND_ENV).ok();
-    match choose(forced.as_deref(), amd::load) {
+    match choose(forced.as_deref(), amd::load, nvidia::load) {
         Ok(Choice::Amd(api)) => Selection {
             backend: Backend::Amd,
+            api: Ok(api),
+        },
+        Ok(Choice::Nvidia(api)) => Selection {
+            backend: Backend::Nvidia,
             api: Ok(api),
         },
         Ok(Choice::Sim { notice }) => {
@@ -143,9 +149,11 @@ fn select() -> Selection {
 
 /// What [`choose`] decided.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Choice<T> {
+pub(crate) enum Choice<A, N> {
     /// Use the AMD runtime, with what its probe returned.
-    Amd(T),
+    Amd(A),
+    /// Use CUDA, with what its probe returned.
+    Nvidia(N),
     /// Use the simulator; `notice` is the line to print on stderr when it
     /// was reached by falling back.
     Sim {
@@ -154,44 +162,43 @@ pub(crate) enum Choice<T> {
     },
 }
 
-/// Decide the backend from the value of `AMDGPU_BACKEND` and the AMD probe,
+/// Decide the backend from the value of `AMDGPU_BACKEND` and the probes,
 /// without touching the process's selection.
 ///
-/// `probe_amd` is called at most once: when `amd` is forced or while
-/// detecting. An error carries the backend that was asked for (or
-/// [`Backend::Sim`] for a value that names none).
-pub(crate) fn choose<T>(
+/// Each probe is called at most once: when its backend is forced or while
+/// detecting (amd first, nvidia only if amd fails). An error carries the
+/// backend that was asked for (or [`Backend::Sim`] for a value that names
+/// none).
+pub(crate) fn choose<A, N>(
     env_value: Option<&str>,
-    probe_amd: impl FnOnce() -> Result<T, BackendError>,
-) -> Result<Choice<T>, (Backend, BackendError)> {
+    probe_amd: impl FnOnce() -> Result<A, BackendError>,
+    probe_nvidia: impl FnOnce() -> Result<N, BackendError>,
+) -> Result<Choice<A, N>, (Backend, BackendError)> {
     let forced = env_value.filter(|v| !v.trim().is_empty());
     if let Some(value) = forced {
         let backend = value.parse::<Backend>().map_err(|e| (Backend::Sim, e))?;
         return match backend {
             Backend::Amd => probe_amd().map(Choice::Amd).map_err(|e| (backend, e)),
-            Backend::Nvidia => Err((
-                backend,
-                BackendError::BackendUnavailable {
-                    backend,
-                    reason: "the nvidia backend is not built yet. To fix: set \
-                             AMDGPU_BACKEND=amd or AMDGPU_BACKEND=sim, or leave it unset"
-                        .to_owned(),
-                },
-            )),
+            Backend::Nvidia => probe_nvidia().map(Choice::Nvidia).map_err(|e| (backend, e)),
             Backend::Sim => Ok(Choice::Sim { notice: None }),
         };
     }
-    match probe_amd() {
-        Ok(t) => Ok(Choice::Amd(t)),
-        // The nvidia backend would be tried here; it does not exist yet.
-        Err(e) => Ok(Choice::Sim {
-            notice: Some(format!(
-                "amdgpu: no AMD GPU runtime found ({}); using the HIP simulator \
-                 (set {BACKEND_ENV} to choose)",
-                short_reason(&e)
-            )),
-        }),
-    }
+    let amd_error = match probe_amd() {
+        Ok(t) => return Ok(Choice::Amd(t)),
+        Err(e) => e,
+    };
+    let nvidia_error = match probe_nvidia() {
+        Ok(t) => return Ok(Choice::Nvidia(t)),
+        Err(e) => e,
+    };
+    Ok(Choice::Sim {
+        notice: Some(format!(
+            "amdgpu: no AMD GPU runtime found ({}), no NVIDIA GPU runtime found ({}); \
+             using the HIP simulator (set {BACKEND_ENV} to choose)",
+            short_reason(&amd_error),
+            short_reason(&nvidia_error)
+        )),
+    })
 }
 
 /// A few words on why a backend was passed over, for the one-line notice.
@@ -222,8 +229,16 @@ mod tests {
         amd::load_from(&["/nonexistent/amdgpu-rs/libamdhip64.so".to_owned()]).map(|_| 0)
     }
 
+    fn no_cuda() -> Result<u32, BackendError> {
+        nvidia::load_from(&["/nonexistent/amdgpu-rs/libcudart.so".to_owned()], &[]).map(|_| 0)
+    }
+
     fn unreachable_probe() -> Result<u32, BackendError> {
         panic!("the AMD probe must not run here")
+    }
+
+    fn unreachable_nvidia() -> Result<u32, BackendError> {
+        panic!("the nvidia probe must not run here")
     }
 
     #[test]
@@ -257,7 +272,8 @@ mod tests {
 
     #[test]
     fn forced_invalid_value_is_an_error_without_probing() {
-        let (backend, err) = choose(Some("bogus"), unreachable_probe).expect_err("error");
+        let (backend, err) =
+            choose(Some("bogus"), unreachable_probe, unreachable_nvidia).expect_err("error");
         assert_eq!(backend, Backend::Sim);
         assert!(matches!(err, BackendError::InvalidBackend { ref value } if value == "bogus"));
     }
@@ -265,12 +281,16 @@ mod tests {
     #[test]
     fn unset_or_empty_detects_and_falls_back_to_sim_with_a_notice() {
         for env in [None, Some(""), Some("  ")] {
-            let choice = choose(env, no_runtime).expect("falls back");
+            let choice = choose(env, no_runtime, no_cuda).expect("falls back");
             let Choice::Sim { notice: Some(line) } = choice else {
                 panic!("expected a fallback to sim with a notice, got {choice:?}");
             };
             assert!(
                 line.starts_with("amdgpu: no AMD GPU runtime found ("),
+                "{line}"
+            );
+            assert!(
+                line.contains("no NVIDIA GPU runtime found (libcudart not found in 1 places)"),
                 "{line}"
             );
             assert!(line.contains("using the HIP simulator"), "{line}");
@@ -282,7 +302,7 @@ mod tests {
     #[test]
     fn detection_picks_amd_when_the_probe_succeeds() {
         assert_eq!(
-            choose(None, || Ok::<_, BackendError>(7)),
+            choose(None, || Ok::<_, BackendError>(7), unreachable_nvidia),
             Ok(Choice::Amd(7))
         );
     }
@@ -295,7 +315,7 @@ mod tests {
                 reason: "libamdhip64.so loaded but reports no AMD GPU (x). To fix: y".to_owned(),
             })
         };
-        let Ok(Choice::Sim { notice: Some(line) }) = choose(None, probe) else {
+        let Ok(Choice::Sim { notice: Some(line) }) = choose(None, probe, no_cuda) else {
             panic!("expected a fallback to sim");
         };
         assert!(line.contains("reports no AMD GPU (x)"), "{line}");
@@ -306,7 +326,7 @@ mod tests {
     fn forced_sim_prints_no_notice_and_does_not_probe() {
         for env in ["sim", " SIM "] {
             assert_eq!(
-                choose(Some(env), unreachable_probe),
+                choose(Some(env), unreachable_probe, unreachable_nvidia),
                 Ok(Choice::Sim { notice: None })
             );
         }
@@ -314,21 +334,59 @@ mod tests {
 
     #[test]
     fn forced_amd_does_not_fall_back() {
-        let (backend, err) = choose(Some("amd"), no_runtime).expect_err("error");
+        let (backend, err) =
+            choose(Some("amd"), no_runtime, unreachable_nvidia).expect_err("error");
         assert_eq!(backend, Backend::Amd);
         assert!(
             matches!(err, BackendError::LibraryNotFound { .. }),
             "{err:?}"
         );
         assert_eq!(
-            choose(Some("AMD"), || Ok::<_, BackendError>(1)),
+            choose(Some("AMD"), || Ok::<_, BackendError>(1), unreachable_nvidia),
             Ok(Choice::Amd(1))
         );
     }
 
     #[test]
-    fn forced_nvidia_is_unavailable() {
-        let (backend, err) = choose(Some("nvidia"), unreachable_probe).expect_err("error");
+    fn detection_picks_nvidia_when_amd_fails_and_cuda_works() {
+        assert_eq!(
+            choose(None, no_runtime, || Ok::<_, BackendError>(9)),
+            Ok(Choice::Nvidia(9))
+        );
+    }
+
+    #[test]
+    fn forced_nvidia_uses_only_the_nvidia_probe() {
+        assert_eq!(
+            choose(
+                Some(" NVIDIA "),
+                unreachable_probe,
+                || Ok::<_, BackendError>(3)
+            ),
+            Ok(Choice::Nvidia(3))
+        );
+    }
+
+    #[test]
+    fn forced_nvidia_does_not_fall_back() {
+        let (backend, err) = choose(Some("nvidia"), unreachable_probe, no_cuda).expect_err("error");
+        assert_eq!(backend, Backend::Nvidia);
+        let BackendError::LibraryNotFound { library, .. } = &err else {
+            panic!("expected LibraryNotFound, got {err:?}");
+        };
+        assert_eq!(library, "libcudart");
+        let message = err.to_string();
+        assert!(message.contains("libcudart"), "{message}");
+        assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
+
+        let no_device = || {
+            Err::<u32, _>(BackendError::BackendUnavailable {
+                backend: Backend::Nvidia,
+                reason: "libcudart loaded but reports no NVIDIA GPU (x). To fix: y".to_owned(),
+            })
+        };
+        let (backend, err) =
+            choose(Some("nvidia"), unreachable_probe, no_device).expect_err("error");
         assert_eq!(backend, Backend::Nvidia);
         assert!(matches!(
             err,
@@ -337,8 +395,5 @@ mod tests {
                 ..
             }
         ));
-        let message = err.to_string();
-        assert!(message.contains("not built yet"), "{message}");
-        assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
     }
 }

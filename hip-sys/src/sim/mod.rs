@@ -87,7 +87,7 @@
 mod api;
 mod device;
 mod entry;
-mod errors;
+pub(crate) mod errors;
 mod events;
 mod faults;
 mod kernels;

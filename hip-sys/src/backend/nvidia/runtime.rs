@@ -1,0 +1,174 @@
+//! The HIP entry points served by the CUDA runtime API: devices by
+//! ordinal, streams, events, memory, copies, stream-ordered allocation and
+//! memory pools, peers and versions.
+//!
+//! Most are one call with the status translated. The exceptions:
+//! `hipHostMalloc` drops AMD-only flags, `hipMemcpy*` translate HIP 6's
+//! `hipMemcpyDeviceToDeviceNoCU`, `hipPointerGetAttributes` renumbers the
+//! memory type, `hipMemPoolCreate` converts the properties struct, and
+//! `hipSetDevice`/`hipDeviceReset` keep the driver calls' context
+//! bookkeeping (see `driver.rs`) up to date.
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+use super::call::{entry, non_null, rt};
+use super::driver::{context_bound, device_reset};
+use super::types::{
+    host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda,
+    CudaPointerAttributes,
+};
+use crate::{
+    hipError_t, hipEvent_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind,
+    hipPointerAttribute_t, hipStream_t,
+};
+
+/// Declares entry points that are a single runtime call with the same
+/// arguments (pointers and handles cast to CUDA's opaque types).
+macro_rules! pass_through {
+    ($(
+        $hip:ident($($arg:ident: $ty:ty),*) => $cuda:ident($($expr:expr),*);
+    )*) => {$(
+        pub(super) unsafe extern "C" fn $hip($($arg: $ty),*) -> hipError_t {
+            entry(|f| {
+                // SAFETY: the arguments are passed on as the caller gave
+                // them, with the C types of the CUDA function, which
+                // checks them as HIP would (null out-pointers included).
+                rt(unsafe { (f.rt.$cuda)($($expr),*) })
+            })
+        }
+    )*};
+}
+
+pass_through! {
+    hipDriverGetVersion(v: *mut c_int) => cudaDriverGetVersion(v);
+    hipRuntimeGetVersion(v: *mut c_int) => cudaRuntimeGetVersion(v);
+    hipGetDeviceCount(count: *mut c_int) => cudaGetDeviceCount(count);
+    hipGetDevice(device: *mut c_int) => cudaGetDevice(device);
+    hipDeviceSynchronize() => cudaDeviceSynchronize();
+    hipDeviceGetPCIBusId(bus_id: *mut c_char, len: c_int, device: c_int)
+        => cudaDeviceGetPCIBusId(bus_id, len, device);
+    hipDeviceGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int)
+        => cudaDeviceGetStreamPriorityRange(least, greatest);
+    hipDeviceCanAccessPeer(can: *mut c_int, device: c_int, peer: c_int)
+        => cudaDeviceCanAccessPeer(can, device, peer);
+    hipDeviceEnablePeerAccess(peer: c_int, flags: c_uint) => cudaDeviceEnablePeerAccess(peer, flags);
+    hipDeviceDisablePeerAccess(peer: c_int) => cudaDeviceDisablePeerAccess(peer);
+    hipStreamCreate(stream: *mut hipStream_t) => cudaStreamCreate(stream.cast());
+    hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint)
+        => cudaStreamCreateWithFlags(stream.cast(), flags);
+    hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int)
+        => cudaStreamCreateWithPriority(stream.cast(), flags, priority);
+    hipStreamDestroy(stream: hipStream_t) => cudaStreamDestroy(stream.cast());
+    hipStreamSynchronize(stream: hipStream_t) => cudaStreamSynchronize(stream.cast());
+    hipStreamQuery(stream: hipStream_t) => cudaStreamQuery(stream.cast());
+    hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint)
+        => cudaStreamWaitEvent(stream.cast(), event.cast(), flags);
+    hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int)
+        => cudaStreamGetPriority(stream.cast(), priority);
+    hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint)
+        => cudaStreamGetFlags(stream.cast(), flags);
+    hipEventCreate(event: *mut hipEvent_t) => cudaEventCreate(event.cast());
+    hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint)
+        => cudaEventCreateWithFlags(event.cast(), flags);
+    hipEventRecord(event: hipEvent_t, stream: hipStream_t)
+        => cudaEventRecord(event.cast(), stream.cast());
+    hipEventSynchronize(event: hipEvent_t) => cudaEventSynchronize(event.cast());
+    hipEventQuery(event: hipEvent_t) => cudaEventQuery(event.cast());
+    hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t)
+        => cudaEventElapsedTime(ms, start.cast(), stop.cast());
+    hipEventDestroy(event: hipEvent_t) => cudaEventDestroy(event.cast());
+    hipMalloc(ptr: *mut *mut c_void, size: usize) => cudaMalloc(ptr, size);
+    hipFree(ptr: *mut c_void) => cudaFree(ptr);
+    hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint)
+        => cudaHostAlloc(ptr, size, host_malloc_flags_to_cuda(flags));
+    hipHostFree(ptr: *mut c_void) => cudaFreeHost(ptr);
+    hipMemGetInfo(free: *mut usize, total: *mut usize) => cudaMemGetInfo(free, total);
+    hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind)
+        => cudaMemcpy(dst, src, size, memcpy_kind_to_cuda(kind));
+    hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind, stream: hipStream_t)
+        => cudaMemcpyAsync(dst, src, size, memcpy_kind_to_cuda(kind), stream.cast());
+    hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize)
+        => cudaMemcpyPeer(dst, dst_device, src, src_device, size);
+    hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t)
+        => cudaMemcpyPeerAsync(dst, dst_device, src, src_device, size, stream.cast());
+    hipMemset(dst: *mut c_void, value: c_int, size: usize) => cudaMemset(dst, value, size);
+    hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t)
+        => cudaMemsetAsync(dst, value, size, stream.cast());
+    hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t)
+        => cudaMallocAsync(ptr, size, stream.cast());
+    hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) => cudaFreeAsync(ptr, stream.cast());
+    hipMallocFromPoolAsync(ptr: *mut *mut c_void, size: usize, pool: hipMemPool_t, stream: hipStream_t)
+        => cudaMallocFromPoolAsync(ptr, size, pool.cast(), stream.cast());
+    hipMemPoolDestroy(pool: hipMemPool_t) => cudaMemPoolDestroy(pool.cast());
+    hipMemPoolTrimTo(pool: hipMemPool_t, keep: usize) => cudaMemPoolTrimTo(pool.cast(), keep);
+    hipMemPoolSetAttribute(pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void)
+        => cudaMemPoolSetAttribute(pool.cast(), attr.0 as c_int, value);
+    hipMemPoolGetAttribute(pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void)
+        => cudaMemPoolGetAttribute(pool.cast(), attr.0 as c_int, value);
+    hipDeviceGetDefaultMemPool(pool: *mut hipMemPool_t, device: c_int)
+        => cudaDeviceGetDefaultMemPool(pool.cast(), device);
+    hipDeviceGetMemPool(pool: *mut hipMemPool_t, device: c_int)
+        => cudaDeviceGetMemPool(pool.cast(), device);
+    hipDeviceSetMemPool(device: c_int, pool: hipMemPool_t) => cudaDeviceSetMemPool(device, pool.cast());
+}
+
+pub(super) unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
+    entry(|f| {
+        // SAFETY: takes no pointers.
+        rt(unsafe { (f.rt.cudaSetDevice)(device) })?;
+        // CUDA 12 and later bind the device's primary context right away.
+        context_bound();
+        Ok(())
+    })
+}
+
+pub(super) unsafe extern "C" fn hipDeviceReset() -> hipError_t {
+    entry(|f| {
+        // SAFETY: takes no pointers.
+        let status = rt(unsafe { (f.rt.cudaDeviceReset)() });
+        device_reset();
+        status
+    })
+}
+
+pub(super) unsafe extern "C" fn hipPointerGetAttributes(
+    attributes: *mut hipPointerAttribute_t,
+    ptr: *const c_void,
+) -> hipError_t {
+    entry(|f| {
+        non_null(attributes)?;
+        let mut cuda = CudaPointerAttributes::default();
+        // SAFETY: `cuda` is a valid `cudaPointerAttributes` to write.
+        rt(unsafe { (f.rt.cudaPointerGetAttributes)(&mut cuda, ptr) })?;
+        let memory_type =
+            memory_type_from_cuda(cuda.type_).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let mut out = hipPointerAttribute_t {
+            device: cuda.device,
+            devicePointer: cuda.device_pointer,
+            hostPointer: cuda.host_pointer,
+            isManaged: c_int::from(memory_type == crate::hipMemoryType::hipMemoryTypeManaged),
+            allocationFlags: 0,
+            ..hipPointerAttribute_t::default()
+        };
+        out.__bindgen_anon_1.type_ = memory_type;
+        // SAFETY: `attributes` is non-null and valid for a write (caller).
+        unsafe { attributes.write(out) };
+        Ok(())
+    })
+}
+
+pub(super) unsafe extern "C" fn hipMemPoolCreate(
+    pool: *mut hipMemPool_t,
+    props: *const hipMemPoolProps,
+) -> hipError_t {
+    entry(|f| {
+        non_null(pool)?;
+        // SAFETY: `props` is null or points to a valid `hipMemPoolProps`
+        // (caller).
+        let props = unsafe { props.as_ref() }.ok_or(hipError_t::hipErrorInvalidValue)?;
+        let cuda = pool_props_to_cuda(props);
+        // SAFETY: `pool` is non-null and valid for a write; `cuda` is a
+        // complete `cudaMemPoolProps`.
+        rt(unsafe { (f.rt.cudaMemPoolCreate)(pool.cast(), &cuda) })
+    })
+}

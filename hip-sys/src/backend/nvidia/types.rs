@@ -1,0 +1,222 @@
+//! CUDA structs and enums whose layout or numbering differs from HIP's,
+//! and their translations.
+//!
+//! Stream flags, event flags, `hipMemcpyKind` (but for HIP 6's
+//! `hipMemcpyDeviceToDeviceNoCU`), `hipMemPoolAttr`, the memory-allocation
+//! and location types and the handle types have CUDA's numbers and pass
+//! through unchanged.
+
+use std::ffi::{c_int, c_uint, c_void};
+
+use crate::{hipMemPoolProps, hipMemcpyKind, hipMemoryType};
+
+/// `struct cudaPointerAttributes` (CUDA 11 to 13, `driver_types.h`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CudaPointerAttributes {
+    /// `enum cudaMemoryType type`.
+    pub(crate) type_: c_int,
+    /// `int device`.
+    pub(crate) device: c_int,
+    /// `void *devicePointer`.
+    pub(crate) device_pointer: *mut c_void,
+    /// `void *hostPointer`.
+    pub(crate) host_pointer: *mut c_void,
+}
+
+impl Default for CudaPointerAttributes {
+    fn default() -> Self {
+        Self {
+            type_: 0,
+            device: 0,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// `struct cudaMemLocation` (`driver_types.h`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CudaMemLocation {
+    /// `enum cudaMemLocationType type`.
+    pub(crate) type_: c_int,
+    /// `int id`.
+    pub(crate) id: c_int,
+}
+
+/// `struct cudaMemPoolProps` (CUDA 12 and 13, `driver_types.h`): 88 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CudaMemPoolProps {
+    /// `enum cudaMemAllocationType allocType`.
+    pub(crate) alloc_type: c_int,
+    /// `enum cudaMemAllocationHandleType handleTypes`.
+    pub(crate) handle_types: c_int,
+    /// `struct cudaMemLocation location`.
+    pub(crate) location: CudaMemLocation,
+    /// `void *win32SecurityAttributes`.
+    pub(crate) win32_security_attributes: *mut c_void,
+    /// `size_t maxSize` (0: a system-dependent default).
+    pub(crate) max_size: usize,
+    /// `unsigned short usage`.
+    pub(crate) usage: u16,
+    /// `unsigned char reserved[54]`, must be zero.
+    pub(crate) reserved: [u8; 54],
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<CudaMemPoolProps>() == 88);
+    assert!(std::mem::offset_of!(CudaMemPoolProps, win32_security_attributes) == 16);
+    assert!(std::mem::offset_of!(CudaMemPoolProps, max_size) == 24);
+    assert!(std::mem::offset_of!(CudaMemPoolProps, usage) == 32);
+    assert!(std::mem::size_of::<CudaPointerAttributes>() == 24);
+};
+
+/// `hipMemPoolProps` (HIP 5.7) as `cudaMemPoolProps`: the allocation type,
+/// handle types, location and Windows security attributes are copied (the
+/// enums share CUDA's numbers); `maxSize`, `usage` and the reserved bytes,
+/// which HIP 5.7 does not have, are zero.
+pub(crate) fn pool_props_to_cuda(props: &hipMemPoolProps) -> CudaMemPoolProps {
+    CudaMemPoolProps {
+        alloc_type: props.allocType.0 as c_int,
+        handle_types: props.handleTypes.0 as c_int,
+        location: CudaMemLocation {
+            type_: props.location.type_.0 as c_int,
+            id: props.location.id,
+        },
+        win32_security_attributes: props.win32SecurityAttributes,
+        max_size: 0,
+        usage: 0,
+        reserved: [0; 54],
+    }
+}
+
+/// A `cudaMemoryType` as the `hipMemoryType` of the 5.7 bindings.
+///
+/// CUDA: Unregistered = 0, Host = 1, Device = 2, Managed = 3. HIP 5.7:
+/// Host = 0, Device = 1, Array = 2, Unified = 3, Managed = 4. `None` for
+/// Unregistered (plain host memory) and for values CUDA does not define:
+/// HIP on NVIDIA reports both as `hipErrorInvalidValue`.
+pub(crate) fn memory_type_from_cuda(cuda: c_int) -> Option<hipMemoryType> {
+    match cuda {
+        1 => Some(hipMemoryType::hipMemoryTypeHost),
+        2 => Some(hipMemoryType::hipMemoryTypeDevice),
+        3 => Some(hipMemoryType::hipMemoryTypeManaged),
+        _ => None,
+    }
+}
+
+/// `hipMemcpyDeviceToDeviceNoCU` (HIP 6): NVIDIA's header defines it as
+/// `cudaMemcpyDeviceToDevice`.
+const DEVICE_TO_DEVICE_NO_CU: c_uint = 1024;
+
+/// A `hipMemcpyKind` as a `cudaMemcpyKind` (same numbers, except HIP 6's
+/// `hipMemcpyDeviceToDeviceNoCU`, which is CUDA's DeviceToDevice).
+pub(crate) fn memcpy_kind_to_cuda(kind: hipMemcpyKind) -> c_int {
+    match kind.0 {
+        DEVICE_TO_DEVICE_NO_CU => hipMemcpyKind::hipMemcpyDeviceToDevice.0 as c_int,
+        // Larger values are invalid either way; keep them invalid.
+        k => c_int::try_from(k).unwrap_or(c_int::MAX),
+    }
+}
+
+/// The host-allocation flags HIP defines for AMD only (`Coherent`,
+/// `NonCoherent`, `NumaUser`), which HIP's NVIDIA header defines as 0.
+const AMD_ONLY_HOST_MALLOC_FLAGS: c_uint = 0x4000_0000 | 0x8000_0000 | 0x2000_0000;
+
+/// `hipHostMalloc` flags as `cudaHostAlloc` flags: Portable (1), Mapped (2)
+/// and WriteCombined (4) are CUDA's; the AMD-only bits are dropped.
+pub(crate) fn host_malloc_flags_to_cuda(flags: c_uint) -> c_uint {
+    flags & !AMD_ONLY_HOST_MALLOC_FLAGS
+}
+
+/// A CUDA version number (`1000 * major + 10 * minor`, e.g. 13000) as
+/// `(major, minor)`; `None` for a negative number.
+pub(crate) fn decode_version(encoded: c_int) -> Option<(u32, u32)> {
+    let v = u32::try_from(encoded).ok()?;
+    Some((v / 1000, (v % 1000) / 10))
+}
+
+/// A CUDA version number for messages: `"13.0 (13000)"`.
+pub(crate) fn version_string(encoded: c_int) -> String {
+    match decode_version(encoded) {
+        Some((major, minor)) if encoded > 0 => format!("{major}.{minor} ({encoded})"),
+        _ => format!("unknown ({encoded})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        hipMemAllocationHandleType, hipMemAllocationType, hipMemLocation, hipMemLocationType,
+    };
+
+    #[test]
+    fn memory_types_translate_from_cuda_numbering() {
+        assert_eq!(memory_type_from_cuda(0), None, "unregistered");
+        assert_eq!(
+            memory_type_from_cuda(1),
+            Some(hipMemoryType::hipMemoryTypeHost)
+        );
+        assert_eq!(
+            memory_type_from_cuda(2),
+            Some(hipMemoryType::hipMemoryTypeDevice)
+        );
+        assert_eq!(
+            memory_type_from_cuda(3),
+            Some(hipMemoryType::hipMemoryTypeManaged)
+        );
+        assert_eq!(memory_type_from_cuda(4), None);
+        assert_eq!(memory_type_from_cuda(-1), None);
+    }
+
+    #[test]
+    fn pool_props_copy_field_by_field_and_zero_the_rest() {
+        let mut hip = hipMemPoolProps {
+            allocType: hipMemAllocationType::hipMemAllocationTypePinned,
+            handleTypes: hipMemAllocationHandleType::hipMemHandleTypePosixFileDescriptor,
+            location: hipMemLocation {
+                type_: hipMemLocationType::hipMemLocationTypeDevice,
+                id: 3,
+            },
+            ..hipMemPoolProps::default()
+        };
+        hip.reserved = [0xAB; 64];
+        let cuda = pool_props_to_cuda(&hip);
+        assert_eq!(cuda.alloc_type, 1);
+        assert_eq!(cuda.handle_types, 1);
+        assert_eq!(cuda.location, CudaMemLocation { type_: 1, id: 3 });
+        assert!(cuda.win32_security_attributes.is_null());
+        assert_eq!(cuda.max_size, 0);
+        assert_eq!(cuda.usage, 0);
+        assert_eq!(cuda.reserved, [0; 54]);
+    }
+
+    #[test]
+    fn memcpy_kinds_pass_through() {
+        for k in 0..=4 {
+            assert_eq!(memcpy_kind_to_cuda(hipMemcpyKind(k)), k as c_int);
+        }
+        assert_eq!(memcpy_kind_to_cuda(hipMemcpyKind(1024)), 3);
+    }
+
+    #[test]
+    fn host_malloc_flags_keep_cuda_bits() {
+        assert_eq!(host_malloc_flags_to_cuda(0), 0);
+        assert_eq!(host_malloc_flags_to_cuda(1 | 2 | 4), 7);
+        assert_eq!(host_malloc_flags_to_cuda(0x4000_0000 | 2), 2);
+        assert_eq!(host_malloc_flags_to_cuda(0x8000_0000), 0);
+    }
+
+    #[test]
+    fn cuda_versions_decode() {
+        assert_eq!(decode_version(13000), Some((13, 0)));
+        assert_eq!(decode_version(12040), Some((12, 4)));
+        assert_eq!(decode_version(12090), Some((12, 9)));
+        assert_eq!(decode_version(-1), None);
+        assert_eq!(version_string(13000), "13.0 (13000)");
+        assert_eq!(version_string(0), "unknown (0)");
+    }
+}
