@@ -48,8 +48,7 @@ fn run() -> Result<(), String> {
         let mut name: [c_char; 256] = [0; 256];
         // SAFETY: `name` is writable for the length passed (minus one, so
         // the last byte stays 0 and the string is always terminated).
-        let status =
-            unsafe { (api.hipDeviceGetName)(name.as_mut_ptr(), name.len() as c_int - 1, device) };
+        let status = unsafe { (api.hipDeviceGetName)(name.as_mut_ptr(), name.len() as c_int - 1, device) };
         check(api, status, "hipDeviceGetName")?;
         // SAFETY: `name` is zero-terminated within the array (see above)
         // and outlives the borrow.
@@ -71,10 +70,7 @@ fn run() -> Result<(), String> {
         };
         check(api, status, "hipDeviceGetAttribute(MultiprocessorCount)")?;
 
-        println!(
-            "  {ordinal}: {name}, {:.1} GiB, {compute_units} compute units",
-            bytes as f64 / (1u64 << 30) as f64
-        );
+        println!("  {ordinal}: {name}, {:.1} GiB, {compute_units} compute units", bytes as f64 / (1u64 << 30) as f64);
     }
     Ok(())
 }
@@ -91,9 +87,7 @@ fn check(api: &HipApi, status: hipError_t, call: &str) -> Result<(), String> {
         format!("hipError_t({})", status.0)
     } else {
         // SAFETY: non-null, static and zero-terminated (see above).
-        unsafe { CStr::from_ptr(name) }
-            .to_string_lossy()
-            .into_owned()
+        unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
     Err(format!("{call} failed: {name} ({})", status.0))
 }

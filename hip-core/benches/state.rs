@@ -29,17 +29,11 @@ fn benches(c: &mut Criterion) {
             black_box(d)
         })
     });
-    group.bench_function("prepare_state (bound)", |b| {
-        b.iter(|| black_box(prepare_state().is_ok()))
-    });
+    group.bench_function("prepare_state (bound)", |b| b.iter(|| black_box(prepare_state().is_ok())));
     group.bench_function("device()", |b| b.iter(|| black_box(device())));
-    group.bench_function("with_device (same)", |b| {
-        b.iter(|| with_device(here, || black_box(1)))
-    });
+    group.bench_function("with_device (same)", |b| b.iter(|| with_device(here, || black_box(1))));
     if other != here {
-        group.bench_function("with_device (other)", |b| {
-            b.iter(|| with_device(other, || black_box(1)))
-        });
+        group.bench_function("with_device (other)", |b| b.iter(|| with_device(other, || black_box(1))));
     }
     group.bench_function("stream()", |b| b.iter(|| black_box(stream())));
     group.finish();
@@ -47,42 +41,15 @@ fn benches(c: &mut Criterion) {
 
 /// criterion's mean estimate for `name`, in ns.
 fn mean_ns(name: &str) -> Option<f64> {
-    let dir: PathBuf = [
-        env!("CARGO_TARGET_TMPDIR"),
-        "..",
-        "criterion",
-        GROUP,
-        name,
-        "new",
-        "estimates.json",
-    ]
-    .iter()
-    .collect();
+    let dir: PathBuf =
+        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", GROUP, name, "new", "estimates.json"].iter().collect();
     let dir = if dir.exists() {
         dir
     } else {
         // criterion writes under target/criterion with names sanitized.
-        let clean: String = name
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        [
-            env!("CARGO_TARGET_TMPDIR"),
-            "..",
-            "criterion",
-            GROUP,
-            &clean,
-            "new",
-            "estimates.json",
-        ]
-        .iter()
-        .collect()
+        let clean: String =
+            name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", GROUP, &clean, "new", "estimates.json"].iter().collect()
     };
     let text = std::fs::read_to_string(dir).ok()?;
     let mean = &text[text.find("\"mean\"")?..];
@@ -98,17 +65,8 @@ fn main() {
         println!("(no estimates found; ratios need a full `cargo bench` run)");
         return;
     };
-    println!(
-        "\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):",
-        hip_sys::backend()
-    );
-    for name in [
-        "prepare_state (bound)",
-        "device()",
-        "with_device (same)",
-        "with_device (other)",
-        "stream()",
-    ] {
+    println!("\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):", hip_sys::backend());
+    for name in ["prepare_state (bound)", "device()", "with_device (same)", "with_device (other)", "stream()"] {
         if let Some(ns) = mean_ns(name) {
             println!("  {name:<24} {ns:>9.2} ns  {:>7.3}x", ns / base);
         }

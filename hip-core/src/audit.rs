@@ -26,11 +26,7 @@ mod enabled {
         let Some(path) = std::env::var_os("AMDGPU_TLS_AUDIT_FILE") else {
             return;
         };
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
+        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
             let _ = writeln!(file, "{line}");
         }
     }
@@ -54,28 +50,16 @@ mod enabled {
 
     #[track_caller]
     pub fn touch() {
-        let Some(drop_site) = DROPS
-            .try_with(|d| d.borrow().last().copied())
-            .ok()
-            .flatten()
-        else {
+        let Some(drop_site) = DROPS.try_with(|d| d.borrow().last().copied()).ok().flatten() else {
             return;
         };
         let site = Location::caller().to_string();
         report(format!("access\t{drop_site}\t{site}"));
-        *HITS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(site)
-            .or_default() += 1;
+        *HITS.lock().unwrap_or_else(|p| p.into_inner()).entry(site).or_default() += 1;
     }
 
     pub fn hits() -> Vec<(String, u64)> {
-        HITS.lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect()
+        HITS.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.clone(), *v)).collect()
     }
 }
 
@@ -141,9 +125,6 @@ mod tests {
         drop(ReadsStateInDrop);
         let after = hits();
         assert_eq!(after.iter().map(|(_, n)| n).sum::<u64>(), before + 1);
-        assert!(
-            after.iter().any(|(site, _)| site.contains("audit.rs")),
-            "{after:?}"
-        );
+        assert!(after.iter().any(|(site, _)| site.contains("audit.rs")), "{after:?}");
     }
 }

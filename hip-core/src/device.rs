@@ -66,9 +66,7 @@ impl Device {
             "hipDeviceGetName",
         )?;
         // SAFETY: HIP wrote a NUL-terminated string into the buffer.
-        Ok(unsafe { std::ffi::CStr::from_ptr(buffer.as_ptr()) }
-            .to_string_lossy()
-            .into_owned())
+        Ok(unsafe { std::ffi::CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
     }
 
     /// A raw attribute through `hipDeviceGetAttribute`.

@@ -87,18 +87,8 @@ impl HipError {
     }
 
     /// A mismatch error for `what` being on `found` rather than `expected`.
-    pub(crate) fn mismatch(
-        operation: &'static str,
-        what: &'static str,
-        expected: Device,
-        found: Device,
-    ) -> Self {
-        HipError::DeviceMismatch {
-            operation,
-            what,
-            expected: expected.ordinal() as u32,
-            found: found.ordinal() as u32,
-        }
+    pub(crate) fn mismatch(operation: &'static str, what: &'static str, expected: Device, found: Device) -> Self {
+        HipError::DeviceMismatch { operation, what, expected: expected.ordinal() as u32, found: found.ordinal() as u32 }
     }
 }
 
@@ -107,8 +97,5 @@ pub fn check(status: hipError_t, operation: &'static str) -> Result<()> {
     if status == hipError_t::hipSuccess {
         return Ok(());
     }
-    Err(HipError::Call {
-        code: status,
-        operation,
-    })
+    Err(HipError::Call { code: status, operation })
 }

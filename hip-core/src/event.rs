@@ -52,12 +52,7 @@ impl Event {
     /// (a typed error naming both devices otherwise).
     pub fn record(&self, stream: &Stream) -> Result<()> {
         if stream.device() != self.device {
-            return Err(HipError::mismatch(
-                "Event::record",
-                "the stream",
-                self.device,
-                stream.device(),
-            ));
+            return Err(HipError::mismatch("Event::record", "the stream", self.device, stream.device()));
         }
         let api = api()?;
         on_device(self.device, || {
@@ -95,21 +90,13 @@ impl Event {
     /// Time from `start` to this event (both recorded and completed, on one device).
     pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
         if start.device != self.device {
-            return Err(HipError::mismatch(
-                "Event::elapsed_since",
-                "the start event",
-                self.device,
-                start.device,
-            ));
+            return Err(HipError::mismatch("Event::elapsed_since", "the start event", self.device, start.device));
         }
         let api = api()?;
         let mut ms = 0f32;
         on_device(self.device, || {
             // SAFETY: live events and a valid out-pointer.
-            check(
-                unsafe { (api.hipEventElapsedTime)(&mut ms, start.handle, self.handle) },
-                "hipEventElapsedTime",
-            )
+            check(unsafe { (api.hipEventElapsedTime)(&mut ms, start.handle, self.handle) }, "hipEventElapsedTime")
         })??;
         Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
     }
@@ -135,11 +122,6 @@ impl Drop for Event {
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Event({:p} on device {})",
-            self.handle,
-            self.device.ordinal()
-        )
+        write!(f, "Event({:p} on device {})", self.handle, self.device.ordinal())
     }
 }

@@ -29,18 +29,12 @@ pub struct OnDevice<F> {
 
 /// Run `future` with `device` as the thread's device during every poll.
 pub fn on_device_async<F: Future>(device: Device, future: F) -> OnDevice<F> {
-    OnDevice {
-        scope: Scope::Device(device),
-        inner: future,
-    }
+    OnDevice { scope: Scope::Device(device), inner: future }
 }
 
 /// Run `future` with `stream` (and its device) installed during every poll.
 pub fn on_stream_async<F: Future>(stream: Stream, future: F) -> OnDevice<F> {
-    OnDevice {
-        scope: Scope::Stream(stream),
-        inner: future,
-    }
+    OnDevice { scope: Scope::Stream(stream), inner: future }
 }
 
 impl<F: Future> Future for OnDevice<F> {

@@ -50,8 +50,8 @@ pub use event::Event;
 pub use future::{on_device_async, on_stream_async, OnDevice};
 pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use state::{
-    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority,
-    set_default_device, set_device, set_stream, stream, take_last_error, thread_state_exists,
-    with_context, with_device, with_priority, with_stream, ThreadState,
+    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device,
+    set_device, set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority,
+    with_stream, ThreadState,
 };
 pub use stream::Stream;

@@ -22,10 +22,7 @@ impl Drop for Inner {
         let result = api().and_then(|api| {
             on_device(self.device, || {
                 // SAFETY: the module is live and unloaded once, here.
-                check(
-                    unsafe { (api.hipModuleUnload)(self.handle) },
-                    "hipModuleUnload",
-                )
+                check(unsafe { (api.hipModuleUnload)(self.handle) }, "hipModuleUnload")
             })?
         });
         if let Err(error) = result {
@@ -57,10 +54,7 @@ impl Module {
         let mut handle: hipModule_t = std::ptr::null_mut();
         on_device(device, || {
             // SAFETY: a valid out-pointer and an image that outlives the call.
-            check(
-                unsafe { (api.hipModuleLoadData)(&mut handle, image.as_ptr().cast()) },
-                "hipModuleLoadData",
-            )
+            check(unsafe { (api.hipModuleLoadData)(&mut handle, image.as_ptr().cast()) }, "hipModuleLoadData")
         })??;
         Ok(Module(Arc::new(Inner { handle, device })))
     }
@@ -86,22 +80,13 @@ impl Module {
                 "hipModuleGetFunction",
             )
         })??;
-        Ok(Function {
-            handle,
-            module: self.0.clone(),
-            name: name.to_string(),
-        })
+        Ok(Function { handle, module: self.0.clone(), name: name.to_string() })
     }
 }
 
 impl std::fmt::Debug for Module {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Module({:p} on device {})",
-            self.0.handle,
-            self.0.device.ordinal()
-        )
+        write!(f, "Module({:p} on device {})", self.0.handle, self.0.device.ordinal())
     }
 }
 
@@ -121,11 +106,7 @@ impl LaunchConfig {
     pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
         let block = block.max(1);
         let blocks = n.div_ceil(block as usize).clamp(1, u32::MAX as usize) as u32;
-        LaunchConfig {
-            grid: [blocks, 1, 1],
-            block: [block, 1, 1],
-            shared_memory: 0,
-        }
+        LaunchConfig { grid: [blocks, 1, 1], block: [block, 1, 1], shared_memory: 0 }
     }
 }
 
@@ -184,27 +165,13 @@ impl Function {
     /// `args` must match the kernel's parameters in number, order and type,
     /// and every pointer argument must be valid for what the kernel does
     /// with it until the launch has completed on `stream`.
-    pub unsafe fn launch(
-        &self,
-        config: LaunchConfig,
-        stream: &Stream,
-        args: &[&dyn KernelArg],
-    ) -> Result<()> {
+    pub unsafe fn launch(&self, config: LaunchConfig, stream: &Stream, args: &[&dyn KernelArg]) -> Result<()> {
         if stream.device() != self.device() {
-            return Err(HipError::mismatch(
-                "Function::launch",
-                "the stream",
-                self.device(),
-                stream.device(),
-            ));
+            return Err(HipError::mismatch("Function::launch", "the stream", self.device(), stream.device()));
         }
         let api = api()?;
         let mut params: Vec<*mut c_void> = args.iter().map(|a| a.as_kernel_param()).collect();
-        let params_ptr = if params.is_empty() {
-            std::ptr::null_mut()
-        } else {
-            params.as_mut_ptr()
-        };
+        let params_ptr = if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() };
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
         on_device(self.device(), || {
@@ -233,11 +200,6 @@ impl Function {
 
 impl std::fmt::Debug for Function {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Function({} on device {})",
-            self.name,
-            self.module.device.ordinal()
-        )
+        write!(f, "Function({} on device {})", self.name, self.module.device.ordinal())
     }
 }

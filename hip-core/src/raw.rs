@@ -18,19 +18,11 @@ pub fn api() -> Result<&'static HipApi> {
 /// HIP's name and description of `status` (numbers when HIP has none).
 pub(crate) fn error_text(status: hipError_t) -> (String, String) {
     let Ok(api) = hip_sys::hip() else {
-        return (
-            format!("hipError {}", status.0),
-            "no HIP backend".to_string(),
-        );
+        return (format!("hipError {}", status.0), "no HIP backend".to_string());
     };
     // SAFETY: hipGetErrorName/String take any code and return a static,
     // NUL-terminated string (or null, handled below).
-    let (name, text) = unsafe {
-        (
-            (api.hipGetErrorName)(status),
-            (api.hipGetErrorString)(status),
-        )
-    };
+    let (name, text) = unsafe { ((api.hipGetErrorName)(status), (api.hipGetErrorString)(status)) };
     let read = |p: *const std::ffi::c_char| {
         if p.is_null() {
             None
@@ -58,10 +50,7 @@ pub fn hip_current_device() -> Result<Device> {
 pub(crate) fn bind(device: Device) -> Result<()> {
     let api = api()?;
     // SAFETY: plain integer argument.
-    check(
-        unsafe { (api.hipSetDevice)(device.ordinal() as i32) },
-        "hipSetDevice",
-    )
+    check(unsafe { (api.hipSetDevice)(device.ordinal() as i32) }, "hipSetDevice")
 }
 
 /// Run `call` with `device` current in HIP, then restore HIP's previous

@@ -95,9 +95,7 @@ fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
 
 /// Whether this thread has GPU state yet (drops must never create it).
 pub fn thread_state_exists() -> bool {
-    STATE
-        .try_with(|cell| cell.borrow().is_some())
-        .unwrap_or(false)
+    STATE.try_with(|cell| cell.borrow().is_some()).unwrap_or(false)
 }
 
 /// A map for a handful of entries (devices × priorities a thread uses): a
@@ -141,12 +139,7 @@ static DEFAULT_FROM_ENV: Once = Once::new();
 pub fn default_device() -> Device {
     DEFAULT_FROM_ENV.call_once(|| {
         if let Ok(value) = std::env::var("AMDGPU_DEFAULT_DEVICE") {
-            match value
-                .trim()
-                .parse::<usize>()
-                .map_err(|_| None)
-                .and_then(|n| Device::new(n).map_err(Some))
-            {
+            match value.trim().parse::<usize>().map_err(|_| None).and_then(|n| Device::new(n).map_err(Some)) {
                 Ok(device) => DEFAULT.store(device.ordinal(), Ordering::Relaxed),
                 Err(reason) => log::warn!(
                     "AMDGPU_DEFAULT_DEVICE={value:?} ignored ({}); the default device stays 0",
@@ -291,10 +284,7 @@ pub fn stream() -> Stream {
         }
         let stream = take_idle_stream(key).unwrap_or_else(|| {
             Stream::with_priority_on(key.0, key.1).unwrap_or_else(|error| {
-                log::error!(
-                    "creating this thread's stream on {}: {error}; using the null stream",
-                    key.0
-                );
+                log::error!("creating this thread's stream on {}: {error}; using the null stream", key.0);
                 Stream::null(key.0)
             })
         });
@@ -368,15 +358,7 @@ fn last_error(take: bool) -> Result<Option<HipError>> {
             (api.hipPeekAtLastError)()
         }
     };
-    Ok(crate::check(
-        status,
-        if take {
-            "hipGetLastError"
-        } else {
-            "hipPeekAtLastError"
-        },
-    )
-    .err())
+    Ok(crate::check(status, if take { "hipGetLastError" } else { "hipPeekAtLastError" }).err())
 }
 
 /// HIP's last error on this thread, left in place.

@@ -64,32 +64,17 @@ impl Stream {
         let mut handle: hipStream_t = std::ptr::null_mut();
         on_device(device, || {
             // SAFETY: a valid out-pointer.
-            check(
-                unsafe { (api.hipStreamCreateWithPriority)(&mut handle, 0, priority) },
-                "hipStreamCreateWithPriority",
-            )
+            check(unsafe { (api.hipStreamCreateWithPriority)(&mut handle, 0, priority) }, "hipStreamCreateWithPriority")
         })??;
         let mut actual = priority;
         // SAFETY: the stream just created; a valid out-pointer.
-        check(
-            unsafe { (api.hipStreamGetPriority)(handle, &mut actual) },
-            "hipStreamGetPriority",
-        )
-        .ok();
-        Ok(Stream(Arc::new(Inner {
-            handle,
-            device,
-            priority: actual,
-        })))
+        check(unsafe { (api.hipStreamGetPriority)(handle, &mut actual) }, "hipStreamGetPriority").ok();
+        Ok(Stream(Arc::new(Inner { handle, device, priority: actual })))
     }
 
     /// The null (default) stream of `device`.
     pub fn null(device: Device) -> Stream {
-        Stream(Arc::new(Inner {
-            handle: std::ptr::null_mut(),
-            device,
-            priority: 0,
-        }))
+        Stream(Arc::new(Inner { handle: std::ptr::null_mut(), device, priority: 0 }))
     }
 
     /// The device the stream belongs to.
@@ -128,9 +113,7 @@ impl Stream {
     pub fn query(&self) -> Result<bool> {
         let api = api()?;
         // SAFETY: as in synchronize.
-        let status = on_device(self.device(), || unsafe {
-            (api.hipStreamQuery)(self.0.handle)
-        })?;
+        let status = on_device(self.device(), || unsafe { (api.hipStreamQuery)(self.0.handle) })?;
         if status == hip_sys::hipError_t::hipErrorNotReady {
             return Ok(false);
         }
@@ -154,20 +137,14 @@ impl Stream {
         if self.device() == device {
             Ok(())
         } else {
-            Err(HipError::mismatch(
-                operation,
-                "the stream",
-                device,
-                self.device(),
-            ))
+            Err(HipError::mismatch(operation, "the stream", device, self.device()))
         }
     }
 }
 
 impl PartialEq for Stream {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-            || (self.0.handle == other.0.handle && self.0.device == other.0.device)
+        Arc::ptr_eq(&self.0, &other.0) || (self.0.handle == other.0.handle && self.0.device == other.0.device)
     }
 }
 
@@ -175,11 +152,6 @@ impl Eq for Stream {}
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Stream({:p} on device {})",
-            self.0.handle,
-            self.0.device.ordinal()
-        )
+        write!(f, "Stream({:p} on device {})", self.0.handle, self.0.device.ordinal())
     }
 }

@@ -1,1 +1,108 @@
-fn main() {}
+//! Allocate+free pairs of our cached pool against the `none` strategy
+//! (`hipMalloc` + `hipFree`) and the `async` strategy (`hipMallocAsync` +
+//! `hipFreeAsync`), on the same backend in one run; then cached pairs on 1,
+//! 2 and 8 threads over the devices.
+//!
+//! Run: `cargo bench -p hip-pool --bench pool`. After criterion's report the
+//! ratios to the cached pool are printed.
+
+use criterion::{BenchmarkId, Criterion};
+use hip_core::{Device, Stream};
+use hip_pool::{Pool, Strategy};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const SIZES: [(usize, &str); 4] = [(256, "256B"), (64 << 10, "64KiB"), (4 << 20, "4MiB"), (64 << 20, "64MiB")];
+const STRATEGIES: [(Strategy, &str); 3] =
+    [(Strategy::Cached, "cached"), (Strategy::None, "none"), (Strategy::Async, "async")];
+const THREADS: [usize; 3] = [1, 2, 8];
+
+fn pairs(c: &mut Criterion) {
+    let device = Device::new(0).expect("a device");
+    let stream = Stream::new_on(device).expect("a stream");
+    let mut group = c.benchmark_group("pair");
+    for (strategy, name) in STRATEGIES {
+        let pool = match Pool::new(device, strategy) {
+            Ok(pool) => pool,
+            Err(e) => {
+                eprintln!("{name}: unavailable ({e})");
+                continue;
+            }
+        };
+        for (bytes, label) in SIZES {
+            group.bench_with_input(BenchmarkId::new(name, label), &bytes, |b, &bytes| {
+                b.iter(|| black_box(pool.alloc(bytes, &stream).expect("alloc")))
+            });
+        }
+        let _ = pool.reclaim();
+    }
+    group.finish();
+}
+
+fn threads(c: &mut Criterion) {
+    let devices = Device::all().expect("devices");
+    let pools: Vec<Pool> = devices.iter().map(|d| Pool::new(*d, Strategy::Cached).expect("pool")).collect();
+    let mut group = c.benchmark_group("threads");
+    for n in THREADS {
+        group.bench_with_input(BenchmarkId::new("cached-64KiB", n), &n, |b, &n| {
+            b.iter_custom(|iters| {
+                let per_thread = iters.div_ceil(n as u64);
+                let start = Instant::now();
+                std::thread::scope(|scope| {
+                    for t in 0..n {
+                        let pool = pools[t % pools.len()].clone();
+                        scope.spawn(move || {
+                            let stream = Stream::new_on(pool.device()).expect("stream");
+                            for _ in 0..per_thread {
+                                black_box(pool.alloc(64 << 10, &stream).expect("alloc"));
+                            }
+                        });
+                    }
+                });
+                // Time per pair across all threads: throughput.
+                start.elapsed().div_f64((per_thread * n as u64) as f64 / iters as f64)
+            })
+        });
+    }
+    group.finish();
+}
+
+fn mean_ns(group: &str, id: &str) -> Option<f64> {
+    let path: PathBuf =
+        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", group, id, "new", "estimates.json"].iter().collect();
+    let text = std::fs::read_to_string(path).ok()?;
+    let mean = &text[text.find("\"mean\"")?..];
+    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+    point[..point.find([',', '}'])?].trim().parse().ok()
+}
+
+fn main() {
+    let mut criterion = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    pairs(&mut criterion);
+    threads(&mut criterion);
+    criterion.final_summary();
+
+    println!("\nbackend {:?}; allocate+free pairs, ns (ratio to cached):", hip_sys::backend());
+    for (_, label) in SIZES {
+        let Some(cached) = mean_ns("pair", &format!("cached/{label}")) else {
+            continue;
+        };
+        let mut line = format!("  {label:>6}  cached {cached:>10.1}");
+        for name in ["none", "async"] {
+            if let Some(ns) = mean_ns("pair", &format!("{name}/{label}")) {
+                line.push_str(&format!("  {name} {ns:>10.1} ({:.1}x)", ns / cached));
+            }
+        }
+        println!("{line}");
+    }
+    let one = mean_ns("threads", "cached-64KiB/1");
+    for n in THREADS {
+        if let (Some(base), Some(ns)) = (one, mean_ns("threads", &format!("cached-64KiB/{n}"))) {
+            println!("  {n} thread(s): {:.2} M pairs/s ({:.2}x one thread)", 1e3 / ns, base / ns);
+        }
+    }
+}

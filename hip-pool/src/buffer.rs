@@ -4,6 +4,7 @@ use crate::device_pool::Pool;
 use crate::{Result, Strategy};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
+use std::mem::ManuallyDrop;
 
 /// Device memory owned by a pool's block.
 ///
@@ -20,29 +21,20 @@ pub struct Buffer {
     ptr: usize,
     len: usize,
     block: usize,
-    stream: Stream,
+    /// Moved into the pool on release (no clone on the hot path); dropped
+    /// in `Drop` only if it was not.
+    stream: ManuallyDrop<Stream>,
+    released: bool,
 }
 
 impl Buffer {
     pub(crate) fn new(pool: Pool, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
-        Buffer {
-            pool: Some(pool),
-            ptr,
-            len,
-            block,
-            stream,
-        }
+        Buffer { pool: Some(pool), ptr, len, block, stream: ManuallyDrop::new(stream), released: false }
     }
 
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
-        Buffer {
-            pool: None,
-            ptr: 0,
-            len: 0,
-            block: 0,
-            stream: stream.clone(),
-        }
+        Buffer { pool: None, ptr: 0, len: 0, block: 0, stream: ManuallyDrop::new(stream.clone()), released: false }
     }
 
     /// The device address (null for an empty buffer).
@@ -79,7 +71,7 @@ impl Buffer {
     /// device): its block will be freed in that stream's order.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
-        self.stream = stream.clone();
+        *self.stream = stream.clone();
         Ok(())
     }
 
@@ -92,15 +84,16 @@ impl Buffer {
         let Some(pool) = self.pool.take() else {
             return Ok(());
         };
-        let stream = self.stream.clone();
+        self.released = true;
+        // SAFETY: taken once: `released` keeps Drop from dropping it again,
+        // and `pool` is gone, so no other path reads it.
+        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
         match pool.0.strategy {
             Strategy::Cached => {
-                pool.0.give_back(self.ptr, stream);
+                pool.0.give_back(self.ptr, self.block, stream);
                 Ok(())
             }
-            Strategy::None | Strategy::Async => {
-                Ok(pool.0.driver_free(self.ptr, self.block, &stream)?)
-            }
+            Strategy::None | Strategy::Async => Ok(pool.0.driver_free(self.ptr, self.block, &stream)?),
         }
     }
 }
@@ -108,20 +101,19 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
+        let device = self.device();
         if let Err(error) = self.release() {
-            log::error!("dropping a buffer of {}: {error}", self.device());
+            log::error!("dropping a buffer of {device}: {error}");
+        }
+        if !self.released {
+            // SAFETY: not taken by `release` (an empty buffer): dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.stream) };
         }
     }
 }
 
 impl std::fmt::Debug for Buffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Buffer({:#x}, {} bytes on device {})",
-            self.ptr,
-            self.len,
-            self.device().ordinal()
-        )
+        write!(f, "Buffer({:#x}, {} bytes on device {})", self.ptr, self.len, self.device().ordinal())
     }
 }

@@ -53,12 +53,7 @@ pub fn start(period: Duration, idle_ticks: u32) {
         .name("hip-pool-cleanup".into())
         .spawn(move || run(period, idle_ticks.max(1), &signal));
     match spawned {
-        Ok(thread) => {
-            *lock(&RUNNING) = Some(Running {
-                stop: stop_signal,
-                thread,
-            })
-        }
+        Ok(thread) => *lock(&RUNNING) = Some(Running { stop: stop_signal, thread }),
         Err(e) => log::error!("cannot start the pool cleanup thread: {e}"),
     }
 }
@@ -89,9 +84,8 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
         {
             let (flag, wake) = stop;
             let guard = lock(flag);
-            let (guard, _) = wake
-                .wait_timeout_while(guard, period, |stopped| !*stopped)
-                .unwrap_or_else(|p| p.into_inner());
+            let (guard, _) =
+                wake.wait_timeout_while(guard, period, |stopped| !*stopped).unwrap_or_else(|p| p.into_inner());
             if *guard {
                 return;
             }

@@ -76,9 +76,7 @@ impl Pool {
     /// A buffer of `bytes` for use on `stream` (which must be on the
     /// pool's device), through the out-of-memory ladder.
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
-        stream
-            .expect_device(self.0.device, "Pool::alloc")
-            .map_err(PoolError::from)?;
+        stream.expect_device(self.0.device, "Pool::alloc").map_err(PoolError::from)?;
         crate::oom::allocate(self, bytes, stream)
     }
 
@@ -128,28 +126,29 @@ impl PoolInner {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether reserving `more` bytes would break the hard limit; whether
-    /// it would pass the soft one.
-    pub fn limit_check(&self, more: usize) -> (bool, bool) {
+    /// Note activity for the idle cleanup; a read first, so busy threads
+    /// do not keep writing one shared cache line.
+    fn mark_used(&self) {
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether reserving `more` bytes would go above the soft limit.
+    fn over_soft_limit(&self, more: usize) -> bool {
         let state = self.lock();
-        let after = state.stats.reserved.saturating_add(more);
-        (
-            state.limits.hard.is_some_and(|h| after > h),
-            state.limits.soft.is_some_and(|s| after > s),
-        )
+        state.limits.soft.is_some_and(|s| state.stats.reserved.saturating_add(more) > s)
     }
 
     /// One attempt to allocate, without retries.
     pub fn attempt(self: &Arc<Self>, bytes: usize, stream: &Stream) -> Attempt {
-        self.used.store(true, Ordering::Relaxed);
+        self.mark_used();
         let Some(size) = cached::block_size(bytes) else {
             return Attempt::OutOfMemory;
         };
         match self.strategy {
             Strategy::Cached => self.attempt_cached(bytes, size, stream),
-            Strategy::None => {
-                self.attempt_driver(bytes, size, stream, |d| pass_through::malloc(d, size))
-            }
+            Strategy::None => self.attempt_driver(bytes, size, stream, |d| pass_through::malloc(d, size)),
             Strategy::Async => {
                 let Some(pool) = &self.async_pool else {
                     return Attempt::Failed(PoolError::Config("async pool missing".into()));
@@ -162,31 +161,36 @@ impl PoolInner {
     fn attempt_cached(self: &Arc<Self>, bytes: usize, size: usize, stream: &Stream) -> Attempt {
         let taken = {
             let mut state = self.lock();
-            let taken = state.cache.take(size, stream);
+            let mut taken = state.cache.take(size, stream);
+            if taken.is_none() {
+                // Before going to the driver, merge the exact-fit lists.
+                state.cache.flush_recent();
+                taken = state.cache.take(size, stream);
+            }
             if let Some(t) = &taken {
                 state.stats.hits += 1;
                 account_alloc(&mut state.stats, t.size);
             }
             taken
         };
-        if let Some(taken) = taken {
+        if let Some(mut taken) = taken {
             if let Some(previous) = &taken.other_stream {
                 if let Err(error) = self.order_after(previous, stream) {
-                    self.give_back(taken.ptr, stream.clone());
+                    self.give_back(taken.ptr, taken.size, stream.clone());
                     return Attempt::Failed(error.into());
                 }
             }
-            return Attempt::Done(Buffer::new(
-                Pool(self.clone()),
-                taken.ptr,
-                bytes,
-                taken.size,
-                stream.clone(),
-            ));
+            let stream = taken.same_stream.take().unwrap_or_else(|| stream.clone());
+            return Attempt::Done(Buffer::new(Pool(self.clone()), taken.ptr, bytes, taken.size, stream));
         }
         let Some(segment) = cached::segment_size(size) else {
             return Attempt::OutOfMemory;
         };
+        if self.over_soft_limit(segment) {
+            if let Err(error) = self.reclaim() {
+                return Attempt::Failed(error);
+            }
+        }
         if !self.reserve(segment) {
             return Attempt::OutOfMemory;
         }
@@ -198,13 +202,7 @@ impl PoolInner {
                 let taken = state.cache.add_segment(base, segment, size, stream);
                 account_alloc(&mut state.stats, taken.size);
                 drop(state);
-                Attempt::Done(Buffer::new(
-                    Pool(self.clone()),
-                    taken.ptr,
-                    bytes,
-                    taken.size,
-                    stream.clone(),
-                ))
+                Attempt::Done(Buffer::new(Pool(self.clone()), taken.ptr, bytes, taken.size, stream.clone()))
             }
             Driver::OutOfMemory => {
                 self.unreserve(segment);
@@ -225,6 +223,11 @@ impl PoolInner {
         stream: &Stream,
         malloc: impl FnOnce(Device) -> Driver,
     ) -> Attempt {
+        if self.over_soft_limit(size) {
+            if let Err(error) = self.reclaim() {
+                return Attempt::Failed(error);
+            }
+        }
         if !self.reserve(size) {
             return Attempt::OutOfMemory;
         }
@@ -235,13 +238,7 @@ impl PoolInner {
                 state.stats.driver_allocations += 1;
                 account_alloc(&mut state.stats, size);
                 drop(state);
-                Attempt::Done(Buffer::new(
-                    Pool(self.clone()),
-                    ptr,
-                    bytes,
-                    size,
-                    stream.clone(),
-                ))
+                Attempt::Done(Buffer::new(Pool(self.clone()), ptr, bytes, size, stream.clone()))
             }
             Driver::OutOfMemory => {
                 self.unreserve(size);
@@ -283,31 +280,32 @@ impl PoolInner {
         };
         let result = event.record(previous).and_then(|()| stream.wait(&event));
         // The wait took a snapshot of the recording: the event is free again.
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(event);
+        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
         result
     }
 
     /// Return a block (from a buffer's drop or free). The cached strategy
     /// makes no HIP call here.
-    pub fn give_back(&self, ptr: usize, stream: Stream) {
-        self.used.store(true, Ordering::Relaxed);
+    pub fn give_back(&self, ptr: usize, size: usize, stream: Stream) {
+        self.mark_used();
         let mut state = self.lock();
+        let stream = match state.cache.give_back_recent(ptr, size, stream) {
+            Ok(()) => {
+                account_free(&mut state.stats, size);
+                return;
+            }
+            Err(stream) => stream,
+        };
         if let Some(size) = state.cache.give_back(ptr, stream) {
             account_free(&mut state.stats, size);
         } else {
-            log::error!(
-                "pool of {}: a block at {ptr:#x} was returned twice or is unknown",
-                self.device
-            );
+            log::error!("pool of {}: a block at {ptr:#x} was returned twice or is unknown", self.device);
         }
     }
 
     /// Free a block of the `none` or `async` strategy with HIP.
     pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream) -> Result<(), HipError> {
-        self.used.store(true, Ordering::Relaxed);
+        self.mark_used();
         let result = match (&self.async_pool, self.strategy) {
             (Some(pool), Strategy::Async) => pool.free(self.device, ptr, stream),
             _ => pass_through::free(self.device, ptr),

@@ -35,7 +35,9 @@ pub enum PoolError {
         limit: Option<usize>,
     },
     /// A memory limit that cannot be parsed or applied.
-    #[error("{variable}={value:?} is not a valid memory limit: {reason}; use e.g. \"8GiB\", \"512MB\", \"50%\" or \"none\"")]
+    #[error(
+        "{variable}={value:?} is not a valid memory limit: {reason}; use e.g. \"8GiB\", \"512MB\", \"50%\" or \"none\""
+    )]
     InvalidLimit {
         /// Where it came from (an environment variable or `limit`).
         variable: String,

@@ -30,22 +30,15 @@ impl Limit {
             return Ok(Limit::None);
         }
         if let Some(percent) = text.strip_suffix('%') {
-            let p: u8 = percent
-                .trim()
-                .parse()
-                .map_err(|_| invalid("a percentage must be a whole number"))?;
+            let p: u8 = percent.trim().parse().map_err(|_| invalid("a percentage must be a whole number"))?;
             if p == 0 || p > 100 {
                 return Err(invalid("a percentage must be from 1 to 100"));
             }
             return Ok(Limit::Percent(p));
         }
-        let split = text
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(text.len());
+        let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
         let (digits, unit) = text.split_at(split);
-        let number: u128 = digits
-            .parse()
-            .map_err(|_| invalid("expected a number of bytes with an optional unit"))?;
+        let number: u128 = digits.parse().map_err(|_| invalid("expected a number of bytes with an optional unit"))?;
         let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
             "" | "b" => 1,
             "kb" => 1_000,
@@ -56,20 +49,12 @@ impl Limit {
             "g" | "gib" => 1 << 30,
             "tb" => 1_000_000_000_000,
             "t" | "tib" => 1 << 40,
-            _ => {
-                return Err(invalid(
-                    "unknown unit (use B, KB, KiB, MB, MiB, GB, GiB, TB or TiB)",
-                ))
-            }
+            _ => return Err(invalid("unknown unit (use B, KB, KiB, MB, MiB, GB, GiB, TB or TiB)")),
         };
-        let bytes = number
-            .checked_mul(scale)
-            .filter(|b| *b <= usize::MAX as u128)
-            .ok_or_else(|| invalid("too large"))?;
+        let bytes =
+            number.checked_mul(scale).filter(|b| *b <= usize::MAX as u128).ok_or_else(|| invalid("too large"))?;
         if bytes == 0 {
-            return Err(invalid(
-                "a limit of 0 bytes would refuse every allocation; use \"none\" for no limit",
-            ));
+            return Err(invalid("a limit of 0 bytes would refuse every allocation; use \"none\" for no limit"));
         }
         Ok(Limit::Bytes(bytes as usize))
     }
@@ -111,10 +96,7 @@ mod tests {
     #[test]
     fn limits_parse() {
         assert_eq!(Limit::parse("x", "8GiB").unwrap(), Limit::Bytes(8 << 30));
-        assert_eq!(
-            Limit::parse("x", "512MB").unwrap(),
-            Limit::Bytes(512_000_000)
-        );
+        assert_eq!(Limit::parse("x", "512MB").unwrap(), Limit::Bytes(512_000_000));
         assert_eq!(Limit::parse("x", " 50% ").unwrap(), Limit::Percent(50));
         assert_eq!(Limit::parse("x", "NONE").unwrap(), Limit::None);
         assert_eq!(Limit::parse("x", "4096").unwrap(), Limit::Bytes(4096));
@@ -123,22 +105,10 @@ mod tests {
 
     #[test]
     fn bad_limits_say_what_is_wrong() {
-        for bad in [
-            "0",
-            "150%",
-            "0%",
-            "-1GiB",
-            "lots",
-            "12XB",
-            "1.5GiB",
-            "99999999999999999999999TiB",
-        ] {
+        for bad in ["0", "150%", "0%", "-1GiB", "lots", "12XB", "1.5GiB", "99999999999999999999999TiB"] {
             let error = Limit::parse("AMDGPU_HARD_MEMORY_LIMIT", bad).unwrap_err();
             let text = error.to_string();
-            assert!(
-                text.contains("AMDGPU_HARD_MEMORY_LIMIT") && text.contains(bad),
-                "{bad}: {text}"
-            );
+            assert!(text.contains("AMDGPU_HARD_MEMORY_LIMIT") && text.contains(bad), "{bad}: {text}");
         }
     }
 }

@@ -8,7 +8,6 @@
 //! reclaims first.
 
 use crate::device_pool::{Attempt, Pool};
-use crate::strategy::cached;
 use crate::{Buffer, Result};
 use hip_core::{Device, Stream};
 use std::sync::{Arc, Mutex};
@@ -21,10 +20,7 @@ static HOOKS: Mutex<Vec<Hook>> = Mutex::new(Vec::new());
 /// does not fit even after the cache was released: free what you can
 /// (drop caches of your own) and return the bytes freed.
 pub fn register_reclaim_hook(hook: impl Fn(Device) -> usize + Send + Sync + 'static) {
-    HOOKS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(Arc::new(hook));
+    HOOKS.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::new(hook));
 }
 
 fn run_hooks(device: Device) -> usize {
@@ -38,33 +34,11 @@ pub(crate) fn allocate(pool: &Pool, bytes: usize, stream: &Stream) -> Result<Buf
         return Ok(Buffer::empty(stream));
     }
     let inner = &pool.0;
-    if let Some(size) = cached::block_size(bytes) {
-        let more = match inner.strategy {
-            crate::Strategy::Cached => cached::segment_size(size).unwrap_or(size),
-            _ => size,
-        };
-        if inner.limit_check(more).1 {
-            inner.reclaim()?;
+    for step in 0..=STEPS {
+        if step > 0 {
+            escalate(step, pool, stream)?;
+            inner.count_oom_retry();
         }
-    }
-    type Step<'a> = Box<dyn Fn() -> Result<()> + 'a>;
-    let steps: [Step<'_>; 4] = [
-        Box::new(|| Ok(stream.synchronize()?)),
-        Box::new(|| Ok(inner.device.synchronize()?)),
-        Box::new(|| inner.reclaim().map(drop)),
-        Box::new(|| {
-            run_hooks(inner.device);
-            Ok(())
-        }),
-    ];
-    match inner.attempt(bytes, stream) {
-        Attempt::Done(buffer) => return Ok(buffer),
-        Attempt::Failed(error) => return Err(error),
-        Attempt::OutOfMemory => {}
-    }
-    for step in &steps {
-        step()?;
-        inner.count_oom_retry();
         match inner.attempt(bytes, stream) {
             Attempt::Done(buffer) => return Ok(buffer),
             Attempt::Failed(error) => return Err(error),
@@ -72,4 +46,23 @@ pub(crate) fn allocate(pool: &Pool, bytes: usize, stream: &Stream) -> Result<Buf
         }
     }
     Err(inner.out_of_memory(bytes))
+}
+
+/// The rungs of the ladder.
+const STEPS: usize = 4;
+
+#[cold]
+fn escalate(step: usize, pool: &Pool, stream: &Stream) -> Result<()> {
+    let device = pool.device();
+    match step {
+        1 => stream.synchronize()?,
+        2 => device.synchronize()?,
+        3 => {
+            pool.reclaim()?;
+        }
+        _ => {
+            run_hooks(device);
+        }
+    }
+    Ok(())
 }

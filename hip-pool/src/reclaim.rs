@@ -8,24 +8,16 @@ use std::sync::OnceLock;
 static POOLS: OnceLock<Vec<OnceLock<Result<Pool>>>> = OnceLock::new();
 
 fn slots() -> &'static [OnceLock<Result<Pool>>] {
-    POOLS.get_or_init(|| {
-        (0..Device::count().unwrap_or(0))
-            .map(|_| OnceLock::new())
-            .collect()
-    })
+    POOLS.get_or_init(|| (0..Device::count().unwrap_or(0)).map(|_| OnceLock::new()).collect())
 }
 
 /// The process's pool for `device`, started on first use with the strategy
 /// of `AMDGPU_POOL` and the limits of `AMDGPU_HARD_MEMORY_LIMIT` /
 /// `AMDGPU_SOFT_MEMORY_LIMIT`. A bad variable is an error here, every time.
 pub fn pool(device: Device) -> Result<Pool> {
-    let slot =
-        slots()
-            .get(device.ordinal())
-            .ok_or(PoolError::Hip(hip_core::HipError::InvalidDevice {
-                ordinal: device.ordinal(),
-                count: slots().len(),
-            }))?;
+    let slot = slots()
+        .get(device.ordinal())
+        .ok_or(PoolError::Hip(hip_core::HipError::InvalidDevice { ordinal: device.ordinal(), count: slots().len() }))?;
     slot.get_or_init(|| {
         let strategy = Strategy::from_env()?;
         let hard = Limit::from_env("AMDGPU_HARD_MEMORY_LIMIT")?;
@@ -41,12 +33,7 @@ pub fn pool(device: Device) -> Result<Pool> {
 
 /// The pools started so far.
 pub(crate) fn started_pools() -> Vec<Pool> {
-    POOLS.get().map_or_else(Vec::new, |slots| {
-        slots
-            .iter()
-            .filter_map(|s| s.get()?.as_ref().ok().cloned())
-            .collect()
-    })
+    POOLS.get().map_or_else(Vec::new, |slots| slots.iter().filter_map(|s| s.get()?.as_ref().ok().cloned()).collect())
 }
 
 /// `bytes` of device memory on this thread's device, for its stream.

@@ -56,40 +56,14 @@ fn human(bytes: usize) -> String {
 impl fmt::Display for PoolStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "             current        peak")?;
-        writeln!(
-            f,
-            "allocated  {:>10}  {:>10}",
-            human(self.allocated),
-            human(self.allocated_peak)
-        )?;
-        writeln!(
-            f,
-            "reserved   {:>10}  {:>10}",
-            human(self.reserved),
-            human(self.reserved_peak)
-        )?;
+        writeln!(f, "allocated  {:>10}  {:>10}", human(self.allocated), human(self.allocated_peak))?;
+        writeln!(f, "reserved   {:>10}  {:>10}", human(self.reserved), human(self.reserved_peak))?;
         writeln!(f, "cached     {:>10}", human(self.cached()))?;
         writeln!(f, "buffers    {:>10}", self.live_buffers)?;
         let total = self.hits + self.misses;
-        let rate = if total == 0 {
-            0.0
-        } else {
-            100.0 * self.hits as f64 / total as f64
-        };
-        writeln!(
-            f,
-            "cache      {} hits, {} misses ({rate:.1}% hits)",
-            self.hits, self.misses
-        )?;
-        writeln!(
-            f,
-            "driver     {} allocations, {} frees",
-            self.driver_allocations, self.driver_frees
-        )?;
-        write!(
-            f,
-            "pressure   {} reclaims, {} OOM retries, {} OOMs",
-            self.reclaims, self.oom_retries, self.ooms
-        )
+        let rate = if total == 0 { 0.0 } else { 100.0 * self.hits as f64 / total as f64 };
+        writeln!(f, "cache      {} hits, {} misses ({rate:.1}% hits)", self.hits, self.misses)?;
+        writeln!(f, "driver     {} allocations, {} frees", self.driver_allocations, self.driver_frees)?;
+        write!(f, "pressure   {} reclaims, {} OOM retries, {} OOMs", self.reclaims, self.oom_retries, self.ooms)
     }
 }

@@ -55,8 +55,5 @@ fn device_attribute_keeps_an_unknown_value() {
     }
     let raw: std::ffi::c_uint = unknown.0;
     assert_eq!(hipDeviceAttribute_t(raw), unknown);
-    assert_eq!(
-        hipDeviceAttribute_t::hipDeviceAttributeMultiprocessorCount.0,
-        63
-    );
+    assert_eq!(hipDeviceAttribute_t::hipDeviceAttributeMultiprocessorCount.0, 63);
 }

@@ -12,9 +12,8 @@ use std::ffi::{c_int, c_uint, c_void, CStr};
 use std::ptr::null_mut;
 
 use hip_sys::{
-    hipCtx_t, hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipFunction_t,
-    hipMemPool_t, hipMemcpyKind, hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStream_t,
-    Backend, HipApi,
+    hipCtx_t, hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipFunction_t, hipMemPool_t, hipMemcpyKind,
+    hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStream_t, Backend, HipApi,
 };
 
 /// The PTX of `hip-sys/kernels/test_kernels.cu`.
@@ -22,9 +21,7 @@ const PTX: &str = include_str!("../kernels/test_kernels.ptx");
 
 /// The nvidia table, or `None` (after saying so) when not asked for.
 fn api() -> Option<&'static HipApi> {
-    let asked = std::env::var("AMDGPU_BACKEND")
-        .map(|v| v.trim().eq_ignore_ascii_case("nvidia"))
-        .unwrap_or(false);
+    let asked = std::env::var("AMDGPU_BACKEND").map(|v| v.trim().eq_ignore_ascii_case("nvidia")).unwrap_or(false);
     if !asked {
         println!("skipped: set AMDGPU_BACKEND=nvidia");
         return None;
@@ -102,19 +99,7 @@ fn function(api: &HipApi, module: hipModule_t, name: &CStr) -> hipFunction_t {
 /// Launch `f` over `n` threads in blocks of 256 on `stream`.
 fn launch(api: &HipApi, f: hipFunction_t, n: u32, stream: hipStream_t, args: &mut [*mut c_void]) {
     let blocks = n.div_ceil(256);
-    ok!((api.hipModuleLaunchKernel)(
-        f,
-        blocks,
-        1,
-        1,
-        256,
-        1,
-        1,
-        0,
-        stream,
-        args.as_mut_ptr(),
-        null_mut()
-    ));
+    ok!((api.hipModuleLaunchKernel)(f, blocks, 1, 1, 256, 1, 1, 0, stream, args.as_mut_ptr(), null_mut()));
 }
 
 #[test]
@@ -138,10 +123,7 @@ fn versions_are_cudas() {
     println!("CUDA driver {driver}, runtime {runtime}");
     // 1000 * major + 10 * minor: CUDA 12.0 is 12000.
     assert!((12_000..100_000).contains(&runtime), "{runtime}");
-    assert!(
-        driver >= runtime,
-        "driver {driver} older than runtime {runtime}"
-    );
+    assert!(driver >= runtime, "driver {driver} older than runtime {runtime}");
     assert_eq!(runtime % 10, 0);
 }
 
@@ -151,12 +133,7 @@ fn malloc_memcpy_round_trip() {
     let values: Vec<u32> = (0..1 << 16).collect();
     let d = to_device(api, &values);
     let d2 = device_alloc::<u32>(api, values.len());
-    ok!((api.hipMemcpy)(
-        d2.cast(),
-        d.cast(),
-        values.len() * 4,
-        hipMemcpyKind::hipMemcpyDefault
-    ));
+    ok!((api.hipMemcpy)(d2.cast(), d.cast(), values.len() * 4, hipMemcpyKind::hipMemcpyDefault));
     assert_eq!(to_host(api, d2, values.len()), values);
     let (mut free, mut total) = (0, 0);
     ok!((api.hipMemGetInfo)(&mut free, &mut total));
@@ -194,27 +171,15 @@ fn events_time_real_work_on_a_stream() {
     let host = vec![1.0f32; n];
     let d = device_alloc::<f32>(api, n);
     let mut stream: hipStream_t = null_mut();
-    ok!((api.hipStreamCreateWithFlags)(
-        &mut stream,
-        hip_sys::hipStreamNonBlocking
-    ));
+    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::hipStreamNonBlocking));
     let mut flags: c_uint = 99;
     ok!((api.hipStreamGetFlags)(stream, &mut flags));
     assert_eq!(flags, hip_sys::hipStreamNonBlocking);
     let (mut start, mut stop): (hipEvent_t, hipEvent_t) = (null_mut(), null_mut());
     ok!((api.hipEventCreate)(&mut start));
-    ok!((api.hipEventCreateWithFlags)(
-        &mut stop,
-        hip_sys::hipEventDefault
-    ));
+    ok!((api.hipEventCreateWithFlags)(&mut stop, hip_sys::hipEventDefault));
     ok!((api.hipEventRecord)(start, stream));
-    ok!((api.hipMemcpyAsync)(
-        d.cast(),
-        host.as_ptr().cast(),
-        n * 4,
-        hipMemcpyKind::hipMemcpyHostToDevice,
-        stream
-    ));
+    ok!((api.hipMemcpyAsync)(d.cast(), host.as_ptr().cast(), n * 4, hipMemcpyKind::hipMemcpyHostToDevice, stream));
     ok!((api.hipEventRecord)(stop, stream));
     ok!((api.hipEventSynchronize)(stop));
     ok!((api.hipEventQuery)(stop));
@@ -240,10 +205,7 @@ fn malloc_async_on_one_stream_free_async_on_another() {
     assert!(!p.is_null());
     ok!((api.hipMemsetAsync)(p, 0, 1 << 20, s1));
     let mut done: hipEvent_t = null_mut();
-    ok!((api.hipEventCreateWithFlags)(
-        &mut done,
-        hip_sys::hipEventDisableTiming
-    ));
+    ok!((api.hipEventCreateWithFlags)(&mut done, hip_sys::hipEventDisableTiming));
     ok!((api.hipEventRecord)(done, s1));
     ok!((api.hipStreamWaitEvent)(s2, done, 0));
     ok!((api.hipFreeAsync)(p, s2));
@@ -268,10 +230,7 @@ fn malloc_async_on_one_stream_free_async_on_another() {
 
     let props = hip_sys::hipMemPoolProps {
         allocType: hip_sys::hipMemAllocationType::hipMemAllocationTypePinned,
-        location: hip_sys::hipMemLocation {
-            type_: hip_sys::hipMemLocationType::hipMemLocationTypeDevice,
-            id: 0,
-        },
+        location: hip_sys::hipMemLocation { type_: hip_sys::hipMemLocationType::hipMemLocationTypeDevice, id: 0 },
         ..Default::default()
     };
     let mut own: hipMemPool_t = null_mut();
@@ -324,12 +283,10 @@ fn out_of_range_device_is_invalid_device() {
     assert_eq!(status, E::hipErrorInvalidDevice);
     let mut v = 0;
     // SAFETY: valid out-pointer.
-    let status =
-        unsafe { (api.hipDeviceGetAttribute)(&mut v, Attr::hipDeviceAttributeWarpSize, count) };
+    let status = unsafe { (api.hipDeviceGetAttribute)(&mut v, Attr::hipDeviceAttributeWarpSize, count) };
     assert_eq!(status, E::hipErrorInvalidDevice);
     // SAFETY: valid out-pointer.
-    let status =
-        unsafe { (api.hipDeviceGetAttribute)(&mut v, Attr::hipDeviceAttributeGcnArch, count) };
+    let status = unsafe { (api.hipDeviceGetAttribute)(&mut v, Attr::hipDeviceAttributeGcnArch, count) };
     assert_eq!(status, E::hipErrorInvalidDevice);
     let mut dev = 0;
     // SAFETY: valid out-pointer.
@@ -363,10 +320,7 @@ fn attributes_map_to_cuda() {
     let status = unsafe { (api.hipDeviceGetAttribute)(&mut v, Attr::hipDeviceAttributeGcnArch, 0) };
     assert_eq!(status, E::hipErrorNotSupported);
     let (mut least, mut greatest) = (0, 0);
-    ok!((api.hipDeviceGetStreamPriorityRange)(
-        &mut least,
-        &mut greatest
-    ));
+    ok!((api.hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest));
     assert!(greatest <= least);
     let mut bus = [0 as std::ffi::c_char; 32];
     ok!((api.hipDeviceGetPCIBusId)(bus.as_mut_ptr(), 32, 0));
@@ -386,11 +340,7 @@ fn contexts_on_a_fresh_thread() {
         ok!((api.hipDevicePrimaryCtxRetain)(&mut primary, 0));
         assert_eq!(primary, ctx);
         let (mut flags, mut active) = (0, 0);
-        ok!((api.hipDevicePrimaryCtxGetState)(
-            0,
-            &mut flags,
-            &mut active
-        ));
+        ok!((api.hipDevicePrimaryCtxGetState)(0, &mut flags, &mut active));
         assert_eq!(active, 1);
         ok!((api.hipCtxPushCurrent)(primary));
         let mut popped: hipCtx_t = null_mut();
@@ -455,11 +405,8 @@ fn kernel_launch_from_ptx() {
 
     let fill = function(api, module, c"fill_f32");
     let (mut out, mut value, mut count) = (dc, 1.5f32, n);
-    let mut args: [*mut c_void; 3] = [
-        (&mut out as *mut *mut f32).cast(),
-        (&mut value as *mut f32).cast(),
-        (&mut count as *mut u32).cast(),
-    ];
+    let mut args: [*mut c_void; 3] =
+        [(&mut out as *mut *mut f32).cast(), (&mut value as *mut f32).cast(), (&mut count as *mut u32).cast()];
     let mut stream: hipStream_t = null_mut();
     ok!((api.hipStreamCreate)(&mut stream));
     launch(api, fill, n, stream, &mut args);

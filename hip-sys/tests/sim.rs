@@ -46,23 +46,13 @@ fn malloc(bytes: usize) -> *mut c_void {
 
 fn upload(data: &[f32]) -> *mut c_void {
     let p = malloc(std::mem::size_of_val(data));
-    ok!((api().hipMemcpy)(
-        p,
-        data.as_ptr().cast(),
-        std::mem::size_of_val(data),
-        hipMemcpyKind::hipMemcpyHostToDevice
-    ));
+    ok!((api().hipMemcpy)(p, data.as_ptr().cast(), std::mem::size_of_val(data), hipMemcpyKind::hipMemcpyHostToDevice));
     p
 }
 
 fn download(p: *const c_void, n: usize) -> Vec<f32> {
     let mut out = vec![0f32; n];
-    ok!((api().hipMemcpy)(
-        out.as_mut_ptr().cast(),
-        p,
-        n * 4,
-        hipMemcpyKind::hipMemcpyDeviceToHost
-    ));
+    ok!((api().hipMemcpy)(out.as_mut_ptr().cast(), p, n * 4, hipMemcpyKind::hipMemcpyDeviceToHost));
     out
 }
 
@@ -80,19 +70,11 @@ fn event() -> hipEvent_t {
 
 /// Run `f` on a fresh named thread; returns its result.
 fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("thread panicked")
+    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
 }
 
 fn violations_of(thread: &str) -> Vec<sim::Violation> {
-    sim::violations()
-        .into_iter()
-        .filter(|v| v.thread == thread)
-        .collect()
+    sim::violations().into_iter().filter(|v| v.thread == thread).collect()
 }
 
 #[test]
@@ -102,18 +84,9 @@ fn device_count_and_bad_ordinals() {
     ok!((api().hipGetDeviceCount)(&mut n));
     assert_eq!(n as usize, sim::configured_devices());
     assert!(n >= 2, "these tests need the default 2 devices");
-    assert_eq!(
-        status!((api().hipSetDevice)(n)),
-        hipError_t::hipErrorInvalidDevice
-    );
-    assert_eq!(
-        status!((api().hipSetDevice)(-1)),
-        hipError_t::hipErrorInvalidDevice
-    );
-    assert_eq!(
-        status!((api().hipGetDevice)(null_mut())),
-        hipError_t::hipErrorInvalidValue
-    );
+    assert_eq!(status!((api().hipSetDevice)(n)), hipError_t::hipErrorInvalidDevice);
+    assert_eq!(status!((api().hipSetDevice)(-1)), hipError_t::hipErrorInvalidDevice);
+    assert_eq!(status!((api().hipGetDevice)(null_mut())), hipError_t::hipErrorInvalidValue);
     let mut name = [0i8; 64];
     ok!((api().hipDeviceGetName)(name.as_mut_ptr(), 64, 1));
     // SAFETY: hipDeviceGetName wrote a NUL-terminated string.
@@ -130,11 +103,7 @@ fn a_new_thread_starts_on_device_0_and_set_device_is_per_thread() {
     on_thread("parent", || {
         set_device(1);
         assert_eq!(get_device(), 1);
-        assert_eq!(
-            on_thread("child", get_device),
-            0,
-            "HIP's lazy default is device 0, not the parent's"
-        );
+        assert_eq!(on_thread("child", get_device), 0, "HIP's lazy default is device 0, not the parent's");
         assert_eq!(get_device(), 1);
     });
 }
@@ -159,14 +128,8 @@ fn ctx_set_current_changes_get_device_and_pop_does_not_restore() {
         assert_eq!(popped, ctx0);
         assert_eq!(get_device(), 0, "AMD's pop leaves the device as it is");
         ok!((api().hipCtxPopCurrent)(&mut popped));
-        assert_eq!(
-            status!((api().hipCtxPopCurrent)(&mut popped)),
-            hipError_t::hipErrorInvalidContext
-        );
-        assert_eq!(
-            status!((api().hipCtxSetCurrent)(0x1234 as _)),
-            hipError_t::hipErrorInvalidContext
-        );
+        assert_eq!(status!((api().hipCtxPopCurrent)(&mut popped)), hipError_t::hipErrorInvalidContext);
+        assert_eq!(status!((api().hipCtxSetCurrent)(0x1234 as _)), hipError_t::hipErrorInvalidContext);
     });
 }
 
@@ -177,34 +140,16 @@ fn memcpy_takes_the_direction_from_the_pointers() {
         let host = [1.0f32, 2.0, 3.0, 4.0];
         let d0 = malloc(16);
         // A wrong kind is only validated, never obeyed.
-        ok!((api().hipMemcpy)(
-            d0,
-            host.as_ptr().cast(),
-            16,
-            hipMemcpyKind::hipMemcpyHostToHost
-        ));
+        ok!((api().hipMemcpy)(d0, host.as_ptr().cast(), 16, hipMemcpyKind::hipMemcpyHostToHost));
         set_device(1);
         let d1 = malloc(16);
-        ok!((api().hipMemcpy)(
-            d1,
-            d0,
-            16,
-            hipMemcpyKind::hipMemcpyDefault
-        ));
+        ok!((api().hipMemcpy)(d1, d0, 16, hipMemcpyKind::hipMemcpyDefault));
         assert_eq!(download(d1, 4), host);
         let bad = hipMemcpyKind(7);
-        assert_eq!(
-            status!((api().hipMemcpy)(d1, d0, 16, bad)),
-            hipError_t::hipErrorInvalidMemcpyDirection
-        );
+        assert_eq!(status!((api().hipMemcpy)(d1, d0, 16, bad)), hipError_t::hipErrorInvalidMemcpyDirection);
         // Past the end of the allocation (256-byte rounded).
         assert_eq!(
-            status!((api().hipMemcpy)(
-                d1,
-                host.as_ptr().cast(),
-                257,
-                hipMemcpyKind::hipMemcpyDefault
-            )),
+            status!((api().hipMemcpy)(d1, host.as_ptr().cast(), 257, hipMemcpyKind::hipMemcpyDefault)),
             hipError_t::hipErrorInvalidValue
         );
         ok!((api().hipMemset)(d1, 0, 16));
@@ -224,10 +169,7 @@ fn out_of_memory_at_capacity_and_recovery_after_free() {
         let before = sim::used_bytes(1);
         let big = malloc(capacity / 2 + 4096);
         let mut p = null_mut();
-        assert_eq!(
-            status!((api().hipMalloc)(&mut p, capacity / 2 + 4096)),
-            hipError_t::hipErrorOutOfMemory
-        );
+        assert_eq!(status!((api().hipMalloc)(&mut p, capacity / 2 + 4096)), hipError_t::hipErrorOutOfMemory);
         let (mut free, mut total) = (0, 0);
         ok!((api().hipMemGetInfo)(&mut free, &mut total));
         assert_eq!(total, capacity);
@@ -248,24 +190,15 @@ fn double_free_and_unknown_pointers_are_invalid_value() {
     on_thread("free", || {
         let p = malloc(64);
         ok!((api().hipFree)(p));
-        assert_eq!(
-            status!((api().hipFree)(p)),
-            hipError_t::hipErrorInvalidValue
-        );
+        assert_eq!(status!((api().hipFree)(p)), hipError_t::hipErrorInvalidValue);
         let mut local = 0u8;
-        assert_eq!(
-            status!((api().hipFree)((&mut local as *mut u8).cast())),
-            hipError_t::hipErrorInvalidValue
-        );
+        assert_eq!(status!((api().hipFree)((&mut local as *mut u8).cast())), hipError_t::hipErrorInvalidValue);
         ok!((api().hipFree)(null_mut()));
         // An interior pointer is not an allocation.
         let q = malloc(1024);
         // SAFETY: pointer arithmetic inside the allocation's range.
         let inner = unsafe { q.cast::<u8>().add(256) };
-        assert_eq!(
-            status!((api().hipFree)(inner.cast())),
-            hipError_t::hipErrorInvalidValue
-        );
+        assert_eq!(status!((api().hipFree)(inner.cast())), hipError_t::hipErrorInvalidValue);
         ok!((api().hipFree)(q));
     });
 }
@@ -278,15 +211,9 @@ fn event_record_on_another_devices_stream_is_invalid_handle() {
         let e1 = event();
         set_device(0);
         let s0 = stream();
-        assert_eq!(
-            status!((api().hipEventRecord)(e1, s0)),
-            hipError_t::hipErrorInvalidHandle
-        );
+        assert_eq!(status!((api().hipEventRecord)(e1, s0)), hipError_t::hipErrorInvalidHandle);
         // The null stream is the current device's: also device 0.
-        assert_eq!(
-            status!((api().hipEventRecord)(e1, null_mut())),
-            hipError_t::hipErrorInvalidHandle
-        );
+        assert_eq!(status!((api().hipEventRecord)(e1, null_mut())), hipError_t::hipErrorInvalidHandle);
         let (start, stop) = (event(), event());
         ok!((api().hipEventRecord)(start, s0));
         ok!((api().hipEventRecord)(stop, s0));
@@ -295,16 +222,10 @@ fn event_record_on_another_devices_stream_is_invalid_handle() {
         ok!((api().hipEventElapsedTime)(&mut ms, start, stop));
         assert!(ms >= 0.0);
         // Events of two devices cannot be compared.
-        assert_eq!(
-            status!((api().hipEventElapsedTime)(&mut ms, start, e1)),
-            hipError_t::hipErrorInvalidHandle
-        );
+        assert_eq!(status!((api().hipEventElapsedTime)(&mut ms, start, e1)), hipError_t::hipErrorInvalidHandle);
         ok!((api().hipEventDestroy)(start));
         ok!((api().hipEventDestroy)(stop));
-        assert_eq!(
-            status!((api().hipEventDestroy)(stop)),
-            hipError_t::hipErrorContextIsDestroyed
-        );
+        assert_eq!(status!((api().hipEventDestroy)(stop)), hipError_t::hipErrorContextIsDestroyed);
         ok!((api().hipStreamDestroy)(s0));
         set_device(1);
         ok!((api().hipEventDestroy)(e1));
@@ -316,34 +237,17 @@ fn last_error_is_kept_until_read_and_not_cleared_by_success() {
     let _x = sim::exclusive();
     on_thread("last-error", || {
         assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
-        assert_eq!(
-            status!((api().hipSetDevice)(99)),
-            hipError_t::hipErrorInvalidDevice
-        );
+        assert_eq!(status!((api().hipSetDevice)(99)), hipError_t::hipErrorInvalidDevice);
         set_device(0);
         let _ = get_device();
-        assert_eq!(
-            status!((api().hipPeekAtLastError)()),
-            hipError_t::hipErrorInvalidDevice
-        );
-        assert_eq!(
-            status!((api().hipGetLastError)()),
-            hipError_t::hipErrorInvalidDevice
-        );
+        assert_eq!(status!((api().hipPeekAtLastError)()), hipError_t::hipErrorInvalidDevice);
+        assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipErrorInvalidDevice);
         assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
         // hipErrorNotReady is not an error.
         // Another thread's errors are its own.
-        assert_eq!(
-            status!((api().hipSetDevice)(99)),
-            hipError_t::hipErrorInvalidDevice
-        );
-        on_thread("other", || {
-            assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess)
-        });
-        assert_eq!(
-            status!((api().hipGetLastError)()),
-            hipError_t::hipErrorInvalidDevice
-        );
+        assert_eq!(status!((api().hipSetDevice)(99)), hipError_t::hipErrorInvalidDevice);
+        on_thread("other", || assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess));
+        assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipErrorInvalidDevice);
     });
 }
 
@@ -377,18 +281,8 @@ fn objects_used_under_the_wrong_device_are_violations() {
         ok!((api().hipEventDestroy)(e));
         ok!((api().hipStreamDestroy)(s));
     });
-    let names: Vec<_> = violations_of("objects")
-        .iter()
-        .map(|v| v.function)
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "hipStreamSynchronize",
-            "hipEventDestroy",
-            "hipStreamDestroy"
-        ]
-    );
+    let names: Vec<_> = violations_of("objects").iter().map(|v| v.function).collect();
+    assert_eq!(names, ["hipStreamSynchronize", "hipEventDestroy", "hipStreamDestroy"]);
 }
 
 #[test]
@@ -402,33 +296,15 @@ fn injected_faults_fire_once_and_reset() {
         }));
         let first = malloc(64);
         let mut p = null_mut();
-        assert_eq!(
-            status!((api().hipMalloc)(&mut p, 64)),
-            hipError_t::hipErrorOutOfMemory
-        );
+        assert_eq!(status!((api().hipMalloc)(&mut p, 64)), hipError_t::hipErrorOutOfMemory);
         let third = malloc(64);
-        assert!(!sim::inject_fault(Fault {
-            function: "nope".into(),
-            nth: 1,
-            error: hipError_t::hipErrorUnknown
-        }));
+        assert!(!sim::inject_fault(Fault { function: "nope".into(), nth: 1, error: hipError_t::hipErrorUnknown }));
 
         sim::inject_sticky_fault(hipError_t::hipErrorIllegalAddress);
-        assert_eq!(
-            status!((api().hipFree)(first)),
-            hipError_t::hipErrorIllegalAddress
-        );
+        assert_eq!(status!((api().hipFree)(first)), hipError_t::hipErrorIllegalAddress);
         let mut n = 0;
-        assert_eq!(
-            status!((api().hipGetDeviceCount)(&mut n)),
-            hipError_t::hipErrorIllegalAddress
-        );
-        on_thread("faults-2", || {
-            assert_eq!(
-                status!((api().hipGetDevice)(&mut 0)),
-                hipError_t::hipErrorIllegalAddress
-            )
-        });
+        assert_eq!(status!((api().hipGetDeviceCount)(&mut n)), hipError_t::hipErrorIllegalAddress);
+        on_thread("faults-2", || assert_eq!(status!((api().hipGetDevice)(&mut 0)), hipError_t::hipErrorIllegalAddress));
         sim::reset_faults();
         ok!((api().hipFree)(first));
         ok!((api().hipFree)(third));
@@ -498,9 +374,7 @@ fn kernels_compute_over_several_grid_shapes() {
     let _x = sim::exclusive();
     on_thread("kernels", || {
         let expect = |n: usize, covered: usize| -> Vec<f32> {
-            (0..n)
-                .map(|i| if i < covered { 3.0 * i as f32 } else { -1.0 })
-                .collect()
+            (0..n).map(|i| if i < covered { 3.0 * i as f32 } else { -1.0 }).collect()
         };
         assert_eq!(vector_add(1000, [4, 1, 1], [256, 1, 1]), expect(1000, 1000)); // more threads than n
         assert_eq!(vector_add(1024, [4, 1, 1], [256, 1, 1]), expect(1024, 1024)); // exact
@@ -516,10 +390,7 @@ fn bad_code_objects_and_launches_are_errors() {
     on_thread("bad-launch", || {
         let mut m = null_mut();
         let bad = b"not a code object\0";
-        assert_eq!(
-            status!((api().hipModuleLoadData)(&mut m, bad.as_ptr().cast())),
-            hipError_t::hipErrorInvalidImage
-        );
+        assert_eq!(status!((api().hipModuleLoadData)(&mut m, bad.as_ptr().cast())), hipError_t::hipErrorInvalidImage);
         let unknown = sim::code_object(&["no_such_kernel"]);
         assert_eq!(
             status!((api().hipModuleLoadData)(&mut m, unknown.as_ptr().cast())),
@@ -528,87 +399,40 @@ fn bad_code_objects_and_launches_are_errors() {
         let m = module(&["fill_f32"]);
         let mut f = null_mut();
         assert_eq!(
-            status!((api().hipModuleGetFunction)(
-                &mut f,
-                m,
-                c"axpy_f32".as_ptr()
-            )),
+            status!((api().hipModuleGetFunction)(&mut f, m, c"axpy_f32".as_ptr())),
             hipError_t::hipErrorNotFound
         );
         let f = function(m, "fill_f32");
         let p = malloc(64);
         let (mut pp, mut v, mut n) = (p, 1.5f32, 16u32);
-        let mut params: [*mut c_void; 3] = [
-            (&mut pp as *mut *mut c_void).cast(),
-            (&mut v as *mut f32).cast(),
-            (&mut n as *mut u32).cast(),
-        ];
+        let mut params: [*mut c_void; 3] =
+            [(&mut pp as *mut *mut c_void).cast(), (&mut v as *mut f32).cast(), (&mut n as *mut u32).cast()];
         let launch = |g: u32, b: u32, s: hipStream_t, params: *mut *mut c_void| {
-            status!((api().hipModuleLaunchKernel)(
-                f,
-                g,
-                1,
-                1,
-                b,
-                1,
-                1,
-                0,
-                s,
-                params,
-                null_mut()
-            ))
+            status!((api().hipModuleLaunchKernel)(f, g, 1, 1, b, 1, 1, 0, s, params, null_mut()))
         };
-        assert_eq!(
-            launch(0, 16, null_mut(), params.as_mut_ptr()),
-            hipError_t::hipErrorInvalidValue
-        );
-        assert_eq!(
-            launch(1, 0, null_mut(), params.as_mut_ptr()),
-            hipError_t::hipErrorInvalidConfiguration
-        );
-        assert_eq!(
-            launch(1, 2048, null_mut(), params.as_mut_ptr()),
-            hipError_t::hipErrorInvalidConfiguration
-        );
-        assert_eq!(
-            launch(1, 16, null_mut(), null_mut()),
-            hipError_t::hipErrorInvalidValue
-        );
+        assert_eq!(launch(0, 16, null_mut(), params.as_mut_ptr()), hipError_t::hipErrorInvalidValue);
+        assert_eq!(launch(1, 0, null_mut(), params.as_mut_ptr()), hipError_t::hipErrorInvalidConfiguration);
+        assert_eq!(launch(1, 2048, null_mut(), params.as_mut_ptr()), hipError_t::hipErrorInvalidConfiguration);
+        assert_eq!(launch(1, 16, null_mut(), null_mut()), hipError_t::hipErrorInvalidValue);
         set_device(1);
         let s1 = stream();
         // The module lives on device 0.
-        assert_eq!(
-            launch(1, 16, s1, params.as_mut_ptr()),
-            hipError_t::hipErrorInvalidDevice
-        );
+        assert_eq!(launch(1, 16, s1, params.as_mut_ptr()), hipError_t::hipErrorInvalidDevice);
         let mut g = null_mut();
         assert_eq!(
-            status!((api().hipModuleGetFunction)(
-                &mut g,
-                m,
-                c"fill_f32".as_ptr()
-            )),
+            status!((api().hipModuleGetFunction)(&mut g, m, c"fill_f32".as_ptr())),
             hipError_t::hipErrorInvalidDevice
         );
         ok!((api().hipStreamDestroy)(s1));
         set_device(0);
-        assert_eq!(
-            launch(1, 16, null_mut(), params.as_mut_ptr()),
-            hipError_t::hipSuccess
-        );
+        assert_eq!(launch(1, 16, null_mut(), params.as_mut_ptr()), hipError_t::hipSuccess);
         assert_eq!(download(p, 16), vec![1.5; 16]);
         ok!((api().hipModuleUnload)(m));
-        assert_eq!(
-            status!((api().hipModuleUnload)(m)),
-            hipError_t::hipErrorNotFound
-        );
+        assert_eq!(status!((api().hipModuleUnload)(m)), hipError_t::hipErrorNotFound);
         ok!((api().hipFree)(p));
     });
     let v = violations_of("bad-launch");
-    assert!(
-        v.iter().any(|v| v.function == "hipModuleGetFunction"),
-        "{v:?}"
-    );
+    assert!(v.iter().any(|v| v.function == "hipModuleGetFunction"), "{v:?}");
 }
 
 #[test]
@@ -619,32 +443,11 @@ fn a_kernel_outside_its_memory_is_a_sticky_illegal_address() {
         let f = function(m, "fill_u32");
         let p = malloc(256);
         let (mut pp, mut v, mut n) = (p, 7u32, 1000u32); // 4000 bytes into 256
-        let mut params: [*mut c_void; 3] = [
-            (&mut pp as *mut *mut c_void).cast(),
-            (&mut v as *mut u32).cast(),
-            (&mut n as *mut u32).cast(),
-        ];
-        ok!((api().hipModuleLaunchKernel)(
-            f,
-            4,
-            1,
-            1,
-            256,
-            1,
-            1,
-            0,
-            null_mut(),
-            params.as_mut_ptr(),
-            null_mut()
-        ));
-        assert_eq!(
-            status!((api().hipDeviceSynchronize)()),
-            hipError_t::hipErrorIllegalAddress
-        );
-        assert_eq!(
-            status!((api().hipGetDevice)(&mut 0)),
-            hipError_t::hipErrorIllegalAddress
-        );
+        let mut params: [*mut c_void; 3] =
+            [(&mut pp as *mut *mut c_void).cast(), (&mut v as *mut u32).cast(), (&mut n as *mut u32).cast()];
+        ok!((api().hipModuleLaunchKernel)(f, 4, 1, 1, 256, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()));
+        assert_eq!(status!((api().hipDeviceSynchronize)()), hipError_t::hipErrorIllegalAddress);
+        assert_eq!(status!((api().hipGetDevice)(&mut 0)), hipError_t::hipErrorIllegalAddress);
         sim::reset_faults();
         ok!((api().hipModuleUnload)(m));
         ok!((api().hipFree)(p));
@@ -669,19 +472,7 @@ fn streams_run_in_order_and_wait_on_events_across_devices() {
         ];
         for _ in 0..10 {
             // x = x + x, ten times in order: 2^10.
-            ok!((api().hipModuleLaunchKernel)(
-                f,
-                16,
-                1,
-                1,
-                256,
-                1,
-                1,
-                0,
-                s,
-                params.as_mut_ptr(),
-                null_mut()
-            ));
+            ok!((api().hipModuleLaunchKernel)(f, 16, 1, 1, 256, 1, 1, 0, s, params.as_mut_ptr(), null_mut()));
         }
         let done = event();
         ok!((api().hipEventRecord)(done, s));
@@ -690,13 +481,7 @@ fn streams_run_in_order_and_wait_on_events_across_devices() {
         let s1 = stream();
         let y = malloc(n * 4);
         ok!((api().hipStreamWaitEvent)(s1, done, 0));
-        ok!((api().hipMemcpyAsync)(
-            y,
-            x,
-            n * 4,
-            hipMemcpyKind::hipMemcpyDefault,
-            s1
-        ));
+        ok!((api().hipMemcpyAsync)(y, x, n * 4, hipMemcpyKind::hipMemcpyDefault, s1));
         ok!((api().hipStreamSynchronize)(s1));
         assert_eq!(download(y, n), vec![1024.0; n]);
         ok!((api().hipStreamQuery)(s1));
@@ -708,20 +493,12 @@ fn streams_run_in_order_and_wait_on_events_across_devices() {
         ok!((api().hipModuleUnload)(m));
         ok!((api().hipFree)(x));
     });
-    assert!(
-        violations_of("order").is_empty(),
-        "{:?}",
-        violations_of("order")
-    );
+    assert!(violations_of("order").is_empty(), "{:?}", violations_of("order"));
 }
 
 fn pool_attr(pool: hip_sys::hipMemPool_t, attr: hip_sys::hipMemPoolAttr) -> u64 {
     let mut v = 0u64;
-    ok!((api().hipMemPoolGetAttribute)(
-        pool,
-        attr,
-        (&mut v as *mut u64).cast()
-    ));
+    ok!((api().hipMemPoolGetAttribute)(pool, attr, (&mut v as *mut u64).cast()));
     v
 }
 
@@ -739,28 +516,18 @@ fn stream_ordered_memory_follows_the_release_threshold() {
         ok!((api().hipMallocAsync)(&mut p, 1 << 20, s));
         assert_eq!(pool_attr(pool, A::hipMemPoolAttrUsedMemCurrent), 1 << 20);
         ok!((api().hipFreeAsync)(p, s));
-        assert_eq!(
-            status!((api().hipFreeAsync)(p, s)),
-            hipError_t::hipErrorInvalidValue
-        );
+        assert_eq!(status!((api().hipFreeAsync)(p, s)), hipError_t::hipErrorInvalidValue);
         // Threshold 0 (the default): released at the next synchronize.
         ok!((api().hipStreamSynchronize)(s));
         assert_eq!(pool_attr(pool, A::hipMemPoolAttrReservedMemCurrent), 0);
         assert_eq!(sim::live_allocations(1), base);
         // Threshold at maximum: kept and reused until trimmed.
         let mut max = u64::MAX;
-        ok!((api().hipMemPoolSetAttribute)(
-            pool,
-            A::hipMemPoolAttrReleaseThreshold,
-            (&mut max as *mut u64).cast()
-        ));
+        ok!((api().hipMemPoolSetAttribute)(pool, A::hipMemPoolAttrReleaseThreshold, (&mut max as *mut u64).cast()));
         ok!((api().hipMallocAsync)(&mut p, 1 << 20, s));
         ok!((api().hipFreeAsync)(p, s));
         ok!((api().hipStreamSynchronize)(s));
-        assert_eq!(
-            pool_attr(pool, A::hipMemPoolAttrReservedMemCurrent),
-            1 << 20
-        );
+        assert_eq!(pool_attr(pool, A::hipMemPoolAttrReservedMemCurrent), 1 << 20);
         assert_eq!(sim::live_allocations(1), base + 1);
         let mut q = null_mut();
         ok!((api().hipMallocAsync)(&mut q, 1 << 20, s));
@@ -770,11 +537,7 @@ fn stream_ordered_memory_follows_the_release_threshold() {
         ok!((api().hipMemPoolTrimTo)(pool, 0));
         assert_eq!(sim::live_allocations(1), base);
         let mut zero = 0u64;
-        ok!((api().hipMemPoolSetAttribute)(
-            pool,
-            A::hipMemPoolAttrReleaseThreshold,
-            (&mut zero as *mut u64).cast()
-        ));
+        ok!((api().hipMemPoolSetAttribute)(pool, A::hipMemPoolAttrReleaseThreshold, (&mut zero as *mut u64).cast()));
         ok!((api().hipStreamDestroy)(s));
     });
     assert!(violations_of("async").is_empty());
@@ -793,8 +556,7 @@ fn many_threads_see_consistent_state() {
                     for i in 0..50 {
                         let d = (t + i) % devices;
                         set_device(d as i32);
-                        let data: Vec<f32> =
-                            (0..256).map(|k| (t * 1000 + i * 10 + k) as f32).collect();
+                        let data: Vec<f32> = (0..256).map(|k| (t * 1000 + i * 10 + k) as f32).collect();
                         let p = upload(&data);
                         assert_eq!(get_device(), d as i32);
                         let s = stream();
@@ -820,9 +582,7 @@ fn many_threads_see_consistent_state() {
     }
     let after: Vec<usize> = (0..devices).map(sim::live_allocations).collect();
     assert_eq!(after, before);
-    assert!(sim::violations()
-        .iter()
-        .all(|v| !v.thread.starts_with("many-")));
+    assert!(sim::violations().iter().all(|v| !v.thread.starts_with("many-")));
 }
 
 #[test]
@@ -840,13 +600,10 @@ fn pointer_attributes_and_error_names() {
         assert_eq!(memory_type, hip_sys::hipMemoryType::hipMemoryTypeDevice);
         ok!((api().hipFree)(p));
         // SAFETY: hipGetErrorName returns a static NUL-terminated string.
-        let name = unsafe {
-            std::ffi::CStr::from_ptr((api().hipGetErrorName)(hipError_t::hipErrorInvalidDevice))
-        };
+        let name = unsafe { std::ffi::CStr::from_ptr((api().hipGetErrorName)(hipError_t::hipErrorInvalidDevice)) };
         assert_eq!(name.to_str().unwrap(), "hipErrorInvalidDevice");
         // SAFETY: as above.
-        let unknown =
-            unsafe { std::ffi::CStr::from_ptr((api().hipGetErrorName)(hipError_t(4242))) };
+        let unknown = unsafe { std::ffi::CStr::from_ptr((api().hipGetErrorName)(hipError_t(4242))) };
         assert_eq!(unknown.to_str().unwrap(), "hipErrorUnknown");
     });
 }
@@ -861,45 +618,24 @@ fn child_without_devices() {
         return;
     }
     let mut n = -1;
-    assert_eq!(
-        status!((api().hipGetDeviceCount)(&mut n)),
-        hipError_t::hipErrorNoDevice
-    );
+    assert_eq!(status!((api().hipGetDeviceCount)(&mut n)), hipError_t::hipErrorNoDevice);
     assert_eq!(n, 0, "HIP writes 0 and reports hipErrorNoDevice");
     let mut p = null_mut();
-    assert_eq!(
-        status!((api().hipMalloc)(&mut p, 64)),
-        hipError_t::hipErrorNoDevice
-    );
-    assert_eq!(
-        status!((api().hipSetDevice)(0)),
-        hipError_t::hipErrorNoDevice
-    );
-    assert_eq!(
-        status!((api().hipGetDevice)(&mut n)),
-        hipError_t::hipErrorNoDevice
-    );
+    assert_eq!(status!((api().hipMalloc)(&mut p, 64)), hipError_t::hipErrorNoDevice);
+    assert_eq!(status!((api().hipSetDevice)(0)), hipError_t::hipErrorNoDevice);
+    assert_eq!(status!((api().hipGetDevice)(&mut n)), hipError_t::hipErrorNoDevice);
 }
 
 #[test]
 fn no_devices_gives_hip_no_device() {
     let exe = std::env::current_exe().expect("test binary");
     let output = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "child_without_devices",
-            "--ignored",
-            "--test-threads=1",
-        ])
+        .args(["--exact", "child_without_devices", "--ignored", "--test-threads=1"])
         .env("AMDGPU_SIM_DEVICES", "0")
         .env(NO_DEVICE_CHILD, "1")
         .output()
         .expect("child runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("1 passed"), "{stdout}");
 }

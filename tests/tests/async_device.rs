@@ -15,10 +15,7 @@ struct Probe {
 impl Future for Probe {
     type Output = Device;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Device> {
-        self.seen
-            .lock()
-            .unwrap()
-            .push((device(), std::thread::current().id()));
+        self.seen.lock().unwrap().push((device(), std::thread::current().id()));
         if self.left == 0 {
             return Poll::Ready(device());
         }
@@ -45,11 +42,7 @@ where
             let waker = Waker::from(Arc::new(NoopWaker));
             let mut cx = Context::from_waker(&waker);
             let result = future.as_mut().poll(&mut cx);
-            assert_eq!(
-                device(),
-                default_device(),
-                "the polling thread's device is restored"
-            );
+            assert_eq!(device(), default_device(), "the polling thread's device is restored");
             (future, result)
         })
         .join()
@@ -67,13 +60,7 @@ fn a_task_keeps_its_device_across_threads() {
     let devices = Device::all().unwrap();
     let target = *devices.last().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let result = run_across_threads(on_device_async(
-        target,
-        Probe {
-            left: 4,
-            seen: seen.clone(),
-        },
-    ));
+    let result = run_across_threads(on_device_async(target, Probe { left: 4, seen: seen.clone() }));
     assert_eq!(result, target);
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 5);

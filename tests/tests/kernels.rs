@@ -17,21 +17,12 @@ fn vector_add_gives_the_right_result() {
     let n = 10_000usize;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| (2 * i) as f32).collect();
-    let (da, db, dc) = (
-        RawBuffer::from_slice(device, &a),
-        RawBuffer::from_slice(device, &b),
-        RawBuffer::new(device, n * 4),
-    );
+    let (da, db, dc) =
+        (RawBuffer::from_slice(device, &a), RawBuffer::from_slice(device, &b), RawBuffer::new(device, n * 4));
     let stream = Stream::new_on(device).unwrap();
     // SAFETY: vector_add_f32(const float*, const float*, float*, unsigned) over n elements.
-    unsafe {
-        add.launch(
-            LaunchConfig::for_elements(n, 256),
-            &stream,
-            &[&da.ptr, &db.ptr, &dc.ptr, &(n as u32)],
-        )
-    }
-    .unwrap();
+    unsafe { add.launch(LaunchConfig::for_elements(n, 256), &stream, &[&da.ptr, &db.ptr, &dc.ptr, &(n as u32)]) }
+        .unwrap();
     stream.synchronize().unwrap();
     let c: Vec<f32> = dc.to_vec();
     assert!(c.iter().enumerate().all(|(i, v)| *v == (3 * i) as f32));
@@ -54,58 +45,23 @@ fn bad_launches_are_typed_errors() {
 
     let other = Stream::new_on(d1).unwrap();
     // SAFETY: the arguments match fill_f32; the launch is refused anyway.
-    let error =
-        unsafe { fill.launch(LaunchConfig::for_elements(256, 64), &other, &args) }.unwrap_err();
-    assert!(
-        matches!(
-            error,
-            hip_core::HipError::DeviceMismatch {
-                expected: 0,
-                found: 1,
-                ..
-            }
-        ),
-        "{error}"
-    );
+    let error = unsafe { fill.launch(LaunchConfig::for_elements(256, 64), &other, &args) }.unwrap_err();
+    assert!(matches!(error, hip_core::HipError::DeviceMismatch { expected: 0, found: 1, .. }), "{error}");
 
     let stream = Stream::new_on(d0).unwrap();
-    let zero_grid = LaunchConfig {
-        grid: [0, 1, 1],
-        block: [64, 1, 1],
-        shared_memory: 0,
-    };
+    let zero_grid = LaunchConfig { grid: [0, 1, 1], block: [64, 1, 1], shared_memory: 0 };
     // SAFETY: as above.
     let error = unsafe { fill.launch(zero_grid, &stream, &args) }.unwrap_err();
-    assert_eq!(
-        error.code(),
-        Some(hip_sys::hipError_t::hipErrorInvalidValue)
-    );
-    assert!(
-        error.to_string().contains("hipModuleLaunchKernel"),
-        "{error}"
-    );
+    assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorInvalidValue));
+    assert!(error.to_string().contains("hipModuleLaunchKernel"), "{error}");
 
-    let huge_block = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [4096, 1, 1],
-        shared_memory: 0,
-    };
+    let huge_block = LaunchConfig { grid: [1, 1, 1], block: [4096, 1, 1], shared_memory: 0 };
     // SAFETY: as above.
     let error = unsafe { fill.launch(huge_block, &stream, &args) }.unwrap_err();
-    assert_eq!(
-        error.code(),
-        Some(hip_sys::hipError_t::hipErrorInvalidConfiguration)
-    );
+    assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorInvalidConfiguration));
 
     let missing = module.function("no_such_kernel").unwrap_err();
-    assert_eq!(
-        missing.code(),
-        Some(hip_sys::hipError_t::hipErrorNotFound),
-        "{missing}"
-    );
+    assert_eq!(missing.code(), Some(hip_sys::hipError_t::hipErrorNotFound), "{missing}");
     let bad_image = hip_core::Module::load(d0, b"garbage").unwrap_err();
-    assert!(
-        bad_image.to_string().contains("hipModuleLoadData"),
-        "{bad_image}"
-    );
+    assert!(bad_image.to_string().contains("hipModuleLoadData"), "{bad_image}");
 }

@@ -4,8 +4,8 @@
 //! Context violations can only be counted on the simulator.
 
 use hip_core::{
-    default_device, device, prepare_state, raw, set_default_device, set_device, stream,
-    thread_state_exists, with_device, with_stream, Device, Event, Stream,
+    default_device, device, prepare_state, raw, set_default_device, set_device, stream, thread_state_exists,
+    with_device, with_stream, Device, Event, Stream,
 };
 use hip_sys::{sim, Backend};
 
@@ -16,22 +16,14 @@ mod common;
 fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
     let guard = sim::exclusive();
     if Device::count().unwrap_or(0) < 2 {
-        eprintln!(
-            "skipped: needs two devices; {:?} has fewer",
-            hip_sys::backend()
-        );
+        eprintln!("skipped: needs two devices; {:?} has fewer", hip_sys::backend());
         return None;
     }
     Some((Device::new(0).unwrap(), Device::new(1).unwrap(), guard))
 }
 
 fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("thread panicked")
+    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
 }
 
 /// Context violations recorded for threads named `name` (none off the simulator).
@@ -39,18 +31,12 @@ fn violations_of(name: &str) -> Vec<sim::Violation> {
     if hip_sys::backend() != Backend::Sim {
         return Vec::new();
     }
-    sim::violations()
-        .into_iter()
-        .filter(|v| v.thread == name)
-        .collect()
+    sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
 fn assert_audit_clean() {
     let hits = hip_core::audit::hits();
-    assert!(
-        hits.is_empty(),
-        "thread-state accesses inside drops: {hits:?}"
-    );
+    assert!(hits.is_empty(), "thread-state accesses inside drops: {hits:?}");
 }
 
 // ---- rule 1: a drop never touches thread state -------------------------------
@@ -60,19 +46,13 @@ fn resources_of_device_1_dropped_on_a_device_0_thread() {
     let Some((d0, d1, _x)) = two_devices() else {
         return;
     };
-    let (s, e) = on_thread("maker", move || {
-        (Stream::new_on(d1).unwrap(), Event::new_on(d1).unwrap())
-    });
+    let (s, e) = on_thread("maker", move || (Stream::new_on(d1).unwrap(), Event::new_on(d1).unwrap()));
     on_thread("dropper", move || {
         set_device(d0).unwrap();
         drop(s);
         drop(e);
         assert_eq!(device(), d0);
-        assert_eq!(
-            raw::hip_current_device().unwrap(),
-            d0,
-            "HIP's own device is restored too"
-        );
+        assert_eq!(raw::hip_current_device().unwrap(), d0, "HIP's own device is restored too");
     });
     assert_eq!(violations_of("dropper"), []);
     assert_audit_clean();
@@ -106,13 +86,8 @@ fn a_pending_hip_error_survives_a_drop() {
         let status = unsafe { (api.hipSetDevice)(9999) };
         assert_eq!(status, hip_sys::hipError_t::hipErrorInvalidDevice);
         drop(s);
-        let pending = hip_core::take_last_error()
-            .unwrap()
-            .expect("the error is still pending");
-        assert_eq!(
-            pending.code(),
-            Some(hip_sys::hipError_t::hipErrorInvalidDevice)
-        );
+        let pending = hip_core::take_last_error().unwrap().expect("the error is still pending");
+        assert_eq!(pending.code(), Some(hip_sys::hipError_t::hipErrorInvalidDevice));
     });
 }
 
@@ -158,9 +133,7 @@ fn with_stream_installs_the_stream_and_restores_the_previous() {
         });
         assert_eq!(device(), d0);
         assert_eq!(stream(), before);
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            with_stream(&mine, || panic!("x"))
-        }));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| with_stream(&mine, || panic!("x"))));
         assert!(caught.is_err());
         assert_eq!(stream(), before);
     });
@@ -188,16 +161,8 @@ fn set_device_on_a_spawned_thread_leaves_the_default_alone() {
         let _ = waiter.join();
         (seen, device())
     });
-    assert_eq!(
-        old,
-        (default, default),
-        "a thread with state keeps its device"
-    );
-    assert_eq!(
-        on_thread("new", device),
-        other,
-        "threads started after it begin on the new default"
-    );
+    assert_eq!(old, (default, default), "a thread with state keeps its device");
+    assert_eq!(on_thread("new", device), other, "threads started after it begin on the new default");
     set_default_device(default).unwrap();
 }
 
@@ -231,17 +196,11 @@ fn prepare_state_on_a_bound_thread_makes_no_hip_call() {
     on_thread("fast-path", move || {
         set_device(d1).unwrap();
         prepare_state().unwrap();
-        let before: u64 = hip_sys::HipApi::SYMBOLS
-            .iter()
-            .map(|f| sim::thread_call_count(f))
-            .sum();
+        let before: u64 = hip_sys::HipApi::SYMBOLS.iter().map(|f| sim::thread_call_count(f)).sum();
         for _ in 0..1000 {
             assert_eq!(prepare_state().unwrap(), d1);
         }
-        let after: u64 = hip_sys::HipApi::SYMBOLS
-            .iter()
-            .map(|f| sim::thread_call_count(f))
-            .sum();
+        let after: u64 = hip_sys::HipApi::SYMBOLS.iter().map(|f| sim::thread_call_count(f)).sum();
         assert_eq!(after, before, "the fast path called HIP");
     });
 }
@@ -251,14 +210,8 @@ fn a_bad_ordinal_names_the_ordinal_and_the_count() {
     let count = Device::count().unwrap();
     let error = Device::new(count + 3).unwrap_err();
     let text = error.to_string();
-    assert!(
-        text.contains(&(count + 3).to_string()) && text.contains(&count.to_string()),
-        "{text}"
-    );
-    assert_eq!(
-        error.code(),
-        Some(hip_sys::hipError_t::hipErrorInvalidDevice)
-    );
+    assert!(text.contains(&(count + 3).to_string()) && text.contains(&count.to_string()), "{text}");
+    assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorInvalidDevice));
 }
 
 #[test]
@@ -269,17 +222,7 @@ fn event_record_on_another_devices_stream_is_a_typed_error() {
     let e = Event::new_on(d1).unwrap();
     let s = Stream::new_on(d0).unwrap();
     let error = e.record(&s).unwrap_err();
-    assert!(
-        matches!(
-            error,
-            hip_core::HipError::DeviceMismatch {
-                expected: 1,
-                found: 0,
-                ..
-            }
-        ),
-        "{error}"
-    );
+    assert!(matches!(error, hip_core::HipError::DeviceMismatch { expected: 1, found: 0, .. }), "{error}");
     let s1 = Stream::new_on(d1).unwrap();
     let start = Event::new_on(d1).unwrap();
     start.record(&s1).unwrap();
@@ -335,10 +278,7 @@ fn many_threads_switching_and_dropping_across_threads() {
     let leftover: Vec<_> = rx.lock().unwrap().try_iter().collect();
     drop(leftover);
     if hip_sys::backend() == Backend::Sim {
-        let bad: Vec<_> = sim::violations()
-            .into_iter()
-            .filter(|v| v.thread.starts_with("switcher-"))
-            .collect();
+        let bad: Vec<_> = sim::violations().into_iter().filter(|v| v.thread.starts_with("switcher-")).collect();
         assert_eq!(bad, []);
     }
     assert_audit_clean();
@@ -357,9 +297,6 @@ fn an_exited_threads_stream_is_reused_not_destroyed() {
         set_device(d1).unwrap();
         stream().as_raw() as usize
     });
-    assert_eq!(
-        first, second,
-        "the second thread took the first one's stream"
-    );
+    assert_eq!(first, second, "the second thread took the first one's stream");
     assert_eq!(violations_of("first-user"), []);
 }

@@ -29,22 +29,14 @@ pub fn fetch_headers(target: &Path) -> Result<(PathBuf, Vec<Unpacked>), String> 
     let parts = base.join("sources.list.d");
     let debs = base.join("debs");
     let root = target.join("xtask").join("root");
-    for dir in [
-        &lists.join("partial"),
-        &cache.join("archives").join("partial"),
-        &parts,
-        &debs,
-    ] {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for dir in [&lists.join("partial"), &cache.join("archives").join("partial"), &parts, &debs] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let sources = base.join("sources.list");
     let mirror = mirror_uri();
     std::fs::write(
         &sources,
-        format!(
-            "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} {SUITE} main\n"
-        ),
+        format!("deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {mirror} {SUITE} main\n"),
     )
     .map_err(|e| format!("cannot write {}: {e}", sources.display()))?;
 
@@ -56,10 +48,7 @@ pub fn fetch_headers(target: &Path) -> Result<(PathBuf, Vec<Unpacked>), String> 
         "-oAPT::Sandbox::User=root".to_string(),
         "-qq".to_string(),
     ];
-    run(
-        Command::new("apt-get").args(&options).arg("update"),
-        "apt-get update",
-    )?;
+    run(Command::new("apt-get").args(&options).arg("update"), "apt-get update")?;
 
     let mut unpacked = Vec::new();
     let _ = std::fs::remove_dir_all(&root);
@@ -70,48 +59,24 @@ pub fn fetch_headers(target: &Path) -> Result<(PathBuf, Vec<Unpacked>), String> 
             }
         }
         run(
-            Command::new("apt-get")
-                .args(&options)
-                .arg("download")
-                .arg(package)
-                .current_dir(&debs),
+            Command::new("apt-get").args(&options).arg("download").arg(package).current_dir(&debs),
             &format!("apt-get download {package}"),
         )?;
         let deb = read_dir(&debs)?
             .into_iter()
-            .find(|p| {
-                file_name(p).starts_with(&format!("{package}_")) && file_name(p).ends_with(".deb")
-            })
-            .ok_or_else(|| {
-                format!(
-                    "apt-get download {package} left no .deb in {}",
-                    debs.display()
-                )
-            })?;
-        run(
-            Command::new("dpkg").arg("-x").arg(&deb).arg(&root),
-            &format!("dpkg -x {}", deb.display()),
-        )?;
+            .find(|p| file_name(p).starts_with(&format!("{package}_")) && file_name(p).ends_with(".deb"))
+            .ok_or_else(|| format!("apt-get download {package} left no .deb in {}", debs.display()))?;
+        run(Command::new("dpkg").arg("-x").arg(&deb).arg(&root), &format!("dpkg -x {}", deb.display()))?;
         // File names are NAME_VERSION_ARCH.deb with ':' in the version escaped as %3a.
-        let version = file_name(&deb)
-            .split('_')
-            .nth(1)
-            .unwrap_or("unknown")
-            .replace("%3a", ":");
-        unpacked.push(Unpacked {
-            name: package.to_string(),
-            version,
-        });
+        let version = file_name(&deb).split('_').nth(1).unwrap_or("unknown").replace("%3a", ":");
+        unpacked.push(Unpacked { name: package.to_string(), version });
     }
     Ok((root, unpacked))
 }
 
 /// The Debian mirror the machine's own apt sources use, else deb.debian.org.
 fn mirror_uri() -> String {
-    let candidates = [
-        "/etc/apt/sources.list.d/debian.sources",
-        "/etc/apt/sources.list",
-    ];
+    let candidates = ["/etc/apt/sources.list.d/debian.sources", "/etc/apt/sources.list"];
     for path in candidates {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -135,9 +100,9 @@ fn mirror_uri() -> String {
 }
 
 fn run(command: &mut Command, what: &str) -> Result<(), String> {
-    let output = command.output().map_err(|e| {
-        format!("{what}: cannot start ({e}); this command needs Debian's apt-get and dpkg")
-    })?;
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: cannot start ({e}); this command needs Debian's apt-get and dpkg"))?;
     if output.status.success() {
         Ok(())
     } else {
@@ -151,13 +116,10 @@ fn run(command: &mut Command, what: &str) -> Result<(), String> {
 }
 
 fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     Ok(entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }

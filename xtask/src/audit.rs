@@ -15,13 +15,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let status = Command::new(cargo)
         .current_dir(root)
-        .args([
-            "test",
-            "-p",
-            "amdgpu-tests",
-            "--features",
-            "amdgpu-tests/tls-audit",
-        ])
+        .args(["test", "-p", "amdgpu-tests", "--features", "amdgpu-tests/tls-audit"])
         .env("AMDGPU_TLS_AUDIT_FILE", &log)
         .status()
         .map_err(|e| format!("cannot run cargo test: {e}"))?;
@@ -33,9 +27,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     println!("{}", table(&drops, &accesses));
     let total: u64 = accesses.values().sum();
     if total > 0 {
-        return Err(format!(
-            "{total} per-thread-state access(es) from drops; the goal is 0"
-        ));
+        return Err(format!("{total} per-thread-state access(es) from drops; the goal is 0"));
     }
     if drops.is_empty() {
         return Err("no resource drop was recorded: the audit did not run".to_string());
@@ -52,9 +44,7 @@ fn tally(text: &str) -> (BTreeMap<String, u64>, BTreeMap<(String, String), u64>)
         match fields.as_slice() {
             ["drop", site] => *drops.entry(site.to_string()).or_insert(0) += 1,
             ["access", drop_site, site] => {
-                *accesses
-                    .entry((drop_site.to_string(), site.to_string()))
-                    .or_insert(0) += 1;
+                *accesses.entry((drop_site.to_string(), site.to_string())).or_insert(0) += 1;
             }
             _ => {}
         }
@@ -65,11 +55,7 @@ fn tally(text: &str) -> (BTreeMap<String, u64>, BTreeMap<(String, String), u64>)
 fn table(drops: &BTreeMap<String, u64>, accesses: &BTreeMap<(String, String), u64>) -> String {
     let mut out = String::from("Thread-state access from a drop            drops run   accesses\n");
     for (site, runs) in drops {
-        let hits: u64 = accesses
-            .iter()
-            .filter(|((d, _), _)| d == site)
-            .map(|(_, n)| n)
-            .sum();
+        let hits: u64 = accesses.iter().filter(|((d, _), _)| d == site).map(|(_, n)| n).sum();
         out.push_str(&format!("{site:<44}{runs:>9}{hits:>11}\n"));
         for ((d, access), n) in accesses {
             if d == site {

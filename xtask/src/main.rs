@@ -22,9 +22,7 @@ fn main() -> ExitCode {
                 None => false,
                 Some("--check") => true,
                 Some(other) => {
-                    eprintln!(
-                        "xtask bindgen: unknown argument `{other}`; the only option is --check"
-                    );
+                    eprintln!("xtask bindgen: unknown argument `{other}`; the only option is --check");
                     return ExitCode::from(2);
                 }
             };

@@ -19,8 +19,7 @@ pub fn split_functions_into_table(
     soname: &str,
     functions: &[&str],
 ) -> Result<String, String> {
-    let mut file =
-        syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
+    let mut file = syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
     let mut found: Vec<syn::ForeignItemFn> = Vec::new();
     let mut kept = Vec::new();
     for item in file.items.drain(..) {
@@ -29,12 +28,7 @@ pub fn split_functions_into_table(
                 for foreign in block.items {
                     match foreign {
                         ForeignItem::Fn(f) => found.push(f),
-                        other => {
-                            return Err(format!(
-                                "unexpected item in an extern block: {}",
-                                quote!(#other)
-                            ))
-                        }
+                        other => return Err(format!("unexpected item in an extern block: {}", quote!(#other))),
                     }
                 }
             }
@@ -51,9 +45,7 @@ pub fn split_functions_into_table(
             .find(|f| f.sig.ident == name)
             .ok_or_else(|| format!("`{name}` is not declared by the header"))?;
         if f.attrs.iter().any(|a| a.path().is_ident("link_name")) {
-            return Err(format!(
-                "`{name}` has a mangled link name: it is not an extern \"C\" function"
-            ));
+            return Err(format!("`{name}` has a mangled link name: it is not an extern \"C\" function"));
         }
         if f.sig.variadic.is_some() {
             return Err(format!("`{name}` is variadic; the table cannot hold it"));
@@ -133,36 +125,20 @@ mod tests {
 
     #[test]
     fn extern_blocks_become_a_table_in_the_listed_order() {
-        let out = split_functions_into_table(
-            BINDGEN_OUTPUT,
-            "LibApi",
-            "libx.so",
-            &["lib_close", "lib_open"],
-        )
-        .unwrap();
-        assert!(
-            !out.contains("extern \"C\" {"),
-            "no extern block remains:\n{out}"
-        );
+        let out = split_functions_into_table(BINDGEN_OUTPUT, "LibApi", "libx.so", &["lib_close", "lib_open"]).unwrap();
+        assert!(!out.contains("extern \"C\" {"), "no extern block remains:\n{out}");
         assert!(out.contains("pub struct status_t"), "types are kept");
         let close = out.find("pub lib_close:").expect("lib_close field");
         let open = out.find("pub lib_open:").expect("lib_open field");
         assert!(close < open, "fields follow the list");
-        assert!(
-            out.contains("unsafe extern \"C\" fn(handle: *mut ::core::ffi::c_void) -> status_t"),
-            "{out}"
-        );
-        assert!(
-            out.contains(r#"SYMBOLS: &'static [&'static str] = &["lib_close", "lib_open"]"#),
-            "{out}"
-        );
+        assert!(out.contains("unsafe extern \"C\" fn(handle: *mut ::core::ffi::c_void) -> status_t"), "{out}");
+        assert!(out.contains(r#"SYMBOLS: &'static [&'static str] = &["lib_close", "lib_open"]"#), "{out}");
         syn::parse_file(&out).expect("the output is valid Rust");
     }
 
     #[test]
     fn a_function_missing_from_the_header_is_an_error() {
-        let error = split_functions_into_table(BINDGEN_OUTPUT, "LibApi", "libx.so", &["lib_reset"])
-            .unwrap_err();
+        let error = split_functions_into_table(BINDGEN_OUTPUT, "LibApi", "libx.so", &["lib_reset"]).unwrap_err();
         assert!(error.contains("lib_reset"), "{error}");
     }
 

@@ -15,9 +15,16 @@
 //! among the blocks last used on the same stream, then among all. Freed
 //! neighbours of one segment and one stream are merged. Only segments whose
 //! every block is free go back to the driver.
+//!
+//! In front of that sits a small exact-fit cache: a freed block goes into
+//! a list keyed by (block size, stream) and the next request of that size
+//! on that stream takes it back, in constant time. The lists are bounded
+//! and are merged into the best-fit structure before the pool asks the
+//! driver for memory and before it releases memory.
 
 use hip_core::Stream;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Rounding of every request.
 pub const ROUND: usize = 512;
@@ -87,7 +94,37 @@ pub struct Taken {
     /// The stream the block was last used on, when it is not the
     /// requesting one: the caller must order the new use after it.
     pub other_stream: Option<Stream>,
+    /// The requesting stream, when the cache held a handle to it (saves
+    /// the caller a clone).
+    pub same_stream: Option<Stream>,
 }
+
+/// Blocks kept in the exact-fit lists at most.
+const RECENT_LIMIT: usize = 1024;
+
+/// A multiplicative hash for the (size, stream) keys: they are already
+/// well spread, and SipHash would double the cost of a cache hit.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type Recent = HashMap<(usize, usize), Vec<(usize, Stream)>, BuildHasherDefault<KeyHasher>>;
 
 /// Segments and blocks of one device.
 #[derive(Default)]
@@ -96,14 +133,17 @@ pub struct Cache {
     blocks: BTreeMap<usize, Block>,
     free_by_stream: BTreeSet<(Class, usize, usize, usize)>,
     free_by_size: BTreeSet<(Class, usize, usize)>,
+    /// The exact-fit lists: freed blocks not yet merged back, by (size,
+    /// stream). Their blocks still count as handed out in `blocks`.
+    recent: Recent,
+    recent_count: usize,
 }
 
 impl Cache {
     fn index_free(&mut self, ptr: usize) {
         if let Some(b) = self.blocks.get(&ptr) {
             if let Some(s) = &b.free {
-                self.free_by_stream
-                    .insert((b.class, stream_id(s), b.size, ptr));
+                self.free_by_stream.insert((b.class, stream_id(s), b.size, ptr));
                 self.free_by_size.insert((b.class, b.size, ptr));
             }
         }
@@ -112,9 +152,37 @@ impl Cache {
     fn unindex_free(&mut self, ptr: usize) {
         if let Some(b) = self.blocks.get(&ptr) {
             if let Some(s) = &b.free {
-                self.free_by_stream
-                    .remove(&(b.class, stream_id(s), b.size, ptr));
+                self.free_by_stream.remove(&(b.class, stream_id(s), b.size, ptr));
                 self.free_by_size.remove(&(b.class, b.size, ptr));
+            }
+        }
+    }
+
+    /// A block of exactly `size` last freed on `stream`, in constant time.
+    pub fn take_recent(&mut self, size: usize, stream: &Stream) -> Option<Taken> {
+        let (ptr, same) = self.recent.get_mut(&(size, stream_id(stream)))?.pop()?;
+        self.recent_count -= 1;
+        Some(Taken { ptr, size, other_stream: None, same_stream: Some(same) })
+    }
+
+    /// Keep a freed block of `size` (its block size) in the exact-fit
+    /// lists; returns it back if they are full.
+    pub fn give_back_recent(&mut self, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
+        if self.recent_count >= RECENT_LIMIT {
+            return Err(stream);
+        }
+        self.recent.entry((size, stream_id(&stream))).or_default().push((ptr, stream));
+        self.recent_count += 1;
+        Ok(())
+    }
+
+    /// Merge the exact-fit lists into the best-fit structure.
+    pub fn flush_recent(&mut self) {
+        let recent = std::mem::take(&mut self.recent);
+        self.recent_count = 0;
+        for (_, blocks) in recent {
+            for (ptr, stream) in blocks {
+                self.give_back(ptr, stream);
             }
         }
     }
@@ -122,6 +190,9 @@ impl Cache {
     /// Take the best-fitting free block for `size` bytes (a block size),
     /// preferring blocks last used on `stream`.
     pub fn take(&mut self, size: usize, stream: &Stream) -> Option<Taken> {
+        if let Some(taken) = self.take_recent(size, stream) {
+            return Some(taken);
+        }
         let class = class_of(size);
         let sid = stream_id(stream);
         let same = self
@@ -131,11 +202,7 @@ impl Cache {
             .filter(|(c, s, _, _)| *c == class && *s == sid)
             .map(|(_, _, _, p)| *p);
         let ptr = same.or_else(|| {
-            self.free_by_size
-                .range((class, size, 0)..)
-                .next()
-                .filter(|(c, _, _)| *c == class)
-                .map(|(_, _, p)| *p)
+            self.free_by_size.range((class, size, 0)..).next().filter(|(c, _, _)| *c == class).map(|(_, _, p)| *p)
         })?;
         self.unindex_free(ptr);
         let block = self.blocks.get_mut(&ptr)?;
@@ -144,52 +211,22 @@ impl Cache {
         if remainder >= min_split(class) {
             block.size = size;
             let (segment, class) = (block.segment, block.class);
-            self.blocks.insert(
-                ptr + size,
-                Block {
-                    size: remainder,
-                    segment,
-                    class,
-                    free: Some(last.clone()),
-                },
-            );
+            self.blocks.insert(ptr + size, Block { size: remainder, segment, class, free: Some(last.clone()) });
             self.index_free(ptr + size);
         }
         let size = self.blocks.get(&ptr).map_or(size, |b| b.size);
         let other_stream = (stream_id(&last) != sid).then_some(last);
-        Some(Taken {
-            ptr,
-            size,
-            other_stream,
-        })
+        Some(Taken { ptr, size, other_stream, same_stream: None })
     }
 
     /// Add a segment from the driver and hand out its first `size` bytes.
-    pub fn add_segment(
-        &mut self,
-        base: usize,
-        segment: usize,
-        size: usize,
-        stream: &Stream,
-    ) -> Taken {
+    pub fn add_segment(&mut self, base: usize, segment: usize, size: usize, stream: &Stream) -> Taken {
         let class = class_of(size);
         self.segments.insert(base, segment);
-        self.blocks.insert(
-            base,
-            Block {
-                size: segment,
-                segment: base,
-                class,
-                free: Some(stream.clone()),
-            },
-        );
+        self.blocks.insert(base, Block { size: segment, segment: base, class, free: Some(stream.clone()) });
         self.index_free(base);
         // The fresh segment is free and on this stream: take splits it.
-        self.take(size, stream).unwrap_or(Taken {
-            ptr: base,
-            size: segment,
-            other_stream: None,
-        })
+        self.take(size, stream).unwrap_or(Taken { ptr: base, size: segment, other_stream: None, same_stream: None })
     }
 
     /// Return the block at `ptr`, last used on `stream`; its size, or
@@ -205,11 +242,7 @@ impl Cache {
         let mut start = ptr;
         // Merge with the next block if it is free, of this segment and stream.
         let (segment, end) = (block.segment, ptr + size);
-        if self
-            .blocks
-            .get(&end)
-            .is_some_and(|n| n.segment == segment && n.free.as_ref().map(stream_id) == Some(sid))
-        {
+        if self.blocks.get(&end).is_some_and(|n| n.segment == segment && n.free.as_ref().map(stream_id) == Some(sid)) {
             self.unindex_free(end);
             if let Some(next) = self.blocks.remove(&end) {
                 if let Some(b) = self.blocks.get_mut(&ptr) {
@@ -218,11 +251,8 @@ impl Cache {
             }
         }
         // And with the previous one.
-        let previous = self
-            .blocks
-            .range(..ptr)
-            .next_back()
-            .map(|(p, b)| (*p, b.size, b.segment, b.free.as_ref().map(stream_id)));
+        let previous =
+            self.blocks.range(..ptr).next_back().map(|(p, b)| (*p, b.size, b.segment, b.free.as_ref().map(stream_id)));
         if let Some((p, psize, pseg, pstream)) = previous {
             if p + psize == ptr && pseg == segment && pstream == Some(sid) {
                 self.unindex_free(p);
@@ -242,22 +272,15 @@ impl Cache {
     /// of each, to be freed with the driver. Call after synchronizing the
     /// device: stream tags no longer matter then.
     pub fn remove_unused_segments(&mut self) -> Vec<(usize, usize)> {
+        self.flush_recent();
         let mut unused = Vec::new();
         for (&base, &size) in &self.segments {
-            if self
-                .blocks
-                .range(base..base + size)
-                .all(|(_, b)| b.free.is_some())
-            {
+            if self.blocks.range(base..base + size).all(|(_, b)| b.free.is_some()) {
                 unused.push((base, size));
             }
         }
         for &(base, size) in &unused {
-            let ptrs: Vec<usize> = self
-                .blocks
-                .range(base..base + size)
-                .map(|(p, _)| *p)
-                .collect();
+            let ptrs: Vec<usize> = self.blocks.range(base..base + size).map(|(p, _)| *p).collect();
             for p in ptrs {
                 self.unindex_free(p);
                 self.blocks.remove(&p);
@@ -269,10 +292,6 @@ impl Cache {
 
     /// Live (handed out) blocks, as (ptr, size), for tests.
     pub fn live_blocks(&self) -> Vec<(usize, usize)> {
-        self.blocks
-            .iter()
-            .filter(|(_, b)| b.free.is_none())
-            .map(|(p, b)| (*p, b.size))
-            .collect()
+        self.blocks.iter().filter(|(_, b)| b.free.is_none()).map(|(p, b)| (*p, b.size)).collect()
     }
 }

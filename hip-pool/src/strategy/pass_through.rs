@@ -35,7 +35,5 @@ pub(crate) fn malloc(device: Device, bytes: usize) -> Driver {
 pub(crate) fn free(device: Device, ptr: usize) -> Result<(), HipError> {
     let api = api()?;
     // SAFETY: `ptr` came from hipMalloc on this device and is freed once.
-    on_device(device, || {
-        check(unsafe { (api.hipFree)(ptr as *mut c_void) }, "hipFree")
-    })?
+    on_device(device, || check(unsafe { (api.hipFree)(ptr as *mut c_void) }, "hipFree"))?
 }

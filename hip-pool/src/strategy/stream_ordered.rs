@@ -29,10 +29,7 @@ impl AsyncPool {
         let mut pool: hipMemPool_t = std::ptr::null_mut();
         on_device(device, || {
             // SAFETY: valid pointers to the props and the out-handle.
-            check(
-                unsafe { (api.hipMemPoolCreate)(&mut pool, &props) },
-                "hipMemPoolCreate",
-            )
+            check(unsafe { (api.hipMemPoolCreate)(&mut pool, &props) }, "hipMemPoolCreate")
         })??;
         let mut threshold = u64::MAX;
         on_device(device, || {
@@ -75,10 +72,7 @@ impl AsyncPool {
         let api = api()?;
         on_device(device, || {
             // SAFETY: `ptr` came from this pool and is freed once, in stream order.
-            check(
-                unsafe { (api.hipFreeAsync)(ptr as *mut c_void, stream.as_raw()) },
-                "hipFreeAsync",
-            )
+            check(unsafe { (api.hipFreeAsync)(ptr as *mut c_void, stream.as_raw()) }, "hipFreeAsync")
         })?
     }
 
@@ -106,11 +100,6 @@ impl AsyncPool {
     pub fn trim(&self, device: Device) -> Result<(), HipError> {
         let api = api()?;
         // SAFETY: a live pool.
-        on_device(device, || {
-            check(
-                unsafe { (api.hipMemPoolTrimTo)(self.pool, 0) },
-                "hipMemPoolTrimTo",
-            )
-        })?
+        on_device(device, || check(unsafe { (api.hipMemPoolTrimTo)(self.pool, 0) }, "hipMemPoolTrimTo"))?
     }
 }

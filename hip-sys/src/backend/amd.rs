@@ -53,12 +53,7 @@ use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t, BackendError, HipA
 const LIBRARY: &str = "libamdhip64";
 
 /// The file names tried in each directory and through the loader path.
-const FILE_NAMES: [&str; 4] = [
-    "libamdhip64.so",
-    "libamdhip64.so.7",
-    "libamdhip64.so.6",
-    "libamdhip64.so.5",
-];
+const FILE_NAMES: [&str; 4] = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"];
 
 /// What to do when the library cannot be found.
 const NOT_FOUND_HINT: &str = "install ROCm (5.x, 6.x or 7.x), then set ROCM_PATH to its \
@@ -110,11 +105,7 @@ impl HipVersion {
     /// Decode HIP's integer encoding; `None` for a negative number.
     pub(crate) fn from_encoded(encoded: i32) -> Option<Self> {
         let v = u32::try_from(encoded).ok()?;
-        Some(Self {
-            major: v / 10_000_000,
-            minor: (v / 100_000) % 100,
-            patch: v % 100_000,
-        })
+        Some(Self { major: v / 10_000_000, minor: (v / 100_000) % 100, patch: v % 100_000 })
     }
 
     /// Whether the table's signatures are known to match this version.
@@ -165,19 +156,12 @@ pub(crate) fn load_from(candidates: &[String]) -> Result<Loaded, BackendError> {
             Err(e) => {
                 // The loader's message usually starts with the path again.
                 let reason = e.to_string();
-                let reason = reason
-                    .strip_prefix(path.as_str())
-                    .and_then(|r| r.strip_prefix(": "))
-                    .unwrap_or(&reason);
+                let reason = reason.strip_prefix(path.as_str()).and_then(|r| r.strip_prefix(": ")).unwrap_or(&reason);
                 tried.push(format!("{path} ({reason})"));
             }
         }
     }
-    Err(BackendError::LibraryNotFound {
-        library: LIBRARY.to_owned(),
-        tried,
-        hint: NOT_FOUND_HINT.to_owned(),
-    })
+    Err(BackendError::LibraryNotFound { library: LIBRARY.to_owned(), tried, hint: NOT_FOUND_HINT.to_owned() })
 }
 
 /// Resolve the table in `library`, then keep `library` loaded forever.
@@ -204,10 +188,7 @@ fn resolve(library: Library, path: &str) -> Result<Loaded, BackendError> {
     let api = unsafe { HipApi::from_resolver(lookup) }?;
     // Keep the code the table points into mapped until the process exits.
     let _: &'static Library = Box::leak(Box::new(library));
-    Ok(Loaded {
-        api,
-        path: path.to_owned(),
-    })
+    Ok(Loaded { api, path: path.to_owned() })
 }
 
 /// Load `libamdhip64` from the standard [`candidates`], check that it
@@ -245,11 +226,7 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
     // SAFETY: `encoded` is a valid, writable `int`; the signature of
     // `hipRuntimeGetVersion` is the same in every HIP release.
     let status = unsafe { (api.hipRuntimeGetVersion)(&mut encoded) };
-    let version = if status == hipError_t::hipSuccess {
-        HipVersion::from_encoded(encoded)
-    } else {
-        None
-    };
+    let version = if status == hipError_t::hipSuccess { HipVersion::from_encoded(encoded) } else { None };
     let version = match version {
         Some(v) if v.is_supported() => v,
         Some(v) => {
@@ -262,10 +239,7 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
         None => {
             return Err(BackendError::UnsupportedVersion {
                 library: path,
-                found: format!(
-                    "unknown (hipRuntimeGetVersion: {}, value {encoded})",
-                    error_name(status)
-                ),
+                found: format!("unknown (hipRuntimeGetVersion: {}, value {encoded})", error_name(status)),
                 supported: SUPPORTED.to_owned(),
             })
         }
@@ -299,8 +273,7 @@ fn error_name(status: hipError_t) -> String {
 }
 
 /// The signature of `hipPointerGetAttributes`.
-type PointerGetAttributes =
-    unsafe extern "C" fn(*mut hipPointerAttribute_t, *const c_void) -> hipError_t;
+type PointerGetAttributes = unsafe extern "C" fn(*mut hipPointerAttribute_t, *const c_void) -> hipError_t;
 
 /// The library's own `hipPointerGetAttributes`, set when the shim is
 /// installed.
@@ -397,24 +370,15 @@ mod tests {
     #[test]
     fn empty_candidate_list_is_library_not_found() {
         let err = load_from(&[]).expect_err("nothing to load");
-        assert!(
-            matches!(err, BackendError::LibraryNotFound { .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, BackendError::LibraryNotFound { .. }), "{err:?}");
     }
 
     #[test]
     fn library_without_hip_symbols_gives_symbol_missing() {
         // libm is on every glibc system and has none of HIP's symbols.
-        let paths = vec![
-            "/nonexistent/amdgpu-rs/libamdhip64.so".to_owned(),
-            "libm.so.6".to_owned(),
-        ];
+        let paths = vec!["/nonexistent/amdgpu-rs/libamdhip64.so".to_owned(), "libm.so.6".to_owned()];
         let err = load_from(&paths).expect_err("libm is not HIP");
-        let BackendError::SymbolMissing {
-            library, symbol, ..
-        } = &err
-        else {
+        let BackendError::SymbolMissing { library, symbol, .. } = &err else {
             panic!("expected SymbolMissing, got {err:?}");
         };
         assert_eq!(library, "libm.so.6");
@@ -461,38 +425,19 @@ mod tests {
         assert_eq!((v.major, v.minor), (7, 0));
         assert!(v.is_supported() && v.renumbered_memory_type());
 
-        assert!(!HipVersion::from_encoded(40_500_000)
-            .expect("ok")
-            .is_supported());
-        assert!(!HipVersion::from_encoded(80_000_000)
-            .expect("ok")
-            .is_supported());
+        assert!(!HipVersion::from_encoded(40_500_000).expect("ok").is_supported());
+        assert!(!HipVersion::from_encoded(80_000_000).expect("ok").is_supported());
         assert_eq!(HipVersion::from_encoded(-1), None);
     }
 
     #[test]
     fn memory_types_translate_from_v6_numbering() {
         assert_eq!(memory_type_from_v6(0), None);
-        assert_eq!(
-            memory_type_from_v6(1),
-            Some(hipMemoryType::hipMemoryTypeHost)
-        );
-        assert_eq!(
-            memory_type_from_v6(2),
-            Some(hipMemoryType::hipMemoryTypeDevice)
-        );
-        assert_eq!(
-            memory_type_from_v6(3),
-            Some(hipMemoryType::hipMemoryTypeManaged)
-        );
-        assert_eq!(
-            memory_type_from_v6(10),
-            Some(hipMemoryType::hipMemoryTypeArray)
-        );
-        assert_eq!(
-            memory_type_from_v6(11),
-            Some(hipMemoryType::hipMemoryTypeUnified)
-        );
+        assert_eq!(memory_type_from_v6(1), Some(hipMemoryType::hipMemoryTypeHost));
+        assert_eq!(memory_type_from_v6(2), Some(hipMemoryType::hipMemoryTypeDevice));
+        assert_eq!(memory_type_from_v6(3), Some(hipMemoryType::hipMemoryTypeManaged));
+        assert_eq!(memory_type_from_v6(10), Some(hipMemoryType::hipMemoryTypeArray));
+        assert_eq!(memory_type_from_v6(11), Some(hipMemoryType::hipMemoryTypeUnified));
         let unknown = memory_type_from_v6(4).expect("kept");
         assert_eq!(unknown.0, 4 | UNKNOWN_MEMORY_TYPE_BIT);
         for known in [

@@ -71,9 +71,7 @@ impl FromStr for Backend {
         Backend::ALL
             .into_iter()
             .find(|b| b.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| BackendError::InvalidBackend {
-                value: s.to_owned(),
-            })
+            .ok_or_else(|| BackendError::InvalidBackend { value: s.to_owned() })
     }
 }
 
@@ -123,27 +121,15 @@ pub fn selection() -> Result<Backend, BackendError> {
 fn select() -> Selection {
     let forced = std::env::var(BACKEND_ENV).ok();
     match choose(forced.as_deref(), amd::load, nvidia::load) {
-        Ok(Choice::Amd(api)) => Selection {
-            backend: Backend::Amd,
-            api: Ok(api),
-        },
-        Ok(Choice::Nvidia(api)) => Selection {
-            backend: Backend::Nvidia,
-            api: Ok(api),
-        },
+        Ok(Choice::Amd(api)) => Selection { backend: Backend::Amd, api: Ok(api) },
+        Ok(Choice::Nvidia(api)) => Selection { backend: Backend::Nvidia, api: Ok(api) },
         Ok(Choice::Sim { notice }) => {
             if let Some(line) = notice {
                 eprintln!("{line}");
             }
-            Selection {
-                backend: Backend::Sim,
-                api: crate::sim::configure_from_env().map(|()| crate::sim::api()),
-            }
+            Selection { backend: Backend::Sim, api: crate::sim::configure_from_env().map(|()| crate::sim::api()) }
         }
-        Err((backend, e)) => Selection {
-            backend,
-            api: Err(e),
-        },
+        Err((backend, e)) => Selection { backend, api: Err(e) },
     }
 }
 
@@ -207,16 +193,13 @@ fn short_reason(e: &BackendError) -> String {
         BackendError::LibraryNotFound { library, tried, .. } => {
             format!("{library} not found in {} places", tried.len())
         }
-        BackendError::SymbolMissing {
-            library, symbol, ..
-        } => format!("{library} lacks {symbol}"),
+        BackendError::SymbolMissing { library, symbol, .. } => format!("{library} lacks {symbol}"),
         BackendError::UnsupportedVersion { library, found, .. } => {
             format!("{library} is unsupported version {found}")
         }
-        BackendError::BackendUnavailable { reason, .. } => reason
-            .split_once(". To fix:")
-            .map_or(reason.as_str(), |(head, _)| head)
-            .to_owned(),
+        BackendError::BackendUnavailable { reason, .. } => {
+            reason.split_once(". To fix:").map_or(reason.as_str(), |(head, _)| head).to_owned()
+        }
         other => other.to_string(),
     }
 }
@@ -257,12 +240,7 @@ mod tests {
     fn invalid_backend_lists_the_accepted_values() {
         for bad in ["bogus", "rocm", "cuda", "amd,sim", ""] {
             let err = bad.parse::<Backend>().expect_err("not a backend");
-            assert_eq!(
-                err,
-                BackendError::InvalidBackend {
-                    value: bad.to_owned()
-                }
-            );
+            assert_eq!(err, BackendError::InvalidBackend { value: bad.to_owned() });
             let message = err.to_string();
             for name in ["amd", "nvidia", "sim", "AMDGPU_BACKEND"] {
                 assert!(message.contains(name), "{message} mentions {name}");
@@ -272,8 +250,7 @@ mod tests {
 
     #[test]
     fn forced_invalid_value_is_an_error_without_probing() {
-        let (backend, err) =
-            choose(Some("bogus"), unreachable_probe, unreachable_nvidia).expect_err("error");
+        let (backend, err) = choose(Some("bogus"), unreachable_probe, unreachable_nvidia).expect_err("error");
         assert_eq!(backend, Backend::Sim);
         assert!(matches!(err, BackendError::InvalidBackend { ref value } if value == "bogus"));
     }
@@ -285,14 +262,8 @@ mod tests {
             let Choice::Sim { notice: Some(line) } = choice else {
                 panic!("expected a fallback to sim with a notice, got {choice:?}");
             };
-            assert!(
-                line.starts_with("amdgpu: no AMD GPU runtime found ("),
-                "{line}"
-            );
-            assert!(
-                line.contains("no NVIDIA GPU runtime found (libcudart not found in 1 places)"),
-                "{line}"
-            );
+            assert!(line.starts_with("amdgpu: no AMD GPU runtime found ("), "{line}");
+            assert!(line.contains("no NVIDIA GPU runtime found (libcudart not found in 1 places)"), "{line}");
             assert!(line.contains("using the HIP simulator"), "{line}");
             assert!(line.contains("AMDGPU_BACKEND"), "{line}");
             assert!(!line.contains('\n'), "one line: {line}");
@@ -301,10 +272,7 @@ mod tests {
 
     #[test]
     fn detection_picks_amd_when_the_probe_succeeds() {
-        assert_eq!(
-            choose(None, || Ok::<_, BackendError>(7), unreachable_nvidia),
-            Ok(Choice::Amd(7))
-        );
+        assert_eq!(choose(None, || Ok::<_, BackendError>(7), unreachable_nvidia), Ok(Choice::Amd(7)));
     }
 
     #[test]
@@ -325,46 +293,26 @@ mod tests {
     #[test]
     fn forced_sim_prints_no_notice_and_does_not_probe() {
         for env in ["sim", " SIM "] {
-            assert_eq!(
-                choose(Some(env), unreachable_probe, unreachable_nvidia),
-                Ok(Choice::Sim { notice: None })
-            );
+            assert_eq!(choose(Some(env), unreachable_probe, unreachable_nvidia), Ok(Choice::Sim { notice: None }));
         }
     }
 
     #[test]
     fn forced_amd_does_not_fall_back() {
-        let (backend, err) =
-            choose(Some("amd"), no_runtime, unreachable_nvidia).expect_err("error");
+        let (backend, err) = choose(Some("amd"), no_runtime, unreachable_nvidia).expect_err("error");
         assert_eq!(backend, Backend::Amd);
-        assert!(
-            matches!(err, BackendError::LibraryNotFound { .. }),
-            "{err:?}"
-        );
-        assert_eq!(
-            choose(Some("AMD"), || Ok::<_, BackendError>(1), unreachable_nvidia),
-            Ok(Choice::Amd(1))
-        );
+        assert!(matches!(err, BackendError::LibraryNotFound { .. }), "{err:?}");
+        assert_eq!(choose(Some("AMD"), || Ok::<_, BackendError>(1), unreachable_nvidia), Ok(Choice::Amd(1)));
     }
 
     #[test]
     fn detection_picks_nvidia_when_amd_fails_and_cuda_works() {
-        assert_eq!(
-            choose(None, no_runtime, || Ok::<_, BackendError>(9)),
-            Ok(Choice::Nvidia(9))
-        );
+        assert_eq!(choose(None, no_runtime, || Ok::<_, BackendError>(9)), Ok(Choice::Nvidia(9)));
     }
 
     #[test]
     fn forced_nvidia_uses_only_the_nvidia_probe() {
-        assert_eq!(
-            choose(
-                Some(" NVIDIA "),
-                unreachable_probe,
-                || Ok::<_, BackendError>(3)
-            ),
-            Ok(Choice::Nvidia(3))
-        );
+        assert_eq!(choose(Some(" NVIDIA "), unreachable_probe, || Ok::<_, BackendError>(3)), Ok(Choice::Nvidia(3)));
     }
 
     #[test]
@@ -385,15 +333,8 @@ mod tests {
                 reason: "libcudart loaded but reports no NVIDIA GPU (x). To fix: y".to_owned(),
             })
         };
-        let (backend, err) =
-            choose(Some("nvidia"), unreachable_probe, no_device).expect_err("error");
+        let (backend, err) = choose(Some("nvidia"), unreachable_probe, no_device).expect_err("error");
         assert_eq!(backend, Backend::Nvidia);
-        assert!(matches!(
-            err,
-            BackendError::BackendUnavailable {
-                backend: Backend::Nvidia,
-                ..
-            }
-        ));
+        assert!(matches!(err, BackendError::BackendUnavailable { backend: Backend::Nvidia, .. }));
     }
 }

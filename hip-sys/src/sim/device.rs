@@ -14,25 +14,17 @@ use std::sync::Mutex;
 pub const SIM_HIP_VERSION: i32 = 70_000_000;
 
 fn device_arg(device: i32) -> Result<usize, hipError_t> {
-    usize::try_from(device)
-        .ok()
-        .filter(|d| *d < sim().config.devices)
-        .ok_or(hipError_t::hipErrorInvalidDevice)
+    usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 /// The `hipCtx_t` of a device: the address of its tag.
 fn context_of(device: usize) -> Result<hipCtx_t, hipError_t> {
-    let d = sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     Ok(&*d.context_tag as *const u8 as hipCtx_t)
 }
 
 fn device_of_context(ctx: hipCtx_t) -> Option<usize> {
-    sim()
-        .devices
-        .iter()
-        .position(|d| std::ptr::eq(&*d.context_tag, ctx as *const u8))
+    sim().devices.iter().position(|d| std::ptr::eq(&*d.context_tag, ctx as *const u8))
 }
 
 /// Write `text` as a C string into `out[..len]`, truncating.
@@ -54,34 +46,21 @@ unsafe fn write_c_string(out: *mut c_char, len: i32, text: &str) -> Result<(), h
 }
 
 pub(crate) unsafe extern "C" fn hipInit(flags: u32) -> hipError_t {
-    call(idx!("hipInit"), || {
-        if flags == 0 {
-            Ok(())
-        } else {
-            Err(hipError_t::hipErrorInvalidValue)
-        }
-    })
+    call(idx!("hipInit"), || if flags == 0 { Ok(()) } else { Err(hipError_t::hipErrorInvalidValue) })
 }
 
 pub(crate) unsafe extern "C" fn hipDriverGetVersion(version: *mut i32) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipDriverGetVersion"), || unsafe {
-        write_out(version, SIM_HIP_VERSION)
-    })
+    call(idx!("hipDriverGetVersion"), || unsafe { write_out(version, SIM_HIP_VERSION) })
 }
 
 pub(crate) unsafe extern "C" fn hipRuntimeGetVersion(version: *mut i32) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipRuntimeGetVersion"), || unsafe {
-        write_out(version, SIM_HIP_VERSION)
-    })
+    call(idx!("hipRuntimeGetVersion"), || unsafe { write_out(version, SIM_HIP_VERSION) })
 }
 
 pub(crate) unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
-    let flavor = Flavor {
-        without_devices: true,
-        sets_last_error: true,
-    };
+    let flavor = Flavor { without_devices: true, sets_last_error: true };
     call_with(idx!("hipGetDeviceCount"), flavor, || {
         let n = sim().config.devices as i32;
         // SAFETY: null is rejected by write_out.
@@ -105,9 +84,7 @@ pub(crate) unsafe extern "C" fn hipSetDevice(device: i32) -> hipError_t {
 
 pub(crate) unsafe extern "C" fn hipGetDevice(device: *mut i32) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipGetDevice"), || unsafe {
-        write_out(device, current_device() as i32)
-    })
+    call(idx!("hipGetDevice"), || unsafe { write_out(device, current_device() as i32) })
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: i32) -> hipError_t {
@@ -118,11 +95,7 @@ pub(crate) unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: 
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetName(
-    name: *mut c_char,
-    len: i32,
-    device: hipDevice_t,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device: hipDevice_t) -> hipError_t {
     call(idx!("hipDeviceGetName"), || {
         let device = device_arg(device)?;
         // SAFETY: the caller passes `len` writable bytes.
@@ -139,12 +112,12 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         A::hipDeviceAttributeWarpSize => 64,
         A::hipDeviceAttributeMaxThreadsPerBlock => 1024,
         A::hipDeviceAttributeMaxThreadsPerMultiProcessor => 2048,
-        A::hipDeviceAttributeMaxBlockDimX
-        | A::hipDeviceAttributeMaxBlockDimY
-        | A::hipDeviceAttributeMaxBlockDimZ => 1024,
-        A::hipDeviceAttributeMaxGridDimX
-        | A::hipDeviceAttributeMaxGridDimY
-        | A::hipDeviceAttributeMaxGridDimZ => i32::MAX,
+        A::hipDeviceAttributeMaxBlockDimX | A::hipDeviceAttributeMaxBlockDimY | A::hipDeviceAttributeMaxBlockDimZ => {
+            1024
+        }
+        A::hipDeviceAttributeMaxGridDimX | A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => {
+            i32::MAX
+        }
         A::hipDeviceAttributeClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,
@@ -179,10 +152,7 @@ pub(crate) unsafe extern "C" fn hipDeviceGetAttribute(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceTotalMem(
-    bytes: *mut usize,
-    device: hipDevice_t,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
     call(idx!("hipDeviceTotalMem"), || {
         device_arg(device)?;
         // SAFETY: null is rejected by write_out.
@@ -192,16 +162,10 @@ pub(crate) unsafe extern "C" fn hipDeviceTotalMem(
 
 pub(crate) unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     // Modelled as a synchronization of the current device only.
-    call(idx!("hipDeviceReset"), || {
-        streams::synchronize_device(current_device())
-    })
+    call(idx!("hipDeviceReset"), || streams::synchronize_device(current_device()))
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetPCIBusId(
-    bus_id: *mut c_char,
-    len: i32,
-    device: i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetPCIBusId(bus_id: *mut c_char, len: i32, device: i32) -> hipError_t {
     call(idx!("hipDeviceGetPCIBusId"), || {
         let device = device_arg(device)?;
         // SAFETY: the caller passes `len` writable bytes.
@@ -209,11 +173,7 @@ pub(crate) unsafe extern "C" fn hipDeviceGetPCIBusId(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceCanAccessPeer(
-    can: *mut i32,
-    device: i32,
-    peer: i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceCanAccessPeer(can: *mut i32, device: i32, peer: i32) -> hipError_t {
     call(idx!("hipDeviceCanAccessPeer"), || {
         let (device, peer) = (device_arg(device)?, device_arg(peer)?);
         // SAFETY: null is rejected by write_out.
@@ -233,10 +193,7 @@ pub(crate) unsafe extern "C" fn hipDeviceEnablePeerAccess(peer: i32, flags: u32)
         if peer == device {
             return Err(hipError_t::hipErrorInvalidDevice);
         }
-        if lock(&PEERS)
-            .get_or_insert_with(HashSet::new)
-            .insert((device, peer))
-        {
+        if lock(&PEERS).get_or_insert_with(HashSet::new).insert((device, peer)) {
             Ok(())
         } else {
             Err(hipError_t::hipErrorPeerAccessAlreadyEnabled)
@@ -248,10 +205,7 @@ pub(crate) unsafe extern "C" fn hipDeviceDisablePeerAccess(peer: i32) -> hipErro
     call(idx!("hipDeviceDisablePeerAccess"), || {
         let peer = device_arg(peer)?;
         let device = current_device();
-        if lock(&PEERS)
-            .get_or_insert_with(HashSet::new)
-            .remove(&(device, peer))
-        {
+        if lock(&PEERS).get_or_insert_with(HashSet::new).remove(&(device, peer)) {
             Ok(())
         } else {
             Err(hipError_t::hipErrorPeerAccessNotEnabled)
@@ -289,9 +243,7 @@ pub(crate) unsafe extern "C" fn hipCtxSetCurrent(ctx: hipCtx_t) -> hipError_t {
 
 pub(crate) unsafe extern "C" fn hipCtxGetDevice(device: *mut hipDevice_t) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipCtxGetDevice"), || unsafe {
-        write_out(device, current_device() as hipDevice_t)
-    })
+    call(idx!("hipCtxGetDevice"), || unsafe { write_out(device, current_device() as hipDevice_t) })
 }
 
 pub(crate) unsafe extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
@@ -312,8 +264,7 @@ pub(crate) unsafe extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
 pub(crate) unsafe extern "C" fn hipCtxPopCurrent(ctx: *mut hipCtx_t) -> hipError_t {
     call(idx!("hipCtxPopCurrent"), || {
         // AMD: pops without restoring the previous device (CUDA restores).
-        let popped =
-            with_thread(|t| t.ctx_stack.pop()).ok_or(hipError_t::hipErrorInvalidContext)?;
+        let popped = with_thread(|t| t.ctx_stack.pop()).ok_or(hipError_t::hipErrorInvalidContext)?;
         if !ctx.is_null() {
             // SAFETY: non-null out-pointer from the caller.
             unsafe { write_out(ctx, context_of(popped)?)? };
@@ -322,10 +273,7 @@ pub(crate) unsafe extern "C" fn hipCtxPopCurrent(ctx: *mut hipCtx_t) -> hipError
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxRetain(
-    ctx: *mut hipCtx_t,
-    device: hipDevice_t,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxRetain(ctx: *mut hipCtx_t, device: hipDevice_t) -> hipError_t {
     call(idx!("hipDevicePrimaryCtxRetain"), || {
         let device = device_arg(device)?;
         // SAFETY: null is rejected by write_out.
@@ -335,9 +283,7 @@ pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxRetain(
 
 pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxRelease(device: hipDevice_t) -> hipError_t {
     // HIP: validates only; the primary context is never released.
-    call(idx!("hipDevicePrimaryCtxRelease"), || {
-        device_arg(device).map(drop)
-    })
+    call(idx!("hipDevicePrimaryCtxRelease"), || device_arg(device).map(drop))
 }
 
 pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxGetState(
@@ -347,9 +293,7 @@ pub(crate) unsafe extern "C" fn hipDevicePrimaryCtxGetState(
 ) -> hipError_t {
     call(idx!("hipDevicePrimaryCtxGetState"), || {
         let device = device_arg(device)?;
-        let is_active = sim()
-            .device(device)
-            .is_some_and(|d| d.memory.ever_allocated());
+        let is_active = sim().device(device).is_some_and(|d| d.memory.ever_allocated());
         // SAFETY: null is rejected by write_out.
         unsafe {
             write_out(flags, 0)?;

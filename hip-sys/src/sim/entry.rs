@@ -55,17 +55,11 @@ thread_local! {
 }
 
 pub(crate) fn call_count(name: &str) -> u64 {
-    HipApi::SYMBOLS
-        .iter()
-        .position(|s| *s == name)
-        .map_or(0, |i| CALLS[i].load(Ordering::Relaxed))
+    HipApi::SYMBOLS.iter().position(|s| *s == name).map_or(0, |i| CALLS[i].load(Ordering::Relaxed))
 }
 
 pub(crate) fn thread_call_count(name: &str) -> u64 {
-    HipApi::SYMBOLS
-        .iter()
-        .position(|s| *s == name)
-        .map_or(0, |i| THREAD_CALLS.with(|c| c.borrow()[i]))
+    HipApi::SYMBOLS.iter().position(|s| *s == name).map_or(0, |i| THREAD_CALLS.with(|c| c.borrow()[i]))
 }
 
 /// How a call treats the thread's state and a machine without devices.
@@ -77,21 +71,14 @@ pub(crate) struct Flavor {
     pub sets_last_error: bool,
 }
 
-pub(crate) const NORMAL: Flavor = Flavor {
-    without_devices: false,
-    sets_last_error: true,
-};
+pub(crate) const NORMAL: Flavor = Flavor { without_devices: false, sets_last_error: true };
 
 /// Run one simulated HIP call.
 pub(crate) fn call(index: usize, body: impl FnOnce() -> Result<(), hipError_t>) -> hipError_t {
     call_with(index, NORMAL, body)
 }
 
-pub(crate) fn call_with(
-    index: usize,
-    flavor: Flavor,
-    body: impl FnOnce() -> Result<(), hipError_t>,
-) -> hipError_t {
+pub(crate) fn call_with(index: usize, flavor: Flavor, body: impl FnOnce() -> Result<(), hipError_t>) -> hipError_t {
     CALLS[index].fetch_add(1, Ordering::Relaxed);
     THREAD_CALLS.with(|c| c.borrow_mut()[index] += 1);
     let status = if let Some(error) = faults::sticky() {
@@ -105,18 +92,12 @@ pub(crate) fn call_with(
             Ok(Ok(())) => hipError_t::hipSuccess,
             Ok(Err(error)) => error,
             Err(_) => {
-                log::error!(
-                    "hip simulator: internal panic in {}",
-                    HipApi::SYMBOLS[index]
-                );
+                log::error!("hip simulator: internal panic in {}", HipApi::SYMBOLS[index]);
                 hipError_t::hipErrorUnknown
             }
         }
     };
-    if flavor.sets_last_error
-        && status != hipError_t::hipSuccess
-        && status != hipError_t::hipErrorNotReady
-    {
+    if flavor.sets_last_error && status != hipError_t::hipSuccess && status != hipError_t::hipErrorNotReady {
         runtime::with_thread(|t| t.last_error = status);
     }
     status

@@ -6,10 +6,7 @@ use crate::hipError_t;
 use std::ffi::{c_char, CStr};
 
 /// `hipGetLastError` and `hipPeekAtLastError` report, they do not record.
-const REPORTS: Flavor = Flavor {
-    without_devices: false,
-    sets_last_error: false,
-};
+const REPORTS: Flavor = Flavor { without_devices: false, sets_last_error: false };
 
 pub(crate) unsafe extern "C" fn hipGetLastError() -> hipError_t {
     call_with(idx!("hipGetLastError"), REPORTS, || {
@@ -131,14 +128,7 @@ error_table! {
 
 fn count(index: usize) {
     // Name and string lookups fail on nothing; count them like any call.
-    let _ = call_with(
-        index,
-        Flavor {
-            without_devices: true,
-            sets_last_error: false,
-        },
-        || Ok(()),
-    );
+    let _ = call_with(index, Flavor { without_devices: true, sets_last_error: false }, || Ok(()));
 }
 
 pub(crate) unsafe extern "C" fn hipGetErrorName(error: hipError_t) -> *const c_char {

@@ -64,8 +64,7 @@ fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, h
     Ok(event)
 }
 
-const KNOWN_FLAGS: u32 =
-    crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess;
+const KNOWN_FLAGS: u32 = crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess;
 
 fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
     if out.is_null() || flags & !KNOWN_FLAGS != 0 {
@@ -74,17 +73,11 @@ fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
     let event = Arc::new(EventObj {
         device: current_device(),
         flags,
-        state: Mutex::new(EventState {
-            recorded: 0,
-            completed: 0,
-            time: None,
-        }),
+        state: Mutex::new(EventState { recorded: 0, completed: 0, time: None }),
         changed: Condvar::new(),
     });
     let handle = new_handle();
-    lock(&EVENTS)
-        .get_or_insert_with(HashMap::new)
-        .insert(handle, event);
+    lock(&EVENTS).get_or_insert_with(HashMap::new).insert(handle, event);
     // SAFETY: checked non-null.
     unsafe { write_out(out, handle as hipEvent_t) }
 }
@@ -93,17 +86,11 @@ pub(crate) unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipErr
     call(idx!("hipEventCreate"), || create(event, 0))
 }
 
-pub(crate) unsafe extern "C" fn hipEventCreateWithFlags(
-    event: *mut hipEvent_t,
-    flags: u32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: u32) -> hipError_t {
     call(idx!("hipEventCreateWithFlags"), || create(event, flags))
 }
 
-pub(crate) unsafe extern "C" fn hipEventRecord(
-    event: hipEvent_t,
-    stream: hipStream_t,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     call(idx!("hipEventRecord"), || {
         let event = checked("hipEventRecord", event)?;
         let queue = streams::checked_target("hipEventRecord", stream)?;
@@ -143,20 +130,14 @@ pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     })
 }
 
-pub(crate) unsafe extern "C" fn hipEventElapsedTime(
-    ms: *mut f32,
-    start: hipEvent_t,
-    stop: hipEvent_t,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
     call(idx!("hipEventElapsedTime"), || {
         if ms.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let start = checked("hipEventElapsedTime", start)?;
         let stop = checked("hipEventElapsedTime", stop)?;
-        if start.device != stop.device
-            || (start.flags | stop.flags) & crate::hipEventDisableTiming != 0
-        {
+        if start.device != stop.device || (start.flags | stop.flags) & crate::hipEventDisableTiming != 0 {
             return Err(hipError_t::hipErrorInvalidHandle);
         }
         let times = |e: &EventObj| {
@@ -174,11 +155,7 @@ pub(crate) unsafe extern "C" fn hipEventElapsedTime(
         let (Some(a), Some(b)) = (start_time, stop_time) else {
             return Err(hipError_t::hipErrorNotReady);
         };
-        let elapsed = if b >= a {
-            (b - a).as_secs_f64()
-        } else {
-            -((a - b).as_secs_f64())
-        };
+        let elapsed = if b >= a { (b - a).as_secs_f64() } else { -((a - b).as_secs_f64()) };
         // SAFETY: checked non-null.
         unsafe { write_out(ms, (elapsed * 1e3) as f32) }
     })
@@ -189,9 +166,7 @@ pub(crate) unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t
         if event.is_null() {
             return Err(hipError_t::hipErrorInvalidHandle);
         }
-        let removed = lock(&EVENTS)
-            .as_mut()
-            .and_then(|m| m.remove(&(event as usize)));
+        let removed = lock(&EVENTS).as_mut().and_then(|m| m.remove(&(event as usize)));
         let event = removed.ok_or(hipError_t::hipErrorContextIsDestroyed)?;
         violations::check("hipEventDestroy", event.device);
         Ok(())

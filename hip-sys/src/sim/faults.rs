@@ -38,11 +38,7 @@ pub fn inject_fault(fault: Fault) -> bool {
     if fault.nth == 0 {
         return false;
     }
-    lock(&ARMED).push(Armed {
-        index,
-        remaining: fault.nth,
-        error: fault.error,
-    });
+    lock(&ARMED).push(Armed { index, remaining: fault.nth, error: fault.error });
     ANY_ARMED.store(true, Ordering::SeqCst);
     true
 }

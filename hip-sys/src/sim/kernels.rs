@@ -139,19 +139,13 @@ pub fn code_object(kernels: &[&str]) -> Vec<u8> {
 
 /// Parse a code object's text into its kernels.
 pub(crate) fn parse_code_object(text: &str) -> Result<Vec<&'static KernelInfo>, hipError_t> {
-    let mut lines = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
     if lines.next() != Some(CODE_OBJECT_HEADER) {
         return Err(hipError_t::hipErrorInvalidImage);
     }
     let mut kernels = Vec::new();
     for line in lines {
-        let name = line
-            .strip_prefix("kernel ")
-            .map(str::trim)
-            .ok_or(hipError_t::hipErrorInvalidImage)?;
+        let name = line.strip_prefix("kernel ").map(str::trim).ok_or(hipError_t::hipErrorInvalidImage)?;
         kernels.push(find(name).ok_or(hipError_t::hipErrorInvalidImage)?);
     }
     Ok(kernels)
@@ -214,10 +208,7 @@ fn read<T: Elem>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
     }
     let (a, off) = device_place::<T>(ptr, count)?;
     let data = lock(&a.data);
-    Ok(data[off..off + count * T::SIZE]
-        .chunks_exact(T::SIZE)
-        .map(T::read)
-        .collect())
+    Ok(data[off..off + count * T::SIZE].chunks_exact(T::SIZE).map(T::read).collect())
 }
 
 fn write<T: Elem>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
@@ -226,10 +217,7 @@ fn write<T: Elem>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
     }
     let (a, off) = device_place::<T>(ptr, values.len())?;
     let mut data = lock(&a.data);
-    for (chunk, v) in data[off..off + values.len() * T::SIZE]
-        .chunks_exact_mut(T::SIZE)
-        .zip(values)
-    {
+    for (chunk, v) in data[off..off + values.len() * T::SIZE].chunks_exact_mut(T::SIZE).zip(values) {
         v.write(chunk);
     }
     Ok(())
@@ -273,10 +261,6 @@ fn axpy<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
     let m = covered(u32_arg(args[3]), threads);
     let x = read::<T>(ptr(args[1]), m)?;
     let y = read::<T>(ptr(args[2]), m)?;
-    let out: Vec<T> = x
-        .iter()
-        .zip(&y)
-        .map(|(x, y)| T::mul_add(alpha, *x, *y))
-        .collect();
+    let out: Vec<T> = x.iter().zip(&y).map(|(x, y)| T::mul_add(alpha, *x, *y)).collect();
     write(ptr(args[2]), &out)
 }

@@ -52,11 +52,7 @@ impl DeviceMemory {
             ordinal,
             ever: std::sync::atomic::AtomicBool::new(false),
             capacity,
-            state: Mutex::new(MemoryState {
-                next: BASE + ordinal * DEVICE_SPAN,
-                used: 0,
-                live: BTreeMap::new(),
-            }),
+            state: Mutex::new(MemoryState { next: BASE + ordinal * DEVICE_SPAN, used: 0, live: BTreeMap::new() }),
         }
     }
 
@@ -73,34 +69,40 @@ impl DeviceMemory {
     }
 
     /// Allocate `size` bytes (rounded up to [`ALIGN`]); `hipErrorOutOfMemory`
-    /// beyond capacity. Addresses are never reused, so a stale pointer is
-    /// always detected.
+    /// beyond capacity. Addresses are not reused until the device's range
+    /// is spent, so a stale pointer is detected.
     pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
-        let rounded = size
-            .checked_add(ALIGN - 1)
-            .map(|s| s & !(ALIGN - 1))
-            .ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let rounded = size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1)).ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
         if rounded > self.capacity - state.used {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
-        let end = BASE + (self.ordinal + 1) * DEVICE_SPAN;
-        if rounded > end - state.next {
-            // The address range is spent (more than 1 TiB allocated over the
-            // process's life): report it as HIP would an exhausted device.
-            return Err(hipError_t::hipErrorOutOfMemory);
+        let start = BASE + self.ordinal * DEVICE_SPAN;
+        let end = start + DEVICE_SPAN;
+        if rounded + ALIGN > end - state.next {
+            // The range is spent (a terabyte allocated over the process's
+            // life): start again at the bottom, in the first gap that fits.
+            // Freed addresses are reused only then, so a stale pointer is
+            // almost always detected.
+            let mut cursor = start;
+            for (&base, allocation) in &state.live {
+                if base.saturating_sub(cursor) >= rounded + ALIGN {
+                    break;
+                }
+                cursor = base + allocation.size + ALIGN;
+            }
+            if rounded + ALIGN > end - cursor {
+                return Err(hipError_t::hipErrorOutOfMemory);
+            }
+            state.next = cursor;
         }
         let base = state.next;
         self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
         // Leave a gap after each block so off-by-one accesses hit no allocation.
         state.next += rounded + ALIGN;
         state.used += rounded;
-        let allocation = Arc::new(Allocation {
-            base,
-            size: rounded,
-            device: self.ordinal,
-            data: Mutex::new(vec![0u8; rounded]),
-        });
+        let allocation =
+            Arc::new(Allocation { base, size: rounded, device: self.ordinal, data: Mutex::new(vec![0u8; rounded]) });
         state.live.insert(base, allocation.clone());
         Ok(allocation)
     }
@@ -108,10 +110,7 @@ impl DeviceMemory {
     /// Release the allocation that starts exactly at `base`.
     pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
         let mut state = lock(&self.state);
-        let allocation = state
-            .live
-            .remove(&base)
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
         state.used -= allocation.size;
         Ok(allocation)
     }
@@ -173,10 +172,7 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     let Some(device) = device_of(ptr) else {
         return Ok(Place::Host(ptr));
     };
-    let memory = &sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidValue)?
-        .memory;
+    let memory = &sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?.memory;
     let (allocation, offset) = memory.find(ptr).ok_or(hipError_t::hipErrorInvalidValue)?;
     if len > allocation.size - offset {
         return Err(hipError_t::hipErrorInvalidValue);
@@ -212,18 +208,10 @@ pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
                 lock(&da.data).copy_within(*soff..*soff + len, *doff);
             } else {
                 // Lock in address order so two opposite copies cannot deadlock.
-                let (first, second) = if da.base < sa.base {
-                    (da, sa)
-                } else {
-                    (sa, da)
-                };
+                let (first, second) = if da.base < sa.base { (da, sa) } else { (sa, da) };
                 let g1 = lock(&first.data);
                 let g2 = lock(&second.data);
-                let (dst_data, src_data) = if da.base < sa.base {
-                    (g1, g2)
-                } else {
-                    (g2, g1)
-                };
+                let (dst_data, src_data) = if da.base < sa.base { (g1, g2) } else { (g2, g1) };
                 let mut dst_data = dst_data;
                 dst_data[*doff..*doff + len].copy_from_slice(&src_data[*soff..*soff + len]);
             }
@@ -254,10 +242,7 @@ fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
 /// Record violations for operands of devices other than the current one.
 /// A copy between two devices is fine when either is current.
 fn check_operands(function: &'static str, dst: &Place, src: Option<&Place>) {
-    let devices: Vec<usize> = [dst.device(), src.and_then(Place::device)]
-        .into_iter()
-        .flatten()
-        .collect();
+    let devices: Vec<usize> = [dst.device(), src.and_then(Place::device)].into_iter().flatten().collect();
     let current = current_device();
     if !devices.is_empty() && !devices.contains(&current) {
         violations::check(function, devices[0]);
@@ -267,18 +252,11 @@ fn check_operands(function: &'static str, dst: &Place, src: Option<&Place>) {
 /// The stream a copy runs on: the given one, else the null stream of the
 /// device that owns the device operand (HIP reroutes to it), else the
 /// current device's.
-fn copy_target(
-    stream: hipStream_t,
-    dst: &Place,
-    src: Option<&Place>,
-) -> Result<Target, hipError_t> {
+fn copy_target(stream: hipStream_t, dst: &Place, src: Option<&Place>) -> Result<Target, hipError_t> {
     if !stream.is_null() {
         return streams::target(stream);
     }
-    let device = dst
-        .device()
-        .or_else(|| src.and_then(Place::device))
-        .unwrap_or_else(current_device);
+    let device = dst.device().or_else(|| src.and_then(Place::device)).unwrap_or_else(current_device);
     streams::null_target(device)
 }
 
@@ -316,9 +294,7 @@ pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) ->
             0
         } else {
             let device = current_device();
-            let d = sim()
-                .device(device)
-                .ok_or(hipError_t::hipErrorInvalidDevice)?;
+            let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
             d.memory.allocate(size)?.base
         };
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
@@ -333,15 +309,10 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
             return Ok(());
         }
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
-        let d = sim()
-            .device(device)
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
         // hipFree synchronizes the owning device before releasing.
-        if d.memory
-            .find(address)
-            .is_none_or(|(a, off)| off != 0 || a.base != address)
-        {
+        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         if d.pools.owns(address) {
@@ -356,11 +327,7 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 
 static HOST_ALLOCATIONS: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
 
-pub(crate) unsafe extern "C" fn hipHostMalloc(
-    ptr: *mut *mut c_void,
-    size: usize,
-    _flags: u32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: u32) -> hipError_t {
     call(idx!("hipHostMalloc"), || {
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
@@ -369,16 +336,13 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(
             // SAFETY: checked non-null.
             return unsafe { write_out(ptr, std::ptr::null_mut()) };
         }
-        let layout =
-            Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
+        let layout = Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
         // SAFETY: the layout has a non-zero size.
         let memory = unsafe { std::alloc::alloc_zeroed(layout) };
         if memory.is_null() {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
-        lock(&HOST_ALLOCATIONS)
-            .get_or_insert_with(HashMap::new)
-            .insert(memory as usize, layout);
+        lock(&HOST_ALLOCATIONS).get_or_insert_with(HashMap::new).insert(memory as usize, layout);
         // SAFETY: checked non-null.
         unsafe { write_out(ptr, memory.cast()) }
     })
@@ -404,16 +368,12 @@ pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 }
 
 fn is_pinned(address: usize) -> bool {
-    lock(&HOST_ALLOCATIONS)
-        .as_ref()
-        .is_some_and(|m| m.contains_key(&address))
+    lock(&HOST_ALLOCATIONS).as_ref().is_some_and(|m| m.contains_key(&address))
 }
 
 pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
     call(idx!("hipMemGetInfo"), || {
-        let d = sim()
-            .device(current_device())
-            .ok_or(hipError_t::hipErrorInvalidDevice)?;
+        let d = sim().device(current_device()).ok_or(hipError_t::hipErrorInvalidDevice)?;
         let capacity = d.memory.capacity();
         // SAFETY: null is rejected by write_out; otherwise valid per the C contract.
         unsafe {
@@ -466,17 +426,7 @@ pub(crate) unsafe extern "C" fn hipMemcpy(
     size: usize,
     kind: hipMemcpyKind,
 ) -> hipError_t {
-    call(idx!("hipMemcpy"), || {
-        memcpy_on(
-            "hipMemcpy",
-            dst,
-            src,
-            size,
-            kind,
-            std::ptr::null_mut(),
-            true,
-        )
-    })
+    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), true))
 }
 
 pub(crate) unsafe extern "C" fn hipMemcpyAsync(
@@ -486,16 +436,11 @@ pub(crate) unsafe extern "C" fn hipMemcpyAsync(
     kind: hipMemcpyKind,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemcpyAsync"), || {
-        memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false)
-    })
+    call(idx!("hipMemcpyAsync"), || memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false))
 }
 
 fn check_device(ordinal: i32) -> Result<usize, hipError_t> {
-    usize::try_from(ordinal)
-        .ok()
-        .filter(|d| *d < sim().config.devices)
-        .ok_or(hipError_t::hipErrorInvalidDevice)
+    usize::try_from(ordinal).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 pub(crate) unsafe extern "C" fn hipMemcpyPeer(
@@ -508,15 +453,7 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeer(
     call(idx!("hipMemcpyPeer"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on(
-            "hipMemcpyPeer",
-            dst,
-            src,
-            size,
-            hipMemcpyKind::hipMemcpyDefault,
-            std::ptr::null_mut(),
-            true,
-        )
+        memcpy_on("hipMemcpyPeer", dst, src, size, hipMemcpyKind::hipMemcpyDefault, std::ptr::null_mut(), true)
     })
 }
 
@@ -531,15 +468,7 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeerAsync(
     call(idx!("hipMemcpyPeerAsync"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on(
-            "hipMemcpyPeerAsync",
-            dst,
-            src,
-            size,
-            hipMemcpyKind::hipMemcpyDefault,
-            stream,
-            false,
-        )
+        memcpy_on("hipMemcpyPeerAsync", dst, src, size, hipMemcpyKind::hipMemcpyDefault, stream, false)
     })
 }
 
@@ -551,9 +480,7 @@ fn memset_on(
     stream: hipStream_t,
     blocking: bool,
 ) -> Result<(), hipError_t> {
-    let bytes = count
-        .checked_mul(pattern.len())
-        .ok_or(hipError_t::hipErrorInvalidValue)?;
+    let bytes = count.checked_mul(pattern.len()).ok_or(hipError_t::hipErrorInvalidValue)?;
     if bytes == 0 {
         return Ok(());
     }
@@ -567,16 +494,7 @@ fn memset_on(
 }
 
 pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {
-    call(idx!("hipMemset"), || {
-        memset_on(
-            "hipMemset",
-            dst,
-            vec![value as u8],
-            size,
-            std::ptr::null_mut(),
-            true,
-        )
-    })
+    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), true))
 }
 
 pub(crate) unsafe extern "C" fn hipMemsetAsync(
@@ -585,32 +503,12 @@ pub(crate) unsafe extern "C" fn hipMemsetAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemsetAsync"), || {
-        memset_on(
-            "hipMemsetAsync",
-            dst,
-            vec![value as u8],
-            size,
-            stream,
-            false,
-        )
-    })
+    call(idx!("hipMemsetAsync"), || memset_on("hipMemsetAsync", dst, vec![value as u8], size, stream, false))
 }
 
-pub(crate) unsafe extern "C" fn hipMemsetD32(
-    dst: *mut c_void,
-    value: i32,
-    count: usize,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: i32, count: usize) -> hipError_t {
     call(idx!("hipMemsetD32"), || {
-        memset_on(
-            "hipMemsetD32",
-            dst,
-            value.to_ne_bytes().to_vec(),
-            count,
-            std::ptr::null_mut(),
-            true,
-        )
+        memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), true)
     })
 }
 
@@ -621,13 +519,6 @@ pub(crate) unsafe extern "C" fn hipMemsetD32Async(
     stream: hipStream_t,
 ) -> hipError_t {
     call(idx!("hipMemsetD32Async"), || {
-        memset_on(
-            "hipMemsetD32Async",
-            dst,
-            value.to_ne_bytes().to_vec(),
-            count,
-            stream,
-            false,
-        )
+        memset_on("hipMemsetD32Async", dst, value.to_ne_bytes().to_vec(), count, stream, false)
     })
 }

@@ -39,10 +39,7 @@ const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// Shared memory per block.
 pub(crate) const MAX_SHARED_MEMORY: u32 = 64 * 1024;
 
-pub(crate) unsafe extern "C" fn hipModuleLoadData(
-    module: *mut hipModule_t,
-    image: *const c_void,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipModuleLoadData(module: *mut hipModule_t, image: *const c_void) -> hipError_t {
     call(idx!("hipModuleLoadData"), || {
         if module.is_null() || image.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
@@ -50,20 +47,10 @@ pub(crate) unsafe extern "C" fn hipModuleLoadData(
         // SAFETY: the caller passes a NUL-terminated sim code object (the
         // documented format); `image` is non-null.
         let text = unsafe { CStr::from_ptr(image as *const c_char) };
-        let text = text
-            .to_str()
-            .map_err(|_| hipError_t::hipErrorInvalidImage)?;
+        let text = text.to_str().map_err(|_| hipError_t::hipErrorInvalidImage)?;
         let kernels = kernels::parse_code_object(text)?;
         let handle = new_handle();
-        with_registry(|r| {
-            r.modules.insert(
-                handle,
-                ModuleObj {
-                    device: current_device(),
-                    kernels,
-                },
-            )
-        });
+        with_registry(|r| r.modules.insert(handle, ModuleObj { device: current_device(), kernels }));
         // SAFETY: checked non-null.
         unsafe { write_out(module, handle as hipModule_t) }
     })
@@ -96,9 +83,7 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
             return Err(hipError_t::hipErrorInvalidValue);
         }
         // SAFETY: non-null, and the caller passes a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr(name) }
-            .to_str()
-            .map_err(|_| hipError_t::hipErrorNotFound)?;
+        let name = unsafe { CStr::from_ptr(name) }.to_str().map_err(|_| hipError_t::hipErrorNotFound)?;
         let id = module as usize;
         let (device, kernel) = with_registry(|r| {
             let m = r.modules.get(&id)?;
@@ -112,16 +97,7 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
         }
         let kernel = kernel.ok_or(hipError_t::hipErrorNotFound)?;
         let handle = new_handle();
-        with_registry(|r| {
-            r.functions.insert(
-                handle,
-                FunctionObj {
-                    module: id,
-                    device,
-                    kernel,
-                },
-            )
-        });
+        with_registry(|r| r.functions.insert(handle, FunctionObj { module: id, device, kernel }));
         // SAFETY: checked non-null.
         unsafe { write_out(function, handle as hipFunction_t) }
     })
@@ -198,8 +174,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         }
         // SAFETY: the caller passes one argument pointer per parameter.
         let args = unsafe { read_args(f.kernel, kernel_params)? };
-        let threads =
-            (grid_x as u64 * grid_y as u64 * grid_z as u64 * block).min(usize::MAX as u64) as usize;
+        let threads = (grid_x as u64 * grid_y as u64 * grid_z as u64 * block).min(usize::MAX as u64) as usize;
         let kernel = f.kernel;
         streams::submit(&queue, false, move || kernel.run(&args, threads))
     })

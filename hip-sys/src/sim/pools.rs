@@ -58,19 +58,14 @@ pub(crate) struct PoolRegistry {
 static POOL_DEVICES: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
 
 fn register(handle: usize, device: usize) {
-    lock(&POOL_DEVICES)
-        .get_or_insert_with(HashMap::new)
-        .insert(handle, device);
+    lock(&POOL_DEVICES).get_or_insert_with(HashMap::new).insert(handle, device);
 }
 
 fn device_of_pool(pool: hipMemPool_t) -> Result<usize, hipError_t> {
     if pool.is_null() {
         return Err(hipError_t::hipErrorInvalidValue);
     }
-    lock(&POOL_DEVICES)
-        .as_ref()
-        .and_then(|m| m.get(&(pool as usize)).copied())
-        .ok_or(hipError_t::hipErrorInvalidValue)
+    lock(&POOL_DEVICES).as_ref().and_then(|m| m.get(&(pool as usize)).copied()).ok_or(hipError_t::hipErrorInvalidValue)
 }
 
 impl PoolRegistry {
@@ -78,37 +73,20 @@ impl PoolRegistry {
         let default = new_handle();
         register(default, device);
         let mut pools = HashMap::new();
-        pools.insert(
-            default,
-            Pool {
-                reuse: [1, 1, 1],
-                ..Pool::default()
-            },
-        );
+        pools.insert(default, Pool { reuse: [1, 1, 1], ..Pool::default() });
         PoolRegistry {
             device,
-            state: Mutex::new(PoolsState {
-                default,
-                current: default,
-                pools,
-                blocks: HashMap::new(),
-            }),
+            state: Mutex::new(PoolsState { default, current: default, pools, blocks: HashMap::new() }),
         }
     }
 
     /// Whether `address` is a block handed out by one of these pools.
     pub fn owns(&self, address: usize) -> bool {
-        lock(&self.state)
-            .blocks
-            .get(&address)
-            .is_some_and(|b| b.state == BlockState::InUse)
+        lock(&self.state).blocks.get(&address).is_some_and(|b| b.state == BlockState::InUse)
     }
 
     fn allocate(&self, pool_id: usize, size: usize) -> Result<usize, hipError_t> {
-        let memory = &sim()
-            .device(self.device)
-            .ok_or(hipError_t::hipErrorInvalidDevice)?
-            .memory;
+        let memory = &sim().device(self.device).ok_or(hipError_t::hipErrorInvalidDevice)?.memory;
         let rounded = size.div_ceil(super::memory::ALIGN) * super::memory::ALIGN;
         let mut state = lock(&self.state);
         let reusable = state
@@ -127,32 +105,18 @@ impl PoolRegistry {
                         memory.allocate(size)?
                     }
                 };
-                let pool = state
-                    .pools
-                    .get_mut(&pool_id)
-                    .ok_or(hipError_t::hipErrorInvalidValue)?;
+                let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
                 pool.reserved += allocation.size as u64;
                 pool.reserved_high = pool.reserved_high.max(pool.reserved);
-                state.blocks.insert(
-                    allocation.base,
-                    Block {
-                        pool: pool_id,
-                        size: allocation.size,
-                        state: BlockState::Free,
-                    },
-                );
+                state
+                    .blocks
+                    .insert(allocation.base, Block { pool: pool_id, size: allocation.size, state: BlockState::Free });
                 allocation.base
             }
         };
-        let block = state
-            .blocks
-            .get_mut(&address)
-            .ok_or(hipError_t::hipErrorUnknown)?;
+        let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
-        let pool = state
-            .pools
-            .get_mut(&pool_id)
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
         pool.used += rounded as u64;
         pool.used_high = pool.used_high.max(pool.used);
         Ok(address)
@@ -198,11 +162,7 @@ impl PoolRegistry {
             return;
         };
         let mut state = lock(&self.state);
-        let pools: Vec<(usize, u64)> = state
-            .pools
-            .iter()
-            .map(|(id, p)| (*id, p.threshold))
-            .collect();
+        let pools: Vec<(usize, u64)> = state.pools.iter().map(|(id, p)| (*id, p.threshold)).collect();
         for (id, threshold) in pools {
             release_free(&mut state, id, threshold, &device.memory);
         }
@@ -217,12 +177,7 @@ impl PoolRegistry {
 }
 
 /// Release free blocks of `pool_id` while its reservation exceeds `keep`.
-fn release_free(
-    state: &mut PoolsState,
-    pool_id: usize,
-    keep: u64,
-    memory: &super::memory::DeviceMemory,
-) {
+fn release_free(state: &mut PoolsState, pool_id: usize, keep: u64, memory: &super::memory::DeviceMemory) {
     let Some(reserved) = state.pools.get(&pool_id).map(|p| p.reserved) else {
         return;
     };
@@ -262,17 +217,11 @@ fn drop_destroyed(state: &mut PoolsState, pool_id: usize, device: usize) {
 }
 
 fn registry(device: usize) -> Result<&'static PoolRegistry, hipError_t> {
-    Ok(&sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?
-        .pools)
+    Ok(&sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?.pools)
 }
 
 fn device_arg(device: i32) -> Result<usize, hipError_t> {
-    usize::try_from(device)
-        .ok()
-        .filter(|d| *d < sim().config.devices)
-        .ok_or(hipError_t::hipErrorInvalidDevice)
+    usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 // ---- the C entry points ----------------------------------------------------
@@ -305,14 +254,8 @@ fn malloc_from(
     unsafe { write_out(ptr, address as *mut c_void) }
 }
 
-pub(crate) unsafe extern "C" fn hipMallocAsync(
-    ptr: *mut *mut c_void,
-    size: usize,
-    stream: hipStream_t,
-) -> hipError_t {
-    call(idx!("hipMallocAsync"), || {
-        malloc_from("hipMallocAsync", ptr, size, None, stream)
-    })
+pub(crate) unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
+    call(idx!("hipMallocAsync"), || malloc_from("hipMallocAsync", ptr, size, None, stream))
 }
 
 pub(crate) unsafe extern "C" fn hipMallocFromPoolAsync(
@@ -344,10 +287,7 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
     })
 }
 
-pub(crate) unsafe extern "C" fn hipMemPoolCreate(
-    pool: *mut hipMemPool_t,
-    props: *const hipMemPoolProps,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props: *const hipMemPoolProps) -> hipError_t {
     call(idx!("hipMemPoolCreate"), || {
         if pool.is_null() || props.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
@@ -382,20 +322,13 @@ pub(crate) unsafe extern "C" fn hipMemPoolDestroy(pool: hipMemPool_t) -> hipErro
         if state.current == id {
             state.current = state.default;
         }
-        state
-            .pools
-            .get_mut(&id)
-            .ok_or(hipError_t::hipErrorInvalidValue)?
-            .destroyed = true;
+        state.pools.get_mut(&id).ok_or(hipError_t::hipErrorInvalidValue)?.destroyed = true;
         drop_destroyed(&mut state, id, device);
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn hipMemPoolTrimTo(
-    pool: hipMemPool_t,
-    min_bytes_to_hold: usize,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipMemPoolTrimTo(pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
     call(idx!("hipMemPoolTrimTo"), || {
         let device = device_of_pool(pool)?;
         violations::check("hipMemPoolTrimTo", device);
@@ -417,10 +350,7 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
         }
         let registry = registry(device)?;
         let mut state = lock(&registry.state);
-        let p = state
-            .pools
-            .get_mut(&(pool as usize))
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        let p = state.pools.get_mut(&(pool as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
         // SAFETY (for the reads below): non-null, and HIP documents the
         // value as an int for the reuse flags and a uint64_t otherwise.
         match attr {
@@ -434,8 +364,7 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
                 // SAFETY: see above.
                 p.threshold = unsafe { *(value as *const u64) };
             }
-            hipMemPoolAttr::hipMemPoolAttrReservedMemHigh
-            | hipMemPoolAttr::hipMemPoolAttrUsedMemHigh => {
+            hipMemPoolAttr::hipMemPoolAttrReservedMemHigh | hipMemPoolAttr::hipMemPoolAttrUsedMemHigh => {
                 // SAFETY: see above.
                 if unsafe { *(value as *const u64) } != 0 {
                     return Err(hipError_t::hipErrorInvalidValue);
@@ -462,10 +391,7 @@ pub(crate) unsafe extern "C" fn hipMemPoolGetAttribute(
         violations::check("hipMemPoolGetAttribute", device);
         let registry = registry(device)?;
         let state = lock(&registry.state);
-        let p = state
-            .pools
-            .get(&(pool as usize))
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
+        let p = state.pools.get(&(pool as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
         let wide = match attr {
             hipMemPoolAttr::hipMemPoolReuseFollowEventDependencies
             | hipMemPoolAttr::hipMemPoolReuseAllowOpportunistic
@@ -485,10 +411,7 @@ pub(crate) unsafe extern "C" fn hipMemPoolGetAttribute(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(
-    pool: *mut hipMemPool_t,
-    device: i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
     call(idx!("hipDeviceGetDefaultMemPool"), || {
         let registry = registry(device_arg(device)?)?;
         let default = lock(&registry.state).default;
@@ -497,10 +420,7 @@ pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetMemPool(
-    pool: *mut hipMemPool_t,
-    device: i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
     call(idx!("hipDeviceGetMemPool"), || {
         let registry = registry(device_arg(device)?)?;
         let current = lock(&registry.state).current;

@@ -18,10 +18,7 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig {
-            devices: 2,
-            memory: 1 << 30,
-        }
+        SimConfig { devices: 2, memory: 1 << 30 }
     }
 }
 
@@ -43,28 +40,16 @@ impl SimConfig {
 }
 
 fn invalid(variable: &str, value: &str, reason: String) -> BackendError {
-    BackendError::InvalidSimConfig {
-        variable: variable.to_string(),
-        value: value.to_string(),
-        reason,
-    }
+    BackendError::InvalidSimConfig { variable: variable.to_string(), value: value.to_string(), reason }
 }
 
 /// Parse a device count, 0 to [`MAX_DEVICES`].
 pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
     let n: usize = value.trim().parse().map_err(|_| {
-        invalid(
-            "AMDGPU_SIM_DEVICES",
-            value,
-            format!("expected a whole number from 0 to {MAX_DEVICES}"),
-        )
+        invalid("AMDGPU_SIM_DEVICES", value, format!("expected a whole number from 0 to {MAX_DEVICES}"))
     })?;
     if n > MAX_DEVICES {
-        return Err(invalid(
-            "AMDGPU_SIM_DEVICES",
-            value,
-            format!("at most {MAX_DEVICES} devices"),
-        ));
+        return Err(invalid("AMDGPU_SIM_DEVICES", value, format!("at most {MAX_DEVICES} devices")));
     }
     Ok(n)
 }
@@ -74,14 +59,10 @@ pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
 /// decimal units are powers of 1000).
 pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
     let text = value.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
     let (digits, unit) = text.split_at(split);
     let reason = || "expected a size such as `1GiB`, `512MB` or `4096`".to_string();
-    let number: u128 = digits
-        .parse()
-        .map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
+    let number: u128 = digits.parse().map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
     let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" => 1_000,
@@ -94,17 +75,12 @@ pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
         "tib" | "t" => 1 << 40,
         _ => return Err(invalid("AMDGPU_SIM_MEMORY", value, reason())),
     };
-    let bytes = number
-        .checked_mul(scale)
-        .filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
+    let bytes = number.checked_mul(scale).filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
     bytes.map(|b| b as usize).ok_or_else(|| {
         invalid(
             "AMDGPU_SIM_MEMORY",
             value,
-            format!(
-                "must be more than 0 and at most {} bytes",
-                super::memory::DEVICE_SPAN
-            ),
+            format!("must be more than 0 and at most {} bytes", super::memory::DEVICE_SPAN),
         )
     })
 }
@@ -258,9 +234,7 @@ pub(crate) fn current_device() -> usize {
 /// Lock a mutex, ignoring poisoning: the simulator's invariants hold
 /// between statements, and a panicking test must not break later tests.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 static EXCLUSIVE: Mutex<()> = Mutex::new(());
@@ -300,15 +274,7 @@ mod tests {
 
     #[test]
     fn bad_memory_sizes_name_the_variable() {
-        for bad in [
-            "",
-            "lots",
-            "0",
-            "12XB",
-            "-5",
-            "99999999999999999999TiB",
-            "2TiB",
-        ] {
+        for bad in ["", "lots", "0", "12XB", "-5", "99999999999999999999TiB", "2TiB"] {
             let error = parse_memory(bad).expect_err(bad);
             let text = error.to_string();
             assert!(text.contains("AMDGPU_SIM_MEMORY"), "{bad}: {text}");
@@ -321,13 +287,7 @@ mod tests {
         assert_eq!(parse_devices(" 8 ").unwrap(), 8);
         assert_eq!(parse_devices("64").unwrap(), MAX_DEVICES);
         for bad in ["65", "-1", "two", ""] {
-            assert!(
-                parse_devices(bad)
-                    .unwrap_err()
-                    .to_string()
-                    .contains("AMDGPU_SIM_DEVICES"),
-                "{bad}"
-            );
+            assert!(parse_devices(bad).unwrap_err().to_string().contains("AMDGPU_SIM_DEVICES"), "{bad}");
         }
     }
 }

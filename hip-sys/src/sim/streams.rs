@@ -71,12 +71,7 @@ impl StreamQueue {
             blocking: flags & crate::hipStreamNonBlocking == 0,
             flags,
             priority,
-            state: Mutex::new(QueueState {
-                tasks: VecDeque::new(),
-                enqueued: 0,
-                completed: 0,
-                running: false,
-            }),
+            state: Mutex::new(QueueState { tasks: VecDeque::new(), enqueued: 0, completed: 0, running: false }),
             changed: Condvar::new(),
         })
     }
@@ -130,10 +125,7 @@ impl StreamQueue {
                 dep.wait();
             }
             if let Err(error) = (task.work)() {
-                log::error!(
-                    "hip simulator: device fault on device {}: {error:?}",
-                    self.device
-                );
+                log::error!("hip simulator: device fault on device {}: {error:?}", self.device);
                 faults::inject_sticky_fault(error);
             }
             let mut state = lock(&self.state);
@@ -146,11 +138,7 @@ impl StreamQueue {
 fn spawn_worker(queue: Arc<StreamQueue>) {
     let name = format!("hip-sim-stream-d{}", queue.device);
     let worker = queue.clone();
-    if std::thread::Builder::new()
-        .name(name)
-        .spawn(move || worker.drain(None))
-        .is_err()
-    {
+    if std::thread::Builder::new().name(name).spawn(move || worker.drain(None)).is_err() {
         // No thread to be had: drain here rather than lose the work.
         queue.drain(None);
     }
@@ -166,15 +154,8 @@ pub(crate) fn submit(
     submit_with(target, blocking, Vec::new(), Box::new(work))
 }
 
-pub(crate) fn submit_with(
-    target: &Target,
-    blocking: bool,
-    mut deps: Vec<Dep>,
-    work: Work,
-) -> Result<(), hipError_t> {
-    let device = sim()
-        .device(target.device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?;
+pub(crate) fn submit_with(target: &Target, blocking: bool, mut deps: Vec<Dep>, work: Work) -> Result<(), hipError_t> {
+    let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     if target.is_null {
         for stream in live_streams(target.device) {
             if stream.blocking {
@@ -214,9 +195,7 @@ fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
 /// Wait for all work submitted so far on `device`, then let its pools
 /// release memory above their thresholds.
 pub(crate) fn synchronize_device(device: usize) -> Result<(), hipError_t> {
-    let d = sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let mut queues = live_streams(device);
     queues.push(d.null_stream.clone());
     for queue in queues {
@@ -261,18 +240,11 @@ pub(crate) fn target_or(stream: hipStream_t, unknown: hipError_t) -> Result<Targ
 }
 
 pub(crate) fn null_target(device: usize) -> Result<Target, hipError_t> {
-    Ok(sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?
-        .null_stream
-        .clone())
+    Ok(sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?.null_stream.clone())
 }
 
 /// [`target`], recording a violation if the stream is not on the current device.
-pub(crate) fn checked_target(
-    function: &'static str,
-    stream: hipStream_t,
-) -> Result<Target, hipError_t> {
+pub(crate) fn checked_target(function: &'static str, stream: hipStream_t) -> Result<Target, hipError_t> {
     let queue = target(stream)?;
     violations::check(function, queue.device);
     Ok(queue)
@@ -288,16 +260,12 @@ fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipErr
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let device = current_device();
-    let d = sim()
-        .device(device)
-        .ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let priority = priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY);
     let queue = StreamQueue::new(device, false, flags, priority);
     let handle = new_handle();
     lock(&d.streams).push(Arc::downgrade(&queue));
-    lock(&STREAMS)
-        .get_or_insert_with(HashMap::new)
-        .insert(handle, queue);
+    lock(&STREAMS).get_or_insert_with(HashMap::new).insert(handle, queue);
     // SAFETY: checked non-null; valid per the C contract.
     unsafe { write_out(out, handle as hipStream_t) }
 }
@@ -307,18 +275,11 @@ pub(crate) const LEAST_PRIORITY: i32 = 0;
 pub(crate) const GREATEST_PRIORITY: i32 = -1;
 
 pub(crate) unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
-    call(idx!("hipStreamCreate"), || {
-        create(stream, 0, LEAST_PRIORITY)
-    })
+    call(idx!("hipStreamCreate"), || create(stream, 0, LEAST_PRIORITY))
 }
 
-pub(crate) unsafe extern "C" fn hipStreamCreateWithFlags(
-    stream: *mut hipStream_t,
-    flags: u32,
-) -> hipError_t {
-    call(idx!("hipStreamCreateWithFlags"), || {
-        create(stream, flags, LEAST_PRIORITY)
-    })
+pub(crate) unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: u32) -> hipError_t {
+    call(idx!("hipStreamCreateWithFlags"), || create(stream, flags, LEAST_PRIORITY))
 }
 
 pub(crate) unsafe extern "C" fn hipStreamCreateWithPriority(
@@ -326,9 +287,7 @@ pub(crate) unsafe extern "C" fn hipStreamCreateWithPriority(
     flags: u32,
     priority: i32,
 ) -> hipError_t {
-    call(idx!("hipStreamCreateWithPriority"), || {
-        create(stream, flags, priority)
-    })
+    call(idx!("hipStreamCreateWithPriority"), || create(stream, flags, priority))
 }
 
 pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
@@ -384,20 +343,12 @@ pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
         let event = super::events::lookup(event).ok_or(hipError_t::hipErrorInvalidHandle)?;
         match event.last_recording() {
             0 => Ok(()),
-            generation => submit_with(
-                &queue,
-                false,
-                vec![Dep::Event(event, generation)],
-                Box::new(|| Ok(())),
-            ),
+            generation => submit_with(&queue, false, vec![Dep::Event(event, generation)], Box::new(|| Ok(()))),
         }
     })
 }
 
-pub(crate) unsafe extern "C" fn hipStreamGetPriority(
-    stream: hipStream_t,
-    priority: *mut i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut i32) -> hipError_t {
     call(idx!("hipStreamGetPriority"), || {
         let queue = target(stream)?;
         // SAFETY: null is rejected by write_out.
@@ -405,10 +356,7 @@ pub(crate) unsafe extern "C" fn hipStreamGetPriority(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipStreamGetFlags(
-    stream: hipStream_t,
-    flags: *mut u32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32) -> hipError_t {
     call(idx!("hipStreamGetFlags"), || {
         let queue = target(stream)?;
         // SAFETY: null is rejected by write_out.
@@ -416,10 +364,7 @@ pub(crate) unsafe extern "C" fn hipStreamGetFlags(
     })
 }
 
-pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
-    least: *mut i32,
-    greatest: *mut i32,
-) -> hipError_t {
+pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32, greatest: *mut i32) -> hipError_t {
     call(idx!("hipDeviceGetStreamPriorityRange"), || {
         // SAFETY: HIP accepts null for either; write_out would reject null, so test first.
         unsafe {
@@ -435,7 +380,5 @@ pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    call(idx!("hipDeviceSynchronize"), || {
-        synchronize_device(current_device())
-    })
+    call(idx!("hipDeviceSynchronize"), || synchronize_device(current_device()))
 }

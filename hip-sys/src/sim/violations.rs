@@ -45,15 +45,8 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
     let current = current_device();
     if current != object_device {
         let thread = std::thread::current();
-        let name = thread
-            .name()
-            .map_or_else(|| format!("{:?}", thread.id()), str::to_string);
+        let name = thread.name().map_or_else(|| format!("{:?}", thread.id()), str::to_string);
         log::debug!("hip simulator: context violation: {function} on device {object_device} from device {current}");
-        lock(&LOG).push(Violation {
-            function,
-            object_device,
-            current_device: current,
-            thread: name,
-        });
+        lock(&LOG).push(Violation { function, object_device, current_device: current, thread: name });
     }
 }

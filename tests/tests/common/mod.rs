@@ -18,6 +18,11 @@ pub fn test_module(device: Device) -> Option<Module> {
             "axpy_f32",
             "axpy_f64",
         ]),
+        Backend::Nvidia => {
+            let mut ptx = include_bytes!("../../../hip-sys/kernels/test_kernels.ptx").to_vec();
+            ptx.push(0);
+            ptx
+        }
         other => {
             eprintln!("skipped: no test kernels for the {other} backend");
             return None;
@@ -55,12 +60,7 @@ impl RawBuffer {
         let api = hip_sys::hip().unwrap();
         // SAFETY: both ranges hold `bytes` bytes.
         let status = unsafe {
-            (api.hipMemcpy)(
-                buffer.ptr,
-                data.as_ptr().cast(),
-                buffer.bytes,
-                hip_sys::hipMemcpyKind::hipMemcpyDefault,
-            )
+            (api.hipMemcpy)(buffer.ptr, data.as_ptr().cast(), buffer.bytes, hip_sys::hipMemcpyKind::hipMemcpyDefault)
         };
         hip_core::check(status, "hipMemcpy").unwrap();
         buffer
@@ -71,12 +71,7 @@ impl RawBuffer {
         let api = hip_sys::hip().unwrap();
         // SAFETY: both ranges hold `bytes` bytes.
         let status = unsafe {
-            (api.hipMemcpy)(
-                out.as_mut_ptr().cast(),
-                self.ptr,
-                self.bytes,
-                hip_sys::hipMemcpyKind::hipMemcpyDefault,
-            )
+            (api.hipMemcpy)(out.as_mut_ptr().cast(), self.ptr, self.bytes, hip_sys::hipMemcpyKind::hipMemcpyDefault)
         };
         hip_core::check(status, "hipMemcpy").unwrap();
         out

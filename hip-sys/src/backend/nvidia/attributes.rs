@@ -86,10 +86,7 @@ pub(crate) const TO_CUDA: &[(A, c_int)] = &[
     (A::hipDeviceAttributeMultiGpuBoardGroupID, 85),
     (A::hipDeviceAttributeMultiprocessorCount, 16),
     (A::hipDeviceAttributePageableMemoryAccess, 88),
-    (
-        A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables,
-        100,
-    ),
+    (A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables, 100),
     (A::hipDeviceAttributePciBusId, 33),
     (A::hipDeviceAttributePciDeviceId, 34),
     (A::hipDeviceAttributePciDomainID, 50),
@@ -118,10 +115,7 @@ pub(crate) fn source(attribute: A) -> Source {
     if attribute == A::hipDeviceAttributeTotalGlobalMem {
         return Source::TotalGlobalMem;
     }
-    TO_CUDA
-        .iter()
-        .find(|(a, _)| *a == attribute)
-        .map_or(Source::NotSupported, |(_, c)| Source::Cuda(*c))
+    TO_CUDA.iter().find(|(a, _)| *a == attribute).map_or(Source::NotSupported, |(_, c)| Source::Cuda(*c))
 }
 
 /// A byte count as HIP's `int` attribute: clamped to `i32::MAX`.
@@ -129,11 +123,7 @@ pub(crate) fn clamp_to_int(bytes: usize) -> c_int {
     c_int::try_from(bytes).unwrap_or(c_int::MAX)
 }
 
-pub(super) unsafe extern "C" fn hipDeviceGetAttribute(
-    pi: *mut c_int,
-    attr: A,
-    device: c_int,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut c_int, attr: A, device: c_int) -> hipError_t {
     entry(|f| {
         non_null(pi)?;
         match source(attr) {
@@ -210,10 +200,7 @@ mod tests {
         ] {
             assert_eq!(source(hip), Source::NotSupported, "{hip:?}");
         }
-        assert_eq!(
-            source(A::hipDeviceAttributeTotalGlobalMem),
-            Source::TotalGlobalMem
-        );
+        assert_eq!(source(A::hipDeviceAttributeTotalGlobalMem), Source::TotalGlobalMem);
     }
 
     #[test]

@@ -38,9 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::call::{cu, entry, non_null, rt};
 use super::{CudaFns, Handle};
-use crate::{
-    hipCtx_t, hipDevice_t, hipDeviceptr_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t,
-};
+use crate::{hipCtx_t, hipDevice_t, hipDeviceptr_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 
 /// What this thread knows about its current context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,10 +128,7 @@ pub(super) unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
     })
 }
 
-pub(super) unsafe extern "C" fn hipDeviceGet(
-    device: *mut hipDevice_t,
-    ordinal: c_int,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
     entry(|f| {
         non_null(device)?;
         ensure_init(f)?;
@@ -142,11 +137,7 @@ pub(super) unsafe extern "C" fn hipDeviceGet(
     })
 }
 
-pub(super) unsafe extern "C" fn hipDeviceGetName(
-    name: *mut c_char,
-    len: c_int,
-    device: hipDevice_t,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: c_int, device: hipDevice_t) -> hipError_t {
     entry(|f| {
         non_null(name)?;
         ensure_init(f)?;
@@ -155,10 +146,7 @@ pub(super) unsafe extern "C" fn hipDeviceGetName(
     })
 }
 
-pub(super) unsafe extern "C" fn hipDeviceTotalMem(
-    bytes: *mut usize,
-    device: hipDevice_t,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
     entry(|f| {
         non_null(bytes)?;
         ensure_init(f)?;
@@ -213,10 +201,7 @@ pub(super) unsafe extern "C" fn hipCtxPopCurrent(ctx: *mut hipCtx_t) -> hipError
     })
 }
 
-pub(super) unsafe extern "C" fn hipDevicePrimaryCtxRetain(
-    pctx: *mut hipCtx_t,
-    dev: hipDevice_t,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipDevicePrimaryCtxRetain(pctx: *mut hipCtx_t, dev: hipDevice_t) -> hipError_t {
     entry(|f| {
         non_null(pctx)?;
         ensure_init(f)?;
@@ -247,10 +232,7 @@ pub(super) unsafe extern "C" fn hipDevicePrimaryCtxGetState(
     })
 }
 
-pub(super) unsafe extern "C" fn hipModuleLoadData(
-    module: *mut hipModule_t,
-    image: *const c_void,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipModuleLoadData(module: *mut hipModule_t, image: *const c_void) -> hipError_t {
     entry(|f| {
         non_null(module)?;
         if image.is_null() {
@@ -324,11 +306,7 @@ pub(super) unsafe extern "C" fn hipModuleLaunchKernel(
     })
 }
 
-pub(super) unsafe extern "C" fn hipMemsetD32(
-    dest: hipDeviceptr_t,
-    value: c_int,
-    count: usize,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipMemsetD32(dest: hipDeviceptr_t, value: c_int, count: usize) -> hipError_t {
     entry(|f| {
         ensure_context(f)?;
         // SAFETY: a device address and sizes, passed through; the driver
@@ -346,9 +324,7 @@ pub(super) unsafe extern "C" fn hipMemsetD32Async(
     entry(|f| {
         ensure_context(f)?;
         // SAFETY: as for `hipMemsetD32`; the stream is passed through.
-        cu(unsafe {
-            (f.drv.cuMemsetD32Async)(device_ptr(dst), value as c_uint, count, stream.cast())
-        })
+        cu(unsafe { (f.drv.cuMemsetD32Async)(device_ptr(dst), value as c_uint, count, stream.cast()) })
     })
 }
 
@@ -367,9 +343,7 @@ mod tests {
     fn context_state_is_per_thread() {
         device_reset();
         assert_eq!(CONTEXT.with(Cell::get), Context::AfterReset);
-        std::thread::spawn(|| assert_eq!(CONTEXT.with(Cell::get), Context::Unknown))
-            .join()
-            .expect("thread");
+        std::thread::spawn(|| assert_eq!(CONTEXT.with(Cell::get), Context::Unknown)).join().expect("thread");
         context_bound();
         assert_eq!(CONTEXT.with(Cell::get), Context::Ready);
         context_changed();

@@ -275,10 +275,7 @@ pub fn cuda_error_to_hip(code: CudaError) -> E {
     if code == 0 {
         return E::hipSuccess;
     }
-    CUDA_TO_HIP
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map_or(E::hipErrorUnknown, |(_, h)| *h)
+    CUDA_TO_HIP.iter().find(|(c, _)| *c == code).map_or(E::hipErrorUnknown, |(_, h)| *h)
 }
 
 /// A CUDA driver status (`CUresult`) as HIP's NVIDIA header translates it
@@ -287,10 +284,7 @@ pub fn cu_result_to_hip(code: CuResult) -> E {
     if code == 0 {
         return E::hipSuccess;
     }
-    CU_TO_HIP
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map_or(E::hipErrorUnknown, |(_, h)| *h)
+    CU_TO_HIP.iter().find(|(c, _)| *c == code).map_or(E::hipErrorUnknown, |(_, h)| *h)
 }
 
 /// A HIP status as the CUDA runtime code HIP's NVIDIA header gives it
@@ -298,10 +292,7 @@ pub fn cu_result_to_hip(code: CuResult) -> E {
 /// `hipErrorRuntimeMemory`, `hipErrorRuntimeOther`, `hipErrorTbd`,
 /// `hipErrorContextAlreadyCurrent`) become `cudaErrorUnknown` (999).
 pub fn hip_to_cuda_error(error: E) -> CudaError {
-    HIP_TO_CUDA
-        .iter()
-        .find(|(h, _)| *h == error)
-        .map_or(CUDA_ERROR_UNKNOWN, |(_, c)| *c)
+    HIP_TO_CUDA.iter().find(|(h, _)| *h == error).map_or(CUDA_ERROR_UNKNOWN, |(_, c)| *c)
 }
 
 thread_local! {
@@ -328,9 +319,7 @@ fn combine(recorded: E, runtime: E) -> E {
 }
 
 pub(super) unsafe extern "C" fn hipGetLastError() -> E {
-    let recorded = LAST_ERROR
-        .try_with(|l| l.replace(E::hipSuccess))
-        .unwrap_or(E::hipSuccess);
+    let recorded = LAST_ERROR.try_with(|l| l.replace(E::hipSuccess)).unwrap_or(E::hipSuccess);
     let runtime = fns().map_or(E::hipSuccess, |f| {
         // SAFETY: a function of the loaded runtime, taking no arguments.
         cuda_error_to_hip(unsafe { (f.rt.cudaGetLastError)() })
@@ -361,23 +350,21 @@ mod tests {
 
     /// Every `cudaError_t` value of CUDA 12.9's `driver_types.h`.
     const ALL_CUDA_ERRORS: &[CudaError] = &[
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-        31, 32, 34, 35, 36, 37, 43, 44, 45, 46, 49, 52, 53, 65, 66, 67, 68, 69, 98, 100, 101, 102,
-        103, 127, 200, 201, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218,
-        219, 220, 221, 222, 223, 224, 225, 226, 300, 301, 302, 303, 304, 400, 401, 402, 500, 600,
-        700, 701, 702, 703, 704, 705, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719,
-        720, 721, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 900, 901, 902,
-        903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 999, 10000,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 31, 32, 34, 35, 36,
+        37, 43, 44, 45, 46, 49, 52, 53, 65, 66, 67, 68, 69, 98, 100, 101, 102, 103, 127, 200, 201, 205, 206, 207, 208,
+        209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 300, 301, 302, 303,
+        304, 400, 401, 402, 500, 600, 700, 701, 702, 703, 704, 705, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717,
+        718, 719, 720, 721, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 900, 901, 902, 903, 904,
+        905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 999, 10000,
     ];
 
     /// Every `CUresult` value of CUDA 12.9's `cuda.h`.
     const ALL_CU_RESULTS: &[CuResult] = &[
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 34, 46, 100, 101, 102, 200, 201, 202, 205, 206, 207, 208, 209,
-        210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 300,
-        301, 302, 303, 304, 400, 401, 402, 500, 600, 700, 701, 702, 703, 704, 705, 708, 709, 710,
-        711, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 800, 801, 802, 803, 804, 805, 806,
-        807, 808, 809, 810, 811, 812, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911,
-        912, 913, 914, 915, 916, 999,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 34, 46, 100, 101, 102, 200, 201, 202, 205, 206, 207, 208, 209, 210, 211, 212, 213,
+        214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 300, 301, 302, 303, 304, 400, 401, 402, 500,
+        600, 700, 701, 702, 703, 704, 705, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 800,
+        801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909,
+        910, 911, 912, 913, 914, 915, 916, 999,
     ];
 
     #[test]
@@ -416,20 +403,12 @@ mod tests {
     fn unlisted_cuda_codes_become_unknown() {
         for &code in ALL_CUDA_ERRORS {
             if !CUDA_TO_HIP.iter().any(|(c, _)| *c == code) {
-                assert_eq!(
-                    cuda_error_to_hip(code),
-                    E::hipErrorUnknown,
-                    "cudaError_t {code}"
-                );
+                assert_eq!(cuda_error_to_hip(code), E::hipErrorUnknown, "cudaError_t {code}");
             }
         }
         for &code in ALL_CU_RESULTS {
             if !CU_TO_HIP.iter().any(|(c, _)| *c == code) {
-                assert_eq!(
-                    cu_result_to_hip(code),
-                    E::hipErrorUnknown,
-                    "CUresult {code}"
-                );
+                assert_eq!(cu_result_to_hip(code), E::hipErrorUnknown, "CUresult {code}");
             }
         }
         // The examples of hip_semantics §5, and values no CUDA defines.
@@ -463,11 +442,7 @@ mod tests {
             E::hipErrorContextAlreadyCurrent,
             E(123_456),
         ] {
-            assert_eq!(
-                hip_to_cuda_error(unlisted),
-                CUDA_ERROR_UNKNOWN,
-                "{unlisted:?}"
-            );
+            assert_eq!(hip_to_cuda_error(unlisted), CUDA_ERROR_UNKNOWN, "{unlisted:?}");
         }
     }
 

@@ -352,11 +352,7 @@ pub(crate) fn fns() -> Option<&'static CudaFns> {
 }
 
 /// Open the first candidate that loads.
-fn open(
-    library: &str,
-    candidates: &[String],
-    hint: &str,
-) -> Result<(Library, String), BackendError> {
+fn open(library: &str, candidates: &[String], hint: &str) -> Result<(Library, String), BackendError> {
     let mut tried = Vec::with_capacity(candidates.len());
     for path in candidates {
         // SAFETY: loading a shared library runs its initialisers; the
@@ -366,19 +362,12 @@ fn open(
             Ok(lib) => return Ok((lib, path.clone())),
             Err(e) => {
                 let reason = e.to_string();
-                let reason = reason
-                    .strip_prefix(path.as_str())
-                    .and_then(|r| r.strip_prefix(": "))
-                    .unwrap_or(&reason);
+                let reason = reason.strip_prefix(path.as_str()).and_then(|r| r.strip_prefix(": ")).unwrap_or(&reason);
                 tried.push(format!("{path} ({reason})"));
             }
         }
     }
-    Err(BackendError::LibraryNotFound {
-        library: library.to_owned(),
-        tried,
-        hint: hint.to_owned(),
-    })
+    Err(BackendError::LibraryNotFound { library: library.to_owned(), tried, hint: hint.to_owned() })
 }
 
 /// Load the runtime from the first of `cudart` that opens and the driver
@@ -517,10 +506,8 @@ mod tests {
 
     #[test]
     fn nonexistent_paths_give_library_not_found_naming_libcudart() {
-        let cudart = vec![
-            "/nonexistent/amdgpu-rs/libcudart.so.13".to_owned(),
-            "libcudart-does-not-exist.so.99".to_owned(),
-        ];
+        let cudart =
+            vec!["/nonexistent/amdgpu-rs/libcudart.so.13".to_owned(), "libcudart-does-not-exist.so.99".to_owned()];
         let err = load_from(&cudart, &libcuda_candidates()).expect_err("nothing loads");
         let BackendError::LibraryNotFound { library, tried, .. } = &err else {
             panic!("expected LibraryNotFound, got {err:?}");
@@ -538,10 +525,7 @@ mod tests {
     #[test]
     fn library_without_cuda_symbols_gives_symbol_missing() {
         let err = load_from(&["libm.so.6".to_owned()], &[]).expect_err("libm is not CUDA");
-        let BackendError::SymbolMissing {
-            library, symbol, ..
-        } = &err
-        else {
+        let BackendError::SymbolMissing { library, symbol, .. } = &err else {
             panic!("expected SymbolMissing, got {err:?}");
         };
         assert_eq!(library, "libm.so.6");
@@ -551,13 +535,8 @@ mod tests {
     #[test]
     fn candidates_try_cuda_13_then_12_then_unversioned() {
         let c = cudart_candidates();
-        assert_eq!(
-            &c[..3],
-            ["libcudart.so.13", "libcudart.so.12", "libcudart.so"]
-        );
-        assert!(c[3..]
-            .iter()
-            .all(|p| p.starts_with("/usr/local/cuda/lib64/")));
+        assert_eq!(&c[..3], ["libcudart.so.13", "libcudart.so.12", "libcudart.so"]);
+        assert!(c[3..].iter().all(|p| p.starts_with("/usr/local/cuda/lib64/")));
         assert_eq!(libcuda_candidates()[0], "libcuda.so.1");
     }
 
@@ -572,8 +551,6 @@ mod tests {
         ] {
             assert!(Driver::SYMBOLS.contains(&name), "{name}");
         }
-        assert!(!Driver::SYMBOLS
-            .iter()
-            .any(|s| s.ends_with("_ptsz") || s.ends_with("_ptds")));
+        assert!(!Driver::SYMBOLS.iter().any(|s| s.ends_with("_ptsz") || s.ends_with("_ptds")));
     }
 }

@@ -14,12 +14,11 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 use super::call::{entry, non_null, rt};
 use super::driver::{context_bound, device_reset};
 use super::types::{
-    host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda,
-    CudaPointerAttributes,
+    host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda, CudaPointerAttributes,
 };
 use crate::{
-    hipError_t, hipEvent_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind,
-    hipPointerAttribute_t, hipStream_t,
+    hipError_t, hipEvent_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipPointerAttribute_t,
+    hipStream_t,
 };
 
 /// Declares entry points that are a single runtime call with the same
@@ -140,8 +139,7 @@ pub(super) unsafe extern "C" fn hipPointerGetAttributes(
         let mut cuda = CudaPointerAttributes::default();
         // SAFETY: `cuda` is a valid `cudaPointerAttributes` to write.
         rt(unsafe { (f.rt.cudaPointerGetAttributes)(&mut cuda, ptr) })?;
-        let memory_type =
-            memory_type_from_cuda(cuda.type_).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let memory_type = memory_type_from_cuda(cuda.type_).ok_or(hipError_t::hipErrorInvalidValue)?;
         let mut out = hipPointerAttribute_t {
             device: cuda.device,
             devicePointer: cuda.device_pointer,
@@ -157,10 +155,7 @@ pub(super) unsafe extern "C" fn hipPointerGetAttributes(
     })
 }
 
-pub(super) unsafe extern "C" fn hipMemPoolCreate(
-    pool: *mut hipMemPool_t,
-    props: *const hipMemPoolProps,
-) -> hipError_t {
+pub(super) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props: *const hipMemPoolProps) -> hipError_t {
     entry(|f| {
         non_null(pool)?;
         // SAFETY: `props` is null or points to a valid `hipMemPoolProps`

@@ -26,12 +26,7 @@ pub(crate) struct CudaPointerAttributes {
 
 impl Default for CudaPointerAttributes {
     fn default() -> Self {
-        Self {
-            type_: 0,
-            device: 0,
-            device_pointer: std::ptr::null_mut(),
-            host_pointer: std::ptr::null_mut(),
-        }
+        Self { type_: 0, device: 0, device_pointer: std::ptr::null_mut(), host_pointer: std::ptr::null_mut() }
     }
 }
 
@@ -81,10 +76,7 @@ pub(crate) fn pool_props_to_cuda(props: &hipMemPoolProps) -> CudaMemPoolProps {
     CudaMemPoolProps {
         alloc_type: props.allocType.0 as c_int,
         handle_types: props.handleTypes.0 as c_int,
-        location: CudaMemLocation {
-            type_: props.location.type_.0 as c_int,
-            id: props.location.id,
-        },
+        location: CudaMemLocation { type_: props.location.type_.0 as c_int, id: props.location.id },
         win32_security_attributes: props.win32SecurityAttributes,
         max_size: 0,
         usage: 0,
@@ -149,25 +141,14 @@ pub(crate) fn version_string(encoded: c_int) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        hipMemAllocationHandleType, hipMemAllocationType, hipMemLocation, hipMemLocationType,
-    };
+    use crate::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocation, hipMemLocationType};
 
     #[test]
     fn memory_types_translate_from_cuda_numbering() {
         assert_eq!(memory_type_from_cuda(0), None, "unregistered");
-        assert_eq!(
-            memory_type_from_cuda(1),
-            Some(hipMemoryType::hipMemoryTypeHost)
-        );
-        assert_eq!(
-            memory_type_from_cuda(2),
-            Some(hipMemoryType::hipMemoryTypeDevice)
-        );
-        assert_eq!(
-            memory_type_from_cuda(3),
-            Some(hipMemoryType::hipMemoryTypeManaged)
-        );
+        assert_eq!(memory_type_from_cuda(1), Some(hipMemoryType::hipMemoryTypeHost));
+        assert_eq!(memory_type_from_cuda(2), Some(hipMemoryType::hipMemoryTypeDevice));
+        assert_eq!(memory_type_from_cuda(3), Some(hipMemoryType::hipMemoryTypeManaged));
         assert_eq!(memory_type_from_cuda(4), None);
         assert_eq!(memory_type_from_cuda(-1), None);
     }
@@ -177,10 +158,7 @@ mod tests {
         let mut hip = hipMemPoolProps {
             allocType: hipMemAllocationType::hipMemAllocationTypePinned,
             handleTypes: hipMemAllocationHandleType::hipMemHandleTypePosixFileDescriptor,
-            location: hipMemLocation {
-                type_: hipMemLocationType::hipMemLocationTypeDevice,
-                id: 3,
-            },
+            location: hipMemLocation { type_: hipMemLocationType::hipMemLocationTypeDevice, id: 3 },
             ..hipMemPoolProps::default()
         };
         hip.reserved = [0xAB; 64];

@@ -1,0 +1,263 @@
+//! The memory pool's rules, on a backend with two or more devices. The
+//! checks that count HIP calls, violations or live allocations need the
+//! simulator and say so elsewhere.
+
+use hip_core::{set_device, Device, Stream};
+use hip_pool::{Limit, Pool, PoolError, Strategy};
+use hip_sys::{sim, Backend};
+use std::time::Duration;
+
+mod common;
+
+fn on_sim() -> bool {
+    hip_sys::backend() == Backend::Sim
+}
+
+fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
+    let guard = sim::exclusive();
+    if Device::count().unwrap_or(0) < 2 {
+        eprintln!("skipped: needs two devices");
+        return None;
+    }
+    Some((Device::new(0).unwrap(), Device::new(1).unwrap(), guard))
+}
+
+fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
+}
+
+fn violations_of(name: &str) -> Vec<sim::Violation> {
+    if !on_sim() {
+        return Vec::new();
+    }
+    sim::violations().into_iter().filter(|v| v.thread == name).collect()
+}
+
+fn hip_calls_on_this_thread() -> u64 {
+    hip_sys::HipApi::SYMBOLS.iter().map(|f| sim::thread_call_count(f)).sum()
+}
+
+#[test]
+fn reclaim_of_device_1_from_a_device_0_thread() {
+    let Some((d0, d1, _x)) = two_devices() else {
+        return;
+    };
+    on_thread("reclaimer", move || {
+        set_device(d0).unwrap();
+        let s0 = Stream::new_on(d0).unwrap();
+        let s1 = Stream::new_on(d1).unwrap();
+        drop(hip_pool::alloc_on(d0, 1 << 20, &s0).unwrap());
+        drop(hip_pool::alloc_on(d1, 1 << 20, &s1).unwrap());
+        let live0 = sim::live_allocations(0);
+        let live1 = sim::live_allocations(1);
+        assert!(hip_pool::stats(d1).cached() > 0);
+        let released = hip_pool::reclaim(d1).unwrap();
+        assert!(released > 0);
+        assert_eq!(hip_pool::stats(d1).cached(), 0);
+        if on_sim() {
+            assert!(sim::live_allocations(1) < live1, "device 1's cache went back to HIP");
+            assert_eq!(sim::live_allocations(0), live0, "device 0's cache is untouched");
+        }
+        assert!(hip_pool::stats(d0).cached() > 0);
+        assert_eq!(hip_core::device(), d0);
+    });
+    assert_eq!(violations_of("reclaimer"), []);
+}
+
+#[test]
+fn a_buffer_dropped_on_another_thread_makes_no_hip_call_and_is_reused() {
+    let Some((d0, d1, _x)) = two_devices() else {
+        return;
+    };
+    let s1 = Stream::new_on(d1).unwrap();
+    let buffer = hip_pool::alloc_on(d1, 4096, &s1).unwrap();
+    let address = buffer.as_ptr() as usize;
+    let calls = on_thread("pool-dropper", move || {
+        set_device(d0).unwrap();
+        let before = hip_calls_on_this_thread();
+        drop(buffer);
+        hip_calls_on_this_thread() - before
+    });
+    if on_sim() {
+        assert_eq!(calls, 0, "the drop called HIP");
+    }
+    assert_eq!(violations_of("pool-dropper"), []);
+    let again = hip_pool::alloc_on(d1, 4096, &s1).unwrap();
+    assert_eq!(again.as_ptr() as usize, address, "the block is reused");
+}
+
+#[test]
+fn cross_stream_reuse_waits_on_an_event() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    if !on_sim() {
+        eprintln!("skipped: counting HIP calls needs the simulator");
+        return;
+    }
+    on_thread("streams", move || {
+        let pool = Pool::new(d1, Strategy::Cached).unwrap();
+        let (a, b) = (Stream::new_on(d1).unwrap(), Stream::new_on(d1).unwrap());
+        drop(pool.alloc(10_000, &a).unwrap());
+        let (records, waits) = (sim::thread_call_count("hipEventRecord"), sim::thread_call_count("hipStreamWaitEvent"));
+        let same = pool.alloc(10_000, &a).unwrap();
+        assert_eq!(sim::thread_call_count("hipEventRecord"), records, "same-stream reuse needs no event");
+        drop(same);
+        let other = pool.alloc(10_000, &b).unwrap();
+        assert_eq!(sim::thread_call_count("hipEventRecord"), records + 1);
+        assert_eq!(sim::thread_call_count("hipStreamWaitEvent"), waits + 1);
+        assert_eq!(sim::thread_call_count("hipDeviceSynchronize"), 0, "never a device synchronize");
+        assert_eq!(pool.stats().hits, 2);
+        drop(other);
+    });
+}
+
+#[test]
+fn the_ladder_releases_the_cache_for_a_request_that_fits_only_then() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    on_thread("ladder", move || {
+        let pool = Pool::new(d1, Strategy::Cached).unwrap();
+        let stream = Stream::new_on(d1).unwrap();
+        pool.set_hard_limit(Limit::Bytes(64 << 20));
+        drop(pool.alloc(40 << 20, &stream).unwrap()); // 40 MiB cached
+        let big = pool.alloc(50 << 20, &stream).unwrap(); // fits only without the cache
+        let stats = pool.stats();
+        assert!(stats.oom_retries >= 1, "{stats}");
+        assert_eq!(stats.reserved, 50 << 20);
+        drop(big);
+
+        let mallocs = sim::thread_call_count("hipMalloc");
+        let error = pool.alloc(100 << 20, &stream).unwrap_err();
+        match &error {
+            PoolError::OutOfMemory { device, requested, limit, reserved, allocated, .. } => {
+                assert_eq!((*device, *requested, *limit, *allocated), (d1, 100 << 20, Some(64 << 20), 0));
+                assert_eq!(*reserved, 0, "the ladder released the cache");
+            }
+            other => panic!("expected OutOfMemory, got {other}"),
+        }
+        let text = error.to_string();
+        assert!(text.contains("out of memory") && text.contains("104857600"), "{text}");
+        if on_sim() {
+            assert_eq!(sim::thread_call_count("hipMalloc"), mallocs, "the hard limit refused before hipMalloc");
+        }
+        assert_eq!(pool.stats().ooms, 1);
+    });
+}
+
+#[test]
+fn a_driver_out_of_memory_climbs_the_ladder() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    if !on_sim() {
+        eprintln!("skipped: filling a device is only done on the simulator");
+        return;
+    }
+    on_thread("driver-oom", move || {
+        let capacity = sim::configured_memory();
+        let pool = Pool::new(d1, Strategy::Cached).unwrap();
+        let stream = Stream::new_on(d1).unwrap();
+        drop(pool.alloc(capacity / 2 + (16 << 20), &stream).unwrap());
+        // The cached block blocks this one until the ladder reclaims it.
+        let second = pool.alloc(capacity / 2 + (32 << 20), &stream).unwrap();
+        assert!(pool.stats().oom_retries >= 1);
+        drop(second);
+        pool.reclaim().unwrap();
+    });
+}
+
+#[test]
+fn other_errors_propagate_without_retries() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    if !on_sim() {
+        eprintln!("skipped: fault injection needs the simulator");
+        return;
+    }
+    on_thread("fault", move || {
+        let pool = Pool::new(d1, Strategy::Cached).unwrap();
+        let stream = Stream::new_on(d1).unwrap();
+        assert!(sim::inject_fault(sim::Fault {
+            function: "hipMalloc".into(),
+            nth: 1,
+            error: hip_sys::hipError_t::hipErrorInvalidValue
+        }));
+        let error = pool.alloc(1 << 20, &stream).unwrap_err();
+        sim::reset_faults();
+        match error {
+            PoolError::Hip(e) => {
+                assert_eq!(e.code(), Some(hip_sys::hipError_t::hipErrorInvalidValue))
+            }
+            other => panic!("expected the HIP error, got {other}"),
+        }
+        assert_eq!(pool.stats().oom_retries, 0);
+        assert_eq!(pool.stats().reserved, 0);
+        drop(pool.alloc(1 << 20, &stream).unwrap());
+    });
+}
+
+#[test]
+fn the_cleanup_reclaims_only_the_idle_device_once_per_idle_period() {
+    let Some((d0, d1, _x)) = two_devices() else {
+        return;
+    };
+    let s0 = Stream::new_on(d0).unwrap();
+    let s1 = Stream::new_on(d1).unwrap();
+    drop(hip_pool::alloc_on(d0, 1 << 20, &s0).unwrap());
+    drop(hip_pool::alloc_on(d1, 1 << 20, &s1).unwrap());
+    let (r0, r1) = (hip_pool::stats(d0).reclaims, hip_pool::stats(d1).reclaims);
+    hip_pool::cleanup::start(Duration::from_millis(10), 3);
+    // Keep device 0 busy for many ticks; leave device 1 idle.
+    let deadline = std::time::Instant::now() + Duration::from_millis(300);
+    while std::time::Instant::now() < deadline {
+        drop(hip_pool::alloc_on(d0, 1 << 20, &s0).unwrap());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    hip_pool::cleanup::stop();
+    assert_eq!(hip_pool::stats(d1).reclaims, r1 + 1, "device 1 reclaimed once in its idle period");
+    assert_eq!(hip_pool::stats(d1).cached(), 0);
+    assert_eq!(hip_pool::stats(d0).reclaims, r0, "busy device 0 is left alone");
+    assert!(hip_pool::stats(d0).cached() > 0);
+    assert_eq!(violations_of("hip-pool-cleanup"), []);
+    // A new idle period after use: reclaimed once more.
+    drop(hip_pool::alloc_on(d1, 1 << 20, &s1).unwrap());
+    hip_pool::cleanup::start(Duration::from_millis(10), 3);
+    std::thread::sleep(Duration::from_millis(200));
+    hip_pool::cleanup::stop();
+    assert_eq!(hip_pool::stats(d1).reclaims, r1 + 2);
+}
+
+#[test]
+fn async_and_none_strategies_allocate_and_free() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    for strategy in [Strategy::Async, Strategy::None] {
+        let pool = Pool::new(d1, strategy).unwrap();
+        let stream = Stream::new_on(d1).unwrap();
+        let b = pool.alloc(3000, &stream).unwrap();
+        assert_eq!((b.len(), b.block_size(), b.device()), (3000, 3072, d1));
+        let stats = pool.stats();
+        assert_eq!((stats.allocated, stats.driver_allocations), (3072, 1), "{strategy:?}");
+        b.free().unwrap();
+        let stats = pool.stats();
+        assert_eq!((stats.allocated, stats.reserved, stats.driver_frees), (0, 0, 1), "{strategy:?}");
+        pool.reclaim().unwrap();
+    }
+}
+
+#[test]
+fn zero_bytes_is_an_empty_buffer_and_wrong_streams_are_errors() {
+    let Some((d0, d1, _x)) = two_devices() else {
+        return;
+    };
+    let s0 = Stream::new_on(d0).unwrap();
+    let empty = hip_pool::alloc_on(d0, 0, &s0).unwrap();
+    assert!(empty.is_empty() && empty.as_ptr().is_null());
+    let error = hip_pool::alloc_on(d1, 64, &s0).unwrap_err();
+    assert!(error.to_string().contains("device"), "{error}");
+    assert!(Limit::parse("AMDGPU_HARD_MEMORY_LIMIT", "lots").is_err());
+}
