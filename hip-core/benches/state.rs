@@ -39,19 +39,19 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// Where criterion keeps its results: `CRITERION_HOME`, else the target folder.
+fn criterion_dir() -> PathBuf {
+    std::env::var_os("CRITERION_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
+}
+
 /// criterion's mean estimate for `name`, in ns.
 fn mean_ns(name: &str) -> Option<f64> {
-    let dir: PathBuf =
-        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", GROUP, name, "new", "estimates.json"].iter().collect();
-    let dir = if dir.exists() {
-        dir
-    } else {
-        // criterion writes under target/criterion with names sanitized.
-        let clean: String =
-            name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", GROUP, &clean, "new", "estimates.json"].iter().collect()
-    };
-    let text = std::fs::read_to_string(dir).ok()?;
+    let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let text = [name, clean.as_str()]
+        .iter()
+        .find_map(|n| std::fs::read_to_string(criterion_dir().join(GROUP).join(n).join("new/estimates.json")).ok())?;
     let mean = &text[text.find("\"mean\"")?..];
     let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
     point[..point.find([',', '}'])?].trim().parse().ok()

@@ -68,10 +68,15 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
+/// Where criterion keeps its results: `CRITERION_HOME`, else the target folder.
+fn criterion_dir() -> PathBuf {
+    std::env::var_os("CRITERION_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
+}
+
 fn mean_ns(group: &str, id: &str) -> Option<f64> {
-    let path: PathBuf =
-        [env!("CARGO_TARGET_TMPDIR"), "..", "criterion", group, id, "new", "estimates.json"].iter().collect();
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = std::fs::read_to_string(criterion_dir().join(group).join(id).join("new/estimates.json")).ok()?;
     let mean = &text[text.find("\"mean\"")?..];
     let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
     point[..point.find([',', '}'])?].trim().parse().ok()
