@@ -437,3 +437,41 @@ fn kernel_launch_from_ptx() {
         ok!((api.hipFree)(p.cast()));
     }
 }
+
+#[test]
+fn streams_really_run_asynchronously() {
+    let Some(api) = api() else { return };
+    let bytes = 1usize << 30; // 1 GiB, copied 16 times on the device: milliseconds of work
+    let a = device_alloc::<u8>(api, bytes);
+    let b = device_alloc::<u8>(api, bytes);
+    let mut stream: hipStream_t = null_mut();
+    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::hipStreamNonBlocking));
+    let (mut start, mut stop): (hipEvent_t, hipEvent_t) = (null_mut(), null_mut());
+    ok!((api.hipEventCreate)(&mut start));
+    ok!((api.hipEventCreate)(&mut stop));
+    let enqueue = std::time::Instant::now();
+    ok!((api.hipEventRecord)(start, stream));
+    for i in 0..16 {
+        let (dst, src) = if i % 2 == 0 { (b, a) } else { (a, b) };
+        ok!((api.hipMemcpyAsync)(dst.cast(), src.cast(), bytes, hipMemcpyKind::hipMemcpyDeviceToDevice, stream));
+    }
+    ok!((api.hipEventRecord)(stop, stream));
+    let host_ms = enqueue.elapsed().as_secs_f64() * 1e3;
+    // SAFETY: a live stream.
+    let busy = unsafe { (api.hipStreamQuery)(stream) };
+    assert_eq!(busy, hip_sys::hipError_t::hipErrorNotReady, "the work was still running when the calls returned");
+    ok!((api.hipStreamSynchronize)(stream));
+    ok!((api.hipStreamQuery)(stream));
+    let mut gpu_ms = 0.0f32;
+    ok!((api.hipEventElapsedTime)(&mut gpu_ms, start, stop));
+    println!("enqueue {host_ms:.3} ms on the host, {gpu_ms:.3} ms on the GPU");
+    assert!((gpu_ms as f64) > host_ms, "enqueueing took longer than the work: not asynchronous");
+    // The stream's error state is clean after the expected NotReady.
+    // SAFETY: no arguments.
+    assert_eq!(unsafe { (api.hipGetLastError)() }, hip_sys::hipError_t::hipSuccess);
+    ok!((api.hipEventDestroy)(start));
+    ok!((api.hipEventDestroy)(stop));
+    ok!((api.hipStreamDestroy)(stream));
+    ok!((api.hipFree)(a.cast()));
+    ok!((api.hipFree)(b.cast()));
+}
