@@ -1,5 +1,171 @@
-//! amdgpu-rs: a Rust runtime for AMD GPUs through HIP (being built).
+//! # amdgpu: a Rust runtime for AMD GPUs through HIP
 //!
-//! This facade will re-export the safe API of `hip-core`, `hip-pool` and
-//! `hip-libs` with `DeviceArray<T>` and a prelude. For now it carries the
-//! examples; see `examples/devices.rs`.
+//! Devices, streams, events, kernels, pooled device memory and the ROCm
+//! libraries, with per-thread GPU state that stays correct on multi-GPU
+//! machines: drops may happen on any thread, and threads switch devices.
+//!
+//! ```
+//! use amdgpu::prelude::*;
+//!
+//! let x = DeviceArray::from_slice(&[1.0f32, 2.0, 3.0])?;
+//! assert_eq!(x.to_vec()?, [1.0, 2.0, 3.0]);
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Backends
+//!
+//! One backend serves the whole process, chosen on the first GPU call:
+//! `amd` (AMD's `libamdhip64.so`, loaded at run time: building never needs
+//! ROCm), `nvidia` (HIP's NVIDIA mapping, done in Rust over the CUDA
+//! libraries) or `sim` (a built-in, thread-safe software HIP, stricter than
+//! HIP about which device is current). `AMDGPU_BACKEND=amd|nvidia|sim`
+//! picks one; unset, the first that works wins in that order, with a
+//! notice on stderr when it falls back to the simulator. [`backend()`] says
+//! which one runs, [`functional()`] whether it has a device.
+//!
+//! # Devices and the thread's state
+//!
+//! A [`Device`] is an ordinal. Each thread has a current device
+//! ([`device()`]), a stream per device ([`stream()`]) and a stream
+//! priority. [`set_device`] changes the calling thread only.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let first = Device::new(0)?;
+//! set_device(first)?;
+//! assert_eq!(device(), first);
+//! assert_eq!(stream().device(), first);
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Scoped switches
+//!
+//! [`with_device`], [`with_stream`], [`with_context`] and
+//! [`with_priority`] run a closure with a device or stream installed and
+//! restore the previous one on return and on panic, also on a thread that
+//! never used the GPU before.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let last = *Device::all()?.last().expect("a device");
+//! let sum = with_device(last, || {
+//!     assert_eq!(device(), last);
+//!     DeviceArray::from_slice(&[1u32, 2, 3])?.to_vec().map(|v| v.iter().sum::<u32>())
+//! })?;
+//! assert_eq!(sum, 6);
+//! assert_eq!(device(), default_device());
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # The default device
+//!
+//! New threads start on [`default_device()`]: device 0, or
+//! `AMDGPU_DEFAULT_DEVICE` read at start. Only [`set_default_device`]
+//! changes it; a thread calling [`set_device`] never does.
+//!
+//! # What a drop does, and why
+//!
+//! Every resource (an array's memory, a stream, an event, a module, a
+//! library handle, an FFT plan) records its device when it is made. When it
+//! is dropped, on whatever thread, its HIP calls run under that device and
+//! the thread's HIP device is restored; the thread's own GPU state is never
+//! read, created or changed, no HIP error is drained, and nothing panics.
+//! An array's memory goes back to its device's pool with no HIP call at
+//! all. This is what makes it safe to hand arrays to other threads:
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let array = DeviceArray::from_slice(&[0u8; 1024])?;
+//! std::thread::spawn(move || drop(array)).join().unwrap();
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Streams and events
+//!
+//! A [`Stream`] runs work in order on one device; clones share it.
+//! [`Event`]s mark points in a stream, order work across streams
+//! ([`Stream::wait`]) and time it ([`Event::elapsed_since`]). Recording an
+//! event on another device's stream is a typed error naming both devices.
+//!
+//! # Memory pools, limits and reclaim
+//!
+//! Device memory comes from a caching pool per device ([`pool`]). Freed
+//! blocks are reused in tens of nanoseconds; [`pool::reclaim`] gives a
+//! device's unused memory back, an idle-cleanup thread does it for idle
+//! devices, and running out of memory first synchronizes, reclaims and runs
+//! registered hooks. `AMDGPU_POOL=cached|async|none` picks the strategy;
+//! `AMDGPU_HARD_MEMORY_LIMIT` / `AMDGPU_SOFT_MEMORY_LIMIT` (`"8GiB"`,
+//! `"50%"`) bound it.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let d = device();
+//! drop(DeviceArray::<f64>::zeros(1 << 16)?);
+//! println!("{}", amdgpu::pool::stats(d));
+//! let released = amdgpu::pool::reclaim(d)?;
+//! # let _ = released;
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Libraries
+//!
+//! rocSPARSE, rocFFT and MIOpen are reached through [`libs`], with one
+//! handle per thread and device and plans cached per device; see that
+//! crate's documentation. On the `nvidia` backend they report that they are
+//! unavailable.
+//!
+//! # Async tasks
+//!
+//! A future polled on different threads keeps its device with
+//! [`on_device_async`] (or its stream with [`on_stream_async`]).
+//!
+//! # Environment variables
+//!
+//! | variable | meaning |
+//! |---|---|
+//! | `AMDGPU_BACKEND` | `amd`, `nvidia` or `sim`; unset: detect |
+//! | `ROCM_PATH` | where ROCm is installed (for the `amd` backend) |
+//! | `AMDGPU_DEFAULT_DEVICE` | the device new threads start on |
+//! | `AMDGPU_POOL` | `cached` (default), `async` or `none` |
+//! | `AMDGPU_HARD_MEMORY_LIMIT`, `AMDGPU_SOFT_MEMORY_LIMIT` | pool limits |
+//! | `AMDGPU_POOL_CLEANUP_SECS` | the idle cleanup's tick (default 60) |
+//! | `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` | the simulator's devices and memory |
+//!
+//! # The layers
+//!
+//! Each layer stays usable on its own: [`sys`] (the C tables and backends),
+//! [`runtime`] (devices, streams, thread state), [`pool`] (memory), [`libs`]
+//! (libraries).
+
+mod array;
+mod error;
+pub mod prelude;
+
+pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
+pub use error::{Error, Result};
+pub use hip_core::Stream;
+pub use hip_core::{
+    context, default_device, device, on_device_async, on_stream_async, priority, set_default_device, set_device,
+    set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
+    LaunchConfig, Module,
+};
+pub use hip_sys::Backend;
+
+/// Devices, streams, events, modules and per-thread state (`hip-core`).
+pub use hip_core as runtime;
+/// rocSPARSE, rocFFT and MIOpen (`hip-libs`).
+pub use hip_libs as libs;
+/// Pooled device memory (`hip-pool`): `reclaim(device)`, `stats(device)`, limits.
+pub use hip_pool as pool;
+/// The C API tables and backends (`hip-sys`).
+pub use hip_sys as sys;
+
+/// The backend serving this process.
+pub fn backend() -> Backend {
+    hip_sys::backend()
+}
+
+/// Whether the backend loaded and has at least one device.
+pub fn functional() -> bool {
+    hip_sys::hip().is_ok() && Device::count().is_ok_and(|n| n > 0)
+}

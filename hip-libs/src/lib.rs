@@ -1,4 +1,34 @@
-//! rocSPARSE, rocFFT and MIOpen for amdgpu-rs (being built).
+//! rocSPARSE, rocFFT and MIOpen for amdgpu-rs.
 //!
-//! It will hold safe wrappers over the libraries with per-device handle
-//! and plan caches whose handles are released under their own device.
+//! - [`sparse`]: [`sparse::CsrMatrix`], `spmv`, `spmm` (f32, f64).
+//! - [`fft`]: complex and real FFTs in 1-3 dimensions with a bounded plan
+//!   cache.
+//! - [`dnn`]: softmax, activations and 2-D convolution.
+//!
+//! Operands are anything that implements [`DeviceData`] (amdgpu's
+//! `DeviceArray` and `DeviceSlice` do). Work runs on the output's stream,
+//! all operands must be on one device, and lengths are checked before any
+//! library call. Library handles are cached per (thread, device) and go
+//! back to an idle list keyed by the device they were made on when their
+//! thread exits; plans and handles are destroyed under their own device.
+//! The libraries are loaded when first used; where the backend has none
+//! (the `nvidia` backend, or ROCm without the library), calls fail with
+//! [`LibError::Unavailable`] and [`available`] says so up front.
+
+mod data;
+pub mod dnn;
+mod error;
+pub mod fft;
+mod handle_cache;
+mod memory;
+pub mod sparse;
+
+pub use data::{DeviceData, DeviceDataMut};
+pub use error::{LibError, Result};
+pub use handle_cache::HandleStats;
+pub use hip_sys::Library;
+
+/// Whether `library` can be used with this process's backend.
+pub fn available(library: Library) -> bool {
+    hip_sys::available(library)
+}

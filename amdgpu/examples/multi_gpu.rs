@@ -1,0 +1,187 @@
+//! The main example: one worker thread per device. Each uploads data, runs
+//! an FFT round trip, a sparse matrix-vector product and a softmax, checks
+//! every result against the CPU, and hands some of its arrays to another
+//! thread to drop. Then it prints a report per device.
+//!
+//! ```text
+//! cargo run --example multi_gpu                       # whatever backend is found
+//! AMDGPU_SIM_DEVICES=4 cargo run --example multi_gpu  # four simulated GPUs
+//! ```
+
+use amdgpu::libs::{dnn, fft, sparse};
+use amdgpu::prelude::*;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// What one device's worker did.
+pub struct Report {
+    pub device: Device,
+    pub checks: Vec<(&'static str, Result<(), String>)>,
+    pub elapsed: Duration,
+    pub pool: amdgpu::pool::PoolStats,
+}
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * (1.0 + b.abs())
+}
+
+/// FFT forward then inverse gives n × x back (rocFFT does not normalize).
+fn fft_round_trip(n: usize) -> Result<(), String> {
+    let x: Vec<[f32; 2]> = (0..n).map(|i| [(i as f32 * 0.37).sin(), (i as f32 * 0.11).cos()]).collect();
+    let input = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
+    let mut spectrum = DeviceArray::<[f32; 2]>::zeros(n).map_err(|e| e.to_string())?;
+    let mut back = DeviceArray::<[f32; 2]>::zeros(n).map_err(|e| e.to_string())?;
+    fft::c2c(&input, &mut spectrum, &[n], 1, fft::Direction::Forward).map_err(|e| e.to_string())?;
+    fft::c2c(&spectrum, &mut back, &[n], 1, fft::Direction::Inverse).map_err(|e| e.to_string())?;
+    let back = back.to_vec().map_err(|e| e.to_string())?;
+    let worst = x
+        .iter()
+        .zip(&back)
+        .map(|(a, b)| ((a[0] * n as f32 - b[0]).abs()).max((a[1] * n as f32 - b[1]).abs()))
+        .fold(0.0f32, f32::max);
+    if worst <= 1e-3 * n as f32 {
+        Ok(())
+    } else {
+        Err(format!("round trip off by {worst}"))
+    }
+}
+
+/// A tridiagonal matrix times a vector, against the CPU.
+fn sparse_product(n: usize) -> Result<(), String> {
+    let (mut row_ptr, mut col_ind, mut values) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..n {
+        for (j, v) in [(i.wrapping_sub(1), -1.0f64), (i, 2.0), (i + 1, -1.0)] {
+            if j < n {
+                col_ind.push(j as i32);
+                values.push(v);
+            }
+        }
+        row_ptr.push(col_ind.len() as i32);
+    }
+    let a = sparse::CsrMatrix::from_host(&stream(), n, n, &row_ptr, &col_ind, &values).map_err(|e| e.to_string())?;
+    let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+    let dx = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
+    let mut dy = DeviceArray::<f64>::zeros(n).map_err(|e| e.to_string())?;
+    sparse::spmv(1.0, &a, &dx, 0.0, &mut dy).map_err(|e| e.to_string())?;
+    let y = dy.to_vec().map_err(|e| e.to_string())?;
+    for i in 0..n {
+        let left = if i > 0 { x[i - 1] } else { 0.0 };
+        let right = if i + 1 < n { x[i + 1] } else { 0.0 };
+        let want = 2.0 * x[i] - left - right;
+        if !close(y[i], want, 1e-12) {
+            return Err(format!("y[{i}] = {} but the CPU says {want}", y[i]));
+        }
+    }
+    Ok(())
+}
+
+/// Softmax over channels, against the CPU.
+fn softmax_check() -> Result<(), String> {
+    let shape = dnn::Shape4::new(2, 8, 3, 3);
+    let x: Vec<f32> = (0..shape.len()).map(|i| ((i * 31 % 17) as f32 - 8.0) * 0.25).collect();
+    let dx = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
+    let mut dy = DeviceArray::<f32>::zeros(shape.len()).map_err(|e| e.to_string())?;
+    dnn::softmax(&dx, &mut dy, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel).map_err(|e| e.to_string())?;
+    let y = dy.to_vec().map_err(|e| e.to_string())?;
+    let plane = shape.h * shape.w;
+    for n in 0..shape.n {
+        for p in 0..plane {
+            let index = |c: usize| n * shape.c * plane + c * plane + p;
+            let max = (0..shape.c).map(|c| x[index(c)]).fold(f32::MIN, f32::max);
+            let sum: f32 = (0..shape.c).map(|c| (x[index(c)] - max).exp()).sum();
+            for c in 0..shape.c {
+                let want = (x[index(c)] - max).exp() / sum;
+                if !close(y[index(c)] as f64, want as f64, 1e-5) {
+                    return Err(format!("softmax[{}] = {} but the CPU says {want}", index(c), y[index(c)]));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One device's work, on the calling thread; arrays to drop elsewhere go
+/// to `handoff`.
+pub fn work(device: Device, handoff: mpsc::Sender<DeviceArray<f32>>) -> Report {
+    let start = Instant::now();
+    let mut checks = Vec::new();
+    if let Err(e) = set_device(device) {
+        checks.push(("set_device", Err(e.to_string())));
+    } else {
+        checks.push(("FFT round trip (4096)", fft_round_trip(4096)));
+        checks.push(("sparse matrix-vector product (1000)", sparse_product(1000)));
+        checks.push(("softmax over channels", softmax_check()));
+        let upload = (0..4)
+            .map(|i| DeviceArray::from_slice(&vec![i as f32; 1 << 16]))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+            .and_then(|arrays| arrays.into_iter().try_for_each(|a| handoff.send(a).map_err(|e| e.to_string())));
+        checks.push(("arrays handed to another thread", upload));
+    }
+    Report { device, checks, elapsed: start.elapsed(), pool: amdgpu::pool::stats(device) }
+}
+
+/// Run one worker per device and a dropper thread; the reports in device
+/// order.
+pub fn run() -> Result<Vec<Report>, String> {
+    let devices = Device::all().map_err(|e| e.to_string())?;
+    if devices.is_empty() {
+        return Err("no GPU device (hint: AMDGPU_BACKEND=sim runs the simulator)".into());
+    }
+    let (tx, rx) = mpsc::channel::<DeviceArray<f32>>();
+    let dropper = std::thread::Builder::new()
+        .name("dropper".into())
+        .spawn(move || rx.into_iter().map(drop).count())
+        .map_err(|e| e.to_string())?;
+    let workers: Vec<_> = devices
+        .iter()
+        .map(|&device| {
+            let tx = tx.clone();
+            std::thread::Builder::new().name(format!("worker-{}", device.ordinal())).spawn(move || work(device, tx))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    drop(tx);
+    let reports = workers.into_iter().map(|w| w.join().map_err(|_| "a worker panicked".to_string())).collect();
+    let dropped = dropper.join().map_err(|_| "the dropper panicked".to_string())?;
+    println!("{dropped} arrays were dropped by another thread");
+    reports
+}
+
+#[allow(dead_code)]
+fn main() -> ExitCode {
+    println!("backend: {}", amdgpu::backend());
+    let reports = match run() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("multi_gpu: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failed = 0;
+    for report in &reports {
+        let passed = report.checks.iter().filter(|(_, r)| r.is_ok()).count();
+        println!("\n{} ({} of {} checks passed, {:.1} ms)", report.device, passed, report.checks.len(), report.elapsed.as_secs_f64() * 1e3);
+        for (name, result) in &report.checks {
+            match result {
+                Ok(()) => println!("  ok    {name}"),
+                Err(e) => {
+                    failed += 1;
+                    println!("  FAIL  {name}: {e}");
+                }
+            }
+        }
+        for line in report.pool.to_string().lines() {
+            println!("  {line}");
+        }
+    }
+    if amdgpu::backend() == amdgpu::Backend::Sim {
+        println!("\ncontext violations: {}", amdgpu::sys::sim::violations().len());
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,378 @@
+//! `DeviceArray<T>`: a typed array in device memory, and `DeviceSlice`
+//! views of it.
+
+use crate::{Device, Error, Result, Stream};
+use hip_core::check;
+use hip_core::raw::{api, on_device};
+use hip_pool::Buffer;
+use hip_sys::hipMemcpyKind;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+
+/// Plain data that can live in device memory and be copied byte for byte.
+///
+/// # Safety
+/// Every bit pattern of the type's size must be a valid value (the device
+/// can write any bytes), and the type must hold no pointers to host memory
+/// or resources with drop glue.
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+
+macro_rules! device_copy {
+    ($($t:ty),*) => { $(
+        // SAFETY: a plain number: every bit pattern is valid.
+        unsafe impl DeviceCopy for $t {}
+    )* };
+}
+device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+// SAFETY: arrays of plain data are plain data.
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+
+/// An array of `T` in one device's memory, from that device's pool.
+///
+/// It remembers its device and stream; copies run on that stream and wait
+/// for it, so they see the results of earlier work on it. Dropping it
+/// returns its memory to the pool, from any thread, with no HIP call.
+///
+/// ```
+/// use amdgpu::prelude::*;
+///
+/// let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+/// let array = DeviceArray::from_slice(&data)?;
+/// assert_eq!(array.len(), 1000);
+/// assert_eq!(array.device(), amdgpu::device());
+/// assert_eq!(array.to_vec()?, data);
+/// let middle = array.slice(10..20)?;
+/// assert_eq!(middle.to_vec()?, &data[10..20]);
+/// # Ok::<(), amdgpu::Error>(())
+/// ```
+pub struct DeviceArray<T: DeviceCopy> {
+    buffer: Buffer,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+fn bytes_of<T>(len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfBounds {
+        start: 0,
+        end: len,
+        len: usize::MAX / std::mem::size_of::<T>().max(1),
+    })
+}
+
+/// Copy `bytes` from `src` to `dst` on `stream`, then wait for the stream.
+///
+/// # Safety
+/// Both ranges are valid for `bytes` until the call returns.
+unsafe fn copy_sync(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let api = api()?;
+    on_device(stream.device(), || {
+        // SAFETY: the caller guarantees both ranges.
+        check(
+            unsafe { (api.hipMemcpyAsync)(dst, src, bytes, hipMemcpyKind::hipMemcpyDefault, stream.as_raw()) },
+            "hipMemcpyAsync",
+        )
+    })??;
+    Ok(stream.synchronize()?)
+}
+
+impl<T: DeviceCopy> DeviceArray<T> {
+    /// An array of `len` elements whose contents are whatever the memory
+    /// held.
+    ///
+    /// # Safety
+    /// Reading an element before writing it reads unspecified bytes; `T`
+    /// tolerates any bytes ([`DeviceCopy`]), but the values are garbage.
+    pub unsafe fn uninit_on(device: Device, len: usize, stream: &Stream) -> Result<Self> {
+        if stream.device() != device {
+            return Err(Error::WrongDevice {
+                operation: "DeviceArray::uninit_on",
+                what: "the stream",
+                expected: device,
+                found: stream.device(),
+            });
+        }
+        let buffer = hip_pool::alloc_on(device, bytes_of::<T>(len)?, stream)?;
+        Ok(DeviceArray { buffer, len, _t: PhantomData })
+    }
+
+    /// A copy of `data` on this thread's device, using this thread's stream.
+    #[track_caller]
+    pub fn from_slice(data: &[T]) -> Result<Self> {
+        Self::from_slice_on(&crate::stream(), data)
+    }
+
+    /// A copy of `data` on `stream`'s device.
+    pub fn from_slice_on(stream: &Stream, data: &[T]) -> Result<Self> {
+        // SAFETY: every element is written by the copy below before any read.
+        let mut array = unsafe { Self::uninit_on(stream.device(), data.len(), stream)? };
+        array.copy_from_slice(data)?;
+        Ok(array)
+    }
+
+    /// `len` zeroed elements on this thread's device.
+    #[track_caller]
+    pub fn zeros(len: usize) -> Result<Self> {
+        Self::zeros_on(&crate::stream(), len)
+    }
+
+    /// `len` zeroed elements on `stream`'s device.
+    pub fn zeros_on(stream: &Stream, len: usize) -> Result<Self> {
+        // SAFETY: the memset below writes every byte before any read.
+        let array = unsafe { Self::uninit_on(stream.device(), len, stream)? };
+        array.memset(0)?;
+        Ok(array)
+    }
+
+    fn memset(&self, byte: u8) -> Result<()> {
+        let bytes = self.len * std::mem::size_of::<T>();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let api = api()?;
+        let stream = self.stream().clone();
+        on_device(self.device(), || {
+            // SAFETY: the range is this array's memory.
+            check(
+                unsafe { (api.hipMemsetAsync)(self.buffer.as_ptr(), i32::from(byte), bytes, stream.as_raw()) },
+                "hipMemsetAsync",
+            )
+        })??;
+        Ok(stream.synchronize()?)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> Device {
+        self.buffer.device()
+    }
+
+    /// The stream the array's copies run on.
+    pub fn stream(&self) -> &Stream {
+        self.buffer.stream()
+    }
+
+    /// Run later copies of this array on `stream` (same device).
+    pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
+        Ok(self.buffer.set_stream(stream)?)
+    }
+
+    /// The device address of the first element.
+    pub fn as_ptr(&self) -> *const T {
+        self.buffer.as_ptr().cast()
+    }
+
+    /// The device address of the first element, for writing.
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.buffer.as_ptr().cast()
+    }
+
+    /// The memory behind the array.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+
+    /// Copy `data` in; its length must equal the array's.
+    pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.len {
+            return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
+        }
+        // SAFETY: both ranges hold len elements; the copy is waited for.
+        unsafe { copy_sync(self.buffer.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), self.stream()) }
+    }
+
+    /// Copy the array out into `out`; lengths must be equal.
+    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+        self.as_slice().copy_to_slice(out)
+    }
+
+    /// The array's contents.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.as_slice().to_vec()
+    }
+
+    /// Set every element to `value`.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        // SAFETY: `value` is plain data of `size` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts((&value as *const T).cast::<u8>(), size) };
+        if let Some(&first) = bytes.first() {
+            if bytes.iter().all(|b| *b == first) {
+                return self.memset(first);
+            }
+        }
+        let host = vec![value; self.len];
+        self.copy_from_slice(&host)
+    }
+
+    /// Copy another array's contents in (device to device, also across
+    /// devices); lengths must be equal.
+    pub fn copy_from(&mut self, other: &DeviceArray<T>) -> Result<()> {
+        if other.len != self.len {
+            return Err(Error::LengthMismatch { operation: "copy_from", device: self.len, host: other.len });
+        }
+        // The source's pending work must be done before the copy reads it.
+        other.stream().synchronize()?;
+        // SAFETY: both are device ranges of len elements.
+        unsafe {
+            copy_sync(self.buffer.as_ptr(), other.buffer.as_ptr(), other.len * std::mem::size_of::<T>(), self.stream())
+        }
+    }
+
+    /// A view of the whole array.
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { array: self, start: 0, len: self.len }
+    }
+
+    /// A view of `range` (an error if it is out of bounds).
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s.saturating_add(1),
+            Bound::Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e.saturating_add(1),
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => self.len,
+        };
+        if start > end || end > self.len {
+            return Err(Error::OutOfBounds { start, end, len: self.len });
+        }
+        Ok(DeviceSlice { array: self, start, len: end - start })
+    }
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for DeviceArray<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceArray<{}>({} elements on {})", std::any::type_name::<T>(), self.len, self.device())
+    }
+}
+
+/// A view of part of a [`DeviceArray`].
+#[derive(Clone, Copy)]
+pub struct DeviceSlice<'a, T: DeviceCopy> {
+    array: &'a DeviceArray<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the view is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device of the array.
+    pub fn device(&self) -> Device {
+        self.array.device()
+    }
+
+    /// The device address of the view's first element.
+    pub fn as_ptr(&self) -> *const T {
+        self.array.as_ptr().wrapping_add(self.start)
+    }
+
+    /// The array the view is of.
+    pub fn array(&self) -> &'a DeviceArray<T> {
+        self.array
+    }
+
+    /// Copy the view out into `out`; lengths must be equal.
+    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+        if out.len() != self.len {
+            return Err(Error::LengthMismatch { operation: "copy_to_slice", device: self.len, host: out.len() });
+        }
+        // SAFETY: both ranges hold len elements; the copy is waited for.
+        unsafe {
+            copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), std::mem::size_of_val(out), self.array.stream())
+        }
+    }
+
+    /// The view's contents.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut out: Vec<T> = Vec::with_capacity(self.len);
+        // SAFETY: the vector has room for len elements; the copy writes them
+        // all (through a raw pointer: no reference to uninitialised memory)
+        // and is waited for before the length is set.
+        unsafe {
+            copy_sync(
+                out.as_mut_ptr().cast(),
+                self.as_ptr().cast(),
+                self.len * std::mem::size_of::<T>(),
+                self.array.stream(),
+            )?;
+            out.set_len(self.len);
+        }
+        Ok(out)
+    }
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for DeviceSlice<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceSlice<{}>({}..{} on {})",
+            std::any::type_name::<T>(),
+            self.start,
+            self.start + self.len,
+            self.device()
+        )
+    }
+}
+
+// SAFETY: the array owns `len` elements of T on its device.
+unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceArray<T> {
+    fn device_ptr(&self) -> *const c_void {
+        self.buffer.as_ptr()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn device(&self) -> Device {
+        self.buffer.device()
+    }
+    fn stream(&self) -> &Stream {
+        self.buffer.stream()
+    }
+}
+
+// SAFETY: a mutable borrow of the array gives exclusive access to its memory.
+unsafe impl<T: DeviceCopy> hip_libs::DeviceDataMut<T> for DeviceArray<T> {
+    fn device_ptr_mut(&mut self) -> *mut c_void {
+        self.buffer.as_ptr()
+    }
+}
+
+// SAFETY: the view covers `len` elements inside its array.
+unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceSlice<'_, T> {
+    fn device_ptr(&self) -> *const c_void {
+        self.as_ptr().cast()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn device(&self) -> Device {
+        self.array.device()
+    }
+    fn stream(&self) -> &Stream {
+        self.array.stream()
+    }
+}

@@ -1,0 +1,56 @@
+//! `amdgpu-info`: its report, its JSON, and its error path.
+
+use std::process::Command;
+
+fn info(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_amdgpu-info"));
+    command.args(args).env("AMDGPU_BACKEND", "sim").env("AMDGPU_SIM_DEVICES", "2");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("amdgpu-info runs")
+}
+
+#[test]
+fn the_report_lists_the_backend_libraries_and_devices() {
+    let out = info(&[], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("backend    sim"), "{text}");
+    assert!(text.contains("librocsparse"), "{text}");
+    assert!(text.contains("device 0: HIP simulator device 0") && text.contains("device 1:"), "{text}");
+    assert!(text.contains("compute units  4 (wavefront 64)"), "{text}");
+}
+
+#[test]
+fn json_output_is_json() {
+    let out = info(&["--json"], &[("AMDGPU_SIM_DEVICES", "3")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let text = text.trim();
+    assert!(text.starts_with("{\"backend\":\"sim\"") && text.ends_with("]}"), "{text}");
+    assert_eq!(text.matches("\"ordinal\":").count(), 3, "{text}");
+    assert!(text.contains("\"total_memory\":1073741824"), "{text}");
+    // Balanced braces and brackets, and no trailing commas.
+    assert_eq!(text.matches('{').count(), text.matches('}').count());
+    assert_eq!(text.matches('[').count(), text.matches(']').count());
+    assert!(!text.contains(",}") && !text.contains(",]"), "{text}");
+}
+
+#[test]
+fn no_devices_is_a_one_line_cause_and_hint() {
+    let out = info(&[], &[("AMDGPU_SIM_DEVICES", "0")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("amdgpu-info:")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("no GPU device") && lines[0].contains("hint:"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_bad_argument_is_exit_2() {
+    let out = info(&["--bogus"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
+}

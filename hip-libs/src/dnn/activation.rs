@@ -1,0 +1,120 @@
+//! Activation forward.
+
+use super::handle::{check, DnnHandle, HANDLES};
+use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::handle_cache::with_handle;
+use crate::{LibError, Result};
+use hip_core::audit;
+use hip_core::raw::on_device;
+use hip_sys::miopen::{miopenActivationDescriptor_t, miopenActivationMode_t};
+
+/// An activation function, with MIOpen's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Activation {
+    /// `y = x`.
+    Identity,
+    /// `y = 1 / (1 + e^-x)`.
+    Sigmoid,
+    /// `y = tanh(x)` (MIOpen's `beta * tanh(alpha * x)` with both 1).
+    Tanh,
+    /// `y = max(0, x)`.
+    Relu,
+    /// `y = ln(1 + e^x)`.
+    SoftRelu,
+    /// `y = |x|`.
+    Abs,
+    /// `y = min(max(0, x), ceiling)`.
+    ClippedRelu {
+        /// The ceiling.
+        ceiling: f64,
+    },
+    /// `y = x` for `x > 0`, else `slope * x`.
+    LeakyRelu {
+        /// The negative slope.
+        slope: f64,
+    },
+    /// `y = x` for `x > 0`, else `alpha * (e^x - 1)`.
+    Elu {
+        /// The scale of the negative part.
+        alpha: f64,
+    },
+}
+
+impl Activation {
+    fn raw(self) -> (miopenActivationMode_t, f64, f64, f64) {
+        use miopenActivationMode_t as M;
+        match self {
+            Activation::Identity => (M::miopenActivationPASTHRU, 0.0, 0.0, 0.0),
+            Activation::Sigmoid => (M::miopenActivationLOGISTIC, 0.0, 0.0, 0.0),
+            Activation::Tanh => (M::miopenActivationTANH, 1.0, 1.0, 0.0),
+            Activation::Relu => (M::miopenActivationRELU, 0.0, 0.0, 0.0),
+            Activation::SoftRelu => (M::miopenActivationSOFTRELU, 0.0, 0.0, 0.0),
+            Activation::Abs => (M::miopenActivationABS, 0.0, 0.0, 0.0),
+            Activation::ClippedRelu { ceiling } => (M::miopenActivationCLIPPEDRELU, ceiling, 0.0, 0.0),
+            Activation::LeakyRelu { slope } => (M::miopenActivationLEAKYRELU, slope, 0.0, 0.0),
+            Activation::Elu { alpha } => (M::miopenActivationELU, alpha, 0.0, 0.0),
+        }
+    }
+}
+
+struct ActivationDesc(miopenActivationDescriptor_t);
+
+impl Drop for ActivationDesc {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        if let Ok(api) = hip_sys::miopen() {
+            // SAFETY: made by miopenCreateActivationDescriptor, destroyed once.
+            let _ = unsafe { (api.miopenDestroyActivationDescriptor)(self.0) };
+        }
+    }
+}
+
+/// `y = f(x)` elementwise over NCHW tensors of `shape`, on `y`'s stream.
+pub fn activation<T: DnnScalar>(
+    x: &impl DeviceData<T>,
+    y: &mut impl DeviceDataMut<T>,
+    shape: Shape4,
+    function: Activation,
+) -> Result<()> {
+    const OP: &str = "activation";
+    shape.check(OP, "the tensor")?;
+    if x.len() != shape.len() || y.len() != shape.len() {
+        return Err(LibError::invalid(OP, format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len())));
+    }
+    let device = y.device();
+    same_device(OP, device, &[("x", x.device())])?;
+    let stream = y.stream().clone();
+    order_inputs(&stream, &[x.stream()])?;
+    let api = hip_sys::miopen()?;
+    let tensor = TensorDesc::new::<T>(shape)?;
+    let mut raw: miopenActivationDescriptor_t = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    check(unsafe { (api.miopenCreateActivationDescriptor)(&mut raw) }, "miopenCreateActivationDescriptor")?;
+    let desc = ActivationDesc(raw);
+    let (mode, a, b, g) = function.raw();
+    // SAFETY: a live descriptor.
+    check(unsafe { (api.miopenSetActivationDescriptor)(desc.0, mode, a, b, g) }, "miopenSetActivationDescriptor")?;
+    let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
+    let (alpha, beta) = (T::ONE, T::ZERO);
+    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+        on_device(device, || {
+            check(
+                // SAFETY: live handle and descriptors; x and y hold `shape` elements.
+                unsafe {
+                    (api.miopenActivationForward)(
+                        handle.raw,
+                        desc.0,
+                        (&alpha as *const T).cast(),
+                        tensor.0,
+                        x_ptr,
+                        (&beta as *const T).cast(),
+                        tensor.0,
+                        y_ptr,
+                    )
+                },
+                "miopenActivationForward",
+            )
+        })?
+    })
+}

@@ -1,0 +1,202 @@
+//! 2-D convolution forward, with the algorithm search cached per device.
+
+use super::handle::{check, DnnHandle, HANDLES};
+use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::handle_cache::with_handle;
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{audit, Device};
+use hip_sys::miopen::{miopenConvAlgoPerf_t, miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Padding, stride and dilation of a 2-D convolution (height, width).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Conv2d {
+    /// Zero padding on each side.
+    pub pad: (usize, usize),
+    /// Step between outputs.
+    pub stride: (usize, usize),
+    /// Spacing of filter taps.
+    pub dilation: (usize, usize),
+}
+
+impl Default for Conv2d {
+    fn default() -> Self {
+        Conv2d { pad: (0, 0), stride: (1, 1), dilation: (1, 1) }
+    }
+}
+
+struct ConvDesc(miopenConvolutionDescriptor_t);
+
+impl Drop for ConvDesc {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        if let Ok(api) = hip_sys::miopen() {
+            // SAFETY: made by miopenCreateConvolutionDescriptor, destroyed once.
+            let _ = unsafe { (api.miopenDestroyConvolutionDescriptor)(self.0) };
+        }
+    }
+}
+
+fn conv_desc(params: Conv2d) -> Result<ConvDesc> {
+    let op = "conv2d";
+    let values = [params.pad.0, params.pad.1, params.stride.0, params.stride.1, params.dilation.0, params.dilation.1];
+    if values.iter().any(|v| *v > i32::MAX as usize) || params.stride.0 == 0 || params.stride.1 == 0 || params.dilation.0 == 0 || params.dilation.1 == 0
+    {
+        return Err(LibError::invalid(op, format!("{params:?}: strides and dilations must be positive and all values fit an int")));
+    }
+    let api = hip_sys::miopen()?;
+    let mut raw: miopenConvolutionDescriptor_t = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    check(unsafe { (api.miopenCreateConvolutionDescriptor)(&mut raw) }, "miopenCreateConvolutionDescriptor")?;
+    let desc = ConvDesc(raw);
+    check(
+        // SAFETY: a live descriptor; values fit an int.
+        unsafe {
+            (api.miopenInitConvolutionDescriptor)(
+                desc.0,
+                miopenConvolutionMode_t::miopenConvolution,
+                params.pad.0 as i32,
+                params.pad.1 as i32,
+                params.stride.0 as i32,
+                params.stride.1 as i32,
+                params.dilation.0 as i32,
+                params.dilation.1 as i32,
+            )
+        },
+        "miopenInitConvolutionDescriptor",
+    )?;
+    Ok(desc)
+}
+
+/// The output shape of convolving `input` with `filter` (K × C × R × S).
+pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Result<Shape4> {
+    const OP: &str = "conv2d";
+    input.check(OP, "the input")?;
+    filter.check(OP, "the filter")?;
+    if input.c != filter.c {
+        return Err(LibError::invalid(OP, format!("the input has {} channels, the filter {}", input.c, filter.c)));
+    }
+    let out = |size: usize, pad: usize, dilation: usize, taps: usize, stride: usize| -> Option<usize> {
+        let span = dilation.checked_mul(taps - 1)? + 1;
+        let padded = size.checked_add(2 * pad)?;
+        padded.checked_sub(span).map(|d| d / stride + 1)
+    };
+    match (
+        out(input.h, params.pad.0, params.dilation.0, filter.h, params.stride.0.max(1)),
+        out(input.w, params.pad.1, params.dilation.1, filter.w, params.stride.1.max(1)),
+    ) {
+        (Some(h), Some(w)) => Ok(Shape4::new(input.n, filter.n, h, w)),
+        _ => Err(LibError::invalid(OP, format!("the filter {filter:?} with {params:?} does not fit the input {input:?}"))),
+    }
+}
+
+type AlgoKey = (Device, Shape4, Shape4, Conv2d, bool);
+
+/// The algorithm search's answers, per device and problem.
+static ALGORITHMS: Mutex<Option<HashMap<AlgoKey, miopenConvFwdAlgorithm_t>>> = Mutex::new(None);
+
+/// Convolve `x` (`input` shape) with `w` (`filter`: K × C × R × S) into
+/// `y`, whose shape is [`conv2d_output_shape`]; on `y`'s stream. Returns
+/// the output shape.
+pub fn conv2d_forward<T: DnnScalar>(
+    x: &impl DeviceData<T>,
+    input: Shape4,
+    w: &impl DeviceData<T>,
+    filter: Shape4,
+    y: &mut impl DeviceDataMut<T>,
+    params: Conv2d,
+) -> Result<Shape4> {
+    const OP: &str = "conv2d";
+    let output = conv2d_output_shape(input, filter, params)?;
+    for (what, have, want) in [("x", x.len(), input.len()), ("w", w.len(), filter.len()), ("y", y.len(), output.len())] {
+        if have != want {
+            return Err(LibError::invalid(OP, format!("{what} has {have} elements; {want} are needed")));
+        }
+    }
+    let device = y.device();
+    same_device(OP, device, &[("x", x.device()), ("w", w.device())])?;
+    let stream = y.stream().clone();
+    order_inputs(&stream, &[x.stream(), w.stream()])?;
+    let api = hip_sys::miopen()?;
+    let (x_desc, w_desc, y_desc) = (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
+    let conv = conv_desc(params)?;
+    let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
+    let key: AlgoKey = (device, input, filter, params, T::DATATYPE.0 == hip_sys::miopen::miopenDataType_t::miopenDouble.0);
+    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+        on_device(device, || -> Result<Shape4> {
+            let mut workspace_size = 0usize;
+            check(
+                // SAFETY: live handle and descriptors; a valid out-pointer.
+                unsafe {
+                    (api.miopenConvolutionForwardGetWorkSpaceSize)(handle.raw, w_desc.0, x_desc.0, conv.0, y_desc.0, &mut workspace_size)
+                },
+                "miopenConvolutionForwardGetWorkSpaceSize",
+            )?;
+            let workspace = hip_pool::alloc_on(device, workspace_size.max(4), &stream)?;
+            let cached = ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).copied());
+            let algorithm = match cached {
+                Some(a) => a,
+                None => {
+                    let mut found = 0i32;
+                    // SAFETY: an all-zero result is a valid plain struct.
+                    let mut perf: miopenConvAlgoPerf_t = unsafe { std::mem::zeroed() };
+                    check(
+                        // SAFETY: live handle, descriptors and buffers of the checked sizes; one result.
+                        unsafe {
+                            (api.miopenFindConvolutionForwardAlgorithm)(
+                                handle.raw,
+                                x_desc.0,
+                                x_ptr,
+                                w_desc.0,
+                                w_ptr,
+                                conv.0,
+                                y_desc.0,
+                                y_ptr,
+                                1,
+                                &mut found,
+                                &mut perf,
+                                workspace.as_ptr(),
+                                workspace_size,
+                                false,
+                            )
+                        },
+                        "miopenFindConvolutionForwardAlgorithm",
+                    )?;
+                    if found < 1 {
+                        return Err(LibError::invalid(OP, "MIOpen found no forward algorithm for this problem"));
+                    }
+                    // SAFETY: the forward search fills the forward member of the union.
+                    let algorithm = unsafe { perf.__bindgen_anon_1.fwd_algo };
+                    ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).insert(key, algorithm);
+                    algorithm
+                }
+            };
+            let (alpha, beta) = (T::ONE, T::ZERO);
+            check(
+                // SAFETY: as above; the workspace holds `workspace_size` bytes.
+                unsafe {
+                    (api.miopenConvolutionForward)(
+                        handle.raw,
+                        (&alpha as *const T).cast(),
+                        x_desc.0,
+                        x_ptr,
+                        w_desc.0,
+                        w_ptr,
+                        conv.0,
+                        algorithm,
+                        (&beta as *const T).cast(),
+                        y_desc.0,
+                        y_ptr,
+                        workspace.as_ptr(),
+                        workspace_size,
+                    )
+                },
+                "miopenConvolutionForward",
+            )?;
+            Ok(output)
+        })?
+    })
+}

@@ -1,0 +1,85 @@
+//! Softmax forward.
+
+use super::handle::{check, DnnHandle, HANDLES};
+use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::handle_cache::with_handle;
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_sys::miopen::{miopenSoftmaxAlgorithm_t, miopenSoftmaxMode_t};
+
+/// How softmax is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SoftmaxAlgorithm {
+    /// Without subtracting the maximum (may overflow).
+    Fast,
+    /// Subtracting the maximum first.
+    #[default]
+    Accurate,
+    /// The logarithm of the accurate softmax.
+    Log,
+}
+
+/// Over what softmax normalizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SoftmaxMode {
+    /// Over C × H × W, per image.
+    Instance,
+    /// Over C, per image and pixel.
+    #[default]
+    Channel,
+}
+
+/// `y = softmax(x)` over NCHW tensors of `shape`, on `y`'s stream.
+pub fn softmax<T: DnnScalar>(
+    x: &impl DeviceData<T>,
+    y: &mut impl DeviceDataMut<T>,
+    shape: Shape4,
+    algorithm: SoftmaxAlgorithm,
+    mode: SoftmaxMode,
+) -> Result<()> {
+    const OP: &str = "softmax";
+    shape.check(OP, "the tensor")?;
+    if x.len() != shape.len() || y.len() != shape.len() {
+        return Err(LibError::invalid(OP, format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len())));
+    }
+    let device = y.device();
+    same_device(OP, device, &[("x", x.device())])?;
+    let stream = y.stream().clone();
+    order_inputs(&stream, &[x.stream()])?;
+    let api = hip_sys::miopen()?;
+    let desc = TensorDesc::new::<T>(shape)?;
+    let algorithm = match algorithm {
+        SoftmaxAlgorithm::Fast => miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_FAST,
+        SoftmaxAlgorithm::Accurate => miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_ACCURATE,
+        SoftmaxAlgorithm::Log => miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_LOG,
+    };
+    let mode = match mode {
+        SoftmaxMode::Instance => miopenSoftmaxMode_t::MIOPEN_SOFTMAX_MODE_INSTANCE,
+        SoftmaxMode::Channel => miopenSoftmaxMode_t::MIOPEN_SOFTMAX_MODE_CHANNEL,
+    };
+    let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
+    let (alpha, beta) = (T::ONE, T::ZERO);
+    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+        on_device(device, || {
+            check(
+                // SAFETY: a live handle; x and y hold `shape` elements of T;
+                // alpha and beta are host scalars of T.
+                unsafe {
+                    (api.miopenSoftmaxForward_V2)(
+                        handle.raw,
+                        (&alpha as *const T).cast(),
+                        desc.0,
+                        x_ptr,
+                        (&beta as *const T).cast(),
+                        desc.0,
+                        y_ptr,
+                        algorithm,
+                        mode,
+                    )
+                },
+                "miopenSoftmaxForward_V2",
+            )
+        })?
+    })
+}

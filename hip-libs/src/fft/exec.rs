@@ -1,0 +1,189 @@
+//! Executing transforms.
+
+use super::plan::{check, FftReal, Placement, PlanKey, TransformKind};
+use super::plan_cache::plan;
+use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{Device, Stream};
+use hip_sys::rocfft::rocfft_execution_info;
+use std::ffi::c_void;
+
+/// The sign of a complex transform's exponent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// `e^{-2πi jk/n}`.
+    Forward,
+    /// `e^{+2πi jk/n}` (unnormalized).
+    Inverse,
+}
+
+fn elements(operation: &'static str, shape: &[usize], batch: usize) -> Result<usize> {
+    if shape.is_empty() || shape.len() > 3 || shape.contains(&0) || batch == 0 {
+        return Err(LibError::invalid(
+            operation,
+            format!("shape {shape:?} with batch {batch}: 1 to 3 positive lengths and a positive batch are needed"),
+        ));
+    }
+    shape
+        .iter()
+        .try_fold(batch, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| LibError::invalid(operation, format!("shape {shape:?} × batch {batch} overflows")))
+}
+
+/// Complex elements of the half spectrum of a real transform of `shape`.
+fn half_spectrum(shape: &[usize], batch: usize) -> usize {
+    let (last, rest) = shape.split_last().map_or((1, &[][..]), |(l, r)| (*l, r));
+    rest.iter().product::<usize>() * (last / 2 + 1) * batch
+}
+
+fn expect_len(operation: &'static str, what: &str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(LibError::invalid(operation, format!("{what} has {got} elements; the transform needs {want}")))
+    }
+}
+
+/// Execute `key`'s plan on `stream`.
+fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Stream) -> Result<()> {
+    let device: Device = key.device;
+    let plan = plan(key)?;
+    let api = hip_sys::rocfft()?;
+    let work = if plan.work_size() > 0 { Some(hip_pool::alloc_on(device, plan.work_size(), stream)?) } else { None };
+    on_device(device, || -> Result<()> {
+        let mut info: rocfft_execution_info = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check(unsafe { (api.rocfft_execution_info_create)(&mut info) }, "rocfft_execution_info_create")?;
+        let result = (|| {
+            // SAFETY: a live info; the stream value (not its address), as rocFFT takes it.
+            check(
+                unsafe { (api.rocfft_execution_info_set_stream)(info, stream.as_raw().cast()) },
+                "rocfft_execution_info_set_stream",
+            )?;
+            if let Some(work) = &work {
+                // SAFETY: the work area holds the plan's size and outlives the execution (its
+                // block returns to the pool in this stream's order).
+                check(
+                    unsafe { (api.rocfft_execution_info_set_work_buffer)(info, work.as_ptr(), plan.work_size()) },
+                    "rocfft_execution_info_set_work_buffer",
+                )?;
+            }
+            let mut inputs = [input];
+            let mut outputs = [output];
+            let out_ptr = if output.is_null() { std::ptr::null_mut() } else { outputs.as_mut_ptr() };
+            // SAFETY: the buffers were checked against the plan's sizes.
+            check(unsafe { (api.rocfft_execute)(plan.raw(), inputs.as_mut_ptr(), out_ptr, info) }, "rocfft_execute")
+        })();
+        // SAFETY: made above, destroyed once.
+        let _ = unsafe { (api.rocfft_execution_info_destroy)(info) };
+        result
+    })?
+}
+
+/// Complex-to-complex transform of `input` into `output` (each
+/// `batch × shape` `[re, im]` pairs), on `output`'s stream.
+pub fn c2c<T: FftReal>(
+    input: &impl DeviceData<[T; 2]>,
+    output: &mut impl DeviceDataMut<[T; 2]>,
+    shape: &[usize],
+    batch: usize,
+    direction: Direction,
+) -> Result<()> {
+    const OP: &str = "fft::c2c";
+    let n = elements(OP, shape, batch)?;
+    expect_len(OP, "the input", input.len(), n)?;
+    expect_len(OP, "the output", output.len(), n)?;
+    let device = output.device();
+    same_device(OP, device, &[("the input", input.device())])?;
+    let stream = output.stream().clone();
+    order_inputs(&stream, &[input.stream()])?;
+    let kind = match direction {
+        Direction::Forward => TransformKind::ComplexForward,
+        Direction::Inverse => TransformKind::ComplexInverse,
+    };
+    let key = PlanKey { device, shape: shape.to_vec(), batch, kind, double: T::PRECISION.0 == 1, placement: Placement::OutOfPlace };
+    execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
+}
+
+/// Complex-to-complex transform in place, on `data`'s stream.
+pub fn c2c_in_place<T: FftReal>(
+    data: &mut impl DeviceDataMut<[T; 2]>,
+    shape: &[usize],
+    batch: usize,
+    direction: Direction,
+) -> Result<()> {
+    const OP: &str = "fft::c2c_in_place";
+    let n = elements(OP, shape, batch)?;
+    expect_len(OP, "the data", data.len(), n)?;
+    let kind = match direction {
+        Direction::Forward => TransformKind::ComplexForward,
+        Direction::Inverse => TransformKind::ComplexInverse,
+    };
+    let stream = data.stream().clone();
+    let key = PlanKey {
+        device: data.device(),
+        shape: shape.to_vec(),
+        batch,
+        kind,
+        double: T::PRECISION.0 == 1,
+        placement: Placement::InPlace,
+    };
+    execute(key, data.device_ptr_mut(), std::ptr::null_mut(), &stream)
+}
+
+/// Real-to-complex transform: `batch × shape` reals to the half spectrum
+/// (`shape` with its last length `n` replaced by `n / 2 + 1`), on
+/// `output`'s stream.
+pub fn r2c<T: FftReal>(
+    input: &impl DeviceData<T>,
+    output: &mut impl DeviceDataMut<[T; 2]>,
+    shape: &[usize],
+    batch: usize,
+) -> Result<()> {
+    const OP: &str = "fft::r2c";
+    let n = elements(OP, shape, batch)?;
+    expect_len(OP, "the real input", input.len(), n)?;
+    expect_len(OP, "the complex output", output.len(), half_spectrum(shape, batch))?;
+    let device = output.device();
+    same_device(OP, device, &[("the input", input.device())])?;
+    let stream = output.stream().clone();
+    order_inputs(&stream, &[input.stream()])?;
+    let key = PlanKey {
+        device,
+        shape: shape.to_vec(),
+        batch,
+        kind: TransformKind::RealForward,
+        double: T::PRECISION.0 == 1,
+        placement: Placement::OutOfPlace,
+    };
+    execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
+}
+
+/// Complex-to-real transform: the half spectrum back to `batch × shape`
+/// reals (unnormalized), on `output`'s stream. Like rocFFT's, it may
+/// overwrite its input, hence the `&mut`.
+pub fn c2r<T: FftReal>(
+    input: &mut impl DeviceDataMut<[T; 2]>,
+    output: &mut impl DeviceDataMut<T>,
+    shape: &[usize],
+    batch: usize,
+) -> Result<()> {
+    const OP: &str = "fft::c2r";
+    let n = elements(OP, shape, batch)?;
+    expect_len(OP, "the complex input", input.len(), half_spectrum(shape, batch))?;
+    expect_len(OP, "the real output", output.len(), n)?;
+    let device = output.device();
+    same_device(OP, device, &[("the input", input.device())])?;
+    let stream = output.stream().clone();
+    order_inputs(&stream, &[input.stream()])?;
+    let key = PlanKey {
+        device,
+        shape: shape.to_vec(),
+        batch,
+        kind: TransformKind::RealInverse,
+        double: T::PRECISION.0 == 1,
+        placement: Placement::OutOfPlace,
+    };
+    execute(key, input.device_ptr_mut(), output.device_ptr_mut(), &stream)
+}

@@ -1,0 +1,20 @@
+//! rocFFT: complex and real FFTs in 1 to 3 dimensions, with a bounded
+//! per-device plan cache.
+//!
+//! Shapes are given slowest dimension first, as in C arrays and NumPy
+//! (`[rows, cols]`); rocFFT's own order (fastest first) is handled here.
+//! Complex numbers are `[re, im]` pairs. Transforms are unnormalized, as
+//! in rocFFT: a forward then inverse transform of `x` gives `n * x`.
+//!
+//! A plan records the device it was made for and is destroyed under it,
+//! whichever thread evicts it from the cache. Work areas come from the
+//! memory pool; each execution binds its own execution info to the
+//! output's stream.
+
+mod exec;
+mod plan;
+mod plan_cache;
+
+pub use exec::{c2c, c2c_in_place, c2r, r2c, Direction};
+pub use plan::{live_plans, FftReal, Placement, PlanKey, TransformKind};
+pub use plan_cache::{cleanup, plan_cache_capacity, plan_cache_len, set_plan_cache_capacity};

@@ -1,0 +1,223 @@
+//! rocFFT plans.
+
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{audit, Device};
+use hip_sys::rocfft::{rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_status, rocfft_transform_type};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A real type rocFFT computes with.
+pub trait FftReal: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
+    /// The rocFFT precision.
+    const PRECISION: rocfft_precision;
+}
+
+impl FftReal for f32 {
+    const PRECISION: rocfft_precision = rocfft_precision::rocfft_precision_single;
+}
+
+impl FftReal for f64 {
+    const PRECISION: rocfft_precision = rocfft_precision::rocfft_precision_double;
+}
+
+/// What a plan computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransformKind {
+    /// Complex to complex, forward (`e^{-2πi…}`).
+    ComplexForward,
+    /// Complex to complex, inverse (`e^{+2πi…}`).
+    ComplexInverse,
+    /// Real to complex (forward).
+    RealForward,
+    /// Complex to real (inverse).
+    RealInverse,
+}
+
+/// Where the result goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// Over the input.
+    InPlace,
+    /// Into a separate output.
+    OutOfPlace,
+}
+
+/// What identifies a plan in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlanKey {
+    /// The device the plan is for.
+    pub device: Device,
+    /// Transform lengths, slowest dimension first.
+    pub shape: Vec<usize>,
+    /// Transforms per execution.
+    pub batch: usize,
+    /// The transform.
+    pub kind: TransformKind,
+    /// `true` for double precision.
+    pub double: bool,
+    /// In place or not.
+    pub placement: Placement,
+}
+
+pub(crate) fn check(status: rocfft_status, operation: &'static str) -> Result<()> {
+    if status.0 == 0 {
+        return Ok(());
+    }
+    let name = match status.0 {
+        1 => "rocfft_status_failure",
+        2 => "rocfft_status_invalid_arg_value",
+        3 => "rocfft_status_invalid_dimensions",
+        4 => "rocfft_status_invalid_array_type",
+        5 => "rocfft_status_invalid_strides",
+        6 => "rocfft_status_invalid_distance",
+        7 => "rocfft_status_invalid_offset",
+        8 => "rocfft_status_invalid_work_buffer",
+        _ => "an unknown rocfft_status",
+    };
+    Err(LibError::Status { library: "rocFFT", operation, status: status.0, name })
+}
+
+/// Whether `rocfft_setup` has run (and `rocfft_cleanup` not since).
+static SET_UP: Mutex<bool> = Mutex::new(false);
+
+/// Run `rocfft_setup` unless it has run.
+fn ensure_setup(api: &hip_sys::rocfft::RocfftApi) -> Result<()> {
+    let mut set_up = SET_UP.lock().unwrap_or_else(|p| p.into_inner());
+    if !*set_up {
+        // SAFETY: no arguments.
+        check(unsafe { (api.rocfft_setup)() }, "rocfft_setup")?;
+        *set_up = true;
+    }
+    Ok(())
+}
+
+/// Run `rocfft_cleanup` if rocFFT is set up and no plan is alive.
+pub(crate) fn cleanup_if_unused(api: &hip_sys::rocfft::RocfftApi) -> Result<()> {
+    let mut set_up = SET_UP.lock().unwrap_or_else(|p| p.into_inner());
+    let alive = live_plans();
+    if alive > 0 {
+        return Err(LibError::invalid("fft::cleanup", format!("{alive} plan(s) are still in use")));
+    }
+    if *set_up {
+        // SAFETY: no plan is alive.
+        check(unsafe { (api.rocfft_cleanup)() }, "rocfft_cleanup")?;
+        *set_up = false;
+    }
+    Ok(())
+}
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// rocFFT plans alive in this process (cached or in use).
+pub fn live_plans() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// A rocFFT plan of one device.
+pub struct Plan {
+    raw: rocfft_plan,
+    key: PlanKey,
+    work_size: usize,
+}
+
+// SAFETY: rocFFT plans are read-only after creation and may be executed
+// from any thread.
+unsafe impl Send for Plan {}
+// SAFETY: as above.
+unsafe impl Sync for Plan {}
+
+impl Plan {
+    /// Make the plan `key` describes, under its device.
+    pub(crate) fn create(key: PlanKey) -> Result<Plan> {
+        let api = hip_sys::rocfft()?;
+        let op = "rocfft_plan_create";
+        if key.shape.is_empty() || key.shape.len() > 3 {
+            return Err(LibError::invalid(op, format!("{} dimensions; rocFFT takes 1 to 3", key.shape.len())));
+        }
+        if key.shape.contains(&0) || key.batch == 0 {
+            return Err(LibError::invalid(op, format!("shape {:?} and batch {} must be positive", key.shape, key.batch)));
+        }
+        ensure_setup(api)?;
+        // rocFFT lists lengths fastest first.
+        let lengths: Vec<usize> = key.shape.iter().rev().copied().collect();
+        let (placement, kind) = (
+            match key.placement {
+                Placement::InPlace => rocfft_result_placement::rocfft_placement_inplace,
+                Placement::OutOfPlace => rocfft_result_placement::rocfft_placement_notinplace,
+            },
+            match key.kind {
+                TransformKind::ComplexForward => rocfft_transform_type::rocfft_transform_type_complex_forward,
+                TransformKind::ComplexInverse => rocfft_transform_type::rocfft_transform_type_complex_inverse,
+                TransformKind::RealForward => rocfft_transform_type::rocfft_transform_type_real_forward,
+                TransformKind::RealInverse => rocfft_transform_type::rocfft_transform_type_real_inverse,
+            },
+        );
+        let precision = if key.double {
+            rocfft_precision::rocfft_precision_double
+        } else {
+            rocfft_precision::rocfft_precision_single
+        };
+        let mut raw: rocfft_plan = std::ptr::null_mut();
+        on_device(key.device, || {
+            check(
+                // SAFETY: a valid out-pointer and `lengths.len()` lengths; a
+                // null description means rocFFT's default layouts.
+                unsafe {
+                    (api.rocfft_plan_create)(
+                        &mut raw,
+                        placement,
+                        kind,
+                        precision,
+                        lengths.len(),
+                        lengths.as_ptr(),
+                        key.batch,
+                        std::ptr::null_mut(),
+                    )
+                },
+                op,
+            )
+        })??;
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        let mut plan = Plan { raw, key, work_size: 0 };
+        let mut size = 0usize;
+        // SAFETY: a live plan and a valid out-pointer.
+        check(unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) }, "rocfft_plan_get_work_buffer_size")?;
+        plan.work_size = size;
+        Ok(plan)
+    }
+
+    /// The raw plan.
+    pub(crate) fn raw(&self) -> rocfft_plan {
+        self.raw
+    }
+
+    /// Bytes of work area an execution needs.
+    pub(crate) fn work_size(&self) -> usize {
+        self.work_size
+    }
+
+    /// The plan's key.
+    pub fn key(&self) -> &PlanKey {
+        &self.key
+    }
+}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        let result = hip_sys::rocfft().map_err(LibError::from).and_then(|api| {
+            // SAFETY: the plan is live and destroyed once, here, under its device.
+            on_device(self.key.device, || check(unsafe { (api.rocfft_plan_destroy)(self.raw) }, "rocfft_plan_destroy"))?
+        });
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+        if let Err(e) = result {
+            log::error!("destroying an FFT plan of {}: {e}", self.key.device);
+        }
+    }
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Plan({:?})", self.key)
+    }
+}

@@ -1,0 +1,73 @@
+//! A bounded, least-recently-used cache of plans, keyed by (device, shape,
+//! batch, kind, precision, placement). AMDGPU.jl's cache grew without
+//! bound (#1053) and released plans under whatever device the evicting
+//! task had (#1092): here the bound holds, and a plan is destroyed under
+//! its own device when the last user drops it.
+
+use super::plan::{Plan, PlanKey};
+use crate::Result;
+use std::sync::{Arc, Mutex};
+
+struct Cache {
+    capacity: usize,
+    /// Most recently used last.
+    plans: Vec<Arc<Plan>>,
+}
+
+static CACHE: Mutex<Cache> = Mutex::new(Cache { capacity: 32, plans: Vec::new() });
+
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    CACHE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The plan for `key`, from the cache or made now.
+pub(crate) fn plan(key: PlanKey) -> Result<Arc<Plan>> {
+    {
+        let mut cache = lock();
+        if let Some(i) = cache.plans.iter().position(|p| *p.key() == key) {
+            let plan = cache.plans.remove(i);
+            cache.plans.push(plan.clone());
+            return Ok(plan);
+        }
+    }
+    let plan = Arc::new(Plan::create(key)?);
+    let evicted: Vec<Arc<Plan>> = {
+        let mut cache = lock();
+        cache.plans.push(plan.clone());
+        let excess = cache.plans.len().saturating_sub(cache.capacity);
+        cache.plans.drain(..excess).collect()
+    };
+    // Dropped outside the lock: each is destroyed under its own device.
+    drop(evicted);
+    Ok(plan)
+}
+
+/// Plans in the cache.
+pub fn plan_cache_len() -> usize {
+    lock().plans.len()
+}
+
+/// The most plans the cache keeps.
+pub fn plan_cache_capacity() -> usize {
+    lock().capacity
+}
+
+/// Set the most plans the cache keeps (evicting the least recently used).
+pub fn set_plan_cache_capacity(capacity: usize) {
+    let evicted: Vec<Arc<Plan>> = {
+        let mut cache = lock();
+        cache.capacity = capacity;
+        let excess = cache.plans.len().saturating_sub(capacity);
+        cache.plans.drain(..excess).collect()
+    };
+    drop(evicted);
+}
+
+/// Empty the cache and, when no plan is left anywhere, release rocFFT's
+/// global resources (`rocfft_cleanup`). Plans still in use elsewhere make
+/// this an error, and rocFFT is left set up.
+pub fn cleanup() -> Result<()> {
+    let evicted: Vec<Arc<Plan>> = lock().plans.drain(..).collect();
+    drop(evicted);
+    super::plan::cleanup_if_unused(hip_sys::rocfft()?)
+}

@@ -1,0 +1,186 @@
+//! One library handle per (thread, device), bound to the thread's stream
+//! on use, returned to an idle list when the thread exits.
+//!
+//! The idle lists are keyed by the device **recorded when the handle was
+//! made**, never by a device read when it is returned (AMDGPU.jl #1094 put
+//! handles back under the exiting task's current device and handed them to
+//! the wrong device). Lists are bounded; a handle beyond the bound is
+//! destroyed under its own device.
+
+use crate::Result;
+use hip_core::{Device, Stream};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::thread::LocalKey;
+
+/// A library handle the cache manages.
+pub(crate) trait LibHandle: Sized + Send + 'static {
+    /// Make a handle for `device` (under that device).
+    fn create(device: Device) -> Result<Self>;
+    /// Bind the handle to `stream`.
+    fn set_stream(&self, stream: &Stream) -> Result<()>;
+    /// Destroy the handle under its own device.
+    fn destroy(self) -> Result<()>;
+    /// The device recorded at creation.
+    fn device(&self) -> Device;
+    /// The process's cache for this kind of handle.
+    fn cache() -> &'static HandleCache<Self>;
+}
+
+/// Idle handles of one kind, per device, and counters.
+pub(crate) struct HandleCache<H> {
+    idle: Mutex<HashMap<Device, Vec<H>>>,
+    created: AtomicUsize,
+    destroyed: AtomicUsize,
+    limit: usize,
+}
+
+/// Counters of a handle cache, for diagnostics and tests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HandleStats {
+    /// Handles made.
+    pub created: usize,
+    /// Handles destroyed.
+    pub destroyed: usize,
+    /// Idle handles per device ordinal.
+    pub idle: Vec<(usize, usize)>,
+}
+
+impl<H: LibHandle> HandleCache<H> {
+    pub const fn new(limit: usize) -> Self {
+        HandleCache {
+            idle: Mutex::new(HashMap::new()),
+            created: AtomicUsize::new(0),
+            destroyed: AtomicUsize::new(0),
+            limit,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Device, Vec<H>>> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An idle handle of `device`, or a new one.
+    fn acquire(&self, device: Device) -> Result<H> {
+        if let Some(handle) = self.lock().get_mut(&device).and_then(Vec::pop) {
+            return Ok(handle);
+        }
+        let handle = H::create(device)?;
+        self.created.fetch_add(1, Ordering::Relaxed);
+        Ok(handle)
+    }
+
+    /// Return a handle to its own device's idle list.
+    fn release(&self, handle: H) {
+        let device = handle.device();
+        let overflow = {
+            let mut idle = self.lock();
+            let list = idle.entry(device).or_default();
+            if list.len() < self.limit {
+                list.push(handle);
+                None
+            } else {
+                Some(handle)
+            }
+        };
+        if let Some(handle) = overflow {
+            self.destroy(handle);
+        }
+    }
+
+    fn destroy(&self, handle: H) {
+        let device = handle.device();
+        match handle.destroy() {
+            Ok(()) => {
+                self.destroyed.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => log::error!("destroying a library handle of {device}: {e}"),
+        }
+    }
+
+    /// Destroy every idle handle (each under its device).
+    pub fn clear(&self) {
+        let all: Vec<H> = self.lock().drain().flat_map(|(_, v)| v).collect();
+        for handle in all {
+            self.destroy(handle);
+        }
+    }
+
+    pub fn stats(&self) -> HandleStats {
+        let mut idle: Vec<(usize, usize)> = self.lock().iter().map(|(d, v)| (d.ordinal(), v.len())).collect();
+        idle.sort_unstable();
+        HandleStats {
+            created: self.created.load(Ordering::Relaxed),
+            destroyed: self.destroyed.load(Ordering::Relaxed),
+            idle,
+        }
+    }
+}
+
+struct Entry<H> {
+    handle: H,
+    /// The stream the handle is bound to (its raw value).
+    stream: Option<usize>,
+}
+
+/// A thread's handles of one kind.
+pub(crate) struct ThreadHandles<H: LibHandle> {
+    entries: Vec<Entry<H>>,
+}
+
+impl<H: LibHandle> ThreadHandles<H> {
+    pub const fn new() -> Self {
+        ThreadHandles { entries: Vec::new() }
+    }
+}
+
+impl<H: LibHandle> Drop for ThreadHandles<H> {
+    fn drop(&mut self) {
+        let _scope = hip_core::audit::drop_scope();
+        for entry in self.entries.drain(..) {
+            H::cache().release(entry.handle);
+        }
+    }
+}
+
+/// Run `f` with this thread's handle for `device`, bound to `stream`.
+pub(crate) fn with_handle<H: LibHandle, R>(
+    local: &'static LocalKey<RefCell<ThreadHandles<H>>>,
+    device: Device,
+    stream: &Stream,
+    f: impl FnOnce(&H) -> Result<R>,
+) -> Result<R> {
+    // Take the entry out, so `f` may use other handles of this thread.
+    let taken = local
+        .try_with(|cell| {
+            let mut handles = cell.borrow_mut();
+            let position = handles.entries.iter().position(|e| e.handle.device() == device)?;
+            Some(handles.entries.swap_remove(position))
+        })
+        .ok()
+        .flatten();
+    let mut entry = match taken {
+        Some(entry) => entry,
+        None => Entry { handle: H::cache().acquire(device)?, stream: None },
+    };
+    let raw = stream.as_raw() as usize;
+    let result = if entry.stream != Some(raw) {
+        entry.handle.set_stream(stream).map(|()| entry.stream = Some(raw))
+    } else {
+        Ok(())
+    };
+    let result = result.and_then(|()| f(&entry.handle));
+    // Put the entry back; if the thread is exiting, to the idle list.
+    let mut slot = Some(entry);
+    let _ = local.try_with(|cell| {
+        if let Some(entry) = slot.take() {
+            cell.borrow_mut().entries.push(entry);
+        }
+    });
+    if let Some(entry) = slot {
+        H::cache().release(entry.handle);
+    }
+    result
+}

@@ -1,0 +1,172 @@
+//! `CsrMatrix<T>`: a validated CSR matrix in device memory.
+
+use super::handle::check;
+use crate::memory::upload;
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{audit, Device, Stream};
+use hip_pool::Buffer;
+use hip_sys::rocsparse::{rocsparse_datatype, rocsparse_spmat_descr};
+use std::marker::PhantomData;
+
+/// An element type rocSPARSE computes with.
+pub trait SparseScalar: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
+    /// The rocSPARSE data type.
+    const DATATYPE: rocsparse_datatype;
+}
+
+impl SparseScalar for f32 {
+    const DATATYPE: rocsparse_datatype = rocsparse_datatype::rocsparse_datatype_f32_r;
+}
+
+impl SparseScalar for f64 {
+    const DATATYPE: rocsparse_datatype = rocsparse_datatype::rocsparse_datatype_f64_r;
+}
+
+/// A `rows` × `cols` sparse matrix in CSR form (0-based `i32` indices) on
+/// one device. Made from host arrays, which are checked first; its
+/// descriptor is destroyed under its device when it is dropped.
+pub struct CsrMatrix<T: SparseScalar> {
+    rows: usize,
+    cols: usize,
+    nnz: usize,
+    device: Device,
+    pub(crate) descr: rocsparse_spmat_descr,
+    // The descriptor points into these: they live as long as it does.
+    _row_ptr: Buffer,
+    _col_ind: Buffer,
+    _values: Buffer,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the descriptor is plain data owned by this matrix; rocSPARSE
+// descriptors may be used from any thread, one call at a time (the
+// wrappers only read it).
+unsafe impl<T: SparseScalar> Send for CsrMatrix<T> {}
+// SAFETY: as above; shared use only passes it to rocSPARSE as input.
+unsafe impl<T: SparseScalar> Sync for CsrMatrix<T> {}
+
+fn validate<T>(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], values: &[T]) -> Result<()> {
+    let op = "CsrMatrix::from_host";
+    if rows > i32::MAX as usize || cols > i32::MAX as usize {
+        return Err(LibError::invalid(op, format!("{rows} x {cols} does not fit 32-bit indices")));
+    }
+    if row_ptr.len() != rows + 1 {
+        return Err(LibError::invalid(op, format!("row_ptr has {} entries; a {rows}-row matrix needs {}", row_ptr.len(), rows + 1)));
+    }
+    if col_ind.len() != values.len() {
+        return Err(LibError::invalid(op, format!("col_ind has {} entries but values has {}", col_ind.len(), values.len())));
+    }
+    if row_ptr[0] != 0 {
+        return Err(LibError::invalid(op, format!("row_ptr[0] is {}; it must be 0", row_ptr[0])));
+    }
+    for (i, pair) in row_ptr.windows(2).enumerate() {
+        if pair[1] < pair[0] {
+            return Err(LibError::invalid(op, format!("row_ptr decreases at row {i}: {} then {}", pair[0], pair[1])));
+        }
+    }
+    let nnz = row_ptr[rows];
+    if nnz as usize != values.len() {
+        return Err(LibError::invalid(op, format!("row_ptr[{rows}] is {nnz} but there are {} values", values.len())));
+    }
+    if let Some((k, c)) = col_ind.iter().enumerate().find(|(_, c)| **c < 0 || **c as usize >= cols) {
+        return Err(LibError::invalid(op, format!("col_ind[{k}] is {c}, outside 0..{cols}")));
+    }
+    Ok(())
+}
+
+impl<T: SparseScalar> CsrMatrix<T> {
+    /// Upload a host CSR matrix to `stream`'s device after checking it:
+    /// `row_ptr` has `rows + 1` non-decreasing entries from 0 to the number
+    /// of values, `col_ind` and `values` agree in length, every column
+    /// index is in `0..cols`.
+    pub fn from_host(
+        stream: &Stream,
+        rows: usize,
+        cols: usize,
+        row_ptr: &[i32],
+        col_ind: &[i32],
+        values: &[T],
+    ) -> Result<Self> {
+        validate(rows, cols, row_ptr, col_ind, values)?;
+        let api = hip_sys::rocsparse()?;
+        let device = stream.device();
+        let row_ptr_buf = upload(stream, row_ptr)?;
+        let col_ind_buf = upload(stream, col_ind)?;
+        let values_buf = upload(stream, values)?;
+        let mut descr: rocsparse_spmat_descr = std::ptr::null_mut();
+        on_device(device, || {
+            check(
+                // SAFETY: the buffers hold the validated arrays and outlive the descriptor.
+                unsafe {
+                    (api.rocsparse_create_csr_descr)(
+                        &mut descr,
+                        rows as i64,
+                        cols as i64,
+                        values.len() as i64,
+                        row_ptr_buf.as_ptr(),
+                        col_ind_buf.as_ptr(),
+                        values_buf.as_ptr(),
+                        hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
+                        hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
+                        hip_sys::rocsparse::rocsparse_index_base::rocsparse_index_base_zero,
+                        T::DATATYPE,
+                    )
+                },
+                "rocsparse_create_csr_descr",
+            )
+        })??;
+        Ok(CsrMatrix {
+            rows,
+            cols,
+            nnz: values.len(),
+            device,
+            descr,
+            _row_ptr: row_ptr_buf,
+            _col_ind: col_ind_buf,
+            _values: values_buf,
+            _t: PhantomData,
+        })
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Stored values.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The device holding the matrix.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+}
+
+impl<T: SparseScalar> Drop for CsrMatrix<T> {
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        let result = hip_sys::rocsparse().map_err(LibError::from).and_then(|api| {
+            on_device(self.device, || {
+                // SAFETY: the descriptor is live and destroyed once, here.
+                check(unsafe { (api.rocsparse_destroy_spmat_descr)(self.descr) }, "rocsparse_destroy_spmat_descr")
+            })?
+        });
+        if let Err(e) = result {
+            log::error!("dropping a CSR matrix of {}: {e}", self.device);
+        }
+    }
+}
+
+impl<T: SparseScalar> std::fmt::Debug for CsrMatrix<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CsrMatrix<{}>({} x {}, {} values on {})", std::any::type_name::<T>(), self.rows, self.cols, self.nnz, self.device)
+    }
+}

@@ -1,0 +1,86 @@
+//! The rocSPARSE handle and its status codes.
+
+use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{Device, Stream};
+use hip_sys::rocsparse::{rocsparse_handle, rocsparse_status};
+use std::cell::RefCell;
+
+/// Status to result, naming the rocSPARSE function.
+pub(crate) fn check(status: rocsparse_status, operation: &'static str) -> Result<()> {
+    if status.0 == 0 {
+        return Ok(());
+    }
+    let name = match status.0 {
+        1 => "rocsparse_status_invalid_handle",
+        2 => "rocsparse_status_not_implemented",
+        3 => "rocsparse_status_invalid_pointer",
+        4 => "rocsparse_status_invalid_size",
+        5 => "rocsparse_status_memory_error",
+        6 => "rocsparse_status_internal_error",
+        7 => "rocsparse_status_invalid_value",
+        8 => "rocsparse_status_arch_mismatch",
+        9 => "rocsparse_status_zero_pivot",
+        10 => "rocsparse_status_not_initialized",
+        11 => "rocsparse_status_type_mismatch",
+        12 => "rocsparse_status_requires_sorted_storage",
+        13 => "rocsparse_status_thrown_exception",
+        _ => "an unknown rocsparse_status",
+    };
+    Err(LibError::Status { library: "rocSPARSE", operation, status: status.0, name })
+}
+
+/// A rocSPARSE handle of one device.
+pub(crate) struct SparseHandle {
+    pub raw: rocsparse_handle,
+    device: Device,
+}
+
+// SAFETY: a rocSPARSE handle is used by one thread at a time (the cache
+// hands it to one thread), and may move between threads.
+unsafe impl Send for SparseHandle {}
+
+static CACHE: HandleCache<SparseHandle> = HandleCache::new(16);
+
+thread_local! {
+    pub(crate) static HANDLES: RefCell<ThreadHandles<SparseHandle>> = const { RefCell::new(ThreadHandles::new()) };
+}
+
+impl LibHandle for SparseHandle {
+    fn create(device: Device) -> Result<Self> {
+        let api = hip_sys::rocsparse()?;
+        let mut raw: rocsparse_handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle binds to `device`, current here.
+        on_device(device, || check(unsafe { (api.rocsparse_create_handle)(&mut raw) }, "rocsparse_create_handle"))??;
+        Ok(SparseHandle { raw, device })
+    }
+
+    fn set_stream(&self, stream: &Stream) -> Result<()> {
+        let api = hip_sys::rocsparse()?;
+        on_device(self.device, || {
+            // SAFETY: a live handle and stream of its device.
+            check(unsafe { (api.rocsparse_set_stream)(self.raw, stream.as_raw()) }, "rocsparse_set_stream")
+        })?
+    }
+
+    fn destroy(self) -> Result<()> {
+        let api = hip_sys::rocsparse()?;
+        // SAFETY: a live handle, destroyed once, under its device.
+        on_device(self.device, || check(unsafe { (api.rocsparse_destroy_handle)(self.raw) }, "rocsparse_destroy_handle"))?
+    }
+
+    fn device(&self) -> Device {
+        self.device
+    }
+
+    fn cache() -> &'static HandleCache<Self> {
+        &CACHE
+    }
+}
+
+/// Counters of the rocSPARSE handle cache: handles made, destroyed, and
+/// idle per device.
+pub fn handle_stats() -> HandleStats {
+    CACHE.stats()
+}
