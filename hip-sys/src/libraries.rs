@@ -58,7 +58,7 @@
 //! - **MIOpen** reports its version through `miopenGetVersion`: 2.x in ROCm
 //!   5.x, 3.x in ROCm 6.x and 7.x. The functions of the table and the enum
 //!   values they take are the same in 2.x and 3.x (see
-//!   [`crate::miopen`]). Supported: MIOpen 2.x and 3.x.
+//!   [`crate::miopen`](mod@crate::miopen)). Supported: MIOpen 2.x and 3.x.
 //!
 //! None of this has been run against AMD's libraries yet: the decisions
 //! rest on the changelogs and headers named above.

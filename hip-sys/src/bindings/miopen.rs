@@ -9,11 +9,11 @@
 //! the enums did not change between MIOpen 2.x (ROCm 5.x) and 3.x (ROCm
 //! 6.x and 7.x), values were only appended.
 //!
-//! The shapes follow the generated tables of [`super::rocsparse`] and
-//! [`super::rocfft`]: opaque pointer types for handles and descriptors,
+//! The shapes follow the generated tables of [`rocsparse`](mod@super::rocsparse) and
+//! [`rocfft`](mod@super::rocfft): opaque pointer types for handles and descriptors,
 //! C enums as `#[repr(transparent)]` newtypes with associated constants (an
 //! unknown value from the library is never undefined behaviour), and
-//! [`MiopenApi`], a struct of function pointers that every backend fills.
+//! `MiopenApi`, a struct of function pointers that every backend fills.
 //! MIOpen API reference: <https://rocm.docs.amd.com/projects/MIOpen/en/latest/reference/index.html>.
 
 use core::ffi::{c_int, c_uint, c_void};
