@@ -68,6 +68,17 @@ pub enum BackendError {
         supported: String,
     },
 
+    /// A math library (rocSPARSE, rocFFT, MIOpen) cannot be used with the
+    /// process's backend: the backend has no implementation of it, or its
+    /// shared library or one of its symbols is missing.
+    #[error("{library} is not available: {hint}")]
+    LibraryUnavailable {
+        /// The library, e.g. `rocSPARSE`.
+        library: String,
+        /// Why, and what to do about it.
+        hint: String,
+    },
+
     /// A backend was asked for but cannot be used.
     #[error("the {backend} backend is not available: {reason}")]
     BackendUnavailable {

@@ -1,10 +1,11 @@
 //! The HIP runtime's C API, reachable without ROCm at build time.
 //!
-//! `hip-sys` is the only crate of amdgpu-rs that speaks C. It has three parts:
+//! `hip-sys` is the only crate of amdgpu-rs that speaks C. It has four parts:
 //!
 //! - [`bindings`]: the C types of HIP, rocSPARSE and rocFFT, generated from
-//!   Debian's headers, and one **function table** per library ([`HipApi`],
-//!   [`rocsparse::RocsparseApi`], [`rocfft::RocfftApi`]): a struct of
+//!   Debian's headers, and of MIOpen, written by hand; and one **function
+//!   table** per library ([`HipApi`], [`rocsparse::RocsparseApi`],
+//!   [`rocfft::RocfftApi`], [`miopen::MiopenApi`]): a struct of
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
 //! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
@@ -15,6 +16,10 @@
 //!   wins, in that order. [`hip()`] returns the chosen table,
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why
 //!   none could be set up.
+//! - [`libraries`]: the rocSPARSE, rocFFT and MIOpen tables of the
+//!   process ([`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
+//!   for the backend, with the ABI differences between library versions
+//!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
 //!   HIP about which device is current. It runs the project's tests on any
 //!   machine and lets programs run without a GPU.
@@ -33,9 +38,11 @@
 pub mod backend;
 pub mod bindings;
 mod error;
+pub mod libraries;
 pub mod sim;
 
 pub use backend::{backend, hip, selection, Backend};
 pub use bindings::hip::*;
-pub use bindings::{rocfft, rocsparse};
+pub use bindings::{miopen, rocfft, rocsparse};
 pub use error::BackendError;
+pub use libraries::{available, miopen, rocfft, rocsparse, rocsparse_spmv_staged, Library};

@@ -72,6 +72,14 @@
 //! argument (`hipErrorNotSupported`), real GPU timing (events measure the
 //! simulator's own host time), and ROCm <7's last-error semantics.
 //!
+//! # Libraries
+//!
+//! rocSPARSE, rocFFT and MIOpen ([`rocsparse_api`], [`rocfft_api`],
+//! [`miopen_api`]) are computed on the CPU over simulator memory, in stream
+//! order, with the same device checks: handles and plans belong to the
+//! device current at creation, and calls on them from another device are
+//! violations. [`live_library_objects`] counts their live objects.
+//!
 //! # Introspection for tests
 //!
 //! [`violations`], [`live_allocations`], [`call_count`] (and the per-thread
@@ -91,6 +99,7 @@ pub(crate) mod errors;
 mod events;
 mod faults;
 mod kernels;
+mod libs;
 mod memory;
 mod modules;
 mod pools;
@@ -100,6 +109,9 @@ mod violations;
 
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, KernelInfo, KERNELS};
+pub use libs::live_library_objects;
+pub use libs::rocfft::WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE;
+pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
 pub use runtime::{configured_devices, configured_memory, exclusive, Exclusive, SimConfig};
 pub use violations::{clear_violations, violations, Violation};
 
@@ -111,6 +123,22 @@ use crate::HipApi;
 /// tests of the simulator itself call it directly.
 pub fn api() -> &'static HipApi {
     &api::SIM_API
+}
+
+/// The simulator's rocSPARSE table (see the `libs` module docs of the
+/// simulator for what it implements).
+pub fn rocsparse_api() -> &'static crate::rocsparse::RocsparseApi {
+    &libs::rocsparse::SIM_ROCSPARSE
+}
+
+/// The simulator's rocFFT table.
+pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
+    &libs::rocfft::SIM_ROCFFT
+}
+
+/// The simulator's MIOpen table.
+pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
+    &libs::miopen::SIM_MIOPEN
 }
 
 /// Calls of the HIP function `name` made so far, on every thread.

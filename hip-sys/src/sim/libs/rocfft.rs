@@ -1,0 +1,488 @@
+//! rocFFT in the simulator, computed with `rustfft`.
+//!
+//! - Transforms: complex forward and inverse, real forward (R2C) and real
+//!   inverse (C2R), single and double precision, 1 to 3 dimensions,
+//!   in-place and out-of-place, batched by `number_of_transforms`.
+//! - Layout: rocFFT's defaults only, interleaved complex; `lengths[0]` is
+//!   the innermost (fastest) dimension; transforms of a batch follow each
+//!   other with no gap. The Hermitian side of a real transform has
+//!   `lengths[0] / 2 + 1` elements in the innermost dimension; an in-place
+//!   real transform pads each innermost row of its real side to
+//!   `2 (lengths[0] / 2 + 1)` reals, as rocFFT requires.
+//!   `rocfft_plan_description_set_data_layout` accepts only those defaults
+//!   (null offsets and strides, distances 0, the array types the transform
+//!   implies or `unset`); anything else is `rocfft_status_failure`.
+//! - Scaling as rocFFT: none. The forward transform uses e^(-2πi jk/n), the
+//!   inverse e^(+2πi jk/n), so inverse(forward(x)) = n x.
+//! - Work buffer: plans of 2 or 3 dimensions ask for [`WORK_BUFFER_SIZE`]
+//!   bytes and `rocfft_execute` then requires an execution info with a
+//!   device work buffer at least that large
+//!   (`rocfft_status_invalid_work_buffer` otherwise); 1-D plans ask for 0.
+//! - `rocfft_get_version_string` gives `1.0.27`, the rocFFT of ROCm 6.1
+//!   (the bindings' headers are those of Debian's `librocfft-dev 6.1.2`,
+//!   named after the ROCm release; the library reports its own version).
+//! - `rocfft_cleanup` while plans are alive is refused with
+//!   `rocfft_status_failure`: real rocFFT frees its twiddle tables there,
+//!   leaving live plans dangling, so the project destroys plans first.
+//!   Setup is optional, as in rocFFT 1.0.
+
+use super::{call, insert, remove_if, span, with, write_out, Kind, Real};
+use crate::bindings::rocfft::*;
+use crate::sim::runtime::{current_device, lock, sim};
+use crate::sim::streams;
+use crate::sim::violations;
+use rustfft::num_complex::Complex64;
+use rustfft::FftPlanner;
+use std::ffi::{c_char, c_void};
+use std::sync::Mutex;
+
+type Status = rocfft_status;
+const OK: Status = rocfft_status::rocfft_status_success;
+const FAILURE: Status = rocfft_status::rocfft_status_failure;
+const INVALID_ARG: Status = rocfft_status::rocfft_status_invalid_arg_value;
+const INVALID_DIMENSIONS: Status = rocfft_status::rocfft_status_invalid_dimensions;
+const INVALID_WORK_BUFFER: Status = rocfft_status::rocfft_status_invalid_work_buffer;
+
+/// What `rocfft_get_version_string` writes.
+pub(crate) const VERSION: &str = "1.0.27";
+
+/// The work buffer multi-dimensional plans ask for, in bytes.
+pub const WORK_BUFFER_SIZE: usize = 512;
+
+/// The kinds of transform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transform {
+    Forward,
+    Inverse,
+    RealForward,
+    RealInverse,
+}
+
+/// An `rocfft_plan`.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    transform: Transform,
+    real: Real,
+    in_place: bool,
+    /// Lengths, innermost first.
+    lengths: Vec<usize>,
+    batch: usize,
+    work: usize,
+}
+
+/// A `rocfft_plan_description` (only defaults are accepted).
+pub(crate) struct Description;
+
+/// A `rocfft_execution_info`.
+pub(crate) struct Info {
+    stream: usize,
+    work: usize,
+    work_size: usize,
+}
+
+static SETUP: Mutex<usize> = Mutex::new(0);
+
+pub(crate) unsafe extern "C" fn rocfft_setup() -> Status {
+    call("rocfft_setup", OK, FAILURE, || {
+        *lock(&SETUP) += 1;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_cleanup() -> Status {
+    call("rocfft_cleanup", OK, FAILURE, || {
+        if super::count(|o| matches!(o.kind, Kind::FftPlan(_))) > 0 {
+            log::warn!("hip simulator: rocfft_cleanup with live plans; destroy plans first");
+            return Err(FAILURE);
+        }
+        let mut setup = lock(&SETUP);
+        *setup = setup.saturating_sub(1);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_get_version_string(buf: *mut c_char, len: usize) -> Status {
+    call("rocfft_get_version_string", OK, FAILURE, || {
+        if buf.is_null() || len < VERSION.len() + 1 {
+            return Err(INVALID_ARG);
+        }
+        // SAFETY: `buf` is valid for `len` bytes (C contract), and the
+        // string with its NUL fits.
+        unsafe {
+            std::ptr::copy_nonoverlapping(VERSION.as_ptr(), buf.cast::<u8>(), VERSION.len());
+            *buf.add(VERSION.len()) = 0;
+        }
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn rocfft_plan_create(
+    plan: *mut rocfft_plan,
+    placement: rocfft_result_placement,
+    transform_type: rocfft_transform_type,
+    precision: rocfft_precision,
+    dimensions: usize,
+    lengths: *const usize,
+    number_of_transforms: usize,
+    description: rocfft_plan_description,
+) -> Status {
+    call("rocfft_plan_create", OK, FAILURE, || {
+        if plan.is_null() || lengths.is_null() {
+            return Err(INVALID_ARG);
+        }
+        if !(1..=3).contains(&dimensions) {
+            return Err(INVALID_DIMENSIONS);
+        }
+        if sim().device(current_device()).is_none() {
+            return Err(FAILURE);
+        }
+        if !description.is_null()
+            && with(description as usize, |o| matches!(o.kind, Kind::FftDescription(_))) != Some(true)
+        {
+            return Err(INVALID_ARG);
+        }
+        // SAFETY: `lengths` holds `dimensions` values (C contract), non-null.
+        let lengths = unsafe { std::slice::from_raw_parts(lengths, dimensions) }.to_vec();
+        if lengths.contains(&0) || number_of_transforms == 0 {
+            return Err(INVALID_ARG);
+        }
+        let transform = match transform_type.0 {
+            0 => Transform::Forward,
+            1 => Transform::Inverse,
+            2 => Transform::RealForward,
+            3 => Transform::RealInverse,
+            _ => return Err(INVALID_ARG),
+        };
+        let real = match precision {
+            rocfft_precision::rocfft_precision_single => Real::F32,
+            rocfft_precision::rocfft_precision_double => Real::F64,
+            _ => return Err(INVALID_ARG),
+        };
+        let in_place = match placement {
+            rocfft_result_placement::rocfft_placement_inplace => true,
+            rocfft_result_placement::rocfft_placement_notinplace => false,
+            _ => return Err(INVALID_ARG),
+        };
+        let work = if dimensions > 1 { WORK_BUFFER_SIZE } else { 0 };
+        let h = insert(Kind::FftPlan(Plan { transform, real, in_place, lengths, batch: number_of_transforms, work }));
+        // SAFETY: checked non-null; valid per the C contract.
+        unsafe { write_out(plan, h as rocfft_plan, INVALID_ARG) }
+    })
+}
+
+/// The plan and its device, recording a violation if the calling thread
+/// is on another device.
+fn plan_of(function: &'static str, plan: rocfft_plan) -> Result<(usize, Plan), Status> {
+    let (device, p) = with(plan as usize, |o| match &o.kind {
+        Kind::FftPlan(p) => Some((o.device, p.clone())),
+        _ => None,
+    })
+    .flatten()
+    .ok_or(INVALID_ARG)?;
+    violations::check(function, device);
+    Ok((device, p))
+}
+
+pub(crate) unsafe extern "C" fn rocfft_plan_destroy(plan: rocfft_plan) -> Status {
+    call("rocfft_plan_destroy", OK, FAILURE, || {
+        let object = remove_if(plan as usize, |k| matches!(k, Kind::FftPlan(_))).ok_or(INVALID_ARG)?;
+        violations::check("rocfft_plan_destroy", object.device);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_plan_get_work_buffer_size(plan: rocfft_plan, size: *mut usize) -> Status {
+    call("rocfft_plan_get_work_buffer_size", OK, FAILURE, || {
+        let (_, p) = plan_of("rocfft_plan_get_work_buffer_size", plan)?;
+        // SAFETY: null is refused; otherwise valid per the C contract.
+        unsafe { write_out(size, p.work, INVALID_ARG) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_plan_description_create(description: *mut rocfft_plan_description) -> Status {
+    call("rocfft_plan_description_create", OK, FAILURE, || {
+        if description.is_null() {
+            return Err(INVALID_ARG);
+        }
+        let h = insert(Kind::FftDescription(Description));
+        // SAFETY: checked non-null; valid per the C contract.
+        unsafe { write_out(description, h as rocfft_plan_description, INVALID_ARG) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_plan_description_destroy(description: rocfft_plan_description) -> Status {
+    call("rocfft_plan_description_destroy", OK, FAILURE, || {
+        remove_if(description as usize, |k| matches!(k, Kind::FftDescription(_))).map(drop).ok_or(INVALID_ARG)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn rocfft_plan_description_set_data_layout(
+    description: rocfft_plan_description,
+    in_array_type: rocfft_array_type,
+    out_array_type: rocfft_array_type,
+    in_offsets: *const usize,
+    out_offsets: *const usize,
+    in_strides_size: usize,
+    in_strides: *const usize,
+    in_distance: usize,
+    out_strides_size: usize,
+    out_strides: *const usize,
+    out_distance: usize,
+) -> Status {
+    call("rocfft_plan_description_set_data_layout", OK, FAILURE, || {
+        if with(description as usize, |o| matches!(o.kind, Kind::FftDescription(_))) != Some(true) {
+            return Err(INVALID_ARG);
+        }
+        let planar = |t: rocfft_array_type| {
+            t == rocfft_array_type::rocfft_array_type_complex_planar
+                || t == rocfft_array_type::rocfft_array_type_hermitian_planar
+        };
+        let defaults = in_offsets.is_null()
+            && out_offsets.is_null()
+            && (in_strides_size == 0 || in_strides.is_null())
+            && (out_strides_size == 0 || out_strides.is_null())
+            && in_distance == 0
+            && out_distance == 0;
+        if !defaults || planar(in_array_type) || planar(out_array_type) {
+            return Err(FAILURE);
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_execution_info_create(info: *mut rocfft_execution_info) -> Status {
+    call("rocfft_execution_info_create", OK, FAILURE, || {
+        if info.is_null() {
+            return Err(INVALID_ARG);
+        }
+        let h = insert(Kind::FftInfo(Info { stream: 0, work: 0, work_size: 0 }));
+        // SAFETY: checked non-null; valid per the C contract.
+        unsafe { write_out(info, h as rocfft_execution_info, INVALID_ARG) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocfft_execution_info_destroy(info: rocfft_execution_info) -> Status {
+    call("rocfft_execution_info_destroy", OK, FAILURE, || {
+        remove_if(info as usize, |k| matches!(k, Kind::FftInfo(_))).map(drop).ok_or(INVALID_ARG)
+    })
+}
+
+fn update_info(info: rocfft_execution_info, f: impl FnOnce(&mut Info)) -> Result<(), Status> {
+    with(info as usize, |o| match &mut o.kind {
+        Kind::FftInfo(i) => {
+            f(i);
+            true
+        }
+        _ => false,
+    })
+    .filter(|found| *found)
+    .map(drop)
+    .ok_or(INVALID_ARG)
+}
+
+pub(crate) unsafe extern "C" fn rocfft_execution_info_set_stream(
+    info: rocfft_execution_info,
+    stream: *mut c_void,
+) -> Status {
+    call("rocfft_execution_info_set_stream", OK, FAILURE, || update_info(info, |i| i.stream = stream as usize))
+}
+
+pub(crate) unsafe extern "C" fn rocfft_execution_info_set_work_buffer(
+    info: rocfft_execution_info,
+    work_buffer: *mut c_void,
+    size_in_bytes: usize,
+) -> Status {
+    call("rocfft_execution_info_set_work_buffer", OK, FAILURE, || {
+        if work_buffer.is_null() && size_in_bytes > 0 {
+            return Err(INVALID_ARG);
+        }
+        update_info(info, |i| {
+            i.work = work_buffer as usize;
+            i.work_size = size_in_bytes;
+        })
+    })
+}
+
+/// Element counts of one transform's input and output, in reals.
+fn reals_per_transform(p: &Plan) -> (usize, usize) {
+    let n: usize = p.lengths.iter().product();
+    let outer: usize = p.lengths[1..].iter().product();
+    let hermitian = 2 * (p.lengths[0] / 2 + 1) * outer;
+    let real_side = if p.in_place { hermitian } else { n };
+    match p.transform {
+        Transform::Forward | Transform::Inverse => (2 * n, 2 * n),
+        Transform::RealForward => (real_side, hermitian),
+        Transform::RealInverse => (hermitian, real_side),
+    }
+}
+
+/// Transform `data` (dims innermost first, element (i0, i1, i2) at
+/// i0 + d0 (i1 + d1 i2)) along `axis` with `fft`.
+fn along_axis(data: &mut [Complex64], dims: &[usize], axis: usize, fft: &dyn rustfft::Fft<f64>) {
+    let len = dims[axis];
+    let stride: usize = dims[..axis].iter().product();
+    let total: usize = dims.iter().product();
+    let mut line = vec![Complex64::new(0.0, 0.0); len];
+    for start in 0..total {
+        // Lines start where the axis index is 0.
+        if (start / stride) % len != 0 {
+            continue;
+        }
+        for (k, v) in line.iter_mut().enumerate() {
+            *v = data[start + k * stride];
+        }
+        fft.process(&mut line);
+        for (k, v) in line.iter().enumerate() {
+            data[start + k * stride] = *v;
+        }
+    }
+}
+
+/// Run one transform of `p` from `input` reals to output reals.
+fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<f64> {
+    let dims = &p.lengths;
+    let n0 = dims[0];
+    let h0 = n0 / 2 + 1;
+    let outer: usize = dims[1..].iter().product();
+    // Row pitch of the real side, in reals.
+    let pitch = if p.in_place { 2 * h0 } else { n0 };
+    match p.transform {
+        Transform::Forward | Transform::Inverse => {
+            let mut data: Vec<Complex64> = input.chunks_exact(2).map(|c| Complex64::new(c[0], c[1])).collect();
+            for axis in 0..dims.len() {
+                let fft = if p.transform == Transform::Forward {
+                    planner.plan_fft_forward(dims[axis])
+                } else {
+                    planner.plan_fft_inverse(dims[axis])
+                };
+                along_axis(&mut data, dims, axis, fft.as_ref());
+            }
+            data.iter().flat_map(|c| [c.re, c.im]).collect()
+        }
+        Transform::RealForward => {
+            let mut hdims = dims.clone();
+            hdims[0] = h0;
+            let mut data = vec![Complex64::new(0.0, 0.0); h0 * outer];
+            let fft = planner.plan_fft_forward(n0);
+            let mut line = vec![Complex64::new(0.0, 0.0); n0];
+            for row in 0..outer {
+                for (k, v) in line.iter_mut().enumerate() {
+                    *v = Complex64::new(input[row * pitch + k], 0.0);
+                }
+                fft.process(&mut line);
+                data[row * h0..row * h0 + h0].copy_from_slice(&line[..h0]);
+            }
+            for (axis, &len) in dims.iter().enumerate().skip(1) {
+                let fft = planner.plan_fft_forward(len);
+                along_axis(&mut data, &hdims, axis, fft.as_ref());
+            }
+            data.iter().flat_map(|c| [c.re, c.im]).collect()
+        }
+        Transform::RealInverse => {
+            let mut hdims = dims.clone();
+            hdims[0] = h0;
+            let mut data: Vec<Complex64> = input.chunks_exact(2).map(|c| Complex64::new(c[0], c[1])).collect();
+            for (axis, &len) in dims.iter().enumerate().skip(1) {
+                let fft = planner.plan_fft_inverse(len);
+                along_axis(&mut data, &hdims, axis, fft.as_ref());
+            }
+            let fft = planner.plan_fft_inverse(n0);
+            let mut out = vec![0.0; pitch * outer];
+            let mut line = vec![Complex64::new(0.0, 0.0); n0];
+            for row in 0..outer {
+                let half = &data[row * h0..row * h0 + h0];
+                for (k, v) in line.iter_mut().enumerate() {
+                    *v = if k < h0 { half[k] } else { half[n0 - k].conj() };
+                }
+                fft.process(&mut line);
+                for (k, v) in line.iter().enumerate() {
+                    out[row * pitch + k] = v.re;
+                }
+            }
+            out
+        }
+    }
+}
+
+pub(crate) unsafe extern "C" fn rocfft_execute(
+    plan: rocfft_plan,
+    in_buffer: *mut *mut c_void,
+    out_buffer: *mut *mut c_void,
+    info: rocfft_execution_info,
+) -> Status {
+    call("rocfft_execute", OK, FAILURE, || {
+        let (device, p) = plan_of("rocfft_execute", plan)?;
+        let (stream, work, work_size) = if info.is_null() {
+            (0, 0, 0)
+        } else {
+            with(info as usize, |o| match &o.kind {
+                Kind::FftInfo(i) => Some((i.stream, i.work, i.work_size)),
+                _ => None,
+            })
+            .flatten()
+            .ok_or(INVALID_ARG)?
+        };
+        if p.work > 0 && (work_size < p.work || span(work, p.work).is_none()) {
+            return Err(INVALID_WORK_BUFFER);
+        }
+        if in_buffer.is_null() || (!p.in_place && out_buffer.is_null()) {
+            return Err(INVALID_ARG);
+        }
+        // SAFETY: non-null arrays holding at least one buffer pointer
+        // (interleaved layouts have one), per the C contract.
+        let (input, output) = unsafe { (*in_buffer as usize, if p.in_place { 0 } else { *out_buffer as usize }) };
+        let (in_reals, out_reals) = reals_per_transform(&p);
+        let size = p.real.size();
+        let (in_span, out_span) = if p.in_place {
+            let s = span(input, size * p.batch * in_reals.max(out_reals)).ok_or(INVALID_ARG)?;
+            (s.clone(), s)
+        } else {
+            (
+                span(input, size * p.batch * in_reals).ok_or(INVALID_ARG)?,
+                span(output, size * p.batch * out_reals).ok_or(INVALID_ARG)?,
+            )
+        };
+        let target = if stream == 0 {
+            streams::null_target(device).map_err(|_| FAILURE)?
+        } else {
+            streams::target(stream as crate::hipStream_t).map_err(|_| INVALID_ARG)?
+        };
+        if target.device != device {
+            return Err(INVALID_ARG);
+        }
+        streams::submit(&target, false, move || {
+            let mut planner = FftPlanner::<f64>::new();
+            // In place, each transform's input and output start at the same
+            // place, at the larger of the two distances.
+            let (in_dist, out_dist) =
+                if p.in_place { (in_reals.max(out_reals), in_reals.max(out_reals)) } else { (in_reals, out_reals) };
+            for t in 0..p.batch {
+                let data = in_span.read(p.real, t * in_dist, in_reals)?;
+                let result = transform_one(&p, &mut planner, &data);
+                out_span.write(p.real, t * out_dist, &result)?;
+            }
+            Ok(())
+        })
+        .map_err(|_| FAILURE)
+    })
+}
+
+/// The simulator's rocFFT table.
+pub(crate) static SIM_ROCFFT: RocfftApi = RocfftApi {
+    rocfft_setup,
+    rocfft_cleanup,
+    rocfft_get_version_string,
+    rocfft_plan_create,
+    rocfft_plan_destroy,
+    rocfft_plan_get_work_buffer_size,
+    rocfft_plan_description_create,
+    rocfft_plan_description_destroy,
+    rocfft_plan_description_set_data_layout,
+    rocfft_execution_info_create,
+    rocfft_execution_info_destroy,
+    rocfft_execution_info_set_stream,
+    rocfft_execution_info_set_work_buffer,
+    rocfft_execute,
+};
