@@ -16,9 +16,13 @@ use std::time::{Duration, Instant};
 
 /// What one device's worker did.
 pub struct Report {
+    /// The device the worker used.
     pub device: Device,
+    /// Each check by name, and what went wrong if it failed.
     pub checks: Vec<(&'static str, Result<(), String>)>,
+    /// Wall time of the worker.
     pub elapsed: Duration,
+    /// The device's pool after the work.
     pub pool: amdgpu::pool::PoolStats,
 }
 
@@ -82,7 +86,8 @@ fn softmax_check() -> Result<(), String> {
     let x: Vec<f32> = (0..shape.len()).map(|i| ((i * 31 % 17) as f32 - 8.0) * 0.25).collect();
     let dx = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
     let mut dy = DeviceArray::<f32>::zeros(shape.len()).map_err(|e| e.to_string())?;
-    dnn::softmax(&dx, &mut dy, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel).map_err(|e| e.to_string())?;
+    dnn::softmax(&dx, &mut dy, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel)
+        .map_err(|e| e.to_string())?;
     let y = dy.to_vec().map_err(|e| e.to_string())?;
     let plane = shape.h * shape.w;
     for n in 0..shape.n {
@@ -162,7 +167,13 @@ fn main() -> ExitCode {
     let mut failed = 0;
     for report in &reports {
         let passed = report.checks.iter().filter(|(_, r)| r.is_ok()).count();
-        println!("\n{} ({} of {} checks passed, {:.1} ms)", report.device, passed, report.checks.len(), report.elapsed.as_secs_f64() * 1e3);
+        println!(
+            "\n{} ({} of {} checks passed, {:.1} ms)",
+            report.device,
+            passed,
+            report.checks.len(),
+            report.elapsed.as_secs_f64() * 1e3
+        );
         for (name, result) in &report.checks {
             match result {
                 Ok(()) => println!("  ok    {name}"),

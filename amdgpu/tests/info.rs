@@ -17,7 +17,7 @@ fn the_report_lists_the_backend_libraries_and_devices() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("backend    sim"), "{text}");
-    assert!(text.contains("librocsparse"), "{text}");
+    assert!(text.contains("rocSPARSE (available)") && text.contains("MIOpen (available)"), "{text}");
     assert!(text.contains("device 0: HIP simulator device 0") && text.contains("device 1:"), "{text}");
     assert!(text.contains("compute units  4 (wavefront 64)"), "{text}");
 }

@@ -1,1 +1,83 @@
-fn main() {}
+//! A warm handle lookup and a plan-cache hit, each against making the
+//! handle or plan from scratch, on the same backend in one run.
+//!
+//! Run: `cargo bench -p hip-libs --bench caches` (needs a backend with
+//! rocSPARSE and rocFFT: the simulator or AMD).
+
+use criterion::Criterion;
+use hip_core::{Device, Stream};
+use hip_libs::fft::{self, Placement, PlanKey, TransformKind};
+use hip_libs::sparse;
+use std::hint::black_box;
+use std::path::PathBuf;
+
+const GROUP: &str = "hip-libs-caches";
+
+fn benches(c: &mut Criterion) -> bool {
+    if !hip_libs::available(hip_libs::Library::Rocsparse) || !hip_libs::available(hip_libs::Library::Rocfft) {
+        eprintln!("skipped: rocSPARSE and rocFFT are not available on the {} backend", hip_sys::backend());
+        return false;
+    }
+    let device = Device::new(0).expect("a device");
+    let stream = Stream::new_on(device).expect("a stream");
+    let api = hip_sys::rocsparse().expect("rocSPARSE");
+    let mut group = c.benchmark_group(GROUP);
+    group.bench_function("handle lookup (warm)", |b| {
+        b.iter(|| black_box(sparse::with_raw_handle(device, &stream, |h| h).expect("handle")))
+    });
+    group.bench_function("handle create+destroy", |b| {
+        b.iter(|| {
+            hip_core::raw::on_device(device, || {
+                let mut h = std::ptr::null_mut();
+                // SAFETY: a valid out-pointer; the handle is destroyed right after.
+                unsafe {
+                    black_box((api.rocsparse_create_handle)(&mut h));
+                    black_box((api.rocsparse_destroy_handle)(h));
+                }
+            })
+            .expect("on_device")
+        })
+    });
+    let key = PlanKey {
+        device,
+        shape: vec![256, 256],
+        batch: 1,
+        kind: TransformKind::ComplexForward,
+        double: false,
+        placement: Placement::OutOfPlace,
+    };
+    group.bench_function("plan cache hit", |b| b.iter(|| black_box(fft::cached_plan(key.clone()).expect("plan"))));
+    group.bench_function("plan create+destroy", |b| b.iter(|| black_box(fft::Plan::new(key.clone()).expect("plan"))));
+    group.finish();
+    true
+}
+
+fn criterion_dir() -> PathBuf {
+    std::env::var_os("CRITERION_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
+}
+
+fn mean_ns(name: &str) -> Option<f64> {
+    let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let text = std::fs::read_to_string(criterion_dir().join(GROUP).join(clean).join("new/estimates.json")).ok()?;
+    let mean = &text[text.find("\"mean\"")?..];
+    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+    point[..point.find([',', '}'])?].trim().parse().ok()
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    if !benches(&mut criterion) {
+        return;
+    }
+    criterion.final_summary();
+    println!("\nbackend {:?}:", hip_sys::backend());
+    for (cached, fresh) in
+        [("handle lookup (warm)", "handle create+destroy"), ("plan cache hit", "plan create+destroy")]
+    {
+        if let (Some(c), Some(f)) = (mean_ns(cached), mean_ns(fresh)) {
+            println!("  {cached:<22} {c:>10.1} ns   {fresh:<22} {f:>10.1} ns   {:.0}x", f / c);
+        }
+    }
+}

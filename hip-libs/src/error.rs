@@ -59,7 +59,12 @@ impl LibError {
         LibError::InvalidInput { operation, problem: problem.into() }
     }
 
-    pub(crate) fn wrong_device(operation: &'static str, what: &'static str, expected: Device, found: Device) -> LibError {
+    pub(crate) fn wrong_device(
+        operation: &'static str,
+        what: &'static str,
+        expected: Device,
+        found: Device,
+    ) -> LibError {
         LibError::WrongDevice { operation, what, expected: expected.ordinal(), found: found.ordinal() }
     }
 }

@@ -10,7 +10,6 @@
 use crate::Result;
 use hip_core::{Device, Stream};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread::LocalKey;
@@ -31,7 +30,7 @@ pub(crate) trait LibHandle: Sized + Send + 'static {
 
 /// Idle handles of one kind, per device, and counters.
 pub(crate) struct HandleCache<H> {
-    idle: Mutex<HashMap<Device, Vec<H>>>,
+    idle: Mutex<Vec<(Device, Vec<H>)>>,
     created: AtomicUsize,
     destroyed: AtomicUsize,
     limit: usize,
@@ -51,20 +50,32 @@ pub struct HandleStats {
 impl<H: LibHandle> HandleCache<H> {
     pub const fn new(limit: usize) -> Self {
         HandleCache {
-            idle: Mutex::new(HashMap::new()),
+            idle: Mutex::new(Vec::new()),
             created: AtomicUsize::new(0),
             destroyed: AtomicUsize::new(0),
             limit,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Device, Vec<H>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Device, Vec<H>)>> {
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The idle list of `device` (a few devices: a vector serves).
+    fn list(idle: &mut Vec<(Device, Vec<H>)>, device: Device) -> &mut Vec<H> {
+        let index = match idle.iter().position(|(d, _)| *d == device) {
+            Some(i) => i,
+            None => {
+                idle.push((device, Vec::new()));
+                idle.len() - 1
+            }
+        };
+        &mut idle[index].1
     }
 
     /// An idle handle of `device`, or a new one.
     fn acquire(&self, device: Device) -> Result<H> {
-        if let Some(handle) = self.lock().get_mut(&device).and_then(Vec::pop) {
+        if let Some(handle) = Self::list(&mut self.lock(), device).pop() {
             return Ok(handle);
         }
         let handle = H::create(device)?;
@@ -77,7 +88,7 @@ impl<H: LibHandle> HandleCache<H> {
         let device = handle.device();
         let overflow = {
             let mut idle = self.lock();
-            let list = idle.entry(device).or_default();
+            let list = Self::list(&mut idle, device);
             if list.len() < self.limit {
                 list.push(handle);
                 None
@@ -102,7 +113,7 @@ impl<H: LibHandle> HandleCache<H> {
 
     /// Destroy every idle handle (each under its device).
     pub fn clear(&self) {
-        let all: Vec<H> = self.lock().drain().flat_map(|(_, v)| v).collect();
+        let all: Vec<H> = self.lock().drain(..).flat_map(|(_, v)| v).collect();
         for handle in all {
             self.destroy(handle);
         }

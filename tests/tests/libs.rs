@@ -3,7 +3,7 @@
 //! 1e-10 for f64, and a bound proportional to n for FFTs (stated at each
 //! check). Where the backend lacks a library the tests say so and pass.
 
-use amdgpu::libs::{dnn, fft, sparse, Library, LibError};
+use amdgpu::libs::{dnn, fft, sparse, LibError, Library};
 use amdgpu::prelude::*;
 use hip_sys::{sim, Backend};
 
@@ -131,7 +131,8 @@ fn invalid_csr_input_is_refused_before_the_library() {
         return;
     }
     let s = stream();
-    let cases: Vec<(&str, Vec<i32>, Vec<i32>, Vec<f32>)> = vec![
+    type Case = (&'static str, Vec<i32>, Vec<i32>, Vec<f32>);
+    let cases: Vec<Case> = vec![
         ("row_ptr has", vec![0, 1], vec![0], vec![1.0]),
         ("decreases", vec![0, 2, 1], vec![0, 1], vec![1.0, 2.0]),
         ("outside", vec![0, 1, 2], vec![0, 9], vec![1.0, 2.0]),
@@ -305,7 +306,8 @@ fn a_handle_returns_to_its_own_devices_idle_list() {
         sparse::spmv(1.0, &a, &x, 0.0, &mut y).unwrap();
         assert_eq!(y.to_vec().unwrap(), [1.0, 2.0]);
     };
-    let idle_on = |d: Device| sparse::handle_stats().idle.iter().find(|(o, _)| *o == d.ordinal()).map_or(0, |(_, n)| *n);
+    let idle_on =
+        |d: Device| sparse::handle_stats().idle.iter().find(|(o, _)| *o == d.ordinal()).map_or(0, |(_, n)| *n);
     let (idle0, idle1) = (idle_on(d0), idle_on(d1));
     on_thread("handle-maker", move || {
         set_device(d1).unwrap();
@@ -425,7 +427,10 @@ fn the_main_example_runs_on_every_device() {
         }
     }
     if amdgpu::backend() == Backend::Sim {
-        let bad: Vec<_> = sim::violations().into_iter().filter(|v| v.thread.starts_with("worker-") || v.thread == "dropper").collect();
+        let bad: Vec<_> = sim::violations()
+            .into_iter()
+            .filter(|v| v.thread.starts_with("worker-") || v.thread == "dropper")
+            .collect();
         assert_eq!(bad, []);
     }
 }

@@ -80,7 +80,10 @@ pub fn activation<T: DnnScalar>(
     const OP: &str = "activation";
     shape.check(OP, "the tensor")?;
     if x.len() != shape.len() || y.len() != shape.len() {
-        return Err(LibError::invalid(OP, format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len())));
+        return Err(LibError::invalid(
+            OP,
+            format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len()),
+        ));
     }
     let device = y.device();
     same_device(OP, device, &[("x", x.device())])?;

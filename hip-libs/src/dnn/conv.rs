@@ -7,7 +7,9 @@ use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{audit, Device};
-use hip_sys::miopen::{miopenConvAlgoPerf_t, miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
+use hip_sys::miopen::{
+    miopenConvAlgoPerf_t, miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t,
+};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -43,9 +45,16 @@ impl Drop for ConvDesc {
 fn conv_desc(params: Conv2d) -> Result<ConvDesc> {
     let op = "conv2d";
     let values = [params.pad.0, params.pad.1, params.stride.0, params.stride.1, params.dilation.0, params.dilation.1];
-    if values.iter().any(|v| *v > i32::MAX as usize) || params.stride.0 == 0 || params.stride.1 == 0 || params.dilation.0 == 0 || params.dilation.1 == 0
+    if values.iter().any(|v| *v > i32::MAX as usize)
+        || params.stride.0 == 0
+        || params.stride.1 == 0
+        || params.dilation.0 == 0
+        || params.dilation.1 == 0
     {
-        return Err(LibError::invalid(op, format!("{params:?}: strides and dilations must be positive and all values fit an int")));
+        return Err(LibError::invalid(
+            op,
+            format!("{params:?}: strides and dilations must be positive and all values fit an int"),
+        ));
     }
     let api = hip_sys::miopen()?;
     let mut raw: miopenConvolutionDescriptor_t = std::ptr::null_mut();
@@ -89,7 +98,10 @@ pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Res
         out(input.w, params.pad.1, params.dilation.1, filter.w, params.stride.1.max(1)),
     ) {
         (Some(h), Some(w)) => Ok(Shape4::new(input.n, filter.n, h, w)),
-        _ => Err(LibError::invalid(OP, format!("the filter {filter:?} with {params:?} does not fit the input {input:?}"))),
+        _ => Err(LibError::invalid(
+            OP,
+            format!("the filter {filter:?} with {params:?} does not fit the input {input:?}"),
+        )),
     }
 }
 
@@ -111,7 +123,8 @@ pub fn conv2d_forward<T: DnnScalar>(
 ) -> Result<Shape4> {
     const OP: &str = "conv2d";
     let output = conv2d_output_shape(input, filter, params)?;
-    for (what, have, want) in [("x", x.len(), input.len()), ("w", w.len(), filter.len()), ("y", y.len(), output.len())] {
+    for (what, have, want) in [("x", x.len(), input.len()), ("w", w.len(), filter.len()), ("y", y.len(), output.len())]
+    {
         if have != want {
             return Err(LibError::invalid(OP, format!("{what} has {have} elements; {want} are needed")));
         }
@@ -121,22 +134,32 @@ pub fn conv2d_forward<T: DnnScalar>(
     let stream = y.stream().clone();
     order_inputs(&stream, &[x.stream(), w.stream()])?;
     let api = hip_sys::miopen()?;
-    let (x_desc, w_desc, y_desc) = (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
+    let (x_desc, w_desc, y_desc) =
+        (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
     let conv = conv_desc(params)?;
     let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
-    let key: AlgoKey = (device, input, filter, params, T::DATATYPE.0 == hip_sys::miopen::miopenDataType_t::miopenDouble.0);
+    let key: AlgoKey =
+        (device, input, filter, params, T::DATATYPE.0 == hip_sys::miopen::miopenDataType_t::miopenDouble.0);
     with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
         on_device(device, || -> Result<Shape4> {
             let mut workspace_size = 0usize;
             check(
                 // SAFETY: live handle and descriptors; a valid out-pointer.
                 unsafe {
-                    (api.miopenConvolutionForwardGetWorkSpaceSize)(handle.raw, w_desc.0, x_desc.0, conv.0, y_desc.0, &mut workspace_size)
+                    (api.miopenConvolutionForwardGetWorkSpaceSize)(
+                        handle.raw,
+                        w_desc.0,
+                        x_desc.0,
+                        conv.0,
+                        y_desc.0,
+                        &mut workspace_size,
+                    )
                 },
                 "miopenConvolutionForwardGetWorkSpaceSize",
             )?;
             let workspace = hip_pool::alloc_on(device, workspace_size.max(4), &stream)?;
-            let cached = ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).copied());
+            let cached =
+                ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).copied());
             let algorithm = match cached {
                 Some(a) => a,
                 None => {
@@ -169,8 +192,12 @@ pub fn conv2d_forward<T: DnnScalar>(
                         return Err(LibError::invalid(OP, "MIOpen found no forward algorithm for this problem"));
                     }
                     // SAFETY: the forward search fills the forward member of the union.
-                    let algorithm = unsafe { perf.__bindgen_anon_1.fwd_algo };
-                    ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).insert(key, algorithm);
+                    let algorithm = unsafe { perf.algo.fwd_algo };
+                    ALGORITHMS
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert_with(HashMap::new)
+                        .insert(key, algorithm);
                     algorithm
                 }
             };

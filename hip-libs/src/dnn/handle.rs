@@ -24,7 +24,7 @@ pub(crate) fn check(status: miopenStatus_t, operation: &'static str) -> Result<(
         9 => "miopenStatusGpuOperationsSkipped",
         _ => "an unknown miopenStatus_t",
     };
-    Err(LibError::Status { library: "MIOpen", operation, status: status.0 as u32, name })
+    Err(LibError::Status { library: "MIOpen", operation, status: status.0, name })
 }
 
 /// An MIOpen handle of one device.
@@ -53,8 +53,10 @@ impl LibHandle for DnnHandle {
 
     fn set_stream(&self, stream: &Stream) -> Result<()> {
         let api = hip_sys::miopen()?;
-        // SAFETY: a live handle and a stream of its device.
-        on_device(self.device, || check(unsafe { (api.miopenSetStream)(self.raw, stream.as_raw().cast()) }, "miopenSetStream"))?
+        on_device(self.device, || {
+            // SAFETY: a live handle and a stream of its device.
+            check(unsafe { (api.miopenSetStream)(self.raw, stream.as_raw().cast()) }, "miopenSetStream")
+        })?
     }
 
     fn destroy(self) -> Result<()> {
@@ -75,4 +77,10 @@ impl LibHandle for DnnHandle {
 /// Counters of the MIOpen handle cache.
 pub fn handle_stats() -> HandleStats {
     CACHE.stats()
+}
+
+/// Destroy the idle MIOpen handles (each under its own device). Handles in
+/// use by live threads are kept.
+pub fn clear_idle_handles() {
+    CACHE.clear();
 }

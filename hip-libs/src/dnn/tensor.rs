@@ -59,7 +59,10 @@ impl Shape4 {
     pub(crate) fn check(&self, operation: &'static str, what: &str) -> Result<()> {
         let dims = [self.n, self.c, self.h, self.w];
         if dims.iter().any(|d| *d == 0 || *d > i32::MAX as usize) {
-            return Err(LibError::invalid(operation, format!("{what} shape {self:?}: every dimension must be 1 to {}", i32::MAX)));
+            return Err(LibError::invalid(
+                operation,
+                format!("{what} shape {self:?}: every dimension must be 1 to {}", i32::MAX),
+            ));
         }
         if dims.iter().try_fold(1usize, |a, d| a.checked_mul(*d)).is_none() {
             return Err(LibError::invalid(operation, format!("{what} shape {self:?} overflows")));
@@ -100,8 +103,10 @@ impl Drop for TensorDesc {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
         if let Ok(api) = hip_sys::miopen() {
-            // SAFETY: made by miopenCreateTensorDescriptor, destroyed once.
-            if let Err(e) = check(unsafe { (api.miopenDestroyTensorDescriptor)(self.0) }, "miopenDestroyTensorDescriptor") {
+            if let Err(e) =
+                // SAFETY: made by miopenCreateTensorDescriptor, destroyed once.
+                check(unsafe { (api.miopenDestroyTensorDescriptor)(self.0) }, "miopenDestroyTensorDescriptor")
+            {
                 log::error!("dropping a tensor descriptor: {e}");
             }
         }

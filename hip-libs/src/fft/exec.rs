@@ -1,7 +1,7 @@
 //! Executing transforms.
 
 use super::plan::{check, FftReal, Placement, PlanKey, TransformKind};
-use super::plan_cache::plan;
+use super::plan_cache::cached_plan;
 use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
@@ -48,7 +48,7 @@ fn expect_len(operation: &'static str, what: &str, got: usize, want: usize) -> R
 /// Execute `key`'s plan on `stream`.
 fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Stream) -> Result<()> {
     let device: Device = key.device;
-    let plan = plan(key)?;
+    let plan = cached_plan(key)?;
     let api = hip_sys::rocfft()?;
     let work = if plan.work_size() > 0 { Some(hip_pool::alloc_on(device, plan.work_size(), stream)?) } else { None };
     on_device(device, || -> Result<()> {
@@ -56,15 +56,14 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
         // SAFETY: a valid out-pointer.
         check(unsafe { (api.rocfft_execution_info_create)(&mut info) }, "rocfft_execution_info_create")?;
         let result = (|| {
-            // SAFETY: a live info; the stream value (not its address), as rocFFT takes it.
             check(
+                // SAFETY: a live info; the stream value (not its address), as rocFFT takes it.
                 unsafe { (api.rocfft_execution_info_set_stream)(info, stream.as_raw().cast()) },
                 "rocfft_execution_info_set_stream",
             )?;
             if let Some(work) = &work {
-                // SAFETY: the work area holds the plan's size and outlives the execution (its
-                // block returns to the pool in this stream's order).
                 check(
+                    // SAFETY: the work area holds the plan's size and outlives the execution (its block returns to the pool in this stream's order).
                     unsafe { (api.rocfft_execution_info_set_work_buffer)(info, work.as_ptr(), plan.work_size()) },
                     "rocfft_execution_info_set_work_buffer",
                 )?;
@@ -102,7 +101,14 @@ pub fn c2c<T: FftReal>(
         Direction::Forward => TransformKind::ComplexForward,
         Direction::Inverse => TransformKind::ComplexInverse,
     };
-    let key = PlanKey { device, shape: shape.to_vec(), batch, kind, double: T::PRECISION.0 == 1, placement: Placement::OutOfPlace };
+    let key = PlanKey {
+        device,
+        shape: shape.to_vec(),
+        batch,
+        kind,
+        double: T::PRECISION.0 == 1,
+        placement: Placement::OutOfPlace,
+    };
     execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
 }
 

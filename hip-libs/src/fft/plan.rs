@@ -127,15 +127,19 @@ unsafe impl Send for Plan {}
 unsafe impl Sync for Plan {}
 
 impl Plan {
-    /// Make the plan `key` describes, under its device.
-    pub(crate) fn create(key: PlanKey) -> Result<Plan> {
+    /// Make the plan `key` describes, under its device (not cached: see
+    /// [`super::cached_plan`]).
+    pub fn new(key: PlanKey) -> Result<Plan> {
         let api = hip_sys::rocfft()?;
         let op = "rocfft_plan_create";
         if key.shape.is_empty() || key.shape.len() > 3 {
             return Err(LibError::invalid(op, format!("{} dimensions; rocFFT takes 1 to 3", key.shape.len())));
         }
         if key.shape.contains(&0) || key.batch == 0 {
-            return Err(LibError::invalid(op, format!("shape {:?} and batch {} must be positive", key.shape, key.batch)));
+            return Err(LibError::invalid(
+                op,
+                format!("shape {:?} and batch {} must be positive", key.shape, key.batch),
+            ));
         }
         ensure_setup(api)?;
         // rocFFT lists lengths fastest first.
@@ -180,19 +184,22 @@ impl Plan {
         LIVE.fetch_add(1, Ordering::Relaxed);
         let mut plan = Plan { raw, key, work_size: 0 };
         let mut size = 0usize;
-        // SAFETY: a live plan and a valid out-pointer.
-        check(unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) }, "rocfft_plan_get_work_buffer_size")?;
+        check(
+            // SAFETY: a live plan and a valid out-pointer.
+            unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) },
+            "rocfft_plan_get_work_buffer_size",
+        )?;
         plan.work_size = size;
         Ok(plan)
     }
 
-    /// The raw plan.
-    pub(crate) fn raw(&self) -> rocfft_plan {
+    /// The raw rocFFT plan, for calls this crate does not wrap.
+    pub fn raw(&self) -> rocfft_plan {
         self.raw
     }
 
     /// Bytes of work area an execution needs.
-    pub(crate) fn work_size(&self) -> usize {
+    pub fn work_size(&self) -> usize {
         self.work_size
     }
 

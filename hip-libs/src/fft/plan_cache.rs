@@ -20,8 +20,8 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
     CACHE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The plan for `key`, from the cache or made now.
-pub(crate) fn plan(key: PlanKey) -> Result<Arc<Plan>> {
+/// The plan for `key`, from the cache or made now (and cached).
+pub fn cached_plan(key: PlanKey) -> Result<Arc<Plan>> {
     {
         let mut cache = lock();
         if let Some(i) = cache.plans.iter().position(|p| *p.key() == key) {
@@ -30,7 +30,7 @@ pub(crate) fn plan(key: PlanKey) -> Result<Arc<Plan>> {
             return Ok(plan);
         }
     }
-    let plan = Arc::new(Plan::create(key)?);
+    let plan = Arc::new(Plan::new(key)?);
     let evicted: Vec<Arc<Plan>> = {
         let mut cache = lock();
         cache.plans.push(plan.clone());

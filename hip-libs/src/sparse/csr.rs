@@ -52,10 +52,16 @@ fn validate<T>(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], value
         return Err(LibError::invalid(op, format!("{rows} x {cols} does not fit 32-bit indices")));
     }
     if row_ptr.len() != rows + 1 {
-        return Err(LibError::invalid(op, format!("row_ptr has {} entries; a {rows}-row matrix needs {}", row_ptr.len(), rows + 1)));
+        return Err(LibError::invalid(
+            op,
+            format!("row_ptr has {} entries; a {rows}-row matrix needs {}", row_ptr.len(), rows + 1),
+        ));
     }
     if col_ind.len() != values.len() {
-        return Err(LibError::invalid(op, format!("col_ind has {} entries but values has {}", col_ind.len(), values.len())));
+        return Err(LibError::invalid(
+            op,
+            format!("col_ind has {} entries but values has {}", col_ind.len(), values.len()),
+        ));
     }
     if row_ptr[0] != 0 {
         return Err(LibError::invalid(op, format!("row_ptr[0] is {}; it must be 0", row_ptr[0])));
@@ -167,6 +173,14 @@ impl<T: SparseScalar> Drop for CsrMatrix<T> {
 
 impl<T: SparseScalar> std::fmt::Debug for CsrMatrix<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CsrMatrix<{}>({} x {}, {} values on {})", std::any::type_name::<T>(), self.rows, self.cols, self.nnz, self.device)
+        write!(
+            f,
+            "CsrMatrix<{}>({} x {}, {} values on {})",
+            std::any::type_name::<T>(),
+            self.rows,
+            self.cols,
+            self.nnz,
+            self.device
+        )
     }
 }

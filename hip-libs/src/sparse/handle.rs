@@ -66,8 +66,10 @@ impl LibHandle for SparseHandle {
 
     fn destroy(self) -> Result<()> {
         let api = hip_sys::rocsparse()?;
-        // SAFETY: a live handle, destroyed once, under its device.
-        on_device(self.device, || check(unsafe { (api.rocsparse_destroy_handle)(self.raw) }, "rocsparse_destroy_handle"))?
+        on_device(self.device, || {
+            // SAFETY: a live handle, destroyed once, under its device.
+            check(unsafe { (api.rocsparse_destroy_handle)(self.raw) }, "rocsparse_destroy_handle")
+        })?
     }
 
     fn device(&self) -> Device {
@@ -83,4 +85,22 @@ impl LibHandle for SparseHandle {
 /// idle per device.
 pub fn handle_stats() -> HandleStats {
     CACHE.stats()
+}
+
+/// Destroy the idle rocSPARSE handles (each under its own device). Handles
+/// in use by live threads are kept.
+pub fn clear_idle_handles() {
+    CACHE.clear();
+}
+
+/// Run `f` with this thread's rocSPARSE handle for `device`, bound to
+/// `stream` (of that device), for rocSPARSE calls this crate does not wrap.
+/// `f` runs with `device` current in HIP.
+pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocsparse_handle) -> R) -> Result<R> {
+    if stream.device() != device {
+        return Err(LibError::wrong_device("sparse::with_raw_handle", "the stream", device, stream.device()));
+    }
+    crate::handle_cache::with_handle::<SparseHandle, _>(&HANDLES, device, stream, |handle| {
+        Ok(on_device(device, || f(handle.raw))?)
+    })
 }

@@ -1,8 +1,6 @@
 //! rocSPARSE: CSR matrices and sparse products.
 //!
-//! ```no_run
-//! # // Runs in the workspace tests; here it needs an `amdgpu` array type.
-//! ```
+//! (`amdgpu`'s `multi_gpu` example shows them with `DeviceArray`s.)
 //!
 //! [`CsrMatrix`] uploads and validates a host CSR matrix; [`spmv`]
 //! computes `y = alpha * op(A) * x + beta * y` and [`spmm`] the same with
@@ -14,5 +12,5 @@ mod handle;
 mod spmv;
 
 pub use csr::{CsrMatrix, SparseScalar};
-pub use handle::handle_stats;
+pub use handle::{clear_idle_handles, handle_stats, with_raw_handle};
 pub use spmv::{spmm, spmv, spmv_op, DenseOrder, Operation};

@@ -88,8 +88,8 @@ pub fn spmv_op<T: SparseScalar>(
         on_device(device, || -> Result<()> {
             let mut x_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
             let mut y_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
-            // SAFETY: x and y are device vectors of the checked lengths.
             check(
+                // SAFETY: x and y are device vectors of the checked lengths.
                 unsafe { (api.rocsparse_create_dnvec_descr)(&mut x_descr, x_len as i64, x_ptr, T::DATATYPE) },
                 "rocsparse_create_dnvec_descr",
             )?;
@@ -121,9 +121,15 @@ pub fn spmv_op<T: SparseScalar>(
                     }
                 };
                 let mut size = 0usize;
-                check(call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()), "rocsparse_spmv")?;
+                check(
+                    call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()),
+                    "rocsparse_spmv",
+                )?;
                 let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
-                check(call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()), "rocsparse_spmv")
+                check(
+                    call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
+                    "rocsparse_spmv",
+                )
             });
             for descr in [x_descr, y_descr] {
                 if !descr.is_null() {
@@ -154,7 +160,11 @@ pub fn spmm<T: SparseScalar>(
     if n == 0 || b.len() != k.saturating_mul(n) || c.len() != m.saturating_mul(n) {
         return Err(LibError::invalid(
             OP,
-            format!("A is {m} x {k}; B must hold {k} x {n} and C {m} x {n} elements (n > 0); got {} and {}", b.len(), c.len()),
+            format!(
+                "A is {m} x {k}; B must hold {k} x {n} and C {m} x {n} elements (n > 0); got {} and {}",
+                b.len(),
+                c.len()
+            ),
         ));
     }
     let stream = c.stream().clone();
@@ -172,7 +182,15 @@ pub fn spmm<T: SparseScalar>(
             // SAFETY: B and C are device matrices of the checked sizes.
             let made = check(
                 unsafe {
-                    (api.rocsparse_create_dnmat_descr)(&mut b_descr, k as i64, n as i64, ld_b as i64, b_ptr, T::DATATYPE, raw_order)
+                    (api.rocsparse_create_dnmat_descr)(
+                        &mut b_descr,
+                        k as i64,
+                        n as i64,
+                        ld_b as i64,
+                        b_ptr,
+                        T::DATATYPE,
+                        raw_order,
+                    )
                 },
                 "rocsparse_create_dnmat_descr",
             )
@@ -180,7 +198,15 @@ pub fn spmm<T: SparseScalar>(
                 check(
                     // SAFETY: as above.
                     unsafe {
-                        (api.rocsparse_create_dnmat_descr)(&mut c_descr, m as i64, n as i64, ld_c as i64, c_ptr, T::DATATYPE, raw_order)
+                        (api.rocsparse_create_dnmat_descr)(
+                            &mut c_descr,
+                            m as i64,
+                            n as i64,
+                            ld_c as i64,
+                            c_ptr,
+                            T::DATATYPE,
+                            raw_order,
+                        )
                     },
                     "rocsparse_create_dnmat_descr",
                 )
@@ -207,10 +233,19 @@ pub fn spmm<T: SparseScalar>(
                     }
                 };
                 let mut size = 0usize;
-                check(call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()), "rocsparse_spmm")?;
+                check(
+                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()),
+                    "rocsparse_spmm",
+                )?;
                 let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
-                check(call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut size, temp.as_ptr()), "rocsparse_spmm")?;
-                check(call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()), "rocsparse_spmm")
+                check(
+                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut size, temp.as_ptr()),
+                    "rocsparse_spmm",
+                )?;
+                check(
+                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
+                    "rocsparse_spmm",
+                )
             });
             for descr in [b_descr, c_descr] {
                 if !descr.is_null() {
