@@ -14,12 +14,62 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// How one check went.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Ran, and the result matched the CPU.
+    Passed,
+    /// Not run: the backend lacks the library (e.g. rocFFT on NVIDIA).
+    Skipped(String),
+    /// Ran and went wrong.
+    Failed(String),
+}
+
+impl Outcome {
+    fn of(result: Result<(), Problem>) -> Outcome {
+        match result {
+            Ok(()) => Outcome::Passed,
+            Err(Problem::Unavailable(why)) => Outcome::Skipped(why),
+            Err(Problem::Failed(why)) => Outcome::Failed(why),
+        }
+    }
+}
+
+/// Why a check did not pass.
+pub enum Problem {
+    /// A library the backend does not have.
+    Unavailable(String),
+    /// Anything else.
+    Failed(String),
+}
+
+impl From<amdgpu::libs::LibError> for Problem {
+    fn from(e: amdgpu::libs::LibError) -> Self {
+        match e {
+            amdgpu::libs::LibError::Unavailable(why) => Problem::Unavailable(why.to_string()),
+            other => Problem::Failed(other.to_string()),
+        }
+    }
+}
+
+impl From<amdgpu::Error> for Problem {
+    fn from(e: amdgpu::Error) -> Self {
+        Problem::Failed(e.to_string())
+    }
+}
+
+impl From<String> for Problem {
+    fn from(e: String) -> Self {
+        Problem::Failed(e)
+    }
+}
+
 /// What one device's worker did.
 pub struct Report {
     /// The device the worker used.
     pub device: Device,
-    /// Each check by name, and what went wrong if it failed.
-    pub checks: Vec<(&'static str, Result<(), String>)>,
+    /// Each check by name, and how it went.
+    pub checks: Vec<(&'static str, Outcome)>,
     /// Wall time of the worker.
     pub elapsed: Duration,
     /// The device's pool after the work.
@@ -31,14 +81,14 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
 }
 
 /// FFT forward then inverse gives n × x back (rocFFT does not normalize).
-fn fft_round_trip(n: usize) -> Result<(), String> {
+fn fft_round_trip(n: usize) -> Result<(), Problem> {
     let x: Vec<[f32; 2]> = (0..n).map(|i| [(i as f32 * 0.37).sin(), (i as f32 * 0.11).cos()]).collect();
-    let input = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
-    let mut spectrum = DeviceArray::<[f32; 2]>::zeros(n).map_err(|e| e.to_string())?;
-    let mut back = DeviceArray::<[f32; 2]>::zeros(n).map_err(|e| e.to_string())?;
-    fft::c2c(&input, &mut spectrum, &[n], 1, fft::Direction::Forward).map_err(|e| e.to_string())?;
-    fft::c2c(&spectrum, &mut back, &[n], 1, fft::Direction::Inverse).map_err(|e| e.to_string())?;
-    let back = back.to_vec().map_err(|e| e.to_string())?;
+    let input = DeviceArray::from_slice(&x)?;
+    let mut spectrum = DeviceArray::<[f32; 2]>::zeros(n)?;
+    let mut back = DeviceArray::<[f32; 2]>::zeros(n)?;
+    fft::c2c(&input, &mut spectrum, &[n], 1, fft::Direction::Forward)?;
+    fft::c2c(&spectrum, &mut back, &[n], 1, fft::Direction::Inverse)?;
+    let back = back.to_vec()?;
     let worst = x
         .iter()
         .zip(&back)
@@ -47,12 +97,12 @@ fn fft_round_trip(n: usize) -> Result<(), String> {
     if worst <= 1e-3 * n as f32 {
         Ok(())
     } else {
-        Err(format!("round trip off by {worst}"))
+        Err(format!("round trip off by {worst}").into())
     }
 }
 
 /// A tridiagonal matrix times a vector, against the CPU.
-fn sparse_product(n: usize) -> Result<(), String> {
+fn sparse_product(n: usize) -> Result<(), Problem> {
     let (mut row_ptr, mut col_ind, mut values) = (vec![0i32], Vec::new(), Vec::new());
     for i in 0..n {
         for (j, v) in [(i.wrapping_sub(1), -1.0f64), (i, 2.0), (i + 1, -1.0)] {
@@ -63,32 +113,31 @@ fn sparse_product(n: usize) -> Result<(), String> {
         }
         row_ptr.push(col_ind.len() as i32);
     }
-    let a = sparse::CsrMatrix::from_host(&stream(), n, n, &row_ptr, &col_ind, &values).map_err(|e| e.to_string())?;
+    let a = sparse::CsrMatrix::from_host(&stream(), n, n, &row_ptr, &col_ind, &values)?;
     let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
-    let dx = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
-    let mut dy = DeviceArray::<f64>::zeros(n).map_err(|e| e.to_string())?;
-    sparse::spmv(1.0, &a, &dx, 0.0, &mut dy).map_err(|e| e.to_string())?;
-    let y = dy.to_vec().map_err(|e| e.to_string())?;
+    let dx = DeviceArray::from_slice(&x)?;
+    let mut dy = DeviceArray::<f64>::zeros(n)?;
+    sparse::spmv(1.0, &a, &dx, 0.0, &mut dy)?;
+    let y = dy.to_vec()?;
     for i in 0..n {
         let left = if i > 0 { x[i - 1] } else { 0.0 };
         let right = if i + 1 < n { x[i + 1] } else { 0.0 };
         let want = 2.0 * x[i] - left - right;
         if !close(y[i], want, 1e-12) {
-            return Err(format!("y[{i}] = {} but the CPU says {want}", y[i]));
+            return Err(format!("y[{i}] = {} but the CPU says {want}", y[i]).into());
         }
     }
     Ok(())
 }
 
 /// Softmax over channels, against the CPU.
-fn softmax_check() -> Result<(), String> {
+fn softmax_check() -> Result<(), Problem> {
     let shape = dnn::Shape4::new(2, 8, 3, 3);
     let x: Vec<f32> = (0..shape.len()).map(|i| ((i * 31 % 17) as f32 - 8.0) * 0.25).collect();
-    let dx = DeviceArray::from_slice(&x).map_err(|e| e.to_string())?;
-    let mut dy = DeviceArray::<f32>::zeros(shape.len()).map_err(|e| e.to_string())?;
-    dnn::softmax(&dx, &mut dy, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel)
-        .map_err(|e| e.to_string())?;
-    let y = dy.to_vec().map_err(|e| e.to_string())?;
+    let dx = DeviceArray::from_slice(&x)?;
+    let mut dy = DeviceArray::<f32>::zeros(shape.len())?;
+    dnn::softmax(&dx, &mut dy, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel)?;
+    let y = dy.to_vec()?;
     let plane = shape.h * shape.w;
     for n in 0..shape.n {
         for p in 0..plane {
@@ -98,7 +147,7 @@ fn softmax_check() -> Result<(), String> {
             for c in 0..shape.c {
                 let want = (x[index(c)] - max).exp() / sum;
                 if !close(y[index(c)] as f64, want as f64, 1e-5) {
-                    return Err(format!("softmax[{}] = {} but the CPU says {want}", index(c), y[index(c)]));
+                    return Err(format!("softmax[{}] = {} but the CPU says {want}", index(c), y[index(c)]).into());
                 }
             }
         }
@@ -112,17 +161,19 @@ pub fn work(device: Device, handoff: mpsc::Sender<DeviceArray<f32>>) -> Report {
     let start = Instant::now();
     let mut checks = Vec::new();
     if let Err(e) = set_device(device) {
-        checks.push(("set_device", Err(e.to_string())));
+        checks.push(("set_device", Outcome::Failed(e.to_string())));
     } else {
-        checks.push(("FFT round trip (4096)", fft_round_trip(4096)));
-        checks.push(("sparse matrix-vector product (1000)", sparse_product(1000)));
-        checks.push(("softmax over channels", softmax_check()));
+        checks.push(("FFT round trip (4096)", Outcome::of(fft_round_trip(4096))));
+        checks.push(("sparse matrix-vector product (1000)", Outcome::of(sparse_product(1000))));
+        checks.push(("softmax over channels", Outcome::of(softmax_check())));
         let upload = (0..4)
             .map(|i| DeviceArray::from_slice(&vec![i as f32; 1 << 16]))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())
-            .and_then(|arrays| arrays.into_iter().try_for_each(|a| handoff.send(a).map_err(|e| e.to_string())));
-        checks.push(("arrays handed to another thread", upload));
+            .map_err(|e| Problem::Failed(e.to_string()))
+            .and_then(|arrays| {
+                arrays.into_iter().try_for_each(|a| handoff.send(a).map_err(|e| Problem::Failed(e.to_string())))
+            });
+        checks.push(("arrays handed to another thread", Outcome::of(upload)));
     }
     Report { device, checks, elapsed: start.elapsed(), pool: amdgpu::pool::stats(device) }
 }
@@ -166,7 +217,7 @@ fn main() -> ExitCode {
     };
     let mut failed = 0;
     for report in &reports {
-        let passed = report.checks.iter().filter(|(_, r)| r.is_ok()).count();
+        let passed = report.checks.iter().filter(|(_, r)| matches!(r, Outcome::Passed)).count();
         println!(
             "\n{} ({} of {} checks passed, {:.1} ms)",
             report.device,
@@ -176,10 +227,11 @@ fn main() -> ExitCode {
         );
         for (name, result) in &report.checks {
             match result {
-                Ok(()) => println!("  ok    {name}"),
-                Err(e) => {
+                Outcome::Passed => println!("  ok    {name}"),
+                Outcome::Skipped(why) => println!("  skip  {name}: {why}"),
+                Outcome::Failed(why) => {
                     failed += 1;
-                    println!("  FAIL  {name}: {e}");
+                    println!("  FAIL  {name}: {why}");
                 }
             }
         }
