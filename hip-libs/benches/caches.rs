@@ -59,8 +59,7 @@ fn criterion_dir() -> PathBuf {
 }
 
 fn mean_ns(name: &str) -> Option<f64> {
-    let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    let text = std::fs::read_to_string(criterion_dir().join(GROUP).join(clean).join("new/estimates.json")).ok()?;
+    let text = std::fs::read_to_string(criterion_dir().join(GROUP).join(name).join("new/estimates.json")).ok()?;
     let mean = &text[text.find("\"mean\"")?..];
     let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
     point[..point.find([',', '}'])?].trim().parse().ok()
