@@ -7,7 +7,7 @@ use crate::strategy::stream_ordered::AsyncPool;
 use crate::{Buffer, Limit, PoolError, PoolStats, Result, Strategy};
 use hip_core::{Device, Event, HipError, Stream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 struct State {
     cache: Cache,
@@ -17,9 +17,11 @@ struct State {
 
 /// A memory pool for one device. The process has one per device
 /// ([`crate::pool`]); more can be made with [`Pool::new`] (for example to
-/// compare strategies). Cloning shares the pool.
-#[derive(Clone)]
-pub struct Pool(pub(crate) Arc<PoolInner>);
+/// compare strategies). A pool lives for the rest of the process (its
+/// unused memory goes back with [`Pool::reclaim`]), so buffers refer to it
+/// without reference counting: make few. `Pool` is a cheap, `Copy` handle.
+#[derive(Clone, Copy)]
+pub struct Pool(pub(crate) &'static PoolInner);
 
 pub(crate) struct PoolInner {
     pub device: Device,
@@ -31,6 +33,8 @@ pub(crate) struct PoolInner {
     /// Events for ordering cross-stream reuse, reused.
     events: Mutex<Vec<Event>>,
     total_memory: usize,
+    /// The per-thread caches of this pool, for reclaim and statistics.
+    pub thread_caches: Mutex<Vec<crate::thread_cache::Shared>>,
 }
 
 /// What one allocation attempt answered.
@@ -48,7 +52,7 @@ impl Pool {
             _ => None,
         };
         let total_memory = device.total_memory()?;
-        Ok(Pool(Arc::new(PoolInner {
+        Ok(Pool(Box::leak(Box::new(PoolInner {
             device,
             strategy,
             state: Mutex::new(State {
@@ -60,7 +64,8 @@ impl Pool {
             async_pool,
             events: Mutex::new(Vec::new()),
             total_memory,
-        })))
+            thread_caches: Mutex::new(Vec::new()),
+        }))))
     }
 
     /// The pool's device.
@@ -86,9 +91,16 @@ impl Pool {
         self.0.reclaim()
     }
 
-    /// This pool's statistics.
+    /// This pool's statistics. Current values are exact; `allocated_peak`
+    /// counts blocks parked in per-thread caches as allocated, so it is an
+    /// upper bound of the peak in buffers.
     pub fn stats(&self) -> PoolStats {
-        self.0.lock().stats
+        let (parked_bytes, parked_blocks, local_hits) = crate::thread_cache::totals(self.0);
+        let mut stats = self.0.lock().stats;
+        stats.allocated -= parked_bytes;
+        stats.live_buffers -= parked_blocks;
+        stats.hits += local_hits;
+        stats
     }
 
     /// Set the hard limit: requests that would take the pool's reserved
@@ -111,7 +123,8 @@ impl Pool {
 
     /// Live blocks as (address, size), for tests of the cached strategy.
     pub fn live_blocks(&self) -> Vec<(usize, usize)> {
-        self.0.lock().cache.live_blocks()
+        let parked = crate::thread_cache::parked_addresses(self.0);
+        self.0.lock().cache.live_blocks().into_iter().filter(|(p, _)| !parked.contains(p)).collect()
     }
 }
 
@@ -141,7 +154,7 @@ impl PoolInner {
     }
 
     /// One attempt to allocate, without retries.
-    pub fn attempt(self: &Arc<Self>, bytes: usize, stream: &Stream) -> Attempt {
+    pub fn attempt(&'static self, bytes: usize, stream: &Stream) -> Attempt {
         self.mark_used();
         let Some(size) = cached::block_size(bytes) else {
             return Attempt::OutOfMemory;
@@ -158,12 +171,19 @@ impl PoolInner {
         }
     }
 
-    fn attempt_cached(self: &Arc<Self>, bytes: usize, size: usize, stream: &Stream) -> Attempt {
+    fn attempt_cached(&'static self, bytes: usize, size: usize, stream: &Stream) -> Attempt {
+        if let Some((ptr, stream)) = crate::thread_cache::take(self, size, stream) {
+            return Attempt::Done(Buffer::new(Pool(self), ptr, bytes, size, stream));
+        }
         let taken = {
             let mut state = self.lock();
             let mut taken = state.cache.take(size, stream);
             if taken.is_none() {
-                // Before going to the driver, merge the exact-fit lists.
+                // Before going to the driver, give back what this thread
+                // keeps and merge the exact-fit lists.
+                drop(state);
+                crate::thread_cache::flush_own(self);
+                state = self.lock();
                 state.cache.flush_recent();
                 taken = state.cache.take(size, stream);
             }
@@ -181,7 +201,7 @@ impl PoolInner {
                 }
             }
             let stream = taken.same_stream.take().unwrap_or_else(|| stream.clone());
-            return Attempt::Done(Buffer::new(Pool(self.clone()), taken.ptr, bytes, taken.size, stream));
+            return Attempt::Done(Buffer::new(Pool(self), taken.ptr, bytes, taken.size, stream));
         }
         let Some(segment) = cached::segment_size(size) else {
             return Attempt::OutOfMemory;
@@ -202,7 +222,7 @@ impl PoolInner {
                 let taken = state.cache.add_segment(base, segment, size, stream);
                 account_alloc(&mut state.stats, taken.size);
                 drop(state);
-                Attempt::Done(Buffer::new(Pool(self.clone()), taken.ptr, bytes, taken.size, stream.clone()))
+                Attempt::Done(Buffer::new(Pool(self), taken.ptr, bytes, taken.size, stream.clone()))
             }
             Driver::OutOfMemory => {
                 self.unreserve(segment);
@@ -217,7 +237,7 @@ impl PoolInner {
 
     /// The `none` and `async` strategies: every allocation goes to HIP.
     fn attempt_driver(
-        self: &Arc<Self>,
+        &'static self,
         bytes: usize,
         size: usize,
         stream: &Stream,
@@ -238,7 +258,7 @@ impl PoolInner {
                 state.stats.driver_allocations += 1;
                 account_alloc(&mut state.stats, size);
                 drop(state);
-                Attempt::Done(Buffer::new(Pool(self.clone()), ptr, bytes, size, stream.clone()))
+                Attempt::Done(Buffer::new(Pool(self), ptr, bytes, size, stream.clone()))
             }
             Driver::OutOfMemory => {
                 self.unreserve(size);
@@ -286,8 +306,17 @@ impl PoolInner {
 
     /// Return a block (from a buffer's drop or free). The cached strategy
     /// makes no HIP call here.
-    pub fn give_back(&self, ptr: usize, size: usize, stream: Stream) {
+    pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream) {
         self.mark_used();
+        let stream = match crate::thread_cache::give(self, ptr, size, stream) {
+            Ok(()) => return,
+            Err(stream) => stream,
+        };
+        self.give_back_to_pool(ptr, size, stream);
+    }
+
+    /// Return a block to the pool itself (not a thread's cache).
+    pub fn give_back_to_pool(&self, ptr: usize, size: usize, stream: Stream) {
         let mut state = self.lock();
         let stream = match state.cache.give_back_recent(ptr, size, stream) {
             Ok(()) => {
@@ -318,7 +347,7 @@ impl PoolInner {
     }
 
     /// Synchronize the device and release unused memory; the bytes released.
-    pub fn reclaim(&self) -> Result<usize> {
+    pub fn reclaim(&'static self) -> Result<usize> {
         self.device.synchronize()?;
         self.lock().stats.reclaims += 1;
         match self.strategy {
@@ -332,6 +361,7 @@ impl PoolInner {
                 Ok(before.saturating_sub(pool.reserved(self.device)?))
             }
             Strategy::Cached => {
+                crate::thread_cache::flush_all(self);
                 let unused = self.lock().cache.remove_unused_segments();
                 let mut released = 0;
                 let mut first_error = None;
@@ -353,6 +383,11 @@ impl PoolInner {
                 }
             }
         }
+    }
+
+    /// Count cache hits served by a thread's cache that is going away.
+    pub fn add_hits(&self, hits: u64) {
+        self.lock().stats.hits += hits;
     }
 
     pub fn count_oom_retry(&self) {
@@ -383,14 +418,4 @@ fn account_alloc(stats: &mut PoolStats, size: usize) {
 fn account_free(stats: &mut PoolStats, size: usize) {
     stats.allocated -= size;
     stats.live_buffers -= 1;
-}
-
-impl Drop for PoolInner {
-    fn drop(&mut self) {
-        // A pool of its own (not a process pool) going away: give back
-        // what it holds. Its buffers keep it alive, so none is live here.
-        if let Err(e) = self.reclaim() {
-            log::error!("dropping the pool of {}: {e}", self.device);
-        }
-    }
 }

@@ -43,6 +43,7 @@ mod oom;
 mod reclaim;
 mod stats;
 mod strategy;
+mod thread_cache;
 
 pub use buffer::Buffer;
 pub use device_pool::Pool;

@@ -261,3 +261,58 @@ fn zero_bytes_is_an_empty_buffer_and_wrong_streams_are_errors() {
     assert!(error.to_string().contains("device"), "{error}");
     assert!(Limit::parse("AMDGPU_HARD_MEMORY_LIMIT", "lots").is_err());
 }
+
+#[test]
+fn reclaim_releases_blocks_parked_in_other_threads_caches() {
+    let Some((_, d1, _x)) = two_devices() else { return };
+    let pool = Pool::new(d1, Strategy::Cached).unwrap();
+    let (parked_tx, parked_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        let stream = Stream::new_on(d1).unwrap();
+        drop(pool.alloc(64 << 10, &stream).unwrap()); // parked in this thread's cache
+        parked_tx.send(()).unwrap();
+        go_rx.recv().unwrap(); // stay alive while the main thread reclaims
+        let again = pool.alloc(64 << 10, &stream).unwrap();
+        drop(again);
+    });
+    parked_rx.recv().unwrap();
+    let stats = pool.stats();
+    assert_eq!((stats.allocated, stats.live_buffers), (0, 0), "parked blocks are not allocated: {stats}");
+    assert!(stats.reserved > 0);
+    let live = sim::live_allocations(1);
+    let released = pool.reclaim().unwrap();
+    assert!(released > 0, "the parked block's segment went back");
+    assert_eq!(pool.stats().reserved, 0);
+    if on_sim() {
+        assert!(sim::live_allocations(1) < live);
+    }
+    go_tx.send(()).unwrap();
+    holder.join().unwrap();
+    assert_eq!(pool.stats().live_buffers, 0);
+}
+
+#[test]
+fn threads_sharing_a_device_reuse_their_own_blocks_without_the_pool() {
+    let Some((d0, _, _x)) = two_devices() else { return };
+    let pool = Pool::new(d0, Strategy::Cached).unwrap();
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let stream = Stream::new_on(d0).unwrap();
+                let first = pool.alloc(4096, &stream).unwrap().as_ptr() as usize;
+                for _ in 0..100 {
+                    let b = pool.alloc(4096, &stream).unwrap();
+                    assert_eq!(b.as_ptr() as usize, first, "the thread's own block comes back");
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let stats = pool.stats();
+    assert_eq!(stats.hits + stats.misses, 404);
+    assert_eq!(stats.live_buffers, 0);
+    assert!(stats.hits >= 400, "{stats}");
+}
