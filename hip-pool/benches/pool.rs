@@ -51,7 +51,7 @@ fn threads(c: &mut Criterion) {
                 let start = Instant::now();
                 std::thread::scope(|scope| {
                     for t in 0..n {
-                        let pool = pools[t % pools.len()].clone();
+                        let pool = pools[t % pools.len()];
                         scope.spawn(move || {
                             let stream = Stream::new_on(pool.device()).expect("stream");
                             for _ in 0..per_thread {
