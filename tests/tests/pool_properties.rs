@@ -88,7 +88,7 @@ proptest! {
             .into_iter()
             .enumerate()
             .map(|(t, ops)| {
-                let pool = pools[t % pools.len()].clone();
+                let pool = pools[t % pools.len()];
                 let streams = streams[t % pools.len()].clone();
                 let limited = limited[t % pools.len()];
                 std::thread::spawn(move || (t, run(pool, streams, ops, limited)))
