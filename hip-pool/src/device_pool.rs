@@ -13,6 +13,9 @@ struct State {
     cache: Cache,
     stats: PoolStats,
     limits: Limits,
+    /// Blocks whose driver free failed (`none` and `async`), retried by
+    /// the next reclaim so that a failing free leaks nothing.
+    failed_frees: Vec<(usize, usize)>,
 }
 
 /// A memory pool for one device. The process has one per device
@@ -59,6 +62,7 @@ impl Pool {
                 cache: Cache::default(),
                 stats: PoolStats::default(),
                 limits: Limits::default(),
+                failed_frees: Vec::new(),
             }),
             used: AtomicBool::new(false),
             async_pool,
@@ -341,9 +345,41 @@ impl PoolInner {
         };
         let mut state = self.lock();
         account_free(&mut state.stats, size);
-        state.stats.reserved -= size;
-        state.stats.driver_frees += 1;
+        match &result {
+            Ok(()) => {
+                state.stats.reserved -= size;
+                state.stats.driver_frees += 1;
+            }
+            // Still held by HIP: the next reclaim tries again.
+            Err(_) => state.failed_frees.push((ptr, size)),
+        }
         result
+    }
+
+    /// Retry the frees that failed; the bytes released, or the first error.
+    fn retry_failed_frees(&self) -> Result<usize> {
+        let failed = std::mem::take(&mut self.lock().failed_frees);
+        let mut released = 0;
+        let mut first_error = None;
+        for (ptr, size) in failed {
+            // After a synchronize, a plain hipFree serves both strategies.
+            match pass_through::free(self.device, ptr) {
+                Ok(()) => {
+                    released += size;
+                    let mut state = self.lock();
+                    state.stats.reserved -= size;
+                    state.stats.driver_frees += 1;
+                }
+                Err(e) => {
+                    self.lock().failed_frees.push((ptr, size));
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e.into()),
+            None => Ok(released),
+        }
     }
 
     /// Synchronize the device and release unused memory; the bytes released.
@@ -351,14 +387,15 @@ impl PoolInner {
         self.device.synchronize()?;
         self.lock().stats.reclaims += 1;
         match self.strategy {
-            Strategy::None => Ok(0),
+            Strategy::None => self.retry_failed_frees(),
             Strategy::Async => {
+                let retried = self.retry_failed_frees()?;
                 let Some(pool) = &self.async_pool else {
-                    return Ok(0);
+                    return Ok(retried);
                 };
                 let before = pool.reserved(self.device)?;
                 pool.trim(self.device)?;
-                Ok(before.saturating_sub(pool.reserved(self.device)?))
+                Ok(retried + before.saturating_sub(pool.reserved(self.device)?))
             }
             Strategy::Cached => {
                 crate::thread_cache::flush_all(self);
@@ -367,15 +404,20 @@ impl PoolInner {
                 let mut first_error = None;
                 for (base, size) in unused {
                     match pass_through::free(self.device, base) {
-                        Ok(()) => released += size,
+                        Ok(()) => {
+                            released += size;
+                            let mut state = self.lock();
+                            state.stats.reserved -= size;
+                            state.stats.driver_frees += 1;
+                        }
                         Err(e) => {
+                            // Keep the segment (free, cached) so nothing leaks;
+                            // the next reclaim tries again.
                             log::error!("pool of {}: freeing a segment: {e}", self.device);
+                            self.lock().cache.restore_segment(base, size, hip_core::Stream::null(self.device));
                             first_error.get_or_insert(e);
                         }
                     }
-                    let mut state = self.lock();
-                    state.stats.reserved -= size;
-                    state.stats.driver_frees += 1;
                 }
                 match first_error {
                     Some(e) => Err(e.into()),

@@ -67,6 +67,15 @@ pub fn segment_size(size: usize) -> Option<usize> {
     }
 }
 
+/// The class of a segment's blocks, from the segment's size.
+fn class_of_segment(segment: usize) -> Class {
+    if segment == SMALL_SEGMENT {
+        SMALL
+    } else {
+        LARGE
+    }
+}
+
 fn min_split(class: Class) -> usize {
     if class == SMALL {
         ROUND
@@ -227,6 +236,14 @@ impl Cache {
         self.index_free(base);
         // The fresh segment is free and on this stream: take splits it.
         self.take(size, stream).unwrap_or(Taken { ptr: base, size: segment, other_stream: None, same_stream: None })
+    }
+
+    /// Put back a segment whose release to the driver failed, as one free
+    /// block (the device was synchronized: any stream tag will do).
+    pub fn restore_segment(&mut self, base: usize, size: usize, stream: Stream) {
+        self.segments.insert(base, size);
+        self.blocks.insert(base, Block { size, segment: base, class: class_of_segment(size), free: Some(stream) });
+        self.index_free(base);
     }
 
     /// Return the block at `ptr`, last used on `stream`; its size, or
