@@ -32,6 +32,8 @@ impl Rng {
     }
 }
 
+/// Objects sent to another thread only to be dropped there.
+#[allow(dead_code)]
 enum Garbage {
     Array(DeviceArray<u32>),
     Stream(Stream),
