@@ -135,6 +135,12 @@ impl<T: SparseScalar> CsrMatrix<T> {
         })
     }
 
+    /// Check host CSR arrays as [`CsrMatrix::from_host`] does, without
+    /// uploading them.
+    pub fn check_host(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], values: &[T]) -> Result<()> {
+        validate(rows, cols, row_ptr, col_ind, values)
+    }
+
     /// Rows.
     pub fn rows(&self) -> usize {
         self.rows

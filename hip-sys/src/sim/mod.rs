@@ -112,7 +112,9 @@ pub use kernels::{code_object, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
 pub use libs::rocfft::WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE;
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
-pub use runtime::{configured_devices, configured_memory, exclusive, Exclusive, SimConfig};
+pub use runtime::{
+    configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig,
+};
 pub use violations::{clear_violations, violations, Violation};
 
 pub(crate) use runtime::configure_from_env;
