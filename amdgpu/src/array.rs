@@ -60,7 +60,13 @@ fn bytes_of<T>(len: usize) -> Result<usize> {
     })
 }
 
-/// Copy `bytes` from `src` to `dst` on `stream`, then wait for the stream.
+/// Copy `bytes` from `src` to `dst` after the work queued on `stream`,
+/// returning only once the copy is over.
+///
+/// The stream is synchronized first and the copy itself is the blocking
+/// `hipMemcpy`: if anything fails, no copy is left in flight that could
+/// later touch host memory the caller has already freed (an asynchronous
+/// copy followed by a failed synchronize would).
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.
@@ -69,14 +75,12 @@ unsafe fn copy_sync(dst: *mut c_void, src: *const c_void, bytes: usize, stream: 
         return Ok(());
     }
     let api = api()?;
+    stream.synchronize()?;
     on_device(stream.device(), || {
-        // SAFETY: the caller guarantees both ranges.
-        check(
-            unsafe { (api.hipMemcpyAsync)(dst, src, bytes, hipMemcpyKind::hipMemcpyDefault, stream.as_raw()) },
-            "hipMemcpyAsync",
-        )
+        // SAFETY: the caller guarantees both ranges; hipMemcpy is synchronous.
+        check(unsafe { (api.hipMemcpy)(dst, src, bytes, hipMemcpyKind::hipMemcpyDefault) }, "hipMemcpy")
     })??;
-    Ok(stream.synchronize()?)
+    Ok(())
 }
 
 impl<T: DeviceCopy> DeviceArray<T> {

@@ -40,6 +40,10 @@ pub(crate) struct PoolInner {
     pub thread_caches: Mutex<Vec<crate::thread_cache::Shared>>,
 }
 
+/// Every pool made, for the life of the process (pools are never freed:
+/// listing them keeps them reachable, as they are).
+static ALL_POOLS: Mutex<Vec<&'static PoolInner>> = Mutex::new(Vec::new());
+
 /// What one allocation attempt answered.
 pub(crate) enum Attempt {
     Done(Buffer),
@@ -55,7 +59,7 @@ impl Pool {
             _ => None,
         };
         let total_memory = device.total_memory()?;
-        Ok(Pool(Box::leak(Box::new(PoolInner {
+        let inner: &'static PoolInner = Box::leak(Box::new(PoolInner {
             device,
             strategy,
             state: Mutex::new(State {
@@ -69,7 +73,9 @@ impl Pool {
             events: Mutex::new(Vec::new()),
             total_memory,
             thread_caches: Mutex::new(Vec::new()),
-        }))))
+        }));
+        ALL_POOLS.lock().unwrap_or_else(|p| p.into_inner()).push(inner);
+        Ok(Pool(inner))
     }
 
     /// The pool's device.

@@ -279,12 +279,20 @@ fn not_found_hint(library: Library) -> String {
 
 /// A library opened and kept for the process.
 struct Opened {
-    library: &'static SharedLibrary,
+    /// Closed again (dlclose) if loading fails; kept for the process by
+    /// [`Opened::keep`] once the table is built.
+    library: SharedLibrary,
     path: String,
     which: Library,
 }
 
 impl Opened {
+    /// Keep the library loaded for the rest of the process: the table's
+    /// function pointers point into it.
+    fn keep(self) {
+        std::mem::forget(self.library);
+    }
+
     /// The non-null address of `name`.
     fn symbol(&self, name: &str) -> Result<*const c_void, BackendError> {
         // SAFETY: the symbol is read as an untyped pointer, which is valid
@@ -318,9 +326,7 @@ fn open(library: Library, candidates: &[String]) -> Result<Opened, BackendError>
         // candidates name AMD's math libraries, meant to be loaded by any
         // process.
         match unsafe { SharedLibrary::new(path) } {
-            Ok(opened) => {
-                return Ok(Opened { library: Box::leak(Box::new(opened)), path: path.clone(), which: library })
-            }
+            Ok(opened) => return Ok(Opened { library: opened, path: path.clone(), which: library }),
             Err(e) => {
                 let reason = e.to_string();
                 let reason = reason.strip_prefix(path.as_str()).and_then(|r| r.strip_prefix(": ")).unwrap_or(&reason);
@@ -517,6 +523,7 @@ fn load_rocsparse(candidates: &[String]) -> Result<&'static RocsparseApi, Backen
     // rocSPARSE 2.x to 4.x (module docs); the two SpMV fields hold functions
     // of their declared signatures for this version, chosen above.
     let api = unsafe { RocsparseApi::from_resolver(resolve) }?;
+    opened.keep();
     Ok(Box::leak(Box::new(api)))
 }
 
@@ -549,7 +556,10 @@ fn load_rocfft(candidates: &[String]) -> Result<&'static RocfftApi, BackendError
         return Err(opened.unsupported(format!("unknown (rocfft_get_version_string: status {})", status.0), SUPPORTED));
     }
     match parse_rocfft_version(&text) {
-        Some((1, 0, _)) => Ok(Box::leak(Box::new(api))),
+        Some((1, 0, _)) => {
+            opened.keep();
+            Ok(Box::leak(Box::new(api)))
+        }
         _ => Err(opened.unsupported(format!("rocFFT {text}"), SUPPORTED)),
     }
 }
@@ -567,7 +577,10 @@ fn load_miopen(candidates: &[String]) -> Result<&'static MiopenApi, BackendError
         return Err(opened.unsupported(format!("unknown (miopenGetVersion: status {})", status.0), SUPPORTED));
     }
     match major {
-        2 | 3 => Ok(Box::leak(Box::new(api))),
+        2 | 3 => {
+            opened.keep();
+            Ok(Box::leak(Box::new(api)))
+        }
         _ => Err(opened.unsupported(format!("MIOpen {major}.{minor}.{patch}"), SUPPORTED)),
     }
 }

@@ -184,10 +184,11 @@ fn resolve(library: Library, path: &str) -> Result<Loaded, BackendError> {
     // functions have the C signatures of the HIP headers the table was
     // generated from (the version is checked before any ABI-sensitive call,
     // see the module docs); null pointers are refused by `lookup`. The
-    // library is leaked below, so the pointers stay valid for the process.
+    // library is never unloaded (below), so the pointers stay valid for the process.
     let api = unsafe { HipApi::from_resolver(lookup) }?;
     // Keep the code the table points into mapped until the process exits.
-    let _: &'static Library = Box::leak(Box::new(library));
+    // (Forgetting the handle never unloads it, and allocates nothing.)
+    std::mem::forget(library);
     Ok(Loaded { api, path: path.to_owned() })
 }
 

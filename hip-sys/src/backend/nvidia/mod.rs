@@ -384,8 +384,9 @@ pub(crate) fn load_from(cudart: &[String], libcuda: &[String]) -> Result<CudaFns
     // the signatures declared in `Driver`.
     let drv = unsafe { Driver::resolve(&drv_lib, &drv_path) }?;
     // Keep the code the pointers point into mapped until the process exits.
-    let _: &'static Library = Box::leak(Box::new(rt_lib));
-    let _: &'static Library = Box::leak(Box::new(drv_lib));
+    // (Forgetting the handles never unloads them, and allocates nothing.)
+    std::mem::forget(rt_lib);
+    std::mem::forget(drv_lib);
     log::debug!("nvidia backend: loaded {rt_path} and {drv_path}");
     Ok(CudaFns { rt, drv })
 }
