@@ -7,7 +7,9 @@
 use criterion::Criterion;
 use hip_core::{device, prepare_state, stream, with_device, Device};
 use std::hint::black_box;
-use std::path::PathBuf;
+
+mod support;
+use support::mean_ns;
 
 const GROUP: &str = "hip-core-state";
 const BASELINE: &str = "raw hipGetDevice";
@@ -39,35 +41,17 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-/// Where criterion keeps its results: `CRITERION_HOME`, else the target folder.
-fn criterion_dir() -> PathBuf {
-    std::env::var_os("CRITERION_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
-}
-
-/// criterion's mean estimate for `name`, in ns.
-fn mean_ns(name: &str) -> Option<f64> {
-    let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    let text = [name, clean.as_str()]
-        .iter()
-        .find_map(|n| std::fs::read_to_string(criterion_dir().join(GROUP).join(n).join("new/estimates.json")).ok())?;
-    let mean = &text[text.find("\"mean\"")?..];
-    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    point[..point.find([',', '}'])?].trim().parse().ok()
-}
-
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     benches(&mut criterion);
     criterion.final_summary();
-    let Some(base) = mean_ns(BASELINE) else {
+    let Some(base) = mean_ns(GROUP, BASELINE) else {
         println!("(no estimates found; ratios need a full `cargo bench` run)");
         return;
     };
     println!("\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):", hip_sys::backend());
     for name in ["prepare_state (bound)", "device()", "with_device (same)", "with_device (other)", "stream()"] {
-        if let Some(ns) = mean_ns(name) {
+        if let Some(ns) = mean_ns(GROUP, name) {
             println!("  {name:<24} {ns:>9.2} ns  {:>7.3}x", ns / base);
         }
     }

@@ -9,7 +9,10 @@ use hip_core::{Device, Stream};
 use hip_libs::fft::{self, Placement, PlanKey, TransformKind};
 use hip_libs::sparse;
 use std::hint::black_box;
-use std::path::PathBuf;
+
+#[path = "../../hip-core/benches/support/mod.rs"]
+mod support;
+use support::mean_ns;
 
 const GROUP: &str = "hip-libs-caches";
 
@@ -52,19 +55,6 @@ fn benches(c: &mut Criterion) -> bool {
     true
 }
 
-fn criterion_dir() -> PathBuf {
-    std::env::var_os("CRITERION_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
-}
-
-fn mean_ns(name: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(criterion_dir().join(GROUP).join(name).join("new/estimates.json")).ok()?;
-    let mean = &text[text.find("\"mean\"")?..];
-    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    point[..point.find([',', '}'])?].trim().parse().ok()
-}
-
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     if !benches(&mut criterion) {
@@ -75,7 +65,7 @@ fn main() {
     for (cached, fresh) in
         [("handle lookup (warm)", "handle create+destroy"), ("plan cache hit", "plan create+destroy")]
     {
-        if let (Some(c), Some(f)) = (mean_ns(cached), mean_ns(fresh)) {
+        if let (Some(c), Some(f)) = (mean_ns(GROUP, cached), mean_ns(GROUP, fresh)) {
             println!("  {cached:<22} {c:>10.1} ns   {fresh:<22} {f:>10.1} ns   {:.0}x", f / c);
         }
     }

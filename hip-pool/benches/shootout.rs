@@ -19,8 +19,11 @@ use hip_core::{Device, Stream};
 use hip_pool::{Pool, Strategy};
 use std::ffi::c_void;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+#[path = "../../hip-core/benches/support/mod.rs"]
+mod support;
+use support::mean_ns;
 
 const SIZES: [(usize, &str); 4] = [(256, "256B"), (64 << 10, "64KiB"), (4 << 20, "4MiB"), (64 << 20, "64MiB")];
 const THREADS: [usize; 5] = [1, 2, 4, 8, 16];
@@ -77,19 +80,6 @@ impl Contender {
             }
         }
     }
-}
-
-fn criterion_dir() -> PathBuf {
-    std::env::var_os("CRITERION_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/../criterion")))
-}
-
-fn mean_ns(group: &str, id: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(criterion_dir().join(group).join(id).join("new/estimates.json")).ok()?;
-    let mean = &text[text.find("\"mean\"")?..];
-    let point = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    point[..point.find([',', '}'])?].trim().parse().ok()
 }
 
 fn main() {

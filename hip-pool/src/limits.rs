@@ -36,27 +36,11 @@ impl Limit {
             }
             return Ok(Limit::Percent(p));
         }
-        let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-        let (digits, unit) = text.split_at(split);
-        let number: u128 = digits.parse().map_err(|_| invalid("expected a number of bytes with an optional unit"))?;
-        let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
-            "" | "b" => 1,
-            "kb" => 1_000,
-            "k" | "kib" => 1 << 10,
-            "mb" => 1_000_000,
-            "m" | "mib" => 1 << 20,
-            "gb" => 1_000_000_000,
-            "g" | "gib" => 1 << 30,
-            "tb" => 1_000_000_000_000,
-            "t" | "tib" => 1 << 40,
-            _ => return Err(invalid("unknown unit (use B, KB, KiB, MB, MiB, GB, GiB, TB or TiB)")),
-        };
-        let bytes =
-            number.checked_mul(scale).filter(|b| *b <= usize::MAX as u128).ok_or_else(|| invalid("too large"))?;
+        let bytes = hip_sys::units::parse_bytes(text).map_err(|e| invalid(&e.to_string()))?;
         if bytes == 0 {
             return Err(invalid("a limit of 0 bytes would refuse every allocation; use \"none\" for no limit"));
         }
-        Ok(Limit::Bytes(bytes as usize))
+        Ok(Limit::Bytes(bytes))
     }
 
     /// The limit in bytes for a device of `total` bytes.

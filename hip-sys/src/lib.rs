@@ -40,6 +40,7 @@ pub mod bindings;
 mod error;
 pub mod libraries;
 pub mod sim;
+pub mod units;
 
 pub use backend::{backend, hip, selection, Backend};
 pub use bindings::hip::*;

@@ -54,35 +54,18 @@ pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
     Ok(n)
 }
 
-/// Parse a byte size: a whole number with an optional unit
-/// (`B`, `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB`, `TB`/`TiB`; case-insensitive,
-/// decimal units are powers of 1000).
+/// Parse `AMDGPU_SIM_MEMORY`: a size as [`crate::units::parse_bytes`]
+/// reads it, more than 0 and at most a device's address range.
 pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
-    let text = value.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let reason = || "expected a size such as `1GiB`, `512MB` or `4096`".to_string();
-    let number: u128 = digits.parse().map_err(|_| invalid("AMDGPU_SIM_MEMORY", value, reason()))?;
-    let scale: u128 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kb" => 1_000,
-        "kib" | "k" => 1 << 10,
-        "mb" => 1_000_000,
-        "mib" | "m" => 1 << 20,
-        "gb" => 1_000_000_000,
-        "gib" | "g" => 1 << 30,
-        "tb" => 1_000_000_000_000,
-        "tib" | "t" => 1 << 40,
-        _ => return Err(invalid("AMDGPU_SIM_MEMORY", value, reason())),
-    };
-    let bytes = number.checked_mul(scale).filter(|b| *b > 0 && *b <= super::memory::DEVICE_SPAN as u128);
-    bytes.map(|b| b as usize).ok_or_else(|| {
-        invalid(
+    let bytes = crate::units::parse_bytes(value).map_err(|e| invalid("AMDGPU_SIM_MEMORY", value, e.to_string()))?;
+    if bytes == 0 || bytes > super::memory::DEVICE_SPAN {
+        return Err(invalid(
             "AMDGPU_SIM_MEMORY",
             value,
             format!("must be more than 0 and at most {} bytes", super::memory::DEVICE_SPAN),
-        )
-    })
+        ));
+    }
+    Ok(bytes)
 }
 
 /// One simulated device.
