@@ -31,6 +31,17 @@ fn benches(c: &mut Criterion) {
             black_box(d)
         })
     });
+    if other != here {
+        group.bench_function("raw hipSetDevice there and back", |b| {
+            b.iter(|| {
+                // SAFETY: valid ordinals.
+                unsafe {
+                    let _ = black_box((api.hipSetDevice)(other.ordinal() as i32));
+                    let _ = black_box((api.hipSetDevice)(here.ordinal() as i32));
+                }
+            })
+        });
+    }
     group.bench_function("prepare_state (bound)", |b| b.iter(|| black_box(prepare_state().is_ok())));
     group.bench_function("device()", |b| b.iter(|| black_box(device())));
     group.bench_function("with_device (same)", |b| b.iter(|| with_device(here, || black_box(1))));
@@ -50,7 +61,14 @@ fn main() {
         return;
     };
     println!("\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):", hip_sys::backend());
-    for name in ["prepare_state (bound)", "device()", "with_device (same)", "with_device (other)", "stream()"] {
+    for name in [
+        "prepare_state (bound)",
+        "device()",
+        "with_device (same)",
+        "with_device (other)",
+        "raw hipSetDevice there and back",
+        "stream()",
+    ] {
         if let Some(ns) = mean_ns(GROUP, name) {
             println!("  {name:<24} {ns:>9.2} ns  {:>7.3}x", ns / base);
         }
