@@ -58,7 +58,14 @@ fn bad_launches_are_typed_errors() {
     let huge_block = LaunchConfig { grid: [1, 1, 1], block: [4096, 1, 1], shared_memory: 0 };
     // SAFETY: as above.
     let error = unsafe { fill.launch(huge_block, &stream, &args) }.unwrap_err();
-    assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorInvalidConfiguration));
+    // HIP (and the simulator) call a block above the limit an invalid
+    // configuration; CUDA's cuLaunchKernel answers CUDA_ERROR_INVALID_VALUE.
+    let expected = match hip_sys::backend() {
+        hip_sys::Backend::Nvidia => hip_sys::hipError_t::hipErrorInvalidValue,
+        _ => hip_sys::hipError_t::hipErrorInvalidConfiguration,
+    };
+    assert_eq!(error.code(), Some(expected), "{error}");
+    assert!(error.to_string().contains("hipModuleLaunchKernel"), "{error}");
 
     let missing = module.function("no_such_kernel").unwrap_err();
     assert_eq!(missing.code(), Some(hip_sys::hipError_t::hipErrorNotFound), "{missing}");
