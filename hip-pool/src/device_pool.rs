@@ -352,10 +352,7 @@ impl PoolInner {
         let mut state = self.lock();
         account_free(&mut state.stats, size);
         match &result {
-            Ok(()) => {
-                state.stats.reserved -= size;
-                state.stats.driver_frees += 1;
-            }
+            Ok(()) => account_release(&mut state.stats, size),
             // Still held by HIP: the next reclaim tries again.
             Err(_) => state.failed_frees.push((ptr, size)),
         }
@@ -363,29 +360,34 @@ impl PoolInner {
     }
 
     /// Retry the frees that failed; the bytes released, or the first error.
+    /// After a synchronize, a plain hipFree serves both strategies.
     fn retry_failed_frees(&self) -> Result<usize> {
         let failed = std::mem::take(&mut self.lock().failed_frees);
+        self.free_blocks(failed, |state, ptr, size| state.failed_frees.push((ptr, size)))
+    }
+
+    /// `hipFree` each of `blocks` (address, size); a block HIP refuses is
+    /// handed to `keep`, under the lock, so that nothing leaks and the
+    /// next reclaim tries again. The bytes released, or the first error.
+    fn free_blocks(&self, blocks: Vec<(usize, usize)>, keep: impl Fn(&mut State, usize, usize)) -> Result<usize> {
         let mut released = 0;
         let mut first_error = None;
-        for (ptr, size) in failed {
-            // After a synchronize, a plain hipFree serves both strategies.
-            match pass_through::free(self.device, ptr) {
+        for (ptr, size) in blocks {
+            let result = pass_through::free(self.device, ptr);
+            let mut state = self.lock();
+            match result {
                 Ok(()) => {
                     released += size;
-                    let mut state = self.lock();
-                    state.stats.reserved -= size;
-                    state.stats.driver_frees += 1;
+                    account_release(&mut state.stats, size);
                 }
                 Err(e) => {
-                    self.lock().failed_frees.push((ptr, size));
+                    log::error!("pool of {}: freeing {size} bytes at {ptr:#x}: {e}", self.device);
+                    keep(&mut state, ptr, size);
                     first_error.get_or_insert(e);
                 }
             }
         }
-        match first_error {
-            Some(e) => Err(e.into()),
-            None => Ok(released),
-        }
+        first_error.map_or(Ok(released), |e| Err(e.into()))
     }
 
     /// Synchronize the device and release unused memory; the bytes released.
@@ -406,29 +408,11 @@ impl PoolInner {
             Strategy::Cached => {
                 crate::thread_cache::flush_all(self);
                 let unused = self.lock().cache.remove_unused_segments();
-                let mut released = 0;
-                let mut first_error = None;
-                for (base, size) in unused {
-                    match pass_through::free(self.device, base) {
-                        Ok(()) => {
-                            released += size;
-                            let mut state = self.lock();
-                            state.stats.reserved -= size;
-                            state.stats.driver_frees += 1;
-                        }
-                        Err(e) => {
-                            // Keep the segment (free, cached) so nothing leaks;
-                            // the next reclaim tries again.
-                            log::error!("pool of {}: freeing a segment: {e}", self.device);
-                            self.lock().cache.restore_segment(base, size, hip_core::Stream::null(self.device));
-                            first_error.get_or_insert(e);
-                        }
-                    }
-                }
-                match first_error {
-                    Some(e) => Err(e.into()),
-                    None => Ok(released),
-                }
+                let device = self.device;
+                // A segment HIP refuses stays cached, free.
+                self.free_blocks(unused, |state, base, size| {
+                    state.cache.restore_segment(base, size, hip_core::Stream::null(device))
+                })
             }
         }
     }
@@ -461,6 +445,12 @@ fn account_alloc(stats: &mut PoolStats, size: usize) {
     stats.allocated += size;
     stats.allocated_peak = stats.allocated_peak.max(stats.allocated);
     stats.live_buffers += 1;
+}
+
+/// Memory given back to the driver.
+fn account_release(stats: &mut PoolStats, size: usize) {
+    stats.reserved -= size;
+    stats.driver_frees += 1;
 }
 
 fn account_free(stats: &mut PoolStats, size: usize) {
