@@ -5,7 +5,6 @@ use crate::{Device, Error, Result, Stream};
 use hip_core::check;
 use hip_core::raw::{api, on_device};
 use hip_pool::Buffer;
-use hip_sys::hipMemcpyKind;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
@@ -60,27 +59,13 @@ fn bytes_of<T>(len: usize) -> Result<usize> {
     })
 }
 
-/// Copy `bytes` from `src` to `dst` after the work queued on `stream`,
-/// returning only once the copy is over.
-///
-/// The stream is synchronized first and the copy itself is the blocking
-/// `hipMemcpy`: if anything fails, no copy is left in flight that could
-/// later touch host memory the caller has already freed (an asynchronous
-/// copy followed by a failed synchronize would).
+/// [`hip_core::raw::copy_after`], with the facade's error.
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.
 unsafe fn copy_sync(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
-    if bytes == 0 {
-        return Ok(());
-    }
-    let api = api()?;
-    stream.synchronize()?;
-    on_device(stream.device(), || {
-        // SAFETY: the caller guarantees both ranges; hipMemcpy is synchronous.
-        check(unsafe { (api.hipMemcpy)(dst, src, bytes, hipMemcpyKind::hipMemcpyDefault) }, "hipMemcpy")
-    })??;
-    Ok(())
+    // SAFETY: the caller's guarantee, passed on.
+    Ok(unsafe { hip_core::raw::copy_after(dst, src, bytes, stream) }?)
 }
 
 impl<T: DeviceCopy> DeviceArray<T> {

@@ -74,3 +74,31 @@ pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     let _restore = Restore(previous);
     Ok(call())
 }
+
+/// Copy `bytes` from `src` to `dst` (host or device memory, the direction
+/// taken from the pointers) after the work queued on `stream`, returning
+/// only once the copy is over.
+///
+/// The stream is synchronized first and the copy itself is the blocking
+/// `hipMemcpy`: whatever fails, no copy is left in flight that could later
+/// touch host memory the caller has already freed (an asynchronous copy
+/// followed by a failed synchronize would).
+///
+/// # Safety
+/// Both ranges are valid for `bytes` until the call returns.
+pub unsafe fn copy_after(
+    dst: *mut std::ffi::c_void,
+    src: *const std::ffi::c_void,
+    bytes: usize,
+    stream: &crate::Stream,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let api = api()?;
+    stream.synchronize()?;
+    on_device(stream.device(), || {
+        // SAFETY: the caller guarantees both ranges; hipMemcpy is synchronous.
+        check(unsafe { (api.hipMemcpy)(dst, src, bytes, hip_sys::hipMemcpyKind::hipMemcpyDefault) }, "hipMemcpy")
+    })?
+}
