@@ -113,7 +113,7 @@ pub use libs::live_library_objects;
 pub use libs::rocfft::WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE;
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
 pub use runtime::{
-    configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig,
+    configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };
 pub use violations::{clear_violations, violations, Violation};
 
