@@ -10,12 +10,18 @@
 //!
 //! - `hipDeviceAttributeTotalGlobalMem` has no `cudaDevAttr`: it is
 //!   answered from `cuDeviceTotalMem`, clamped to `i32::MAX` as AMD does.
+//! - `hipDeviceAttributeCooperativeMultiDeviceLaunch` maps to
+//!   `cudaDevAttrCooperativeMultiDeviceLaunch` (96) only before CUDA 13,
+//!   whose headers renamed 96 to `cudaDevAttrReserved96`; on 13 it is
+//!   unmapped.
 //! - Every other attribute (multi-dimensional texture and surface limits,
 //!   the LUID, UUID and name, the AMD-specific ones, ...) gives
-//!   `hipErrorNotSupported` for a valid device. HIP's NVIDIA header gives
-//!   `hipErrorInvalidValue` there; "not supported" says what is true (the
-//!   value exists, this backend cannot read it) and lets callers tell it
-//!   from a bad argument.
+//!   `hipErrorInvalidValue` for a valid device, as HIP's NVIDIA header
+//!   does and as the AMD runtime does for an attribute its switch does not
+//!   answer, so a caller sees the same code on every backend.
+//!
+//! The CUDA names and numbers are checked against what CUDA 12.9's and
+//! 13.0's headers print (`abi.rs`).
 
 use std::ffi::c_int;
 
@@ -31,91 +37,108 @@ pub(crate) enum Source {
     Cuda(c_int),
     /// `cuDeviceTotalMem`, clamped to `i32::MAX`.
     TotalGlobalMem,
-    /// No CUDA counterpart.
-    NotSupported,
+    /// No CUDA counterpart (in this CUDA version): `hipErrorInvalidValue`.
+    Unmapped,
 }
 
-/// HIP attribute and `cudaDeviceAttr` value, for every mapped attribute.
-pub(crate) const TO_CUDA: &[(A, c_int)] = &[
-    (A::hipDeviceAttributeEccEnabled, 32),
-    (A::hipDeviceAttributeAccessPolicyMaxWindowSize, 109),
-    (A::hipDeviceAttributeAsyncEngineCount, 40),
-    (A::hipDeviceAttributeCanMapHostMemory, 19),
-    (A::hipDeviceAttributeCanUseHostPointerForRegisteredMem, 91),
-    (A::hipDeviceAttributeClockRate, 13),
-    (A::hipDeviceAttributeComputeMode, 20),
-    (A::hipDeviceAttributeComputePreemptionSupported, 90),
-    (A::hipDeviceAttributeConcurrentKernels, 31),
-    (A::hipDeviceAttributeConcurrentManagedAccess, 89),
-    (A::hipDeviceAttributeCooperativeLaunch, 95),
-    (A::hipDeviceAttributeCooperativeMultiDeviceLaunch, 96),
-    (A::hipDeviceAttributeDeviceOverlap, 15), // cudaDevAttrGpuOverlap
-    (A::hipDeviceAttributeDirectManagedMemAccessFromHost, 101),
-    (A::hipDeviceAttributeGlobalL1CacheSupported, 79),
-    (A::hipDeviceAttributeHostNativeAtomicSupported, 86),
-    (A::hipDeviceAttributeIntegrated, 18),
-    (A::hipDeviceAttributeIsMultiGpuBoard, 84),
-    (A::hipDeviceAttributeKernelExecTimeout, 17),
-    (A::hipDeviceAttributeL2CacheSize, 38),
-    (A::hipDeviceAttributeLocalL1CacheSupported, 80),
-    (A::hipDeviceAttributeComputeCapabilityMajor, 75),
-    (A::hipDeviceAttributeManagedMemory, 83),
-    (A::hipDeviceAttributeMaxBlocksPerMultiProcessor, 106),
-    (A::hipDeviceAttributeMaxBlockDimX, 2),
-    (A::hipDeviceAttributeMaxBlockDimY, 3),
-    (A::hipDeviceAttributeMaxBlockDimZ, 4),
-    (A::hipDeviceAttributeMaxGridDimX, 5),
-    (A::hipDeviceAttributeMaxGridDimY, 6),
-    (A::hipDeviceAttributeMaxGridDimZ, 7),
-    (A::hipDeviceAttributeMaxSurface1D, 55), // cudaDevAttrMaxSurface1DWidth
-    (A::hipDeviceAttributeMaxTexture1DWidth, 21),
-    (A::hipDeviceAttributeMaxTexture1DLinear, 69), // cudaDevAttrMaxTexture1DLinearWidth
-    (A::hipDeviceAttributeMaxTexture1DMipmap, 77), // cudaDevAttrMaxTexture1DMipmappedWidth
-    (A::hipDeviceAttributeMaxTexture2DWidth, 22),
-    (A::hipDeviceAttributeMaxTexture2DHeight, 23),
-    (A::hipDeviceAttributeMaxTexture3DWidth, 24),
-    (A::hipDeviceAttributeMaxTexture3DHeight, 25),
-    (A::hipDeviceAttributeMaxTexture3DDepth, 26),
-    (A::hipDeviceAttributeMaxTextureCubemap, 52), // cudaDevAttrMaxTextureCubemapWidth
-    (A::hipDeviceAttributeMaxThreadsPerBlock, 1),
-    (A::hipDeviceAttributeMaxThreadsPerMultiProcessor, 39),
-    (A::hipDeviceAttributeMaxPitch, 11),
-    (A::hipDeviceAttributeMemoryBusWidth, 37), // cudaDevAttrGlobalMemoryBusWidth
-    (A::hipDeviceAttributeMemoryClockRate, 36),
-    (A::hipDeviceAttributeComputeCapabilityMinor, 76),
-    (A::hipDeviceAttributeMultiGpuBoardGroupID, 85),
-    (A::hipDeviceAttributeMultiprocessorCount, 16),
-    (A::hipDeviceAttributePageableMemoryAccess, 88),
-    (A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables, 100),
-    (A::hipDeviceAttributePciBusId, 33),
-    (A::hipDeviceAttributePciDeviceId, 34),
-    (A::hipDeviceAttributePciDomainID, 50),
-    (A::hipDeviceAttributePersistingL2CacheMaxSize, 108),
-    (A::hipDeviceAttributeMaxRegistersPerBlock, 12),
-    (A::hipDeviceAttributeMaxRegistersPerMultiprocessor, 82),
-    (A::hipDeviceAttributeReservedSharedMemPerBlock, 111),
-    (A::hipDeviceAttributeMaxSharedMemoryPerBlock, 8),
-    (A::hipDeviceAttributeSharedMemPerBlockOptin, 97),
-    (A::hipDeviceAttributeSharedMemPerMultiprocessor, 81),
-    (A::hipDeviceAttributeSingleToDoublePrecisionPerfRatio, 87),
-    (A::hipDeviceAttributeStreamPrioritiesSupported, 78),
-    (A::hipDeviceAttributeSurfaceAlignment, 30),
-    (A::hipDeviceAttributeTccDriver, 35),
-    (A::hipDeviceAttributeTextureAlignment, 14),
-    (A::hipDeviceAttributeTexturePitchAlignment, 51),
-    (A::hipDeviceAttributeTotalConstantMemory, 9),
-    (A::hipDeviceAttributeUnifiedAddressing, 41),
-    (A::hipDeviceAttributeWarpSize, 10),
-    (A::hipDeviceAttributeMemoryPoolsSupported, 115),
-    (A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, 81),
+/// HIP attribute, `cudaDeviceAttr` name and value, for every mapped
+/// attribute.
+pub(crate) const TO_CUDA: &[(A, &str, c_int)] = &[
+    (A::hipDeviceAttributeEccEnabled, "cudaDevAttrEccEnabled", 32),
+    (A::hipDeviceAttributeAccessPolicyMaxWindowSize, "cudaDevAttrMaxAccessPolicyWindowSize", 109),
+    (A::hipDeviceAttributeAsyncEngineCount, "cudaDevAttrAsyncEngineCount", 40),
+    (A::hipDeviceAttributeCanMapHostMemory, "cudaDevAttrCanMapHostMemory", 19),
+    (A::hipDeviceAttributeCanUseHostPointerForRegisteredMem, "cudaDevAttrCanUseHostPointerForRegisteredMem", 91),
+    (A::hipDeviceAttributeClockRate, "cudaDevAttrClockRate", 13),
+    (A::hipDeviceAttributeComputeMode, "cudaDevAttrComputeMode", 20),
+    (A::hipDeviceAttributeComputePreemptionSupported, "cudaDevAttrComputePreemptionSupported", 90),
+    (A::hipDeviceAttributeConcurrentKernels, "cudaDevAttrConcurrentKernels", 31),
+    (A::hipDeviceAttributeConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess", 89),
+    (A::hipDeviceAttributeCooperativeLaunch, "cudaDevAttrCooperativeLaunch", 95),
+    (A::hipDeviceAttributeCooperativeMultiDeviceLaunch, "cudaDevAttrCooperativeMultiDeviceLaunch", 96),
+    (A::hipDeviceAttributeDeviceOverlap, "cudaDevAttrGpuOverlap", 15),
+    (A::hipDeviceAttributeDirectManagedMemAccessFromHost, "cudaDevAttrDirectManagedMemAccessFromHost", 101),
+    (A::hipDeviceAttributeGlobalL1CacheSupported, "cudaDevAttrGlobalL1CacheSupported", 79),
+    (A::hipDeviceAttributeHostNativeAtomicSupported, "cudaDevAttrHostNativeAtomicSupported", 86),
+    (A::hipDeviceAttributeIntegrated, "cudaDevAttrIntegrated", 18),
+    (A::hipDeviceAttributeIsMultiGpuBoard, "cudaDevAttrIsMultiGpuBoard", 84),
+    (A::hipDeviceAttributeKernelExecTimeout, "cudaDevAttrKernelExecTimeout", 17),
+    (A::hipDeviceAttributeL2CacheSize, "cudaDevAttrL2CacheSize", 38),
+    (A::hipDeviceAttributeLocalL1CacheSupported, "cudaDevAttrLocalL1CacheSupported", 80),
+    (A::hipDeviceAttributeComputeCapabilityMajor, "cudaDevAttrComputeCapabilityMajor", 75),
+    (A::hipDeviceAttributeManagedMemory, "cudaDevAttrManagedMemory", 83),
+    (A::hipDeviceAttributeMaxBlocksPerMultiProcessor, "cudaDevAttrMaxBlocksPerMultiprocessor", 106),
+    (A::hipDeviceAttributeMaxBlockDimX, "cudaDevAttrMaxBlockDimX", 2),
+    (A::hipDeviceAttributeMaxBlockDimY, "cudaDevAttrMaxBlockDimY", 3),
+    (A::hipDeviceAttributeMaxBlockDimZ, "cudaDevAttrMaxBlockDimZ", 4),
+    (A::hipDeviceAttributeMaxGridDimX, "cudaDevAttrMaxGridDimX", 5),
+    (A::hipDeviceAttributeMaxGridDimY, "cudaDevAttrMaxGridDimY", 6),
+    (A::hipDeviceAttributeMaxGridDimZ, "cudaDevAttrMaxGridDimZ", 7),
+    (A::hipDeviceAttributeMaxSurface1D, "cudaDevAttrMaxSurface1DWidth", 55),
+    (A::hipDeviceAttributeMaxTexture1DWidth, "cudaDevAttrMaxTexture1DWidth", 21),
+    (A::hipDeviceAttributeMaxTexture1DLinear, "cudaDevAttrMaxTexture1DLinearWidth", 69),
+    (A::hipDeviceAttributeMaxTexture1DMipmap, "cudaDevAttrMaxTexture1DMipmappedWidth", 77),
+    (A::hipDeviceAttributeMaxTexture2DWidth, "cudaDevAttrMaxTexture2DWidth", 22),
+    (A::hipDeviceAttributeMaxTexture2DHeight, "cudaDevAttrMaxTexture2DHeight", 23),
+    (A::hipDeviceAttributeMaxTexture3DWidth, "cudaDevAttrMaxTexture3DWidth", 24),
+    (A::hipDeviceAttributeMaxTexture3DHeight, "cudaDevAttrMaxTexture3DHeight", 25),
+    (A::hipDeviceAttributeMaxTexture3DDepth, "cudaDevAttrMaxTexture3DDepth", 26),
+    (A::hipDeviceAttributeMaxTextureCubemap, "cudaDevAttrMaxTextureCubemapWidth", 52),
+    (A::hipDeviceAttributeMaxThreadsPerBlock, "cudaDevAttrMaxThreadsPerBlock", 1),
+    (A::hipDeviceAttributeMaxThreadsPerMultiProcessor, "cudaDevAttrMaxThreadsPerMultiProcessor", 39),
+    (A::hipDeviceAttributeMaxPitch, "cudaDevAttrMaxPitch", 11),
+    (A::hipDeviceAttributeMemoryBusWidth, "cudaDevAttrGlobalMemoryBusWidth", 37),
+    (A::hipDeviceAttributeMemoryClockRate, "cudaDevAttrMemoryClockRate", 36),
+    (A::hipDeviceAttributeComputeCapabilityMinor, "cudaDevAttrComputeCapabilityMinor", 76),
+    (A::hipDeviceAttributeMultiGpuBoardGroupID, "cudaDevAttrMultiGpuBoardGroupID", 85),
+    (A::hipDeviceAttributeMultiprocessorCount, "cudaDevAttrMultiProcessorCount", 16),
+    (A::hipDeviceAttributePageableMemoryAccess, "cudaDevAttrPageableMemoryAccess", 88),
+    (
+        A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables,
+        "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
+        100,
+    ),
+    (A::hipDeviceAttributePciBusId, "cudaDevAttrPciBusId", 33),
+    (A::hipDeviceAttributePciDeviceId, "cudaDevAttrPciDeviceId", 34),
+    (A::hipDeviceAttributePciDomainID, "cudaDevAttrPciDomainId", 50),
+    (A::hipDeviceAttributePersistingL2CacheMaxSize, "cudaDevAttrMaxPersistingL2CacheSize", 108),
+    (A::hipDeviceAttributeMaxRegistersPerBlock, "cudaDevAttrMaxRegistersPerBlock", 12),
+    (A::hipDeviceAttributeMaxRegistersPerMultiprocessor, "cudaDevAttrMaxRegistersPerMultiprocessor", 82),
+    (A::hipDeviceAttributeReservedSharedMemPerBlock, "cudaDevAttrReservedSharedMemoryPerBlock", 111),
+    (A::hipDeviceAttributeMaxSharedMemoryPerBlock, "cudaDevAttrMaxSharedMemoryPerBlock", 8),
+    (A::hipDeviceAttributeSharedMemPerBlockOptin, "cudaDevAttrMaxSharedMemoryPerBlockOptin", 97),
+    (A::hipDeviceAttributeSharedMemPerMultiprocessor, "cudaDevAttrMaxSharedMemoryPerMultiprocessor", 81),
+    (A::hipDeviceAttributeSingleToDoublePrecisionPerfRatio, "cudaDevAttrSingleToDoublePrecisionPerfRatio", 87),
+    (A::hipDeviceAttributeStreamPrioritiesSupported, "cudaDevAttrStreamPrioritiesSupported", 78),
+    (A::hipDeviceAttributeSurfaceAlignment, "cudaDevAttrSurfaceAlignment", 30),
+    (A::hipDeviceAttributeTccDriver, "cudaDevAttrTccDriver", 35),
+    (A::hipDeviceAttributeTextureAlignment, "cudaDevAttrTextureAlignment", 14),
+    (A::hipDeviceAttributeTexturePitchAlignment, "cudaDevAttrTexturePitchAlignment", 51),
+    (A::hipDeviceAttributeTotalConstantMemory, "cudaDevAttrTotalConstantMemory", 9),
+    (A::hipDeviceAttributeUnifiedAddressing, "cudaDevAttrUnifiedAddressing", 41),
+    (A::hipDeviceAttributeWarpSize, "cudaDevAttrWarpSize", 10),
+    (A::hipDeviceAttributeMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported", 115),
+    (A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, "cudaDevAttrMaxSharedMemoryPerMultiprocessor", 81),
 ];
 
-/// Where `attribute` comes from on NVIDIA.
-pub(crate) fn source(attribute: A) -> Source {
+/// Attributes of [`TO_CUDA`] that CUDA 13 removed (its headers reserve
+/// their numbers).
+pub(crate) const REMOVED_IN_CUDA_13: &[A] = &[A::hipDeviceAttributeCooperativeMultiDeviceLaunch];
+
+/// The first CUDA runtime version (`1000 * major + 10 * minor`) without
+/// the attributes of [`REMOVED_IN_CUDA_13`].
+const CUDA_13: c_int = 13000;
+
+/// Where `attribute` comes from on NVIDIA with the CUDA runtime of version
+/// `runtime` (`cudaRuntimeGetVersion`'s number).
+pub(crate) fn source(attribute: A, runtime: c_int) -> Source {
     if attribute == A::hipDeviceAttributeTotalGlobalMem {
         return Source::TotalGlobalMem;
     }
-    TO_CUDA.iter().find(|(a, _)| *a == attribute).map_or(Source::NotSupported, |(_, c)| Source::Cuda(*c))
+    if runtime >= CUDA_13 && REMOVED_IN_CUDA_13.contains(&attribute) {
+        return Source::Unmapped;
+    }
+    TO_CUDA.iter().find(|(a, ..)| *a == attribute).map_or(Source::Unmapped, |(.., c)| Source::Cuda(*c))
 }
 
 /// A byte count as HIP's `int` attribute: clamped to `i32::MAX`.
@@ -126,7 +149,7 @@ pub(crate) fn clamp_to_int(bytes: usize) -> c_int {
 pub(super) unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut c_int, attr: A, device: c_int) -> hipError_t {
     entry(|f| {
         non_null(pi)?;
-        match source(attr) {
+        match source(attr, f.runtime_version) {
             // SAFETY: `pi` is non-null and, by the caller's contract,
             // valid for a write of an `int`.
             Source::Cuda(cuda) => rt(unsafe { (f.rt.cudaDeviceGetAttribute)(pi, cuda, device) }),
@@ -142,7 +165,7 @@ pub(super) unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut c_int, attr: A, d
                 unsafe { pi.write(clamp_to_int(bytes)) };
                 Ok(())
             }
-            Source::NotSupported => {
+            Source::Unmapped => {
                 // A bad device is still hipErrorInvalidDevice.
                 let mut count: c_int = 0;
                 // SAFETY: `count` is a valid out-pointer.
@@ -150,7 +173,7 @@ pub(super) unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut c_int, attr: A, d
                 if device < 0 || device >= count {
                     return Err(hipError_t::hipErrorInvalidDevice);
                 }
-                Err(hipError_t::hipErrorNotSupported)
+                Err(hipError_t::hipErrorInvalidValue)
             }
         }
     })
@@ -181,12 +204,13 @@ mod tests {
             (A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, 81),
         ];
         for (hip, cuda) in pairs {
-            assert_eq!(source(hip), Source::Cuda(cuda), "{hip:?}");
+            assert_eq!(source(hip, 12090), Source::Cuda(cuda), "{hip:?}");
+            assert_eq!(source(hip, 13000), Source::Cuda(cuda), "{hip:?}");
         }
     }
 
     #[test]
-    fn unmapped_attributes_are_not_supported() {
+    fn unmapped_attributes_are_invalid_values() {
         for hip in [
             A::hipDeviceAttributeName,
             A::hipDeviceAttributeUuid,
@@ -198,15 +222,22 @@ mod tests {
             A::hipDeviceAttributeFineGrainSupport,
             A(123_456),
         ] {
-            assert_eq!(source(hip), Source::NotSupported, "{hip:?}");
+            assert_eq!(source(hip, 13000), Source::Unmapped, "{hip:?}");
         }
-        assert_eq!(source(A::hipDeviceAttributeTotalGlobalMem), Source::TotalGlobalMem);
+        assert_eq!(source(A::hipDeviceAttributeTotalGlobalMem, 13000), Source::TotalGlobalMem);
+    }
+
+    #[test]
+    fn cooperative_multi_device_launch_exists_before_cuda_13_only() {
+        let a = A::hipDeviceAttributeCooperativeMultiDeviceLaunch;
+        assert_eq!(source(a, 12090), Source::Cuda(96));
+        assert_eq!(source(a, 13000), Source::Unmapped);
     }
 
     #[test]
     fn each_hip_attribute_is_mapped_once() {
-        for (i, (a, _)) in TO_CUDA.iter().enumerate() {
-            assert!(!TO_CUDA[i + 1..].iter().any(|(b, _)| b == a), "{a:?}");
+        for (i, (a, ..)) in TO_CUDA.iter().enumerate() {
+            assert!(!TO_CUDA[i + 1..].iter().any(|(b, ..)| b == a), "{a:?}");
         }
     }
 

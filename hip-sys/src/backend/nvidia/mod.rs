@@ -33,8 +33,11 @@
 //! - **Versions.** `hipDriverGetVersion` and `hipRuntimeGetVersion` report
 //!   CUDA's own numbers, `1000 * major + 10 * minor` (13000 for CUDA 13.0),
 //!   as HIP on NVIDIA does, not HIP's `major * 10^7 + minor * 10^5 + patch`.
-//! - **Attributes** without a CUDA counterpart give `hipErrorNotSupported`;
+//! - **Attributes** without a CUDA counterpart give `hipErrorInvalidValue`;
 //!   see `attributes.rs`.
+//! - **Structs** follow CUDA 13's layout, which is a superset of CUDA 12's
+//!   where they differ; `abi.rs` checks every struct, enum value and
+//!   attribute number against both versions' headers.
 //! - **Modules** are PTX or cubin images (`cuModuleLoadData`), not AMD code
 //!   objects.
 
@@ -47,6 +50,8 @@ use libloading::Library;
 
 use crate::{BackendError, HipApi};
 
+#[cfg(test)]
+mod abi;
 mod attributes;
 mod call;
 mod driver;
@@ -340,6 +345,9 @@ pub(crate) struct CudaFns {
     pub(crate) rt: Cudart,
     /// The driver API.
     pub(crate) drv: Driver,
+    /// `cudaRuntimeGetVersion` of the loaded runtime (`1000 * major + 10 *
+    /// minor`), for behaviour that changed between CUDA 12 and 13.
+    pub(crate) runtime_version: c_int,
 }
 
 /// The process's CUDA functions, set by the first successful load.
@@ -387,8 +395,21 @@ pub(crate) fn load_from(cudart: &[String], libcuda: &[String]) -> Result<CudaFns
     // (Forgetting the handles never unloads them, and allocates nothing.)
     std::mem::forget(rt_lib);
     std::mem::forget(drv_lib);
-    log::debug!("nvidia backend: loaded {rt_path} and {drv_path}");
-    Ok(CudaFns { rt, drv })
+    let mut runtime_version: c_int = 0;
+    // SAFETY: `runtime_version` is a valid, writable `int`.
+    let status = unsafe { (rt.cudaRuntimeGetVersion)(&mut runtime_version) };
+    if status != 0 {
+        return Err(BackendError::BackendUnavailable {
+            backend: super::Backend::Nvidia,
+            reason: format!(
+                "{rt_path} loaded but cudaRuntimeGetVersion failed (cudaError_t {status}). To fix: \
+                 reinstall the CUDA runtime (CUDA 12 or 13), or set AMDGPU_BACKEND=sim to use the \
+                 HIP simulator"
+            ),
+        });
+    }
+    log::debug!("nvidia backend: loaded {rt_path} (CUDA {}) and {drv_path}", types::version_string(runtime_version));
+    Ok(CudaFns { rt, drv, runtime_version })
 }
 
 /// Load CUDA from the standard candidates, check that it reports at least

@@ -6,11 +6,17 @@
 //! and location types and the handle types have CUDA's numbers and pass
 //! through unchanged.
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_long, c_uint, c_void};
 
 use crate::{hipMemPoolProps, hipMemcpyKind, hipMemoryType};
 
-/// `struct cudaPointerAttributes` (CUDA 11 to 13, `driver_types.h`).
+/// `struct cudaPointerAttributes` as CUDA 13 declares it (`driver_types.h`):
+/// 88 bytes, ending in `long reserved[8]`.
+///
+/// CUDA 12's struct is the first 24 bytes of this one (it has no
+/// `reserved`), and the runtime writes only the fields its own version
+/// declares, so the larger struct is right for both. The smaller one is
+/// not: CUDA 13 writes 88 bytes into it, past the caller's stack slot.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CudaPointerAttributes {
@@ -22,11 +28,19 @@ pub(crate) struct CudaPointerAttributes {
     pub(crate) device_pointer: *mut c_void,
     /// `void *hostPointer`.
     pub(crate) host_pointer: *mut c_void,
+    /// `long reserved[8]` (CUDA 13), must be zero.
+    pub(crate) reserved: [c_long; 8],
 }
 
 impl Default for CudaPointerAttributes {
     fn default() -> Self {
-        Self { type_: 0, device: 0, device_pointer: std::ptr::null_mut(), host_pointer: std::ptr::null_mut() }
+        Self {
+            type_: 0,
+            device: 0,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+            reserved: [0; 8],
+        }
     }
 }
 
@@ -60,12 +74,21 @@ pub(crate) struct CudaMemPoolProps {
     pub(crate) reserved: [u8; 54],
 }
 
+// The layouts, checked where they are declared; `abi.rs` checks the same
+// numbers against what CUDA 12.9's and 13.0's headers print.
 const _: () = {
     assert!(std::mem::size_of::<CudaMemPoolProps>() == 88);
+    assert!(std::mem::offset_of!(CudaMemPoolProps, location) == 8);
     assert!(std::mem::offset_of!(CudaMemPoolProps, win32_security_attributes) == 16);
     assert!(std::mem::offset_of!(CudaMemPoolProps, max_size) == 24);
     assert!(std::mem::offset_of!(CudaMemPoolProps, usage) == 32);
-    assert!(std::mem::size_of::<CudaPointerAttributes>() == 24);
+    assert!(std::mem::offset_of!(CudaMemPoolProps, reserved) == 34);
+    assert!(std::mem::size_of::<CudaMemLocation>() == 8);
+    assert!(std::mem::size_of::<CudaPointerAttributes>() == 88);
+    assert!(std::mem::offset_of!(CudaPointerAttributes, device) == 4);
+    assert!(std::mem::offset_of!(CudaPointerAttributes, device_pointer) == 8);
+    assert!(std::mem::offset_of!(CudaPointerAttributes, host_pointer) == 16);
+    assert!(std::mem::offset_of!(CudaPointerAttributes, reserved) == 24);
 };
 
 /// `hipMemPoolProps` (HIP 5.7) as `cudaMemPoolProps`: the allocation type,

@@ -1,0 +1,174 @@
+//! The backend's CUDA declarations against CUDA's own headers.
+//!
+//! `hip-sys/abi/cuda_probe.c` prints, from a CUDA version's headers, the
+//! size and field offsets of every struct this backend declares and the
+//! number of every enum value and device attribute it passes to CUDA. Its
+//! output for CUDA 12.9 and 13.0 is committed beside it; these tests read
+//! both and fail on any difference from the Rust declarations, so a layout
+//! that is right for one version and wrong for the other (CUDA 13's
+//! 88-byte `cudaPointerAttributes`) cannot pass unnoticed. A new CUDA
+//! version is added by running the probe against its headers and adding
+//! its file to [`VERSIONS`].
+
+use std::collections::HashMap;
+use std::mem::{offset_of, size_of};
+
+use super::attributes::{source, Source, REMOVED_IN_CUDA_13, TO_CUDA};
+use super::types::{CudaMemLocation, CudaMemPoolProps, CudaPointerAttributes};
+use super::{CuDevice, CuDevicePtr, CuResult, CudaError};
+use crate::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr};
+
+/// Each probed CUDA version: its `CUDA_VERSION` and the probe's output.
+const VERSIONS: &[(i64, &str)] =
+    &[(12090, include_str!("../../../abi/cuda-12.9.txt")), (13000, include_str!("../../../abi/cuda-13.0.txt"))];
+
+/// The probe's `name value` lines.
+fn facts(text: &str) -> HashMap<&str, i64> {
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.rsplit_once(' ')?;
+            Some((name, value.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Every version's facts, with the version checked against its file.
+fn each_version() -> impl Iterator<Item = (i64, HashMap<&'static str, i64>)> {
+    VERSIONS.iter().map(|(version, text)| {
+        let f = facts(text);
+        assert_eq!(f.get("CUDA_VERSION"), Some(version), "the probe file for {version} is of another version");
+        (*version, f)
+    })
+}
+
+/// The fact `name` of `version`, which must be there.
+fn fact(f: &HashMap<&str, i64>, version: i64, name: &str) -> i64 {
+    *f.get(name).unwrap_or_else(|| panic!("CUDA {version}: the probe printed no `{name}`"))
+}
+
+fn as_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[test]
+fn struct_layouts_match_every_cuda_version() {
+    for (v, f) in each_version() {
+        let pa = "struct cudaPointerAttributes";
+        // Ours may be larger than an older version's (the runtime writes
+        // only its own fields), never smaller, and the shared fields sit
+        // at the same offsets.
+        assert!(as_i64(size_of::<CudaPointerAttributes>()) >= fact(&f, v, &format!("sizeof({pa})")), "CUDA {v}");
+        for (field, ours) in [
+            ("type", offset_of!(CudaPointerAttributes, type_)),
+            ("device", offset_of!(CudaPointerAttributes, device)),
+            ("devicePointer", offset_of!(CudaPointerAttributes, device_pointer)),
+            ("hostPointer", offset_of!(CudaPointerAttributes, host_pointer)),
+        ] {
+            assert_eq!(as_i64(ours), fact(&f, v, &format!("offsetof({pa}.{field})")), "CUDA {v}: {pa}.{field}");
+        }
+
+        // The pool properties are read by CUDA, so the size must be exact.
+        let pp = "struct cudaMemPoolProps";
+        assert_eq!(as_i64(size_of::<CudaMemPoolProps>()), fact(&f, v, &format!("sizeof({pp})")), "CUDA {v}");
+        for (field, ours) in [
+            ("allocType", offset_of!(CudaMemPoolProps, alloc_type)),
+            ("handleTypes", offset_of!(CudaMemPoolProps, handle_types)),
+            ("location", offset_of!(CudaMemPoolProps, location)),
+            ("win32SecurityAttributes", offset_of!(CudaMemPoolProps, win32_security_attributes)),
+            ("maxSize", offset_of!(CudaMemPoolProps, max_size)),
+            ("usage", offset_of!(CudaMemPoolProps, usage)),
+            ("reserved", offset_of!(CudaMemPoolProps, reserved)),
+        ] {
+            assert_eq!(as_i64(ours), fact(&f, v, &format!("offsetof({pp}.{field})")), "CUDA {v}: {pp}.{field}");
+        }
+
+        let ml = "struct cudaMemLocation";
+        assert_eq!(as_i64(size_of::<CudaMemLocation>()), fact(&f, v, &format!("sizeof({ml})")), "CUDA {v}");
+        assert_eq!(as_i64(offset_of!(CudaMemLocation, type_)), fact(&f, v, &format!("offsetof({ml}.type)")));
+        assert_eq!(as_i64(offset_of!(CudaMemLocation, id)), fact(&f, v, &format!("offsetof({ml}.id)")));
+    }
+}
+
+#[test]
+fn scalar_types_match_every_cuda_version() {
+    for (v, f) in each_version() {
+        assert_eq!(as_i64(size_of::<CuDevice>()), fact(&f, v, "sizeof(CUdevice)"), "CUDA {v}");
+        assert_eq!(as_i64(size_of::<CuDevicePtr>()), fact(&f, v, "sizeof(CUdeviceptr)"), "CUDA {v}");
+        assert_eq!(as_i64(size_of::<CuResult>()), fact(&f, v, "sizeof(CUresult)"), "CUDA {v}");
+        assert_eq!(as_i64(size_of::<CudaError>()), fact(&f, v, "sizeof(cudaError_t)"), "CUDA {v}");
+        assert_eq!(as_i64(size_of::<std::ffi::c_int>()), fact(&f, v, "sizeof(enum cudaDeviceAttr)"), "CUDA {v}");
+    }
+}
+
+#[test]
+fn pass_through_values_match_every_cuda_version() {
+    let pairs: &[(&str, i64)] = &[
+        ("cudaMemoryTypeUnregistered", 0),
+        ("cudaMemoryTypeHost", 1),
+        ("cudaMemoryTypeDevice", 2),
+        ("cudaMemoryTypeManaged", 3),
+        ("cudaMemcpyHostToHost", 0),
+        ("cudaMemcpyHostToDevice", 1),
+        ("cudaMemcpyDeviceToHost", 2),
+        ("cudaMemcpyDeviceToDevice", 3),
+        ("cudaMemcpyDefault", 4),
+        ("cudaStreamDefault", i64::from(crate::hipStreamDefault)),
+        ("cudaStreamNonBlocking", i64::from(crate::hipStreamNonBlocking)),
+        ("cudaEventDefault", i64::from(crate::hipEventDefault)),
+        ("cudaEventBlockingSync", i64::from(crate::hipEventBlockingSync)),
+        ("cudaEventDisableTiming", i64::from(crate::hipEventDisableTiming)),
+        ("cudaEventInterprocess", i64::from(crate::hipEventInterprocess)),
+        ("cudaHostAllocDefault", i64::from(crate::hipHostMallocDefault)),
+        // hipHostMallocPortable, Mapped and WriteCombined (hip_runtime_api.h;
+        // not in the generated bindings), which `host_malloc_flags_to_cuda`
+        // passes through.
+        ("cudaHostAllocPortable", 1),
+        ("cudaHostAllocMapped", 2),
+        ("cudaHostAllocWriteCombined", 4),
+        ("cudaMemPoolReuseFollowEventDependencies", hipMemPoolAttr::hipMemPoolReuseFollowEventDependencies.0.into()),
+        ("cudaMemPoolReuseAllowOpportunistic", hipMemPoolAttr::hipMemPoolReuseAllowOpportunistic.0.into()),
+        (
+            "cudaMemPoolReuseAllowInternalDependencies",
+            hipMemPoolAttr::hipMemPoolReuseAllowInternalDependencies.0.into(),
+        ),
+        ("cudaMemPoolAttrReleaseThreshold", hipMemPoolAttr::hipMemPoolAttrReleaseThreshold.0.into()),
+        ("cudaMemPoolAttrReservedMemCurrent", hipMemPoolAttr::hipMemPoolAttrReservedMemCurrent.0.into()),
+        ("cudaMemPoolAttrReservedMemHigh", hipMemPoolAttr::hipMemPoolAttrReservedMemHigh.0.into()),
+        ("cudaMemPoolAttrUsedMemCurrent", hipMemPoolAttr::hipMemPoolAttrUsedMemCurrent.0.into()),
+        ("cudaMemPoolAttrUsedMemHigh", hipMemPoolAttr::hipMemPoolAttrUsedMemHigh.0.into()),
+        ("cudaMemAllocationTypeInvalid", hipMemAllocationType::hipMemAllocationTypeInvalid.0.into()),
+        ("cudaMemAllocationTypePinned", hipMemAllocationType::hipMemAllocationTypePinned.0.into()),
+        ("cudaMemHandleTypeNone", hipMemAllocationHandleType::hipMemHandleTypeNone.0.into()),
+        (
+            "cudaMemHandleTypePosixFileDescriptor",
+            hipMemAllocationHandleType::hipMemHandleTypePosixFileDescriptor.0.into(),
+        ),
+        ("cudaMemHandleTypeWin32", hipMemAllocationHandleType::hipMemHandleTypeWin32.0.into()),
+        ("cudaMemHandleTypeWin32Kmt", hipMemAllocationHandleType::hipMemHandleTypeWin32Kmt.0.into()),
+        ("cudaMemLocationTypeInvalid", hipMemLocationType::hipMemLocationTypeInvalid.0.into()),
+        ("cudaMemLocationTypeDevice", hipMemLocationType::hipMemLocationTypeDevice.0.into()),
+    ];
+    for (v, f) in each_version() {
+        for (name, ours) in pairs {
+            assert_eq!(fact(&f, v, name), *ours, "CUDA {v}: {name}");
+        }
+    }
+}
+
+#[test]
+fn every_mapped_attribute_has_its_number_in_every_cuda_version() {
+    for (v, f) in each_version() {
+        let runtime = i32::try_from(v).unwrap_or(i32::MAX);
+        for (hip, cuda_name, number) in TO_CUDA {
+            match (f.get(cuda_name), source(*hip, runtime)) {
+                (Some(n), Source::Cuda(c)) => {
+                    assert_eq!(*n, i64::from(*number), "CUDA {v}: {cuda_name}");
+                    assert_eq!(c, *number, "CUDA {v}: {hip:?}");
+                }
+                // CUDA removed it, and the backend knows.
+                (None, Source::Unmapped) => assert!(REMOVED_IN_CUDA_13.contains(hip), "{hip:?}"),
+                (n, s) => panic!("CUDA {v}: {hip:?} ({cuda_name}) is {n:?} in the headers, {s:?} in the backend"),
+            }
+        }
+    }
+}
