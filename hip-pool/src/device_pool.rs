@@ -105,12 +105,15 @@ impl Pool {
     /// counts blocks parked in per-thread caches as allocated, so it is an
     /// upper bound of the peak in buffers.
     pub fn stats(&self) -> PoolStats {
-        let (parked_bytes, parked_blocks, local_hits) = crate::thread_cache::totals(self.0);
-        let mut stats = self.0.lock().stats;
-        stats.allocated -= parked_bytes;
-        stats.live_buffers -= parked_blocks;
-        stats.hits += local_hits;
-        stats
+        crate::thread_cache::with_totals(self.0, |parked| {
+            let mut stats = self.0.lock().stats;
+            // Every parked block is counted as allocated, and none moves
+            // while the caches are locked: these never go below zero.
+            stats.allocated = stats.allocated.saturating_sub(parked.bytes);
+            stats.live_buffers = stats.live_buffers.saturating_sub(parked.blocks);
+            stats.hits += parked.hits;
+            stats
+        })
     }
 
     /// Set the hard limit: requests that would take the pool's reserved

@@ -11,6 +11,11 @@
 //!   into the pool (each cache is registered with its pool), then releases;
 //! - statistics subtract parked blocks, so current values stay exact.
 //!
+//! A block leaves a cache for the pool only while the cache's lock is held
+//! (a drain, a thread's exit), and statistics hold every cache's lock and
+//! then the pool's while they read, so a read never sees a block both
+//! parked and returned. The lock order is registry, then cache, then pool.
+//!
 //! Caches are bounded ([`MAX_BLOCKS`], [`MAX_BYTES`]); beyond that, and
 //! when a thread exits, blocks go back to the pool. Before the pool asks
 //! the driver for memory, the allocating thread's cache is flushed too.
@@ -51,20 +56,24 @@ struct Local(Vec<(&'static PoolInner, Shared)>);
 impl Drop for Local {
     fn drop(&mut self) {
         for (pool, cache) in self.0.drain(..) {
-            let (blocks, hits) = {
-                let mut cache = lock(&cache);
-                (std::mem::take(&mut cache.blocks), std::mem::take(&mut cache.hits))
-            };
-            // The cache's hits become the pool's before it leaves the registry.
-            pool.add_hits(hits);
             {
-                let mut registry = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
-                registry.retain(|c| !Arc::ptr_eq(c, &cache));
+                let mut cache = lock(&cache);
+                // The cache's hits become the pool's, and its blocks go back,
+                // under the cache's lock (see the module docs).
+                pool.add_hits(std::mem::take(&mut cache.hits));
+                return_blocks(pool, &mut cache);
             }
-            for block in blocks {
-                pool.give_back_to_pool(block.ptr, block.size, block.stream);
-            }
+            let mut registry = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
+            registry.retain(|c| !Arc::ptr_eq(c, &cache));
         }
+    }
+}
+
+/// Give every block of a locked cache back to its pool.
+fn return_blocks(pool: &PoolInner, cache: &mut ThreadCache) {
+    for block in cache.blocks.drain(..) {
+        cache.bytes -= block.size;
+        pool.give_back_to_pool(block.ptr, block.size, block.stream);
     }
 }
 
@@ -129,14 +138,7 @@ pub(crate) fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: St
 }
 
 fn drain(pool: &'static PoolInner, cache: &Shared) {
-    let blocks = {
-        let mut cache = lock(cache);
-        cache.bytes = 0;
-        std::mem::take(&mut cache.blocks)
-    };
-    for block in blocks {
-        pool.give_back_to_pool(block.ptr, block.size, block.stream);
-    }
+    return_blocks(pool, &mut lock(cache));
 }
 
 /// Move this thread's parked blocks of `pool` back into the pool.
@@ -154,13 +156,26 @@ pub(crate) fn flush_all(pool: &'static PoolInner) {
     }
 }
 
-/// (parked bytes, parked blocks, hits) over every thread's cache of `pool`.
-pub(crate) fn totals(pool: &PoolInner) -> (usize, usize, u64) {
-    let caches = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
-    caches.iter().fold((0, 0, 0), |(bytes, blocks, hits), cache| {
-        let cache = lock(cache);
-        (bytes + cache.bytes, blocks + cache.blocks.len(), hits + cache.hits)
-    })
+/// Parked blocks and hits over every thread's cache of a pool.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Totals {
+    pub bytes: usize,
+    pub blocks: usize,
+    pub hits: u64,
+}
+
+/// Run `read` with the [`Totals`] of every thread's cache of `pool` while
+/// every cache stays locked, so that no block moves between a cache and
+/// the pool until `read` returns (it may lock the pool).
+pub(crate) fn with_totals<R>(pool: &PoolInner, read: impl FnOnce(Totals) -> R) -> R {
+    let registry = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
+    let caches: Vec<_> = registry.iter().map(lock).collect();
+    let totals = caches.iter().fold(Totals::default(), |t, cache| Totals {
+        bytes: t.bytes + cache.bytes,
+        blocks: t.blocks + cache.blocks.len(),
+        hits: t.hits + cache.hits,
+    });
+    read(totals)
 }
 
 /// Addresses parked in any thread's cache of `pool`.

@@ -316,3 +316,46 @@ fn threads_sharing_a_device_reuse_their_own_blocks_without_the_pool() {
     assert_eq!(stats.live_buffers, 0);
     assert!(stats.hits >= 400, "{stats}");
 }
+
+#[test]
+fn stats_stay_exact_while_threads_exit_and_caches_drain() {
+    // Threads park a block in their cache and exit (their cache drains into
+    // the pool) while this thread reads the statistics, which subtract the
+    // parked bytes from the allocated ones. Each read must see a state that
+    // existed: never more parked than allocated (an underflow, a panic in
+    // a debug build), never more allocated than reserved.
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut reads = 0u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let stats = pool.stats();
+                assert!(stats.allocated <= stats.reserved, "{stats:?}");
+                assert!(stats.live_buffers <= 1, "at most one buffer is live at a time: {stats:?}");
+                reads += 1;
+            }
+            reads
+        })
+    };
+    for round in 0..2000 {
+        let stream = stream.clone();
+        let flush = round % 2 == 0;
+        std::thread::spawn(move || {
+            drop(pool.alloc(4096, &stream).unwrap());
+            if flush {
+                // The other path out of a cache: a reclaim drains it.
+                pool.reclaim().unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(reader.join().expect("stats() panicked or saw an impossible state") > 0);
+    let stats = pool.stats();
+    assert_eq!((stats.allocated, stats.live_buffers), (0, 0), "{stats:?}");
+}
