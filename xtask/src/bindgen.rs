@@ -204,6 +204,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
 
 /// [`run`] on the binding files of `out_dir`, with `target` for downloads.
 fn run_in(out_dir: &Path, target: &Path, check: bool) -> Result<(), String> {
+    ensure_libclang()?;
     let (include_root, packages) = apt::fetch_headers(target)?;
     let include = include_root.join("usr").join("include");
     let mut drifted = Vec::new();
@@ -236,6 +237,21 @@ fn run_in(out_dir: &Path, target: &Path, check: bool) -> Result<(), String> {
     } else {
         Err(format!("generated bindings drifted:\n  {}", drifted.join("\n  ")))
     }
+}
+
+/// Load libclang for this thread, as bindgen would, but with an error that
+/// says what to install where bindgen would panic.
+fn ensure_libclang() -> Result<(), String> {
+    if clang_sys::is_loaded() {
+        return Ok(());
+    }
+    clang_sys::load().map_err(|e| {
+        format!(
+            "bindgen needs libclang, which could not be loaded ({e}). To fix: on Debian or Ubuntu \
+             `apt-get install libclang-14-dev` (libclang 14 generated the committed bindings), or set \
+             LIBCLANG_PATH to the folder holding libclang.so"
+        )
+    })
 }
 
 fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<String, String> {
@@ -313,6 +329,19 @@ mod tests {
             std::fs::copy(&from, dir.join(library.file)).expect("copy bindings");
         }
         dir
+    }
+
+    #[test]
+    fn a_missing_libclang_is_an_error_that_says_what_to_install() {
+        // Where libclang is installed there is nothing to see: the check
+        // then runs with it (the ignored test below).
+        if let Err(message) = ensure_libclang() {
+            assert!(message.contains("apt-get install libclang-14-dev"), "{message}");
+            assert!(message.contains("LIBCLANG_PATH"), "{message}");
+            let scratch = std::env::temp_dir().join("xtask-no-libclang");
+            let error = run_in(&scratch, &scratch, true).expect_err("no libclang, no bindings");
+            assert_eq!(error, message, "the check stops before downloading anything");
+        }
     }
 
     #[test]

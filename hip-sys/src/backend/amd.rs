@@ -267,10 +267,14 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
     Ok(api)
 }
 
-/// A status's number, for messages written before any string function of
-/// the library is trusted.
+/// A status as HIP's name and number (`hipErrorNoDevice (100)`), for
+/// messages written before any string function of the library is trusted:
+/// the names come from this crate's own table.
 fn error_name(status: hipError_t) -> String {
-    format!("hipError_t({})", status.0)
+    match crate::sim::errors::describe(status) {
+        Some((name, _)) => format!("{} ({})", name.to_string_lossy(), status.0),
+        None => format!("hipError_t({})", status.0),
+    }
 }
 
 /// The signature of `hipPointerGetAttributes`.
@@ -343,6 +347,12 @@ unsafe extern "C" fn pointer_get_attributes_v6(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn loader_messages_name_the_status() {
+        assert_eq!(super::error_name(crate::hipError_t::hipErrorNoDevice), "hipErrorNoDevice (100)");
+        assert_eq!(super::error_name(crate::hipError_t(123_456)), "hipError_t(123456)");
+    }
+
     use super::*;
 
     #[test]
