@@ -75,6 +75,24 @@ pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     Ok(call())
 }
 
+/// Forget the thread's last error when it is `status`, a failure this
+/// layer expected and handled (an out-of-memory answer that the pool
+/// recovers from), so that code which checks `hipGetLastError` after its
+/// own work, as libraries do, does not take it for its own.
+///
+/// Under HIP 7 (and CUDA) a failure stays the thread's last error until it
+/// is read; under HIP 5 and 6 the next call overwrites it anyway, so this
+/// is needed only for 7 and harmless before. Never called from a drop:
+/// rule 1 keeps drops away from `hipGetLastError`.
+pub fn forget_expected_failure(status: hipError_t) {
+    let Ok(api) = hip_sys::hip() else { return };
+    // SAFETY: no arguments.
+    if unsafe { (api.hipPeekAtLastError)() } == status {
+        // SAFETY: no arguments.
+        let _ = unsafe { (api.hipGetLastError)() };
+    }
+}
+
 /// Copy `bytes` from `src` to `dst` (host or device memory, the direction
 /// taken from the pointers) after the work queued on `stream`, returning
 /// only once the copy is over.

@@ -362,11 +362,17 @@ fn last_error(take: bool) -> Result<Option<HipError>> {
 }
 
 /// HIP's last error on this thread, left in place.
+///
+/// What it holds depends on the HIP version
+/// ([`hip_sys::last_error_is_sticky`]): under HIP 7 and CUDA, the last
+/// failure since it was last taken; under HIP 5 and 6, the status of the
+/// thread's last HIP call, success included.
 pub fn peek_last_error() -> Result<Option<HipError>> {
     last_error(false)
 }
 
-/// HIP's last error on this thread, cleared.
+/// HIP's last error on this thread, reset to success (see
+/// [`peek_last_error`] for what it holds per HIP version).
 pub fn take_last_error() -> Result<Option<HipError>> {
     last_error(true)
 }

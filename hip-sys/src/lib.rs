@@ -42,7 +42,7 @@ pub mod libraries;
 pub mod sim;
 pub mod units;
 
-pub use backend::{backend, hip, selection, Backend};
+pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{miopen, rocfft, rocsparse};
 pub use error::BackendError;

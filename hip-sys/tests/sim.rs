@@ -232,18 +232,34 @@ fn event_record_on_another_devices_stream_is_invalid_handle() {
     });
 }
 
+/// The simulated HIP major version (`AMDGPU_SIM_HIP_VERSION`, default 7).
+fn hip_major() -> i32 {
+    let mut v = 0;
+    ok!((api().hipRuntimeGetVersion)(&mut v));
+    v / 10_000_000
+}
+
 #[test]
-fn last_error_is_kept_until_read_and_not_cleared_by_success() {
+fn last_error_follows_the_simulated_hip_version() {
     let _x = sim::exclusive();
     on_thread("last-error", || {
         assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
         assert_eq!(status!((api().hipSetDevice)(99)), hipError_t::hipErrorInvalidDevice);
         set_device(0);
         let _ = get_device();
-        assert_eq!(status!((api().hipPeekAtLastError)()), hipError_t::hipErrorInvalidDevice);
-        assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipErrorInvalidDevice);
-        assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
-        // hipErrorNotReady is not an error.
+        if hip_major() >= 7 {
+            // HIP 7 (CUDA semantics): kept until read, success does not clear it.
+            assert_eq!(status!((api().hipPeekAtLastError)()), hipError_t::hipErrorInvalidDevice);
+            assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipErrorInvalidDevice);
+            assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
+        } else {
+            // HIP 5 and 6: every call overwrites it, success included.
+            assert_eq!(status!((api().hipPeekAtLastError)()), hipError_t::hipSuccess);
+            assert_eq!(status!((api().hipSetDevice)(99)), hipError_t::hipErrorInvalidDevice);
+            assert_eq!(status!((api().hipPeekAtLastError)()), hipError_t::hipErrorInvalidDevice);
+            assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipErrorInvalidDevice);
+            assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess);
+        }
         // Another thread's errors are its own.
         assert_eq!(status!((api().hipSetDevice)(99)), hipError_t::hipErrorInvalidDevice);
         on_thread("other", || assert_eq!(status!((api().hipGetLastError)()), hipError_t::hipSuccess));

@@ -22,7 +22,11 @@ pub(crate) fn malloc(device: Device, bytes: usize) -> Driver {
     // SAFETY: a valid out-pointer.
     let status = on_device(device, || unsafe { (api.hipMalloc)(&mut ptr, bytes) });
     match status {
-        Ok(s) if s == hip_sys::hipError_t::hipErrorOutOfMemory => Driver::OutOfMemory,
+        Ok(s) if s == hip_sys::hipError_t::hipErrorOutOfMemory => {
+            // The pool's ladder handles it; it is not the caller's error.
+            hip_core::raw::forget_expected_failure(s);
+            Driver::OutOfMemory
+        }
         Ok(s) => match check(s, "hipMalloc") {
             Ok(()) => Driver::Ok(ptr as usize),
             Err(e) => Driver::Failed(e),

@@ -59,7 +59,11 @@ impl AsyncPool {
             unsafe { (api.hipMallocFromPoolAsync)(&mut ptr, bytes, self.pool, stream.as_raw()) }
         });
         match status {
-            Ok(s) if s == hip_sys::hipError_t::hipErrorOutOfMemory => Driver::OutOfMemory,
+            Ok(s) if s == hip_sys::hipError_t::hipErrorOutOfMemory => {
+                // The pool's ladder handles it; it is not the caller's error.
+                hip_core::raw::forget_expected_failure(s);
+                Driver::OutOfMemory
+            }
             Ok(s) => match check(s, "hipMallocFromPoolAsync") {
                 Ok(()) => Driver::Ok(ptr as usize),
                 Err(e) => Driver::Failed(e),

@@ -111,6 +111,23 @@ pub fn backend() -> Backend {
     selected().backend
 }
 
+/// Whether the thread's last error keeps the last *failure* until it is
+/// read (HIP 7 and CUDA), rather than the status of the last call, success
+/// included (HIP 5 and 6, whose `HIP_RETURN` stores every result).
+///
+/// `true` on the nvidia backend; on amd and the simulator, whether
+/// `hipRuntimeGetVersion` reports 7.0 or later. `false` without a backend.
+pub fn last_error_is_sticky() -> bool {
+    let Ok(api) = hip() else { return false };
+    if backend() == Backend::Nvidia {
+        return true;
+    }
+    let mut version = 0;
+    // SAFETY: a valid out-pointer.
+    let status = unsafe { (api.hipRuntimeGetVersion)(&mut version) };
+    status == crate::hipError_t::hipSuccess && version >= 70_000_000
+}
+
 /// The process's backend, or why none could be set up.
 pub fn selection() -> Result<Backend, BackendError> {
     let s = selected();

@@ -8,10 +8,19 @@ use std::collections::HashSet;
 use std::ffi::c_char;
 use std::sync::Mutex;
 
-/// The HIP version the simulator reports, in HIP's format
-/// (major × 10⁷ + minor × 10⁵ + patch): 7.0.0, whose last-error semantics
-/// it follows.
+/// The HIP version the simulator reports by default, in HIP's format
+/// (major × 10⁷ + minor × 10⁵ + patch): 7.0.0.
 pub const SIM_HIP_VERSION: i32 = 70_000_000;
+
+/// The version reported for the simulated HIP major
+/// (`AMDGPU_SIM_HIP_VERSION`): 5.7.0, 6.4.0 or 7.0.0.
+fn hip_version() -> i32 {
+    match sim().config.hip_major {
+        5 => 50_700_000,
+        6 => 60_400_000,
+        _ => SIM_HIP_VERSION,
+    }
+}
 
 fn device_arg(device: i32) -> Result<usize, hipError_t> {
     usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
@@ -51,12 +60,12 @@ pub(crate) unsafe extern "C" fn hipInit(flags: u32) -> hipError_t {
 
 pub(crate) unsafe extern "C" fn hipDriverGetVersion(version: *mut i32) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipDriverGetVersion"), || unsafe { write_out(version, SIM_HIP_VERSION) })
+    call(idx!("hipDriverGetVersion"), || unsafe { write_out(version, hip_version()) })
 }
 
 pub(crate) unsafe extern "C" fn hipRuntimeGetVersion(version: *mut i32) -> hipError_t {
     // SAFETY: null is rejected by write_out.
-    call(idx!("hipRuntimeGetVersion"), || unsafe { write_out(version, SIM_HIP_VERSION) })
+    call(idx!("hipRuntimeGetVersion"), || unsafe { write_out(version, hip_version()) })
 }
 
 pub(crate) unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {

@@ -97,10 +97,22 @@ pub(crate) fn call_with(index: usize, flavor: Flavor, body: impl FnOnce() -> Res
             }
         }
     };
-    if flavor.sets_last_error && status != hipError_t::hipSuccess && status != hipError_t::hipErrorNotReady {
+    if flavor.sets_last_error && records_last_error(runtime::sim().config.hip_major, status) {
         runtime::with_thread(|t| t.last_error = status);
     }
     status
+}
+
+/// Whether a call that returned `status` writes the thread's last error
+/// under HIP `major`.
+///
+/// HIP 5 and 6 (`HIP_RETURN` in clr's `hip_internal.hpp`) store every
+/// call's status, success included, so `hipGetLastError` reports the last
+/// call's result. HIP 7 stores only failures, and not `hipErrorNotReady`
+/// (a query's answer, not an error), so it reports the last failure until
+/// it is read, as CUDA does.
+pub(crate) fn records_last_error(major: u32, status: hipError_t) -> bool {
+    major < 7 || (status != hipError_t::hipSuccess && status != hipError_t::hipErrorNotReady)
 }
 
 /// Write `value` through a C out-pointer; null is `hipErrorInvalidValue`.
@@ -119,4 +131,22 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), hipError_
 /// Index of `name` in [`HipApi::SYMBOLS`], at run time.
 pub(crate) fn index_of_runtime(name: &str) -> Option<usize> {
     HipApi::SYMBOLS.iter().position(|s| *s == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::records_last_error;
+    use crate::hipError_t as E;
+
+    #[test]
+    fn hip_6_records_every_status_and_hip_7_only_failures() {
+        for major in [5, 6] {
+            for status in [E::hipSuccess, E::hipErrorNotReady, E::hipErrorInvalidValue] {
+                assert!(records_last_error(major, status), "HIP {major}: {status:?}");
+            }
+        }
+        assert!(!records_last_error(7, E::hipSuccess));
+        assert!(!records_last_error(7, E::hipErrorNotReady));
+        assert!(records_last_error(7, E::hipErrorInvalidValue));
+    }
 }

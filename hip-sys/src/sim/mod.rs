@@ -11,6 +11,7 @@
 //! |---|---|---|
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
+//! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (the last error's semantics; `hipRuntimeGetVersion` reports 5.7.0, 6.4.0 or 7.0.0) | 7 |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -22,10 +23,11 @@
 //!   primary contexts 1:1 with devices, and `hipCtxSetCurrent` changes what
 //!   `hipGetDevice` returns. With no devices, every call returns
 //!   `hipErrorNoDevice` (and `hipGetDeviceCount` writes 0).
-//! - **Last error with ROCm 7 semantics**: a failing call (other than
-//!   `hipErrorNotReady`) sets the thread's last error; successful calls do
-//!   not clear it; `hipGetLastError` returns and clears it,
-//!   `hipPeekAtLastError` returns it.
+//! - **Last error, per HIP version**: with HIP 7 (the default) a failing
+//!   call (other than `hipErrorNotReady`) sets the thread's last error and
+//!   successful calls do not clear it, as on CUDA; with HIP 5 and 6 every
+//!   call stores its status, success included. `hipGetLastError` returns
+//!   it and resets it to `hipSuccess`; `hipPeekAtLastError` returns it.
 //! - **Memory**: each device's pointers lie in their own address range, so
 //!   a pointer names its device. `hipMalloc` on the current device, out of
 //!   memory at capacity, `hipFree` of null is a no-op, unknown or

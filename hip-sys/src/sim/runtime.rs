@@ -14,19 +14,29 @@ pub struct SimConfig {
     pub devices: usize,
     /// Bytes of memory per device.
     pub memory: usize,
+    /// The HIP major version whose behaviour is simulated: 5, 6 or 7 (see
+    /// [`HIP_VERSIONS`]).
+    pub hip_major: u32,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { devices: 2, memory: 1 << 30 }
+        SimConfig { devices: 2, memory: 1 << 30, hip_major: 7 }
     }
 }
+
+/// The HIP major versions the simulator can behave as
+/// (`AMDGPU_SIM_HIP_VERSION`). They differ in the last error: HIP 5 and 6
+/// overwrite it on every call, success included; HIP 7 keeps the last
+/// failure until it is read (CUDA's semantics).
+pub const HIP_VERSIONS: [u32; 3] = [5, 6, 7];
 
 /// The most devices the simulator offers (each has its own address range).
 pub const MAX_DEVICES: usize = 64;
 
 impl SimConfig {
-    /// Read `AMDGPU_SIM_DEVICES` and `AMDGPU_SIM_MEMORY`; unset means default.
+    /// Read `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` and
+    /// `AMDGPU_SIM_HIP_VERSION`; unset means default.
     pub fn from_env() -> Result<SimConfig, BackendError> {
         let mut config = SimConfig::default();
         if let Ok(value) = std::env::var("AMDGPU_SIM_DEVICES") {
@@ -34,6 +44,9 @@ impl SimConfig {
         }
         if let Ok(value) = std::env::var("AMDGPU_SIM_MEMORY") {
             config.memory = parse_memory(&value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_HIP_VERSION") {
+            config.hip_major = parse_hip_version(&value)?;
         }
         Ok(config)
     }
@@ -52,6 +65,20 @@ pub fn parse_devices(value: &str) -> Result<usize, BackendError> {
         return Err(invalid("AMDGPU_SIM_DEVICES", value, format!("at most {MAX_DEVICES} devices")));
     }
     Ok(n)
+}
+
+/// Parse `AMDGPU_SIM_HIP_VERSION`: a major version of [`HIP_VERSIONS`]
+/// (`"6"`; `"6.2"` is read as 6).
+pub fn parse_hip_version(value: &str) -> Result<u32, BackendError> {
+    let major = value.trim().split('.').next().unwrap_or_default();
+    match major.parse::<u32>() {
+        Ok(v) if HIP_VERSIONS.contains(&v) => Ok(v),
+        _ => Err(invalid(
+            "AMDGPU_SIM_HIP_VERSION",
+            value,
+            format!("expected a HIP major version the simulator models: one of {HIP_VERSIONS:?}"),
+        )),
+    }
 }
 
 /// Parse `AMDGPU_SIM_MEMORY`: a size as [`crate::units::parse_bytes`]
@@ -261,6 +288,17 @@ mod tests {
             let error = parse_memory(bad).expect_err(bad);
             let text = error.to_string();
             assert!(text.contains("AMDGPU_SIM_MEMORY"), "{bad}: {text}");
+        }
+    }
+
+    #[test]
+    fn hip_versions_are_5_6_or_7() {
+        assert_eq!(parse_hip_version("6").unwrap(), 6);
+        assert_eq!(parse_hip_version(" 7.0 ").unwrap(), 7);
+        assert_eq!(parse_hip_version("5.7").unwrap(), 5);
+        for bad in ["4", "8", "", "seven", "-6"] {
+            let text = parse_hip_version(bad).unwrap_err().to_string();
+            assert!(text.contains("AMDGPU_SIM_HIP_VERSION") && text.contains("[5, 6, 7]"), "{bad}: {text}");
         }
     }
 
