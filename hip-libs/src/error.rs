@@ -40,6 +40,17 @@ pub enum LibError {
         /// What is wrong, with the values.
         problem: String,
     },
+    /// The library has no implementation for this case (a data type, a
+    /// mode); computing it anyway would give wrong results.
+    #[error("{library} {operation}: {problem}")]
+    Unsupported {
+        /// `rocSPARSE`, `rocFFT` or `MIOpen`.
+        library: &'static str,
+        /// The operation refused.
+        operation: &'static str,
+        /// What is not supported, and what to do instead.
+        problem: String,
+    },
     /// Operands on different devices.
     #[error("{operation}: {what} is on device {found}, but the operation runs on device {expected}")]
     WrongDevice {

@@ -1080,7 +1080,8 @@ fn softmax_case<T: Num>(log: bool, channel: bool) {
     let y0 = values(total, 12);
     let xp = upload(&x.iter().map(|v| T::from_f64(*v * 3.0)).collect::<Vec<T>>());
     let yp = upload(&y0.iter().map(|v| T::from_f64(*v)).collect::<Vec<T>>());
-    let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.5));
+    // MIOpen reads alpha and beta as float, whatever the tensor type.
+    let (alpha, beta) = (1.0f32, 0.5f32);
     let algorithm = if log {
         miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_LOG
     } else {
@@ -1093,10 +1094,10 @@ fn softmax_case<T: Num>(log: bool, channel: bool) {
     };
     mi_ok!((dnn().miopenSoftmaxForward_V2)(
         handle,
-        (&alpha as *const T).cast(),
+        (&alpha as *const f32).cast(),
         desc,
         xp,
-        (&beta as *const T).cast(),
+        (&beta as *const f32).cast(),
         desc,
         yp,
         algorithm,
@@ -1133,9 +1134,87 @@ fn softmax_matches_direct_loops() {
     for log in [false, true] {
         for channel in [false, true] {
             softmax_case::<f32>(log, channel);
-            softmax_case::<f64>(log, channel);
         }
     }
+    finish();
+}
+
+/// One softmax of `x` (1 × 4 × 1 × 1, channel mode) with `algorithm` and
+/// `T` tensors; the status and the output.
+fn softmax_of<T: Num>(x: &[f64], algorithm: miopenSoftmaxAlgorithm_t) -> (miopenStatus_t, Vec<f64>) {
+    let handle = dnn_handle();
+    let desc = tensor::<T>([1, 4, 1, 1]);
+    let xp = upload(&x.iter().map(|v| T::from_f64(*v)).collect::<Vec<T>>());
+    let yp = upload(&[T::from_f64(0.0); 4]);
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: live handle and descriptor, device buffers of 4 elements, host floats.
+    let status = unsafe {
+        (dnn().miopenSoftmaxForward_V2)(
+            handle,
+            (&alpha as *const f32).cast(),
+            desc,
+            xp,
+            (&beta as *const f32).cast(),
+            desc,
+            yp,
+            algorithm,
+            miopenSoftmaxMode_t::MIOPEN_SOFTMAX_MODE_CHANNEL,
+        )
+    };
+    let got: Vec<T> = download(yp, 4);
+    mi_ok!((dnn().miopenDestroyTensorDescriptor)(desc));
+    free(xp);
+    free(yp);
+    mi_ok!((dnn().miopenDestroy)(handle));
+    (status, got.iter().map(|v| v.to_f64()).collect())
+}
+
+#[test]
+fn fast_softmax_does_not_subtract_the_maximum() {
+    let _g = start();
+    let x = [100.0, 101.0, 102.0, 103.0];
+    let (status, accurate) = softmax_of::<f32>(&x, miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_ACCURATE);
+    assert_eq!(status, miopenStatus_t::miopenStatusSuccess);
+    assert!(accurate.iter().all(|v| v.is_finite()) && (accurate.iter().sum::<f64>() - 1.0).abs() < 1e-5);
+    // e^103 overflows FP32: MIOpen's fast softmax gives NaN there, and so
+    // must the simulator, so that nobody relies on it.
+    let (status, fast) = softmax_of::<f32>(&x, miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_FAST);
+    assert_eq!(status, miopenStatus_t::miopenStatusSuccess);
+    assert!(fast.iter().any(|v| !v.is_finite()), "{fast:?}");
+    finish();
+}
+
+#[test]
+fn miopen_computes_nothing_in_fp64() {
+    let _g = start();
+    let x = [0.0, 1.0, 2.0, 3.0];
+    let (status, _) = softmax_of::<f64>(&x, miopenSoftmaxAlgorithm_t::MIOPEN_SOFTMAX_ACCURATE);
+    assert_eq!(status, miopenStatus_t::miopenStatusNotImplemented);
+    let handle = dnn_handle();
+    let desc = tensor::<f64>([1, 1, 1, 4]);
+    let (xp, yp) = (upload(&[0.5f64; 4]), malloc(32));
+    let mut act = null_mut();
+    mi_ok!((dnn().miopenCreateActivationDescriptor)(&mut act));
+    mi_ok!((dnn().miopenSetActivationDescriptor)(act, miopenActivationMode_t::miopenActivationRELU, 0.0, 0.0, 0.0));
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    assert_eq!(
+        status!((dnn().miopenActivationForward)(
+            handle,
+            act,
+            (&alpha as *const f32).cast(),
+            desc,
+            xp,
+            (&beta as *const f32).cast(),
+            desc,
+            yp
+        )),
+        miopenStatus_t::miopenStatusNotImplemented
+    );
+    mi_ok!((dnn().miopenDestroyActivationDescriptor)(act));
+    mi_ok!((dnn().miopenDestroyTensorDescriptor)(desc));
+    free(xp);
+    free(yp);
+    mi_ok!((dnn().miopenDestroy)(handle));
     finish();
 }
 
@@ -1150,10 +1229,10 @@ fn activations_follow_miopen_definitions() {
     let mut got_stream: hipStream_t = null_mut();
     mi_ok!((dnn().miopenGetStream)(handle, &mut got_stream));
     assert_eq!(got_stream, stream);
-    let desc = tensor::<f64>([1, 2, 2, 3]);
-    let x: Vec<f64> = values(12, 21).iter().map(|v| v * 3.0).collect();
+    let desc = tensor::<f32>([1, 2, 2, 3]);
+    let x: Vec<f32> = values(12, 21).iter().map(|v| (v * 3.0) as f32).collect();
     let xp = upload(&x);
-    let yp = malloc(12 * 8);
+    let yp = malloc(12 * 4);
     let (a, b, g) = (0.7, 1.3, 2.0);
     type Reference = fn(f64, f64, f64, f64) -> f64;
     let cases: [(miopenActivationMode_t, Reference); 10] = [
@@ -1179,21 +1258,33 @@ fn activations_follow_miopen_definitions() {
         let mut act = null_mut();
         mi_ok!((dnn().miopenCreateActivationDescriptor)(&mut act));
         mi_ok!((dnn().miopenSetActivationDescriptor)(act, mode, a, b, g));
-        let (alpha, beta) = (2.0f64, 0.0f64);
+        // MIOpen's activation forward takes alpha 1 and beta 0 only, as floats.
+        let (two, alpha, beta) = (2.0f32, 1.0f32, 0.0f32);
+        let refused = status!((dnn().miopenActivationForward)(
+            handle,
+            act,
+            (&two as *const f32).cast(),
+            desc,
+            xp,
+            (&beta as *const f32).cast(),
+            desc,
+            yp
+        ));
+        assert_eq!(refused, miopenStatus_t::miopenStatusUnknownError, "alpha 2");
         mi_ok!((dnn().miopenActivationForward)(
             handle,
             act,
-            (&alpha as *const f64).cast(),
+            (&alpha as *const f32).cast(),
             desc,
             xp,
-            (&beta as *const f64).cast(),
+            (&beta as *const f32).cast(),
             desc,
             yp
         ));
         // SAFETY: a live stream.
         assert_eq!(unsafe { (hip().hipStreamSynchronize)(stream) }, hipError_t::hipSuccess);
-        let got: Vec<f64> = download(yp, 12);
-        let want: Vec<f64> = x.iter().map(|v| 2.0 * reference(*v, a, b, g)).collect();
+        let got: Vec<f32> = download(yp, 12);
+        let want: Vec<f64> = x.iter().map(|v| reference(f64::from(*v), a, b, g)).collect();
         assert_close(&got, &want, &format!("activation {mode:?}"));
         mi_ok!((dnn().miopenDestroyActivationDescriptor)(act));
     }
@@ -1244,55 +1335,68 @@ fn convolution_matches_direct_loops() {
         let ow = (w + 2 * pad.1 as usize - dil.1 as usize * (s - 1) - 1) / stride.1 as usize + 1;
         assert_eq!(out, [n as i32, k as i32, oh as i32, ow as i32]);
         let yd = tensor::<f32>(out);
-        let mut ws_size = 1;
+        let mut ws_size = 0;
         mi_ok!((dnn().miopenConvolutionForwardGetWorkSpaceSize)(handle, wd, xd, conv, yd, &mut ws_size));
-        assert_eq!(ws_size, 0);
+        // MIOpen's im2col buffer of one image: C × R × S × output pixels, floats.
+        assert_eq!(ws_size, 4 * c * r * s * oh * ow);
+        let workspace = malloc(ws_size);
         let x: Vec<f32> = values(n * c * h * w, 31).iter().map(|v| *v as f32).collect();
         let wv: Vec<f32> = values(k * c * r * s, 32).iter().map(|v| *v as f32).collect();
         let y0: Vec<f32> = values(n * k * oh * ow, 33).iter().map(|v| *v as f32).collect();
         let (xp, wp, yp) = (upload(&x), upload(&wv), upload(&y0));
         let mut perf = [miopenConvAlgoPerf_t {
-            algo: miopenConvAlgoPerf_algo { fwd_algo: miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoGEMM },
+            algo: miopenConvAlgoPerf_algo { fwd_algo: miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect },
             time: 0.0,
             memory: 99,
         }; 2];
         let mut returned = 0;
-        mi_ok!((dnn().miopenFindConvolutionForwardAlgorithm)(
-            handle,
-            xd,
-            xp,
-            wd,
-            wp,
-            conv,
-            yd,
-            yp,
-            2,
-            &mut returned,
-            perf.as_mut_ptr(),
-            null_mut(),
-            0,
-            false
-        ));
+        let find = |handle, workspace: *mut c_void, size: usize, perf: *mut miopenConvAlgoPerf_t, returned| {
+            status!((dnn().miopenFindConvolutionForwardAlgorithm)(
+                handle, xd, xp, wd, wp, conv, yd, yp, 2, returned, perf, workspace, size, false
+            ))
+        };
+        // The workspace pointer and size are both zero or both not.
+        assert_eq!(
+            find(handle, null_mut(), ws_size, perf.as_mut_ptr(), &mut returned),
+            miopenStatus_t::miopenStatusBadParm
+        );
+        assert_eq!(find(handle, workspace, 0, perf.as_mut_ptr(), &mut returned), miopenStatus_t::miopenStatusBadParm);
+        assert_eq!(
+            find(handle, workspace, ws_size, perf.as_mut_ptr(), &mut returned),
+            miopenStatus_t::miopenStatusSuccess
+        );
         assert_eq!(returned, 1);
         // SAFETY: the simulator wrote the forward member.
-        assert_eq!(unsafe { perf[0].algo.fwd_algo }, miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect);
-        assert!(perf[0].time > 0.0 && perf[0].memory == 0);
-        let (alpha, beta) = (1.5f32, -1.0f32);
-        mi_ok!((dnn().miopenConvolutionForward)(
-            handle,
-            (&alpha as *const f32).cast(),
-            xd,
-            xp,
-            wd,
-            wp,
-            conv,
-            miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect,
-            (&beta as *const f32).cast(),
-            yd,
-            yp,
-            null_mut(),
-            0
-        ));
+        let found = unsafe { perf[0].algo.fwd_algo };
+        assert_eq!(found, miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoGEMM);
+        assert!(perf[0].time > 0.0 && perf[0].memory == ws_size);
+        let forward = |handle, alpha: f32, beta: f32, workspace, size| {
+            status!((dnn().miopenConvolutionForward)(
+                handle,
+                (&alpha as *const f32).cast(),
+                xd,
+                xp,
+                wd,
+                wp,
+                conv,
+                found,
+                (&beta as *const f32).cast(),
+                yd,
+                yp,
+                workspace,
+                size
+            ))
+        };
+        // MIOpen's 2-d forward convolution takes only alpha 1 and beta 0.
+        assert_eq!(forward(handle, 1.5, 0.0, workspace, ws_size), miopenStatus_t::miopenStatusNotImplemented);
+        assert_eq!(forward(handle, 1.0, -1.0, workspace, ws_size), miopenStatus_t::miopenStatusNotImplemented);
+        // Another handle never searched: MIOpen has no invoker there.
+        let other = dnn_handle();
+        assert_eq!(forward(other, 1.0, 0.0, workspace, ws_size), miopenStatus_t::miopenStatusUnknownError);
+        mi_ok!((dnn().miopenDestroy)(other));
+        assert_eq!(forward(handle, 1.0, 0.0, null_mut(), ws_size), miopenStatus_t::miopenStatusBadParm);
+        assert_eq!(forward(handle, 1.0, 0.0, workspace, ws_size), miopenStatus_t::miopenStatusSuccess);
+        free(workspace);
         let got: Vec<f32> = download(yp, n * k * oh * ow);
         let mut want = vec![0.0f64; n * k * oh * ow];
         for ni in 0..n {
@@ -1313,7 +1417,7 @@ fn convolution_matches_direct_loops() {
                             }
                         }
                         let at = ((ni * k + ki) * oh + oy) * ow + ox;
-                        want[at] = 1.5 * acc - y0[at] as f64;
+                        want[at] = acc;
                     }
                 }
             }

@@ -400,6 +400,56 @@ fn softmax_activations_and_convolution_match_direct_loops() {
 }
 
 #[test]
+fn convolution_runs_on_every_threads_handle_of_one_device() {
+    // MIOpen registers what its algorithm search found in the handle that
+    // searched; forward on any other handle fails. Two threads on one
+    // device have two handles, and a handle made after the idle ones were
+    // destroyed is a third: each must search for itself.
+    let _x = sim::exclusive();
+    if !have(Library::Miopen) {
+        return;
+    }
+    let run = || {
+        let shape = dnn::Shape4::new(1, 2, 5, 5);
+        let filter = dnn::Shape4::new(3, 2, 3, 3);
+        let params = dnn::Conv2d::default();
+        let out = dnn::conv2d_output_shape(shape, filter, params).unwrap();
+        let x = DeviceArray::from_slice(&vec![1.0f32; shape.len()]).unwrap();
+        let w = DeviceArray::from_slice(&vec![0.5f32; filter.len()]).unwrap();
+        let mut y = DeviceArray::<f32>::zeros(out.len()).unwrap();
+        dnn::conv2d_forward(&x, shape, &w, filter, &mut y, params).unwrap();
+        // Each output sums 2 channels × 9 taps of 1 × 0.5.
+        assert!(y.to_vec().unwrap().iter().all(|v| (v - 9.0).abs() < 1e-5));
+    };
+    run();
+    on_thread("second-handle", run);
+    dnn::clear_idle_handles();
+    on_thread("recreated-handle", run);
+    run();
+}
+
+#[test]
+fn miopen_refuses_fp64_instead_of_computing_garbage() {
+    let _x = sim::exclusive();
+    if !have(Library::Miopen) {
+        return;
+    }
+    let shape = dnn::Shape4::new(1, 1, 2, 2);
+    let x = DeviceArray::from_slice(&[0.5f64; 4]).unwrap();
+    let mut y = DeviceArray::<f64>::zeros(4).unwrap();
+    let refused = |error: LibError| {
+        assert!(matches!(error, LibError::Unsupported { library: "MIOpen", .. }), "{error}");
+        assert!(error.to_string().contains("FP64") && error.to_string().contains("f32"), "{error}");
+    };
+    refused(dnn::softmax(&x, &mut y, shape, dnn::SoftmaxAlgorithm::Accurate, dnn::SoftmaxMode::Channel).unwrap_err());
+    refused(dnn::activation(&x, &mut y, shape, dnn::Activation::Relu).unwrap_err());
+    let filter = dnn::Shape4::new(1, 1, 1, 1);
+    refused(
+        dnn::conv2d_forward(&x, shape, &x.slice(0..1).unwrap(), filter, &mut y, dnn::Conv2d::default()).unwrap_err(),
+    );
+}
+
+#[test]
 fn operands_on_another_device_are_refused() {
     let _x = sim::exclusive();
     if !have(Library::Miopen) || Device::count().unwrap() < 2 {

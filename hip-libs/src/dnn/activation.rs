@@ -1,7 +1,7 @@
 //! Activation forward.
 
 use super::handle::{check, DnnHandle, HANDLES};
-use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
@@ -85,6 +85,7 @@ pub fn activation<T: DnnScalar>(
             format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len()),
         ));
     }
+    require_fp32::<T>(OP)?;
     let device = y.device();
     same_device(OP, device, &[("x", x.device())])?;
     let stream = y.stream().clone();
@@ -99,7 +100,7 @@ pub fn activation<T: DnnScalar>(
     // SAFETY: a live descriptor.
     check(unsafe { (api.miopenSetActivationDescriptor)(desc.0, mode, a, b, g) }, "miopenSetActivationDescriptor")?;
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
-    let (alpha, beta) = (T::ONE, T::ZERO);
+    let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
     with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
         on_device(device, || {
             check(
@@ -108,10 +109,10 @@ pub fn activation<T: DnnScalar>(
                     (api.miopenActivationForward)(
                         handle.raw,
                         desc.0,
-                        (&alpha as *const T).cast(),
+                        (&alpha as *const f32).cast(),
                         tensor.0,
                         x_ptr,
-                        (&beta as *const T).cast(),
+                        (&beta as *const f32).cast(),
                         tensor.0,
                         y_ptr,
                     )

@@ -1,17 +1,21 @@
-//! 2-D convolution forward, with the algorithm search cached per device.
+//! 2-D convolution forward, with the algorithm search cached per handle.
+//!
+//! MIOpen's forward convolution runs an invoker that only its algorithm
+//! search (`miopenFindConvolutionForwardAlgorithm`) registers, in the
+//! handle that ran the search: a cache per device would make a second
+//! thread's handle, or a recreated one, fail on every AMD GPU. So each
+//! handle keeps what its own searches found; a new handle searches once
+//! per problem (MIOpen's find-db makes repeats cheap).
 
 use super::handle::{check, DnnHandle, HANDLES};
-use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
+use hip_core::audit;
 use hip_core::raw::on_device;
-use hip_core::{audit, Device};
-use hip_sys::miopen::{
-    miopenConvAlgoPerf_t, miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t,
-};
-use std::collections::HashMap;
-use std::sync::Mutex;
+use hip_sys::miopen::{miopenConvAlgoPerf_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
+use std::ffi::c_void;
 
 /// Padding, stride and dilation of a 2-D convolution (height, width).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,11 +109,6 @@ pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Res
     }
 }
 
-type AlgoKey = (Device, Shape4, Shape4, Conv2d, bool);
-
-/// The algorithm search's answers, per device and problem.
-static ALGORITHMS: Mutex<Option<HashMap<AlgoKey, miopenConvFwdAlgorithm_t>>> = Mutex::new(None);
-
 /// Convolve `x` (`input` shape) with `w` (`filter`: K × C × R × S) into
 /// `y`, whose shape is [`conv2d_output_shape`]; on `y`'s stream. Returns
 /// the output shape.
@@ -129,6 +128,7 @@ pub fn conv2d_forward<T: DnnScalar>(
             return Err(LibError::invalid(OP, format!("{what} has {have} elements; {want} are needed")));
         }
     }
+    require_fp32::<T>(OP)?;
     let device = y.device();
     same_device(OP, device, &[("x", x.device()), ("w", w.device())])?;
     let stream = y.stream().clone();
@@ -138,8 +138,7 @@ pub fn conv2d_forward<T: DnnScalar>(
         (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
     let conv = conv_desc(params)?;
     let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
-    let key: AlgoKey =
-        (device, input, filter, params, T::DATATYPE.0 == hip_sys::miopen::miopenDataType_t::miopenDouble.0);
+    let problem = (input, filter, params);
     with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
         on_device(device, || -> Result<Shape4> {
             let mut workspace_size = 0usize;
@@ -157,9 +156,12 @@ pub fn conv2d_forward<T: DnnScalar>(
                 },
                 "miopenConvolutionForwardGetWorkSpaceSize",
             )?;
-            let workspace = hip_pool::alloc_on(device, workspace_size.max(4), &stream)?;
-            let cached =
-                ALGORITHMS.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|m| m.get(&key).copied());
+            // MIOpen wants a null workspace when its size is 0 (and a
+            // non-null one otherwise).
+            let workspace =
+                if workspace_size > 0 { Some(hip_pool::alloc_on(device, workspace_size, &stream)?) } else { None };
+            let workspace_ptr = workspace.as_ref().map_or(std::ptr::null_mut::<c_void>(), |w| w.as_ptr());
+            let cached = handle.algorithms.borrow().get(&problem).copied();
             let algorithm = match cached {
                 Some(a) => a,
                 None => {
@@ -181,7 +183,7 @@ pub fn conv2d_forward<T: DnnScalar>(
                                 1,
                                 &mut found,
                                 &mut perf,
-                                workspace.as_ptr(),
+                                workspace_ptr,
                                 workspace_size,
                                 false,
                             )
@@ -193,31 +195,27 @@ pub fn conv2d_forward<T: DnnScalar>(
                     }
                     // SAFETY: the forward search fills the forward member of the union.
                     let algorithm = unsafe { perf.algo.fwd_algo };
-                    ALGORITHMS
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert_with(HashMap::new)
-                        .insert(key, algorithm);
+                    handle.algorithms.borrow_mut().insert(problem, algorithm);
                     algorithm
                 }
             };
-            let (alpha, beta) = (T::ONE, T::ZERO);
+            let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
             check(
                 // SAFETY: as above; the workspace holds `workspace_size` bytes.
                 unsafe {
                     (api.miopenConvolutionForward)(
                         handle.raw,
-                        (&alpha as *const T).cast(),
+                        (&alpha as *const f32).cast(),
                         x_desc.0,
                         x_ptr,
                         w_desc.0,
                         w_ptr,
                         conv.0,
                         algorithm,
-                        (&beta as *const T).cast(),
+                        (&beta as *const f32).cast(),
                         y_desc.0,
                         y_ptr,
-                        workspace.as_ptr(),
+                        workspace_ptr,
                         workspace_size,
                     )
                 },

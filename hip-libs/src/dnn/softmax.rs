@@ -1,7 +1,7 @@
 //! Softmax forward.
 
 use super::handle::{check, DnnHandle, HANDLES};
-use super::tensor::{DnnScalar, Shape4, TensorDesc};
+use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
@@ -46,6 +46,7 @@ pub fn softmax<T: DnnScalar>(
             format!("{shape:?} has {} elements; x has {}, y {}", shape.len(), x.len(), y.len()),
         ));
     }
+    require_fp32::<T>(OP)?;
     let device = y.device();
     same_device(OP, device, &[("x", x.device())])?;
     let stream = y.stream().clone();
@@ -62,19 +63,19 @@ pub fn softmax<T: DnnScalar>(
         SoftmaxMode::Channel => miopenSoftmaxMode_t::MIOPEN_SOFTMAX_MODE_CHANNEL,
     };
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
-    let (alpha, beta) = (T::ONE, T::ZERO);
+    let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
     with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
         on_device(device, || {
             check(
                 // SAFETY: a live handle; x and y hold `shape` elements of T;
-                // alpha and beta are host scalars of T.
+                // alpha and beta are host floats, as MIOpen reads them.
                 unsafe {
                     (api.miopenSoftmaxForward_V2)(
                         handle.raw,
-                        (&alpha as *const T).cast(),
+                        (&alpha as *const f32).cast(),
                         desc.0,
                         x_ptr,
-                        (&beta as *const T).cast(),
+                        (&beta as *const f32).cast(),
                         desc.0,
                         y_ptr,
                         algorithm,

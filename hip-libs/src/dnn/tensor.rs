@@ -5,26 +5,46 @@ use crate::{LibError, Result};
 use hip_core::audit;
 use hip_sys::miopen::{miopenDataType_t, miopenTensorDescriptor_t};
 
-/// An element type MIOpen computes with.
+/// An element type of MIOpen tensors.
+///
+/// MIOpen computes softmax, activations and convolutions in FP32 (and
+/// half types), never in FP64: its softmax runs the FP32 kernel over a
+/// double tensor and returns garbage, and its activations and convolution
+/// solvers refuse one. So the operations here take `f64` tensors only to
+/// refuse them with [`LibError::Unsupported`], before MIOpen runs.
 pub trait DnnScalar: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
     /// MIOpen's data type.
     const DATATYPE: miopenDataType_t;
-    /// 1 and 0 as this type, for alpha and beta.
-    const ONE: Self;
-    /// Zero.
-    const ZERO: Self;
 }
 
 impl DnnScalar for f32 {
     const DATATYPE: miopenDataType_t = miopenDataType_t::miopenFloat;
-    const ONE: Self = 1.0;
-    const ZERO: Self = 0.0;
 }
 
 impl DnnScalar for f64 {
     const DATATYPE: miopenDataType_t = miopenDataType_t::miopenDouble;
-    const ONE: Self = 1.0;
-    const ZERO: Self = 0.0;
+}
+
+/// `alpha` 1 and `beta` 0, as MIOpen reads them for every data type:
+/// `float`.
+pub(crate) const ALPHA_ONE: f32 = 1.0;
+/// See [`ALPHA_ONE`].
+pub(crate) const BETA_ZERO: f32 = 0.0;
+
+/// Refuse a data type MIOpen cannot compute `operation` in (FP64).
+pub(crate) fn require_fp32<T: DnnScalar>(operation: &'static str) -> Result<()> {
+    if T::DATATYPE == miopenDataType_t::miopenFloat {
+        return Ok(());
+    }
+    Err(LibError::Unsupported {
+        library: "MIOpen",
+        operation,
+        problem: format!(
+            "MIOpen has no FP64 kernels for {operation}, so {} tensors are refused rather than computed \
+             wrongly; convert to f32",
+            std::any::type_name::<T>()
+        ),
+    })
 }
 
 /// A 4-D tensor shape in NCHW order.

@@ -1,22 +1,42 @@
 //! MIOpen in the simulator: handles, 4-d tensor descriptors, softmax,
-//! activations and forward convolution, computed with direct loops.
+//! activations and forward convolution, computed with direct loops in FP32.
+//!
+//! As strict as MIOpen (3.x, `convolutionocl.cpp`, `softmax.cpp`,
+//! `activ.cpp`), where being lenient would hide a bug:
 //!
 //! - `miopenGetVersion` reports 3.1.0 (the MIOpen of ROCm 6.1).
-//! - Tensors: NCHW, packed, `miopenFloat` or `miopenDouble` (other types
-//!   are `miopenStatusNotImplemented`). `alpha` and `beta` point to a value
-//!   of the tensor's type, and every operation computes
-//!   `y = alpha * f(x) + beta * y` (with `beta == 0`, `y` is not read).
-//! - Softmax V2: fast and accurate are the same (both subtract the
-//!   maximum), log gives log-softmax; mode instance normalizes over
-//!   C × H × W of each image, mode channel over C at each (n, h, w).
+//! - Tensors: NCHW, packed, `miopenFloat` or `miopenDouble` descriptors;
+//!   other types are `miopenStatusNotImplemented`. No operation computes in
+//!   FP64, as MIOpen has no FP64 kernels for them: softmax and activations
+//!   of a `miopenDouble` tensor are `miopenStatusNotImplemented` (MIOpen's
+//!   softmax would run its FP32 kernel over the doubles and return
+//!   garbage), convolution of one is `miopenStatusUnknownError` (no solver
+//!   applies).
+//! - `alpha` and `beta` are read as `float` whatever the tensor type, as
+//!   MIOpen reads them. Softmax computes `y = alpha * f(x) + beta * y`
+//!   (with `beta == 0`, `y` is not read). Activations and convolution
+//!   accept only alpha 1 and beta 0 (activations: `miopenStatusUnknownError`;
+//!   2-d convolution: `miopenStatusNotImplemented`).
+//! - Softmax V2: fast does not subtract the maximum (it overflows where
+//!   MIOpen's does), accurate does, log gives log-softmax; mode instance
+//!   normalizes over C × H × W of each image, mode channel over C at each
+//!   (n, h, w).
 //! - Activations with MIOpen's α, β, γ (the descriptor's `activAlpha`,
 //!   `activBeta`, `activPower`): see [`activate`].
 //! - Convolution: mode `miopenConvolution` (cross-correlation, no groups),
 //!   `miopenFloat` only; the filter is a 4-d tensor K × C × R × S; padding,
-//!   stride and dilation per dimension. The workspace is 0 bytes; the
-//!   algorithm search reports the direct algorithm only (it does not write
-//!   `y`); forward accepts any algorithm value MIOpen defines and computes
-//!   the direct loops.
+//!   stride and dilation per dimension.
+//!   - The workspace is that of MIOpen's im2col GEMM, C × R × S × (output
+//!     H × W) floats, except for a 1 × 1 filter of stride 1 and no padding
+//!     (0 bytes). A workspace pointer and size must be both null and zero
+//!     or both non-null and non-zero (`miopenStatusBadParm`; MIOpen
+//!     asserts it).
+//!   - The algorithm search reports GEMM when the workspace it is given
+//!     holds the im2col buffer and direct otherwise; it does not write
+//!     `y`. What it found is recorded **on that handle**, as MIOpen's
+//!     invoker cache is: forward on a handle that never searched this
+//!     problem with this algorithm fails with `miopenStatusUnknownError`
+//!     ("No invoker was registered ... Was find executed?").
 
 use super::{call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
 use crate::bindings::miopen::*;
@@ -30,6 +50,7 @@ const OK: Status = miopenStatus_t::miopenStatusSuccess;
 const BAD_PARM: Status = miopenStatus_t::miopenStatusBadParm;
 const INTERNAL: Status = miopenStatus_t::miopenStatusInternalError;
 const NOT_IMPLEMENTED: Status = miopenStatus_t::miopenStatusNotImplemented;
+const UNKNOWN: Status = miopenStatus_t::miopenStatusUnknownError;
 
 /// What `miopenGetVersion` reports.
 pub(crate) const VERSION: (usize, usize, usize) = (3, 1, 0);
@@ -37,7 +58,13 @@ pub(crate) const VERSION: (usize, usize, usize) = (3, 1, 0);
 /// A `miopenHandle_t`.
 pub(crate) struct Handle {
     stream: usize,
+    /// The invokers the algorithm search registered on this handle.
+    invokers: Vec<(Problem, u32)>,
 }
+
+/// A forward convolution problem: input, filter and output shapes and the
+/// convolution's parameters.
+type Problem = ([usize; 4], [usize; 4], [usize; 4], Convolution);
 
 /// A 4-d `miopenTensorDescriptor_t`; `None` until set.
 #[derive(Clone, Copy)]
@@ -55,7 +82,7 @@ pub(crate) struct Activation {
 }
 
 /// A `miopenConvolutionDescriptor_t`: pad, stride, dilation as (h, w).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct Convolution {
     pad: (usize, usize),
     stride: (usize, usize),
@@ -122,7 +149,7 @@ pub(crate) unsafe extern "C" fn miopenCreate(handle: *mut miopenHandle_t) -> Sta
         if sim().device(current_device()).is_none() {
             return Err(miopenStatus_t::miopenStatusNotInitialized);
         }
-        let h = insert(Kind::DnnHandle(Handle { stream: 0 }));
+        let h = insert(Kind::DnnHandle(Handle { stream: 0, invokers: Vec::new() }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as miopenHandle_t, BAD_PARM) }
     })
@@ -234,19 +261,30 @@ fn unary_operands(
     if alpha.is_null() || beta.is_null() {
         return Err(BAD_PARM);
     }
+    if xr != Real::F32 {
+        // MIOpen has no FP64 softmax or activation kernels.
+        return Err(NOT_IMPLEMENTED);
+    }
     let bytes = count(&xs) * xr.size();
     let xspan = span(x as usize, bytes).ok_or(BAD_PARM)?;
     let yspan = span(y as usize, bytes).ok_or(BAD_PARM)?;
-    // SAFETY: non-null host scalars of the tensor's type.
-    let (a, b) = unsafe { (host_scalar(alpha, xr), host_scalar(beta, xr)) };
+    // SAFETY: non-null host scalars; MIOpen reads them as float whatever
+    // the tensor type.
+    let (a, b) = unsafe { (host_scalar(alpha, Real::F32), host_scalar(beta, Real::F32)) };
     Ok((xs, xr, a, b, xspan, yspan))
 }
 
-/// Blend `alpha * f + beta * y` into `y`.
-fn blend(y: &mut [f64], f: &[f64], alpha: f64, beta: f64) {
+/// Blend `alpha * f + beta * y` into `y`, in FP32.
+fn blend(y: &mut [f64], f: &[f32], alpha: f64, beta: f64) {
+    let (alpha, beta) = (alpha as f32, beta as f32);
     for (yi, fi) in y.iter_mut().zip(f) {
-        *yi = alpha * fi + if beta == 0.0 { 0.0 } else { beta * *yi };
+        *yi = f64::from(alpha * fi + if beta == 0.0 { 0.0 } else { beta * *yi as f32 });
     }
+}
+
+/// FP32 values of reals read from an FP32 tensor (exact).
+fn as_f32(values: &[f64]) -> Vec<f32> {
+    values.iter().map(|v| *v as f32).collect()
 }
 
 // ---- softmax -----------------------------------------------------------------
@@ -265,9 +303,11 @@ pub(crate) unsafe extern "C" fn miopenSoftmaxForward_V2(
 ) -> Status {
     call("miopenSoftmaxForward_V2", OK, INTERNAL, || {
         let target = handle_target("miopenSoftmaxForward_V2", handle)?;
-        let log = match algorithm.0 {
-            0 | 1 => false,
-            2 => true,
+        // FAST (0) does not subtract the maximum; ACCURATE (1) and LOG (2) do.
+        let (subtract_max, log) = match algorithm.0 {
+            0 => (false, false),
+            1 => (true, false),
+            2 => (true, true),
             _ => return Err(BAD_PARM),
         };
         let channel = match mode.0 {
@@ -278,10 +318,10 @@ pub(crate) unsafe extern "C" fn miopenSoftmaxForward_V2(
         let (shape, real, a, b, xspan, yspan) = unary_operands(x_desc, x, y_desc, y, alpha, beta)?;
         let total = count(&shape);
         streams::submit(&target, false, move || {
-            let xs = xspan.read(real, 0, total)?;
+            let xs = as_f32(&xspan.read(real, 0, total)?);
             let mut ys = if b == 0.0 { vec![0.0; total] } else { yspan.read(real, 0, total)? };
             let [n, c, h, w] = shape;
-            let mut f = vec![0.0; total];
+            let mut f = vec![0.0f32; total];
             // Each group is a set of element indices normalized together.
             let groups: Vec<Vec<usize>> = if channel {
                 (0..n)
@@ -291,8 +331,9 @@ pub(crate) unsafe extern "C" fn miopenSoftmaxForward_V2(
                 (0..n).map(|ni| (ni * c * h * w..(ni + 1) * c * h * w).collect()).collect()
             };
             for group in groups {
-                let max = group.iter().map(|&i| xs[i]).fold(f64::NEG_INFINITY, f64::max);
-                let sum: f64 = group.iter().map(|&i| (xs[i] - max).exp()).sum();
+                let max =
+                    if subtract_max { group.iter().map(|&i| xs[i]).fold(f32::NEG_INFINITY, f32::max) } else { 0.0 };
+                let sum: f32 = group.iter().map(|&i| (xs[i] - max).exp()).sum();
                 for &i in &group {
                     f[i] = if log { xs[i] - max - sum.ln() } else { (xs[i] - max).exp() / sum };
                 }
@@ -403,12 +444,18 @@ pub(crate) unsafe extern "C" fn miopenActivationForward(
         .flatten()
         .ok_or(BAD_PARM)?;
         let (shape, real, a, b, xspan, yspan) = unary_operands(x_desc, x, y_desc, y, alpha, beta)?;
+        if a != 1.0 || b != 0.0 {
+            // MIOpen's activation forward takes only alpha 1 and beta 0.
+            return Err(UNKNOWN);
+        }
         let total = count(&shape);
         streams::submit(&target, false, move || {
             let xs = xspan.read(real, 0, total)?;
-            let mut ys = if b == 0.0 { vec![0.0; total] } else { yspan.read(real, 0, total)? };
-            let f: Vec<f64> =
-                xs.iter().map(|&v| activate(act.mode, v, act.alpha, act.beta, act.gamma).unwrap_or(f64::NAN)).collect();
+            let mut ys = vec![0.0; total];
+            let f: Vec<f32> = xs
+                .iter()
+                .map(|&v| activate(act.mode, v, act.alpha, act.beta, act.gamma).unwrap_or(f64::NAN) as f32)
+                .collect();
             blend(&mut ys, &f, a, b);
             yspan.write(real, 0, &ys)
         })
@@ -522,6 +569,32 @@ pub(crate) unsafe extern "C" fn miopenGetConvolutionForwardOutputDim(
     })
 }
 
+/// Bytes of MIOpen's im2col buffer for one image (its GEMM algorithm's
+/// workspace): C × R × S × (output H × W) floats; none for a 1 × 1 filter
+/// of stride 1 without padding, which is a plain GEMM.
+fn im2col_bytes(xs: &[usize; 4], ws: &[usize; 4], ys: &[usize; 4], conv: &Convolution) -> usize {
+    let [_, c, ..] = *xs;
+    let [_, _, r, s] = *ws;
+    let [_, _, oh, ow] = *ys;
+    if r == 1 && s == 1 && conv.stride == (1, 1) && conv.pad == (0, 0) {
+        return 0;
+    }
+    4 * c * r * s * oh * ow
+}
+
+/// MIOpen's workspace rule: pointer and size both null and zero, or both
+/// not (`ValidateWorkspace`, an assertion in MIOpen).
+fn check_workspace(function: &str, ptr: *mut c_void, size: usize) -> Result<(), Status> {
+    if ptr.is_null() != (size == 0) {
+        log::error!("{function}: workspace {ptr:?} of {size} bytes: pointer and size must be both zero or both not");
+        return Err(BAD_PARM);
+    }
+    if size > 0 {
+        span(ptr as usize, size).ok_or(BAD_PARM)?;
+    }
+    Ok(())
+}
+
 /// Check the three tensors of a forward convolution; returns their shapes.
 #[allow(clippy::type_complexity)]
 fn conv_shapes(
@@ -534,8 +607,12 @@ fn conv_shapes(
     let (xs, xr) = tensor(x_desc)?;
     let (ws, wr) = tensor(w_desc)?;
     let (ys, yr) = tensor(y_desc)?;
-    if xr != Real::F32 || wr != Real::F32 || yr != Real::F32 {
-        return Err(NOT_IMPLEMENTED);
+    if xr != yr || wr != yr {
+        return Err(BAD_PARM);
+    }
+    if xr != Real::F32 {
+        // No convolution solver of MIOpen applies to FP64.
+        return Err(UNKNOWN);
     }
     if output_dim(&conv, &xs, &ws)? != ys {
         return Err(BAD_PARM);
@@ -553,9 +630,9 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForwardGetWorkSpaceSize(
 ) -> Status {
     call("miopenConvolutionForwardGetWorkSpaceSize", OK, INTERNAL, || {
         handle_target("miopenConvolutionForwardGetWorkSpaceSize", handle)?;
-        conv_shapes(x_desc, w_desc, conv_desc, y_desc)?;
+        let (xs, ws, ys, conv) = conv_shapes(x_desc, w_desc, conv_desc, y_desc)?;
         // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(size, 0, BAD_PARM) }
+        unsafe { write_out(size, im2col_bytes(&xs, &ws, &ys, &conv), BAD_PARM) }
     })
 }
 
@@ -572,24 +649,36 @@ pub(crate) unsafe extern "C" fn miopenFindConvolutionForwardAlgorithm(
     request_algo_count: c_int,
     returned_algo_count: *mut c_int,
     perf_results: *mut miopenConvAlgoPerf_t,
-    _work_space: *mut c_void,
-    _work_space_size: usize,
+    work_space: *mut c_void,
+    work_space_size: usize,
     _exhaustive_search: bool,
 ) -> Status {
-    call("miopenFindConvolutionForwardAlgorithm", OK, INTERNAL, || {
-        handle_target("miopenFindConvolutionForwardAlgorithm", handle)?;
-        let (xs, ws, ys, _) = conv_shapes(x_desc, w_desc, conv_desc, y_desc)?;
+    const F: &str = "miopenFindConvolutionForwardAlgorithm";
+    call(F, OK, INTERNAL, || {
+        handle_target(F, handle)?;
+        let (xs, ws, ys, conv) = conv_shapes(x_desc, w_desc, conv_desc, y_desc)?;
         if request_algo_count < 1 || returned_algo_count.is_null() || perf_results.is_null() {
             return Err(BAD_PARM);
         }
+        check_workspace(F, work_space, work_space_size)?;
         for (ptr, shape) in [(x as usize, xs), (w as usize, ws), (y as usize, ys)] {
             span(ptr, 4 * count(&shape)).ok_or(BAD_PARM)?;
         }
-        let perf = miopenConvAlgoPerf_t {
-            algo: miopenConvAlgoPerf_algo { fwd_algo: miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect },
-            time: 0.1,
-            memory: 0,
+        let needed = im2col_bytes(&xs, &ws, &ys, &conv);
+        let (algorithm, memory) = if work_space_size >= needed {
+            (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoGEMM, needed)
+        } else {
+            (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect, 0)
         };
+        let problem: Problem = (xs, ws, ys, conv);
+        with(handle as usize, |o| {
+            if let Kind::DnnHandle(h) = &mut o.kind {
+                if !h.invokers.contains(&(problem, algorithm.0)) {
+                    h.invokers.push((problem, algorithm.0));
+                }
+            }
+        });
+        let perf = miopenConvAlgoPerf_t { algo: miopenConvAlgoPerf_algo { fwd_algo: algorithm }, time: 0.1, memory };
         // SAFETY: both are non-null and valid for one element (C contract,
         // request_algo_count >= 1).
         unsafe {
@@ -613,11 +702,12 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
     beta: *const c_void,
     y_desc: miopenTensorDescriptor_t,
     y: *mut c_void,
-    _work_space: *mut c_void,
-    _work_space_size: usize,
+    work_space: *mut c_void,
+    work_space_size: usize,
 ) -> Status {
-    call("miopenConvolutionForward", OK, INTERNAL, || {
-        let target = handle_target("miopenConvolutionForward", handle)?;
+    const F: &str = "miopenConvolutionForward";
+    call(F, OK, INTERNAL, || {
+        let target = handle_target(F, handle)?;
         if !matches!(algo.0, 0..=3 | 5) {
             return Err(BAD_PARM);
         }
@@ -625,15 +715,38 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
         if alpha.is_null() || beta.is_null() {
             return Err(BAD_PARM);
         }
-        // SAFETY: non-null host floats (the tensors are miopenFloat).
+        // SAFETY: non-null host floats, as MIOpen reads them.
         let (a, b) = unsafe { (host_scalar(alpha, Real::F32), host_scalar(beta, Real::F32)) };
+        if a != 1.0 || b != 0.0 {
+            // MIOpen's 2-d forward convolution takes only alpha 1, beta 0.
+            return Err(NOT_IMPLEMENTED);
+        }
+        check_workspace(F, work_space, work_space_size)?;
+        let registered = with(handle as usize, |o| match &o.kind {
+            Kind::DnnHandle(h) => h.invokers.contains(&((xs, ws, ys, conv), algo.0)),
+            _ => false,
+        })
+        .unwrap_or(false);
+        if !registered {
+            log::error!(
+                "{F}: No invoker was registered for convolution forward ({xs:?} * {ws:?}, algorithm {}) on \
+                 this handle. Was find executed?",
+                algo.0
+            );
+            return Err(UNKNOWN);
+        }
+        if algo == miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoGEMM
+            && work_space_size < im2col_bytes(&xs, &ws, &ys, &conv)
+        {
+            return Err(BAD_PARM);
+        }
         let xspan = span(x as usize, 4 * count(&xs)).ok_or(BAD_PARM)?;
         let wspan = span(w as usize, 4 * count(&ws)).ok_or(BAD_PARM)?;
         let yspan = span(y as usize, 4 * count(&ys)).ok_or(BAD_PARM)?;
         streams::submit(&target, false, move || {
-            let xv = xspan.read(Real::F32, 0, count(&xs))?;
-            let wv = wspan.read(Real::F32, 0, count(&ws))?;
-            let mut yv = if b == 0.0 { vec![0.0; count(&ys)] } else { yspan.read(Real::F32, 0, count(&ys))? };
+            let xv = as_f32(&xspan.read(Real::F32, 0, count(&xs))?);
+            let wv = as_f32(&wspan.read(Real::F32, 0, count(&ws))?);
+            let mut yv = vec![0.0; count(&ys)];
             let f = direct_convolution(&xv, &xs, &wv, &ws, &ys, &conv);
             blend(&mut yv, &f, a, b);
             yspan.write(Real::F32, 0, &yv)
@@ -642,24 +755,24 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
     })
 }
 
-/// The direct loops of a cross-correlation, NCHW.
+/// The direct loops of a cross-correlation, NCHW, in FP32.
 fn direct_convolution(
-    x: &[f64],
+    x: &[f32],
     xs: &[usize; 4],
-    w: &[f64],
+    w: &[f32],
     ws: &[usize; 4],
     ys: &[usize; 4],
     conv: &Convolution,
-) -> Vec<f64> {
+) -> Vec<f32> {
     let [n, c, h, wd] = *xs;
     let [k, _, r, s] = *ws;
     let [_, _, oh, ow] = *ys;
-    let mut y = vec![0.0; n * k * oh * ow];
+    let mut y = vec![0.0f32; n * k * oh * ow];
     for ni in 0..n {
         for ki in 0..k {
             for oy in 0..oh {
                 for ox in 0..ow {
-                    let mut acc = 0.0;
+                    let mut acc = 0.0f32;
                     for ci in 0..c {
                         for ry in 0..r {
                             let iy = (oy * conv.stride.0 + ry * conv.dilation.0) as isize - conv.pad.0 as isize;
