@@ -438,3 +438,46 @@ fn the_main_example_runs_on_every_device() {
 #[allow(dead_code)]
 #[path = "../../amdgpu/examples/multi_gpu.rs"]
 mod example;
+
+/// Model rocFFT `version` in the simulator until dropped (nothing on other
+/// backends, which use the version they loaded).
+struct ModelRocfft;
+impl ModelRocfft {
+    fn new(version: hip_sys::RocfftVersion) -> ModelRocfft {
+        if amdgpu::backend() == Backend::Sim {
+            sim::set_rocfft_version(Some(version));
+        }
+        ModelRocfft
+    }
+}
+impl Drop for ModelRocfft {
+    fn drop(&mut self) {
+        if amdgpu::backend() == Backend::Sim {
+            sim::set_rocfft_version(None);
+        }
+    }
+}
+
+#[test]
+fn r2c_leaves_its_input_intact_on_every_rocfft_version() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) {
+        return;
+    }
+    // rocFFT before 1.0.25 (ROCm 6.0) may overwrite an R2C input.
+    for version in [hip_sys::RocfftVersion::new(1, 0, 24), hip_sys::sim::DEFAULT_ROCFFT_VERSION] {
+        let _model = ModelRocfft::new(version);
+        let n = 20;
+        let real: Vec<f32> = noise(n, 21).iter().map(|v| *v as f32).collect();
+        let dr = DeviceArray::from_slice(&real).unwrap();
+        let mut dh = DeviceArray::<[f32; 2]>::zeros(n / 2 + 1).unwrap();
+        fft::r2c(&dr, &mut dh, &[n], 1).unwrap();
+        assert_eq!(dr.to_vec().unwrap(), real, "rocFFT {version}: r2c overwrote its `&` input");
+        let want = dft(&real.iter().map(|v| [*v as f64, 0.0]).collect::<Vec<_>>(), -1.0);
+        // Tolerance: 1e-5 × n (single precision, unnormalized).
+        for (k, got) in dh.to_vec().unwrap().iter().enumerate() {
+            let err = (got[0] as f64 - want[k][0]).abs().max((got[1] as f64 - want[k][1]).abs());
+            assert!(err < 1e-5 * n as f64, "rocFFT {version}: bin {k}: {got:?} vs {:?}", want[k]);
+        }
+    }
+}
