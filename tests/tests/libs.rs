@@ -481,3 +481,79 @@ fn r2c_leaves_its_input_intact_on_every_rocfft_version() {
         }
     }
 }
+
+#[test]
+fn rocfft_is_set_up_under_the_plans_device() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) || amdgpu::backend() != Backend::Sim || Device::count().unwrap() < 2 {
+        eprintln!("skipped: needs the simulator's rocFFT and two devices");
+        return;
+    }
+    let d1 = Device::new(1).unwrap();
+    fft::cleanup().unwrap();
+    on_thread("fft-setup", move || {
+        // This thread stays on device 0; the data and the plan are device 1's.
+        let mut data = with_device(d1, || DeviceArray::<[f32; 2]>::zeros(16)).unwrap();
+        fft::c2c_in_place(&mut data, &[16], 1, fft::Direction::Forward).unwrap();
+        assert_eq!(device().ordinal(), 0);
+    });
+    assert_eq!(sim::rocfft_setup_device(), Some(1), "rocfft_setup ran under another device than the plan's");
+    assert_eq!(violations_of("fft-setup"), []);
+    fft::cleanup().unwrap();
+}
+
+#[test]
+fn plans_made_while_another_thread_cleans_up_always_work() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) {
+        return;
+    }
+    let capacity = fft::plan_cache_capacity();
+    // A small cache, so threads keep making plans.
+    fft::set_plan_cache_capacity(2);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cleaner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut cleanups = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match fft::cleanup() {
+                    Ok(()) => cleanups += 1,
+                    // Plans in use elsewhere: refused, and rocFFT stays set up.
+                    Err(LibError::InvalidInput { .. }) => {}
+                    Err(other) => panic!("fft::cleanup: {other}"),
+                }
+                std::thread::yield_now();
+            }
+            cleanups
+        })
+    };
+    let workers: Vec<_> = (0..3)
+        .map(|w| {
+            std::thread::spawn(move || {
+                for i in 0..150usize {
+                    let n = 2 + (w * 7 + i) % 9;
+                    let x: Vec<[f64; 2]> = (0..n).map(|k| [k as f64, 1.0]).collect();
+                    let mut data = DeviceArray::from_slice(&x).unwrap();
+                    fft::c2c_in_place(&mut data, &[n], 1, fft::Direction::Forward)
+                        .unwrap_or_else(|e| panic!("worker {w}, transform {i} (n = {n}): {e}"));
+                    // Bin 0 is the sum of the inputs.
+                    let sum = data.to_vec().unwrap()[0];
+                    let want = [(n * (n - 1) / 2) as f64, n as f64];
+                    assert!((sum[0] - want[0]).abs() < 1e-9 * n as f64 && (sum[1] - want[1]).abs() < 1e-9, "{sum:?}");
+                }
+            })
+        })
+        .collect();
+    let failures: Vec<String> = workers
+        .into_iter()
+        .filter_map(|w| w.join().err())
+        .map(|e| e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a worker panicked".into()))
+        .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let cleanups = cleaner.join().expect("the cleaner panicked");
+    eprintln!("{cleanups} cleanups ran meanwhile");
+    assert_eq!(failures, Vec::<String>::new(), "after {cleanups} cleanups");
+    fft::set_plan_cache_capacity(capacity);
+    fft::cleanup().unwrap();
+}
