@@ -1067,8 +1067,7 @@ fn c2r_overwrites_its_input_even_out_of_place() {
         .iter()
         .flat_map(|(re, im)| [*re, *im])
         .collect();
-    let (after, got) =
-        out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_inverse, n, &spectrum, n);
+    let (after, got) = out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_inverse, n, &spectrum, n);
     let want: Vec<f64> = signal.iter().map(|v| v * n as f64).collect();
     assert_close(&got, &want, "c2r result");
     // rocFFT may use a C2R input as scratch space; the simulator does.
@@ -1078,8 +1077,7 @@ fn c2r_overwrites_its_input_even_out_of_place() {
     let (after, _) =
         out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_complex_forward, n, &complex, 2 * n);
     assert_eq!(after, complex, "C2C must leave its input intact");
-    let (after, _) =
-        out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_forward, n, &signal, n + 2);
+    let (after, _) = out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_forward, n, &signal, n + 2);
     assert_eq!(after, signal, "R2C of rocFFT {} must leave its input intact", sim::rocfft_version());
     finish();
 }
@@ -1110,8 +1108,7 @@ fn r2c_overwrites_its_input_before_rocfft_1_0_25() {
     let _g = start();
     let n = 12;
     let signal: Vec<f32> = values(n, 6).iter().map(|v| *v as f32).collect();
-    let want: Vec<f64> = dft(&signal.iter().map(|v| (*v as f64, 0.0)).collect::<Vec<_>>(), &[n], false)
-        [..n / 2 + 1]
+    let want: Vec<f64> = dft(&signal.iter().map(|v| (*v as f64, 0.0)).collect::<Vec<_>>(), &[n], false)[..n / 2 + 1]
         .iter()
         .flat_map(|(re, im)| [*re, *im])
         .collect();

@@ -196,13 +196,7 @@ unsafe fn copy_on_stream(dst: *mut c_void, src: *const c_void, bytes: usize, str
         hip_core::check(
             // SAFETY: as the caller guarantees; the stream is live and of this device.
             unsafe {
-                (api.hipMemcpyAsync)(
-                    dst,
-                    src,
-                    bytes,
-                    hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice,
-                    stream.as_raw(),
-                )
+                (api.hipMemcpyAsync)(dst, src, bytes, hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice, stream.as_raw())
             },
             "hipMemcpyAsync",
         )

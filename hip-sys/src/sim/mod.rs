@@ -116,11 +116,11 @@ mod violations;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
+pub(crate) use libs::rocfft::env_version as rocfft_env_version;
 pub use libs::rocfft::{
     parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
     DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
 };
-pub(crate) use libs::rocfft::env_version as rocfft_env_version;
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,

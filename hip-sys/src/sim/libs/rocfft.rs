@@ -541,7 +541,13 @@ fn transform_one<T: Float>(p: &Plan, planner: &mut FftPlanner<T>, input: &[T]) -
 
 /// The batch of `p`, read from `input` and written to `output`, computed
 /// in `T`.
-fn run<T: Float>(p: &Plan, input: &Span, output: &Span, dists: (usize, usize), reals: usize) -> Result<(), crate::hipError_t> {
+fn run<T: Float>(
+    p: &Plan,
+    input: &Span,
+    output: &Span,
+    dists: (usize, usize),
+    reals: usize,
+) -> Result<(), crate::hipError_t> {
     let mut planner = FftPlanner::<T>::new();
     for t in 0..p.batch {
         // Values of the operand type, so the widening to f64 is exact.
