@@ -219,6 +219,11 @@ impl RocfftVersion {
     /// may overwrite its input: before 1.0.25. Real inverse (C2R)
     /// transforms may overwrite their input in every version; complex
     /// (C2C) transforms never do, in any 1.0.x.
+    ///
+    /// The rule goes by the version the library reports, which lagged once:
+    /// ROCm 6.0.0's rocFFT reports 1.0.23 (ROCm 5.7's number) although its
+    /// R2C transforms already keep their input; for it the rule errs on the
+    /// safe side. No release reports 1.0.25 or later and overwrites.
     pub fn r2c_may_overwrite_input(self) -> bool {
         self < RocfftVersion::R2C_KEEPS_INPUT
     }
