@@ -130,6 +130,7 @@
 //! | `AMDGPU_HARD_MEMORY_LIMIT`, `AMDGPU_SOFT_MEMORY_LIMIT` | pool limits |
 //! | `AMDGPU_POOL_CLEANUP_SECS` | the idle cleanup's tick (default 60) |
 //! | `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` | the simulator's devices and memory |
+//! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version the simulator models (default `1.0.27`) |
 //!
 //! # The layers
 //!

@@ -46,4 +46,6 @@ pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{miopen, rocfft, rocsparse};
 pub use error::BackendError;
-pub use libraries::{available, miopen, rocfft, rocsparse, rocsparse_spmv_staged, Library};
+pub use libraries::{
+    available, miopen, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
+};

@@ -55,6 +55,11 @@
 //!   1.0.x in every ROCm from 5.0 (1.0.15) to 7.2 (1.0.36). Its C API is
 //!   stable across 1.0.x; every function of the table has the same
 //!   signature in the 5.x, 6.x and 7.x headers. Supported: rocFFT 1.0.x.
+//!   What does change is behaviour: before 1.0.25 (ROCm 6.0) a real
+//!   forward (R2C) transform may overwrite its input even when it is not in
+//!   place; real inverse (C2R) transforms may in every version, complex
+//!   ones never. [`rocfft_version`] gives the loaded version, and
+//!   [`RocfftVersion::r2c_may_overwrite_input`] the rule.
 //! - **MIOpen** reports its version through `miopenGetVersion`: 2.x in ROCm
 //!   5.x, 3.x in ROCm 6.x and 7.x. The functions of the table and the enum
 //!   values they take are the same in 2.x and 3.x (see
@@ -166,7 +171,7 @@ pub fn rocfft() -> Result<&'static RocfftApi, BackendError> {
     static TABLE: OnceLock<Result<&'static RocfftApi, BackendError>> = OnceLock::new();
     TABLE
         .get_or_init(|| match source(crate::selection(), Library::Rocfft)? {
-            Source::Sim => Ok(crate::sim::rocfft_api()),
+            Source::Sim => crate::sim::rocfft_env_version().map(|_| crate::sim::rocfft_api()),
             Source::Amd => load_rocfft(&candidates(Library::Rocfft, rocm_path().as_deref())),
         })
         .clone()
@@ -182,6 +187,67 @@ pub fn miopen() -> Result<&'static MiopenApi, BackendError> {
         })
         .clone()
 }
+
+/// A rocFFT version, as `rocfft_get_version_string` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RocfftVersion {
+    /// Major version (1 in every ROCm from 5.0 on).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Patch version (15 in ROCm 5.0 to 36 in ROCm 7.2).
+    pub patch: u32,
+}
+
+impl RocfftVersion {
+    /// The first rocFFT whose out-of-place real forward (R2C) transforms
+    /// leave their input intact: 1.0.25, of ROCm 6.0 (its changelog: "Real
+    /// forward transforms (real-to-complex) no longer overwrite input").
+    pub const R2C_KEEPS_INPUT: RocfftVersion = RocfftVersion::new(1, 0, 25);
+
+    /// The version `major.minor.patch`.
+    pub const fn new(major: u32, minor: u32, patch: u32) -> RocfftVersion {
+        RocfftVersion { major, minor, patch }
+    }
+
+    /// Parse rocFFT's version string (`1.0.27.abcdef`, `1.0.27`).
+    pub fn parse(text: &str) -> Option<RocfftVersion> {
+        parse_rocfft_version(text).map(|(major, minor, patch)| RocfftVersion { major, minor, patch })
+    }
+
+    /// Whether an out-of-place real forward (R2C) transform of this version
+    /// may overwrite its input: before 1.0.25. Real inverse (C2R)
+    /// transforms may overwrite their input in every version; complex
+    /// (C2C) transforms never do, in any 1.0.x.
+    ///
+    /// The rule goes by the version the library reports, which lagged once:
+    /// ROCm 6.0.0's rocFFT reports 1.0.23 (ROCm 5.7's number) although its
+    /// R2C transforms already keep their input; for it the rule errs on the
+    /// safe side. No release reports 1.0.25 or later and overwrites.
+    pub fn r2c_may_overwrite_input(self) -> bool {
+        self < RocfftVersion::R2C_KEEPS_INPUT
+    }
+}
+
+impl fmt::Display for RocfftVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// The version of the rocFFT this process uses (loading it if needed):
+/// the library's own report on the amd backend, the simulated version
+/// (`AMDGPU_SIM_ROCFFT_VERSION`, see [`crate::sim`]) on the simulator.
+pub fn rocfft_version() -> Result<RocfftVersion, BackendError> {
+    rocfft()?;
+    match AMD_ROCFFT_VERSION.get() {
+        Some(version) => Ok(*version),
+        None => Ok(crate::sim::rocfft_version()),
+    }
+}
+
+/// The version `load_rocfft` read from AMD's library.
+static AMD_ROCFFT_VERSION: OnceLock<RocfftVersion> = OnceLock::new();
 
 /// Whether `library` can be used in this process (loading it if needed).
 pub fn available(library: Library) -> bool {
@@ -556,7 +622,9 @@ fn load_rocfft(candidates: &[String]) -> Result<&'static RocfftApi, BackendError
         return Err(opened.unsupported(format!("unknown (rocfft_get_version_string: status {})", status.0), SUPPORTED));
     }
     match parse_rocfft_version(&text) {
-        Some((1, 0, _)) => {
+        Some((1, 0, patch)) => {
+            let _ = AMD_ROCFFT_VERSION.set(RocfftVersion::new(1, 0, patch));
+            log::debug!("loaded {}: rocFFT {text}", opened.path);
             opened.keep();
             Ok(Box::leak(Box::new(api)))
         }

@@ -4,8 +4,9 @@
 //!
 //! Tolerances: results are compared with a relative tolerance of 1e-4 for
 //! single precision and 1e-10 for double precision, scaled by the size of
-//! the values involved (the simulator computes in double precision, the
-//! references here too; single precision loses only the final rounding).
+//! the values involved (the references compute in double precision; the
+//! simulator's rocFFT computes single-precision transforms in single
+//! precision, its rocSPARSE and MIOpen in double precision).
 
 use hip_sys::miopen::*;
 use hip_sys::rocfft::*;
@@ -997,8 +998,6 @@ fn rocfft_checks_its_arguments() {
         status!((f.rocfft_execute)(plan, ins.as_mut_ptr(), null_mut(), info)),
         rocfft_status::rocfft_status_invalid_work_buffer
     );
-    // Cleanup while a plan is alive is refused.
-    assert_eq!(status!((f.rocfft_cleanup)()), rocfft_status::rocfft_status_failure);
     // Plan descriptions accept the default layout only.
     let mut desc = null_mut();
     fft_ok!((f.rocfft_plan_description_create)(&mut desc));
@@ -1040,6 +1039,165 @@ fn rocfft_checks_its_arguments() {
     fft_ok!((f.rocfft_cleanup)());
     free(data);
     free(small);
+    finish();
+}
+
+/// Upload `values`, run a 1-D out-of-place transform of `kind` on them
+/// into a fresh buffer, and return (the input buffer's contents
+/// afterwards, the output).
+fn out_of_place<T: Num>(kind: rocfft_transform_type, n: usize, values: &[T], out_len: usize) -> (Vec<T>, Vec<T>) {
+    let (plan, work) = plan_create::<T>(false, kind, &[n], 1);
+    let input = upload(values);
+    let output = malloc(out_len * std::mem::size_of::<T>());
+    execute(plan, work, input, output);
+    let after: Vec<T> = download(input, values.len());
+    let got: Vec<T> = download(output, out_len);
+    fft_ok!((fft().rocfft_plan_destroy)(plan));
+    free(input);
+    free(output);
+    (after, got)
+}
+
+#[test]
+fn c2r_overwrites_its_input_even_out_of_place() {
+    let _g = start();
+    let n = 16;
+    let signal = values(n, 3);
+    let spectrum: Vec<f64> = dft(&signal.iter().map(|v| (*v, 0.0)).collect::<Vec<_>>(), &[n], false)[..n / 2 + 1]
+        .iter()
+        .flat_map(|(re, im)| [*re, *im])
+        .collect();
+    let (after, got) = out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_inverse, n, &spectrum, n);
+    let want: Vec<f64> = signal.iter().map(|v| v * n as f64).collect();
+    assert_close(&got, &want, "c2r result");
+    // rocFFT may use a C2R input as scratch space; the simulator does.
+    assert!(after.iter().all(|v| v.is_nan()), "the C2R input survived: {after:?}");
+    // Complex transforms, and R2C in the default (modern) version, keep it.
+    let complex = values(2 * n, 4);
+    let (after, _) =
+        out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_complex_forward, n, &complex, 2 * n);
+    assert_eq!(after, complex, "C2C must leave its input intact");
+    let (after, _) = out_of_place::<f64>(rocfft_transform_type::rocfft_transform_type_real_forward, n, &signal, n + 2);
+    assert_eq!(after, signal, "R2C of rocFFT {} must leave its input intact", sim::rocfft_version());
+    finish();
+}
+
+/// Model `version` until dropped.
+struct ModelVersion;
+impl ModelVersion {
+    fn new(version: hip_sys::RocfftVersion) -> ModelVersion {
+        sim::set_rocfft_version(Some(version));
+        ModelVersion
+    }
+}
+impl Drop for ModelVersion {
+    fn drop(&mut self) {
+        sim::set_rocfft_version(None);
+    }
+}
+
+fn version_string() -> String {
+    let mut buf = [0 as std::ffi::c_char; 32];
+    fft_ok!((fft().rocfft_get_version_string)(buf.as_mut_ptr(), buf.len()));
+    // SAFETY: NUL-terminated by the call.
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_str().expect("utf-8").to_owned()
+}
+
+#[test]
+fn r2c_overwrites_its_input_before_rocfft_1_0_25() {
+    let _g = start();
+    let n = 12;
+    let signal: Vec<f32> = values(n, 6).iter().map(|v| *v as f32).collect();
+    let want: Vec<f64> = dft(&signal.iter().map(|v| (*v as f64, 0.0)).collect::<Vec<_>>(), &[n], false)[..n / 2 + 1]
+        .iter()
+        .flat_map(|(re, im)| [*re, *im])
+        .collect();
+    {
+        let _old = ModelVersion::new(hip_sys::RocfftVersion::new(1, 0, 24));
+        assert_eq!(version_string(), "1.0.24");
+        let (after, got) =
+            out_of_place::<f32>(rocfft_transform_type::rocfft_transform_type_real_forward, n, &signal, n + 2);
+        assert_close(&got, &want, "r2c result, rocFFT 1.0.24");
+        assert!(after.iter().all(|v| v.is_nan()), "the R2C input survived rocFFT 1.0.24: {after:?}");
+    }
+    assert_eq!(version_string(), sim::DEFAULT_ROCFFT_VERSION.to_string());
+    let _new = ModelVersion::new(hip_sys::RocfftVersion::R2C_KEEPS_INPUT);
+    let (after, got) =
+        out_of_place::<f32>(rocfft_transform_type::rocfft_transform_type_real_forward, n, &signal, n + 2);
+    assert_close(&got, &want, "r2c result, rocFFT 1.0.25");
+    assert_eq!(after, signal, "rocFFT 1.0.25 keeps an R2C input");
+    finish();
+}
+
+#[test]
+fn the_simulated_rocfft_version_is_validated() {
+    assert_eq!(sim::parse_rocfft_version("1.0.24").unwrap(), hip_sys::RocfftVersion::new(1, 0, 24));
+    assert_eq!(sim::parse_rocfft_version(" 1.0.30 ").unwrap(), hip_sys::RocfftVersion::new(1, 0, 30));
+    for bad in ["", "1.0", "2.0.1", "1.1.0", "one"] {
+        let text = sim::parse_rocfft_version(bad).unwrap_err().to_string();
+        assert!(text.contains("AMDGPU_SIM_ROCFFT_VERSION") && text.contains("1.0.x"), "{bad}: {text}");
+    }
+    assert!(hip_sys::RocfftVersion::new(1, 0, 24).r2c_may_overwrite_input());
+    assert!(!hip_sys::RocfftVersion::new(1, 0, 25).r2c_may_overwrite_input());
+}
+
+#[test]
+fn single_precision_transforms_are_computed_in_single_precision() {
+    let _g = start();
+    let n = 4096;
+    let data = values(2 * n, 11);
+    let single: Vec<f32> = data.iter().map(|v| *v as f32).collect();
+    let double: Vec<f64> = single.iter().map(|v| *v as f64).collect();
+    let forward = rocfft_transform_type::rocfft_transform_type_complex_forward;
+    let (_, got) = out_of_place::<f32>(forward, n, &single, 2 * n);
+    let (_, exact) = out_of_place::<f64>(forward, n, &double, 2 * n);
+    let scale = exact.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    // Computed in f32, results carry f32 rounding from every stage, not
+    // only the final one: many differ from the rounded f64 result by more
+    // than one unit in the last place.
+    let beyond_rounding =
+        got.iter().zip(&exact).filter(|(g, e)| (**g - **e as f32).abs() > f32::EPSILON * (**e as f32).abs()).count();
+    assert!(beyond_rounding > n / 10, "only {beyond_rounding} of {} results show single-precision arithmetic", 2 * n);
+    // And the error is that of a single-precision FFT: about ε log2(n).
+    let worst = got.iter().zip(&exact).fold(0.0f64, |m, (g, e)| m.max((*g as f64 - e).abs()));
+    assert!(worst <= 1e-5 * scale, "error {worst} against a largest value of {scale}");
+    finish();
+}
+
+#[test]
+fn cleanup_frees_what_setup_built() {
+    let _g = start();
+    let f = fft();
+    // Setup reads the current device.
+    set_device(1);
+    fft_ok!((f.rocfft_setup)());
+    assert_eq!(sim::rocfft_setup_device(), Some(1));
+    set_device(0);
+    let kind = rocfft_transform_type::rocfft_transform_type_complex_forward;
+    let (before, work) = plan_create::<f64>(true, kind, &[8], 1);
+    let data = upload(&values(16, 1));
+    execute(before, work, data, null_mut());
+    // rocFFT's cleanup succeeds with live plans, and frees their twiddles.
+    fft_ok!((f.rocfft_cleanup)());
+    assert_eq!(sim::rocfft_setup_device(), None);
+    let mut ins = [data];
+    assert_eq!(
+        status!((f.rocfft_execute)(before, ins.as_mut_ptr(), null_mut(), null_mut())),
+        rocfft_status::rocfft_status_failure,
+        "a plan made before rocfft_cleanup must not run"
+    );
+    fft_ok!((f.rocfft_plan_destroy)(before));
+    // A plan made afterwards works, with or without a new setup.
+    let (after, work) = plan_create::<f64>(true, kind, &[8], 1);
+    execute(after, work, data, null_mut());
+    fft_ok!((f.rocfft_plan_destroy)(after));
+    fft_ok!((f.rocfft_setup)());
+    assert_eq!(sim::rocfft_setup_device(), Some(0));
+    let (again, work) = plan_create::<f64>(true, kind, &[8], 1);
+    execute(again, work, data, null_mut());
+    fft_ok!((f.rocfft_plan_destroy)(again));
+    fft_ok!((f.rocfft_cleanup)());
+    free(data);
     finish();
 }
 

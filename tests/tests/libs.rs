@@ -488,3 +488,122 @@ fn the_main_example_runs_on_every_device() {
 #[allow(dead_code)]
 #[path = "../../amdgpu/examples/multi_gpu.rs"]
 mod example;
+
+/// Model rocFFT `version` in the simulator until dropped (nothing on other
+/// backends, which use the version they loaded).
+struct ModelRocfft;
+impl ModelRocfft {
+    fn new(version: hip_sys::RocfftVersion) -> ModelRocfft {
+        if amdgpu::backend() == Backend::Sim {
+            sim::set_rocfft_version(Some(version));
+        }
+        ModelRocfft
+    }
+}
+impl Drop for ModelRocfft {
+    fn drop(&mut self) {
+        if amdgpu::backend() == Backend::Sim {
+            sim::set_rocfft_version(None);
+        }
+    }
+}
+
+#[test]
+fn r2c_leaves_its_input_intact_on_every_rocfft_version() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) {
+        return;
+    }
+    // rocFFT before 1.0.25 (ROCm 6.0) may overwrite an R2C input.
+    for version in [hip_sys::RocfftVersion::new(1, 0, 24), hip_sys::sim::DEFAULT_ROCFFT_VERSION] {
+        let _model = ModelRocfft::new(version);
+        let n = 20;
+        let real: Vec<f32> = noise(n, 21).iter().map(|v| *v as f32).collect();
+        let dr = DeviceArray::from_slice(&real).unwrap();
+        let mut dh = DeviceArray::<[f32; 2]>::zeros(n / 2 + 1).unwrap();
+        fft::r2c(&dr, &mut dh, &[n], 1).unwrap();
+        assert_eq!(dr.to_vec().unwrap(), real, "rocFFT {version}: r2c overwrote its `&` input");
+        let want = dft(&real.iter().map(|v| [*v as f64, 0.0]).collect::<Vec<_>>(), -1.0);
+        // Tolerance: 1e-5 × n (single precision, unnormalized).
+        for (k, got) in dh.to_vec().unwrap().iter().enumerate() {
+            let err = (got[0] as f64 - want[k][0]).abs().max((got[1] as f64 - want[k][1]).abs());
+            assert!(err < 1e-5 * n as f64, "rocFFT {version}: bin {k}: {got:?} vs {:?}", want[k]);
+        }
+    }
+}
+
+#[test]
+fn rocfft_is_set_up_under_the_plans_device() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) || amdgpu::backend() != Backend::Sim || Device::count().unwrap() < 2 {
+        eprintln!("skipped: needs the simulator's rocFFT and two devices");
+        return;
+    }
+    let d1 = Device::new(1).unwrap();
+    fft::cleanup().unwrap();
+    on_thread("fft-setup", move || {
+        // This thread stays on device 0; the data and the plan are device 1's.
+        let mut data = with_device(d1, || DeviceArray::<[f32; 2]>::zeros(16)).unwrap();
+        fft::c2c_in_place(&mut data, &[16], 1, fft::Direction::Forward).unwrap();
+        assert_eq!(device().ordinal(), 0);
+    });
+    assert_eq!(sim::rocfft_setup_device(), Some(1), "rocfft_setup ran under another device than the plan's");
+    assert_eq!(violations_of("fft-setup"), []);
+    fft::cleanup().unwrap();
+}
+
+#[test]
+fn plans_made_while_another_thread_cleans_up_always_work() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) {
+        return;
+    }
+    let capacity = fft::plan_cache_capacity();
+    // A small cache, so threads keep making plans.
+    fft::set_plan_cache_capacity(2);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cleaner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut cleanups = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match fft::cleanup() {
+                    Ok(()) => cleanups += 1,
+                    // Plans in use elsewhere: refused, and rocFFT stays set up.
+                    Err(LibError::InvalidInput { .. }) => {}
+                    Err(other) => panic!("fft::cleanup: {other}"),
+                }
+                std::thread::yield_now();
+            }
+            cleanups
+        })
+    };
+    let workers: Vec<_> = (0..3)
+        .map(|w| {
+            std::thread::spawn(move || {
+                for i in 0..150usize {
+                    let n = 2 + (w * 7 + i) % 9;
+                    let x: Vec<[f64; 2]> = (0..n).map(|k| [k as f64, 1.0]).collect();
+                    let mut data = DeviceArray::from_slice(&x).unwrap();
+                    fft::c2c_in_place(&mut data, &[n], 1, fft::Direction::Forward)
+                        .unwrap_or_else(|e| panic!("worker {w}, transform {i} (n = {n}): {e}"));
+                    // Bin 0 is the sum of the inputs.
+                    let sum = data.to_vec().unwrap()[0];
+                    let want = [(n * (n - 1) / 2) as f64, n as f64];
+                    assert!((sum[0] - want[0]).abs() < 1e-9 * n as f64 && (sum[1] - want[1]).abs() < 1e-9, "{sum:?}");
+                }
+            })
+        })
+        .collect();
+    let failures: Vec<String> = workers
+        .into_iter()
+        .filter_map(|w| w.join().err())
+        .map(|e| e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a worker panicked".into()))
+        .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let cleanups = cleaner.join().expect("the cleaner panicked");
+    eprintln!("{cleanups} cleanups ran meanwhile");
+    assert_eq!(failures, Vec::<String>::new(), "after {cleanups} cleanups");
+    fft::set_plan_cache_capacity(capacity);
+    fft::cleanup().unwrap();
+}

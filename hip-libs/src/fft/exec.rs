@@ -82,6 +82,10 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
 
 /// Complex-to-complex transform of `input` into `output` (each
 /// `batch × shape` `[re, im]` pairs), on `output`'s stream.
+///
+/// `input` is left intact: rocFFT never writes the input of an
+/// out-of-place complex transform (in any 1.0.x, ROCm 5.0 on), hence the
+/// `&`.
 pub fn c2c<T: FftReal>(
     input: &impl DeviceData<[T; 2]>,
     output: &mut impl DeviceDataMut<[T; 2]>,
@@ -141,6 +145,12 @@ pub fn c2c_in_place<T: FftReal>(
 /// Real-to-complex transform: `batch × shape` reals to the half spectrum
 /// (`shape` with its last length `n` replaced by `n / 2 + 1`), on
 /// `output`'s stream.
+///
+/// `input` is left intact, hence the `&`. rocFFT 1.0.25 (ROCm 6.0) and
+/// later do not write an R2C input; older versions may use it as scratch
+/// space, so with those (see [`hip_sys::rocfft_version`]) the input is
+/// first copied, on the stream, into a block from the memory pool, and the
+/// transform reads the copy.
 pub fn r2c<T: FftReal>(
     input: &impl DeviceData<T>,
     output: &mut impl DeviceDataMut<[T; 2]>,
@@ -163,12 +173,44 @@ pub fn r2c<T: FftReal>(
         double: T::PRECISION.0 == 1,
         placement: Placement::OutOfPlace,
     };
+    if hip_sys::rocfft_version()?.r2c_may_overwrite_input() {
+        let bytes = n * std::mem::size_of::<T>();
+        let copy = hip_pool::alloc_on(device, bytes, &stream)?;
+        // SAFETY: `input` holds `n` elements (checked above) on `device`,
+        // and the block `bytes`; the copy is ordered before the transform
+        // on `stream`, and the block returns to the pool in its order.
+        unsafe { copy_on_stream(copy.as_ptr(), input.device_ptr(), bytes, &stream) }?;
+        return execute(key, copy.as_ptr(), output.device_ptr_mut(), &stream);
+    }
     execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
 }
 
+/// Queue a device-to-device copy of `bytes` on `stream`, under its device.
+///
+/// # Safety
+/// Both ranges are device memory valid for `bytes` until the copy has run
+/// on `stream`.
+unsafe fn copy_on_stream(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    let api = hip_core::raw::api()?;
+    on_device(stream.device(), || {
+        hip_core::check(
+            // SAFETY: as the caller guarantees; the stream is live and of this device.
+            unsafe {
+                (api.hipMemcpyAsync)(dst, src, bytes, hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice, stream.as_raw())
+            },
+            "hipMemcpyAsync",
+        )
+    })??;
+    Ok(())
+}
+
 /// Complex-to-real transform: the half spectrum back to `batch × shape`
-/// reals (unnormalized), on `output`'s stream. Like rocFFT's, it may
-/// overwrite its input, hence the `&mut`.
+/// reals (unnormalized), on `output`'s stream.
+///
+/// rocFFT may use a C2R input as scratch space, in every version and
+/// although the transform is not in place: afterwards `input` holds
+/// unspecified values, hence the `&mut`. Copy the spectrum first if it is
+/// still needed.
 pub fn c2r<T: FftReal>(
     input: &mut impl DeviceDataMut<[T; 2]>,
     output: &mut impl DeviceDataMut<T>,

@@ -10,6 +10,17 @@
 //! whichever thread evicts it from the cache. Work areas come from the
 //! memory pool; each execution binds its own execution info to the
 //! output's stream.
+//!
+//! Inputs: out-of-place complex and real-to-complex transforms take their
+//! input by `&` and leave it intact (with rocFFT before 1.0.25, which may
+//! overwrite an R2C input, the input is copied first); complex-to-real
+//! transforms take it by `&mut`, since rocFFT may overwrite it in every
+//! version.
+//!
+//! `rocfft_setup` runs once, before the first plan, under that plan's
+//! device. [`cleanup`] (`rocfft_cleanup`, which frees what all plans
+//! share) is ordered against plan creation by a lock, so a plan made on
+//! one thread while another cleans up is never left unusable.
 
 mod exec;
 mod plan;

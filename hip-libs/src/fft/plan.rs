@@ -3,9 +3,11 @@
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{audit, Device};
-use hip_sys::rocfft::{rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_status, rocfft_transform_type};
+use hip_sys::rocfft::{
+    rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{RwLock, RwLockReadGuard};
 
 /// A real type rocFFT computes with.
 pub trait FftReal: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
@@ -60,57 +62,91 @@ pub struct PlanKey {
     pub placement: Placement,
 }
 
-pub(crate) fn check(status: rocfft_status, operation: &'static str) -> Result<()> {
-    if status.0 == 0 {
-        return Ok(());
+/// rocFFT's name for `status`: every value of `rocfft_status` in rocFFT
+/// 1.0.x's `rocfft.h` (the list has not changed from ROCm 5.0 to 6.x).
+fn status_name(status: rocfft_status) -> &'static str {
+    match status {
+        rocfft_status::rocfft_status_success => "rocfft_status_success",
+        rocfft_status::rocfft_status_failure => "rocfft_status_failure",
+        rocfft_status::rocfft_status_invalid_arg_value => "rocfft_status_invalid_arg_value",
+        rocfft_status::rocfft_status_invalid_dimensions => "rocfft_status_invalid_dimensions",
+        rocfft_status::rocfft_status_invalid_array_type => "rocfft_status_invalid_array_type",
+        rocfft_status::rocfft_status_invalid_strides => "rocfft_status_invalid_strides",
+        rocfft_status::rocfft_status_invalid_distance => "rocfft_status_invalid_distance",
+        rocfft_status::rocfft_status_invalid_offset => "rocfft_status_invalid_offset",
+        rocfft_status::rocfft_status_invalid_work_buffer => "rocfft_status_invalid_work_buffer",
+        _ => "a rocfft_status unknown to rocFFT 1.0.x's header",
     }
-    let name = match status.0 {
-        1 => "rocfft_status_failure",
-        2 => "rocfft_status_invalid_arg_value",
-        3 => "rocfft_status_invalid_dimensions",
-        4 => "rocfft_status_invalid_array_type",
-        5 => "rocfft_status_invalid_strides",
-        6 => "rocfft_status_invalid_distance",
-        7 => "rocfft_status_invalid_offset",
-        8 => "rocfft_status_invalid_work_buffer",
-        _ => "an unknown rocfft_status",
-    };
-    Err(LibError::Status { library: "rocFFT", operation, status: status.0, name })
 }
 
-/// Whether `rocfft_setup` has run (and `rocfft_cleanup` not since).
-static SET_UP: Mutex<bool> = Mutex::new(false);
-
-/// Run `rocfft_setup` unless it has run.
-fn ensure_setup(api: &hip_sys::rocfft::RocfftApi) -> Result<()> {
-    let mut set_up = SET_UP.lock().unwrap_or_else(|p| p.into_inner());
-    if !*set_up {
-        // SAFETY: no arguments.
-        check(unsafe { (api.rocfft_setup)() }, "rocfft_setup")?;
-        *set_up = true;
+pub(crate) fn check(status: rocfft_status, operation: &'static str) -> Result<()> {
+    if status == rocfft_status::rocfft_status_success {
+        return Ok(());
     }
-    Ok(())
+    Err(LibError::Status { library: "rocFFT", operation, status: status.0, name: status_name(status) })
+}
+
+/// rocFFT's process-wide state, and the lock that orders plan creation
+/// against `rocfft_cleanup`.
+///
+/// `rocfft_cleanup` frees what every plan shares (twiddle tables, the
+/// kernel cache): a plan made before it, or while it runs, is left
+/// unusable. So plan creation holds this lock for reading from setup until
+/// the new plan is counted in [`live_plans`], and cleanup holds it for
+/// writing while it checks that no plan is alive and cleans up. Plans of
+/// several threads are still made concurrently, as rocFFT allows.
+static STATE: RwLock<State> = RwLock::new(State { set_up: false });
+
+struct State {
+    /// Whether `rocfft_setup` has run (and `rocfft_cleanup` not since).
+    set_up: bool,
+}
+
+/// The lock for reading, with rocFFT set up: `rocfft_setup` runs (once,
+/// under `device`, whose architecture rocFFT tunes its kernel choice for)
+/// unless it has run since the last cleanup.
+fn set_up_for(api: &RocfftApi, device: Device) -> Result<RwLockReadGuard<'static, State>> {
+    loop {
+        let state = STATE.read().unwrap_or_else(|p| p.into_inner());
+        if state.set_up {
+            return Ok(state);
+        }
+        drop(state);
+        let mut state = STATE.write().unwrap_or_else(|p| p.into_inner());
+        if !state.set_up {
+            // SAFETY: no arguments; it reads the current device, bound here.
+            on_device(device, || check(unsafe { (api.rocfft_setup)() }, "rocfft_setup"))??;
+            state.set_up = true;
+        }
+        // Take it again for reading: a cleanup may come in between, and the
+        // loop then sets up again.
+    }
 }
 
 /// Run `rocfft_cleanup` if rocFFT is set up and no plan is alive.
-pub(crate) fn cleanup_if_unused(api: &hip_sys::rocfft::RocfftApi) -> Result<()> {
-    let mut set_up = SET_UP.lock().unwrap_or_else(|p| p.into_inner());
+pub(crate) fn cleanup_if_unused(api: &RocfftApi) -> Result<()> {
+    let mut state = STATE.write().unwrap_or_else(|p| p.into_inner());
+    // No plan is being made now (that holds the lock), so the count is exact.
     let alive = live_plans();
     if alive > 0 {
-        return Err(LibError::invalid("fft::cleanup", format!("{alive} plan(s) are still in use")));
+        return Err(LibError::invalid(
+            "fft::cleanup",
+            format!("{alive} plan(s) are still in use; drop them (and the transforms using them) first"),
+        ));
     }
-    if *set_up {
-        // SAFETY: no plan is alive.
+    if state.set_up {
+        // SAFETY: no arguments; no plan is alive and none is being made.
         check(unsafe { (api.rocfft_cleanup)() }, "rocfft_cleanup")?;
-        *set_up = false;
+        state.set_up = false;
     }
     Ok(())
 }
+
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// rocFFT plans alive in this process (cached or in use).
 pub fn live_plans() -> usize {
-    LIVE.load(Ordering::Relaxed)
+    LIVE.load(Ordering::SeqCst)
 }
 
 /// A rocFFT plan of one device.
@@ -141,7 +177,8 @@ impl Plan {
                 format!("shape {:?} and batch {} must be positive", key.shape, key.batch),
             ));
         }
-        ensure_setup(api)?;
+        // Held until the plan is counted: no cleanup can come in between.
+        let _set_up = set_up_for(api, key.device)?;
         // rocFFT lists lengths fastest first.
         let lengths: Vec<usize> = key.shape.iter().rev().copied().collect();
         let (placement, kind) = (
@@ -181,14 +218,16 @@ impl Plan {
                 op,
             )
         })??;
-        LIVE.fetch_add(1, Ordering::Relaxed);
+        LIVE.fetch_add(1, Ordering::SeqCst);
         let mut plan = Plan { raw, key, work_size: 0 };
         let mut size = 0usize;
-        check(
-            // SAFETY: a live plan and a valid out-pointer.
-            unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) },
-            "rocfft_plan_get_work_buffer_size",
-        )?;
+        on_device(plan.key.device, || {
+            check(
+                // SAFETY: a live plan and a valid out-pointer.
+                unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) },
+                "rocfft_plan_get_work_buffer_size",
+            )
+        })??;
         plan.work_size = size;
         Ok(plan)
     }
@@ -216,7 +255,7 @@ impl Drop for Plan {
             // SAFETY: the plan is live and destroyed once, here, under its device.
             on_device(self.key.device, || check(unsafe { (api.rocfft_plan_destroy)(self.raw) }, "rocfft_plan_destroy"))?
         });
-        LIVE.fetch_sub(1, Ordering::Relaxed);
+        LIVE.fetch_sub(1, Ordering::SeqCst);
         if let Err(e) = result {
             log::error!("destroying an FFT plan of {}: {e}", self.key.device);
         }

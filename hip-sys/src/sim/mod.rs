@@ -12,6 +12,7 @@
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (the last error's semantics; `hipRuntimeGetVersion` reports 5.7.0, 6.4.0 or 7.0.0) | 7 |
+//! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -81,6 +82,11 @@
 //! order, with the same device checks: handles and plans belong to the
 //! device current at creation, and calls on them from another device are
 //! violations. [`live_library_objects`] counts their live objects.
+//! rocFFT is modelled down to what real rocFFT does to callers' data and
+//! state: inputs it may overwrite are overwritten, single precision is
+//! computed in single precision, and `rocfft_cleanup` invalidates the
+//! plans it leaves behind (see [`rocfft_version`], [`set_rocfft_version`],
+//! [`rocfft_setup_device`]).
 //!
 //! # Introspection for tests
 //!
@@ -112,7 +118,11 @@ mod violations;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
-pub use libs::rocfft::WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE;
+pub(crate) use libs::rocfft::env_version as rocfft_env_version;
+pub use libs::rocfft::{
+    parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
+    DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
+};
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,

@@ -26,7 +26,9 @@
 //! - **No panics escape**: each entry point catches a panic and returns the
 //!   library's internal-error status, as `entry.rs` does for HIP.
 //!
-//! Arithmetic is done in double precision whatever the data type, so
+//! Arithmetic: rocFFT computes in the operand precision (single-precision
+//! transforms in `f32`), so its errors are a GPU's; rocSPARSE and MIOpen
+//! compute in double precision whatever the data type, so their
 //! single-precision results are at least as accurate as a GPU's.
 
 pub(crate) mod miopen;

@@ -18,23 +18,44 @@
 //!   bytes and `rocfft_execute` then requires an execution info with a
 //!   device work buffer at least that large
 //!   (`rocfft_status_invalid_work_buffer` otherwise); 1-D plans ask for 0.
-//! - `rocfft_get_version_string` gives `1.0.27`, the rocFFT of ROCm 6.1
-//!   (the bindings' headers are those of Debian's `librocfft-dev 6.1.2`,
-//!   named after the ROCm release; the library reports its own version).
-//! - `rocfft_cleanup` while plans are alive is refused with
-//!   `rocfft_status_failure`: real rocFFT frees its twiddle tables there,
-//!   leaving live plans dangling, so the project destroys plans first.
-//!   Setup is optional, as in rocFFT 1.0.
+//! - Version: `rocfft_get_version_string` gives `1.0.27`, the rocFFT of
+//!   ROCm 6.1 (the bindings' headers are those of Debian's
+//!   `librocfft-dev 6.1.2`, named after the ROCm release; the library
+//!   reports its own version), or the version `AMDGPU_SIM_ROCFFT_VERSION`
+//!   names (`1.0.x`), or the one [`set_rocfft_version`] set. The version
+//!   decides what an out-of-place transform does to its input, below.
+//! - **Inputs are overwritten where rocFFT may overwrite them**: after an
+//!   out-of-place real inverse (C2R) transform, and, when the version is
+//!   before 1.0.25 (ROCm 6.0), after an out-of-place real forward (R2C)
+//!   one, the whole input buffer of the transform is filled with NaNs
+//!   (real rocFFT uses it as scratch space). Complex transforms leave their
+//!   input intact, as rocFFT guarantees in every 1.0.x.
+//! - Arithmetic in the operand precision: single-precision plans compute
+//!   in `f32` (`rustfft` over `f32`), double-precision plans in `f64`, so
+//!   single-precision errors are those of a single-precision FFT.
+//! - **Setup and cleanup as rocFFT's**: `rocfft_setup` is optional (plans
+//!   can be made without it) and reads the current device (rocFFT tunes
+//!   its kernel choice for that device's architecture; [`setup_device`]
+//!   tells which device that was). `rocfft_cleanup` succeeds even with
+//!   live plans, as rocFFT's does, and frees what plans share: their
+//!   twiddle tables and the kernel cache. A plan made before a cleanup, or
+//!   whose creation overlapped one on another thread, is then unusable:
+//!   `rocfft_execute` on it is `rocfft_status_failure`, as in rocFFT
+//!   1.0.15 and 1.0.16 (later versions read the freed tables and compute
+//!   garbage). Destroying it works. Plans made after the cleanup work, with
+//!   or without a new setup, as in rocFFT.
 
-use super::{call, insert, remove_if, span, with, write_out, Kind, Real};
+use super::{call, insert, remove_if, span, with, write_out, Kind, Real, Span};
 use crate::bindings::rocfft::*;
+use crate::libraries::RocfftVersion;
 use crate::sim::runtime::{current_device, lock, sim};
 use crate::sim::streams;
 use crate::sim::violations;
-use rustfft::num_complex::Complex64;
-use rustfft::FftPlanner;
+use crate::BackendError;
+use rustfft::num_complex::Complex;
+use rustfft::{FftNum, FftPlanner};
 use std::ffi::{c_char, c_void};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 type Status = rocfft_status;
 const OK: Status = rocfft_status::rocfft_status_success;
@@ -43,8 +64,55 @@ const INVALID_ARG: Status = rocfft_status::rocfft_status_invalid_arg_value;
 const INVALID_DIMENSIONS: Status = rocfft_status::rocfft_status_invalid_dimensions;
 const INVALID_WORK_BUFFER: Status = rocfft_status::rocfft_status_invalid_work_buffer;
 
-/// What `rocfft_get_version_string` writes.
-pub(crate) const VERSION: &str = "1.0.27";
+/// The version the simulator reports unless told otherwise.
+pub const DEFAULT_VERSION: RocfftVersion = RocfftVersion::new(1, 0, 27);
+
+/// The variable that selects the simulated rocFFT version.
+const VERSION_VARIABLE: &str = "AMDGPU_SIM_ROCFFT_VERSION";
+
+/// Parse a value of `AMDGPU_SIM_ROCFFT_VERSION`: a rocFFT 1.0.x version
+/// (`1.0.24`), as the amd loader accepts.
+pub fn parse_version(value: &str) -> Result<RocfftVersion, BackendError> {
+    match RocfftVersion::parse(value) {
+        Some(version) if version.major == 1 && version.minor == 0 => Ok(version),
+        _ => Err(BackendError::InvalidSimConfig {
+            variable: VERSION_VARIABLE.to_owned(),
+            value: value.to_owned(),
+            reason: format!(
+                "expected a rocFFT 1.0.x version such as 1.0.24 (ROCm 5.7) or {DEFAULT_VERSION} (ROCm 6.1, the default)"
+            ),
+        }),
+    }
+}
+
+/// The version `AMDGPU_SIM_ROCFFT_VERSION` selects (read once), or the
+/// default when it is unset or empty.
+pub fn env_version() -> Result<RocfftVersion, BackendError> {
+    static ENV: OnceLock<Result<RocfftVersion, BackendError>> = OnceLock::new();
+    ENV.get_or_init(|| match std::env::var(VERSION_VARIABLE) {
+        Ok(value) if !value.trim().is_empty() => parse_version(&value),
+        _ => Ok(DEFAULT_VERSION),
+    })
+    .clone()
+}
+
+/// The version set by [`set_rocfft_version`], overriding the environment.
+static VERSION_OVERRIDE: Mutex<Option<RocfftVersion>> = Mutex::new(None);
+
+/// The rocFFT version the simulator models now: the one
+/// [`set_rocfft_version`] set, else `AMDGPU_SIM_ROCFFT_VERSION`'s, else
+/// [`DEFAULT_VERSION`] (also when the variable is invalid: the rocFFT
+/// table then fails to load, saying why).
+pub fn rocfft_version() -> RocfftVersion {
+    (*lock(&VERSION_OVERRIDE)).unwrap_or_else(|| env_version().unwrap_or(DEFAULT_VERSION))
+}
+
+/// Model `version` from now on (`None`: back to the environment's or the
+/// default), for tests of code that must handle older rocFFT behaviour.
+/// Process-wide: take [`crate::sim::exclusive`] around its use.
+pub fn set_rocfft_version(version: Option<RocfftVersion>) {
+    *lock(&VERSION_OVERRIDE) = version;
+}
 
 /// The work buffer multi-dimensional plans ask for, in bytes.
 pub const WORK_BUFFER_SIZE: usize = 512;
@@ -68,6 +136,9 @@ pub(crate) struct Plan {
     lengths: Vec<usize>,
     batch: usize,
     work: usize,
+    /// The cleanups counted when its creation began: a later cleanup freed
+    /// what it uses.
+    epoch: u64,
 }
 
 /// A `rocfft_plan_description` (only defaults are accepted).
@@ -80,37 +151,58 @@ pub(crate) struct Info {
     work_size: usize,
 }
 
-static SETUP: Mutex<usize> = Mutex::new(0);
+/// rocFFT's process-wide state.
+struct Library {
+    /// The device current at the last `rocfft_setup`, unless cleaned up since.
+    setup_device: Option<usize>,
+    /// `rocfft_cleanup` calls so far.
+    cleanups: u64,
+}
+
+static LIBRARY: Mutex<Library> = Mutex::new(Library { setup_device: None, cleanups: 0 });
+
+/// The device that was current when `rocfft_setup` last ran, or `None` if
+/// it has not run since the last `rocfft_cleanup`.
+pub fn setup_device() -> Option<usize> {
+    lock(&LIBRARY).setup_device
+}
 
 pub(crate) unsafe extern "C" fn rocfft_setup() -> Status {
     call("rocfft_setup", OK, FAILURE, || {
-        *lock(&SETUP) += 1;
+        // rocFFT reads the current device's properties here.
+        let device = current_device();
+        if sim().device(device).is_none() {
+            return Err(FAILURE);
+        }
+        lock(&LIBRARY).setup_device = Some(device);
         Ok(())
     })
 }
 
 pub(crate) unsafe extern "C" fn rocfft_cleanup() -> Status {
     call("rocfft_cleanup", OK, FAILURE, || {
-        if super::count(|o| matches!(o.kind, Kind::FftPlan(_))) > 0 {
-            log::warn!("hip simulator: rocfft_cleanup with live plans; destroy plans first");
-            return Err(FAILURE);
+        let mut library = lock(&LIBRARY);
+        library.cleanups += 1;
+        library.setup_device = None;
+        let alive = super::count(|o| matches!(o.kind, Kind::FftPlan(_)));
+        if alive > 0 {
+            log::warn!("hip simulator: rocfft_cleanup with {alive} live plan(s): they can no longer be executed");
         }
-        let mut setup = lock(&SETUP);
-        *setup = setup.saturating_sub(1);
         Ok(())
     })
 }
 
 pub(crate) unsafe extern "C" fn rocfft_get_version_string(buf: *mut c_char, len: usize) -> Status {
     call("rocfft_get_version_string", OK, FAILURE, || {
-        if buf.is_null() || len < VERSION.len() + 1 {
+        let version = rocfft_version().to_string();
+        if buf.is_null() || len < version.len() + 1 {
             return Err(INVALID_ARG);
         }
         // SAFETY: `buf` is valid for `len` bytes (C contract), and the
         // string with its NUL fits.
         unsafe {
-            std::ptr::copy_nonoverlapping(VERSION.as_ptr(), buf.cast::<u8>(), VERSION.len());
-            *buf.add(VERSION.len()) = 0;
+            std::ptr::copy_nonoverlapping(version.as_ptr(), buf.cast::<u8>(), version.len());
+            *buf.add(version.len()) = 0;
         }
         Ok(())
     })
@@ -128,6 +220,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
     description: rocfft_plan_description,
 ) -> Status {
     call("rocfft_plan_create", OK, FAILURE, || {
+        let epoch = lock(&LIBRARY).cleanups;
         if plan.is_null() || lengths.is_null() {
             return Err(INVALID_ARG);
         }
@@ -165,7 +258,18 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
             _ => return Err(INVALID_ARG),
         };
         let work = if dimensions > 1 { WORK_BUFFER_SIZE } else { 0 };
-        let h = insert(Kind::FftPlan(Plan { transform, real, in_place, lengths, batch: number_of_transforms, work }));
+        // Building a plan takes a while in rocFFT (kernels, twiddle
+        // tables): let other threads run, as they would meanwhile.
+        std::thread::yield_now();
+        let h = insert(Kind::FftPlan(Plan {
+            transform,
+            real,
+            in_place,
+            lengths,
+            batch: number_of_transforms,
+            work,
+            epoch,
+        }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(plan, h as rocfft_plan, INVALID_ARG) }
     })
@@ -318,13 +422,41 @@ fn reals_per_transform(p: &Plan) -> (usize, usize) {
     }
 }
 
+/// The real types transforms compute in.
+trait Float: FftNum {
+    fn of(v: f64) -> Self;
+    fn wide(self) -> f64;
+}
+
+impl Float for f32 {
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    fn wide(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Float for f64 {
+    fn of(v: f64) -> Self {
+        v
+    }
+    fn wide(self) -> f64 {
+        self
+    }
+}
+
+fn zero<T: Float>() -> Complex<T> {
+    Complex::new(T::zero(), T::zero())
+}
+
 /// Transform `data` (dims innermost first, element (i0, i1, i2) at
 /// i0 + d0 (i1 + d1 i2)) along `axis` with `fft`.
-fn along_axis(data: &mut [Complex64], dims: &[usize], axis: usize, fft: &dyn rustfft::Fft<f64>) {
+fn along_axis<T: Float>(data: &mut [Complex<T>], dims: &[usize], axis: usize, fft: &dyn rustfft::Fft<T>) {
     let len = dims[axis];
     let stride: usize = dims[..axis].iter().product();
     let total: usize = dims.iter().product();
-    let mut line = vec![Complex64::new(0.0, 0.0); len];
+    let mut line = vec![zero::<T>(); len];
     for start in 0..total {
         // Lines start where the axis index is 0.
         if (start / stride) % len != 0 {
@@ -340,8 +472,9 @@ fn along_axis(data: &mut [Complex64], dims: &[usize], axis: usize, fft: &dyn rus
     }
 }
 
-/// Run one transform of `p` from `input` reals to output reals.
-fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<f64> {
+/// Run one transform of `p` from `input` reals to output reals, computing
+/// in `T`.
+fn transform_one<T: Float>(p: &Plan, planner: &mut FftPlanner<T>, input: &[T]) -> Vec<T> {
     let dims = &p.lengths;
     let n0 = dims[0];
     let h0 = n0 / 2 + 1;
@@ -350,7 +483,7 @@ fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<
     let pitch = if p.in_place { 2 * h0 } else { n0 };
     match p.transform {
         Transform::Forward | Transform::Inverse => {
-            let mut data: Vec<Complex64> = input.chunks_exact(2).map(|c| Complex64::new(c[0], c[1])).collect();
+            let mut data: Vec<Complex<T>> = input.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect();
             for axis in 0..dims.len() {
                 let fft = if p.transform == Transform::Forward {
                     planner.plan_fft_forward(dims[axis])
@@ -364,12 +497,12 @@ fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<
         Transform::RealForward => {
             let mut hdims = dims.clone();
             hdims[0] = h0;
-            let mut data = vec![Complex64::new(0.0, 0.0); h0 * outer];
+            let mut data = vec![zero::<T>(); h0 * outer];
             let fft = planner.plan_fft_forward(n0);
-            let mut line = vec![Complex64::new(0.0, 0.0); n0];
+            let mut line = vec![zero::<T>(); n0];
             for row in 0..outer {
                 for (k, v) in line.iter_mut().enumerate() {
-                    *v = Complex64::new(input[row * pitch + k], 0.0);
+                    *v = Complex::new(input[row * pitch + k], T::zero());
                 }
                 fft.process(&mut line);
                 data[row * h0..row * h0 + h0].copy_from_slice(&line[..h0]);
@@ -383,14 +516,14 @@ fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<
         Transform::RealInverse => {
             let mut hdims = dims.clone();
             hdims[0] = h0;
-            let mut data: Vec<Complex64> = input.chunks_exact(2).map(|c| Complex64::new(c[0], c[1])).collect();
+            let mut data: Vec<Complex<T>> = input.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect();
             for (axis, &len) in dims.iter().enumerate().skip(1) {
                 let fft = planner.plan_fft_inverse(len);
                 along_axis(&mut data, &hdims, axis, fft.as_ref());
             }
             let fft = planner.plan_fft_inverse(n0);
-            let mut out = vec![0.0; pitch * outer];
-            let mut line = vec![Complex64::new(0.0, 0.0); n0];
+            let mut out = vec![T::zero(); pitch * outer];
+            let mut line = vec![zero::<T>(); n0];
             for row in 0..outer {
                 let half = &data[row * h0..row * h0 + h0];
                 for (k, v) in line.iter_mut().enumerate() {
@@ -406,6 +539,25 @@ fn transform_one(p: &Plan, planner: &mut FftPlanner<f64>, input: &[f64]) -> Vec<
     }
 }
 
+/// The batch of `p`, read from `input` and written to `output`, computed
+/// in `T`.
+fn run<T: Float>(
+    p: &Plan,
+    input: &Span,
+    output: &Span,
+    dists: (usize, usize),
+    reals: usize,
+) -> Result<(), crate::hipError_t> {
+    let mut planner = FftPlanner::<T>::new();
+    for t in 0..p.batch {
+        // Values of the operand type, so the widening to f64 is exact.
+        let data: Vec<T> = input.read(p.real, t * dists.0, reals)?.into_iter().map(T::of).collect();
+        let result: Vec<f64> = transform_one(p, &mut planner, &data).into_iter().map(T::wide).collect();
+        output.write(p.real, t * dists.1, &result)?;
+    }
+    Ok(())
+}
+
 pub(crate) unsafe extern "C" fn rocfft_execute(
     plan: rocfft_plan,
     in_buffer: *mut *mut c_void,
@@ -414,6 +566,13 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
 ) -> Status {
     call("rocfft_execute", OK, FAILURE, || {
         let (device, p) = plan_of("rocfft_execute", plan)?;
+        if p.epoch != lock(&LIBRARY).cleanups {
+            log::warn!(
+                "hip simulator: rocfft_execute on a plan made before (or while) rocfft_cleanup ran: rocFFT freed \
+                 its twiddle tables; destroy it and make a new plan"
+            );
+            return Err(FAILURE);
+        }
         let (stream, work, work_size) = if info.is_null() {
             (0, 0, 0)
         } else {
@@ -452,16 +611,24 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
         if target.device != device {
             return Err(INVALID_ARG);
         }
+        // Where rocFFT may use the input as scratch space, so does this.
+        let scribble = !p.in_place
+            && match p.transform {
+                Transform::RealInverse => true,
+                Transform::RealForward => rocfft_version().r2c_may_overwrite_input(),
+                Transform::Forward | Transform::Inverse => false,
+            };
         streams::submit(&target, false, move || {
-            let mut planner = FftPlanner::<f64>::new();
             // In place, each transform's input and output start at the same
             // place, at the larger of the two distances.
-            let (in_dist, out_dist) =
+            let dists =
                 if p.in_place { (in_reals.max(out_reals), in_reals.max(out_reals)) } else { (in_reals, out_reals) };
-            for t in 0..p.batch {
-                let data = in_span.read(p.real, t * in_dist, in_reals)?;
-                let result = transform_one(&p, &mut planner, &data);
-                out_span.write(p.real, t * out_dist, &result)?;
+            match p.real {
+                Real::F32 => run::<f32>(&p, &in_span, &out_span, dists, in_reals)?,
+                Real::F64 => run::<f64>(&p, &in_span, &out_span, dists, in_reals)?,
+            }
+            if scribble {
+                in_span.write(p.real, 0, &vec![f64::NAN; p.batch * in_reals])?;
             }
             Ok(())
         })
