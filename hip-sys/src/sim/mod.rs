@@ -11,6 +11,7 @@
 //! |---|---|---|
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
+//! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -79,6 +80,11 @@
 //! order, with the same device checks: handles and plans belong to the
 //! device current at creation, and calls on them from another device are
 //! violations. [`live_library_objects`] counts their live objects.
+//! rocSPARSE behaves as 3.x (ROCm 6 and 7) unless
+//! `AMDGPU_SIM_ROCSPARSE_VERSION=2` or [`set_rocsparse_version`] says 2.x;
+//! a CSR SpMV computed without its preprocess, which the real library
+//! runs silently on a slower kernel, is recorded in
+//! [`rocsparse_slow_paths`].
 //!
 //! # Introspection for tests
 //!
@@ -112,6 +118,10 @@ pub use kernels::{code_object, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
 pub use libs::rocfft::WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE;
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
+pub use libs::rocsparse_mode::{
+    clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
+    set_rocsparse_version, RocsparseVersion, SlowPath,
+};
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };

@@ -26,12 +26,15 @@
 //! - **No panics escape**: each entry point catches a panic and returns the
 //!   library's internal-error status, as `entry.rs` does for HIP.
 //!
-//! Arithmetic is done in double precision whatever the data type, so
-//! single-precision results are at least as accurate as a GPU's.
+//! rocSPARSE computes in the operands' precision (`f32` in `f32`), so
+//! single-precision tolerances are realistic; rocFFT and MIOpen compute in
+//! double precision whatever the data type, so their single-precision
+//! results are at least as accurate as a GPU's.
 
 pub(crate) mod miopen;
 pub(crate) mod rocfft;
 pub(crate) mod rocsparse;
+pub(crate) mod rocsparse_mode;
 
 use super::memory::{resolve, Allocation, Place};
 use super::runtime::{current_device, lock};
