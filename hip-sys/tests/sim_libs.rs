@@ -414,7 +414,8 @@ fn spmm_case<T: Num>(base: i32, trans_a: bool, trans_b: bool, row_major: bool) {
         null_mut()
     ));
     let buffer = malloc(size);
-    for stage in [rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, rocsparse_spmm_stage::rocsparse_spmm_stage_compute]
+    for stage in
+        [rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, rocsparse_spmm_stage::rocsparse_spmm_stage_compute]
     {
         sp_ok!((sparse().rocsparse_spmm)(
             handle,
@@ -670,7 +671,8 @@ fn library_work_is_stream_ordered() {
     let (one, zero) = (1.0f64, 0.0f64);
     let buffer = malloc(sim::ROCSPARSE_BUFFER_SIZE);
     let mut size = 0;
-    for stage in [rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute]
+    for stage in
+        [rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute]
     {
         sp_ok!(hip_sys::rocsparse_spmv_staged(
             sparse(),
@@ -838,7 +840,8 @@ fn single_precision_spmv_computes_in_single_precision() {
     let buffer = malloc(sim::ROCSPARSE_BUFFER_SIZE);
     let none = rocsparse_operation::rocsparse_operation_none;
     let mut size = 0;
-    for stage in [rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute]
+    for stage in
+        [rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute]
     {
         let got = spmv_stage::<f32>(handle, none, mat, xd, yd, stage, &mut size, buffer);
         assert_eq!(got, rocsparse_status::rocsparse_status_success);
@@ -869,7 +872,8 @@ fn the_csr_analysis_is_made_once_per_matrix_for_the_first_operation() {
     let (x4, x4p) = dnvec::<f64>(&[1.0; 4]);
     let (y5, y5p) = dnvec::<f64>(&[0.0; 5]);
     let buffer = malloc(sim::ROCSPARSE_BUFFER_SIZE);
-    let (none, trans) = (rocsparse_operation::rocsparse_operation_none, rocsparse_operation::rocsparse_operation_transpose);
+    let (none, trans) =
+        (rocsparse_operation::rocsparse_operation_none, rocsparse_operation::rocsparse_operation_transpose);
     let (pre, compute) =
         (rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute);
     let mut size = 0;

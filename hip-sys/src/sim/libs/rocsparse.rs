@@ -698,11 +698,7 @@ fn csrmv<E: Elem>(t: bool, a: f64, b: f64, nonzeros: &[(usize, usize, f64)], x: 
             product[row] = product[row] + E::of(v) * E::of(x[col]);
         }
     }
-    product
-        .iter()
-        .zip(y)
-        .map(|(p, yi)| (a * *p + if b == E::ZERO { E::ZERO } else { b * E::of(*yi) }).wide())
-        .collect()
+    product.iter().zip(y).map(|(p, yi)| (a * *p + if b == E::ZERO { E::ZERO } else { b * E::of(*yi) }).wide()).collect()
 }
 
 /// `α op(A) op(B) + β C` in precision `E`: `c` is C's storage, updated
