@@ -39,14 +39,19 @@
 //!     staged function: `rocsparse_spmv_ex` on 2.x (or, before ROCm 5.4
 //!     where it is absent, a shim over the unstaged `rocsparse_spmv`), and
 //!     the library's `rocsparse_spmv` on 3.x and 4.x. The table's unstaged
-//!     `rocsparse_spmv` field is, on 3.x and 4.x, a shim that calls the
-//!     staged function with `rocsparse_spmv_stage_auto` (which, like the
-//!     unstaged call, sizes the buffer when it is null and computes
-//!     otherwise). [`rocsparse_spmv_staged`] is the one entry point to use.
+//!     `rocsparse_spmv` field is, on 3.x and 4.x, a shim over the staged
+//!     function with explicit stages: buffer size when `temp_buffer` is
+//!     null, otherwise preprocess then compute (what 2.x's unstaged call
+//!     does). 3.0 removed the auto stage (`rocsparse_spmv_stage_auto`, 0,
+//!     and the same for SpMM): 3.x and 4.x reject it with `invalid_value`,
+//!     so nothing here passes it on those versions; the bindings' constant
+//!     exists for 2.x only. [`rocsparse_spmv_staged`] is the one entry point
+//!     to use.
 //!   - `rocsparse_spmm` has had its stage argument since 2.0 (ROCm 5.0;
 //!     1.x had it only in `rocsparse_spmm_ex`, deprecated in 2.0 and removed
 //!     in 3.0); 3.x made the A and B descriptors `const`, the same ABI. It
-//!     is resolved as it is.
+//!     is resolved as it is; as for SpMV, 3.x and 4.x have no auto stage,
+//!     so callers run buffer size, preprocess and compute.
 //!   - Handles, streams, pointer mode and the CSR, dense vector and dense
 //!     matrix descriptors kept their signatures from 2.0 to 4.x.
 //!
@@ -265,8 +270,9 @@ pub fn available(library: Library) -> bool {
 /// `rocsparse_spmv_ex`; see the [module docs](self)).
 ///
 /// `stage` buffer size writes the size of the temporary buffer to
-/// `buffer_size`; preprocess and compute need that buffer; auto sizes the
-/// buffer when `temp_buffer` is null and computes otherwise.
+/// `buffer_size`; preprocess (the matrix analysis, once per matrix) and
+/// compute need that buffer. Pass only these three: the auto stage exists
+/// on rocSPARSE 2.x alone, and 3.x and 4.x reject it (`invalid_value`).
 ///
 /// # Safety
 /// `api` comes from [`rocsparse()`] or the simulator (a table built
@@ -465,8 +471,10 @@ static REAL_SPMV_STAGED: OnceLock<SpmvStaged> = OnceLock::new();
 /// The library's unstaged `rocsparse_spmv` (2.x without `_ex`), for [`spmv_staged_shim`].
 static REAL_SPMV_UNSTAGED: OnceLock<SpmvUnstaged> = OnceLock::new();
 
-/// The 5.x unstaged `rocsparse_spmv` on rocSPARSE 3.x and 4.x: the staged
-/// call with stage auto.
+/// The 5.x unstaged `rocsparse_spmv` on rocSPARSE 3.x and 4.x, which have
+/// no auto stage: the staged call's buffer size stage when `temp_buffer`
+/// is null, otherwise its preprocess then compute stages (what the 2.x
+/// unstaged call does).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn spmv_unstaged_shim(
     handle: rocsparse_handle,
@@ -484,14 +492,26 @@ unsafe extern "C" fn spmv_unstaged_shim(
     let Some(real) = REAL_SPMV_STAGED.get() else {
         return rocsparse_status::rocsparse_status_not_initialized;
     };
-    let auto = rocsparse_spmv_stage::rocsparse_spmv_stage_auto;
-    // SAFETY: `real` is the library's staged function; arguments as given.
-    unsafe { real(handle, trans, alpha, mat, x, beta, y, compute_type, alg, auto, buffer_size, temp_buffer) }
+    let stages: &[rocsparse_spmv_stage] = if temp_buffer.is_null() {
+        &[rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size]
+    } else {
+        &[rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, rocsparse_spmv_stage::rocsparse_spmv_stage_compute]
+    };
+    for &stage in stages {
+        // SAFETY: `real` is the library's staged function; arguments as given.
+        let status =
+            unsafe { real(handle, trans, alpha, mat, x, beta, y, compute_type, alg, stage, buffer_size, temp_buffer) };
+        if status != rocsparse_status::rocsparse_status_success {
+            return status;
+        }
+    }
+    rocsparse_status::rocsparse_status_success
 }
 
 /// The staged SpMV on rocSPARSE 2.0 to 2.3, which lack `rocsparse_spmv_ex`:
 /// buffer size and auto without a buffer ask the unstaged call for the
-/// size, preprocess does nothing, compute and auto with a buffer compute.
+/// size, preprocess does nothing, compute and auto with a buffer compute
+/// (the unstaged call analyses the matrix itself).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn spmv_staged_shim(
     handle: rocsparse_handle,

@@ -102,6 +102,46 @@ fn spmv_matches_a_dense_product() {
 }
 
 #[test]
+fn spmv_preprocesses_each_matrix_once_and_never_takes_the_slow_path() {
+    // rocSPARSE's SpMV preprocess analyses a CSR matrix once; without it,
+    // compute silently runs the slow general kernel (the simulator records
+    // that). A transposed product first must not analyse the matrix for
+    // the transpose (rocSPARSE would then refuse the plain product), and
+    // two threads sharing the matrix must both see it analysed.
+    let _x = sim::exclusive();
+    if !have(Library::Rocsparse) || amdgpu::backend() != Backend::Sim {
+        return;
+    }
+    sim::clear_rocsparse_slow_paths();
+    let analyses = sim::rocsparse_analyses();
+    let (rows, cols) = (29, 31);
+    let (row_ptr, col_ind, values, dense) = random_csr(rows, cols, 11);
+    let a = sparse::CsrMatrix::from_host(&stream(), rows, cols, &row_ptr, &col_ind, &values).unwrap();
+    let xt = DeviceArray::from_slice(&noise(rows, 12)).unwrap();
+    let mut yt = DeviceArray::<f64>::zeros(cols).unwrap();
+    sparse::spmv_op(sparse::Operation::Transpose, 1.0, &a, &xt, 0.0, &mut yt).unwrap();
+    let x = noise(cols, 13);
+    let want: Vec<f64> = (0..rows).map(|i| (0..cols).map(|j| dense[i * cols + j] * x[j]).sum()).collect();
+    std::thread::scope(|scope| {
+        for t in 0..2 {
+            let (a, x, want) = (&a, &x, &want);
+            scope.spawn(move || {
+                for round in 0..4 {
+                    let dx = DeviceArray::from_slice(x).unwrap();
+                    let mut dy = DeviceArray::<f64>::zeros(rows).unwrap();
+                    sparse::spmv(1.0, a, &dx, 0.0, &mut dy).unwrap();
+                    for (got, want) in dy.to_vec().unwrap().iter().zip(want) {
+                        assert!((got - want).abs() <= 1e-10 * (1.0 + want.abs()), "thread {t} round {round}");
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(sim::rocsparse_slow_paths(), vec![], "every compute ran after the preprocess");
+    assert_eq!(sim::rocsparse_analyses(), analyses + 1, "one analysis for the matrix");
+}
+
+#[test]
 fn spmm_matches_a_dense_product() {
     let _x = sim::exclusive();
     if !have(Library::Rocsparse) {

@@ -1,5 +1,6 @@
 //! `CsrMatrix<T>`: a validated CSR matrix in device memory.
 
+use super::analysis::Analysis;
 use super::handle::check;
 use crate::memory::upload;
 use crate::{LibError, Result};
@@ -26,12 +27,21 @@ impl SparseScalar for f64 {
 /// A `rows` × `cols` sparse matrix in CSR form (0-based `i32` indices) on
 /// one device. Made from host arrays, which are checked first; its
 /// descriptor is destroyed under its device when it is dropped.
+///
+/// The first non-transposed [`spmv`](super::spmv) runs rocSPARSE's
+/// preprocess (the CSR analysis, kept in the descriptor), once per matrix.
+/// A matrix may be shared between threads (`&CsrMatrix` is `Send`):
+/// products of one matrix from several threads run concurrently, and the
+/// one preprocess, which writes the descriptor, runs alone under the
+/// matrix's lock.
 pub struct CsrMatrix<T: SparseScalar> {
     rows: usize,
     cols: usize,
     nnz: usize,
     device: Device,
     pub(crate) descr: rocsparse_spmat_descr,
+    /// What rocSPARSE's preprocess wrote into `descr`, and its lock.
+    pub(crate) analysis: Analysis,
     // The descriptor points into these: they live as long as it does.
     _row_ptr: Buffer,
     _col_ind: Buffer,
@@ -39,11 +49,14 @@ pub struct CsrMatrix<T: SparseScalar> {
     _t: PhantomData<T>,
 }
 
-// SAFETY: the descriptor is plain data owned by this matrix; rocSPARSE
-// descriptors may be used from any thread, one call at a time (the
-// wrappers only read it).
+// SAFETY: the descriptor is owned by this matrix and tied to no thread
+// (rocSPARSE objects carry no thread affinity; calls run under the
+// matrix's device, set per call); the buffers are `Send`.
 unsafe impl<T: SparseScalar> Send for CsrMatrix<T> {}
-// SAFETY: as above; shared use only passes it to rocSPARSE as input.
+// SAFETY: through `&CsrMatrix` the descriptor is written only by the
+// preprocess stages, which run under `analysis`'s write lock; every other
+// use (SpMV and SpMM computes) only reads it and runs under its read lock,
+// so no write overlaps another access. Drop has `&mut self`.
 unsafe impl<T: SparseScalar> Sync for CsrMatrix<T> {}
 
 fn validate<T>(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], values: &[T]) -> Result<()> {
@@ -128,6 +141,7 @@ impl<T: SparseScalar> CsrMatrix<T> {
             nnz: values.len(),
             device,
             descr,
+            analysis: Analysis::default(),
             _row_ptr: row_ptr_buf,
             _col_ind: col_ind_buf,
             _values: values_buf,

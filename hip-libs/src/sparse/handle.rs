@@ -12,7 +12,14 @@ pub(crate) fn check(status: rocsparse_status, operation: &'static str) -> Result
     if status.0 == 0 {
         return Ok(());
     }
-    let name = match status.0 {
+    Err(LibError::Status { library: "rocSPARSE", operation, status: status.0, name: status_name(status) })
+}
+
+/// rocSPARSE's name for `status`: every value of `rocsparse_status` from
+/// 2.x to 4.x (`continue`, 14, from 3.0 on).
+pub(crate) fn status_name(status: rocsparse_status) -> &'static str {
+    match status.0 {
+        0 => "rocsparse_status_success",
         1 => "rocsparse_status_invalid_handle",
         2 => "rocsparse_status_not_implemented",
         3 => "rocsparse_status_invalid_pointer",
@@ -26,9 +33,9 @@ pub(crate) fn check(status: rocsparse_status, operation: &'static str) -> Result
         11 => "rocsparse_status_type_mismatch",
         12 => "rocsparse_status_requires_sorted_storage",
         13 => "rocsparse_status_thrown_exception",
+        14 => "rocsparse_status_continue",
         _ => "an unknown rocsparse_status",
-    };
-    Err(LibError::Status { library: "rocSPARSE", operation, status: status.0, name })
+    }
 }
 
 /// A rocSPARSE handle of one device.
@@ -103,4 +110,23 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocspa
     crate::handle_cache::with_handle::<SparseHandle, _>(&HANDLES, device, stream, |handle| {
         Ok(on_device(device, || f(handle.raw))?)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rocsparse_status_has_its_name() {
+        let names: Vec<&str> = (0..=14).map(|v| status_name(rocsparse_status(v))).collect();
+        assert_eq!(names[12], "rocsparse_status_requires_sorted_storage");
+        assert_eq!(names[13], "rocsparse_status_thrown_exception");
+        assert_eq!(names[14], "rocsparse_status_continue");
+        for (value, name) in names.iter().enumerate() {
+            assert!(name.starts_with("rocsparse_status_"), "{value}: {name}");
+        }
+        assert_eq!(status_name(rocsparse_status(15)), "an unknown rocsparse_status");
+        let error = check(rocsparse_status(14), "rocsparse_spmv").unwrap_err().to_string();
+        assert!(error.contains("rocsparse_status_continue"), "{error}");
+    }
 }

@@ -7,6 +7,7 @@
 //! a dense matrix. Work runs on the output's stream, with this thread's
 //! rocSPARSE handle for the output's device (see [`handle_stats`]).
 
+mod analysis;
 mod csr;
 mod handle;
 mod spmv;

@@ -53,6 +53,12 @@ pub fn spmv<T: SparseScalar>(
 }
 
 /// `y = alpha * op(A) * x + beta * y`, on `y`'s stream.
+///
+/// rocSPARSE's stages run explicitly (buffer size, preprocess, compute;
+/// 3.x and 4.x have no auto stage). The preprocess, rocSPARSE's CSR
+/// analysis, runs once per matrix, at its first product with
+/// [`Operation::None`] (the only operation the analysis serves); its
+/// buffer is kept with the matrix.
 pub fn spmv_op<T: SparseScalar>(
     op: Operation,
     alpha: T,
@@ -123,12 +129,31 @@ pub fn spmv_op<T: SparseScalar>(
                 let mut size = 0usize;
                 check(
                     call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                    "rocsparse_spmv",
+                    "rocsparse_spmv (buffer size)",
                 )?;
-                let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
-                check(
-                    call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
-                    "rocsparse_spmv",
+                let bytes = size.max(4);
+                // The analysis serves the non-transposed product only; a
+                // transposed preprocess would make one rocSPARSE refuses
+                // for it later (see the `analysis` module).
+                a.analysis.spmv(
+                    op == Operation::None,
+                    || {
+                        let kept = hip_pool::alloc_on(device, bytes, &stream)?;
+                        let mut size = size;
+                        check(
+                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, &mut size, kept.as_ptr()),
+                            "rocsparse_spmv (preprocess)",
+                        )?;
+                        Ok(kept)
+                    },
+                    || {
+                        let temp = hip_pool::alloc_on(device, bytes, &stream)?;
+                        let mut size = size;
+                        check(
+                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
+                            "rocsparse_spmv (compute)",
+                        )
+                    },
                 )
             });
             for descr in [x_descr, y_descr] {
@@ -144,6 +169,9 @@ pub fn spmv_op<T: SparseScalar>(
 
 /// `C = alpha * A * B + beta * C` with dense `B` (`A.cols()` × `n`) and
 /// `C` (`A.rows()` × `n`), both in `order`, on `C`'s stream.
+///
+/// Each call runs rocSPARSE's buffer size, preprocess and compute stages
+/// with one buffer: SpMM's preprocess depends on `B` and `C`.
 pub fn spmm<T: SparseScalar>(
     alpha: T,
     a: &CsrMatrix<T>,
@@ -235,16 +263,28 @@ pub fn spmm<T: SparseScalar>(
                 let mut size = 0usize;
                 check(
                     call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                    "rocsparse_spmm",
+                    "rocsparse_spmm (buffer size)",
                 )?;
+                // SpMM's preprocess depends on B and C (the merge algorithm
+                // writes its analysis into the buffer, sized by C's
+                // columns), so it runs on every call, and compute gets the
+                // same buffer.
                 let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
-                check(
-                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut size, temp.as_ptr()),
-                    "rocsparse_spmm",
-                )?;
-                check(
-                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
-                    "rocsparse_spmm",
+                let mut pre_size = size;
+                a.analysis.spmm(
+                    || {
+                        check(
+                            call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut pre_size, temp.as_ptr()),
+                            "rocsparse_spmm (preprocess)",
+                        )
+                    },
+                    || {
+                        let mut size = size;
+                        check(
+                            call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
+                            "rocsparse_spmm (compute)",
+                        )
+                    },
                 )
             });
             for descr in [b_descr, c_descr] {

@@ -13,6 +13,7 @@
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (the last error's semantics; `hipRuntimeGetVersion` reports 5.7.0, 6.4.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
+//! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -87,6 +88,11 @@
 //! computed in single precision, and `rocfft_cleanup` invalidates the
 //! plans it leaves behind (see [`rocfft_version`], [`set_rocfft_version`],
 //! [`rocfft_setup_device`]).
+//! rocSPARSE behaves as 3.x (ROCm 6 and 7) unless
+//! `AMDGPU_SIM_ROCSPARSE_VERSION=2` or [`set_rocsparse_version`] says 2.x;
+//! a CSR SpMV computed without its preprocess, which the real library
+//! runs silently on a slower kernel, is recorded in
+//! [`rocsparse_slow_paths`].
 //!
 //! # Introspection for tests
 //!
@@ -124,6 +130,10 @@ pub use libs::rocfft::{
     DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
 };
 pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
+pub use libs::rocsparse_mode::{
+    clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
+    set_rocsparse_version, RocsparseVersion, SlowPath,
+};
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };

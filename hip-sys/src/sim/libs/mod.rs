@@ -26,14 +26,13 @@
 //! - **No panics escape**: each entry point catches a panic and returns the
 //!   library's internal-error status, as `entry.rs` does for HIP.
 //!
-//! Arithmetic: rocFFT computes in the operand precision (single-precision
-//! transforms in `f32`), so its errors are a GPU's; rocSPARSE and MIOpen
-//! compute in double precision whatever the data type, so their
-//! single-precision results are at least as accurate as a GPU's.
+//! Arithmetic runs in the operands' precision (single precision in `f32`)
+//! in all three libraries, so single-precision tolerances are a GPU's.
 
 pub(crate) mod miopen;
 pub(crate) mod rocfft;
 pub(crate) mod rocsparse;
+pub(crate) mod rocsparse_mode;
 
 use super::memory::{resolve, Allocation, Place};
 use super::runtime::{current_device, lock};

@@ -1,26 +1,47 @@
 //! rocSPARSE in the simulator: handles, CSR / dense-vector / dense-matrix
-//! descriptors, SpMV and SpMM, as rocSPARSE 2.5.4 (ROCm 5.7.1, the headers
-//! of the bindings) behaves.
+//! descriptors, SpMV and SpMM, as rocSPARSE 3.x (ROCm 6.x; 4.x in ROCm 7.x
+//! behaves the same for these) does by default, or 2.x (ROCm 5.x) with
+//! `AMDGPU_SIM_ROCSPARSE_VERSION=2` (see [`super::rocsparse_mode`]).
 //!
-//! - `rocsparse_get_version` reports 200504: rocSPARSE encodes its own
-//!   version (2.5.4 for ROCm 5.7.1) as `major * 100000 + minor * 100 + patch`.
+//! - `rocsparse_get_version` reports 300002 (3.0.2, ROCm 6.0.0) or 200504
+//!   (2.5.4, ROCm 5.7.1): rocSPARSE encodes its version as
+//!   `major * 100000 + minor * 100 + patch`.
+//! - A handle takes device memory on the device current at creation, as
+//!   the real one does (a 1 MiB work buffer and four device scalars);
+//!   destroying it frees them.
 //! - Pointer mode host only; `rocsparse_pointer_mode_device` is
 //!   `not_implemented`.
 //! - Matrices: CSR with 32-bit row offsets and column indices, index base
 //!   zero or one, `f32_r` or `f64_r` values; the compute type must equal
 //!   the data type of every operand (mixed precision is `not_implemented`).
-//! - SpMV (`y = α op(A) x + β y`) through `rocsparse_spmv` (the 5.x form
-//!   without a stage: a null `temp_buffer` only writes the buffer size) and
-//!   `rocsparse_spmv_ex` (stages: buffer size, preprocess, compute, auto);
-//!   SpMM (`C = α op(A) op(B) + β C`) with row- or column-major dense
-//!   matrices and the same stages. `op` is none, transpose or conjugate
-//!   transpose (the same as transpose for real data).
+//! - SpMV (`y = α op(A) x + β y`) through `rocsparse_spmv_ex` (the staged
+//!   call: buffer size 1, preprocess 2, compute 3; and on 2.x auto 0, which
+//!   sizes the buffer when it is null and otherwise preprocesses and
+//!   computes) and `rocsparse_spmv` (the 2.x form without a stage, which
+//!   behaves as 2.x's auto on either version); SpMM (`C = α op(A) op(B) +
+//!   β C`) with row- or column-major dense matrices and the same stages.
+//!   On 3.x stage 0 is `invalid_value`, as any unknown enum value. `op` is
+//!   none, transpose or conjugate transpose (the same as transpose for
+//!   real data).
+//! - **The CSR analysis** (SpMV preprocess with the default or adaptive
+//!   algorithm) is made once per matrix, at its first preprocess, for that
+//!   call's operation; it is kept in the matrix descriptor (with device
+//!   memory of its own, freed with the descriptor). A compute with the
+//!   default or adaptive algorithm and no transpose uses it: on a matrix
+//!   never preprocessed the real library silently runs its slower general
+//!   kernel, which the simulator records as a
+//!   [`SlowPath`](super::rocsparse_mode::SlowPath); on a matrix analysed for
+//!   the transpose it is `invalid_value`. Transposed computes and the
+//!   row-stream algorithm never use the analysis.
+//! - Arithmetic is done in the operands' precision (`f32` data is summed
+//!   in `f32`, row by row in storage order).
 //! - The buffer size is [`BUFFER_SIZE`] bytes; compute stages need a device
 //!   buffer at least that large (`invalid_pointer` otherwise), as the real
 //!   library needs its buffer.
 
 #![allow(non_snake_case)]
 
+use super::rocsparse_mode::{count_analysis, record_slow_path, rocsparse_version, RocsparseVersion};
 use super::{call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
 use crate::bindings::rocsparse::*;
 use crate::sim::runtime::{current_device, sim};
@@ -36,9 +57,14 @@ const INVALID_POINTER: Status = rocsparse_status::rocsparse_status_invalid_point
 const INVALID_SIZE: Status = rocsparse_status::rocsparse_status_invalid_size;
 const INVALID_VALUE: Status = rocsparse_status::rocsparse_status_invalid_value;
 const NOT_IMPLEMENTED: Status = rocsparse_status::rocsparse_status_not_implemented;
+const MEMORY_ERROR: Status = rocsparse_status::rocsparse_status_memory_error;
 
-/// What `rocsparse_get_version` reports: rocSPARSE 2.5.4 (ROCm 5.7.1).
-pub(crate) const VERSION: c_int = 200_504;
+/// The work buffer a real handle allocates (at least 1 MiB), in bytes.
+const HANDLE_BUFFER: usize = 1 << 20;
+
+/// The device scalars a real handle allocates: one of f32, f64, and the
+/// two complex types.
+const HANDLE_SCALARS: [usize; 4] = [4, 8, 8, 16];
 
 /// The temporary buffer SpMV and SpMM ask for, in bytes.
 pub const BUFFER_SIZE: usize = 256;
@@ -46,6 +72,8 @@ pub const BUFFER_SIZE: usize = 256;
 /// A `rocsparse_handle`.
 pub(crate) struct Handle {
     stream: usize,
+    /// The device allocations the handle holds (work buffer, scalars).
+    memory: Vec<usize>,
 }
 
 /// A CSR `rocsparse_spmat_descr`.
@@ -59,6 +87,19 @@ pub(crate) struct SpMat {
     values: usize,
     base: usize,
     real: Real,
+    /// Whether a preprocess ran (the real descriptor's `analysed` flag).
+    analysed: bool,
+    /// The CSR analysis that preprocess made, if it made one.
+    analysis: Option<Analysis>,
+}
+
+/// The CSR SpMV analysis kept in a matrix descriptor.
+#[derive(Clone, Copy)]
+struct Analysis {
+    /// The operation of the preprocess that made it.
+    transposed: bool,
+    /// Its device memory (device, base).
+    memory: (usize, usize),
 }
 
 /// A `rocsparse_dnvec_descr`.
@@ -170,13 +211,43 @@ fn dnmat(descr: rocsparse_dnmat_descr) -> Result<DnMat, Status> {
     .ok_or(INVALID_POINTER)
 }
 
+// ---- device memory the library itself holds --------------------------------
+
+/// Allocate blocks of `sizes` bytes on `device`, all or none: the library's
+/// own device memory (`memory_error` when the device is full, as a real
+/// allocation failure inside rocSPARSE reports).
+fn allocate_all(device: usize, sizes: impl IntoIterator<Item = usize>) -> Result<Vec<usize>, Status> {
+    let memory = &sim().device(device).ok_or(INTERNAL)?.memory;
+    let mut bases = Vec::new();
+    for size in sizes {
+        match memory.allocate(size) {
+            Ok(allocation) => bases.push(allocation.base),
+            Err(_) => {
+                release_all(device, &bases);
+                return Err(MEMORY_ERROR);
+            }
+        }
+    }
+    Ok(bases)
+}
+
+/// Free the library's own blocks on `device`.
+fn release_all(device: usize, bases: &[usize]) {
+    if let Some(d) = sim().device(device) {
+        for base in bases {
+            let _ = d.memory.release(*base);
+        }
+    }
+}
+
 // ---- handles ---------------------------------------------------------------
 
 pub(crate) unsafe extern "C" fn rocsparse_get_version(handle: rocsparse_handle, version: *mut c_int) -> Status {
     call("rocsparse_get_version", OK, INTERNAL, || {
         handle_device("rocsparse_get_version", handle)?;
+        let encoded: c_int = rocsparse_version().encoded();
         // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(version, VERSION, INVALID_POINTER) }
+        unsafe { write_out(version, encoded, INVALID_POINTER) }
     })
 }
 
@@ -185,10 +256,9 @@ pub(crate) unsafe extern "C" fn rocsparse_create_handle(handle: *mut rocsparse_h
         if handle.is_null() {
             return Err(INVALID_HANDLE);
         }
-        if sim().device(current_device()).is_none() {
-            return Err(INTERNAL);
-        }
-        let h = insert(Kind::SparseHandle(Handle { stream: 0 }));
+        let device = current_device();
+        let memory = allocate_all(device, std::iter::once(HANDLE_BUFFER).chain(HANDLE_SCALARS))?;
+        let h = insert(Kind::SparseHandle(Handle { stream: 0, memory }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocsparse_handle, INVALID_HANDLE) }
     })
@@ -198,6 +268,9 @@ pub(crate) unsafe extern "C" fn rocsparse_destroy_handle(handle: rocsparse_handl
     call("rocsparse_destroy_handle", OK, INTERNAL, || {
         let object = remove_if(handle as usize, |k| matches!(k, Kind::SparseHandle(_))).ok_or(INVALID_HANDLE)?;
         violations::check("rocsparse_destroy_handle", object.device);
+        if let Kind::SparseHandle(h) = &object.kind {
+            release_all(object.device, &h.memory);
+        }
         Ok(())
     })
 }
@@ -289,6 +362,8 @@ pub(crate) unsafe extern "C" fn rocsparse_create_csr_descr(
             values: csr_val as usize,
             base,
             real,
+            analysed: false,
+            analysis: None,
         };
         let h = insert(Kind::SpMat(matrix));
         // SAFETY: checked non-null; valid per the C contract.
@@ -298,7 +373,11 @@ pub(crate) unsafe extern "C" fn rocsparse_create_csr_descr(
 
 pub(crate) unsafe extern "C" fn rocsparse_destroy_spmat_descr(descr: rocsparse_spmat_descr) -> Status {
     call("rocsparse_destroy_spmat_descr", OK, INTERNAL, || {
-        remove_if(descr as usize, |k| matches!(k, Kind::SpMat(_))).map(drop).ok_or(INVALID_POINTER)
+        let object = remove_if(descr as usize, |k| matches!(k, Kind::SpMat(_))).ok_or(INVALID_POINTER)?;
+        if let Kind::SpMat(SpMat { analysis: Some(a), .. }) = &object.kind {
+            release_all(a.memory.0, &[a.memory.1]);
+        }
+        Ok(())
     })
 }
 
@@ -375,18 +454,32 @@ enum Stage {
     BufferSize,
     Preprocess,
     Compute,
+    /// Preprocess, then compute (2.x's auto stage with a buffer).
+    PreprocessCompute,
 }
 
-/// Decide the stage: auto means buffer size without a buffer, compute with one.
+/// Decide the stage of the version simulated: on 2.x auto (0) means
+/// buffer size without a buffer, preprocess and compute with one; 3.x
+/// has no auto stage, and 0 is an invalid enum value like any other.
 fn stage_of(stage: u32, temp_buffer: *mut c_void) -> Result<Stage, Status> {
     Ok(match stage {
-        0 if temp_buffer.is_null() => Stage::BufferSize,
-        0 => Stage::Compute,
+        0 if rocsparse_version() == RocsparseVersion::V3 => return Err(INVALID_VALUE),
+        0 => unstaged(temp_buffer),
         1 => Stage::BufferSize,
         2 => Stage::Preprocess,
         3 => Stage::Compute,
         _ => return Err(INVALID_VALUE),
     })
+}
+
+/// The 2.x call without a stage (and 2.x's auto stage): the buffer size
+/// without a buffer, preprocess and compute with one.
+fn unstaged(temp_buffer: *mut c_void) -> Stage {
+    if temp_buffer.is_null() {
+        Stage::BufferSize
+    } else {
+        Stage::PreprocessCompute
+    }
 }
 
 /// `op` is transpose (or conjugate transpose, the same for real data).
@@ -481,14 +574,39 @@ fn spmv(
     if xv.size != in_len || yv.size != out_len {
         return Err(INVALID_SIZE);
     }
+    let adaptive = matches!(
+        alg,
+        rocsparse_spmv_alg::rocsparse_spmv_alg_default | rocsparse_spmv_alg::rocsparse_spmv_alg_csr_adaptive
+    );
     match stage {
         // SAFETY: null is refused; otherwise valid per the C contract.
         Stage::BufferSize => return unsafe { write_out(buffer_size, BUFFER_SIZE, INVALID_POINTER) },
-        Stage::Preprocess => return check_buffer(temp_buffer),
+        Stage::Preprocess => {
+            check_buffer(temp_buffer)?;
+            return preprocess(mat, &m, t, adaptive, target.device);
+        }
+        Stage::PreprocessCompute => {
+            check_buffer(temp_buffer)?;
+            preprocess(mat, &m, t, adaptive, target.device)?;
+        }
         Stage::Compute => check_buffer(temp_buffer)?,
     }
     if alpha.is_null() || beta.is_null() {
         return Err(INVALID_POINTER);
+    }
+    // The analysis as it is now (a preprocess above may have made it).
+    let m = spmat(mat)?;
+    if adaptive && !t && m.rows > 0 && m.cols > 0 && m.nnz > 0 {
+        match m.analysis {
+            Some(a) if a.transposed => return Err(INVALID_VALUE),
+            Some(_) => {}
+            None => record_slow_path(
+                function,
+                target.device,
+                "CSR SpMV compute on a matrix that was never preprocessed: rocSPARSE runs its general kernel \
+                 instead of the adaptive one. To fix: run the preprocess stage once per matrix before computing",
+            ),
+        }
     }
     // SAFETY: non-null host scalars of the compute type (pointer mode host).
     let (a, b) = unsafe { (host_scalar(alpha, real), host_scalar(beta, real)) };
@@ -497,21 +615,120 @@ fn spmv(
     let ys = span(yv.values, real.size() * yv.size).ok_or(INVALID_POINTER)?;
     streams::submit(&target, false, move || {
         let x = xs.read(real, 0, in_len)?;
-        let mut y = ys.read(real, 0, out_len)?;
-        let mut product = vec![0.0; out_len];
-        for (row, col, v) in triplets(&m, &data)? {
-            if t {
-                product[col] += v * x[row];
-            } else {
-                product[row] += v * x[col];
-            }
-        }
-        for (yi, p) in y.iter_mut().zip(&product) {
-            *yi = a * p + if b == 0.0 { 0.0 } else { b * *yi };
-        }
+        let y = ys.read(real, 0, out_len)?;
+        let nonzeros = triplets(&m, &data)?;
+        let y = match real {
+            Real::F32 => csrmv::<f32>(t, a, b, &nonzeros, &x, &y),
+            Real::F64 => csrmv::<f64>(t, a, b, &nonzeros, &x, &y),
+        };
         ys.write(real, 0, &y)
     })
     .map_err(|_| INTERNAL)
+}
+
+/// The preprocess stage: on the matrix's first preprocess, with the
+/// default or adaptive algorithm, analyse it for this operation (the
+/// analysis takes device memory on the handle's device); later
+/// preprocesses do nothing, as in rocSPARSE 2.x to 4.x.
+fn preprocess(
+    mat: rocsparse_spmat_descr,
+    m: &SpMat,
+    transposed: bool,
+    adaptive: bool,
+    device: usize,
+) -> Result<(), Status> {
+    if m.analysed || !adaptive {
+        return Ok(());
+    }
+    // An empty matrix is never read: marked analysed, with no analysis.
+    let analysis = if m.rows == 0 || m.cols == 0 || m.nnz == 0 {
+        None
+    } else {
+        // Row blocks, work-group flags and ids: a word each per block of rows.
+        let blocks = m.rows.div_ceil(64) + 1;
+        let memory = allocate_all(device, [12 * blocks])?;
+        count_analysis();
+        Some(Analysis { transposed, memory: (device, memory[0]) })
+    };
+    with(mat as usize, |o| {
+        if let Kind::SpMat(stored) = &mut o.kind {
+            stored.analysed = true;
+            stored.analysis = analysis;
+        }
+    });
+    Ok(())
+}
+
+/// Arithmetic in one precision: the operands' own.
+trait Elem: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + PartialEq {
+    const ZERO: Self;
+    fn of(v: f64) -> Self;
+    fn wide(self) -> f64;
+}
+
+impl Elem for f32 {
+    const ZERO: Self = 0.0;
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    fn wide(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Elem for f64 {
+    const ZERO: Self = 0.0;
+    fn of(v: f64) -> Self {
+        v
+    }
+    fn wide(self) -> f64 {
+        self
+    }
+}
+
+/// `α op(A) x + β y` in precision `E`, summing each row's products in
+/// storage order; β = 0 ignores `y` (NaN in `y` does not propagate).
+fn csrmv<E: Elem>(t: bool, a: f64, b: f64, nonzeros: &[(usize, usize, f64)], x: &[f64], y: &[f64]) -> Vec<f64> {
+    let (a, b) = (E::of(a), E::of(b));
+    let mut product = vec![E::ZERO; y.len()];
+    for &(row, col, v) in nonzeros {
+        if t {
+            product[col] = product[col] + E::of(v) * E::of(x[row]);
+        } else {
+            product[row] = product[row] + E::of(v) * E::of(x[col]);
+        }
+    }
+    product.iter().zip(y).map(|(p, yi)| (a * *p + if b == E::ZERO { E::ZERO } else { b * E::of(*yi) }).wide()).collect()
+}
+
+/// `α op(A) op(B) + β C` in precision `E`: `c` is C's storage, updated
+/// through `at(i, j)`; `b_at(k, j)` reads op(B).
+#[allow(clippy::too_many_arguments)]
+fn csrmm<E: Elem>(
+    ta: bool,
+    alpha: f64,
+    beta: f64,
+    nonzeros: &[(usize, usize, f64)],
+    (m, n): (usize, usize),
+    b_at: impl Fn(usize, usize) -> f64,
+    c: &mut [f64],
+    at: impl Fn(usize, usize) -> usize,
+) {
+    let (alpha, beta) = (E::of(alpha), E::of(beta));
+    let mut product = vec![E::ZERO; m * n];
+    for &(row, col, v) in nonzeros {
+        let (i, kk) = if ta { (col, row) } else { (row, col) };
+        for j in 0..n {
+            product[i * n + j] = product[i * n + j] + E::of(v) * E::of(b_at(kk, j));
+        }
+    }
+    for i in 0..m {
+        for j in 0..n {
+            let k = at(i, j);
+            let old = if beta == E::ZERO { E::ZERO } else { beta * E::of(c[k]) };
+            c[k] = (alpha * product[i * n + j] + old).wide();
+        }
+    }
 }
 
 pub(crate) unsafe extern "C" fn rocsparse_spmv(
@@ -528,7 +745,7 @@ pub(crate) unsafe extern "C" fn rocsparse_spmv(
     temp_buffer: *mut c_void,
 ) -> Status {
     call("rocsparse_spmv", OK, INTERNAL, || {
-        let stage = if temp_buffer.is_null() { Stage::BufferSize } else { Stage::Compute };
+        let stage = unstaged(temp_buffer);
         spmv(
             "rocsparse_spmv",
             handle,
@@ -621,7 +838,7 @@ pub(crate) unsafe extern "C" fn rocsparse_spmm(
             // SAFETY: null is refused; otherwise valid per the C contract.
             Stage::BufferSize => return unsafe { write_out(buffer_size, BUFFER_SIZE, INVALID_POINTER) },
             Stage::Preprocess => return check_buffer(temp_buffer),
-            Stage::Compute => check_buffer(temp_buffer)?,
+            Stage::Compute | Stage::PreprocessCompute => check_buffer(temp_buffer)?,
         }
         if alpha.is_null() || beta.is_null() {
             return Err(INVALID_POINTER);
@@ -635,18 +852,11 @@ pub(crate) unsafe extern "C" fn rocsparse_spmm(
             let b = bs.read(real, 0, bm.span_len())?;
             let mut c = cs.read(real, 0, cm.span_len())?;
             let b_at = |i: usize, j: usize| if tb { b[bm.at(j, i)] } else { b[bm.at(i, j)] };
-            let mut product = vec![0.0; m * n];
-            for (row, col, v) in triplets(&a, &data)? {
-                let (i, kk) = if ta { (col, row) } else { (row, col) };
-                for j in 0..n {
-                    product[i * n + j] += v * b_at(kk, j);
-                }
-            }
-            for i in 0..m {
-                for j in 0..n {
-                    let at = cm.at(i, j);
-                    c[at] = alpha * product[i * n + j] + if beta == 0.0 { 0.0 } else { beta * c[at] };
-                }
+            let nonzeros = triplets(&a, &data)?;
+            let at = |i: usize, j: usize| cm.at(i, j);
+            match real {
+                Real::F32 => csrmm::<f32>(ta, alpha, beta, &nonzeros, (m, n), b_at, &mut c, at),
+                Real::F64 => csrmm::<f64>(ta, alpha, beta, &nonzeros, (m, n), b_at, &mut c, at),
             }
             cs.write(real, 0, &c)
         })
