@@ -440,6 +440,30 @@ fn softmax_activations_and_convolution_match_direct_loops() {
 }
 
 #[test]
+fn a_raw_handle_is_rebound_to_its_stream_after_the_callers_closure() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsparse) {
+        return;
+    }
+    let device = Device::new(0).unwrap();
+    let (ours, theirs) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let api = hip_sys::rocsparse().unwrap();
+    sparse::with_raw_handle(device, &ours, |h| {
+        // SAFETY: a live handle and a stream of its device.
+        unsafe { (api.rocsparse_set_stream)(h, theirs.as_raw()) }
+    })
+    .unwrap();
+    let bound = sparse::with_raw_handle(device, &ours, |h| {
+        let mut s = std::ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        unsafe { (api.rocsparse_get_stream)(h, &mut s) };
+        s
+    })
+    .unwrap();
+    assert_eq!(bound, ours.as_raw(), "the handle kept the caller's stream, while the cache believes it is ours");
+}
+
+#[test]
 fn convolution_runs_on_every_threads_handle_of_one_device() {
     // MIOpen registers what its algorithm search found in the handle that
     // searched; forward on any other handle fails. Two threads on one

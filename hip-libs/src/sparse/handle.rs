@@ -103,12 +103,32 @@ pub fn clear_idle_handles() {
 /// Run `f` with this thread's rocSPARSE handle for `device`, bound to
 /// `stream` (of that device), for rocSPARSE calls this crate does not wrap.
 /// `f` runs with `device` current in HIP.
+///
+/// `f` may change the handle's stream or pointer mode: afterwards the
+/// handle is bound to `stream` again and set to host pointer mode, which
+/// is what the wrappers and the cache's record of its stream assume.
 pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocsparse_handle) -> R) -> Result<R> {
     if stream.device() != device {
         return Err(LibError::wrong_device("sparse::with_raw_handle", "the stream", device, stream.device()));
     }
+    let api = hip_sys::rocsparse()?;
     crate::handle_cache::with_handle::<SparseHandle, _>(&HANDLES, device, stream, |handle| {
-        Ok(on_device(device, || f(handle.raw))?)
+        on_device(device, || {
+            let result = f(handle.raw);
+            // SAFETY: a live handle of `device`, and a stream of it.
+            check(unsafe { (api.rocsparse_set_stream)(handle.raw, stream.as_raw()) }, "rocsparse_set_stream")?;
+            check(
+                // SAFETY: a live handle.
+                unsafe {
+                    (api.rocsparse_set_pointer_mode)(
+                        handle.raw,
+                        hip_sys::rocsparse::rocsparse_pointer_mode::rocsparse_pointer_mode_host,
+                    )
+                },
+                "rocsparse_set_pointer_mode",
+            )?;
+            Ok(result)
+        })?
     })
 }
 
