@@ -12,8 +12,11 @@
 //!   this crate does not know [`BackendError::UnsupportedVersion`]. None of
 //!   them panics.
 //! - **sim**: the simulator's implementations ([`crate::sim`]).
-//! - **nvidia**: [`BackendError::LibraryUnavailable`]; mapping the tables to
-//!   cuSPARSE, cuFFT and cuDNN is planned.
+//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`),
+//!   as hipFFT does (see the nvidia backend's `cufft.rs` for the mapping
+//!   and where it differs); rocSPARSE and MIOpen are
+//!   [`BackendError::LibraryUnavailable`] (mapping them to cuSPARSE and
+//!   cuDNN is planned).
 //!
 //! If backend selection itself failed, that error is returned.
 //!
@@ -141,6 +144,8 @@ pub(crate) enum Source {
     Amd,
     /// The simulator.
     Sim,
+    /// The nvidia backend's mapping onto NVIDIA's library.
+    Nvidia,
 }
 
 /// Decide where `library` comes from, given the process's backend (or why
@@ -149,14 +154,20 @@ pub(crate) fn source(selection: Result<Backend, BackendError>, library: Library)
     match selection? {
         Backend::Amd => Ok(Source::Amd),
         Backend::Sim => Ok(Source::Sim),
-        Backend::Nvidia => Err(BackendError::LibraryUnavailable {
-            library: library.name().to_owned(),
-            hint: format!(
-                "{library} is an AMD library; on the nvidia backend it is not available (mapping to {} is \
-                 planned). To fix: run on an AMD GPU (AMDGPU_BACKEND=amd) or on the simulator (AMDGPU_BACKEND=sim)",
-                library.nvidia_counterpart()
-            ),
-        }),
+        Backend::Nvidia if library == Library::Rocfft => Ok(Source::Nvidia),
+        Backend::Nvidia => Err(unmapped(library)),
+    }
+}
+
+/// Why `library` is not available on the nvidia backend (yet).
+fn unmapped(library: Library) -> BackendError {
+    BackendError::LibraryUnavailable {
+        library: library.name().to_owned(),
+        hint: format!(
+            "{library} is an AMD library; on the nvidia backend it is not available (mapping to {} is \
+             planned). To fix: run on an AMD GPU (AMDGPU_BACKEND=amd) or on the simulator (AMDGPU_BACKEND=sim)",
+            library.nvidia_counterpart()
+        ),
     }
 }
 
@@ -167,6 +178,7 @@ pub fn rocsparse() -> Result<&'static RocsparseApi, BackendError> {
         .get_or_init(|| match source(crate::selection(), Library::Rocsparse)? {
             Source::Sim => Ok(crate::sim::rocsparse_api()),
             Source::Amd => load_rocsparse(&candidates(Library::Rocsparse, rocm_path().as_deref())),
+            Source::Nvidia => Err(unmapped(Library::Rocsparse)),
         })
         .clone()
 }
@@ -178,6 +190,13 @@ pub fn rocfft() -> Result<&'static RocfftApi, BackendError> {
         .get_or_init(|| match source(crate::selection(), Library::Rocfft)? {
             Source::Sim => crate::sim::rocfft_env_version().map(|_| crate::sim::rocfft_api()),
             Source::Amd => load_rocfft(&candidates(Library::Rocfft, rocm_path().as_deref())),
+            Source::Nvidia => {
+                let api = crate::backend::nvidia::cufft::load(&crate::backend::nvidia::cufft::candidates())?;
+                // cuFFT keeps out-of-place R2C inputs and may overwrite C2R
+                // ones: the input rules of rocFFT 1.0.25 and later.
+                let _ = LIBRARY_ROCFFT_VERSION.set(RocfftVersion::R2C_KEEPS_INPUT);
+                Ok(api)
+            }
         })
         .clone()
 }
@@ -189,6 +208,7 @@ pub fn miopen() -> Result<&'static MiopenApi, BackendError> {
         .get_or_init(|| match source(crate::selection(), Library::Miopen)? {
             Source::Sim => Ok(crate::sim::miopen_api()),
             Source::Amd => load_miopen(&candidates(Library::Miopen, rocm_path().as_deref())),
+            Source::Nvidia => Err(unmapped(Library::Miopen)),
         })
         .clone()
 }
@@ -242,17 +262,20 @@ impl fmt::Display for RocfftVersion {
 
 /// The version of the rocFFT this process uses (loading it if needed):
 /// the library's own report on the amd backend, the simulated version
-/// (`AMDGPU_SIM_ROCFFT_VERSION`, see [`crate::sim`]) on the simulator.
+/// (`AMDGPU_SIM_ROCFFT_VERSION`, see [`crate::sim`]) on the simulator, and
+/// on the nvidia backend 1.0.25, the first rocFFT whose rules for inputs
+/// cuFFT follows.
 pub fn rocfft_version() -> Result<RocfftVersion, BackendError> {
     rocfft()?;
-    match AMD_ROCFFT_VERSION.get() {
+    match LIBRARY_ROCFFT_VERSION.get() {
         Some(version) => Ok(*version),
         None => Ok(crate::sim::rocfft_version()),
     }
 }
 
-/// The version `load_rocfft` read from AMD's library.
-static AMD_ROCFFT_VERSION: OnceLock<RocfftVersion> = OnceLock::new();
+/// The version `load_rocfft` read from AMD's library, or the rocFFT whose
+/// rules cuFFT follows on the nvidia backend.
+static LIBRARY_ROCFFT_VERSION: OnceLock<RocfftVersion> = OnceLock::new();
 
 /// Whether `library` can be used in this process (loading it if needed).
 pub fn available(library: Library) -> bool {
@@ -643,7 +666,7 @@ fn load_rocfft(candidates: &[String]) -> Result<&'static RocfftApi, BackendError
     }
     match parse_rocfft_version(&text) {
         Some((1, 0, patch)) => {
-            let _ = AMD_ROCFFT_VERSION.set(RocfftVersion::new(1, 0, patch));
+            let _ = LIBRARY_ROCFFT_VERSION.set(RocfftVersion::new(1, 0, patch));
             log::debug!("loaded {}: rocFFT {text}", opened.path);
             opened.keep();
             Ok(Box::leak(Box::new(api)))
@@ -678,8 +701,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nvidia_backend_has_no_libraries() {
-        for library in Library::ALL {
+    fn nvidia_backend_maps_rocfft_and_lacks_the_others() {
+        assert_eq!(source(Ok(Backend::Nvidia), Library::Rocfft), Ok(Source::Nvidia));
+        for library in [Library::Rocsparse, Library::Miopen] {
             let err = source(Ok(Backend::Nvidia), library).expect_err("unavailable");
             let BackendError::LibraryUnavailable { library: name, hint } = &err else {
                 panic!("expected LibraryUnavailable, got {err:?}");

@@ -156,6 +156,9 @@ macro_rules! fn_table {
     };
 }
 
+// After `fn_table!`, which it uses.
+pub(crate) mod cufft;
+
 /// The address of `symbol` in `library`, or `SymbolMissing`.
 fn lookup(library: &Library, path: &str, symbol: &str) -> Result<*const c_void, BackendError> {
     // SAFETY: the symbol is read as an untyped pointer, valid for any
