@@ -12,11 +12,11 @@
 //!   this crate does not know [`BackendError::UnsupportedVersion`]. None of
 //!   them panics.
 //! - **sim**: the simulator's implementations ([`crate::sim`]).
-//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`),
-//!   as hipFFT does (see the nvidia backend's `cufft.rs` for the mapping
-//!   and where it differs); rocSPARSE and MIOpen are
-//!   [`BackendError::LibraryUnavailable`] (mapping them to cuSPARSE and
-//!   cuDNN is planned).
+//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`) and
+//!   rocSPARSE onto cuSPARSE (`libcusparse.so.12`, `.11`), as hipFFT and
+//!   hipSPARSE do (see the nvidia backend's `cufft.rs` and `cusparse.rs`
+//!   for the mappings and where they differ); MIOpen is
+//!   [`BackendError::LibraryUnavailable`] (mapping it to cuDNN is planned).
 //!
 //! If backend selection itself failed, that error is returned.
 //!
@@ -154,7 +154,7 @@ pub(crate) fn source(selection: Result<Backend, BackendError>, library: Library)
     match selection? {
         Backend::Amd => Ok(Source::Amd),
         Backend::Sim => Ok(Source::Sim),
-        Backend::Nvidia if library == Library::Rocfft => Ok(Source::Nvidia),
+        Backend::Nvidia if library != Library::Miopen => Ok(Source::Nvidia),
         Backend::Nvidia => Err(unmapped(library)),
     }
 }
@@ -178,7 +178,7 @@ pub fn rocsparse() -> Result<&'static RocsparseApi, BackendError> {
         .get_or_init(|| match source(crate::selection(), Library::Rocsparse)? {
             Source::Sim => Ok(crate::sim::rocsparse_api()),
             Source::Amd => load_rocsparse(&candidates(Library::Rocsparse, rocm_path().as_deref())),
-            Source::Nvidia => Err(unmapped(Library::Rocsparse)),
+            Source::Nvidia => crate::backend::nvidia::cusparse::load(&crate::backend::nvidia::cusparse::candidates()),
         })
         .clone()
 }
@@ -701,21 +701,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nvidia_backend_maps_rocfft_and_lacks_the_others() {
+    fn nvidia_backend_maps_rocfft_and_rocsparse_and_lacks_miopen() {
         assert_eq!(source(Ok(Backend::Nvidia), Library::Rocfft), Ok(Source::Nvidia));
-        for library in [Library::Rocsparse, Library::Miopen] {
-            let err = source(Ok(Backend::Nvidia), library).expect_err("unavailable");
-            let BackendError::LibraryUnavailable { library: name, hint } = &err else {
-                panic!("expected LibraryUnavailable, got {err:?}");
-            };
-            assert_eq!(name, library.name());
-            assert!(hint.contains("not available"), "{hint}");
-            assert!(hint.contains("planned"), "{hint}");
-            let message = err.to_string();
-            assert!(message.starts_with(&format!("{library} is not available")), "{message}");
-            assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
-        }
-        assert!(source(Ok(Backend::Nvidia), Library::Rocsparse).unwrap_err().to_string().contains("cuSPARSE"));
+        assert_eq!(source(Ok(Backend::Nvidia), Library::Rocsparse), Ok(Source::Nvidia));
+        let library = Library::Miopen;
+        let err = source(Ok(Backend::Nvidia), library).expect_err("unavailable");
+        let BackendError::LibraryUnavailable { library: name, hint } = &err else {
+            panic!("expected LibraryUnavailable, got {err:?}");
+        };
+        assert_eq!(name, library.name());
+        assert!(hint.contains("not available"), "{hint}");
+        assert!(hint.contains("planned"), "{hint}");
+        let message = err.to_string();
+        assert!(message.starts_with(&format!("{library} is not available")), "{message}");
+        assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
+        assert!(source(Ok(Backend::Nvidia), Library::Miopen).unwrap_err().to_string().contains("cuDNN"));
     }
 
     #[test]

@@ -156,8 +156,9 @@ macro_rules! fn_table {
     };
 }
 
-// After `fn_table!`, which it uses.
+// After `fn_table!`, which they use.
 pub(crate) mod cufft;
+pub(crate) mod cusparse;
 
 /// The address of `symbol` in `library`, or `SymbolMissing`.
 fn lookup(library: &Library, path: &str, symbol: &str) -> Result<*const c_void, BackendError> {
