@@ -137,7 +137,8 @@ pub use libs::rocsparse_mode::{
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };
-pub use violations::{clear_violations, violations, Violation};
+pub use streams::{hold_stream, StreamHold};
+pub use violations::{clear_violations, violations, Violation, ViolationKind};
 
 pub(crate) use runtime::configure_from_env;
 
