@@ -921,3 +921,50 @@ fn host_malloc_rejects_coherent_with_non_coherent_and_accepts_unknown_bits() {
         assert_eq!(status!((api().hipHostMalloc)(null_mut(), 64, 0)), hipError_t::hipErrorInvalidValue);
     });
 }
+
+/// Launch `fill_u32(p, value, n)` on the current device's null stream and synchronize.
+fn fill_u32_on_null_stream(p: *mut c_void, value: u32, n: u32) -> hipError_t {
+    let m = module(&["fill_u32"]);
+    let f = function(m, "fill_u32");
+    let (mut pp, mut v, mut nn) = (p, value, n);
+    let mut params: [*mut c_void; 3] =
+        [(&mut pp as *mut *mut c_void).cast(), (&mut v as *mut u32).cast(), (&mut nn as *mut u32).cast()];
+    ok!((api().hipModuleLaunchKernel)(f, 1, 1, 1, 64, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()));
+    let status = status!((api().hipDeviceSynchronize)());
+    sim::reset_faults();
+    ok!((api().hipModuleUnload)(m));
+    status
+}
+
+#[test]
+fn a_kernel_touching_another_devices_memory_needs_peer_access() {
+    let _x = sim::exclusive();
+    on_thread("peer", || {
+        set_device(1);
+        let remote = malloc(256);
+        set_device(0);
+        let mut can = 0;
+        ok!((api().hipDeviceCanAccessPeer)(&mut can, 0, 1));
+        assert_eq!(can, 1);
+        assert_eq!(fill_u32_on_null_stream(remote, 5, 64), hipError_t::hipErrorIllegalAddress);
+        let found = violations_of("peer");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, sim::ViolationKind::PeerAccess);
+        assert_eq!((found[0].object_device, found[0].current_device), (1, 0));
+        ok!((api().hipDeviceEnablePeerAccess)(1, 0));
+        assert_eq!(status!((api().hipDeviceEnablePeerAccess)(1, 0)), hipError_t::hipErrorPeerAccessAlreadyEnabled);
+        assert_eq!(fill_u32_on_null_stream(remote, 5, 64), hipError_t::hipSuccess);
+        let mut out = vec![0u32; 64];
+        set_device(1);
+        ok!((api().hipMemcpy)(out.as_mut_ptr().cast(), remote, 256, hipMemcpyKind::hipMemcpyDeviceToHost));
+        set_device(0);
+        assert_eq!(out, vec![5; 64]);
+        ok!((api().hipDeviceDisablePeerAccess)(1));
+        assert_eq!(status!((api().hipDeviceDisablePeerAccess)(1)), hipError_t::hipErrorPeerAccessNotEnabled);
+        assert_eq!(fill_u32_on_null_stream(remote, 6, 64), hipError_t::hipErrorIllegalAddress);
+        let peer_faults = violations_of("peer").iter().filter(|v| v.kind == sim::ViolationKind::PeerAccess).count();
+        assert_eq!(peer_faults, 2);
+        set_device(1);
+        ok!((api().hipFree)(remote));
+    });
+}
