@@ -808,7 +808,7 @@ fn copy_bounds_are_the_requested_size_not_the_rounded_one() {
         ok!((api().hipMemcpy)(p, host.as_ptr().cast(), 16, kind));
         assert_eq!(status!((api().hipMemcpy)(p, host.as_ptr().cast(), 17, kind)), hipError_t::hipErrorInvalidValue);
         assert_eq!(status!((api().hipMemset)(p, 0, 17)), hipError_t::hipErrorInvalidValue);
-        // SAFETY (address arithmetic only): 8 bytes into the allocation.
+        // SAFETY: address arithmetic, 8 bytes into the allocation.
         let inner = unsafe { p.cast::<u8>().add(8) };
         assert_eq!(status!((api().hipMemset)(inner.cast(), 0, 9)), hipError_t::hipErrorInvalidValue);
         ok!((api().hipMemset)(inner.cast(), 0, 8));
@@ -856,17 +856,17 @@ fn pointer_attributes_of_interior_pointers_and_unknown_ones() {
     on_thread("interior", || {
         set_device(1);
         let p = malloc(1024);
-        // SAFETY (address arithmetic only): inside the allocation.
+        // SAFETY: address arithmetic inside the allocation.
         let inner = unsafe { p.cast::<u8>().add(100) }.cast::<c_void>();
         let attrs = pointer_attributes(inner).expect("an interior device pointer is known");
         // SAFETY: the union field the simulator writes.
         assert_eq!(unsafe { attrs.__bindgen_anon_1.type_ }, T::hipMemoryTypeDevice);
-        assert_eq!((attrs.device, attrs.devicePointer, attrs.hostPointer), (1, inner as *mut c_void, null_mut()));
+        assert_eq!((attrs.device, attrs.devicePointer, attrs.hostPointer), (1, inner, null_mut()));
         let flags = 0x1 | 0x2; // Portable | Mapped
         let mut h = null_mut();
         ok!((api().hipHostMalloc)(&mut h, 1024, flags));
         set_device(0);
-        // SAFETY (address arithmetic only): inside the allocation.
+        // SAFETY: address arithmetic inside the allocation.
         let inner = unsafe { h.cast::<u8>().add(100) }.cast::<c_void>();
         let attrs = pointer_attributes(inner).expect("an interior pinned pointer is known");
         // SAFETY: the union field the simulator writes.
