@@ -214,10 +214,14 @@ impl<T: DeviceCopy> DeviceArray<T> {
         }
         // The source's pending work must be done before the copy reads it.
         other.stream().synchronize()?;
-        // SAFETY: both are device ranges of len elements.
-        unsafe {
-            copy_sync(self.buffer.as_ptr(), other.buffer.as_ptr(), other.len * std::mem::size_of::<T>(), self.stream())
-        }
+        let bytes = other.len * std::mem::size_of::<T>();
+        // Not `copy_sync`: a blocking hipMemcpy within one device returns
+        // before the copy has run.
+        // SAFETY: both are device ranges of len elements, alive until the
+        // copy has been waited for.
+        Ok(unsafe {
+            hip_core::raw::copy_device_after(self.buffer.as_ptr(), other.buffer.as_ptr(), bytes, self.stream())
+        }?)
     }
 
     /// A view of the whole array.

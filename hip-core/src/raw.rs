@@ -93,14 +93,18 @@ pub fn forget_expected_failure(status: hipError_t) {
     }
 }
 
-/// Copy `bytes` from `src` to `dst` (host or device memory, the direction
-/// taken from the pointers) after the work queued on `stream`, returning
-/// only once the copy is over.
+/// Copy `bytes` between host and device memory (the direction taken from
+/// the pointers) after the work queued on `stream`, returning only once the
+/// copy is over.
 ///
 /// The stream is synchronized first and the copy itself is the blocking
 /// `hipMemcpy`: whatever fails, no copy is left in flight that could later
 /// touch host memory the caller has already freed (an asynchronous copy
 /// followed by a failed synchronize would).
+///
+/// One side must be host memory: `hipMemcpy` between two device pointers
+/// of one device returns before the copy has run (HIP enqueues it on the
+/// null stream). Copy between device memory with [`copy_device_after`].
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.
@@ -119,4 +123,34 @@ pub unsafe fn copy_after(
         // SAFETY: the caller guarantees both ranges; hipMemcpy is synchronous.
         check(unsafe { (api.hipMemcpy)(dst, src, bytes, hip_sys::hipMemcpyKind::hipMemcpyDefault) }, "hipMemcpy")
     })?
+}
+
+/// Copy `bytes` from device memory at `src` to device memory at `dst` (of
+/// one device or two) in `stream`'s order, returning only once the copy is
+/// over.
+///
+/// The copy is `hipMemcpyAsync` on `stream`, then the stream is
+/// synchronized. A blocking `hipMemcpy` would not do: within one device it
+/// returns before the copy has run, on the null stream, which streams
+/// created non-blocking do not wait for. A failed synchronize can leave
+/// the copy in flight, which touches device memory only.
+///
+/// # Safety
+/// Both ranges are device memory valid for `bytes` until the copy has run.
+pub unsafe fn copy_device_after(
+    dst: *mut std::ffi::c_void,
+    src: *const std::ffi::c_void,
+    bytes: usize,
+    stream: &crate::Stream,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let api = api()?;
+    let kind = hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice;
+    on_device(stream.device(), || {
+        // SAFETY: the caller guarantees both device ranges; the stream is live.
+        check(unsafe { (api.hipMemcpyAsync)(dst, src, bytes, kind, stream.as_raw()) }, "hipMemcpyAsync")
+    })??;
+    stream.synchronize()
 }

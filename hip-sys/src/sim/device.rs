@@ -190,7 +190,16 @@ pub(crate) unsafe extern "C" fn hipDeviceCanAccessPeer(can: *mut i32, device: i3
     })
 }
 
+/// Enabled peer access: `(device, peer)` means kernels on `device` may
+/// touch `peer`'s memory.
 static PEERS: Mutex<Option<HashSet<(usize, usize)>>> = Mutex::new(None);
+
+/// Whether kernels running on `device` may touch memory of `peer`: always
+/// for its own memory, else after `hipDeviceEnablePeerAccess(peer)` on
+/// `device` (and until `hipDeviceDisablePeerAccess`).
+pub(crate) fn peer_access_enabled(device: usize, peer: usize) -> bool {
+    device == peer || lock(&PEERS).as_ref().is_some_and(|p| p.contains(&(device, peer)))
+}
 
 pub(crate) unsafe extern "C" fn hipDeviceEnablePeerAccess(peer: i32, flags: u32) -> hipError_t {
     call(idx!("hipDeviceEnablePeerAccess"), || {

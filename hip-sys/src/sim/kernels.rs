@@ -20,6 +20,7 @@
 use super::memory::{resolve, Allocation, Place};
 use super::runtime::lock;
 use crate::hipError_t;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The header line of a sim code object.
@@ -69,10 +70,30 @@ pub struct KernelInfo {
     run: fn(&[Arg], usize) -> Result<(), hipError_t>,
 }
 
+/// The launch a kernel runs for: the device it runs on, and who launched it.
+pub(crate) struct Launch {
+    /// The device of the launch's stream.
+    pub device: usize,
+    /// The HIP function that launched it.
+    pub function: &'static str,
+    /// The launching thread's name, for violations.
+    pub thread: String,
+}
+
+thread_local! {
+    /// The launch the kernel running on this (worker) thread belongs to.
+    static RUNNING: RefCell<Option<Launch>> = const { RefCell::new(None) };
+}
+
 impl KernelInfo {
-    /// Run over `threads` threads with `args` (already type-checked).
-    pub(crate) fn run(&self, args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-        (self.run)(args, threads)
+    /// Run over `threads` threads with `args` (already type-checked), as
+    /// part of `launch`: memory of another device is reachable only with
+    /// peer access enabled.
+    pub(crate) fn run(&self, args: &[Arg], threads: usize, launch: Launch) -> Result<(), hipError_t> {
+        RUNNING.with(|r| *r.borrow_mut() = Some(launch));
+        let result = (self.run)(args, threads);
+        RUNNING.with(|r| *r.borrow_mut() = None);
+        result
     }
 }
 
@@ -194,12 +215,25 @@ elem!(f64, F64);
 elem!(u32, U32);
 
 /// The device bytes of `count` elements at `ptr`; a GPU kernel touching
-/// anything else faults, hence `hipErrorIllegalAddress`.
+/// anything else faults, hence `hipErrorIllegalAddress`. So does touching
+/// another device's memory without peer access, which is also recorded as
+/// a [`ViolationKind::PeerAccess`](super::ViolationKind::PeerAccess).
 fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, usize), hipError_t> {
-    match resolve(ptr, count * T::SIZE) {
-        Ok(Place::Device(allocation, offset)) => Ok((allocation, offset)),
-        _ => Err(hipError_t::hipErrorIllegalAddress),
+    let (allocation, offset) = match resolve(ptr, count * T::SIZE) {
+        Ok(Place::Device(allocation, offset)) => (allocation, offset),
+        _ => return Err(hipError_t::hipErrorIllegalAddress),
+    };
+    let denied = RUNNING.with(|r| {
+        let running = r.borrow();
+        let launch = running.as_ref()?;
+        (!super::device::peer_access_enabled(launch.device, allocation.device))
+            .then(|| (launch.function, launch.thread.clone(), launch.device))
+    });
+    if let Some((function, thread, device)) = denied {
+        super::violations::record_peer_access(function, thread, device, allocation.device);
+        return Err(hipError_t::hipErrorIllegalAddress);
     }
+    Ok((allocation, offset))
 }
 
 fn read<T: Elem>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {

@@ -6,8 +6,9 @@ use super::streams::{self, Target};
 use super::violations;
 use crate::{hipError_t, hipMemcpyKind, hipMemoryType, hipPointerAttribute_t, hipStream_t};
 use std::alloc::Layout;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Where device 0's addresses start: in the upper half of the 64-bit
@@ -26,9 +27,20 @@ pub(crate) const ALIGN: usize = 256;
 /// One device allocation; its bytes are zeroed pages taken lazily.
 pub(crate) struct Allocation {
     pub base: usize,
+    /// The rounded size: the block's extent in the address range.
     pub size: usize,
+    /// The size the caller asked for, which copies and fills are checked
+    /// against (HIP's `ihipMemcpy_validate` uses it, not the rounded size).
+    /// A pool block reused for a request of another size takes that size.
+    pub requested: AtomicUsize,
     pub device: usize,
     pub data: Mutex<Vec<u8>>,
+}
+
+impl Allocation {
+    pub fn requested(&self) -> usize {
+        self.requested.load(Ordering::Relaxed)
+    }
 }
 
 struct MemoryState {
@@ -101,8 +113,13 @@ impl DeviceMemory {
         // Leave a gap after each block so off-by-one accesses hit no allocation.
         state.next += rounded + ALIGN;
         state.used += rounded;
-        let allocation =
-            Arc::new(Allocation { base, size: rounded, device: self.ordinal, data: Mutex::new(vec![0u8; rounded]) });
+        let allocation = Arc::new(Allocation {
+            base,
+            size: rounded,
+            requested: AtomicUsize::new(size),
+            device: self.ordinal,
+            data: Mutex::new(vec![0u8; rounded]),
+        });
         state.live.insert(base, allocation.clone());
         Ok(allocation)
     }
@@ -121,6 +138,13 @@ impl DeviceMemory {
         let (_, allocation) = state.live.range(..=address).next_back()?;
         let offset = address - allocation.base;
         (offset < allocation.size).then(|| (allocation.clone(), offset))
+    }
+
+    /// A pool block at `base` handed out again for a request of `size` bytes.
+    pub fn set_requested(&self, base: usize, size: usize) {
+        if let Some(allocation) = lock(&self.state).live.get(&base) {
+            allocation.requested.store(size, Ordering::Relaxed);
+        }
     }
 
     pub fn live_count(&self) -> usize {
@@ -148,9 +172,9 @@ pub(crate) fn used_bytes(device: usize) -> usize {
 /// A resolved operand of a copy or fill.
 #[derive(Clone)]
 pub(crate) enum Place {
-    /// Host memory the caller vouches for.
+    /// Host memory the caller vouches for (pinned or not).
     Host(usize),
-    /// Bytes of a device allocation.
+    /// Bytes of a device allocation, at an offset.
     Device(Arc<Allocation>, usize),
 }
 
@@ -163,18 +187,25 @@ impl Place {
     }
 }
 
-/// Resolve `len` bytes at `ptr`: device memory must lie inside one live
-/// allocation (else `hipErrorInvalidValue`); any other address is host memory.
+/// Resolve `len` bytes at `ptr`. Device memory must lie inside one live
+/// allocation, within the size that was asked for (else
+/// `hipErrorInvalidValue`); so must a range that starts in pinned host
+/// memory; any other address is host memory the caller vouches for.
 pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     if ptr == 0 {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let Some(device) = device_of(ptr) else {
+        if let Some((base, host)) = pinned_containing(ptr) {
+            if len > host.size - (ptr - base) {
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
+        }
         return Ok(Place::Host(ptr));
     };
     let memory = &sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?.memory;
     let (allocation, offset) = memory.find(ptr).ok_or(hipError_t::hipErrorInvalidValue)?;
-    if len > allocation.size - offset {
+    if len > allocation.requested().saturating_sub(offset) {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     Ok(Place::Device(allocation, offset))
@@ -219,14 +250,26 @@ pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
     }
 }
 
-/// Fill `count` elements of `pattern` (1 or 4 bytes) at a device place.
+/// Fill `count` elements of `pattern` (1 or 4 bytes) at a device place, or
+/// at pinned host memory (the caller checked that it is pinned and in bounds).
 pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hipError_t> {
-    let Place::Device(a, off) = place else {
-        return Err(hipError_t::hipErrorInvalidValue);
-    };
-    let mut data = lock(&a.data);
-    for chunk in data[*off..*off + count * pattern.len()].chunks_exact_mut(pattern.len()) {
-        chunk.copy_from_slice(pattern);
+    let bytes = count * pattern.len();
+    match place {
+        Place::Device(a, off) => {
+            let mut data = lock(&a.data);
+            for chunk in data[*off..*off + bytes].chunks_exact_mut(pattern.len()) {
+                chunk.copy_from_slice(pattern);
+            }
+        }
+        Place::Host(address) => {
+            // SAFETY: a range of `bytes` inside a live hipHostMalloc
+            // allocation (checked by the caller), which hipHostFree does not
+            // release before the device's pending work has run.
+            let dest = unsafe { std::slice::from_raw_parts_mut(*address as *mut u8, bytes) };
+            for chunk in dest.chunks_exact_mut(pattern.len()) {
+                chunk.copy_from_slice(pattern);
+            }
+        }
     }
     Ok(())
 }
@@ -260,6 +303,19 @@ fn copy_target(stream: hipStream_t, dst: &Place, src: Option<&Place>) -> Result<
     streams::null_target(device)
 }
 
+/// How a copy or fill treats the calling thread.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// A `...Async` call: enqueue and return.
+    Never,
+    /// `hipMemcpy`, `hipMemset`: return before the work is done where HIP
+    /// does (the rules of [`memcpy_on`] and [`memset_on`]), else wait.
+    AsHip,
+}
+
+/// A copy. With [`Wait::AsHip`] it waits for the copy unless both operands
+/// are device memory of one device: then HIP (`ihipMemcpy`, 5.7 to 7.x)
+/// enqueues it on the null stream and returns at once.
 fn memcpy_on(
     function: &'static str,
     dst: *mut c_void,
@@ -267,7 +323,7 @@ fn memcpy_on(
     size: usize,
     kind: hipMemcpyKind,
     stream: hipStream_t,
-    blocking: bool,
+    wait: Wait,
 ) -> Result<(), hipError_t> {
     validate_kind(kind)?;
     if size == 0 {
@@ -277,6 +333,8 @@ fn memcpy_on(
     let s = resolve(src as usize, size)?;
     check_operands(function, &d, Some(&s));
     let target = copy_target(stream, &d, Some(&s))?;
+    let same_device = matches!((d.device(), s.device()), (Some(a), Some(b)) if a == b);
+    let blocking = wait == Wait::AsHip && !same_device;
     streams::submit(&target, blocking, move || {
         copy(&d, &s, size);
         Ok(())
@@ -302,6 +360,10 @@ pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) ->
     })
 }
 
+/// `hipFree`: memory of a stream-ordered pool goes back to its pool, with
+/// no synchronization on HIP 7 and after synchronizing the allocation's
+/// device on HIP 5 and 6; other memory is released after synchronizing the
+/// allocation's device (every stream of it, not other devices').
 pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     call(idx!("hipFree"), || {
         let address = ptr as usize;
@@ -311,13 +373,15 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
         let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
-        // hipFree synchronizes the owning device before releasing.
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         if d.pools.owns(address) {
-            // Stream-ordered memory freed with hipFree: back to its pool.
-            streams::synchronize_device(device)?;
+            // clr 7.x tries the pool first and syncs only for other memory;
+            // 5.7 to 6.x sync the device before looking at the pool.
+            if sim().config.hip_major < 7 {
+                streams::synchronize_device(device)?;
+            }
             return d.pools.free_now(address);
         }
         streams::synchronize_device(device)?;
@@ -325,16 +389,57 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     })
 }
 
-static HOST_ALLOCATIONS: Mutex<Option<HashMap<usize, Layout>>> = Mutex::new(None);
+/// `hipHostMalloc` flags (HIP's `hip_runtime_api.h`); the bindings name
+/// only `hipHostMallocDefault`.
+const HOST_MALLOC_UNCACHED: u32 = 0x1000_0000;
+const HOST_MALLOC_COHERENT: u32 = 0x4000_0000;
+const HOST_MALLOC_NON_COHERENT: u32 = 0x8000_0000;
 
-pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: u32) -> hipError_t {
+/// A `hipHostMalloc` allocation.
+#[derive(Clone, Copy)]
+struct HostAllocation {
+    layout: Layout,
+    /// The size asked for (the layout's is at least 1).
+    size: usize,
+    /// The device current at allocation: the one `hipHostFree` syncs.
+    device: usize,
+    flags: u32,
+}
+
+/// Pinned host allocations by base address.
+static HOST_ALLOCATIONS: Mutex<BTreeMap<usize, HostAllocation>> = Mutex::new(BTreeMap::new());
+
+/// The pinned allocation containing `address`, with its base.
+fn pinned_containing(address: usize) -> Option<(usize, HostAllocation)> {
+    let map = lock(&HOST_ALLOCATIONS);
+    let (&base, host) = map.range(..=address).next_back()?;
+    (address - base < host.size).then_some((base, *host))
+}
+
+/// Whether HIP rejects these `hipHostMalloc` flags: Coherent with
+/// NonCoherent, and from HIP 7 Uncached with either. Unknown bits are
+/// accepted, as HIP does.
+fn host_flags_invalid(flags: u32) -> bool {
+    let both = HOST_MALLOC_COHERENT | HOST_MALLOC_NON_COHERENT;
+    flags & both == both || (sim().config.hip_major >= 7 && flags & HOST_MALLOC_UNCACHED != 0 && flags & both != 0)
+}
+
+pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
     call(idx!("hipHostMalloc"), || {
         if ptr.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // 5.7 to 6.2 check the flags before the size; 6.3 and later (the
+        // simulator's HIP 6 is 6.4) return null for 0 bytes first.
+        if sim().config.hip_major < 6 && host_flags_invalid(flags) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         if size == 0 {
             // SAFETY: checked non-null.
             return unsafe { write_out(ptr, std::ptr::null_mut()) };
+        }
+        if host_flags_invalid(flags) {
+            return Err(hipError_t::hipErrorInvalidValue);
         }
         let layout = Layout::from_size_align(size, ALIGN).map_err(|_| hipError_t::hipErrorOutOfMemory)?;
         // SAFETY: the layout has a non-zero size.
@@ -342,33 +447,27 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize
         if memory.is_null() {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
-        lock(&HOST_ALLOCATIONS).get_or_insert_with(HashMap::new).insert(memory as usize, layout);
+        let host = HostAllocation { layout, size, device: current_device(), flags };
+        lock(&HOST_ALLOCATIONS).insert(memory as usize, host);
         // SAFETY: checked non-null.
         unsafe { write_out(ptr, memory.cast()) }
     })
 }
 
+/// `hipHostFree`: synchronizes the device that was current at
+/// `hipHostMalloc` (pending copies may still use the memory), not others.
 pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     call(idx!("hipHostFree"), || {
         if ptr.is_null() {
             return Ok(());
         }
-        let layout = lock(&HOST_ALLOCATIONS)
-            .as_mut()
-            .and_then(|m| m.remove(&(ptr as usize)))
-            .ok_or(hipError_t::hipErrorInvalidValue)?;
-        // Pending copies may still read it: HIP synchronizes here too.
-        for device in 0..sim().config.devices {
-            streams::synchronize_device(device)?;
-        }
-        // SAFETY: allocated by hipHostMalloc with this layout, removed from the map once.
-        unsafe { std::alloc::dealloc(ptr.cast(), layout) };
-        Ok(())
+        let host = lock(&HOST_ALLOCATIONS).remove(&(ptr as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
+        let synced = streams::synchronize_device(host.device);
+        // SAFETY: allocated by hipHostMalloc with this layout and removed
+        // from the map once; the allocating device's work has finished.
+        unsafe { std::alloc::dealloc(ptr.cast(), host.layout) };
+        synced
     })
-}
-
-fn is_pinned(address: usize) -> bool {
-    lock(&HOST_ALLOCATIONS).as_ref().is_some_and(|m| m.contains_key(&address))
 }
 
 pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
@@ -383,6 +482,18 @@ pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usiz
     })
 }
 
+/// `hipInvalidDeviceId`: the device HIP 6 reports for an unregistered pointer.
+const INVALID_DEVICE_ID: i32 = -2;
+
+/// `hipPointerGetAttributes`, for any address inside an allocation:
+/// `devicePointer` (and for pinned memory `hostPointer`) is that address,
+/// not the base, `device` the allocation's device, `allocationFlags` the
+/// `hipHostMalloc` flags. An unknown pointer is `hipErrorInvalidValue` on
+/// HIP 5; HIP 6 and 7 succeed with no device (-2), null pointers and memory
+/// type 0, HIP 6's `hipMemoryTypeUnregistered`. The table's types are HIP
+/// 5.7's, which number the memory types differently (0 is Host there), so
+/// the simulator reports registered memory with the 5.7 numbers and an
+/// unknown pointer by its device of -2.
 pub(crate) unsafe extern "C" fn hipPointerGetAttributes(
     attributes: *mut hipPointerAttribute_t,
     ptr: *const c_void,
@@ -402,18 +513,24 @@ pub(crate) unsafe extern "C" fn hipPointerGetAttributes(
             isManaged: 0,
             allocationFlags: 0,
         };
-        match resolve(address, 1)? {
-            Place::Device(a, _) => {
+        match resolve(address, 1) {
+            Ok(Place::Device(a, _)) => {
                 out.device = a.device as i32;
                 out.devicePointer = ptr as *mut c_void;
             }
-            Place::Host(_) if is_pinned(address) => {
+            Ok(Place::Host(_)) if pinned_containing(address).is_some() => {
+                let (_, host) = pinned_containing(address).ok_or(hipError_t::hipErrorInvalidValue)?;
                 out.__bindgen_anon_1.type_ = hipMemoryType::hipMemoryTypeHost;
-                out.device = current_device() as i32;
+                out.device = host.device as i32;
                 out.devicePointer = ptr as *mut c_void;
                 out.hostPointer = ptr as *mut c_void;
+                out.allocationFlags = host.flags;
             }
-            Place::Host(_) => return Err(hipError_t::hipErrorInvalidValue),
+            _ if sim().config.hip_major >= 6 => {
+                out.__bindgen_anon_1.type_ = hipMemoryType(0);
+                out.device = INVALID_DEVICE_ID;
+            }
+            _ => return Err(hipError_t::hipErrorInvalidValue),
         }
         // SAFETY: checked non-null.
         unsafe { write_out(attributes, out) }
@@ -426,7 +543,7 @@ pub(crate) unsafe extern "C" fn hipMemcpy(
     size: usize,
     kind: hipMemcpyKind,
 ) -> hipError_t {
-    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), true))
+    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), Wait::AsHip))
 }
 
 pub(crate) unsafe extern "C" fn hipMemcpyAsync(
@@ -436,7 +553,7 @@ pub(crate) unsafe extern "C" fn hipMemcpyAsync(
     kind: hipMemcpyKind,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemcpyAsync"), || memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, false))
+    call(idx!("hipMemcpyAsync"), || memcpy_on("hipMemcpyAsync", dst, src, size, kind, stream, Wait::Never))
 }
 
 fn check_device(ordinal: i32) -> Result<usize, hipError_t> {
@@ -453,7 +570,9 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeer(
     call(idx!("hipMemcpyPeer"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on("hipMemcpyPeer", dst, src, size, hipMemcpyKind::hipMemcpyDefault, std::ptr::null_mut(), true)
+        // clr's hipMemcpyPeer is ihipMemcpy: a copy within one device returns early.
+        let kind = hipMemcpyKind::hipMemcpyDefault;
+        memcpy_on("hipMemcpyPeer", dst, src, size, kind, std::ptr::null_mut(), Wait::AsHip)
     })
 }
 
@@ -468,33 +587,41 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeerAsync(
     call(idx!("hipMemcpyPeerAsync"), || {
         check_device(dst_device)?;
         check_device(src_device)?;
-        memcpy_on("hipMemcpyPeerAsync", dst, src, size, hipMemcpyKind::hipMemcpyDefault, stream, false)
+        memcpy_on("hipMemcpyPeerAsync", dst, src, size, hipMemcpyKind::hipMemcpyDefault, stream, Wait::Never)
     })
 }
 
+/// A fill. Device memory and pinned host memory can be filled; other host
+/// memory is `hipErrorInvalidValue`. With [`Wait::AsHip`] (`ihipMemset`,
+/// 5.7 to 7.x) a fill of device memory from the allocation's base returns
+/// at once, enqueued on the null stream; a fill from an interior pointer,
+/// or of pinned (fine-grained) host memory, waits.
 fn memset_on(
     function: &'static str,
     dst: *mut c_void,
     pattern: Vec<u8>,
     count: usize,
     stream: hipStream_t,
-    blocking: bool,
+    wait: Wait,
 ) -> Result<(), hipError_t> {
     let bytes = count.checked_mul(pattern.len()).ok_or(hipError_t::hipErrorInvalidValue)?;
     if bytes == 0 {
         return Ok(());
     }
     let place = resolve(dst as usize, bytes)?;
-    if place.device().is_none() {
-        return Err(hipError_t::hipErrorInvalidValue);
-    }
+    let at_base = match &place {
+        Place::Device(_, offset) => *offset == 0,
+        Place::Host(address) if pinned_containing(*address).is_some() => false,
+        Place::Host(_) => return Err(hipError_t::hipErrorInvalidValue),
+    };
     check_operands(function, &place, None);
     let target = copy_target(stream, &place, None)?;
+    let blocking = wait == Wait::AsHip && !at_base;
     streams::submit(&target, blocking, move || fill(&place, &pattern, count))
 }
 
 pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {
-    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), true))
+    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), Wait::AsHip))
 }
 
 pub(crate) unsafe extern "C" fn hipMemsetAsync(
@@ -503,12 +630,12 @@ pub(crate) unsafe extern "C" fn hipMemsetAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(idx!("hipMemsetAsync"), || memset_on("hipMemsetAsync", dst, vec![value as u8], size, stream, false))
+    call(idx!("hipMemsetAsync"), || memset_on("hipMemsetAsync", dst, vec![value as u8], size, stream, Wait::Never))
 }
 
 pub(crate) unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: i32, count: usize) -> hipError_t {
     call(idx!("hipMemsetD32"), || {
-        memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), true)
+        memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), Wait::AsHip)
     })
 }
 
@@ -519,6 +646,6 @@ pub(crate) unsafe extern "C" fn hipMemsetD32Async(
     stream: hipStream_t,
 ) -> hipError_t {
     call(idx!("hipMemsetD32Async"), || {
-        memset_on("hipMemsetD32Async", dst, value.to_ne_bytes().to_vec(), count, stream, false)
+        memset_on("hipMemsetD32Async", dst, value.to_ne_bytes().to_vec(), count, stream, Wait::Never)
     })
 }

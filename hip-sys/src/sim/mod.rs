@@ -35,9 +35,30 @@
 //!   memory at capacity, `hipFree` of null is a no-op, unknown or
 //!   double-freed pointers give `hipErrorInvalidValue`; `hipMalloc(0)` gives
 //!   null. `hipMemcpy*` take the direction from the pointers (the kind is
-//!   only validated), copies past an allocation's end are
-//!   `hipErrorInvalidValue`; `hipMemset*`, `hipMemGetInfo`,
-//!   `hipPointerGetAttributes`, pinned host memory.
+//!   only validated); copies and fills are bounded by the size the caller
+//!   asked for, not the rounded one (`hipErrorInvalidValue` past it), in
+//!   pinned host memory too; `hipMemset*`, `hipMemGetInfo`.
+//! - **What waits, as in clr 5.7 to 7.x.** `hipFree` synchronizes the
+//!   allocation's device (all its streams, not other devices'), except that
+//!   on HIP 7 memory of a stream-ordered pool goes back to its pool with no
+//!   synchronization. `hipHostFree` synchronizes only the device that was
+//!   current at `hipHostMalloc`. `hipMemcpy` between device memory of one
+//!   device (also through `hipMemcpyPeer`) and `hipMemset`/`hipMemsetD32`
+//!   of device memory from an allocation's base are enqueued on the null
+//!   stream and return before they run; other `hipMemcpy`s, fills from an
+//!   interior pointer and fills of pinned host memory wait.
+//!   [`hold_stream`] lets tests see which calls wait.
+//! - **Pinned host memory**: `hipHostMalloc` rejects Coherent with
+//!   NonCoherent (and on HIP 7 Uncached with either), accepts unknown
+//!   bits, gives null for 0 bytes (on HIP 5 after the flag check);
+//!   `hipMemset` of it is allowed. `hipPointerGetAttributes` answers any
+//!   address inside an allocation with that address as `devicePointer`
+//!   (and `hostPointer` for pinned memory), the allocation's device and the
+//!   `hipHostMalloc` flags; an unknown pointer is `hipErrorInvalidValue` on
+//!   HIP 5, and on HIP 6 and 7 a success with device -2, null pointers and
+//!   memory type 0 (HIP 6's `hipMemoryTypeUnregistered`; the table's types
+//!   are HIP 5.7's, whose numbering the simulator keeps for registered
+//!   memory).
 //! - **Stream-ordered memory**: `hipMallocAsync` on the stream's device,
 //!   `hipFreeAsync` returning the block to its pool in stream order, one
 //!   default pool per device plus created pools, the release threshold
@@ -56,7 +77,14 @@
 //!   [`KERNELS`]); `hipModuleLoadData` loads it on the current device,
 //!   `hipModuleLaunchKernel` runs the kernel over the grid on the stream's
 //!   worker. A kernel that touches memory outside a live allocation raises
-//!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault.
+//!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault
+//!   (earlier versions abort the process).
+//! - **Peer access**: `hipDeviceCanAccessPeer` (every pair of distinct
+//!   devices), `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
+//!   per (current device, peer). A kernel that touches another device's
+//!   memory without it faults as above and is recorded as a
+//!   [`ViolationKind::PeerAccess`] violation. Copies between devices need
+//!   no peer access (HIP stages them).
 //!
 //! # Stricter than HIP, on purpose
 //!
@@ -70,11 +98,13 @@
 //!
 //! # Not modelled
 //!
-//! Peer-access enforcement (copies between devices always work, as HIP's
-//! staging path does), `hipDeviceReset` beyond synchronizing, stream
-//! capture and graphs, managed memory, textures, the `extra` launch
-//! argument (`hipErrorNotSupported`), real GPU timing (events measure the
-//! simulator's own host time), and ROCm <7's last-error semantics.
+//! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
+//! check their handle's device, not the peer state of the memory they
+//! touch), `hipPointerSetAttribute` and its
+//! `SYNC_MEMOPS`, `hipDeviceReset` beyond synchronizing, stream capture and
+//! graphs, managed memory, textures, the `extra` launch argument
+//! (`hipErrorNotSupported`), and real GPU timing (events measure the
+//! simulator's own host time).
 //!
 //! # Libraries
 //!
@@ -98,7 +128,7 @@
 //!
 //! [`violations`], [`live_allocations`], [`call_count`] (and the per-thread
 //! [`thread_call_count`]), [`inject_fault`], [`inject_sticky_fault`],
-//! [`reset_faults`]. Counters and faults are process-wide, while tests of
+//! [`reset_faults`], [`hold_stream`]. Counters and faults are process-wide, while tests of
 //! one binary run in parallel: a test that asserts exact counts, injects
 //! faults or fills a device takes [`exclusive()`] first, and so should every
 //! test of that binary that uses the simulator.
@@ -137,7 +167,8 @@ pub use libs::rocsparse_mode::{
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };
-pub use violations::{clear_violations, violations, Violation};
+pub use streams::{hold_stream, StreamHold};
+pub use violations::{clear_violations, violations, Violation, ViolationKind};
 
 pub(crate) use runtime::configure_from_env;
 

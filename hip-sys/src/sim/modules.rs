@@ -176,6 +176,11 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         let args = unsafe { read_args(f.kernel, kernel_params)? };
         let threads = (grid_x as u64 * grid_y as u64 * grid_z as u64 * block).min(usize::MAX as u64) as usize;
         let kernel = f.kernel;
-        streams::submit(&queue, false, move || kernel.run(&args, threads))
+        let launch = kernels::Launch {
+            device: queue.device,
+            function: "hipModuleLaunchKernel",
+            thread: violations::thread_name(),
+        };
+        streams::submit(&queue, false, move || kernel.run(&args, threads, launch))
     })
 }

@@ -95,7 +95,10 @@ impl PoolRegistry {
             .find(|(_, b)| b.pool == pool_id && b.state == BlockState::Free && b.size == rounded)
             .map(|(address, _)| *address);
         let address = match reusable {
-            Some(address) => address,
+            Some(address) => {
+                memory.set_requested(address, size);
+                address
+            }
             None => {
                 let allocation = match memory.allocate(size) {
                     Ok(a) => a,

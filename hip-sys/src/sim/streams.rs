@@ -206,6 +206,48 @@ pub(crate) fn synchronize_device(device: usize) -> Result<(), hipError_t> {
     faults::sticky().map_or(Ok(()), Err)
 }
 
+/// A stream held still by [`hold_stream`]: work queued behind it does not
+/// run until this is released (or dropped).
+#[derive(Debug)]
+pub struct StreamHold {
+    gate: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl StreamHold {
+    /// Let the stream run on.
+    pub fn release(self) {}
+}
+
+impl Drop for StreamHold {
+    fn drop(&mut self) {
+        let (open, changed) = &*self.gate;
+        *lock(open) = true;
+        changed.notify_all();
+    }
+}
+
+/// Hold `stream` still (null is the calling thread's current device's null
+/// stream): a task that waits for the returned [`StreamHold`] is queued on
+/// it, so tests can tell a call that waits for the stream from one that
+/// returns at once. Not a HIP call: it is not counted and checks no device.
+///
+/// # Errors
+/// `hipErrorContextIsDestroyed` for a handle that is not a live stream.
+pub fn hold_stream(stream: hipStream_t) -> Result<StreamHold, hipError_t> {
+    let queue = target(stream)?;
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let waiting = gate.clone();
+    submit(&queue, false, move || {
+        let (open, changed) = &*waiting;
+        let mut is_open = lock(open);
+        while !*is_open {
+            is_open = changed.wait(is_open).unwrap_or_else(|p| p.into_inner());
+        }
+        Ok(())
+    })?;
+    Ok(StreamHold { gate })
+}
+
 // ---- handles -------------------------------------------------------------
 
 static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(0x5000_0000);

@@ -4,14 +4,28 @@
 use super::runtime::{current_device, lock};
 use std::sync::Mutex;
 
-/// One context violation.
+/// What a [`Violation`] broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// A call on an object of one device while another was current (real
+    /// HIP often tolerates it; the simulator records it).
+    Context,
+    /// A kernel running on one device touched another device's memory
+    /// without `hipDeviceEnablePeerAccess` (a GPU fault in real HIP).
+    PeerAccess,
+}
+
+/// One violation: by default a context violation; see [`ViolationKind`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
+    /// What was broken.
+    pub kind: ViolationKind,
     /// The HIP function called.
     pub function: &'static str,
     /// The device the object belongs to.
     pub object_device: usize,
-    /// The calling thread's current device at the call.
+    /// The calling thread's current device at the call; for
+    /// [`ViolationKind::PeerAccess`], the device the kernel ran on.
     pub current_device: usize,
     /// The calling thread, by name or id.
     pub thread: String,
@@ -19,6 +33,19 @@ pub struct Violation {
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.kind == ViolationKind::PeerAccess {
+            return write!(
+                f,
+                "a kernel launched by {} from thread {} on device {} touched memory of device {} without peer access \
+                 (call hipDeviceEnablePeerAccess({}, 0) on device {} first)",
+                self.function,
+                self.thread,
+                self.current_device,
+                self.object_device,
+                self.object_device,
+                self.current_device
+            );
+        }
         write!(
             f,
             "{} on an object of device {} while thread {} was on device {}",
@@ -44,9 +71,33 @@ pub fn clear_violations() {
 pub(crate) fn check(function: &'static str, object_device: usize) {
     let current = current_device();
     if current != object_device {
-        let thread = std::thread::current();
-        let name = thread.name().map_or_else(|| format!("{:?}", thread.id()), str::to_string);
+        let name = thread_name();
         log::debug!("hip simulator: context violation: {function} on device {object_device} from device {current}");
-        lock(&LOG).push(Violation { function, object_device, current_device: current, thread: name });
+        lock(&LOG).push(Violation {
+            kind: ViolationKind::Context,
+            function,
+            object_device,
+            current_device: current,
+            thread: name,
+        });
     }
+}
+
+/// The name of the calling thread, as violations record it.
+pub(crate) fn thread_name() -> String {
+    let thread = std::thread::current();
+    thread.name().map_or_else(|| format!("{:?}", thread.id()), str::to_string)
+}
+
+/// Record that a kernel `function` launched from `thread` ran on `device`
+/// and touched memory of `memory_device` without peer access.
+pub(crate) fn record_peer_access(function: &'static str, thread: String, device: usize, memory_device: usize) {
+    log::debug!("hip simulator: {function} on device {device} touched device {memory_device} without peer access");
+    lock(&LOG).push(Violation {
+        kind: ViolationKind::PeerAccess,
+        function,
+        object_device: memory_device,
+        current_device: device,
+        thread,
+    });
 }
