@@ -39,6 +39,7 @@ pub mod backend;
 pub mod bindings;
 mod error;
 pub mod libraries;
+mod newer;
 pub mod sim;
 pub mod units;
 
@@ -46,6 +47,7 @@ pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{miopen, rocfft, rocsparse};
 pub use error::BackendError;
+pub use newer::*;
 pub use libraries::{
     available, miopen, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
