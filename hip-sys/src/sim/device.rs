@@ -124,9 +124,8 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         A::hipDeviceAttributeMaxBlockDimX | A::hipDeviceAttributeMaxBlockDimY | A::hipDeviceAttributeMaxBlockDimZ => {
             1024
         }
-        A::hipDeviceAttributeMaxGridDimX | A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => {
-            i32::MAX
-        }
+        A::hipDeviceAttributeMaxGridDimX => super::modules::MAX_GRID_X as i32,
+        A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => super::modules::MAX_GRID_YZ as i32,
         A::hipDeviceAttributeClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,
