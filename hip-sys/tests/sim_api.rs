@@ -607,3 +607,54 @@ fn invalid_arguments_give_hips_codes() {
         assert_eq!(status!((api().hipSetDevice)(64)), E::hipErrorInvalidDevice);
     });
 }
+
+fn set_i32(pool: hipMemPool_t, attr: PoolAttr, mut v: i32) -> E {
+    status!((api().hipMemPoolSetAttribute)(pool, attr, (&mut v as *mut i32).cast()))
+}
+
+/// Wait for `s` without a synchronization call (which would tell the
+/// pools that its frees are done).
+fn poll_idle(s: hipStream_t) {
+    while status!((api().hipStreamQuery)(s)) == E::hipErrorNotReady {
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn opportunistic_reuse_follows_its_attribute() {
+    isolated(|| {
+        let mut pool = null_mut();
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, u64::MAX), E::hipSuccess);
+        let (mut s1, mut s2) = (null_mut(), null_mut());
+        ok!((api().hipStreamCreateWithFlags)(&mut s1, hip_sys::hipStreamNonBlocking));
+        ok!((api().hipStreamCreateWithFlags)(&mut s2, hip_sys::hipStreamNonBlocking));
+        let alloc = |s: hipStream_t| {
+            let mut p = null_mut();
+            ok!((api().hipMallocAsync)(&mut p, 4096, s));
+            p
+        };
+        for opportunistic in [1, 0] {
+            assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, opportunistic), E::hipSuccess);
+            let p = alloc(s1);
+            ok!((api().hipFreeAsync)(p, s1));
+            poll_idle(s1);
+            // The free has completed, but nothing orders s2 after it.
+            let q = alloc(s2);
+            assert_eq!(q == p, opportunistic == 1, "opportunistic {opportunistic}");
+            ok!((api().hipFreeAsync)(q, s2));
+            if q != p {
+                // The stream that freed it may always reuse it.
+                let r = alloc(s1);
+                assert_eq!(r, p);
+                ok!((api().hipFreeAsync)(r, s1));
+            }
+            ok!((api().hipDeviceSynchronize)());
+        }
+        assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, 1), E::hipSuccess);
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, 0), E::hipSuccess);
+        ok!((api().hipMemPoolTrimTo)(pool, 0));
+        ok!((api().hipStreamDestroy)(s1));
+        ok!((api().hipStreamDestroy)(s2));
+    });
+}
