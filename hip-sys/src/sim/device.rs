@@ -112,9 +112,27 @@ pub(crate) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, de
     })
 }
 
+/// Attributes HIP 5.7's `hipDeviceGetAttribute` switch lacks (its default
+/// branch answers `hipErrorInvalidValue`) that the simulator otherwise
+/// answers; HIP 6.0 added them.
+const UNANSWERED_BY_HIP_5: [hipDeviceAttribute_t; 3] = [
+    hipDeviceAttribute_t::hipDeviceAttributePciDomainID,
+    hipDeviceAttribute_t::hipDeviceAttributeStreamPrioritiesSupported,
+    hipDeviceAttribute_t::hipDeviceAttributeTotalGlobalMem,
+];
+
 /// The simulated device's attributes: a small CDNA-like GPU.
+///
+/// Only attributes every modelled HIP answers are answered (HIP 5 also
+/// lacks [`UNANSWERED_BY_HIP_5`]); the rest are `hipErrorInvalidValue`, as
+/// clr's default branch gives, including 64, 86, 10001, 10003 and 10004
+/// (`hipDeviceAttributeName`, `Uuid`, `Arch`, `GcnArch`, `GcnArchName` in
+/// 5.x, `Unused1..5` from 6.0), which no version answers.
 fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_t> {
     use hipDeviceAttribute_t as A;
+    if sim().config.hip_major <= 5 && UNANSWERED_BY_HIP_5.contains(&attr) {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
     let memory = sim().config.memory;
     Ok(match attr {
         A::hipDeviceAttributeMultiprocessorCount => 4,
