@@ -26,7 +26,13 @@ pub(crate) const ALIGN: usize = 256;
 /// One device allocation; its bytes are zeroed pages taken lazily.
 pub(crate) struct Allocation {
     pub base: usize,
+    /// The bytes reserved: the request rounded up to [`ALIGN`]. Kernels
+    /// and libraries may touch all of them without a fault, as on a GPU.
     pub size: usize,
+    /// The bytes asked for (for a pool block, by its current holder): the
+    /// bound of `hipMemcpy`/`hipMemset`, as clr checks a copy against the
+    /// memory object's own size.
+    pub requested: std::sync::atomic::AtomicUsize,
     pub device: usize,
     pub data: Mutex<Vec<u8>>,
 }
@@ -102,7 +108,13 @@ impl DeviceMemory {
         state.next += rounded + ALIGN;
         state.used += rounded;
         let allocation =
-            Arc::new(Allocation { base, size: rounded, device: self.ordinal, data: Mutex::new(vec![0u8; rounded]) });
+            Arc::new(Allocation {
+            base,
+            size: rounded,
+            requested: std::sync::atomic::AtomicUsize::new(size),
+            device: self.ordinal,
+            data: Mutex::new(vec![0u8; rounded]),
+        });
         state.live.insert(base, allocation.clone());
         Ok(allocation)
     }
@@ -180,6 +192,20 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     Ok(Place::Device(allocation, offset))
 }
 
+/// As [`resolve`], for a copy or fill through the API: a device range must
+/// lie within the bytes the allocation was asked for, else
+/// `hipErrorInvalidValue` (clr: `sizeBytes > getSize() - offset`).
+pub(crate) fn resolve_api(ptr: usize, len: usize) -> Result<Place, hipError_t> {
+    let place = resolve(ptr, len)?;
+    if let Place::Device(allocation, offset) = &place {
+        let requested = allocation.requested.load(std::sync::atomic::Ordering::Relaxed);
+        if *offset > requested || len > requested - offset {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+    }
+    Ok(place)
+}
+
 /// Copy `len` bytes. Host places are raw addresses that the C caller
 /// guarantees valid until the copy has run (HIP's contract).
 pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
@@ -231,8 +257,15 @@ pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hi
     Ok(())
 }
 
+/// `hipMemcpyDeviceToDeviceNoCU`, a kind clr accepts from 6.2.
+const DEVICE_TO_DEVICE_NO_CU: u32 = 1024;
+
+/// clr validates the kind only: above `hipMemcpyDefault` it is
+/// `hipErrorInvalidMemcpyDirection`, except `DeviceToDeviceNoCU` from 6.2
+/// (accepted on HIP 7; HIP 6 is modelled by its strictest minor).
 fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
-    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && kind.0 != 1024 {
+    let no_cu_known = sim().config.hip_major >= 7;
+    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && !(no_cu_known && kind.0 == DEVICE_TO_DEVICE_NO_CU) {
         Err(hipError_t::hipErrorInvalidMemcpyDirection)
     } else {
         Ok(())
@@ -273,8 +306,8 @@ fn memcpy_on(
     if size == 0 {
         return Ok(());
     }
-    let d = resolve(dst as usize, size)?;
-    let s = resolve(src as usize, size)?;
+    let d = resolve_api(dst as usize, size)?;
+    let s = resolve_api(src as usize, size)?;
     check_operands(function, &d, Some(&s));
     let target = copy_target(stream, &d, Some(&s))?;
     streams::submit(&target, blocking, move || {
@@ -484,7 +517,7 @@ fn memset_on(
     if bytes == 0 {
         return Ok(());
     }
-    let place = resolve(dst as usize, bytes)?;
+    let place = resolve_api(dst as usize, bytes)?;
     if place.device().is_none() {
         return Err(hipError_t::hipErrorInvalidValue);
     }

@@ -100,7 +100,14 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
             return Err(hipError_t::hipErrorInvalidValue);
         }
         // SAFETY: non-null, and the caller passes a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr(name) }.to_str().map_err(|_| hipError_t::hipErrorNotFound)?;
+        let name = unsafe { CStr::from_ptr(name) };
+        if name.is_empty() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if module.is_null() {
+            return Err(hipError_t::hipErrorInvalidResourceHandle);
+        }
+        let name = name.to_str().map_err(|_| hipError_t::hipErrorNotFound)?;
         let id = module as usize;
         let (device, kernel) = with_registry(|r| {
             let m = r.modules.get(&id)?;

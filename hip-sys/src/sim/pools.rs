@@ -146,6 +146,10 @@ impl PoolRegistry {
         };
         let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
+        if let Some((allocation, _)) = memory.find(address) {
+            // The holder may copy what it asked for, not the block's first request.
+            allocation.requested.store(size, std::sync::atomic::Ordering::Relaxed);
+        }
         let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
         pool.used += rounded as u64;
         pool.used_high = pool.used_high.max(pool.used);
