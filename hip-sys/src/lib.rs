@@ -47,7 +47,7 @@ pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
 pub use bindings::{miopen, rocfft, rocsparse};
 pub use error::BackendError;
-pub use newer::*;
 pub use libraries::{
     available, miopen, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
+pub use newer::*;

@@ -427,7 +427,8 @@ fn bad_code_objects_and_launches_are_errors() {
             status!((api().hipModuleLaunchKernel)(f, g, 1, 1, b, 1, 1, 0, s, params, null_mut()))
         };
         // Zero dimensions: InvalidValue, except on 6.x (InvalidConfiguration).
-        let zero = if hip_major() == 6 { hipError_t::hipErrorInvalidConfiguration } else { hipError_t::hipErrorInvalidValue };
+        let zero =
+            if hip_major() == 6 { hipError_t::hipErrorInvalidConfiguration } else { hipError_t::hipErrorInvalidValue };
         assert_eq!(launch(0, 16, null_mut(), params.as_mut_ptr()), zero);
         assert_eq!(launch(1, 0, null_mut(), params.as_mut_ptr()), zero);
         assert_eq!(launch(1, 2048, null_mut(), params.as_mut_ptr()), hipError_t::hipErrorInvalidValue);

@@ -5,8 +5,8 @@
 
 use hip_sys::sim;
 use hip_sys::{
-    hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipMemPoolAttr as PoolAttr, hipMemPool_t,
-    hipMemcpyKind, hipStream_t, HipApi,
+    hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipMemPoolAttr as PoolAttr, hipMemPool_t, hipMemcpyKind,
+    hipStream_t, HipApi,
 };
 use std::ffi::{c_void, CStr};
 use std::ptr::null_mut;
@@ -489,9 +489,8 @@ fn create_event(flags: u32) -> Result<hipEvent_t, E> {
 fn event_flags_are_validated_as_clr_does() {
     isolated(|| {
         use hip_sys::{
-            hipEventBlockingSync as Blocking, hipEventDisableSystemFence as NoFence,
-            hipEventDisableTiming as NoTiming, hipEventInterprocess as Ipc, hipEventReleaseToDevice as ToDevice,
-            hipEventReleaseToSystem as ToSystem,
+            hipEventBlockingSync as Blocking, hipEventDisableSystemFence as NoFence, hipEventDisableTiming as NoTiming,
+            hipEventInterprocess as Ipc, hipEventReleaseToDevice as ToDevice, hipEventReleaseToSystem as ToSystem,
         };
         for flags in [0, Blocking, NoTiming, Blocking | NoTiming, Ipc | NoTiming, NoFence, ToDevice, ToSystem] {
             let e = create_event(flags).unwrap_or_else(|s| panic!("flags {flags:#x}: {s:?}"));
@@ -547,29 +546,14 @@ fn invalid_arguments_give_hips_codes() {
         assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, c"nope".as_ptr())), E::hipErrorNotFound);
         assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, c"".as_ptr())), E::hipErrorInvalidValue);
         assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, std::ptr::null())), E::hipErrorInvalidValue);
-        assert_eq!(
-            status!((api().hipModuleGetFunction)(null_mut(), m, c"fill_f32".as_ptr())),
-            E::hipErrorInvalidValue
-        );
+        assert_eq!(status!((api().hipModuleGetFunction)(null_mut(), m, c"fill_f32".as_ptr())), E::hipErrorInvalidValue);
         assert_eq!(
             status!((api().hipModuleGetFunction)(&mut f, null_mut(), c"fill_f32".as_ptr())),
             E::hipErrorInvalidResourceHandle
         );
         // A null function is an invalid image (ihipLaunchKernel_validate).
         assert_eq!(
-            status!((api().hipModuleLaunchKernel)(
-                null_mut(),
-                1,
-                1,
-                1,
-                1,
-                1,
-                1,
-                0,
-                null_mut(),
-                null_mut(),
-                null_mut()
-            )),
+            status!((api().hipModuleLaunchKernel)(null_mut(), 1, 1, 1, 1, 1, 1, 0, null_mut(), null_mut(), null_mut())),
             E::hipErrorInvalidImage
         );
         assert_eq!(status!((api().hipModuleUnload)(null_mut())), E::hipErrorInvalidResourceHandle);

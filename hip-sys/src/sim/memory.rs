@@ -107,8 +107,7 @@ impl DeviceMemory {
         // Leave a gap after each block so off-by-one accesses hit no allocation.
         state.next += rounded + ALIGN;
         state.used += rounded;
-        let allocation =
-            Arc::new(Allocation {
+        let allocation = Arc::new(Allocation {
             base,
             size: rounded,
             requested: std::sync::atomic::AtomicUsize::new(size),

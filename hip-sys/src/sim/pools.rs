@@ -47,15 +47,7 @@ impl Pool {
     /// A new pool as clr's `MemoryPool` starts: the three reuse flags 1,
     /// release threshold 0, nothing reserved.
     fn new() -> Pool {
-        Pool {
-            threshold: 0,
-            reserved: 0,
-            reserved_high: 0,
-            used: 0,
-            used_high: 0,
-            reuse: [1, 1, 1],
-            destroyed: false,
-        }
+        Pool { threshold: 0, reserved: 0, reserved_high: 0, used: 0, used_high: 0, reuse: [1, 1, 1], destroyed: false }
     }
 }
 
@@ -138,9 +130,10 @@ impl PoolRegistry {
                 let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
                 pool.reserved += allocation.size as u64;
                 pool.reserved_high = pool.reserved_high.max(pool.reserved);
-                state
-                    .blocks
-                    .insert(allocation.base, Block { pool: pool_id, size: allocation.size, state: BlockState::Free, freed_on: None });
+                state.blocks.insert(
+                    allocation.base,
+                    Block { pool: pool_id, size: allocation.size, state: BlockState::Free, freed_on: None },
+                );
                 allocation.base
             }
         };
