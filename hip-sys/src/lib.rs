@@ -39,6 +39,7 @@ pub mod backend;
 pub mod bindings;
 mod error;
 pub mod libraries;
+mod newer;
 pub mod sim;
 pub mod units;
 
@@ -49,3 +50,4 @@ pub use error::BackendError;
 pub use libraries::{
     available, miopen, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
+pub use newer::*;

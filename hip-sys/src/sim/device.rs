@@ -13,11 +13,12 @@ use std::sync::Mutex;
 pub const SIM_HIP_VERSION: i32 = 70_000_000;
 
 /// The version reported for the simulated HIP major
-/// (`AMDGPU_SIM_HIP_VERSION`): 5.7.0, 6.4.0 or 7.0.0.
+/// (`AMDGPU_SIM_HIP_VERSION`): 5.7.0, 6.0.0 or 7.0.0.
 fn hip_version() -> i32 {
     match sim().config.hip_major {
         5 => 50_700_000,
-        6 => 60_400_000,
+        // HIP 6 behaves as the strictest of its minors, mostly 6.0.
+        6 => 60_000_000,
         _ => SIM_HIP_VERSION,
     }
 }
@@ -112,9 +113,27 @@ pub(crate) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, de
     })
 }
 
+/// Attributes HIP 5.7's `hipDeviceGetAttribute` switch lacks (its default
+/// branch answers `hipErrorInvalidValue`) that the simulator otherwise
+/// answers; HIP 6.0 added them.
+const UNANSWERED_BY_HIP_5: [hipDeviceAttribute_t; 3] = [
+    hipDeviceAttribute_t::hipDeviceAttributePciDomainID,
+    hipDeviceAttribute_t::hipDeviceAttributeStreamPrioritiesSupported,
+    hipDeviceAttribute_t::hipDeviceAttributeTotalGlobalMem,
+];
+
 /// The simulated device's attributes: a small CDNA-like GPU.
+///
+/// Only attributes every modelled HIP answers are answered (HIP 5 also
+/// lacks [`UNANSWERED_BY_HIP_5`]); the rest are `hipErrorInvalidValue`, as
+/// clr's default branch gives, including 64, 86, 10001, 10003 and 10004
+/// (`hipDeviceAttributeName`, `Uuid`, `Arch`, `GcnArch`, `GcnArchName` in
+/// 5.x, `Unused1..5` from 6.0), which no version answers.
 fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_t> {
     use hipDeviceAttribute_t as A;
+    if sim().config.hip_major <= 5 && UNANSWERED_BY_HIP_5.contains(&attr) {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
     let memory = sim().config.memory;
     Ok(match attr {
         A::hipDeviceAttributeMultiprocessorCount => 4,
@@ -124,9 +143,8 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         A::hipDeviceAttributeMaxBlockDimX | A::hipDeviceAttributeMaxBlockDimY | A::hipDeviceAttributeMaxBlockDimZ => {
             1024
         }
-        A::hipDeviceAttributeMaxGridDimX | A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => {
-            i32::MAX
-        }
+        A::hipDeviceAttributeMaxGridDimX => super::modules::MAX_GRID_X as i32,
+        A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => super::modules::MAX_GRID_YZ as i32,
         A::hipDeviceAttributeClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,

@@ -32,7 +32,12 @@ pub(crate) unsafe extern "C" fn hipPeekAtLastError() -> hipError_t {
 
 macro_rules! error_table {
     ($($name:ident => $text:literal,)*) => {
-        /// HIP's name and description of `error`, if it is a known code.
+        /// HIP's name and description of `error`, if it is a known code:
+        /// every `hipError_t` of HIP 5.7 through `hipErrorTbd` (1054), and
+        /// the codes HIP 6.3 and 7.x added (911, 912, 914-916). The newest
+        /// headers renumber `hipErrorTbd` to 1055 and give 1054 to
+        /// `hipErrorInvalidClusterSize`; this table keeps the 5.7-7.0
+        /// numbering of the bindings.
         pub fn describe(error: hipError_t) -> Option<(&'static CStr, &'static CStr)> {
             $(
                 if error == hipError_t::$name {
@@ -124,6 +129,29 @@ error_table! {
     hipErrorRuntimeMemory => "runtime memory call returned error",
     hipErrorRuntimeOther => "runtime call other than memory returned error",
     hipErrorTbd => "marker that more error codes are needed",
+    hipErrorInvalidChannelDescriptor => "invalid channel descriptor",
+    hipErrorInvalidTexture => "invalid texture",
+    hipErrorInvalidResourceType => "invalid resource type",
+    hipErrorInvalidResourceConfiguration => "invalid resource configuration",
+    hipErrorStreamDetached => "stream is detached",
+}
+
+/// Codes of newer headers that clr's `ihipGetErrorName` and
+/// `ihipGetErrorString` have no case for (checked through 7.x): HIP
+/// answers them with its default, `"hipErrorUnknown"` and
+/// `"unknown error"`, and so does the simulator. [`describe`] still names
+/// them, for this crate's own messages.
+const UNNAMED_BY_HIP: [hipError_t; 5] = [
+    hipError_t::hipErrorInvalidChannelDescriptor,
+    hipError_t::hipErrorInvalidTexture,
+    hipError_t::hipErrorInvalidResourceType,
+    hipError_t::hipErrorInvalidResourceConfiguration,
+    hipError_t::hipErrorStreamDetached,
+];
+
+/// What the simulated `hipGetErrorName`/`hipGetErrorString` know.
+pub(crate) fn describe_as_hip(error: hipError_t) -> Option<(&'static CStr, &'static CStr)> {
+    describe(error).filter(|_| !UNNAMED_BY_HIP.contains(&error))
 }
 
 fn count(index: usize) {
@@ -133,10 +161,10 @@ fn count(index: usize) {
 
 pub(crate) unsafe extern "C" fn hipGetErrorName(error: hipError_t) -> *const c_char {
     count(idx!("hipGetErrorName"));
-    describe(error).map_or(c"hipErrorUnknown".as_ptr(), |(name, _)| name.as_ptr())
+    describe_as_hip(error).map_or(c"hipErrorUnknown".as_ptr(), |(name, _)| name.as_ptr())
 }
 
 pub(crate) unsafe extern "C" fn hipGetErrorString(error: hipError_t) -> *const c_char {
     count(idx!("hipGetErrorString"));
-    describe(error).map_or(c"unknown error".as_ptr(), |(_, text)| text.as_ptr())
+    describe_as_hip(error).map_or(c"unknown error".as_ptr(), |(_, text)| text.as_ptr())
 }

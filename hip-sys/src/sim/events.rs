@@ -64,10 +64,23 @@ fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, h
     Ok(event)
 }
 
-const KNOWN_FLAGS: u32 = crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess;
+/// The release and fence flags, of which clr allows at most one.
+const RELEASE_FLAGS: u32 =
+    crate::hipEventDisableSystemFence | crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+/// Every flag clr's `ihipEventCreateWithFlags` accepts.
+const KNOWN_FLAGS: u32 =
+    crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess | RELEASE_FLAGS;
+
+/// Whether clr accepts `flags`: only known bits, at most one release or
+/// fence flag, and `hipEventInterprocess` only with `hipEventDisableTiming`.
+fn valid_flags(flags: u32) -> bool {
+    flags & !KNOWN_FLAGS == 0
+        && (flags & RELEASE_FLAGS).count_ones() <= 1
+        && (flags & crate::hipEventInterprocess == 0 || flags & crate::hipEventDisableTiming != 0)
+}
 
 fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
-    if out.is_null() || flags & !KNOWN_FLAGS != 0 {
+    if out.is_null() || !valid_flags(flags) {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let event = Arc::new(EventObj {

@@ -211,6 +211,20 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     Ok(Place::Device(allocation, offset))
 }
 
+/// As [`resolve`], for a copy or fill through the API: a device range must
+/// lie within the bytes the allocation was asked for, else
+/// `hipErrorInvalidValue` (clr: `sizeBytes > getSize() - offset`).
+pub(crate) fn resolve_api(ptr: usize, len: usize) -> Result<Place, hipError_t> {
+    let place = resolve(ptr, len)?;
+    if let Place::Device(allocation, offset) = &place {
+        let requested = allocation.requested.load(std::sync::atomic::Ordering::Relaxed);
+        if *offset > requested || len > requested - offset {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+    }
+    Ok(place)
+}
+
 /// Copy `len` bytes. Host places are raw addresses that the C caller
 /// guarantees valid until the copy has run (HIP's contract).
 pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
@@ -274,8 +288,15 @@ pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hi
     Ok(())
 }
 
+/// `hipMemcpyDeviceToDeviceNoCU`, a kind clr accepts from 6.2.
+const DEVICE_TO_DEVICE_NO_CU: u32 = 1024;
+
+/// clr validates the kind only: above `hipMemcpyDefault` it is
+/// `hipErrorInvalidMemcpyDirection`, except `DeviceToDeviceNoCU` from 6.2
+/// (accepted on HIP 7; HIP 6 is modelled by its strictest minor).
 fn validate_kind(kind: hipMemcpyKind) -> Result<(), hipError_t> {
-    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && kind.0 != 1024 {
+    let no_cu_known = sim().config.hip_major >= 7;
+    if kind.0 > hipMemcpyKind::hipMemcpyDefault.0 && !(no_cu_known && kind.0 == DEVICE_TO_DEVICE_NO_CU) {
         Err(hipError_t::hipErrorInvalidMemcpyDirection)
     } else {
         Ok(())
@@ -329,8 +350,8 @@ fn memcpy_on(
     if size == 0 {
         return Ok(());
     }
-    let d = resolve(dst as usize, size)?;
-    let s = resolve(src as usize, size)?;
+    let d = resolve_api(dst as usize, size)?;
+    let s = resolve_api(src as usize, size)?;
     check_operands(function, &d, Some(&s));
     let target = copy_target(stream, &d, Some(&s))?;
     let same_device = matches!((d.device(), s.device()), (Some(a), Some(b)) if a == b);

@@ -11,14 +11,14 @@
 //! |---|---|---|
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
-//! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (the last error's semantics; `hipRuntimeGetVersion` reports 5.7.0, 6.4.0 or 7.0.0) | 7 |
+//! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
 //!
-//! # What it models (HIP 5.x/7.x behaviour, `reference/hip_semantics.md`)
+//! # What it models (HIP 5.7, 6.x and 7.x behaviour, `reference/hip_semantics.md`)
 //!
 //! - **Per-thread state**: a current device per thread, lazily device 0;
 //!   `hipSetDevice` affects only the calling thread; a context stack;
@@ -69,9 +69,22 @@
 //!   while busy). Streams are bound to the device current at creation.
 //!   The null stream of a device is synchronizing (legacy semantics): it
 //!   waits for the device's blocking streams, and they wait for it.
+//!   `hipStreamPerThread` is each thread's own blocking stream per device
+//!   (made on first use, normal priority), not the null stream;
+//!   `hipStreamLegacy` is the null stream where the version knows it;
+//!   destroying the null, per-thread or legacy stream is
+//!   `hipErrorInvalidHandle`. Priorities are clr's High -1, Normal 0,
+//!   Low 1 (`hipDeviceGetStreamPriorityRange` gives least 1, greatest -1),
+//!   and requests are clamped to them; flags other than 0 and
+//!   `hipStreamNonBlocking` are `hipErrorInvalidValue`, as is
+//!   `hipStreamGetFlags` of the null stream.
 //! - **Events** are bound to the device current at creation; recording on
 //!   another device's stream is `hipErrorInvalidHandle`; elapsed time
-//!   between two events of one device; `hipStreamWaitEvent` across devices.
+//!   between two events of one device, `hipErrorInvalidHandle` when either
+//!   was never recorded or has `hipEventDisableTiming`;
+//!   `hipStreamWaitEvent` across devices. Creation flags are checked as
+//!   clr does (known bits, at most one release/fence flag,
+//!   `hipEventInterprocess` only with `hipEventDisableTiming`).
 //! - **Kernels**: a sim code object is NUL-terminated text naming kernels of
 //!   a built-in registry of Rust kernels (see [`code_object`] and
 //!   [`KERNELS`]); `hipModuleLoadData` loads it on the current device,
@@ -79,12 +92,52 @@
 //!   worker. A kernel that touches memory outside a live allocation raises
 //!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault
 //!   (earlier versions abort the process).
+//!   Launch limits and their codes follow the version (below); the device
+//!   reports clr's limits: grid 2147483647 × 65536 × 65536, 1024 threads a
+//!   block (a product, not per dimension), 64 KiB of shared memory.
 //! - **Peer access**: `hipDeviceCanAccessPeer` (every pair of distinct
 //!   devices), `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
 //!   per (current device, peer). A kernel that touches another device's
 //!   memory without it faults as above and is recorded as a
 //!   [`ViolationKind::PeerAccess`] violation. Copies between devices need
 //!   no peer access (HIP stages them).
+//! - **Memory pools** start with the three reuse attributes at 1 and a
+//!   release threshold of 0; the current counters are read-only, the
+//!   high-water marks settable only to 0. A completed free is reused by
+//!   another, unordered stream only while
+//!   `hipMemPoolReuseAllowOpportunistic` is 1; the freeing stream, and any
+//!   stream after a synchronization, may always reuse it.
+//! - **Attributes and names**: `hipDeviceGetAttribute` answers only what
+//!   clr's switch answers in the version (its default branch is
+//!   `hipErrorInvalidValue`; 64, 86, 10001, 10003 and 10004, `Unused1..5`
+//!   from HIP 6, never). `hipGetErrorName`/`String` know every code of
+//!   clr's table and give `"hipErrorUnknown"`/`"unknown error"` for the
+//!   rest, as clr does (also for 911, 912 and 914-916, which its table
+//!   lacks); [`describe`] names those too.
+//!
+//! # Per HIP version
+//!
+//! Where clr's minors within a major differ, the simulator takes the
+//! strictest (for HIP 6 mostly 6.0-6.2), so code that passes on it passes
+//! on every minor.
+//!
+//! | | HIP 5 (5.7) | HIP 6 | HIP 7 |
+//! |---|---|---|---|
+//! | last error | every call's status | every call's status | failures only, kept until read |
+//! | grid Y/Z accepted up to | 2147483647 | 2097151 | 65536 |
+//! | zero grid or block | `InvalidValue` | `InvalidConfiguration` | `InvalidValue` |
+//! | launch on an unknown stream | `InvalidValue` | `InvalidValue` | `ContextIsDestroyed` |
+//! | launch on a stream of a non-current device | allowed (a violation) | allowed (a violation) | `InvalidResourceHandle` |
+//! | `hipStreamLegacy` | unknown stream | unknown stream (added in 6.3) | the null stream |
+//! | `hipMemcpyDeviceToDeviceNoCU` | `InvalidMemcpyDirection` | `InvalidMemcpyDirection` (added in 6.2) | accepted |
+//! | setting `ReservedMemHigh` | `InvalidValue` (5.7.x/6.0.x fall-through) | `InvalidValue` | 0 resets it |
+//! | `PciDomainID`, `StreamPrioritiesSupported`, `TotalGlobalMem` | `InvalidValue` | answered | answered |
+//!
+//! In every version a block of more than 1024 threads, more shared memory
+//! than the device has, or `gridDim.x` above 2147483647 is
+//! `hipErrorInvalidValue`, and `gridDim.x × blockDim.x` above `UINT32_MAX`
+//! is `hipErrorInvalidConfiguration` (HIP 5.7's check; 7.x wraps silently,
+//! which the simulator refuses rather than run a wrong grid).
 //!
 //! # Stricter than HIP, on purpose
 //!
@@ -100,11 +153,13 @@
 //!
 //! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
 //! check their handle's device, not the peer state of the memory they
-//! touch), `hipPointerSetAttribute` and its
-//! `SYNC_MEMOPS`, `hipDeviceReset` beyond synchronizing, stream capture and
-//! graphs, managed memory, textures, the `extra` launch argument
-//! (`hipErrorNotSupported`), and real GPU timing (events measure the
-//! simulator's own host time).
+//! touch), `hipPointerSetAttribute` and its `SYNC_MEMOPS`,
+//! `hipDeviceReset` beyond synchronizing, stream capture and graphs,
+//! managed memory, textures, the `extra` launch argument
+//! (`hipErrorNotSupported`), real GPU timing (events measure the
+//! simulator's own host time), the minors within a HIP major (see above),
+//! the reuse attributes other than opportunistic reuse, and the
+//! renumbering of the newest headers (`hipErrorTbd` 1055).
 //!
 //! # Libraries
 //!
@@ -151,6 +206,7 @@ mod runtime;
 mod streams;
 mod violations;
 
+pub use errors::describe;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, KernelInfo, KERNELS};
 pub use libs::live_library_objects;

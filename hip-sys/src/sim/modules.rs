@@ -2,7 +2,7 @@
 
 use super::entry::{call, idx, write_out};
 use super::kernels::{self, Arg, KernelInfo, Param};
-use super::runtime::{current_device, lock};
+use super::runtime::{current_device, lock, sim};
 use super::streams::{self, new_handle};
 use super::violations;
 use crate::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
@@ -34,8 +34,25 @@ fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     f(lock(&REGISTRY).get_or_insert_with(Registry::default))
 }
 
-/// Largest block, as on AMD GPUs.
+/// Largest block (threads in all three dimensions), as on AMD GPUs.
 const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Largest `gridDim.x` every HIP version accepts, and reports
+/// (`hipDeviceAttributeMaxGridDimX`): `INT32_MAX`.
+pub(crate) const MAX_GRID_X: u32 = i32::MAX as u32;
+/// The `gridDim.y`/`z` that HIP reports (`hipDeviceAttributeMaxGridDimY/Z`)
+/// in every version, and that 7.x enforces.
+pub(crate) const MAX_GRID_YZ: u32 = 65_536;
+
+/// The largest `gridDim.y`/`z` HIP `major` accepts: 5.7 checks only
+/// `INT32_MAX`, 6.0-6.3 `INT32_MAX / 1024` (more than they report), 7.x
+/// the reported 65536.
+fn max_grid_yz(major: u32) -> u32 {
+    match major {
+        ..=5 => i32::MAX as u32,
+        6 => i32::MAX as u32 / 1024,
+        _ => MAX_GRID_YZ,
+    }
+}
 /// Shared memory per block.
 pub(crate) const MAX_SHARED_MEMORY: u32 = 64 * 1024;
 
@@ -83,7 +100,14 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
             return Err(hipError_t::hipErrorInvalidValue);
         }
         // SAFETY: non-null, and the caller passes a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr(name) }.to_str().map_err(|_| hipError_t::hipErrorNotFound)?;
+        let name = unsafe { CStr::from_ptr(name) };
+        if name.is_empty() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if module.is_null() {
+            return Err(hipError_t::hipErrorInvalidResourceHandle);
+        }
+        let name = name.to_str().map_err(|_| hipError_t::hipErrorNotFound)?;
         let id = module as usize;
         let (device, kernel) = with_registry(|r| {
             let m = r.modules.get(&id)?;
@@ -152,23 +176,49 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> hipError_t {
     call(idx!("hipModuleLaunchKernel"), || {
-        let f = with_registry(|r| r.functions.get(&(function as usize)).copied())
-            .ok_or(hipError_t::hipErrorInvalidResourceHandle)?;
-        if grid_x == 0 || grid_y == 0 || grid_z == 0 {
+        let major = sim().config.hip_major;
+        let unknown_stream =
+            if major >= 7 { hipError_t::hipErrorContextIsDestroyed } else { hipError_t::hipErrorInvalidValue };
+        let queue = streams::target_or(stream, unknown_stream)?;
+        let grid = [grid_x, grid_y, grid_z];
+        let block_dims = [block_x, block_y, block_z];
+        if grid_x > MAX_GRID_X || grid_y > max_grid_yz(major) || grid_z > max_grid_yz(major) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        let block = block_x as u64 * block_y as u64 * block_z as u64;
-        if block == 0 || block > MAX_THREADS_PER_BLOCK {
+        if u64::from(grid_x) * u64::from(block_x) > u64::from(u32::MAX) {
+            // HIP 5.7's check; 7.x wraps the global size silently instead.
             return Err(hipError_t::hipErrorInvalidConfiguration);
         }
-        if shared_mem_bytes > MAX_SHARED_MEMORY {
+        let zero = grid.contains(&0) || block_dims.contains(&0);
+        let block = block_dims.iter().map(|d| u64::from(*d)).product::<u64>();
+        if major >= 7 && (zero || block > MAX_THREADS_PER_BLOCK || shared_mem_bytes > MAX_SHARED_MEMORY) {
+            // 7.x checks the configuration before the function.
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if function.is_null() {
+            return Err(hipError_t::hipErrorInvalidImage);
+        }
+        let f = with_registry(|r| r.functions.get(&(function as usize)).copied())
+            .ok_or(hipError_t::hipErrorInvalidResourceHandle)?;
+        if zero {
+            // ihipLaunchKernel_validate: 5.7 InvalidValue, 6.x InvalidConfiguration.
+            return Err(if major == 6 {
+                hipError_t::hipErrorInvalidConfiguration
+            } else {
+                hipError_t::hipErrorInvalidValue
+            });
+        }
+        if shared_mem_bytes > MAX_SHARED_MEMORY || block > MAX_THREADS_PER_BLOCK {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         if !extra.is_null() {
             return Err(hipError_t::hipErrorNotSupported);
         }
-        let queue = streams::target_or(stream, hipError_t::hipErrorInvalidValue)?;
         violations::check("hipModuleLaunchKernel", queue.device);
+        if major >= 7 && queue.device != current_device() {
+            // 7.x ihipModuleLaunchKernel: the stream must be on the current device.
+            return Err(hipError_t::hipErrorInvalidResourceHandle);
+        }
         if queue.device != f.device {
             return Err(hipError_t::hipErrorInvalidDevice);
         }

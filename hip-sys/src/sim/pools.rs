@@ -14,7 +14,7 @@ use super::violations;
 use crate::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum BlockState {
@@ -28,9 +28,11 @@ struct Block {
     pool: usize,
     size: usize,
     state: BlockState,
+    /// The stream (queue address) whose `hipFreeAsync` freed it, until a
+    /// synchronization makes the free known to every stream.
+    freed_on: Option<usize>,
 }
 
-#[derive(Default)]
 struct Pool {
     threshold: u64,
     reserved: u64,
@@ -39,6 +41,14 @@ struct Pool {
     used_high: u64,
     reuse: [i32; 3],
     destroyed: bool,
+}
+
+impl Pool {
+    /// A new pool as clr's `MemoryPool` starts: the three reuse flags 1,
+    /// release threshold 0, nothing reserved.
+    fn new() -> Pool {
+        Pool { threshold: 0, reserved: 0, reserved_high: 0, used: 0, used_high: 0, reuse: [1, 1, 1], destroyed: false }
+    }
 }
 
 struct PoolsState {
@@ -73,7 +83,7 @@ impl PoolRegistry {
         let default = new_handle();
         register(default, device);
         let mut pools = HashMap::new();
-        pools.insert(default, Pool { reuse: [1, 1, 1], ..Pool::default() });
+        pools.insert(default, Pool::new());
         PoolRegistry {
             device,
             state: Mutex::new(PoolsState { default, current: default, pools, blocks: HashMap::new() }),
@@ -85,14 +95,26 @@ impl PoolRegistry {
         lock(&self.state).blocks.get(&address).is_some_and(|b| b.state == BlockState::InUse)
     }
 
-    fn allocate(&self, pool_id: usize, size: usize) -> Result<usize, hipError_t> {
+    /// Take `size` bytes from pool `pool_id` for `stream` (a queue address).
+    ///
+    /// A free block is reused by the stream that freed it, and by any
+    /// stream once a synchronization has passed the free; a free that only
+    /// completed on the device is reused by other streams only while the
+    /// pool's `hipMemPoolReuseAllowOpportunistic` is 1 (the default).
+    fn allocate(&self, pool_id: usize, size: usize, stream: usize) -> Result<usize, hipError_t> {
         let memory = &sim().device(self.device).ok_or(hipError_t::hipErrorInvalidDevice)?.memory;
         let rounded = size.div_ceil(super::memory::ALIGN) * super::memory::ALIGN;
         let mut state = lock(&self.state);
+        let opportunistic = state.pools.get(&pool_id).is_some_and(|p| p.reuse[1] != 0);
         let reusable = state
             .blocks
             .iter()
-            .find(|(_, b)| b.pool == pool_id && b.state == BlockState::Free && b.size == rounded)
+            .find(|(_, b)| {
+                b.pool == pool_id
+                    && b.state == BlockState::Free
+                    && b.size == rounded
+                    && (opportunistic || b.freed_on.is_none_or(|s| s == stream))
+            })
             .map(|(address, _)| *address);
         let address = match reusable {
             Some(address) => {
@@ -111,14 +133,19 @@ impl PoolRegistry {
                 let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
                 pool.reserved += allocation.size as u64;
                 pool.reserved_high = pool.reserved_high.max(pool.reserved);
-                state
-                    .blocks
-                    .insert(allocation.base, Block { pool: pool_id, size: allocation.size, state: BlockState::Free });
+                state.blocks.insert(
+                    allocation.base,
+                    Block { pool: pool_id, size: allocation.size, state: BlockState::Free, freed_on: None },
+                );
                 allocation.base
             }
         };
         let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
+        if let Some((allocation, _)) = memory.find(address) {
+            // The holder may copy what it asked for, not the block's first request.
+            allocation.requested.store(size, std::sync::atomic::Ordering::Relaxed);
+        }
         let pool = state.pools.get_mut(&pool_id).ok_or(hipError_t::hipErrorInvalidValue)?;
         pool.used += rounded as u64;
         pool.used_high = pool.used_high.max(pool.used);
@@ -137,12 +164,13 @@ impl PoolRegistry {
         }
     }
 
-    fn finish_free(&self, address: usize) {
+    fn finish_free(&self, address: usize, stream: Option<usize>) {
         let mut state = lock(&self.state);
         let Some(block) = state.blocks.get_mut(&address) else {
             return;
         };
         block.state = BlockState::Free;
+        block.freed_on = stream;
         let (pool_id, size) = (block.pool, block.size as u64);
         if let Some(pool) = state.pools.get_mut(&pool_id) {
             pool.used -= size;
@@ -155,7 +183,7 @@ impl PoolRegistry {
     /// `hipFree` of a pool block: free at once.
     pub fn free_now(&self, address: usize) -> Result<(), hipError_t> {
         self.begin_free(address)?;
-        self.finish_free(address);
+        self.finish_free(address, None);
         Ok(())
     }
 
@@ -165,6 +193,9 @@ impl PoolRegistry {
             return;
         };
         let mut state = lock(&self.state);
+        for block in state.blocks.values_mut().filter(|b| b.state == BlockState::Free) {
+            block.freed_on = None;
+        }
         let pools: Vec<(usize, u64)> = state.pools.iter().map(|(id, p)| (*id, p.threshold)).collect();
         for (id, threshold) in pools {
             release_free(&mut state, id, threshold, &device.memory);
@@ -252,7 +283,7 @@ fn malloc_from(
     if device != queue.device {
         violations::check(function, device);
     }
-    let address = registry(device)?.allocate(pool_id, size)?;
+    let address = registry(device)?.allocate(pool_id, size, Arc::as_ptr(&queue) as usize)?;
     // SAFETY: checked non-null.
     unsafe { write_out(ptr, address as *mut c_void) }
 }
@@ -283,8 +314,9 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
         let queue = streams::target_or(stream, hipError_t::hipErrorInvalidHandle)?;
         violations::check("hipFreeAsync", device);
         pools.begin_free(address)?;
+        let freed_on = Arc::as_ptr(&queue) as usize;
         streams::submit(&queue, false, move || {
-            pools.finish_free(address);
+            pools.finish_free(address, Some(freed_on));
             Ok(())
         })
     })
@@ -306,7 +338,7 @@ pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props:
         let registry = registry(device)?;
         let handle = new_handle();
         register(handle, device);
-        lock(&registry.state).pools.insert(handle, Pool::default());
+        lock(&registry.state).pools.insert(handle, Pool::new());
         // SAFETY: checked non-null.
         unsafe { write_out(pool, handle as hipMemPool_t) }
     })
@@ -367,6 +399,12 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
                 // SAFETY: see above.
                 p.threshold = unsafe { *(value as *const u64) };
             }
+            hipMemPoolAttr::hipMemPoolAttrReservedMemHigh if sim().config.hip_major <= 6 => {
+                // clr 5.7.x and 6.0.x: this case falls through to the
+                // read-only UsedMemCurrent, so every value is refused
+                // (fixed in 6.1; HIP 6 is modelled by its strictest minor).
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
             hipMemPoolAttr::hipMemPoolAttrReservedMemHigh | hipMemPoolAttr::hipMemPoolAttrUsedMemHigh => {
                 // SAFETY: see above.
                 if unsafe { *(value as *const u64) } != 0 {
@@ -378,6 +416,8 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
                     p.used_high = p.used;
                 }
             }
+            // ReservedMemCurrent and UsedMemCurrent are read-only; unknown
+            // attributes are refused.
             _ => return Err(hipError_t::hipErrorInvalidValue),
         }
         Ok(())

@@ -26,9 +26,11 @@ impl Default for SimConfig {
 }
 
 /// The HIP major versions the simulator can behave as
-/// (`AMDGPU_SIM_HIP_VERSION`). They differ in the last error: HIP 5 and 6
+/// (`AMDGPU_SIM_HIP_VERSION`). They differ in the last error (HIP 5 and 6
 /// overwrite it on every call, success included; HIP 7 keeps the last
-/// failure until it is read (CUDA's semantics).
+/// failure until it is read, CUDA's semantics), and in the API details
+/// the simulator's module docs tabulate ("Per HIP version": launch limits
+/// and codes, `hipStreamLegacy`, pool attributes, device attributes).
 pub const HIP_VERSIONS: [u32; 3] = [5, 6, 7];
 
 /// The most devices the simulator offers (each has its own address range).

@@ -12,6 +12,7 @@ use super::events::EventObj;
 use super::runtime::{current_device, lock, sim};
 use super::{faults, violations};
 use crate::{hipError_t, hipStream_t};
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -258,17 +259,57 @@ pub(crate) fn new_handle() -> usize {
     NEXT_HANDLE.fetch_add(0x10, Ordering::Relaxed)
 }
 
-/// `hipStreamPerThread`: treated as the current device's null stream.
+/// `hipStreamPerThread`: the calling thread's own stream on the current device.
 const PER_THREAD: usize = 2;
+/// `hipStreamLegacy`: the current device's null stream, from HIP 6.3.
+const LEGACY: usize = 1;
+
+/// Whether the simulated HIP knows `hipStreamLegacy`: clr handles it from
+/// 6.3. HIP 6 is modelled by its strictest minor where minors differ, so
+/// only 7 does.
+fn legacy_known() -> bool {
+    sim().config.hip_major >= 7
+}
+
+thread_local! {
+    /// The thread's `hipStreamPerThread` stream of each device, made on
+    /// first use.
+    static PER_THREAD_STREAMS: RefCell<Vec<Option<Arc<StreamQueue>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The calling thread's per-thread stream on `device`: a blocking stream
+/// with default flags and normal priority, as clr's
+/// `tls.stream_per_thread_obj_`. While the thread is exiting (its
+/// thread-locals gone), the device's null stream stands in: it orders
+/// work at least as strictly.
+fn per_thread(device: usize) -> Result<Target, hipError_t> {
+    let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let made = PER_THREAD_STREAMS.try_with(|streams| {
+        let mut streams = streams.borrow_mut();
+        if streams.len() <= device {
+            streams.resize(device + 1, None);
+        }
+        streams[device]
+            .get_or_insert_with(|| {
+                let queue = StreamQueue::new(device, false, crate::hipStreamDefault, NORMAL_PRIORITY);
+                lock(&d.streams).push(Arc::downgrade(&queue));
+                queue
+            })
+            .clone()
+    });
+    Ok(made.unwrap_or_else(|_| d.null_stream.clone()))
+}
 
 /// The queue for a non-null handle, if it is a live stream.
 fn lookup(stream: hipStream_t) -> Option<Arc<StreamQueue>> {
     lock(&STREAMS).as_ref()?.get(&(stream as usize)).cloned()
 }
 
-/// The queue a stream handle names: null (and `hipStreamPerThread`) is the
-/// current device's null stream; an unknown handle is
-/// `hipErrorContextIsDestroyed`, as HIP answers for destroyed streams.
+/// The queue a stream handle names: null is the current device's null
+/// stream, `hipStreamPerThread` the thread's own stream on it, and
+/// `hipStreamLegacy` the null stream where the simulated HIP knows it; an
+/// unknown handle is `hipErrorContextIsDestroyed`, as HIP answers for
+/// destroyed streams.
 pub(crate) fn target(stream: hipStream_t) -> Result<Target, hipError_t> {
     target_or(stream, hipError_t::hipErrorContextIsDestroyed)
 }
@@ -276,7 +317,9 @@ pub(crate) fn target(stream: hipStream_t) -> Result<Target, hipError_t> {
 /// As [`target`], with the error this call gives for an unknown handle.
 pub(crate) fn target_or(stream: hipStream_t, unknown: hipError_t) -> Result<Target, hipError_t> {
     match stream as usize {
-        0 | PER_THREAD => null_target(current_device()),
+        0 => null_target(current_device()),
+        LEGACY if legacy_known() => null_target(current_device()),
+        PER_THREAD => per_thread(current_device()),
         _ => lookup(stream).ok_or(unknown),
     }
 }
@@ -303,6 +346,7 @@ fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipErr
     }
     let device = current_device();
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    // clr: at most -1 is High (-1), at least 1 is Low (1), else Normal (0).
     let priority = priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY);
     let queue = StreamQueue::new(device, false, flags, priority);
     let handle = new_handle();
@@ -312,16 +356,19 @@ fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipErr
     unsafe { write_out(out, handle as hipStream_t) }
 }
 
-/// Stream priorities: lower is more urgent, as in HIP.
-pub(crate) const LEAST_PRIORITY: i32 = 0;
+/// Stream priorities, clr's `Priority` (lower is more urgent): Low.
+pub(crate) const LEAST_PRIORITY: i32 = 1;
+/// Normal: the priority of streams made without one.
+pub(crate) const NORMAL_PRIORITY: i32 = 0;
+/// High.
 pub(crate) const GREATEST_PRIORITY: i32 = -1;
 
 pub(crate) unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
-    call(idx!("hipStreamCreate"), || create(stream, 0, LEAST_PRIORITY))
+    call(idx!("hipStreamCreate"), || create(stream, 0, NORMAL_PRIORITY))
 }
 
 pub(crate) unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: u32) -> hipError_t {
-    call(idx!("hipStreamCreateWithFlags"), || create(stream, flags, LEAST_PRIORITY))
+    call(idx!("hipStreamCreateWithFlags"), || create(stream, flags, NORMAL_PRIORITY))
 }
 
 pub(crate) unsafe extern "C" fn hipStreamCreateWithPriority(
@@ -336,6 +383,7 @@ pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
     call(idx!("hipStreamDestroy"), || {
         match stream as usize {
             0 | PER_THREAD => return Err(hipError_t::hipErrorInvalidHandle),
+            LEGACY if legacy_known() => return Err(hipError_t::hipErrorInvalidHandle),
             _ => {}
         }
         let queue = lock(&STREAMS)
@@ -400,6 +448,12 @@ pub(crate) unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priori
 
 pub(crate) unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut u32) -> hipError_t {
     call(idx!("hipStreamGetFlags"), || {
+        // clr: `flags != nullptr && stream != nullptr`, else InvalidValue;
+        // 7.x reads hipStreamLegacy as a stream object, which the
+        // simulator refuses as the null stream.
+        if stream.is_null() || stream as usize == LEGACY {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
         let queue = target(stream)?;
         // SAFETY: null is rejected by write_out.
         unsafe { write_out(flags, queue.flags) }

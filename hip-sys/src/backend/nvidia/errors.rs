@@ -37,7 +37,8 @@
 //!
 //! `hipGetErrorName` and `hipGetErrorString` return **HIP's** names and
 //! descriptions (`"hipErrorInvalidValue"`, `"invalid argument"`), the
-//! same as the simulator's, not CUDA's as HIP's NVIDIA header does
+//! same as the simulator's (including its `"hipErrorUnknown"` for the
+//! 6.3/7.x codes clr's own table lacks), not CUDA's as HIP's NVIDIA header does
 //! (`cudaGetErrorName(hipErrorToCudaError(e))`, which gives
 //! `"cudaErrorInvalidValue"`). The codes this table returns are HIP codes,
 //! and messages that name the HIP code read the same on every backend;
@@ -48,7 +49,7 @@ use std::ffi::c_char;
 
 use super::{fns, CuResult, CudaError};
 use crate::hipError_t as E;
-use crate::sim::errors::describe;
+use crate::sim::errors::describe_as_hip as describe;
 
 /// `hipCUDAErrorTohipError`: the runtime's codes HIP names, and the HIP
 /// code for each. All keep their number; the names differ for some
