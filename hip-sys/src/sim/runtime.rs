@@ -15,7 +15,7 @@ pub struct SimConfig {
     /// Bytes of memory per device.
     pub memory: usize,
     /// The HIP major version whose behaviour is simulated: 5, 6 or 7 (see
-    /// [`HIP_VERSIONS`]).
+    /// `AMDGPU_SIM_HIP_VERSION`).
     pub hip_major: u32,
 }
 
