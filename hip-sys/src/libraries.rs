@@ -12,11 +12,12 @@
 //!   this crate does not know [`BackendError::UnsupportedVersion`]. None of
 //!   them panics.
 //! - **sim**: the simulator's implementations ([`crate::sim`]).
-//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`) and
-//!   rocSPARSE onto cuSPARSE (`libcusparse.so.12`, `.11`), as hipFFT and
-//!   hipSPARSE do (see the nvidia backend's `cufft.rs` and `cusparse.rs`
-//!   for the mappings and where they differ); MIOpen is
-//!   [`BackendError::LibraryUnavailable`] (mapping it to cuDNN is planned).
+//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`),
+//!   rocSPARSE onto cuSPARSE (`libcusparse.so.12`, `.11`) and MIOpen onto
+//!   cuDNN (`libcudnn.so.9`, `.8`), as hipFFT, hipSPARSE and hipDNN do
+//!   (see the nvidia backend's `cufft.rs`, `cusparse.rs` and `cudnn.rs` for
+//!   the mappings and where they differ). A missing NVIDIA library is
+//!   [`BackendError::LibraryNotFound`], naming every path tried.
 //!
 //! If backend selection itself failed, that error is returned.
 //!
@@ -120,15 +121,6 @@ impl Library {
             Library::Miopen => &["libMIOpen.so", "libMIOpen.so.1"],
         }
     }
-
-    /// The NVIDIA library it is planned to map to.
-    const fn nvidia_counterpart(self) -> &'static str {
-        match self {
-            Library::Rocsparse => "cuSPARSE",
-            Library::Rocfft => "cuFFT",
-            Library::Miopen => "cuDNN",
-        }
-    }
 }
 
 impl fmt::Display for Library {
@@ -148,26 +140,13 @@ pub(crate) enum Source {
     Nvidia,
 }
 
-/// Decide where `library` comes from, given the process's backend (or why
-/// there is none).
-pub(crate) fn source(selection: Result<Backend, BackendError>, library: Library) -> Result<Source, BackendError> {
+/// Decide where the libraries come from, given the process's backend (or
+/// why there is none): every backend provides all three.
+pub(crate) fn source(selection: Result<Backend, BackendError>) -> Result<Source, BackendError> {
     match selection? {
         Backend::Amd => Ok(Source::Amd),
         Backend::Sim => Ok(Source::Sim),
-        Backend::Nvidia if library != Library::Miopen => Ok(Source::Nvidia),
-        Backend::Nvidia => Err(unmapped(library)),
-    }
-}
-
-/// Why `library` is not available on the nvidia backend (yet).
-fn unmapped(library: Library) -> BackendError {
-    BackendError::LibraryUnavailable {
-        library: library.name().to_owned(),
-        hint: format!(
-            "{library} is an AMD library; on the nvidia backend it is not available (mapping to {} is \
-             planned). To fix: run on an AMD GPU (AMDGPU_BACKEND=amd) or on the simulator (AMDGPU_BACKEND=sim)",
-            library.nvidia_counterpart()
-        ),
+        Backend::Nvidia => Ok(Source::Nvidia),
     }
 }
 
@@ -175,7 +154,7 @@ fn unmapped(library: Library) -> BackendError {
 pub fn rocsparse() -> Result<&'static RocsparseApi, BackendError> {
     static TABLE: OnceLock<Result<&'static RocsparseApi, BackendError>> = OnceLock::new();
     TABLE
-        .get_or_init(|| match source(crate::selection(), Library::Rocsparse)? {
+        .get_or_init(|| match source(crate::selection())? {
             Source::Sim => Ok(crate::sim::rocsparse_api()),
             Source::Amd => load_rocsparse(&candidates(Library::Rocsparse, rocm_path().as_deref())),
             Source::Nvidia => crate::backend::nvidia::cusparse::load(&crate::backend::nvidia::cusparse::candidates()),
@@ -187,7 +166,7 @@ pub fn rocsparse() -> Result<&'static RocsparseApi, BackendError> {
 pub fn rocfft() -> Result<&'static RocfftApi, BackendError> {
     static TABLE: OnceLock<Result<&'static RocfftApi, BackendError>> = OnceLock::new();
     TABLE
-        .get_or_init(|| match source(crate::selection(), Library::Rocfft)? {
+        .get_or_init(|| match source(crate::selection())? {
             Source::Sim => crate::sim::rocfft_env_version().map(|_| crate::sim::rocfft_api()),
             Source::Amd => load_rocfft(&candidates(Library::Rocfft, rocm_path().as_deref())),
             Source::Nvidia => {
@@ -205,10 +184,10 @@ pub fn rocfft() -> Result<&'static RocfftApi, BackendError> {
 pub fn miopen() -> Result<&'static MiopenApi, BackendError> {
     static TABLE: OnceLock<Result<&'static MiopenApi, BackendError>> = OnceLock::new();
     TABLE
-        .get_or_init(|| match source(crate::selection(), Library::Miopen)? {
+        .get_or_init(|| match source(crate::selection())? {
             Source::Sim => Ok(crate::sim::miopen_api()),
             Source::Amd => load_miopen(&candidates(Library::Miopen, rocm_path().as_deref())),
-            Source::Nvidia => Err(unmapped(Library::Miopen)),
+            Source::Nvidia => crate::backend::nvidia::cudnn::load(&crate::backend::nvidia::cudnn::candidates()),
         })
         .clone()
 }
@@ -701,29 +680,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nvidia_backend_maps_rocfft_and_rocsparse_and_lacks_miopen() {
-        assert_eq!(source(Ok(Backend::Nvidia), Library::Rocfft), Ok(Source::Nvidia));
-        assert_eq!(source(Ok(Backend::Nvidia), Library::Rocsparse), Ok(Source::Nvidia));
-        let library = Library::Miopen;
-        let err = source(Ok(Backend::Nvidia), library).expect_err("unavailable");
-        let BackendError::LibraryUnavailable { library: name, hint } = &err else {
-            panic!("expected LibraryUnavailable, got {err:?}");
-        };
-        assert_eq!(name, library.name());
-        assert!(hint.contains("not available"), "{hint}");
-        assert!(hint.contains("planned"), "{hint}");
-        let message = err.to_string();
-        assert!(message.starts_with(&format!("{library} is not available")), "{message}");
-        assert!(message.contains("AMDGPU_BACKEND=sim"), "{message}");
-        assert!(source(Ok(Backend::Nvidia), Library::Miopen).unwrap_err().to_string().contains("cuDNN"));
-    }
-
-    #[test]
-    fn amd_and_sim_backends_choose_their_source() {
-        assert_eq!(source(Ok(Backend::Amd), Library::Rocfft), Ok(Source::Amd));
-        assert_eq!(source(Ok(Backend::Sim), Library::Miopen), Ok(Source::Sim));
+    fn each_backend_chooses_its_source() {
+        assert_eq!(source(Ok(Backend::Nvidia)), Ok(Source::Nvidia));
+        assert_eq!(source(Ok(Backend::Amd)), Ok(Source::Amd));
+        assert_eq!(source(Ok(Backend::Sim)), Ok(Source::Sim));
         let failed = BackendError::InvalidBackend { value: "x".to_owned() };
-        assert_eq!(source(Err(failed.clone()), Library::Rocsparse), Err(failed));
+        assert_eq!(source(Err(failed.clone())), Err(failed));
     }
 
     #[test]
