@@ -11,9 +11,11 @@
 //! library call. Library handles are cached per (thread, device) and go
 //! back to an idle list keyed by the device they were made on when their
 //! thread exits; plans and handles are destroyed under their own device.
-//! The libraries are loaded when first used; where the backend has none
-//! (the `nvidia` backend, or ROCm without the library), calls fail with
-//! [`LibError::Unavailable`] and [`available`] says so up front.
+//! The libraries are loaded when first used: AMD's on the `amd` backend,
+//! cuSPARSE, cuFFT and cuDNN behind the same tables on the `nvidia`
+//! backend, the simulator's on `sim`. Where a library cannot be loaded,
+//! calls fail with [`LibError::Unavailable`] and [`available`] says so up
+//! front.
 
 mod data;
 pub mod dnn;
