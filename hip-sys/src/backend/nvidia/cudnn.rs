@@ -51,7 +51,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{lookup, open, Handle};
+use super::{catch_status, library_candidates, lookup, open, Handle};
 use crate::miopen::{
     miopenActivationDescriptor_t, miopenActivationMode_t, miopenConvAlgoPerf_algo, miopenConvAlgoPerf_t,
     miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t, miopenDataType_t, miopenHandle_t,
@@ -179,7 +179,7 @@ const NOT_PROPAGATE_NAN: c_int = 0;
 
 /// The candidate files for cuDNN, in the order they are tried.
 pub(crate) fn candidates() -> Vec<String> {
-    ["libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"].iter().map(|n| (*n).to_owned()).collect()
+    library_candidates(&["libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"])
 }
 
 const HINT: &str = "install cuDNN 8 or 9 (the libcudnn package) and add its directory to \
@@ -258,15 +258,14 @@ fn ok(function: &str, status: CudnnStatus) -> Result<(), miopenStatus_t> {
     Err(to_miopen(status))
 }
 
+/// Run one entry point, never unwinding into C.
 fn entry(body: impl FnOnce() -> Result<(), miopenStatus_t>) -> miopenStatus_t {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(Ok(())) => miopenStatus_t::miopenStatusSuccess,
-        Ok(Err(s)) => s,
-        Err(_) => {
-            log::error!("MIOpen over cuDNN: internal panic");
-            miopenStatus_t::miopenStatusInternalError
-        }
-    }
+    catch_status(
+        "MIOpen over cuDNN",
+        miopenStatus_t::miopenStatusSuccess,
+        miopenStatus_t::miopenStatusInternalError,
+        body,
+    )
 }
 
 /// A 4-d MIOpen tensor descriptor: cuDNN's tensor and filter descriptors

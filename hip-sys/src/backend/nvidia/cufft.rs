@@ -50,7 +50,7 @@ use std::sync::{Mutex, OnceLock};
 
 use libloading::Library;
 
-use super::{lookup, open, Handle};
+use super::{catch_status, library_candidates, lookup, open, Handle};
 use crate::rocfft::{
     rocfft_array_type, rocfft_execution_info, rocfft_plan, rocfft_plan_description, rocfft_precision,
     rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
@@ -116,10 +116,7 @@ mod cufft_type {
 
 /// The candidate files for cuFFT, in the order they are tried.
 pub(crate) fn candidates() -> Vec<String> {
-    let names = ["libcufft.so.12", "libcufft.so.11", "libcufft.so"];
-    let mut out: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-    out.extend(names.iter().map(|n| format!("/usr/local/cuda/lib64/{n}")));
-    out
+    library_candidates(&["libcufft.so.12", "libcufft.so.11", "libcufft.so"])
 }
 
 const HINT: &str = "install cuFFT (CUDA 12 or 13: the toolkit, or the libcufft package) and add its \
@@ -292,14 +289,7 @@ fn unregister<T>(p: *mut T) -> Option<Box<T>> {
 
 /// Run one entry point, never unwinding into C.
 fn entry(body: impl FnOnce() -> Result<(), rocfft_status>) -> rocfft_status {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(Ok(())) => rocfft_status::rocfft_status_success,
-        Ok(Err(s)) => s,
-        Err(_) => {
-            log::error!("rocFFT over cuFFT: internal panic");
-            rocfft_status::rocfft_status_failure
-        }
-    }
+    catch_status("rocFFT over cuFFT", rocfft_status::rocfft_status_success, rocfft_status::rocfft_status_failure, body)
 }
 
 fn ok(function: &str, result: CufftResult) -> Result<(), rocfft_status> {

@@ -40,7 +40,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{lookup, open, Handle};
+use super::{catch_status, library_candidates, lookup, open, Handle};
 use crate::rocsparse::{
     rocsparse_datatype, rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_handle, rocsparse_index_base,
     rocsparse_indextype, rocsparse_operation, rocsparse_order, rocsparse_pointer_mode, rocsparse_spmat_descr,
@@ -128,10 +128,7 @@ type SpmvPreprocess = unsafe extern "C" fn(
 
 /// The candidate files for cuSPARSE, in the order they are tried.
 pub(crate) fn candidates() -> Vec<String> {
-    let names = ["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"];
-    let mut out: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-    out.extend(names.iter().map(|n| format!("/usr/local/cuda/lib64/{n}")));
-    out
+    library_candidates(&["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"])
 }
 
 const HINT: &str = "install cuSPARSE (CUDA 12 or 13: the toolkit, or the libcusparse package) and add \
@@ -211,15 +208,14 @@ fn ok(function: &str, status: CusparseStatus) -> Result<(), rocsparse_status> {
     Err(to_rocsparse(status))
 }
 
+/// Run one entry point, never unwinding into C.
 fn entry(body: impl FnOnce() -> Result<(), rocsparse_status>) -> rocsparse_status {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(Ok(())) => rocsparse_status::rocsparse_status_success,
-        Ok(Err(s)) => s,
-        Err(_) => {
-            log::error!("rocSPARSE over cuSPARSE: internal panic");
-            rocsparse_status::rocsparse_status_internal_error
-        }
-    }
+    catch_status(
+        "rocSPARSE over cuSPARSE",
+        rocsparse_status::rocsparse_status_success,
+        rocsparse_status::rocsparse_status_internal_error,
+        body,
+    )
 }
 
 /// `rocsparse_operation` as `cusparseOperation_t`.

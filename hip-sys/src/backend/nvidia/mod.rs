@@ -90,12 +90,31 @@ const LIBCUDA_HINT: &str = "install the NVIDIA driver, which provides libcuda.so
 const SYMBOL_HINT: &str = "use CUDA 12 or 13 with a matching NVIDIA driver, \
      or set AMDGPU_BACKEND=sim to use the HIP simulator";
 
-/// The candidate files for `libcudart`, in the order they are tried.
-pub(crate) fn cudart_candidates() -> Vec<String> {
-    let names = ["libcudart.so.13", "libcudart.so.12", "libcudart.so"];
+/// The files tried for a CUDA library of `names`, in order: each name
+/// through the system loader path, then under `/usr/local/cuda/lib64`.
+pub(crate) fn library_candidates(names: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
     out.extend(names.iter().map(|n| format!("/usr/local/cuda/lib64/{n}")));
     out
+}
+
+/// The candidate files for `libcudart`, in the order they are tried.
+pub(crate) fn cudart_candidates() -> Vec<String> {
+    library_candidates(&["libcudart.so.13", "libcudart.so.12", "libcudart.so"])
+}
+
+/// Run one entry point of a library mapping (`library` names it in the
+/// log): its `body`'s error status, `success`, or `on_panic` instead of
+/// unwinding into the C caller.
+pub(crate) fn catch_status<S>(library: &str, success: S, on_panic: S, body: impl FnOnce() -> Result<(), S>) -> S {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(Ok(())) => success,
+        Ok(Err(status)) => status,
+        Err(_) => {
+            log::error!("{library}: internal panic in an entry point");
+            on_panic
+        }
+    }
 }
 
 /// The candidate files for `libcuda`, in the order they are tried.
