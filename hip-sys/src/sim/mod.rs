@@ -202,13 +202,14 @@ mod libs;
 mod memory;
 mod modules;
 mod pools;
+mod races;
 mod runtime;
 mod streams;
 mod violations;
 
 pub use errors::describe;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
-pub use kernels::{code_object, KernelInfo, KERNELS};
+pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
 pub(crate) use libs::rocfft::env_version as rocfft_env_version;
 pub use libs::rocfft::{
@@ -224,6 +225,7 @@ pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };
 pub use streams::{hold_stream, StreamHold};
+pub use races::{race_check_enabled, AccessKind, RaceOp, StreamRace};
 pub use violations::{clear_violations, violations, Violation, ViolationKind};
 
 pub(crate) use runtime::configure_from_env;
