@@ -56,11 +56,8 @@ fn fill_kernel() -> (hip_sys::hipModule_t, hipFunction_t) {
 /// `fill_f32(p, value, N)` on `s`.
 fn fill(f: hipFunction_t, p: *mut c_void, value: f32, s: hipStream_t) {
     let (mut p, mut value, mut n) = (p, value, N as u32);
-    let mut params: [*mut c_void; 3] = [
-        (&mut p as *mut *mut c_void).cast(),
-        (&mut value as *mut f32).cast(),
-        (&mut n as *mut u32).cast(),
-    ];
+    let mut params: [*mut c_void; 3] =
+        [(&mut p as *mut *mut c_void).cast(), (&mut value as *mut f32).cast(), (&mut n as *mut u32).cast()];
     ok!((api().hipModuleLaunchKernel)(f, 1, 1, 1, N as u32, 1, 1, 0, s, params.as_mut_ptr(), null_mut()));
 }
 
@@ -289,7 +286,10 @@ fn a_free_of_memory_another_device_still_copies_is_a_race() {
     });
     assert_eq!(found.len(), 1, "{found:#?}");
     let r = race(&found[0]);
-    assert_eq!((r.first.function, r.second.function, r.second.stream.as_str()), ("hipMemcpyAsync", "hipFree", "the host"));
+    assert_eq!(
+        (r.first.function, r.second.function, r.second.stream.as_str()),
+        ("hipMemcpyAsync", "hipFree", "the host")
+    );
 }
 
 #[test]

@@ -172,10 +172,7 @@ impl std::fmt::Display for StreamRace {
         if self.after_free {
             write!(f, "after the free (a use after free)")
         } else {
-            write!(
-                f,
-                "with no order between them (no stream order, event wait, or host synchronization in between)"
-            )
+            write!(f, "with no order between them (no stream order, event wait, or host synchronization in between)")
         }
     }
 }

@@ -408,10 +408,7 @@ fn per_thread(device: usize) -> Result<Target, hipError_t> {
         }
         streams[device]
             .get_or_insert_with(|| {
-                let name = format!(
-                    "the per-thread stream of thread {} on device {device}",
-                    violations::thread_name()
-                );
+                let name = format!("the per-thread stream of thread {} on device {device}", violations::thread_name());
                 let queue = StreamQueue::new(device, false, crate::hipStreamDefault, NORMAL_PRIORITY, name);
                 lock(&d.streams).push(Arc::downgrade(&queue));
                 queue

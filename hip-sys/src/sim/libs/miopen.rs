@@ -39,8 +39,8 @@
 //!     ("No invoker was registered ... Was find executed?").
 
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
-use crate::sim::races::AccessKind;
 use crate::bindings::miopen::*;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, sim};
 use crate::sim::streams::{self, Target};
 use crate::sim::violations;

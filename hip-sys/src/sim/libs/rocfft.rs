@@ -46,9 +46,9 @@
 //!   or without a new setup, as in rocFFT.
 
 use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Real, Span};
-use crate::sim::races::AccessKind;
 use crate::bindings::rocfft::*;
 use crate::libraries::RocfftVersion;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, lock, sim};
 use crate::sim::streams;
 use crate::sim::violations;

@@ -43,8 +43,8 @@
 
 use super::rocsparse_mode::{count_analysis, record_slow_path, rocsparse_version, RocsparseVersion};
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
-use crate::sim::races::AccessKind;
 use crate::bindings::rocsparse::*;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, sim};
 use crate::sim::streams::{self, Target};
 use crate::sim::violations;
