@@ -2,6 +2,7 @@
 //! them, with the host time of completion for `hipEventElapsedTime`.
 
 use super::entry::{call, idx, write_out};
+use super::races::{self, Clock};
 use super::runtime::{current_device, lock};
 use super::streams::{self, new_handle};
 use super::violations;
@@ -17,6 +18,9 @@ struct EventState {
     completed: u64,
     /// Host time at which `completed` was reached.
     time: Option<Instant>,
+    /// The race detector's clock of the latest recording (what waiting for
+    /// it orders after), and which recording that is.
+    clock: Option<(u64, Clock)>,
 }
 
 /// One event.
@@ -30,6 +34,25 @@ pub(crate) struct EventObj {
 impl EventObj {
     pub fn last_recording(&self) -> u64 {
         lock(&self.state).recorded
+    }
+
+    /// The latest recording and, if race checking has it, its clock.
+    pub fn last_recording_clock(&self) -> (u64, Option<Clock>) {
+        let state = lock(&self.state);
+        let clock = state.clock.as_ref().filter(|(g, _)| *g == state.recorded).map(|(_, c)| c.clone());
+        (state.recorded, clock)
+    }
+
+    /// The host has seen recording `generation` complete: it is ordered
+    /// after what that recording captured.
+    fn host_saw(&self, generation: u64) {
+        if !races::race_check_enabled() || generation == 0 {
+            return;
+        }
+        let clock = lock(&self.state).clock.as_ref().filter(|(g, _)| *g == generation).map(|(_, c)| c.clone());
+        if let Some(clock) = clock {
+            races::host_join(&clock);
+        }
     }
 
     pub fn wait(&self, generation: u64) {
@@ -86,7 +109,7 @@ fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
     let event = Arc::new(EventObj {
         device: current_device(),
         flags,
-        state: Mutex::new(EventState { recorded: 0, completed: 0, time: None }),
+        state: Mutex::new(EventState { recorded: 0, completed: 0, time: None, clock: None }),
         changed: Condvar::new(),
     });
     let handle = new_handle();
@@ -116,17 +139,29 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
             state.recorded += 1;
             state.recorded
         };
-        streams::submit(&queue, false, move || {
-            event.complete(generation);
+        let recorded = event.clone();
+        let op = streams::Op { want_clock: true, ..streams::Op::new("hipEventRecord") };
+        let work = Box::new(move || {
+            recorded.complete(generation);
             Ok(())
-        })
+        });
+        let clock = streams::submit_with(&queue, false, Vec::new(), op, work)?;
+        if let Some(clock) = clock {
+            let mut state = lock(&event.state);
+            if state.clock.as_ref().is_none_or(|(g, _)| *g < generation) {
+                state.clock = Some((generation, clock));
+            }
+        }
+        Ok(())
     })
 }
 
 pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     call(idx!("hipEventSynchronize"), || {
         let event = checked("hipEventSynchronize", event)?;
-        event.wait(event.last_recording());
+        let generation = event.last_recording();
+        event.wait(generation);
+        event.host_saw(generation);
         super::faults::sticky().map_or(Ok(()), Err)
     })
 }
@@ -134,8 +169,12 @@ pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipErr
 pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     call(idx!("hipEventQuery"), || {
         let event = checked("hipEventQuery", event)?;
-        let state = lock(&event.state);
-        if state.completed >= state.recorded {
+        let (completed, recorded) = {
+            let state = lock(&event.state);
+            (state.completed, state.recorded)
+        };
+        if completed >= recorded {
+            event.host_saw(recorded);
             Ok(())
         } else {
             Err(hipError_t::hipErrorNotReady)

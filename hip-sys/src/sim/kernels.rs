@@ -18,6 +18,7 @@
 //! usual `if (i < n)` guard of a GPU kernel.
 
 use super::memory::{resolve, Allocation, Place};
+use super::races::{race_check_enabled, Access, AccessKind};
 use super::runtime::lock;
 use crate::hipError_t;
 use std::cell::RefCell;
@@ -49,6 +50,31 @@ impl Param {
     }
 }
 
+/// What a kernel does to the memory one pointer argument names: `n`
+/// elements of `elem` bytes from the pointer, where `n` is
+/// `min(count argument, threads)` (every kernel of the registry covers
+/// element `i` with thread `i`). The race detector checks these ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgAccess {
+    /// The index of the pointer parameter.
+    pub ptr: usize,
+    /// The index of the `uint32_t` element-count parameter.
+    pub count: usize,
+    /// Bytes per element.
+    pub elem: usize,
+    /// Whether the kernel writes the elements (read-modify-write included);
+    /// else it only reads them.
+    pub write: bool,
+}
+
+const fn reads(ptr: usize, count: usize, elem: usize) -> ArgAccess {
+    ArgAccess { ptr, count, elem, write: false }
+}
+
+const fn writes(ptr: usize, count: usize, elem: usize) -> ArgAccess {
+    ArgAccess { ptr, count, elem, write: true }
+}
+
 /// An argument value read at launch.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Arg {
@@ -67,6 +93,8 @@ pub struct KernelInfo {
     pub signature: &'static str,
     /// Parameter types, in order.
     pub params: &'static [Param],
+    /// The memory each pointer argument is read or written through.
+    pub accesses: &'static [ArgAccess],
     run: fn(&[Arg], usize) -> Result<(), hipError_t>,
 }
 
@@ -105,39 +133,66 @@ pub static KERNELS: &[KernelInfo] = &[
         name: "fill_f32",
         signature: "fill_f32(float* p, float value, uint32_t n)",
         params: &[Ptr, F32, U32],
+        accesses: &[writes(0, 2, 4)],
         run: fill::<f32>,
     },
     KernelInfo {
         name: "fill_u32",
         signature: "fill_u32(uint32_t* p, uint32_t value, uint32_t n)",
         params: &[Ptr, U32, U32],
+        accesses: &[writes(0, 2, 4)],
         run: fill::<u32>,
     },
     KernelInfo {
         name: "vector_add_f32",
         signature: "vector_add_f32(const float* a, const float* b, float* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
+        accesses: &[reads(0, 3, 4), reads(1, 3, 4), writes(2, 3, 4)],
         run: vector_add::<f32>,
     },
     KernelInfo {
         name: "vector_add_f64",
         signature: "vector_add_f64(const double* a, const double* b, double* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
+        accesses: &[reads(0, 3, 8), reads(1, 3, 8), writes(2, 3, 8)],
         run: vector_add::<f64>,
     },
     KernelInfo {
         name: "axpy_f32",
         signature: "axpy_f32(float a, const float* x, float* y, uint32_t n)  // y = a*x + y",
         params: &[F32, Ptr, Ptr, U32],
+        accesses: &[reads(1, 3, 4), writes(2, 3, 4)],
         run: axpy::<f32>,
     },
     KernelInfo {
         name: "axpy_f64",
         signature: "axpy_f64(double a, const double* x, double* y, uint32_t n)  // y = a*x + y",
         params: &[F64, Ptr, Ptr, U32],
+        accesses: &[reads(1, 3, 8), writes(2, 3, 8)],
         run: axpy::<f64>,
     },
 ];
+
+/// The memory a launch of `kernel` with `args` over `threads` threads
+/// touches, for the race detector; ranges that are not memory of a live
+/// allocation are left out (the kernel faults on them when it runs).
+pub(crate) fn launch_accesses(kernel: &KernelInfo, args: &[Arg], threads: usize) -> Vec<Access> {
+    if !race_check_enabled() {
+        return Vec::new();
+    }
+    kernel
+        .accesses
+        .iter()
+        .filter_map(|a| {
+            let bytes = covered(u32_arg(*args.get(a.count)?), threads) * a.elem;
+            if bytes == 0 {
+                return None;
+            }
+            let place = resolve(ptr(*args.get(a.ptr)?), bytes).ok().filter(|p| p.device().is_some())?;
+            place.access(bytes, if a.write { AccessKind::Write } else { AccessKind::Read })
+        })
+        .collect()
+}
 
 /// The kernel named `name`, if the registry has it.
 pub(crate) fn find(name: &str) -> Option<&'static KernelInfo> {

@@ -1,8 +1,9 @@
 //! Device memory: per-device address ranges, allocations, copies and fills.
 
 use super::entry::{call, idx, write_out};
+use super::races::{self, Access, AccessKind, RaceLog};
 use super::runtime::{current_device, lock, sim};
-use super::streams::{self, Target};
+use super::streams::{self, Op, Target};
 use super::violations;
 use crate::{hipError_t, hipMemcpyKind, hipMemoryType, hipPointerAttribute_t, hipStream_t};
 use std::alloc::Layout;
@@ -35,6 +36,8 @@ pub(crate) struct Allocation {
     pub requested: AtomicUsize,
     pub device: usize,
     pub data: Mutex<Vec<u8>>,
+    /// Which operations on which streams touched it (the race detector).
+    pub races: Arc<RaceLog>,
 }
 
 impl Allocation {
@@ -119,6 +122,7 @@ impl DeviceMemory {
             requested: AtomicUsize::new(size),
             device: self.ordinal,
             data: Mutex::new(vec![0u8; rounded]),
+            races: RaceLog::new(base, Some(self.ordinal)),
         });
         state.live.insert(base, allocation.clone());
         Ok(allocation)
@@ -183,6 +187,21 @@ impl Place {
         match self {
             Place::Host(_) => None,
             Place::Device(a, _) => Some(a.device),
+        }
+    }
+
+    /// The race detector's view of `len` bytes here: device memory and
+    /// pinned host memory are tracked, other host memory is not.
+    pub fn access(&self, len: usize, kind: AccessKind) -> Option<Access> {
+        if !races::race_check_enabled() {
+            return None;
+        }
+        match self {
+            Place::Device(a, offset) => Some(Access::new(&a.races, *offset, len, kind)),
+            Place::Host(address) => {
+                let (base, host) = pinned_containing(*address)?;
+                Some(Access::new(&host.races, address - base, len, kind))
+            }
         }
     }
 }
@@ -356,7 +375,8 @@ fn memcpy_on(
     let target = copy_target(stream, &d, Some(&s))?;
     let same_device = matches!((d.device(), s.device()), (Some(a), Some(b)) if a == b);
     let blocking = wait == Wait::AsHip && !same_device;
-    streams::submit(&target, blocking, move || {
+    let accesses = [s.access(size, AccessKind::Read), d.access(size, AccessKind::Write)].into_iter().flatten();
+    streams::submit(&target, blocking, Op::with(function, accesses.collect()), move || {
         copy(&d, &s, size);
         Ok(())
     })
@@ -397,15 +417,23 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
+        let free = |allocation: Option<(Arc<Allocation>, usize)>| {
+            if let Some((allocation, _)) = allocation {
+                let access = Access::new(&allocation.races, 0, allocation.size, AccessKind::Free);
+                races::host_access("hipFree", device, &[access]);
+            }
+        };
         if d.pools.owns(address) {
             // clr 7.x tries the pool first and syncs only for other memory;
             // 5.7 to 6.x sync the device before looking at the pool.
             if sim().config.hip_major < 7 {
                 streams::synchronize_device(device)?;
             }
+            free(d.memory.find(address));
             return d.pools.free_now(address);
         }
         streams::synchronize_device(device)?;
+        free(d.memory.find(address));
         d.memory.release(address).map(drop)
     })
 }
@@ -417,7 +445,7 @@ const HOST_MALLOC_COHERENT: u32 = 0x4000_0000;
 const HOST_MALLOC_NON_COHERENT: u32 = 0x8000_0000;
 
 /// A `hipHostMalloc` allocation.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct HostAllocation {
     layout: Layout,
     /// The size asked for (the layout's is at least 1).
@@ -425,6 +453,8 @@ struct HostAllocation {
     /// The device current at allocation: the one `hipHostFree` syncs.
     device: usize,
     flags: u32,
+    /// Which operations on which streams touched it (the race detector).
+    races: Arc<RaceLog>,
 }
 
 /// Pinned host allocations by base address.
@@ -434,7 +464,7 @@ static HOST_ALLOCATIONS: Mutex<BTreeMap<usize, HostAllocation>> = Mutex::new(BTr
 fn pinned_containing(address: usize) -> Option<(usize, HostAllocation)> {
     let map = lock(&HOST_ALLOCATIONS);
     let (&base, host) = map.range(..=address).next_back()?;
-    (address - base < host.size).then_some((base, *host))
+    (address - base < host.size).then(|| (base, host.clone()))
 }
 
 /// Whether HIP rejects these `hipHostMalloc` flags: Coherent with
@@ -468,7 +498,8 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize
         if memory.is_null() {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
-        let host = HostAllocation { layout, size, device: current_device(), flags };
+        let races = RaceLog::new(memory as usize, None);
+        let host = HostAllocation { layout, size, device: current_device(), flags, races };
         lock(&HOST_ALLOCATIONS).insert(memory as usize, host);
         // SAFETY: checked non-null.
         unsafe { write_out(ptr, memory.cast()) }
@@ -484,6 +515,7 @@ pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
         }
         let host = lock(&HOST_ALLOCATIONS).remove(&(ptr as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
         let synced = streams::synchronize_device(host.device);
+        races::host_access("hipHostFree", host.device, &[Access::new(&host.races, 0, host.size, AccessKind::Free)]);
         // SAFETY: allocated by hipHostMalloc with this layout and removed
         // from the map once; the allocating device's work has finished.
         unsafe { std::alloc::dealloc(ptr.cast(), host.layout) };
@@ -638,7 +670,8 @@ fn memset_on(
     check_operands(function, &place, None);
     let target = copy_target(stream, &place, None)?;
     let blocking = wait == Wait::AsHip && !at_base;
-    streams::submit(&target, blocking, move || fill(&place, &pattern, count))
+    let op = Op::with(function, place.access(bytes, AccessKind::Write).into_iter().collect());
+    streams::submit(&target, blocking, op, move || fill(&place, &pattern, count))
 }
 
 pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {

@@ -14,6 +14,7 @@
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
+//! | `AMDGPU_SIM_RACES` | `record` to record stream races as violations, `off` to skip the tracking (see "Stream races") | `record` |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -149,6 +150,63 @@
 //! device other than the one the module was loaded on is also an error
 //! (`hipErrorInvalidDevice`), where real HIP aborts the process.
 //!
+//! # Stream races
+//!
+//! The simulator records a [`ViolationKind::StreamRace`] when two
+//! operations touch overlapping bytes, at least one writes them, and
+//! nothing orders one before the other; or when an operation touches
+//! memory that a free not ordered after it released (or that a free
+//! ordered before it released: a use after free). [`Violation::race`]
+//! names both operations (the functions that enqueued them), their
+//! streams, what each did and the bytes both touched. Tracked memory is
+//! device memory and pinned host memory (`hipHostMalloc`); pageable host
+//! memory is the caller's and is not tracked.
+//!
+//! What the operations touch: copies read their source and write their
+//! destination, fills write, kernels read and write the ranges their
+//! registry entry declares ([`KernelInfo::accesses`]), library calls read
+//! their inputs and write their outputs and work buffers (rocFFT's input
+//! too where it may overwrite it), and `hipFree`, `hipFreeAsync` and
+//! `hipHostFree` free the whole allocation.
+//!
+//! What orders what (vector clocks, one component per stream and one for
+//! the host):
+//!
+//! - **Stream order**: operations of one stream are ordered as enqueued.
+//! - **Host order**: an operation is ordered after everything the host
+//!   had synchronized with when it was enqueued, and after every free the
+//!   host made before.
+//! - **Events**: `hipEventRecord` captures what its stream's work so far
+//!   is ordered after; `hipStreamWaitEvent` orders the stream's later work
+//!   after that recording (not after later recordings of the event).
+//! - **Host synchronization**: `hipStreamSynchronize`, a successful
+//!   `hipStreamQuery`, `hipDeviceSynchronize` (every stream of the device,
+//!   including destroyed streams whose work has run), `hipEventSynchronize`
+//!   and a successful `hipEventQuery`, and every call that waits for its
+//!   own work (`hipMemcpy` to or from host memory, fills from an interior
+//!   pointer, `hipFree`'s and `hipHostFree`'s device synchronization) order
+//!   the host after that work.
+//! - **The legacy null stream**: its operations are ordered after the
+//!   device's blocking streams' work enqueued before, and blocking
+//!   streams' later operations after the null stream's; streams made with
+//!   `hipStreamNonBlocking` are not ordered by it.
+//! - **Pool reuse**: a block that a stream-ordered pool hands out again
+//!   starts a new history (the pool reuses only frees that completed).
+//!
+//! Host threads share the host's clock: the simulator cannot see how they
+//! synchronize with each other (joins, channels, locks), so a host
+//! synchronization on one thread orders the work that any thread enqueues
+//! afterwards. Races between two host threads that never synchronize with
+//! each other are therefore missed, never invented.
+//!
+//! Everything is decided when work is enqueued, from the program's
+//! synchronization, not from when the work happened to run, so a race is
+//! reported on every run. Each access keeps an epoch per range, and an
+//! access ordered after an older one it covers replaces it, so checking
+//! costs little; at most 64 accesses are remembered per allocation.
+//! `AMDGPU_SIM_RACES=off` turns the detector off ([`race_check_enabled`];
+//! `record`, the default, records).
+//!
 //! # Not modelled
 //!
 //! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
@@ -202,13 +260,14 @@ mod libs;
 mod memory;
 mod modules;
 mod pools;
+mod races;
 mod runtime;
 mod streams;
 mod violations;
 
 pub use errors::describe;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
-pub use kernels::{code_object, KernelInfo, KERNELS};
+pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
 pub(crate) use libs::rocfft::env_version as rocfft_env_version;
 pub use libs::rocfft::{
@@ -220,6 +279,7 @@ pub use libs::rocsparse_mode::{
     clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
+pub use races::{race_check_enabled, AccessKind, RaceOp, StreamRace};
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };

@@ -231,6 +231,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
             function: "hipModuleLaunchKernel",
             thread: violations::thread_name(),
         };
-        streams::submit(&queue, false, move || kernel.run(&args, threads, launch))
+        let op = streams::Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads));
+        streams::submit(&queue, false, op, move || kernel.run(&args, threads, launch))
     })
 }

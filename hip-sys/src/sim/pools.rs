@@ -7,7 +7,8 @@
 //! A freed block is reused only for a request of the same rounded size.
 
 use super::entry::{call, idx, write_out};
-use super::memory::device_of;
+use super::memory::{device_of, Place};
+use super::races::AccessKind;
 use super::runtime::{lock, sim};
 use super::streams::{self, new_handle};
 use super::violations;
@@ -119,6 +120,11 @@ impl PoolRegistry {
         let address = match reusable {
             Some(address) => {
                 memory.set_requested(address, size);
+                if let Some((allocation, _)) = memory.find(address) {
+                    // A new allocation: its free completed (the pool hands
+                    // out only completed frees), so the old accesses are done.
+                    allocation.races.reset();
+                }
                 address
             }
             None => {
@@ -315,7 +321,12 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
         violations::check("hipFreeAsync", device);
         pools.begin_free(address)?;
         let freed_on = Arc::as_ptr(&queue) as usize;
-        streams::submit(&queue, false, move || {
+        let accesses = sim()
+            .device(device)
+            .and_then(|d| d.memory.find(address))
+            .and_then(|(a, _)| Place::Device(a.clone(), 0).access(a.size, AccessKind::Free));
+        let op = streams::Op::with("hipFreeAsync", accesses.into_iter().collect());
+        streams::submit(&queue, false, op, move || {
             pools.finish_free(address, Some(freed_on));
             Ok(())
         })

@@ -108,6 +108,12 @@ pub(crate) struct SimDevice {
     pub streams: Mutex<Vec<Weak<StreamQueue>>>,
     /// A stable address that serves as this device's `hipCtx_t`.
     pub context_tag: Box<u8>,
+    /// The joined final clocks of this device's streams that are gone
+    /// (their work has run): device synchronization orders after them.
+    pub retired: Mutex<super::races::Clock>,
+    /// As `retired`, of the blocking streams only: the null stream
+    /// orders after them.
+    pub retired_blocking: Mutex<super::races::Clock>,
 }
 
 /// The simulated machine.
@@ -152,9 +158,11 @@ impl Sim {
             .map(|ordinal| SimDevice {
                 memory: DeviceMemory::new(ordinal, config.memory),
                 pools: PoolRegistry::new(ordinal),
-                null_stream: StreamQueue::new(ordinal, true, 0, 0),
+                null_stream: StreamQueue::new(ordinal, true, 0, 0, format!("the null stream of device {ordinal}")),
                 streams: Mutex::new(Vec::new()),
                 context_tag: Box::new(ordinal as u8),
+                retired: Mutex::new(Default::default()),
+                retired_blocking: Mutex::new(Default::default()),
             })
             .collect();
         Sim { config, devices }
@@ -163,6 +171,11 @@ impl Sim {
     pub fn device(&self, ordinal: usize) -> Option<&SimDevice> {
         self.devices.get(ordinal)
     }
+}
+
+/// The simulator if it has started (for destructors, which must not start it).
+pub(crate) fn try_sim() -> Option<&'static Sim> {
+    SIM.get()
 }
 
 /// Devices the simulator has (starting it if needed).

@@ -9,6 +9,7 @@
 
 use super::entry::{call, idx, write_out};
 use super::events::EventObj;
+use super::races::{self, Access, Actor, Clock, Stamp};
 use super::runtime::{current_device, lock, sim};
 use super::{faults, violations};
 use crate::{hipError_t, hipStream_t};
@@ -47,6 +48,9 @@ struct QueueState {
     enqueued: u64,
     completed: u64,
     running: bool,
+    /// The stream's vector clock (the race detector's): what its latest
+    /// operation is ordered after.
+    clock: Clock,
 }
 
 /// One stream (or a device's null stream).
@@ -57,6 +61,8 @@ pub(crate) struct StreamQueue {
     pub blocking: bool,
     pub flags: u32,
     pub priority: i32,
+    /// The stream as the race detector names it, with its clock component.
+    pub actor: Actor,
     state: Mutex<QueueState>,
     changed: Condvar,
 }
@@ -65,25 +71,40 @@ pub(crate) struct StreamQueue {
 pub(crate) type Target = Arc<StreamQueue>;
 
 impl StreamQueue {
-    pub fn new(device: usize, is_null: bool, flags: u32, priority: i32) -> Arc<StreamQueue> {
+    /// A new queue; `name` is how race reports name it.
+    pub fn new(device: usize, is_null: bool, flags: u32, priority: i32, name: String) -> Arc<StreamQueue> {
         Arc::new(StreamQueue {
             device,
             is_null,
             blocking: flags & crate::hipStreamNonBlocking == 0,
             flags,
             priority,
-            state: Mutex::new(QueueState { tasks: VecDeque::new(), enqueued: 0, completed: 0, running: false }),
+            actor: Actor::stream(races::new_component(), name),
+            state: Mutex::new(QueueState {
+                tasks: VecDeque::new(),
+                enqueued: 0,
+                completed: 0,
+                running: false,
+                clock: Clock::default(),
+            }),
             changed: Condvar::new(),
         })
     }
 
-    pub fn enqueued(&self) -> u64 {
-        lock(&self.state).enqueued
+    /// The tasks enqueued so far, joining the stream's clock into `clock`
+    /// (both read at one instant).
+    fn snapshot(&self, clock: Option<&mut Clock>) -> u64 {
+        let state = lock(&self.state);
+        if let Some(clock) = clock {
+            clock.join(&state.clock);
+        }
+        state.enqueued
     }
 
-    pub fn is_idle(&self) -> bool {
+    /// The stream's clock if it has run everything enqueued, else `None`.
+    pub fn idle_clock(&self) -> Option<Clock> {
         let state = lock(&self.state);
-        state.completed == state.enqueued
+        (state.completed == state.enqueued).then(|| state.clock.clone())
     }
 
     pub fn wait_completed(&self, count: u64) {
@@ -94,14 +115,24 @@ impl StreamQueue {
     }
 
     /// Add a task; returns its ticket (the completed count that means done)
-    /// and whether the caller must start a drain.
-    fn push(&self, task: Task) -> (u64, bool) {
+    /// and whether the caller must start a drain. With `after` (race
+    /// checking on), the stream's clock joins it and ticks, and the task's
+    /// epoch comes back, with the clock if `want_clock`.
+    fn push(&self, task: Task, after: Option<&Clock>, want_clock: bool) -> (u64, bool, u32, Option<Clock>) {
         let mut state = lock(&self.state);
         state.tasks.push_back(task);
         state.enqueued += 1;
         let start = !state.running;
         state.running = true;
-        (state.enqueued, start)
+        let (epoch, clock) = match after {
+            Some(after) => {
+                state.clock.join(after);
+                let epoch = races::tick(&mut state.clock, &self.actor);
+                (epoch, want_clock.then(|| state.clock.clone()))
+            }
+            None => (0, None),
+        };
+        (state.enqueued, start, epoch, clock)
     }
 
     /// Run queued tasks in this thread until `until` tasks have completed
@@ -136,6 +167,23 @@ impl StreamQueue {
     }
 }
 
+impl Drop for StreamQueue {
+    /// A stream goes away once its work has run: device synchronization
+    /// (and, for a blocking stream, the null stream) still orders after it.
+    fn drop(&mut self) {
+        if self.is_null || !races::race_check_enabled() {
+            return;
+        }
+        let clock = &self.state.get_mut().unwrap_or_else(|p| p.into_inner()).clock;
+        if let Some(d) = super::runtime::try_sim().and_then(|sim| sim.device(self.device)) {
+            lock(&d.retired).join(clock);
+            if self.blocking {
+                lock(&d.retired_blocking).join(clock);
+            }
+        }
+    }
+}
+
 fn spawn_worker(queue: Arc<StreamQueue>) {
     let name = format!("hip-sim-stream-d{}", queue.device);
     let worker = queue.clone();
@@ -145,43 +193,104 @@ fn spawn_worker(queue: Arc<StreamQueue>) {
     }
 }
 
+/// What the race detector needs of an enqueued operation.
+pub(crate) struct Op {
+    /// The HIP or library function that enqueues it.
+    pub function: &'static str,
+    /// The memory it reads, writes or frees.
+    pub accesses: Vec<Access>,
+    /// A clock it is also ordered after (the recording an event wait waits for).
+    pub after: Option<Clock>,
+    /// Whether the caller wants the operation's clock back (an event record).
+    pub want_clock: bool,
+}
+
+impl Op {
+    /// An operation of `function` touching no memory.
+    pub fn new(function: &'static str) -> Op {
+        Op { function, accesses: Vec::new(), after: None, want_clock: false }
+    }
+
+    /// An operation of `function` making `accesses`.
+    pub fn with(function: &'static str, accesses: Vec<Access>) -> Op {
+        Op { function, accesses, after: None, want_clock: false }
+    }
+}
+
 /// Queue `work` on `target` after what the stream semantics require; with
 /// `blocking`, wait for it (running it in this thread if the queue is idle).
 pub(crate) fn submit(
     target: &Target,
     blocking: bool,
+    op: Op,
     work: impl FnOnce() -> Result<(), hipError_t> + Send + 'static,
 ) -> Result<(), hipError_t> {
-    submit_with(target, blocking, Vec::new(), Box::new(work))
+    submit_with(target, blocking, Vec::new(), op, Box::new(work)).map(drop)
 }
 
-pub(crate) fn submit_with(target: &Target, blocking: bool, mut deps: Vec<Dep>, work: Work) -> Result<(), hipError_t> {
+/// As [`submit`], after `deps` too; returns the operation's clock when
+/// `op.want_clock` asks for it (and race checking is on).
+pub(crate) fn submit_with(
+    target: &Target,
+    blocking: bool,
+    mut deps: Vec<Dep>,
+    op: Op,
+    work: Work,
+) -> Result<Option<Clock>, hipError_t> {
     let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let checking = races::race_check_enabled();
+    let mut after = Clock::default();
     if target.is_null {
         for stream in live_streams(target.device) {
             if stream.blocking {
-                let count = stream.enqueued();
+                let count = stream.snapshot(checking.then_some(&mut after));
                 deps.push(Dep::Stream(stream, count));
             }
         }
+        if checking {
+            after.join(&lock(&device.retired_blocking));
+        }
     } else if target.blocking {
         let null = device.null_stream.clone();
-        let count = null.enqueued();
+        let count = null.snapshot(checking.then_some(&mut after));
         deps.push(Dep::Stream(null, count));
     }
-    let (ticket, start) = target.push(Task { deps, work });
+    if checking {
+        races::join_host_into(&mut after);
+        if let Some(event) = &op.after {
+            after.join(event);
+        }
+    }
+    let want_clock = checking && (blocking || op.want_clock || !op.accesses.is_empty());
+    let (ticket, start, epoch, clock) = target.push(Task { deps, work }, checking.then_some(&after), want_clock);
+    if let Some(clock) = &clock {
+        if !op.accesses.is_empty() {
+            let stamp = Stamp {
+                clock,
+                component: target.actor.component(),
+                epoch,
+                actor: &target.actor,
+                function: op.function,
+                device: target.device,
+            };
+            races::check(&stamp, &op.accesses);
+        }
+    }
     if blocking {
         if start && target.drain(Some(ticket)) {
             spawn_worker(target.clone());
         }
         target.wait_completed(ticket);
+        if let Some(clock) = &clock {
+            races::host_join(clock);
+        }
         if let Some(error) = faults::sticky() {
             return Err(error);
         }
     } else if start {
         spawn_worker(target.clone());
     }
-    Ok(())
+    Ok(if op.want_clock { clock } else { None })
 }
 
 fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
@@ -199,9 +308,17 @@ pub(crate) fn synchronize_device(device: usize) -> Result<(), hipError_t> {
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let mut queues = live_streams(device);
     queues.push(d.null_stream.clone());
+    let checking = races::race_check_enabled();
+    let mut seen = Clock::default();
+    if checking {
+        seen.join(&lock(&d.retired));
+    }
     for queue in queues {
-        let count = queue.enqueued();
+        let count = queue.snapshot(checking.then_some(&mut seen));
         queue.wait_completed(count);
+    }
+    if checking {
+        races::host_join(&seen);
     }
     d.pools.after_synchronize();
     faults::sticky().map_or(Ok(()), Err)
@@ -238,7 +355,7 @@ pub fn hold_stream(stream: hipStream_t) -> Result<StreamHold, hipError_t> {
     let queue = target(stream)?;
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let waiting = gate.clone();
-    submit(&queue, false, move || {
+    submit(&queue, false, Op::new("hold_stream"), move || {
         let (open, changed) = &*waiting;
         let mut is_open = lock(open);
         while !*is_open {
@@ -291,7 +408,8 @@ fn per_thread(device: usize) -> Result<Target, hipError_t> {
         }
         streams[device]
             .get_or_insert_with(|| {
-                let queue = StreamQueue::new(device, false, crate::hipStreamDefault, NORMAL_PRIORITY);
+                let name = format!("the per-thread stream of thread {} on device {device}", violations::thread_name());
+                let queue = StreamQueue::new(device, false, crate::hipStreamDefault, NORMAL_PRIORITY, name);
                 lock(&d.streams).push(Arc::downgrade(&queue));
                 queue
             })
@@ -348,8 +466,8 @@ fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipErr
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     // clr: at most -1 is High (-1), at least 1 is Low (1), else Normal (0).
     let priority = priority.clamp(GREATEST_PRIORITY, LEAST_PRIORITY);
-    let queue = StreamQueue::new(device, false, flags, priority);
     let handle = new_handle();
+    let queue = StreamQueue::new(device, false, flags, priority, format!("stream {handle:#x} of device {device}"));
     lock(&d.streams).push(Arc::downgrade(&queue));
     lock(&STREAMS).get_or_insert_with(HashMap::new).insert(handle, queue);
     // SAFETY: checked non-null; valid per the C contract.
@@ -401,7 +519,7 @@ pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hip
         let queue = checked_target("hipStreamSynchronize", stream)?;
         // An empty blocking task waits for everything before it, including,
         // for the null stream, the device's blocking streams.
-        submit(&queue, true, || Ok(()))?;
+        submit(&queue, true, Op::new("hipStreamSynchronize"), || Ok(()))?;
         if let Some(d) = sim().device(queue.device) {
             d.pools.after_synchronize();
         }
@@ -412,7 +530,11 @@ pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hip
 pub(crate) unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     call(idx!("hipStreamQuery"), || {
         let queue = checked_target("hipStreamQuery", stream)?;
-        if queue.is_idle() {
+        if let Some(clock) = queue.idle_clock() {
+            // Seen done: the host is now ordered after its work.
+            if races::race_check_enabled() {
+                races::host_join(&clock);
+            }
             Ok(())
         } else {
             Err(hipError_t::hipErrorNotReady)
@@ -431,9 +553,12 @@ pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
         }
         let queue = checked_target("hipStreamWaitEvent", stream)?;
         let event = super::events::lookup(event).ok_or(hipError_t::hipErrorInvalidHandle)?;
-        match event.last_recording() {
-            0 => Ok(()),
-            generation => submit_with(&queue, false, vec![Dep::Event(event, generation)], Box::new(|| Ok(()))),
+        match event.last_recording_clock() {
+            (0, _) => Ok(()),
+            (generation, clock) => {
+                let op = Op { after: clock, ..Op::new("hipStreamWaitEvent") };
+                submit_with(&queue, false, vec![Dep::Event(event, generation)], op, Box::new(|| Ok(()))).map(drop)
+            }
         }
     })
 }

@@ -1,6 +1,8 @@
 //! The strictness log: calls on an object of one device made while the
-//! calling thread's current device was another.
+//! calling thread's current device was another, kernels touching a peer's
+//! memory without peer access, and stream races.
 
+pub use super::races::StreamRace;
 use super::runtime::{current_device, lock};
 use std::sync::Mutex;
 
@@ -13,9 +15,15 @@ pub enum ViolationKind {
     /// A kernel running on one device touched another device's memory
     /// without `hipDeviceEnablePeerAccess` (a GPU fault in real HIP).
     PeerAccess,
+    /// Two operations on streams with no order between them touched
+    /// overlapping memory and at least one wrote it, or an operation
+    /// touched memory that a free not ordered before it (or ordered before
+    /// it: a use after free) released. [`Violation::race`] says which.
+    StreamRace,
 }
 
-/// One violation: by default a context violation; see [`ViolationKind`].
+/// One violation: a context violation, a peer access or a stream race; see
+/// [`ViolationKind`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     /// What was broken.
@@ -27,12 +35,19 @@ pub struct Violation {
     /// The calling thread's current device at the call; for
     /// [`ViolationKind::PeerAccess`], the device the kernel ran on.
     pub current_device: usize,
-    /// The calling thread, by name or id.
+    /// The calling thread, by name or id (for a stream race, the thread
+    /// that enqueued the second operation).
     pub thread: String,
+    /// For [`ViolationKind::StreamRace`]: both operations, their streams
+    /// and the bytes; `None` for the other kinds.
+    pub race: Option<StreamRace>,
 }
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(race) = &self.race {
+            return write!(f, "{race} (enqueued by thread {})", self.thread);
+        }
         if self.kind == ViolationKind::PeerAccess {
             return write!(
                 f,
@@ -79,6 +94,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
             object_device,
             current_device: current,
             thread: name,
+            race: None,
         });
     }
 }
@@ -99,5 +115,11 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
         object_device: memory_device,
         current_device: device,
         thread,
+        race: None,
     });
+}
+
+/// Record a violation found elsewhere (the race detector).
+pub(crate) fn record(violation: Violation) {
+    lock(&LOG).push(violation);
 }

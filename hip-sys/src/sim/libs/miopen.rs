@@ -38,8 +38,9 @@
 //!     problem with this algorithm fails with `miopenStatusUnknownError`
 //!     ("No invoker was registered ... Was find executed?").
 
-use super::{call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
+use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
 use crate::bindings::miopen::*;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, sim};
 use crate::sim::streams::{self, Target};
 use crate::sim::violations;
@@ -317,7 +318,11 @@ pub(crate) unsafe extern "C" fn miopenSoftmaxForward_V2(
         };
         let (shape, real, a, b, xspan, yspan) = unary_operands(x_desc, x, y_desc, y, alpha, beta)?;
         let total = count(&shape);
-        streams::submit(&target, false, move || {
+        let op = streams::Op::with(
+            "miopenSoftmaxForward_V2",
+            accesses([(&xspan, AccessKind::Read), (&yspan, AccessKind::Write)]),
+        );
+        streams::submit(&target, false, op, move || {
             let xs = as_f32(&xspan.read(real, 0, total)?);
             let mut ys = if b == 0.0 { vec![0.0; total] } else { yspan.read(real, 0, total)? };
             let [n, c, h, w] = shape;
@@ -449,7 +454,11 @@ pub(crate) unsafe extern "C" fn miopenActivationForward(
             return Err(UNKNOWN);
         }
         let total = count(&shape);
-        streams::submit(&target, false, move || {
+        let op = streams::Op::with(
+            "miopenActivationForward",
+            accesses([(&xspan, AccessKind::Read), (&yspan, AccessKind::Write)]),
+        );
+        streams::submit(&target, false, op, move || {
             let xs = xspan.read(real, 0, total)?;
             let mut ys = vec![0.0; total];
             let f: Vec<f32> = xs
@@ -743,7 +752,9 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
         let xspan = span(x as usize, 4 * count(&xs)).ok_or(BAD_PARM)?;
         let wspan = span(w as usize, 4 * count(&ws)).ok_or(BAD_PARM)?;
         let yspan = span(y as usize, 4 * count(&ys)).ok_or(BAD_PARM)?;
-        streams::submit(&target, false, move || {
+        let used = [(&xspan, AccessKind::Read), (&wspan, AccessKind::Read), (&yspan, AccessKind::Write)];
+        let op = streams::Op::with(F, accesses(used));
+        streams::submit(&target, false, op, move || {
             let xv = as_f32(&xspan.read(Real::F32, 0, count(&xs))?);
             let wv = as_f32(&wspan.read(Real::F32, 0, count(&ws))?);
             let mut yv = vec![0.0; count(&ys)];

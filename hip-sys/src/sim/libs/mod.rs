@@ -35,6 +35,7 @@ pub(crate) mod rocsparse;
 pub(crate) mod rocsparse_mode;
 
 use super::memory::{resolve, Allocation, Place};
+use super::races::{Access, AccessKind};
 use super::runtime::{current_device, lock};
 use crate::hipError_t;
 use std::collections::HashMap;
@@ -133,15 +134,26 @@ pub(crate) unsafe fn write_out<T, S>(out: *mut T, value: T, null_status: S) -> R
 pub(crate) struct Span {
     allocation: Arc<Allocation>,
     offset: usize,
+    len: usize,
 }
 
 /// The device memory of `bytes` bytes at `ptr`; `None` for null, host
 /// memory, or memory outside one live allocation.
 pub(crate) fn span(ptr: usize, bytes: usize) -> Option<Span> {
     match resolve(ptr, bytes.max(1)) {
-        Ok(Place::Device(allocation, offset)) => Some(Span { allocation, offset }),
+        Ok(Place::Device(allocation, offset)) => Some(Span { allocation, offset, len: bytes }),
         _ => None,
     }
+}
+
+/// The race detector's accesses of a library computation: each span with
+/// what the computation does to it (a span listed twice is best listed
+/// once, as a write).
+pub(crate) fn accesses<'a>(spans: impl IntoIterator<Item = (&'a Span, AccessKind)>) -> Vec<Access> {
+    if !super::races::race_check_enabled() {
+        return Vec::new();
+    }
+    spans.into_iter().map(|(s, kind)| Access::new(&s.allocation.races, s.offset, s.len, kind)).collect()
 }
 
 /// The element types the libraries compute with.

@@ -45,9 +45,10 @@
 //!   garbage). Destroying it works. Plans made after the cleanup work, with
 //!   or without a new setup, as in rocFFT.
 
-use super::{call, insert, remove_if, span, with, write_out, Kind, Real, Span};
+use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Real, Span};
 use crate::bindings::rocfft::*;
 use crate::libraries::RocfftVersion;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, lock, sim};
 use crate::sim::streams;
 use crate::sim::violations;
@@ -583,9 +584,14 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
             .flatten()
             .ok_or(INVALID_ARG)?
         };
-        if p.work > 0 && (work_size < p.work || span(work, p.work).is_none()) {
-            return Err(INVALID_WORK_BUFFER);
-        }
+        let work_span = if p.work > 0 {
+            if work_size < p.work {
+                return Err(INVALID_WORK_BUFFER);
+            }
+            Some(span(work, p.work).ok_or(INVALID_WORK_BUFFER)?)
+        } else {
+            None
+        };
         if in_buffer.is_null() || (!p.in_place && out_buffer.is_null()) {
             return Err(INVALID_ARG);
         }
@@ -618,7 +624,15 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
                 Transform::RealForward => rocfft_version().r2c_may_overwrite_input(),
                 Transform::Forward | Transform::Inverse => false,
             };
-        streams::submit(&target, false, move || {
+        // In place, or where it scribbles on it, the input is written too.
+        let input_kind = if p.in_place || scribble { AccessKind::Write } else { AccessKind::Read };
+        let mut used = vec![(&in_span, input_kind)];
+        if !p.in_place {
+            used.push((&out_span, AccessKind::Write));
+        }
+        used.extend(work_span.iter().map(|w| (w, AccessKind::Write)));
+        let op = streams::Op::with("rocfft_execute", accesses(used));
+        streams::submit(&target, false, op, move || {
             // In place, each transform's input and output start at the same
             // place, at the larger of the two distances.
             let dists =

@@ -42,8 +42,9 @@
 #![allow(non_snake_case)]
 
 use super::rocsparse_mode::{count_analysis, record_slow_path, rocsparse_version, RocsparseVersion};
-use super::{call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
+use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
 use crate::bindings::rocsparse::*;
+use crate::sim::races::AccessKind;
 use crate::sim::runtime::{current_device, sim};
 use crate::sim::streams::{self, Target};
 use crate::sim::violations;
@@ -492,9 +493,10 @@ fn transposed(op: rocsparse_operation) -> Result<bool, Status> {
     }
 }
 
-/// Check the temporary buffer of a compute or preprocess stage.
-fn check_buffer(temp_buffer: *mut c_void) -> Result<(), Status> {
-    span(temp_buffer as usize, BUFFER_SIZE).map(drop).ok_or(INVALID_POINTER)
+/// Check the temporary buffer of a compute or preprocess stage; the
+/// computation uses it as scratch space.
+fn check_buffer(temp_buffer: *mut c_void) -> Result<Span, Status> {
+    span(temp_buffer as usize, BUFFER_SIZE).ok_or(INVALID_POINTER)
 }
 
 /// The CSR matrix's arrays in device memory.
@@ -502,6 +504,16 @@ struct CsrData {
     row_ptr: Span,
     col_ind: Option<Span>,
     values: Option<Span>,
+}
+
+impl CsrData {
+    /// The arrays, all read.
+    fn accesses(&self) -> impl Iterator<Item = (&Span, AccessKind)> {
+        std::iter::once(&self.row_ptr)
+            .chain(self.col_ind.iter())
+            .chain(self.values.iter())
+            .map(|s| (s, AccessKind::Read))
+    }
 }
 
 fn csr_data(m: &SpMat) -> Result<CsrData, Status> {
@@ -578,7 +590,7 @@ fn spmv(
         alg,
         rocsparse_spmv_alg::rocsparse_spmv_alg_default | rocsparse_spmv_alg::rocsparse_spmv_alg_csr_adaptive
     );
-    match stage {
+    let buffer = match stage {
         // SAFETY: null is refused; otherwise valid per the C contract.
         Stage::BufferSize => return unsafe { write_out(buffer_size, BUFFER_SIZE, INVALID_POINTER) },
         Stage::Preprocess => {
@@ -586,11 +598,12 @@ fn spmv(
             return preprocess(mat, &m, t, adaptive, target.device);
         }
         Stage::PreprocessCompute => {
-            check_buffer(temp_buffer)?;
+            let buffer = check_buffer(temp_buffer)?;
             preprocess(mat, &m, t, adaptive, target.device)?;
+            buffer
         }
         Stage::Compute => check_buffer(temp_buffer)?,
-    }
+    };
     if alpha.is_null() || beta.is_null() {
         return Err(INVALID_POINTER);
     }
@@ -613,7 +626,9 @@ fn spmv(
     let data = csr_data(&m)?;
     let xs = span(xv.values, real.size() * xv.size).ok_or(INVALID_POINTER)?;
     let ys = span(yv.values, real.size() * yv.size).ok_or(INVALID_POINTER)?;
-    streams::submit(&target, false, move || {
+    let used = data.accesses().chain([(&xs, AccessKind::Read), (&buffer, AccessKind::Write), (&ys, AccessKind::Write)]);
+    let op = streams::Op::with(function, accesses(used));
+    streams::submit(&target, false, op, move || {
         let x = xs.read(real, 0, in_len)?;
         let y = ys.read(real, 0, out_len)?;
         let nonzeros = triplets(&m, &data)?;
@@ -834,12 +849,12 @@ pub(crate) unsafe extern "C" fn rocsparse_spmm(
         if bk != k || cm.rows != m || cm.cols != n {
             return Err(INVALID_SIZE);
         }
-        match stage {
+        let buffer = match stage {
             // SAFETY: null is refused; otherwise valid per the C contract.
             Stage::BufferSize => return unsafe { write_out(buffer_size, BUFFER_SIZE, INVALID_POINTER) },
-            Stage::Preprocess => return check_buffer(temp_buffer),
+            Stage::Preprocess => return check_buffer(temp_buffer).map(drop),
             Stage::Compute | Stage::PreprocessCompute => check_buffer(temp_buffer)?,
-        }
+        };
         if alpha.is_null() || beta.is_null() {
             return Err(INVALID_POINTER);
         }
@@ -848,7 +863,10 @@ pub(crate) unsafe extern "C" fn rocsparse_spmm(
         let data = csr_data(&a)?;
         let bs = span(bm.values, real.size() * bm.span_len()).ok_or(INVALID_POINTER)?;
         let cs = span(cm.values, real.size() * cm.span_len()).ok_or(INVALID_POINTER)?;
-        streams::submit(&target, false, move || {
+        let used =
+            data.accesses().chain([(&bs, AccessKind::Read), (&buffer, AccessKind::Write), (&cs, AccessKind::Write)]);
+        let op = streams::Op::with("rocsparse_spmm", accesses(used));
+        streams::submit(&target, false, op, move || {
             let b = bs.read(real, 0, bm.span_len())?;
             let mut c = cs.read(real, 0, cm.span_len())?;
             let b_at = |i: usize, j: usize| if tb { b[bm.at(j, i)] } else { b[bm.at(i, j)] };

@@ -1,0 +1,341 @@
+//! The stream-race detector: vector clocks over streams and the host, and
+//! per-allocation access logs checked when work is enqueued.
+//!
+//! Every stream has a component of the clock; the host has one (component
+//! 0). A stream's clock says which work of every stream (and which host
+//! actions) its next operation is ordered after. An operation enqueued on
+//! stream S joins the host's clock (and, for the legacy null stream, the
+//! clocks the stream semantics order it after), ticks S's own component
+//! and takes that value as its epoch `(S, t)`. A record of an earlier
+//! access at `(c, t)` is ordered before an operation with clock `C` when
+//! `C[c] >= t` (FastTrack's epoch test), so logs keep epochs, not clocks.
+//!
+//! Everything is decided when the work is enqueued, from the program's
+//! synchronization alone, not from when the work happened to run, so a
+//! race is reported on every run, not only on unlucky ones.
+
+use super::runtime::lock;
+use super::violations::{self, Violation, ViolationKind};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A vector clock: entry `i` is the latest epoch of component `i` known.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub(crate) struct Clock(Vec<u32>);
+
+impl Clock {
+    fn get(&self, component: u32) -> u32 {
+        self.0.get(component as usize).copied().unwrap_or(0)
+    }
+
+    /// Make this clock at least `other` in every component.
+    pub fn join(&mut self, other: &Clock) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            *mine = (*mine).max(*theirs);
+        }
+    }
+
+    /// Advance `component` by one; returns its new value.
+    fn tick(&mut self, component: u32) -> u32 {
+        let i = component as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] += 1;
+        self.0[i]
+    }
+}
+
+/// The host's component: host threads share one clock (see the module
+/// docs of the simulator, "Stream races").
+const HOST: u32 = 0;
+static HOST_CLOCK: Mutex<Clock> = Mutex::new(Clock(Vec::new()));
+static NEXT_COMPONENT: AtomicU32 = AtomicU32::new(1);
+
+/// A fresh clock component for a new stream.
+pub(crate) fn new_component() -> u32 {
+    NEXT_COMPONENT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Whether races are checked: `AMDGPU_SIM_RACES=record` (the default) or
+/// `off`.
+pub fn race_check_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| match std::env::var("AMDGPU_SIM_RACES") {
+        Ok(value) => match value.trim() {
+            "off" | "0" | "no" => false,
+            "record" | "" | "1" | "on" => true,
+            other => {
+                log::warn!("hip simulator: AMDGPU_SIM_RACES={other:?} is neither record nor off; recording");
+                true
+            }
+        },
+        Err(_) => true,
+    })
+}
+
+/// Join `clock` into the host's: the host has waited for that work.
+pub(crate) fn host_join(clock: &Clock) {
+    lock(&HOST_CLOCK).join(clock);
+}
+
+/// Join the host's clock into `clock`: work enqueued now follows every
+/// host action so far.
+pub(crate) fn join_host_into(clock: &mut Clock) {
+    clock.join(&lock(&HOST_CLOCK));
+}
+
+/// Who performs an operation: a stream (its component and name) or the host.
+#[derive(Clone)]
+pub(crate) struct Actor {
+    component: u32,
+    name: Arc<str>,
+}
+
+impl Actor {
+    pub fn stream(component: u32, name: String) -> Actor {
+        Actor { component, name: name.into() }
+    }
+}
+
+/// How an operation touches memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// Reads the bytes.
+    Read,
+    /// Writes the bytes (a read-modify-write counts as a write).
+    Write,
+    /// Frees them (`hipFree`, `hipFreeAsync`, `hipHostFree`).
+    Free,
+}
+
+impl AccessKind {
+    fn word(self) -> &'static str {
+        match self {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Free => "frees",
+        }
+    }
+}
+
+/// One side of a [`StreamRace`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaceOp {
+    /// The HIP or library function that enqueued the operation.
+    pub function: &'static str,
+    /// The stream it ran on (`"host"` for a free by the host).
+    pub stream: String,
+    /// What it did to the bytes.
+    pub access: AccessKind,
+}
+
+/// The details of a [`ViolationKind::StreamRace`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamRace {
+    /// The operation enqueued first.
+    pub first: RaceOp,
+    /// The operation enqueued second, which found the conflict.
+    pub second: RaceOp,
+    /// The first byte both touch.
+    pub address: usize,
+    /// How many bytes both touch.
+    pub len: usize,
+    /// The memory: `"device N memory"` or `"pinned host memory"`, and the
+    /// allocation's base address.
+    pub memory: String,
+    /// The second operation is ordered after the first, which freed the
+    /// memory: a use after free rather than an unordered pair.
+    pub after_free: bool,
+}
+
+impl std::fmt::Display for StreamRace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (a, b) = (&self.first, &self.second);
+        write!(
+            f,
+            "stream race on bytes {:#x}..{:#x} ({} bytes of {}): {} on {} {} them and {} on {} {} them, ",
+            self.address,
+            self.address + self.len,
+            self.len,
+            self.memory,
+            a.function,
+            a.stream,
+            a.access.word(),
+            b.function,
+            b.stream,
+            b.access.word()
+        )?;
+        if self.after_free {
+            write!(f, "after the free (a use after free)")
+        } else {
+            write!(f, "with no order between them (no stream order, event wait, or host synchronization in between)")
+        }
+    }
+}
+
+/// One remembered access to a range of an allocation.
+struct Record {
+    start: usize,
+    end: usize,
+    kind: AccessKind,
+    component: u32,
+    epoch: u32,
+    function: &'static str,
+    actor: Arc<str>,
+}
+
+/// Records kept per allocation at most; the oldest goes first beyond it.
+/// Accesses ordered after and covering older ones replace them, so real
+/// logs stay far below it.
+const MAX_RECORDS: usize = 64;
+
+/// The accesses of one allocation (device memory or pinned host memory).
+pub(crate) struct RaceLog {
+    records: Mutex<Vec<Record>>,
+    /// Where the allocation starts, for descriptions.
+    base: usize,
+    /// The allocation's device, or `None` for pinned host memory.
+    device: Option<usize>,
+}
+
+impl RaceLog {
+    pub fn new(base: usize, device: Option<usize>) -> Arc<RaceLog> {
+        Arc::new(RaceLog { records: Mutex::new(Vec::new()), base, device })
+    }
+
+    /// Forget every access: the memory now belongs to a new allocation
+    /// (a pool block handed out again after its free completed).
+    pub fn reset(&self) {
+        lock(&self.records).clear();
+    }
+}
+
+/// An access an operation makes: `len` bytes from `offset` of an allocation.
+#[derive(Clone)]
+pub(crate) struct Access {
+    log: Arc<RaceLog>,
+    offset: usize,
+    len: usize,
+    kind: AccessKind,
+}
+
+impl Access {
+    pub fn new(log: &Arc<RaceLog>, offset: usize, len: usize, kind: AccessKind) -> Access {
+        Access { log: log.clone(), offset, len, kind }
+    }
+}
+
+/// The operation being checked: its clock, epoch and names.
+pub(crate) struct Stamp<'a> {
+    pub clock: &'a Clock,
+    pub component: u32,
+    pub epoch: u32,
+    pub actor: &'a Actor,
+    pub function: &'static str,
+    /// The device the operation runs for (its stream's device).
+    pub device: usize,
+}
+
+/// Check `accesses` of the operation `stamp` against the logs, record a
+/// violation for each conflict (at most one per access), and log them.
+pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
+    for access in accesses {
+        if access.len == 0 {
+            continue;
+        }
+        let (start, end) = (access.offset, access.offset + access.len);
+        let mut found = None;
+        let mut records = lock(&access.log.records);
+        records.retain(|r| {
+            if r.end <= start || r.start >= end {
+                return true;
+            }
+            let ordered = stamp.clock.get(r.component) >= r.epoch;
+            let conflict = r.kind != AccessKind::Read || access.kind != AccessKind::Read;
+            if conflict && found.is_none() && (r.kind == AccessKind::Free || !ordered) {
+                let (lo, hi) = (start.max(r.start), end.min(r.end));
+                found = Some(StreamRace {
+                    first: RaceOp { function: r.function, stream: r.actor.to_string(), access: r.kind },
+                    second: RaceOp {
+                        function: stamp.function,
+                        stream: stamp.actor.name.to_string(),
+                        access: access.kind,
+                    },
+                    address: access.log.base + lo,
+                    len: hi - lo,
+                    memory: match access.log.device {
+                        Some(d) => format!("device {d} memory at {:#x}", access.log.base),
+                        None => format!("pinned host memory at {:#x}", access.log.base),
+                    },
+                    after_free: ordered,
+                });
+            }
+            // An earlier access ordered before this one and inside its range
+            // adds nothing a later check needs: this one conflicts wherever
+            // it would (a write only gives way to a write or free).
+            let covered = ordered && r.start >= start && r.end <= end;
+            let dominated = access.kind != AccessKind::Read || r.kind == AccessKind::Read;
+            !(covered && dominated && r.kind != AccessKind::Free)
+        });
+        if records.len() >= MAX_RECORDS {
+            records.remove(0);
+        }
+        records.push(Record {
+            start,
+            end,
+            kind: access.kind,
+            component: stamp.component,
+            epoch: stamp.epoch,
+            function: stamp.function,
+            actor: stamp.actor.name.clone(),
+        });
+        drop(records);
+        if let Some(race) = found {
+            log::debug!("hip simulator: {race}");
+            violations::record(Violation {
+                kind: ViolationKind::StreamRace,
+                function: stamp.function,
+                object_device: access.log.device.unwrap_or(stamp.device),
+                current_device: stamp.device,
+                thread: violations::thread_name(),
+                race: Some(race),
+            });
+        }
+    }
+}
+
+/// An access by the host itself (a free), ordered after every host
+/// synchronization so far: ticks the host's component and checks.
+pub(crate) fn host_access(function: &'static str, device: usize, accesses: &[Access]) {
+    if !race_check_enabled() {
+        return;
+    }
+    let (clock, epoch) = {
+        let mut host = lock(&HOST_CLOCK);
+        let epoch = host.tick(HOST);
+        (host.clone(), epoch)
+    };
+    let actor = host_actor();
+    check(&Stamp { clock: &clock, component: HOST, epoch, actor: &actor, function, device }, accesses);
+}
+
+fn host_actor() -> Actor {
+    static HOST_ACTOR: OnceLock<Arc<str>> = OnceLock::new();
+    Actor { component: HOST, name: HOST_ACTOR.get_or_init(|| Arc::from("the host")).clone() }
+}
+
+impl Actor {
+    /// The actor's clock component.
+    pub fn component(&self) -> u32 {
+        self.component
+    }
+}
+
+/// Tick `clock` for a new operation of `actor`; returns the epoch.
+pub(crate) fn tick(clock: &mut Clock, actor: &Actor) -> u32 {
+    clock.tick(actor.component)
+}
