@@ -84,6 +84,17 @@ fn conv_desc(params: Conv2d) -> Result<ConvDesc> {
     Ok(desc)
 }
 
+/// A work area of `bytes` from the pool, or none for 0 bytes: MIOpen
+/// wants a null workspace when its size is 0 and a non-null one otherwise.
+fn work_area(device: hip_core::Device, bytes: usize, stream: &hip_core::Stream) -> Result<Option<hip_pool::Buffer>> {
+    Ok(if bytes > 0 { Some(hip_pool::alloc_on(device, bytes, stream)?) } else { None })
+}
+
+/// A work area's pointer and size for MIOpen (null and 0 for none).
+fn raw_area(area: &Option<hip_pool::Buffer>) -> (*mut c_void, usize) {
+    area.as_ref().map_or((std::ptr::null_mut(), 0), |b| (b.as_ptr(), b.len()))
+}
+
 /// The output shape of convolving `input` with `filter` (K × C × R × S).
 pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Result<Shape4> {
     const OP: &str = "conv2d";
@@ -141,30 +152,29 @@ pub fn conv2d_forward<T: DnnScalar>(
     let problem = (input, filter, params);
     with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
         on_device(device, || -> Result<Shape4> {
-            let mut workspace_size = 0usize;
-            check(
-                // SAFETY: live handle and descriptors; a valid out-pointer.
-                unsafe {
-                    (api.miopenConvolutionForwardGetWorkSpaceSize)(
-                        handle.raw,
-                        w_desc.0,
-                        x_desc.0,
-                        conv.0,
-                        y_desc.0,
-                        &mut workspace_size,
-                    )
-                },
-                "miopenConvolutionForwardGetWorkSpaceSize",
-            )?;
-            // MIOpen wants a null workspace when its size is 0 (and a
-            // non-null one otherwise).
-            let workspace =
-                if workspace_size > 0 { Some(hip_pool::alloc_on(device, workspace_size, &stream)?) } else { None };
-            let workspace_ptr = workspace.as_ref().map_or(std::ptr::null_mut::<c_void>(), |w| w.as_ptr());
             let cached = handle.algorithms.borrow().get(&problem).copied();
-            let algorithm = match cached {
-                Some(a) => a,
+            let (algorithm, workspace) = match cached {
+                // The algorithm this handle's search found, with the
+                // workspace it needs: no size query, no search.
+                Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
                 None => {
+                    let mut workspace_size = 0usize;
+                    check(
+                        // SAFETY: live handle and descriptors; a valid out-pointer.
+                        unsafe {
+                            (api.miopenConvolutionForwardGetWorkSpaceSize)(
+                                handle.raw,
+                                w_desc.0,
+                                x_desc.0,
+                                conv.0,
+                                y_desc.0,
+                                &mut workspace_size,
+                            )
+                        },
+                        "miopenConvolutionForwardGetWorkSpaceSize",
+                    )?;
+                    let workspace = work_area(device, workspace_size, &stream)?;
+                    let (workspace_ptr, workspace_size) = raw_area(&workspace);
                     let mut found = 0i32;
                     // SAFETY: an all-zero result is a valid plain struct.
                     let mut perf: miopenConvAlgoPerf_t = unsafe { std::mem::zeroed() };
@@ -195,10 +205,11 @@ pub fn conv2d_forward<T: DnnScalar>(
                     }
                     // SAFETY: the forward search fills the forward member of the union.
                     let algorithm = unsafe { perf.algo.fwd_algo };
-                    handle.algorithms.borrow_mut().insert(problem, algorithm);
-                    algorithm
+                    handle.algorithms.borrow_mut().insert(problem, (algorithm, perf.memory));
+                    (algorithm, workspace)
                 }
             };
+            let (workspace_ptr, workspace_size) = raw_area(&workspace);
             let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
             check(
                 // SAFETY: as above; the workspace holds `workspace_size` bytes.

@@ -40,7 +40,9 @@ pub(crate) struct DnnHandle {
     /// and forward on another handle fails ("No invoker was registered
     /// ... Was find executed?"), so the answers live with the handle and
     /// go when it does.
-    pub algorithms: RefCell<HashMap<ConvProblem, miopenConvFwdAlgorithm_t>>,
+    /// Each with the workspace it needs (the search's `memory`), so later
+    /// calls need neither a size query nor a search.
+    pub algorithms: RefCell<HashMap<ConvProblem, (miopenConvFwdAlgorithm_t, usize)>>,
 }
 
 /// A forward convolution problem: input and filter shapes and the
