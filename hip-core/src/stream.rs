@@ -97,6 +97,7 @@ impl Stream {
     /// clones and for two values of one device's null stream, never given
     /// to another stream (unlike a raw handle, which HIP may reuse once
     /// the stream is destroyed).
+    #[inline]
     pub fn id(&self) -> u64 {
         self.0.id
     }

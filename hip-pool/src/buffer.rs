@@ -131,8 +131,9 @@ impl Buffer {
     /// own stream. Only GPU waits (`hipStreamWaitEvent`); on the own
     /// stream with no recorded use it is one comparison and one atomic
     /// load.
+    #[inline]
     pub fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || (self.stream.id() == stream.id() && self.uses.is_empty()) {
             return Ok(());
         }
         Ok(self.uses.prepare(&self.stream, stream, access)?)
@@ -142,8 +143,9 @@ impl Buffer {
     /// stream other than the buffer's own, an event recorded there after
     /// it, which later conflicting uses, and the block's next owner, wait
     /// for. Nothing to do on the own stream.
+    #[inline]
     pub fn record(&self, stream: &Stream, access: Access) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || self.stream.id() == stream.id() {
             return Ok(());
         }
         Ok(self.uses.record(&self.stream, stream, access)?)

@@ -6,6 +6,7 @@
 //! buffer's drop may do it (rule 1).
 
 use hip_core::{Device, Event, HipError};
+use std::collections::VecDeque;
 use std::sync::Mutex;
 
 /// Devices with a free list of their own; events of higher ordinals are
@@ -16,17 +17,29 @@ const DEVICES: usize = 64;
 const KEEP: usize = 1024;
 
 #[allow(clippy::declare_interior_mutable_const)] // the array initializer only
-const EMPTY: Mutex<Vec<Event>> = Mutex::new(Vec::new());
-static FREE: [Mutex<Vec<Event>>; DEVICES] = [EMPTY; DEVICES];
+const EMPTY: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
+static FREE: [Mutex<VecDeque<Event>>; DEVICES] = [EMPTY; DEVICES];
 
-fn list(device: Device) -> Option<std::sync::MutexGuard<'static, Vec<Event>>> {
+fn list(device: Device) -> Option<std::sync::MutexGuard<'static, VecDeque<Event>>> {
     FREE.get(device.ordinal()).map(|m| m.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// An untimed event of `device`, reused if one is free.
+/// An untimed event of `device`: the oldest free one if its last
+/// recording has completed, else a new one.
+///
+/// A free event may still have a recording in flight that earlier waits
+/// refer to. HIP keeps those waits on that recording even if the event is
+/// recorded again, but recording it again on another stream, which may
+/// finish first, is the kind of subtlety a runtime (the simulator's event
+/// counter, for one) can get wrong; an event is therefore reused only once
+/// its recording is over (one `hipEventQuery`).
 pub(crate) fn take(device: Device) -> Result<Event, HipError> {
-    if let Some(event) = list(device).and_then(|mut free| free.pop()) {
-        return Ok(event);
+    let oldest = list(device).and_then(|mut free| free.pop_front());
+    if let Some(event) = oldest {
+        if event.query().unwrap_or(false) {
+            return Ok(event);
+        }
+        give(event);
     }
     Event::untimed_on(device)
 }
@@ -38,7 +51,7 @@ pub(crate) fn take(device: Device) -> Result<Event, HipError> {
 pub(crate) fn give(event: Event) {
     if let Some(mut free) = list(event.device()) {
         if free.len() < KEEP {
-            free.push(event);
+            free.push_back(event);
             return;
         }
     }
