@@ -4,7 +4,7 @@
 use crate::{Device, Error, Result, Stream};
 use hip_core::check;
 use hip_core::raw::{api, on_device};
-use hip_pool::Buffer;
+use hip_pool::{Access, Buffer};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
@@ -123,6 +123,7 @@ impl<T: DeviceCopy> DeviceArray<T> {
         }
         let api = api()?;
         let stream = self.stream().clone();
+        self.buffer.prepare(&stream, Access::Write)?;
         on_device(self.device(), || {
             // SAFETY: the range is this array's memory.
             check(
@@ -153,7 +154,9 @@ impl<T: DeviceCopy> DeviceArray<T> {
         self.buffer.stream()
     }
 
-    /// Run later copies of this array on `stream` (same device).
+    /// Make `stream` (same device) the array's own stream: later copies
+    /// run on it, and work queued so far on the old one is ordered before
+    /// them on the GPU.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         Ok(self.buffer.set_stream(stream)?)
     }
@@ -178,6 +181,7 @@ impl<T: DeviceCopy> DeviceArray<T> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
         }
+        self.buffer.prepare(self.buffer.stream(), Access::Write)?;
         // SAFETY: both ranges hold len elements; the copy is waited for.
         unsafe { copy_sync(self.buffer.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), self.stream()) }
     }
@@ -212,8 +216,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
         if other.len != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from", device: self.len, host: other.len });
         }
-        // The source's pending work must be done before the copy reads it.
-        other.stream().synchronize()?;
+        // The copy runs on this array's stream: it waits on the GPU for the
+        // source's queued work and uses on other streams, and for this
+        // array's. It is waited for, so nothing needs recording after.
+        self.buffer.prepare(self.buffer.stream(), Access::Write)?;
+        other.buffer.prepare(self.buffer.stream(), Access::Read)?;
         let bytes = other.len * std::mem::size_of::<T>();
         // Not `copy_sync`: a blocking hipMemcpy within one device returns
         // before the copy has run.
@@ -293,25 +300,22 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
         if out.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_to_slice", device: self.len, host: out.len() });
         }
+        let stream = self.array.stream();
+        self.array.buffer.prepare(stream, Access::Read)?;
         // SAFETY: both ranges hold len elements; the copy is waited for.
-        unsafe {
-            copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), std::mem::size_of_val(out), self.array.stream())
-        }
+        unsafe { copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), std::mem::size_of_val(out), stream) }
     }
 
     /// The view's contents.
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        let stream = self.array.stream();
+        self.array.buffer.prepare(stream, Access::Read)?;
         let mut out: Vec<T> = Vec::with_capacity(self.len);
         // SAFETY: the vector has room for len elements; the copy writes them
         // all (through a raw pointer: no reference to uninitialised memory)
         // and is waited for before the length is set.
         unsafe {
-            copy_sync(
-                out.as_mut_ptr().cast(),
-                self.as_ptr().cast(),
-                self.len * std::mem::size_of::<T>(),
-                self.array.stream(),
-            )?;
+            copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), self.len * std::mem::size_of::<T>(), stream)?;
             out.set_len(self.len);
         }
         Ok(out)
@@ -342,8 +346,8 @@ unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceArray<T> {
     fn device(&self) -> Device {
         self.buffer.device()
     }
-    fn stream(&self) -> &Stream {
-        self.buffer.stream()
+    fn buffer(&self) -> &Buffer {
+        &self.buffer
     }
 }
 
@@ -354,7 +358,7 @@ unsafe impl<T: DeviceCopy> hip_libs::DeviceDataMut<T> for DeviceArray<T> {
     }
 }
 
-// SAFETY: the view covers `len` elements inside its array.
+// SAFETY: the view covers `len` elements inside its array's buffer.
 unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceSlice<'_, T> {
     fn device_ptr(&self) -> *const c_void {
         self.as_ptr().cast()
@@ -365,7 +369,7 @@ unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceSlice<'_, T> {
     fn device(&self) -> Device {
         self.array.device()
     }
-    fn stream(&self) -> &Stream {
-        self.array.stream()
+    fn buffer(&self) -> &Buffer {
+        &self.array.buffer
     }
 }

@@ -87,6 +87,44 @@
 //! ([`Stream::wait`]) and time it ([`Event::elapsed_since`]). Recording an
 //! event on another device's stream is a typed error naming both devices.
 //!
+//! # Memory used on several streams
+//!
+//! Every array has its own stream ([`DeviceArray::stream`]); work on it
+//! is ordered by the stream. The library operations run on their output's
+//! stream, so their inputs may belong to other streams. What you get:
+//!
+//! - **Free** (no HIP call beyond the work): everything on one stream, and
+//!   dropping an array at any time, on any thread.
+//! - **One GPU wait** (`hipEventRecord` + `hipStreamWaitEvent`, never a
+//!   host synchronize): an operand whose own stream is not the
+//!   operation's waits for the work queued on its own stream; a later use
+//!   that conflicts with a recorded use on another stream (a write after a
+//!   read, anything after a write) waits for that use's event.
+//! - **One event recorded** after each use on a stream other than the
+//!   operand's own: it keeps the memory from being reused too early. If
+//!   the array is dropped while that use is still queued, the block goes
+//!   back to the pool with the event, and its next owner's stream waits
+//!   for it on the GPU before using the memory.
+//! - [`DeviceArray::set_stream`] orders the old stream's queued work
+//!   before the new stream's later work, on the GPU.
+//!
+//! Kernels launched through the unsafe [`Function::launch`] declare their
+//! operands themselves, with the array's [`pool::Buffer`]: `prepare` before
+//! the launch, `record` after, on the launch's stream.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! use amdgpu::pool::Access;
+//!
+//! let x = DeviceArray::from_slice(&[1.0f32; 256])?; // on this thread's stream
+//! let other = Stream::new()?;
+//! x.buffer().prepare(&other, Access::Read)?;
+//! // ... launch a kernel on `other` that reads `x` ...
+//! x.buffer().record(&other, Access::Read)?;
+//! drop(x); // its block is not reused before that kernel is done
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
 //! # Memory pools, limits and reclaim
 //!
 //! Device memory comes from a caching pool per device ([`pool`]). Freed

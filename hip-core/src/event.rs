@@ -38,6 +38,22 @@ impl Event {
         Ok(Event { handle, device })
     }
 
+    /// A new event on `device` without timing (`hipEventDisableTiming`):
+    /// cheaper to record, for ordering streams only
+    /// ([`Event::elapsed_since`] refuses it).
+    pub fn untimed_on(device: Device) -> Result<Event> {
+        let api = api()?;
+        let mut handle: hipEvent_t = std::ptr::null_mut();
+        on_device(device, || {
+            check(
+                // SAFETY: a valid out-pointer and a flag HIP knows.
+                unsafe { (api.hipEventCreateWithFlags)(&mut handle, hip_sys::hipEventDisableTiming) },
+                "hipEventCreateWithFlags",
+            )
+        })??;
+        Ok(Event { handle, device })
+    }
+
     /// The device the event belongs to.
     pub fn device(&self) -> Device {
         self.device

@@ -3,13 +3,18 @@
 use crate::raw::{api, on_device};
 use crate::{audit, check, Device, Event, HipError, Result};
 use hip_sys::hipStream_t;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 struct Inner {
     handle: hipStream_t,
     device: Device,
     priority: i32,
+    id: u64,
 }
+
+/// Ids of created streams; null streams take their device's ordinal, below.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 32);
 
 // SAFETY: a HIP stream handle may be used from any thread; HIP
 // synchronizes internally.
@@ -69,12 +74,13 @@ impl Stream {
         let mut actual = priority;
         // SAFETY: the stream just created; a valid out-pointer.
         check(unsafe { (api.hipStreamGetPriority)(handle, &mut actual) }, "hipStreamGetPriority").ok();
-        Ok(Stream(Arc::new(Inner { handle, device, priority: actual })))
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Stream(Arc::new(Inner { handle, device, priority: actual, id })))
     }
 
     /// The null (default) stream of `device`.
     pub fn null(device: Device) -> Stream {
-        Stream(Arc::new(Inner { handle: std::ptr::null_mut(), device, priority: 0 }))
+        Stream(Arc::new(Inner { handle: std::ptr::null_mut(), device, priority: 0, id: device.ordinal() as u64 }))
     }
 
     /// The device the stream belongs to.
@@ -85,6 +91,15 @@ impl Stream {
     /// The stream's priority.
     pub fn priority(&self) -> i32 {
         self.0.priority
+    }
+
+    /// A number naming this stream for the life of the process: equal for
+    /// clones and for two values of one device's null stream, never given
+    /// to another stream (unlike a raw handle, which HIP may reuse once
+    /// the stream is destroyed).
+    #[inline]
+    pub fn id(&self) -> u64 {
+        self.0.id
     }
 
     /// The raw handle (null for a null stream).
@@ -144,7 +159,7 @@ impl Stream {
 
 impl PartialEq for Stream {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || (self.0.handle == other.0.handle && self.0.device == other.0.device)
+        self.0.id == other.0.id
     }
 }
 

@@ -1,15 +1,22 @@
 //! What the wrappers accept as device operands.
 
 use hip_core::{Device, Stream};
+use hip_pool::Buffer;
 use std::ffi::c_void;
 
 /// Typed device memory: `len()` elements of `T` at `device_ptr()` on
-/// `device()`, last used on `stream()`. `amdgpu`'s `DeviceArray` and
-/// `DeviceSlice` implement it.
+/// `device()`, inside the pool [`Buffer`] `buffer()`, whose own stream is
+/// `stream()`. `amdgpu`'s `DeviceArray` and `DeviceSlice` implement it.
+///
+/// The operations declare their use of each operand's buffer
+/// ([`Buffer::prepare`], [`Buffer::record`]): an operand whose own stream
+/// is not the operation's is ordered on the GPU, and its memory is not
+/// reused before the operation is done, even if it is dropped at once.
 ///
 /// # Safety
 /// `device_ptr()` must point to `len()` valid elements of `T` on
-/// `device()` for as long as the value is borrowed.
+/// `device()`, inside `buffer()`'s memory, for as long as the value is
+/// borrowed.
 pub unsafe trait DeviceData<T> {
     /// The device address of the first element.
     fn device_ptr(&self) -> *const c_void;
@@ -21,8 +28,13 @@ pub unsafe trait DeviceData<T> {
     }
     /// The device holding the memory.
     fn device(&self) -> Device;
-    /// The stream the memory was last used on.
-    fn stream(&self) -> &Stream;
+    /// The pool buffer holding the memory: operations declare their uses
+    /// of it there.
+    fn buffer(&self) -> &Buffer;
+    /// The buffer's own stream.
+    fn stream(&self) -> &Stream {
+        self.buffer().stream()
+    }
 }
 
 /// [`DeviceData`] that may be written.
@@ -33,17 +45,6 @@ pub unsafe trait DeviceData<T> {
 pub unsafe trait DeviceDataMut<T>: DeviceData<T> {
     /// The device address of the first element, for writing.
     fn device_ptr_mut(&mut self) -> *mut c_void;
-}
-
-/// Make `output`'s stream wait for the inputs' streams, so the operation
-/// (run on the output's stream) sees their finished results.
-pub(crate) fn order_inputs(stream: &Stream, inputs: &[&Stream]) -> hip_core::Result<()> {
-    for input in inputs {
-        if *input != stream {
-            input.synchronize()?;
-        }
-    }
-    Ok(())
 }
 
 /// The device all operands must share, or the first that differs.

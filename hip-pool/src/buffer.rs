@@ -1,21 +1,48 @@
 //! `Buffer`: device memory from a pool, returned to it on drop.
 
 use crate::device_pool::Pool;
-use crate::{Result, Strategy};
+use crate::uses::Uses;
+use crate::{Access, Result, Strategy};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 
 /// Device memory owned by a pool's block.
 ///
-/// It knows its device, its size and the stream it was last used on. It
-/// is `Send + Sync`: it can be dropped on any thread. With the cached
-/// strategy, dropping it gives the block back to its device's pool with
-/// **no HIP call and no access to any thread's GPU state**; the block is
-/// reusable at once on the same stream, and on another stream after an
-/// event orders the new use after the old one. With the `none` and
-/// `async` strategies the drop frees through HIP, under the buffer's
-/// device. Errors in a drop are logged; [`Buffer::free`] returns them.
+/// It knows its device, its size and its own stream. It is `Send + Sync`:
+/// it can be dropped on any thread. With the cached strategy, dropping it
+/// gives the block back to its device's pool with **no HIP call and no
+/// access to any thread's GPU state**; the block is reusable at once on
+/// the same stream, and on another stream after an event orders the new
+/// use after the old one. With the `none` and `async` strategies the drop
+/// frees through HIP, under the buffer's device. Errors in a drop are
+/// logged; [`Buffer::free`] returns them.
+///
+/// # Uses on other streams
+///
+/// Work on the buffer's own stream is ordered by that stream. An operation
+/// that uses the buffer on another stream declares it, around enqueuing
+/// its work: [`Buffer::prepare`] before (the stream waits, on the GPU, for
+/// the own stream's queued work and for conflicting earlier uses), and
+/// [`Buffer::record`] after (an event on that stream, kept by the buffer).
+/// [`crate::with_uses`] does both for several buffers. A dropped buffer
+/// hands those events to the pool with its block, and the block's next
+/// owner waits for them on the GPU before using it. The safe operations
+/// of `hip-libs` and `amdgpu` declare their operands themselves; code that
+/// launches kernels through the unsafe launch API declares its own:
+///
+/// ```
+/// use hip_core::Stream;
+/// use hip_pool::Access;
+///
+/// let buffer = hip_pool::alloc(4096)?; // on this thread's stream
+/// let other = Stream::new()?;
+/// buffer.prepare(&other, Access::Read)?;
+/// // ... enqueue a kernel on `other` that reads `buffer` ...
+/// buffer.record(&other, Access::Read)?;
+/// drop(buffer); // the block is not reused before that kernel is done
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
 pub struct Buffer {
     pool: Option<Pool>,
     ptr: usize,
@@ -25,16 +52,33 @@ pub struct Buffer {
     /// in `Drop` only if it was not.
     stream: ManuallyDrop<Stream>,
     released: bool,
+    uses: Uses,
 }
 
 impl Buffer {
     pub(crate) fn new(pool: Pool, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
-        Buffer { pool: Some(pool), ptr, len, block, stream: ManuallyDrop::new(stream), released: false }
+        Buffer {
+            pool: Some(pool),
+            ptr,
+            len,
+            block,
+            stream: ManuallyDrop::new(stream),
+            released: false,
+            uses: Uses::default(),
+        }
     }
 
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
-        Buffer { pool: None, ptr: 0, len: 0, block: 0, stream: ManuallyDrop::new(stream.clone()), released: false }
+        Buffer {
+            pool: None,
+            ptr: 0,
+            len: 0,
+            block: 0,
+            stream: ManuallyDrop::new(stream.clone()),
+            released: false,
+            uses: Uses::default(),
+        }
     }
 
     /// The device address (null for an empty buffer).
@@ -62,17 +106,75 @@ impl Buffer {
         self.stream.device()
     }
 
-    /// The stream the buffer was last used on.
+    /// The buffer's own stream: work on it needs no declaration.
     pub fn stream(&self) -> &Stream {
         &self.stream
     }
 
-    /// Record that the buffer is now used on `stream` (of the same
-    /// device): its block will be freed in that stream's order.
+    /// Make `stream` (of the same device) the buffer's own stream. Work
+    /// queued so far on the old one is ordered before the new one's later
+    /// work (a GPU wait, no host synchronization), and the block will be
+    /// freed in the new stream's order.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
+        if self.len != 0 {
+            self.uses.move_to(&self.stream, stream)?;
+        }
         *self.stream = stream.clone();
         Ok(())
+    }
+
+    /// Order a use of the buffer with `access` on `stream` after its
+    /// earlier conflicting uses: a read after writes, a write after every
+    /// use. Call it before enqueuing the use. When `stream` is not the
+    /// buffer's own, `stream` also waits for the work queued so far on the
+    /// own stream. Only GPU waits (`hipStreamWaitEvent`); on the own
+    /// stream with no recorded use it is one comparison and one atomic
+    /// load.
+    #[inline]
+    pub fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
+        if self.len == 0 || (self.stream.id() == stream.id() && self.uses.is_empty()) {
+            return Ok(());
+        }
+        Ok(self.uses.prepare(&self.stream, stream, access)?)
+    }
+
+    /// Note that a use with `access` was just enqueued on `stream`: on a
+    /// stream other than the buffer's own, an event recorded there after
+    /// it, which later conflicting uses, and the block's next owner, wait
+    /// for. Nothing to do on the own stream.
+    #[inline]
+    pub fn record(&self, stream: &Stream, access: Access) -> Result<()> {
+        if self.len == 0 || self.stream.id() == stream.id() {
+            return Ok(());
+        }
+        Ok(self.uses.record(&self.stream, stream, access)?)
+    }
+
+    /// [`Buffer::prepare`] for a read.
+    pub fn prepare_read(&self, stream: &Stream) -> Result<()> {
+        self.prepare(stream, Access::Read)
+    }
+
+    /// [`Buffer::prepare`] for a write.
+    pub fn prepare_write(&self, stream: &Stream) -> Result<()> {
+        self.prepare(stream, Access::Write)
+    }
+
+    /// [`Buffer::record`] for a read.
+    pub fn record_read(&self, stream: &Stream) -> Result<()> {
+        self.record(stream, Access::Read)
+    }
+
+    /// [`Buffer::record`] for a write.
+    pub fn record_write(&self, stream: &Stream) -> Result<()> {
+        self.record(stream, Access::Write)
+    }
+
+    /// Whether uses on other streams are recorded (and not yet known to
+    /// be over), for tests and diagnostics.
+    pub fn has_foreign_uses(&self) -> bool {
+        !self.uses.is_empty()
     }
 
     /// Give the memory back now, reporting any error.
@@ -88,12 +190,13 @@ impl Buffer {
         // SAFETY: taken once: `released` keeps Drop from dropping it again,
         // and `pool` is gone, so no other path reads it.
         let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
+        let pending = self.uses.take_events();
         match pool.0.strategy {
             Strategy::Cached => {
-                pool.0.give_back(self.ptr, self.block, stream);
+                pool.0.give_back(self.ptr, self.block, stream, pending);
                 Ok(())
             }
-            Strategy::None | Strategy::Async => Ok(pool.0.driver_free(self.ptr, self.block, &stream)?),
+            Strategy::None | Strategy::Async => Ok(pool.0.driver_free(self.ptr, self.block, &stream, pending)?),
         }
     }
 }

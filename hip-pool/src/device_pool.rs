@@ -1,6 +1,7 @@
 //! One device's pool: the strategy, its lock, limits and statistics.
 
 use crate::limits::Limits;
+use crate::pending::{self, Pending, Waits};
 use crate::strategy::cached::{self, Cache};
 use crate::strategy::pass_through::{self, Driver};
 use crate::strategy::stream_ordered::AsyncPool;
@@ -16,6 +17,8 @@ struct State {
     /// Blocks whose driver free failed (`none` and `async`), retried by
     /// the next reclaim so that a failing free leaks nothing.
     failed_frees: Vec<(usize, usize)>,
+    /// Events of uses that may still run on free blocks.
+    pending: Pending,
 }
 
 /// A memory pool for one device. The process has one per device
@@ -33,8 +36,6 @@ pub(crate) struct PoolInner {
     /// Set on every allocation and free; the cleanup thread clears it.
     pub used: AtomicBool,
     async_pool: Option<AsyncPool>,
-    /// Events for ordering cross-stream reuse, reused.
-    events: Mutex<Vec<Event>>,
     total_memory: usize,
     /// The per-thread caches of this pool, for reclaim and statistics.
     pub thread_caches: Mutex<Vec<crate::thread_cache::Shared>>,
@@ -67,10 +68,10 @@ impl Pool {
                 stats: PoolStats::default(),
                 limits: Limits::default(),
                 failed_frees: Vec::new(),
+                pending: Pending::default(),
             }),
             used: AtomicBool::new(false),
             async_pool,
-            events: Mutex::new(Vec::new()),
             total_memory,
             thread_caches: Mutex::new(Vec::new()),
         }));
@@ -200,19 +201,24 @@ impl PoolInner {
                 state.cache.flush_recent();
                 taken = state.cache.take(size, stream);
             }
-            if let Some(t) = &taken {
+            taken.map(|t| {
                 state.stats.hits += 1;
                 account_alloc(&mut state.stats, t.size);
-            }
-            taken
+                let waits = state.pending.overlapping(t.ptr, t.size);
+                (t, waits)
+            })
         };
-        if let Some(mut taken) = taken {
-            if let Some(previous) = &taken.other_stream {
-                if let Err(error) = self.order_after(previous, stream) {
-                    self.give_back(taken.ptr, taken.size, stream.clone());
-                    return Attempt::Failed(error.into());
-                }
+        if let Some((mut taken, waits)) = taken {
+            let ordered = match &taken.other_stream {
+                Some(previous) => crate::uses::order_after(previous, stream),
+                None => Ok(()),
+            };
+            if let Err(error) = ordered.and_then(|()| self.wait_pending(&waits, stream)) {
+                self.lock().pending.restore(waits.removed);
+                self.give_back(taken.ptr, taken.size, stream.clone(), Vec::new());
+                return Attempt::Failed(error.into());
             }
+            release_waits(waits);
             let stream = taken.same_stream.take().unwrap_or_else(|| stream.clone());
             return Attempt::Done(Buffer::new(Pool(self), taken.ptr, bytes, taken.size, stream));
         }
@@ -301,26 +307,23 @@ impl PoolInner {
         state.stats.reserved -= bytes;
     }
 
-    /// Make `stream` wait for all work queued so far on `previous`.
-    fn order_after(&self, previous: &Stream, stream: &Stream) -> Result<(), HipError> {
-        let event = {
-            let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
-            events.pop()
-        };
-        let event = match event {
-            Some(e) => e,
-            None => Event::new_on(self.device)?,
-        };
-        let result = event.record(previous).and_then(|()| stream.wait(&event));
-        // The wait took a snapshot of the recording: the event is free again.
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
-        result
+    /// Make `stream` wait for the pending uses of a block it is given.
+    fn wait_pending(&self, waits: &Waits, stream: &Stream) -> Result<(), HipError> {
+        if waits.is_empty() {
+            return Ok(());
+        }
+        waits.events().try_for_each(|event| stream.wait(event))
     }
 
-    /// Return a block (from a buffer's drop or free). The cached strategy
-    /// makes no HIP call here.
-    pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream) {
+    /// Return a block (from a buffer's drop or free) with the events of
+    /// its uses that may still run. The cached strategy makes no HIP call
+    /// here; a block with pending events goes to the pool, not to the
+    /// thread's cache, so that every allocation sees them.
+    pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
         self.mark_used();
+        if !pending.is_empty() {
+            return self.give_back_to_pool_with(ptr, size, stream, pending);
+        }
         let stream = match crate::thread_cache::give(self, ptr, size, stream) {
             Ok(()) => return,
             Err(stream) => stream,
@@ -330,7 +333,15 @@ impl PoolInner {
 
     /// Return a block to the pool itself (not a thread's cache).
     pub fn give_back_to_pool(&self, ptr: usize, size: usize, stream: Stream) {
+        self.give_back_to_pool_with(ptr, size, stream, Vec::new())
+    }
+
+    /// Return a block to the pool with its pending events.
+    fn give_back_to_pool_with(&self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
         let mut state = self.lock();
+        if !pending.is_empty() {
+            state.pending.add(ptr, size, pending);
+        }
         let stream = match state.cache.give_back_recent(ptr, size, stream) {
             Ok(()) => {
                 account_free(&mut state.stats, size);
@@ -345,13 +356,18 @@ impl PoolInner {
         }
     }
 
-    /// Free a block of the `none` or `async` strategy with HIP.
-    pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream) -> Result<(), HipError> {
+    /// Free a block of the `none` or `async` strategy with HIP, after its
+    /// pending uses (synchronized first).
+    pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream, pending: Vec<Event>) -> Result<(), HipError> {
         self.mark_used();
-        let result = match (&self.async_pool, self.strategy) {
+        let synchronized = pending.iter().try_for_each(Event::synchronize);
+        for event in pending {
+            crate::events::give(event);
+        }
+        let result = synchronized.and_then(|()| match (&self.async_pool, self.strategy) {
             (Some(pool), Strategy::Async) => pool.free(self.device, ptr, stream),
             _ => pass_through::free(self.device, ptr),
-        };
+        });
         let mut state = self.lock();
         account_free(&mut state.stats, size);
         match &result {
@@ -410,7 +426,25 @@ impl PoolInner {
             }
             Strategy::Cached => {
                 crate::thread_cache::flush_all(self);
-                let unused = self.lock().cache.remove_unused_segments();
+                let (unused, pending) = {
+                    let mut state = self.lock();
+                    (state.cache.remove_unused_segments(), state.pending.take_all())
+                };
+                // Uses on other devices' streams are not covered by this
+                // device's synchronize.
+                let synchronized = pending.iter().try_for_each(|entry| entry.event.synchronize());
+                if let Err(error) = synchronized {
+                    let device = self.device;
+                    let mut state = self.lock();
+                    for (base, size) in unused {
+                        state.cache.restore_segment(base, size, hip_core::Stream::null(device));
+                    }
+                    state.pending.restore(pending);
+                    return Err(error.into());
+                }
+                for entry in pending {
+                    pending::release(entry.event);
+                }
                 let device = self.device;
                 // A segment HIP refuses stays cached, free.
                 self.free_blocks(unused, |state, base, size| {
@@ -441,6 +475,16 @@ impl PoolInner {
             free,
             limit: state.limits.hard,
         }
+    }
+}
+
+/// Return the events an allocation waited for and no longer needs.
+fn release_waits(waits: Waits) {
+    for entry in waits.removed {
+        pending::release(entry.event);
+    }
+    for event in waits.shared {
+        pending::release(event);
     }
 }
 

@@ -6,9 +6,20 @@
 //! and each thread keeps a small cache of the blocks it freed, so threads
 //! sharing a device rarely meet on that lock. Pools live for the process.
 //!
-//! - [`Buffer`]: device memory that knows its device, size and stream.
-//!   Dropped on any thread, it goes back to its pool with no HIP call and
-//!   no thread-state access (cached strategy).
+//! - [`Buffer`]: device memory that knows its device, size and own
+//!   stream. Dropped on any thread, it goes back to its pool with no HIP
+//!   call and no thread-state access (cached strategy).
+//! - Uses on other streams: an operation that uses a buffer on a stream
+//!   other than its own declares it with [`Buffer::prepare`] before
+//!   enqueuing (the stream waits on the GPU for the own stream's queued
+//!   work and for conflicting earlier uses: read after write, write after
+//!   read or write) and [`Buffer::record`] after (an event on that stream,
+//!   kept by the buffer), or with [`with_uses`] for several buffers. A
+//!   dropped buffer hands those events to the pool with its block; the
+//!   block's next owner waits for them on the GPU before it gets the
+//!   block (a block with pending events skips the per-thread caches),
+//!   [`reclaim`](reclaim()) and driver frees synchronize them first. The
+//!   same-stream case costs one stream comparison and one atomic load.
 //! - [`Strategy`]: `cached` (default; splitting policy in
 //!   `strategy::cached`'s docs), `async` (HIP's stream-ordered pool,
 //!   threshold at maximum) or `none` (pass-through), per `AMDGPU_POOL` or
@@ -40,12 +51,15 @@ mod buffer;
 pub mod cleanup;
 mod device_pool;
 mod error;
+mod events;
 mod limits;
 mod oom;
+mod pending;
 mod reclaim;
 mod stats;
 mod strategy;
 mod thread_cache;
+mod uses;
 
 pub use buffer::Buffer;
 pub use device_pool::Pool;
@@ -55,3 +69,4 @@ pub use oom::register_reclaim_hook;
 pub use reclaim::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
 pub use strategy::Strategy;
+pub use uses::{with_uses, Access};

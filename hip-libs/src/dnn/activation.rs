@@ -2,11 +2,12 @@
 
 use super::handle::{check, DnnHandle, HANDLES};
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
-use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::audit;
 use hip_core::raw::on_device;
+use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenActivationDescriptor_t, miopenActivationMode_t};
 
 /// An activation function, with MIOpen's parameters.
@@ -89,7 +90,6 @@ pub fn activation<T: DnnScalar>(
     let device = y.device();
     same_device(OP, device, &[("x", x.device())])?;
     let stream = y.stream().clone();
-    order_inputs(&stream, &[x.stream()])?;
     let api = hip_sys::miopen()?;
     let tensor = TensorDesc::new::<T>(shape)?;
     let mut raw: miopenActivationDescriptor_t = std::ptr::null_mut();
@@ -101,24 +101,27 @@ pub fn activation<T: DnnScalar>(
     check(unsafe { (api.miopenSetActivationDescriptor)(desc.0, mode, a, b, g) }, "miopenSetActivationDescriptor")?;
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
     let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
-    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-        on_device(device, || {
-            check(
-                // SAFETY: live handle and descriptors; x and y hold `shape` elements.
-                unsafe {
-                    (api.miopenActivationForward)(
-                        handle.raw,
-                        desc.0,
-                        (&alpha as *const f32).cast(),
-                        tensor.0,
-                        x_ptr,
-                        (&beta as *const f32).cast(),
-                        tensor.0,
-                        y_ptr,
-                    )
-                },
-                "miopenActivationForward",
-            )
-        })?
+    let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || {
+        with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+            on_device(device, || {
+                check(
+                    // SAFETY: live handle and descriptors; x and y hold `shape` elements.
+                    unsafe {
+                        (api.miopenActivationForward)(
+                            handle.raw,
+                            desc.0,
+                            (&alpha as *const f32).cast(),
+                            tensor.0,
+                            x_ptr,
+                            (&beta as *const f32).cast(),
+                            tensor.0,
+                            y_ptr,
+                        )
+                    },
+                    "miopenActivationForward",
+                )
+            })?
+        })
     })
 }

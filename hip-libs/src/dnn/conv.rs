@@ -9,11 +9,12 @@
 
 use super::handle::{check, DnnHandle, HANDLES};
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
-use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::audit;
 use hip_core::raw::on_device;
+use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenConvAlgoPerf_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
 use std::ffi::c_void;
 
@@ -143,96 +144,98 @@ pub fn conv2d_forward<T: DnnScalar>(
     let device = y.device();
     same_device(OP, device, &[("x", x.device()), ("w", w.device())])?;
     let stream = y.stream().clone();
-    order_inputs(&stream, &[x.stream(), w.stream()])?;
     let api = hip_sys::miopen()?;
     let (x_desc, w_desc, y_desc) =
         (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
     let conv = conv_desc(params)?;
     let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
     let problem = (input, filter, params);
-    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-        on_device(device, || -> Result<Shape4> {
-            let cached = handle.algorithms.borrow().get(&problem).copied();
-            let (algorithm, workspace) = match cached {
-                // The algorithm this handle's search found, with the
-                // workspace it needs: no size query, no search.
-                Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
-                None => {
-                    let mut workspace_size = 0usize;
-                    check(
-                        // SAFETY: live handle and descriptors; a valid out-pointer.
-                        unsafe {
-                            (api.miopenConvolutionForwardGetWorkSpaceSize)(
-                                handle.raw,
-                                w_desc.0,
-                                x_desc.0,
-                                conv.0,
-                                y_desc.0,
-                                &mut workspace_size,
-                            )
-                        },
-                        "miopenConvolutionForwardGetWorkSpaceSize",
-                    )?;
-                    let workspace = work_area(device, workspace_size, &stream)?;
-                    let (workspace_ptr, workspace_size) = raw_area(&workspace);
-                    let mut found = 0i32;
-                    // SAFETY: an all-zero result is a valid plain struct.
-                    let mut perf: miopenConvAlgoPerf_t = unsafe { std::mem::zeroed() };
-                    check(
-                        // SAFETY: live handle, descriptors and buffers of the checked sizes; one result.
-                        unsafe {
-                            (api.miopenFindConvolutionForwardAlgorithm)(
-                                handle.raw,
-                                x_desc.0,
-                                x_ptr,
-                                w_desc.0,
-                                w_ptr,
-                                conv.0,
-                                y_desc.0,
-                                y_ptr,
-                                1,
-                                &mut found,
-                                &mut perf,
-                                workspace_ptr,
-                                workspace_size,
-                                false,
-                            )
-                        },
-                        "miopenFindConvolutionForwardAlgorithm",
-                    )?;
-                    if found < 1 {
-                        return Err(LibError::invalid(OP, "MIOpen found no forward algorithm for this problem"));
+    let operands = [(x.buffer(), Access::Read), (w.buffer(), Access::Read), (y.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || {
+        with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+            on_device(device, || -> Result<Shape4> {
+                let cached = handle.algorithms.borrow().get(&problem).copied();
+                let (algorithm, workspace) = match cached {
+                    // The algorithm this handle's search found, with the
+                    // workspace it needs: no size query, no search.
+                    Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
+                    None => {
+                        let mut workspace_size = 0usize;
+                        check(
+                            // SAFETY: live handle and descriptors; a valid out-pointer.
+                            unsafe {
+                                (api.miopenConvolutionForwardGetWorkSpaceSize)(
+                                    handle.raw,
+                                    w_desc.0,
+                                    x_desc.0,
+                                    conv.0,
+                                    y_desc.0,
+                                    &mut workspace_size,
+                                )
+                            },
+                            "miopenConvolutionForwardGetWorkSpaceSize",
+                        )?;
+                        let workspace = work_area(device, workspace_size, &stream)?;
+                        let (workspace_ptr, workspace_size) = raw_area(&workspace);
+                        let mut found = 0i32;
+                        // SAFETY: an all-zero result is a valid plain struct.
+                        let mut perf: miopenConvAlgoPerf_t = unsafe { std::mem::zeroed() };
+                        check(
+                            // SAFETY: live handle, descriptors and buffers of the checked sizes; one result.
+                            unsafe {
+                                (api.miopenFindConvolutionForwardAlgorithm)(
+                                    handle.raw,
+                                    x_desc.0,
+                                    x_ptr,
+                                    w_desc.0,
+                                    w_ptr,
+                                    conv.0,
+                                    y_desc.0,
+                                    y_ptr,
+                                    1,
+                                    &mut found,
+                                    &mut perf,
+                                    workspace_ptr,
+                                    workspace_size,
+                                    false,
+                                )
+                            },
+                            "miopenFindConvolutionForwardAlgorithm",
+                        )?;
+                        if found < 1 {
+                            return Err(LibError::invalid(OP, "MIOpen found no forward algorithm for this problem"));
+                        }
+                        // SAFETY: the forward search fills the forward member of the union.
+                        let algorithm = unsafe { perf.algo.fwd_algo };
+                        handle.algorithms.borrow_mut().insert(problem, (algorithm, perf.memory));
+                        (algorithm, workspace)
                     }
-                    // SAFETY: the forward search fills the forward member of the union.
-                    let algorithm = unsafe { perf.algo.fwd_algo };
-                    handle.algorithms.borrow_mut().insert(problem, (algorithm, perf.memory));
-                    (algorithm, workspace)
-                }
-            };
-            let (workspace_ptr, workspace_size) = raw_area(&workspace);
-            let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
-            check(
-                // SAFETY: as above; the workspace holds `workspace_size` bytes.
-                unsafe {
-                    (api.miopenConvolutionForward)(
-                        handle.raw,
-                        (&alpha as *const f32).cast(),
-                        x_desc.0,
-                        x_ptr,
-                        w_desc.0,
-                        w_ptr,
-                        conv.0,
-                        algorithm,
-                        (&beta as *const f32).cast(),
-                        y_desc.0,
-                        y_ptr,
-                        workspace_ptr,
-                        workspace_size,
-                    )
-                },
-                "miopenConvolutionForward",
-            )?;
-            Ok(output)
-        })?
+                };
+                let (workspace_ptr, workspace_size) = raw_area(&workspace);
+                let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
+                check(
+                    // SAFETY: as above; the workspace holds `workspace_size` bytes.
+                    unsafe {
+                        (api.miopenConvolutionForward)(
+                            handle.raw,
+                            (&alpha as *const f32).cast(),
+                            x_desc.0,
+                            x_ptr,
+                            w_desc.0,
+                            w_ptr,
+                            conv.0,
+                            algorithm,
+                            (&beta as *const f32).cast(),
+                            y_desc.0,
+                            y_ptr,
+                            workspace_ptr,
+                            workspace_size,
+                        )
+                    },
+                    "miopenConvolutionForward",
+                )?;
+                Ok(output)
+            })?
+        })
     })
 }

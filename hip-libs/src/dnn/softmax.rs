@@ -2,10 +2,11 @@
 
 use super::handle::{check, DnnHandle, HANDLES};
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
-use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
+use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenSoftmaxAlgorithm_t, miopenSoftmaxMode_t};
 
 /// How softmax is computed.
@@ -50,7 +51,6 @@ pub fn softmax<T: DnnScalar>(
     let device = y.device();
     same_device(OP, device, &[("x", x.device())])?;
     let stream = y.stream().clone();
-    order_inputs(&stream, &[x.stream()])?;
     let api = hip_sys::miopen()?;
     let desc = TensorDesc::new::<T>(shape)?;
     let algorithm = match algorithm {
@@ -64,26 +64,29 @@ pub fn softmax<T: DnnScalar>(
     };
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
     let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
-    with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-        on_device(device, || {
-            check(
-                // SAFETY: a live handle; x and y hold `shape` elements of T;
-                // alpha and beta are host floats, as MIOpen reads them.
-                unsafe {
-                    (api.miopenSoftmaxForward_V2)(
-                        handle.raw,
-                        (&alpha as *const f32).cast(),
-                        desc.0,
-                        x_ptr,
-                        (&beta as *const f32).cast(),
-                        desc.0,
-                        y_ptr,
-                        algorithm,
-                        mode,
-                    )
-                },
-                "miopenSoftmaxForward_V2",
-            )
-        })?
+    let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || {
+        with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
+            on_device(device, || {
+                check(
+                    // SAFETY: a live handle; x and y hold `shape` elements of T;
+                    // alpha and beta are host floats, as MIOpen reads them.
+                    unsafe {
+                        (api.miopenSoftmaxForward_V2)(
+                            handle.raw,
+                            (&alpha as *const f32).cast(),
+                            desc.0,
+                            x_ptr,
+                            (&beta as *const f32).cast(),
+                            desc.0,
+                            y_ptr,
+                            algorithm,
+                            mode,
+                        )
+                    },
+                    "miopenSoftmaxForward_V2",
+                )
+            })?
+        })
     })
 }

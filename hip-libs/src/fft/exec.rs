@@ -2,10 +2,11 @@
 
 use super::plan::{check, FftReal, Placement, PlanKey, TransformKind};
 use super::plan_cache::cached_plan;
-use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{Device, Stream};
+use hip_pool::{with_uses, Access};
 use hip_sys::rocfft::rocfft_execution_info;
 use std::ffi::c_void;
 
@@ -100,7 +101,6 @@ pub fn c2c<T: FftReal>(
     let device = output.device();
     same_device(OP, device, &[("the input", input.device())])?;
     let stream = output.stream().clone();
-    order_inputs(&stream, &[input.stream()])?;
     let kind = match direction {
         Direction::Forward => TransformKind::ComplexForward,
         Direction::Inverse => TransformKind::ComplexInverse,
@@ -113,7 +113,9 @@ pub fn c2c<T: FftReal>(
         double: T::PRECISION.0 == 1,
         placement: Placement::OutOfPlace,
     };
-    execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
+    let (input_ptr, output_ptr) = (input.device_ptr() as *mut c_void, output.device_ptr_mut());
+    let operands = [(input.buffer(), Access::Read), (output.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || execute(key, input_ptr, output_ptr, &stream))
 }
 
 /// Complex-to-complex transform in place, on `data`'s stream.
@@ -139,7 +141,8 @@ pub fn c2c_in_place<T: FftReal>(
         double: T::PRECISION.0 == 1,
         placement: Placement::InPlace,
     };
-    execute(key, data.device_ptr_mut(), std::ptr::null_mut(), &stream)
+    let data_ptr = data.device_ptr_mut();
+    with_uses(&stream, &[(data.buffer(), Access::Write)], || execute(key, data_ptr, std::ptr::null_mut(), &stream))
 }
 
 /// Real-to-complex transform: `batch × shape` reals to the half spectrum
@@ -164,7 +167,6 @@ pub fn r2c<T: FftReal>(
     let device = output.device();
     same_device(OP, device, &[("the input", input.device())])?;
     let stream = output.stream().clone();
-    order_inputs(&stream, &[input.stream()])?;
     let key = PlanKey {
         device,
         shape: shape.to_vec(),
@@ -173,16 +175,21 @@ pub fn r2c<T: FftReal>(
         double: T::PRECISION.0 == 1,
         placement: Placement::OutOfPlace,
     };
-    if hip_sys::rocfft_version()?.r2c_may_overwrite_input() {
-        let bytes = n * std::mem::size_of::<T>();
-        let copy = hip_pool::alloc_on(device, bytes, &stream)?;
-        // SAFETY: `input` holds `n` elements (checked above) on `device`,
-        // and the block `bytes`; the copy is ordered before the transform
-        // on `stream`, and the block returns to the pool in its order.
-        unsafe { copy_on_stream(copy.as_ptr(), input.device_ptr(), bytes, &stream) }?;
-        return execute(key, copy.as_ptr(), output.device_ptr_mut(), &stream);
-    }
-    execute(key, input.device_ptr() as *mut c_void, output.device_ptr_mut(), &stream)
+    let may_overwrite = hip_sys::rocfft_version()?.r2c_may_overwrite_input();
+    let (input_ptr, output_ptr) = (input.device_ptr() as *mut c_void, output.device_ptr_mut());
+    let operands = [(input.buffer(), Access::Read), (output.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || {
+        if may_overwrite {
+            let bytes = n * std::mem::size_of::<T>();
+            let copy = hip_pool::alloc_on(device, bytes, &stream)?;
+            // SAFETY: `input` holds `n` elements (checked above) on `device`,
+            // and the block `bytes`; the copy is ordered before the transform
+            // on `stream`, and the block returns to the pool in its order.
+            unsafe { copy_on_stream(copy.as_ptr(), input_ptr, bytes, &stream) }?;
+            return execute(key, copy.as_ptr(), output_ptr, &stream);
+        }
+        execute(key, input_ptr, output_ptr, &stream)
+    })
 }
 
 /// Queue a device-to-device copy of `bytes` on `stream`, under its device.
@@ -224,7 +231,6 @@ pub fn c2r<T: FftReal>(
     let device = output.device();
     same_device(OP, device, &[("the input", input.device())])?;
     let stream = output.stream().clone();
-    order_inputs(&stream, &[input.stream()])?;
     let key = PlanKey {
         device,
         shape: shape.to_vec(),
@@ -233,5 +239,8 @@ pub fn c2r<T: FftReal>(
         double: T::PRECISION.0 == 1,
         placement: Placement::OutOfPlace,
     };
-    execute(key, input.device_ptr_mut(), output.device_ptr_mut(), &stream)
+    let (input_ptr, output_ptr) = (input.device_ptr_mut(), output.device_ptr_mut());
+    // The input is scratch space: a write.
+    let operands = [(input.buffer(), Access::Write), (output.buffer(), Access::Write)];
+    with_uses(&stream, &operands, || execute(key, input_ptr, output_ptr, &stream))
 }

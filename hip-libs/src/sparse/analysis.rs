@@ -21,7 +21,8 @@
 //! buffer, but the C API does not promise to leave the descriptor alone.
 
 use crate::Result;
-use hip_pool::Buffer;
+use hip_core::Stream;
+use hip_pool::{Access, Buffer};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The analysis state of one matrix (see the [module docs](self)).
@@ -49,20 +50,31 @@ impl Analysis {
     pub(crate) fn spmv<R>(
         &self,
         analysed_use: bool,
+        stream: &Stream,
         preprocess: impl FnOnce() -> Result<Buffer>,
         compute: impl FnOnce() -> Result<R>,
     ) -> Result<R> {
         {
             let state = self.read();
-            if !analysed_use || state.is_some() {
-                return compute();
+            match &*state {
+                // The analysis was written on the stream of the first
+                // product; a compute on another one waits for it, and is
+                // recorded, so that the buffer outlives the compute.
+                Some(kept) if analysed_use => {
+                    return hip_pool::with_uses(stream, &[(kept, Access::Read)], compute);
+                }
+                _ if !analysed_use => return compute(),
+                _ => {}
             }
         }
         let mut state = self.write();
         if state.is_none() {
             *state = Some(preprocess()?);
         }
-        compute()
+        match &*state {
+            Some(kept) => hip_pool::with_uses(stream, &[(kept, Access::Read)], compute),
+            None => compute(),
+        }
     }
 
     /// Run an SpMM `preprocess` under the write lock, then `compute` under

@@ -2,11 +2,11 @@
 
 use super::analysis::Analysis;
 use super::handle::check;
-use crate::memory::upload;
+use crate::memory::upload_into;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{audit, Device, Stream};
-use hip_pool::Buffer;
+use hip_pool::{Access, Buffer};
 use hip_sys::rocsparse::{rocsparse_datatype, rocsparse_spmat_descr};
 use std::marker::PhantomData;
 
@@ -42,10 +42,9 @@ pub struct CsrMatrix<T: SparseScalar> {
     pub(crate) descr: rocsparse_spmat_descr,
     /// What rocSPARSE's preprocess wrote into `descr`, and its lock.
     pub(crate) analysis: Analysis,
-    // The descriptor points into these: they live as long as it does.
-    _row_ptr: Buffer,
-    _col_ind: Buffer,
-    _values: Buffer,
+    /// The values, row pointers and column indices, in one buffer (see
+    /// [`Layout`]); the descriptor points into it, so it lives as long.
+    data: Buffer,
     _t: PhantomData<T>,
 }
 
@@ -110,22 +109,32 @@ impl<T: SparseScalar> CsrMatrix<T> {
         validate(rows, cols, row_ptr, col_ind, values)?;
         let api = hip_sys::rocsparse()?;
         let device = stream.device();
-        let row_ptr_buf = upload(stream, row_ptr)?;
-        let col_ind_buf = upload(stream, col_ind)?;
-        let values_buf = upload(stream, values)?;
+        let layout = Layout::of::<T>(rows, values.len())?;
+        let data = hip_pool::alloc_on(device, layout.bytes, stream)?;
+        let base = data.as_ptr().cast::<u8>();
+        // SAFETY: the block holds `layout.bytes`, and each part lies inside
+        // it at its offset; the slices hold the parts' bytes.
+        unsafe {
+            upload_into(base.cast(), values, stream)?;
+            upload_into(base.add(layout.row_ptr).cast(), row_ptr, stream)?;
+            upload_into(base.add(layout.col_ind).cast(), col_ind, stream)?;
+        }
+        // SAFETY: offsets inside the block, as above (pointer arithmetic only).
+        let (values_ptr, row_ptr_ptr, col_ind_ptr) =
+            unsafe { (base.cast(), base.add(layout.row_ptr).cast(), base.add(layout.col_ind).cast()) };
         let mut descr: rocsparse_spmat_descr = std::ptr::null_mut();
         on_device(device, || {
             check(
-                // SAFETY: the buffers hold the validated arrays and outlive the descriptor.
+                // SAFETY: the buffer holds the validated arrays and outlives the descriptor.
                 unsafe {
                     (api.rocsparse_create_csr_descr)(
                         &mut descr,
                         rows as i64,
                         cols as i64,
                         values.len() as i64,
-                        row_ptr_buf.as_ptr(),
-                        col_ind_buf.as_ptr(),
-                        values_buf.as_ptr(),
+                        row_ptr_ptr,
+                        col_ind_ptr,
+                        values_ptr,
                         hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
                         hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
                         hip_sys::rocsparse::rocsparse_index_base::rocsparse_index_base_zero,
@@ -142,9 +151,7 @@ impl<T: SparseScalar> CsrMatrix<T> {
             device,
             descr,
             analysis: Analysis::default(),
-            _row_ptr: row_ptr_buf,
-            _col_ind: col_ind_buf,
-            _values: values_buf,
+            data,
             _t: PhantomData,
         })
     }
@@ -173,6 +180,48 @@ impl<T: SparseScalar> CsrMatrix<T> {
     /// The device holding the matrix.
     pub fn device(&self) -> Device {
         self.device
+    }
+
+    /// Note a product just enqueued on `stream`, which reads the matrix's
+    /// arrays, so that they outlive it if the matrix is dropped at once.
+    /// No wait is needed before: the arrays are written only by the
+    /// synchronous upload that made the matrix.
+    pub(crate) fn record_use(&self, stream: &Stream) -> Result<()> {
+        Ok(self.data.record(stream, Access::Read)?)
+    }
+}
+
+/// Where the three arrays lie in a matrix's buffer: the values first (the
+/// widest elements, at the block's alignment), then the row pointers and
+/// the column indices, each at a multiple of [`Layout::ALIGN`].
+struct Layout {
+    row_ptr: usize,
+    col_ind: usize,
+    bytes: usize,
+}
+
+impl Layout {
+    const ALIGN: usize = 256;
+
+    fn of<T>(rows: usize, nnz: usize) -> Result<Layout> {
+        let part = |offset: usize, bytes: Option<usize>| -> Option<usize> {
+            offset.checked_next_multiple_of(Self::ALIGN)?.checked_add(bytes?)
+        };
+        let values = nnz.checked_mul(std::mem::size_of::<T>());
+        let sizes = (|| {
+            let values_end = part(0, values)?;
+            let row_ptr = values_end.checked_next_multiple_of(Self::ALIGN)?;
+            let row_ptr_end = part(row_ptr, (rows + 1).checked_mul(4))?;
+            let col_ind = row_ptr_end.checked_next_multiple_of(Self::ALIGN)?;
+            let bytes = part(col_ind, nnz.checked_mul(4))?;
+            Some(Layout { row_ptr, col_ind, bytes })
+        })();
+        sizes.ok_or_else(|| {
+            LibError::invalid(
+                "CsrMatrix::from_host",
+                format!("{rows} rows and {nnz} values overflow the address space"),
+            )
+        })
     }
 }
 

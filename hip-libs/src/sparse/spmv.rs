@@ -2,10 +2,11 @@
 
 use super::csr::{CsrMatrix, SparseScalar};
 use super::handle::{check, SparseHandle, HANDLES};
-use crate::data::{order_inputs, same_device, DeviceData, DeviceDataMut};
+use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
+use hip_pool::{with_uses, Access};
 use hip_sys::rocsparse::{
     rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_operation, rocsparse_order, rocsparse_spmm_alg,
     rocsparse_spmm_stage, rocsparse_spmv_alg, rocsparse_spmv_stage,
@@ -87,84 +88,90 @@ pub fn spmv_op<T: SparseScalar>(
         ));
     }
     let stream = y.stream().clone();
-    order_inputs(&stream, &[x.stream()])?;
     let api = hip_sys::rocsparse()?;
     let (x_ptr, y_ptr) = (x.device_ptr() as *mut c_void, y.device_ptr_mut());
-    with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
-        on_device(device, || -> Result<()> {
-            let mut x_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
-            let mut y_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
-            check(
-                // SAFETY: x and y are device vectors of the checked lengths.
-                unsafe { (api.rocsparse_create_dnvec_descr)(&mut x_descr, x_len as i64, x_ptr, T::DATATYPE) },
-                "rocsparse_create_dnvec_descr",
-            )?;
-            // SAFETY: as above.
-            let y_made = check(
-                unsafe { (api.rocsparse_create_dnvec_descr)(&mut y_descr, y_len as i64, y_ptr, T::DATATYPE) },
-                "rocsparse_create_dnvec_descr",
-            );
-            let result = y_made.and_then(|()| {
-                let call = |stage: rocsparse_spmv_stage, size: &mut usize, temp: *mut c_void| {
-                    // SAFETY: live handle and descriptors; alpha and beta are
-                    // host scalars of T (host pointer mode); `temp` holds `size` bytes.
-                    unsafe {
-                        hip_sys::rocsparse_spmv_staged(
-                            api,
-                            handle.raw,
-                            op.raw(),
-                            (&alpha as *const T).cast(),
-                            a.descr,
-                            x_descr,
-                            (&beta as *const T).cast(),
-                            y_descr,
-                            T::DATATYPE,
-                            rocsparse_spmv_alg::rocsparse_spmv_alg_default,
-                            stage,
-                            size,
-                            temp,
-                        )
-                    }
-                };
-                let mut size = 0usize;
+    let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
+    let result = with_uses(&stream, &operands, || {
+        with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
+            on_device(device, || -> Result<()> {
+                let mut x_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
+                let mut y_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
                 check(
-                    call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                    "rocsparse_spmv (buffer size)",
+                    // SAFETY: x and y are device vectors of the checked lengths.
+                    unsafe { (api.rocsparse_create_dnvec_descr)(&mut x_descr, x_len as i64, x_ptr, T::DATATYPE) },
+                    "rocsparse_create_dnvec_descr",
                 )?;
-                let bytes = size.max(4);
-                // The analysis serves the non-transposed product only; a
-                // transposed preprocess would make one rocSPARSE refuses
-                // for it later (see the `analysis` module).
-                a.analysis.spmv(
-                    op == Operation::None,
-                    || {
-                        let kept = hip_pool::alloc_on(device, bytes, &stream)?;
-                        let mut size = size;
-                        check(
-                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, &mut size, kept.as_ptr()),
-                            "rocsparse_spmv (preprocess)",
-                        )?;
-                        Ok(kept)
-                    },
-                    || {
-                        let temp = hip_pool::alloc_on(device, bytes, &stream)?;
-                        let mut size = size;
-                        check(
-                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
-                            "rocsparse_spmv (compute)",
-                        )
-                    },
-                )
-            });
-            for descr in [x_descr, y_descr] {
-                if !descr.is_null() {
-                    // SAFETY: made above, destroyed once.
-                    let _ = unsafe { (api.rocsparse_destroy_dnvec_descr)(descr) };
+                // SAFETY: as above.
+                let y_made = check(
+                    unsafe { (api.rocsparse_create_dnvec_descr)(&mut y_descr, y_len as i64, y_ptr, T::DATATYPE) },
+                    "rocsparse_create_dnvec_descr",
+                );
+                let result = y_made.and_then(|()| {
+                    let call = |stage: rocsparse_spmv_stage, size: &mut usize, temp: *mut c_void| {
+                        // SAFETY: live handle and descriptors; alpha and beta are
+                        // host scalars of T (host pointer mode); `temp` holds `size` bytes.
+                        unsafe {
+                            hip_sys::rocsparse_spmv_staged(
+                                api,
+                                handle.raw,
+                                op.raw(),
+                                (&alpha as *const T).cast(),
+                                a.descr,
+                                x_descr,
+                                (&beta as *const T).cast(),
+                                y_descr,
+                                T::DATATYPE,
+                                rocsparse_spmv_alg::rocsparse_spmv_alg_default,
+                                stage,
+                                size,
+                                temp,
+                            )
+                        }
+                    };
+                    let mut size = 0usize;
+                    check(
+                        call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()),
+                        "rocsparse_spmv (buffer size)",
+                    )?;
+                    let bytes = size.max(4);
+                    // The analysis serves the non-transposed product only; a
+                    // transposed preprocess would make one rocSPARSE refuses
+                    // for it later (see the `analysis` module).
+                    a.analysis.spmv(
+                        op == Operation::None,
+                        &stream,
+                        || {
+                            let kept = hip_pool::alloc_on(device, bytes, &stream)?;
+                            let mut size = size;
+                            check(
+                                call(rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, &mut size, kept.as_ptr()),
+                                "rocsparse_spmv (preprocess)",
+                            )?;
+                            Ok(kept)
+                        },
+                        || {
+                            let temp = hip_pool::alloc_on(device, bytes, &stream)?;
+                            let mut size = size;
+                            check(
+                                call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
+                                "rocsparse_spmv (compute)",
+                            )
+                        },
+                    )
+                });
+                for descr in [x_descr, y_descr] {
+                    if !descr.is_null() {
+                        // SAFETY: made above, destroyed once.
+                        let _ = unsafe { (api.rocsparse_destroy_dnvec_descr)(descr) };
+                    }
                 }
-            }
-            result
-        })?
-    })
+                result
+            })?
+        })
+    });
+    // Also when the product failed: part of it may be queued.
+    let recorded = a.record_use(&stream);
+    result.and(recorded)
 }
 
 /// `C = alpha * A * B + beta * C` with dense `B` (`A.cols()` × `n`) and
@@ -196,104 +203,113 @@ pub fn spmm<T: SparseScalar>(
         ));
     }
     let stream = c.stream().clone();
-    order_inputs(&stream, &[b.stream()])?;
     let api = hip_sys::rocsparse()?;
     let (raw_order, ld_b, ld_c) = match order {
         DenseOrder::ColumnMajor => (rocsparse_order::rocsparse_order_column, k, m),
         DenseOrder::RowMajor => (rocsparse_order::rocsparse_order_row, n, n),
     };
     let (b_ptr, c_ptr) = (b.device_ptr() as *mut c_void, c.device_ptr_mut());
-    with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
-        on_device(device, || -> Result<()> {
-            let mut b_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
-            let mut c_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
-            // SAFETY: B and C are device matrices of the checked sizes.
-            let made = check(
-                unsafe {
-                    (api.rocsparse_create_dnmat_descr)(
-                        &mut b_descr,
-                        k as i64,
-                        n as i64,
-                        ld_b as i64,
-                        b_ptr,
-                        T::DATATYPE,
-                        raw_order,
-                    )
-                },
-                "rocsparse_create_dnmat_descr",
-            )
-            .and_then(|()| {
-                check(
-                    // SAFETY: as above.
+    let operands = [(b.buffer(), Access::Read), (c.buffer(), Access::Write)];
+    let result = with_uses(&stream, &operands, || {
+        with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
+            on_device(device, || -> Result<()> {
+                let mut b_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
+                let mut c_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
+                // SAFETY: B and C are device matrices of the checked sizes.
+                let made = check(
                     unsafe {
                         (api.rocsparse_create_dnmat_descr)(
-                            &mut c_descr,
-                            m as i64,
+                            &mut b_descr,
+                            k as i64,
                             n as i64,
-                            ld_c as i64,
-                            c_ptr,
+                            ld_b as i64,
+                            b_ptr,
                             T::DATATYPE,
                             raw_order,
                         )
                     },
                     "rocsparse_create_dnmat_descr",
                 )
-            });
-            let result = made.and_then(|()| {
-                let call = |stage: rocsparse_spmm_stage, size: &mut usize, temp: *mut c_void| {
-                    // SAFETY: live handle and descriptors; host scalars; `temp` holds `size` bytes.
-                    unsafe {
-                        (api.rocsparse_spmm)(
-                            handle.raw,
-                            rocsparse_operation::rocsparse_operation_none,
-                            rocsparse_operation::rocsparse_operation_none,
-                            (&alpha as *const T).cast(),
-                            a.descr,
-                            b_descr,
-                            (&beta as *const T).cast(),
-                            c_descr,
-                            T::DATATYPE,
-                            rocsparse_spmm_alg::rocsparse_spmm_alg_default,
-                            stage,
-                            size,
-                            temp,
-                        )
+                .and_then(|()| {
+                    check(
+                        // SAFETY: as above.
+                        unsafe {
+                            (api.rocsparse_create_dnmat_descr)(
+                                &mut c_descr,
+                                m as i64,
+                                n as i64,
+                                ld_c as i64,
+                                c_ptr,
+                                T::DATATYPE,
+                                raw_order,
+                            )
+                        },
+                        "rocsparse_create_dnmat_descr",
+                    )
+                });
+                let result = made.and_then(|()| {
+                    let call = |stage: rocsparse_spmm_stage, size: &mut usize, temp: *mut c_void| {
+                        // SAFETY: live handle and descriptors; host scalars; `temp` holds `size` bytes.
+                        unsafe {
+                            (api.rocsparse_spmm)(
+                                handle.raw,
+                                rocsparse_operation::rocsparse_operation_none,
+                                rocsparse_operation::rocsparse_operation_none,
+                                (&alpha as *const T).cast(),
+                                a.descr,
+                                b_descr,
+                                (&beta as *const T).cast(),
+                                c_descr,
+                                T::DATATYPE,
+                                rocsparse_spmm_alg::rocsparse_spmm_alg_default,
+                                stage,
+                                size,
+                                temp,
+                            )
+                        }
+                    };
+                    let mut size = 0usize;
+                    check(
+                        call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()),
+                        "rocsparse_spmm (buffer size)",
+                    )?;
+                    // SpMM's preprocess depends on B and C (the merge algorithm
+                    // writes its analysis into the buffer, sized by C's
+                    // columns), so it runs on every call, and compute gets the
+                    // same buffer.
+                    let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
+                    let mut pre_size = size;
+                    a.analysis.spmm(
+                        || {
+                            check(
+                                call(
+                                    rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess,
+                                    &mut pre_size,
+                                    temp.as_ptr(),
+                                ),
+                                "rocsparse_spmm (preprocess)",
+                            )
+                        },
+                        || {
+                            let mut size = size;
+                            check(
+                                call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
+                                "rocsparse_spmm (compute)",
+                            )
+                        },
+                    )
+                });
+                for descr in [b_descr, c_descr] {
+                    if !descr.is_null() {
+                        // SAFETY: made above, destroyed once.
+                        let _ = unsafe { (api.rocsparse_destroy_dnmat_descr)(descr) };
                     }
-                };
-                let mut size = 0usize;
-                check(
-                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                    "rocsparse_spmm (buffer size)",
-                )?;
-                // SpMM's preprocess depends on B and C (the merge algorithm
-                // writes its analysis into the buffer, sized by C's
-                // columns), so it runs on every call, and compute gets the
-                // same buffer.
-                let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
-                let mut pre_size = size;
-                a.analysis.spmm(
-                    || {
-                        check(
-                            call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut pre_size, temp.as_ptr()),
-                            "rocsparse_spmm (preprocess)",
-                        )
-                    },
-                    || {
-                        let mut size = size;
-                        check(
-                            call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
-                            "rocsparse_spmm (compute)",
-                        )
-                    },
-                )
-            });
-            for descr in [b_descr, c_descr] {
-                if !descr.is_null() {
-                    // SAFETY: made above, destroyed once.
-                    let _ = unsafe { (api.rocsparse_destroy_dnmat_descr)(descr) };
                 }
-            }
-            result
-        })?
-    })
+                result
+            })?
+        })
+    });
+    // Also when the product failed: part of it may be queued.
+    let recorded = a.record_use(&stream);
+    result.and(recorded)
 }

@@ -1,0 +1,59 @@
+//! Ordering events, reused: one free list per device.
+//!
+//! Creating an event costs a driver call (and is slow when threads do it
+//! at once), so the events that order uses of buffers across streams come
+//! from here and go back here. Giving one back makes no HIP call, so a
+//! buffer's drop may do it (rule 1).
+
+use hip_core::{Device, Event, HipError};
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// Devices with a free list of their own; events of higher ordinals are
+/// destroyed when given back.
+const DEVICES: usize = 64;
+
+/// Free events kept per device at most.
+const KEEP: usize = 1024;
+
+#[allow(clippy::declare_interior_mutable_const)] // the array initializer only
+const EMPTY: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
+static FREE: [Mutex<VecDeque<Event>>; DEVICES] = [EMPTY; DEVICES];
+
+fn list(device: Device) -> Option<std::sync::MutexGuard<'static, VecDeque<Event>>> {
+    FREE.get(device.ordinal()).map(|m| m.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// An untimed event of `device`: the oldest free one if its last
+/// recording has completed, else a new one.
+///
+/// A free event may still have a recording in flight that earlier waits
+/// refer to. HIP keeps those waits on that recording even if the event is
+/// recorded again, but recording it again on another stream, which may
+/// finish first, is the kind of subtlety a runtime (the simulator's event
+/// counter, for one) can get wrong; an event is therefore reused only once
+/// its recording is over (one `hipEventQuery`).
+pub(crate) fn take(device: Device) -> Result<Event, HipError> {
+    let oldest = list(device).and_then(|mut free| free.pop_front());
+    if let Some(event) = oldest {
+        if event.query().unwrap_or(false) {
+            return Ok(event);
+        }
+        give(event);
+    }
+    Event::untimed_on(device)
+}
+
+/// Return an event that nobody will wait on or record again (waits
+/// already enqueued keep their snapshot). No HIP call unless the free list
+/// is full, when the event is destroyed under its device: never call it
+/// from a drop.
+pub(crate) fn give(event: Event) {
+    if let Some(mut free) = list(event.device()) {
+        if free.len() < KEEP {
+            free.push_back(event);
+            return;
+        }
+    }
+    drop(event);
+}

@@ -1,0 +1,199 @@
+//! A buffer's uses on streams other than its own, as events.
+//!
+//! Work on a buffer's own stream ([`Buffer::stream`](crate::Buffer::stream))
+//! is ordered by the stream itself. A use on another stream `S` is
+//! recorded, once enqueued, as an event on `S` marked [`Access::Read`] or
+//! [`Access::Write`] (one entry per stream: a later use on `S` records the
+//! entry's event again). Before a use on `S`:
+//!
+//! - if `S` is not the own stream, `S` waits on the GPU for the work
+//!   queued so far on the own stream (an event recorded there);
+//! - `S` waits for the entries that conflict with the use: writes before
+//!   a read, and every use before a write (entries of `S` itself are in
+//!   `S`'s order already). An entry whose event has completed is dropped
+//!   instead, its event returned to the free list.
+//!
+//! After a write, every entry but `S`'s is ordered before `S`'s later
+//! work, so those entries go. Nothing here blocks the host.
+//!
+//! The same-stream case costs a stream comparison and one atomic load
+//! while no entry exists: no lock, no allocation.
+
+use crate::events;
+use hip_core::{Event, HipError, Stream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// How an operation uses a buffer's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// The operation only reads: reads on different streams may overlap.
+    Read,
+    /// The operation writes (and may read): it must not overlap any other
+    /// use.
+    Write,
+}
+
+/// One stream's recorded use.
+pub(crate) struct Use {
+    /// [`Stream::id`] of the stream the event was recorded on.
+    stream: u64,
+    access: Access,
+    pub(crate) event: Event,
+}
+
+/// The uses of one buffer on streams other than its own.
+#[derive(Default)]
+pub(crate) struct Uses {
+    /// The list's length, read without the lock.
+    count: AtomicUsize,
+    list: Mutex<Vec<Use>>,
+}
+
+impl Uses {
+    /// Whether no use is recorded (one atomic load).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count.load(Ordering::Acquire) == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Use>> {
+        self.list.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn store_count(&self, list: &[Use]) {
+        self.count.store(list.len(), Ordering::Release);
+    }
+
+    /// Order a use with `access` on `stream` after the buffer's earlier
+    /// conflicting uses (`own` is the buffer's stream). GPU waits only.
+    pub fn prepare(&self, own: &Stream, stream: &Stream, access: Access) -> Result<(), HipError> {
+        let same = own.id() == stream.id();
+        if same && self.is_empty() {
+            return Ok(());
+        }
+        if !same {
+            order_after(own, stream)?;
+            if self.is_empty() {
+                return Ok(());
+            }
+        }
+        let mut list = self.lock();
+        let mut i = 0;
+        while i < list.len() {
+            let entry = &list[i];
+            let conflict = access == Access::Write || entry.access == Access::Write;
+            if entry.stream == stream.id() || !conflict {
+                i += 1;
+                continue;
+            }
+            if entry.event.query()? {
+                events::give(list.swap_remove(i).event);
+                continue;
+            }
+            stream.wait(&entry.event)?;
+            i += 1;
+        }
+        if access == Access::Write {
+            // Every other entry is now before `stream`'s later work.
+            let mut k = 0;
+            while k < list.len() {
+                if list[k].stream == stream.id() {
+                    k += 1;
+                } else {
+                    events::give(list.swap_remove(k).event);
+                }
+            }
+        }
+        self.store_count(&list);
+        Ok(())
+    }
+
+    /// Note a use with `access` just enqueued on `stream` (`own` is the
+    /// buffer's stream): an event recorded on `stream` after it.
+    pub fn record(&self, own: &Stream, stream: &Stream, access: Access) -> Result<(), HipError> {
+        if own.id() == stream.id() {
+            return Ok(());
+        }
+        let mut list = self.lock();
+        if let Some(entry) = list.iter_mut().find(|u| u.stream == stream.id()) {
+            entry.event.record(stream)?;
+            if access == Access::Write {
+                entry.access = Access::Write;
+            }
+            return Ok(());
+        }
+        let event = events::take(stream.device())?;
+        if let Err(error) = event.record(stream) {
+            events::give(event);
+            return Err(error);
+        }
+        list.push(Use { stream: stream.id(), access, event });
+        self.store_count(&list);
+        Ok(())
+    }
+
+    /// The buffer moves to `new` (its new own stream), after `own`'s
+    /// queued work; uses recorded on `new` are in its order from now on.
+    pub fn move_to(&mut self, own: &Stream, new: &Stream) -> Result<(), HipError> {
+        if own.id() == new.id() {
+            return Ok(());
+        }
+        order_after(own, new)?;
+        let list = self.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut k = 0;
+        while k < list.len() {
+            if list[k].stream == new.id() {
+                events::give(list.swap_remove(k).event);
+            } else {
+                k += 1;
+            }
+        }
+        self.count.store(list.len(), Ordering::Release);
+        Ok(())
+    }
+
+    /// The pending events, for the pool (no HIP call, no lock: the buffer
+    /// is going away). Allocates only when there are some.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        let list = self.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        if list.is_empty() {
+            return Vec::new();
+        }
+        self.count.store(0, Ordering::Release);
+        list.drain(..).map(|u| u.event).collect()
+    }
+}
+
+/// Make `stream` wait for all work queued so far on `previous`.
+pub(crate) fn order_after(previous: &Stream, stream: &Stream) -> Result<(), HipError> {
+    let event = events::take(previous.device())?;
+    let result = event.record(previous).and_then(|()| stream.wait(&event));
+    // The wait took a snapshot of the recording: the event is free again.
+    events::give(event);
+    result
+}
+
+/// Enqueue work that uses `operands` on `stream`: each buffer is
+/// [prepared](crate::Buffer::prepare) for its access, `enqueue` runs, and
+/// each use is [recorded](crate::Buffer::record), also when `enqueue`
+/// failed (part of its work may be queued). The first error wins.
+pub fn with_uses<R, E: From<crate::PoolError>>(
+    stream: &Stream,
+    operands: &[(&crate::Buffer, Access)],
+    enqueue: impl FnOnce() -> Result<R, E>,
+) -> Result<R, E> {
+    for (buffer, access) in operands {
+        buffer.prepare(stream, *access)?;
+    }
+    let result = enqueue();
+    let mut recorded = Ok(());
+    for (buffer, access) in operands {
+        if let Err(error) = buffer.record(stream, *access) {
+            recorded = recorded.and(Err(error));
+        }
+    }
+    let value = result?;
+    recorded?;
+    Ok(value)
+}
