@@ -70,7 +70,16 @@ fn read_back(p: *mut c_void, out: &mut [f32], s: hipStream_t) {
 /// the stream races its calls found.
 fn races_of(name: &str, f: impl FnOnce() + Send + 'static) -> Vec<sim::Violation> {
     let _x = sim::exclusive();
-    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked");
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            // These tests race on purpose, also under AMDGPU_SIM_RACES=fail.
+            let _expected = sim::expect_races();
+            f()
+        })
+        .expect("spawn")
+        .join()
+        .expect("thread panicked");
     sim::violations().into_iter().filter(|v| v.thread == name && v.kind == ViolationKind::StreamRace).collect()
 }
 
@@ -371,4 +380,37 @@ fn concurrent_reads_do_not_race() {
         ok!((api().hipFree)(p));
     });
     assert_eq!(found, vec![]);
+}
+
+/// Set in the child process of [`fail_mode_stops_the_process_at_an_unexpected_race`].
+const FAIL_CHILD: &str = "AMDGPU_TEST_RACE_FAIL_CHILD";
+
+#[test]
+#[ignore = "run by fail_mode_stops_the_process_at_an_unexpected_race in a child process"]
+fn child_racing_without_expecting_it() {
+    if std::env::var_os(FAIL_CHILD).is_none() {
+        return;
+    }
+    let p = malloc(BYTES);
+    let (a, b) = (stream(0), stream(0));
+    let mut out = vec![0f32; N];
+    ok!((api().hipMemsetAsync)(p, 1, BYTES, a));
+    read_back(p, &mut out, b);
+    ok!((api().hipDeviceSynchronize)());
+    println!("the race did not stop the process");
+}
+
+#[test]
+fn fail_mode_stops_the_process_at_an_unexpected_race() {
+    let exe = std::env::current_exe().expect("test binary");
+    let output = std::process::Command::new(exe)
+        .args(["--exact", "child_racing_without_expecting_it", "--ignored", "--test-threads=1", "--nocapture"])
+        .env("AMDGPU_SIM_RACES", "fail")
+        .env(FAIL_CHILD, "1")
+        .output()
+        .expect("child runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success(), "the child should have stopped: {stdout}\n{stderr}");
+    assert!(!stdout.contains("did not stop"), "{stdout}");
+    assert!(stderr.contains("stream race") && stderr.contains("hipMemsetAsync"), "{stderr}");
 }

@@ -204,8 +204,10 @@
 //! reported on every run. Each access keeps an epoch per range, and an
 //! access ordered after an older one it covers replaces it, so checking
 //! costs little; at most 64 accesses are remembered per allocation.
-//! `AMDGPU_SIM_RACES=off` turns the detector off ([`race_check_enabled`];
-//! `record`, the default, records).
+//! `AMDGPU_SIM_RACES` says what to do with a race: `record` it (the
+//! default), `fail` (record it and stop the process with the race on
+//! stderr unless the thread [`expect_races`]; CI runs the whole suite so),
+//! or `off` ([`race_check_enabled`]).
 //!
 //! # Not modelled
 //!
@@ -279,7 +281,7 @@ pub use libs::rocsparse_mode::{
     clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
-pub use races::{race_check_enabled, AccessKind, RaceOp, StreamRace};
+pub use races::{expect_races, race_check_enabled, AccessKind, ExpectRaces, RaceOp, StreamRace};
 pub use runtime::{
     configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
 };

@@ -60,21 +60,75 @@ pub(crate) fn new_component() -> u32 {
     NEXT_COMPONENT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Whether races are checked: `AMDGPU_SIM_RACES=record` (the default) or
-/// `off`.
-pub fn race_check_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| match std::env::var("AMDGPU_SIM_RACES") {
+/// What the detector does with a race (`AMDGPU_SIM_RACES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `off`: nothing is checked.
+    Off,
+    /// `record` (the default): each race is a [`ViolationKind::StreamRace`]
+    /// violation.
+    Record,
+    /// `fail`: as `record`, and a race on a thread that does not
+    /// [`expect_races`] stops the process with the race on stderr, so a
+    /// whole test suite can be run with zero races as its bar.
+    Fail,
+}
+
+fn mode() -> Mode {
+    static MODE: OnceLock<Mode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("AMDGPU_SIM_RACES") {
         Ok(value) => match value.trim() {
-            "off" | "0" | "no" => false,
-            "record" | "" | "1" | "on" => true,
+            "off" | "0" | "no" => Mode::Off,
+            "record" | "" | "1" | "on" => Mode::Record,
+            "fail" => Mode::Fail,
             other => {
-                log::warn!("hip simulator: AMDGPU_SIM_RACES={other:?} is neither record nor off; recording");
-                true
+                log::warn!("hip simulator: AMDGPU_SIM_RACES={other:?} is none of record, fail or off; recording");
+                Mode::Record
             }
         },
-        Err(_) => true,
+        Err(_) => Mode::Record,
     })
+}
+
+/// Whether races are checked: `AMDGPU_SIM_RACES=record` (the default),
+/// `fail`, or `off`.
+pub fn race_check_enabled() -> bool {
+    mode() != Mode::Off
+}
+
+thread_local! {
+    static EXPECTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// While the guard lives, races found on this thread are recorded but do
+/// not stop the process under `AMDGPU_SIM_RACES=fail`: for tests that race
+/// on purpose.
+#[must_use = "races are expected only while the guard lives"]
+pub struct ExpectRaces(());
+
+impl Drop for ExpectRaces {
+    fn drop(&mut self) {
+        let _ = EXPECTED.try_with(|e| e.set(e.get().saturating_sub(1)));
+    }
+}
+
+/// Expect races on this thread until the guard is dropped (see
+/// [`ExpectRaces`]).
+pub fn expect_races() -> ExpectRaces {
+    let _ = EXPECTED.try_with(|e| e.set(e.get() + 1));
+    ExpectRaces(())
+}
+
+/// Stop the process on an unexpected race under `AMDGPU_SIM_RACES=fail`.
+fn fail_if_unexpected(race: &StreamRace) {
+    if mode() == Mode::Fail && EXPECTED.try_with(|e| e.get()).unwrap_or(0) == 0 {
+        eprintln!(
+            "hip simulator: stream race on thread {:?}: {race}. AMDGPU_SIM_RACES=fail stops the process at the \
+             first race; order the two operations (an event, or one stream), or run with record to collect them",
+            violations::thread_name()
+        );
+        std::process::abort();
+    }
 }
 
 /// Join `clock` into the host's: the host has waited for that work.
@@ -296,6 +350,7 @@ pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
         drop(records);
         if let Some(race) = found {
             log::debug!("hip simulator: {race}");
+            fail_if_unexpected(&race);
             violations::record(Violation {
                 kind: ViolationKind::StreamRace,
                 function: stamp.function,
