@@ -971,3 +971,31 @@ fn a_kernel_touching_another_devices_memory_needs_peer_access() {
         ok!((api().hipFree)(remote));
     });
 }
+
+#[test]
+fn a_wait_is_for_the_recording_it_saw_even_when_a_later_one_finishes_first() {
+    // HIP (and CUDA): hipStreamWaitEvent waits for the event's latest
+    // recording at the time of the call; recording the event again later
+    // on another stream does not release it, even if that recording
+    // completes first.
+    let _x = sim::exclusive();
+    on_thread("re-recorded-event", || {
+        let (a, b, c) = (stream(), stream(), stream());
+        let mut e = null_mut();
+        ok!((api().hipEventCreate)(&mut e));
+        let hold = sim::hold_stream(a).expect("hold a");
+        ok!((api().hipEventRecord)(e, a)); // recording 1, behind the hold
+        ok!((api().hipStreamWaitEvent)(c, e, 0)); // c waits for recording 1
+        ok!((api().hipEventRecord)(e, b)); // recording 2, completes at once
+        ok!((api().hipStreamSynchronize)(b));
+        // c must still be waiting for recording 1.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(status!((api().hipStreamQuery)(c)), hipError_t::hipErrorNotReady, "c ran before a reached e");
+        hold.release();
+        ok!((api().hipStreamSynchronize)(c));
+        ok!((api().hipEventDestroy)(e));
+        for s in [a, b, c] {
+            ok!((api().hipStreamDestroy)(s));
+        }
+    });
+}

@@ -7,17 +7,21 @@ use super::runtime::{current_device, lock};
 use super::streams::{self, new_handle};
 use super::violations;
 use crate::{hipError_t, hipEvent_t, hipStream_t};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 struct EventState {
     /// Recordings made (0: never recorded).
     recorded: u64,
-    /// The latest recording the stream has reached.
-    completed: u64,
-    /// Host time at which `completed` was reached.
-    time: Option<Instant>,
+    /// Every recording up to this one has completed.
+    completed_through: u64,
+    /// Recordings after `completed_through` that have completed: an event
+    /// recorded again on another stream can complete out of order, and a
+    /// wait is for the recording it saw, not for any later one.
+    completed_later: BTreeSet<u64>,
+    /// The latest completed recording and its host time.
+    time: Option<(u64, Instant)>,
     /// The race detector's clock of the latest recording (what waiting for
     /// it orders after), and which recording that is.
     clock: Option<(u64, Clock)>,
@@ -29,6 +33,18 @@ pub(crate) struct EventObj {
     pub flags: u32,
     state: Mutex<EventState>,
     changed: Condvar,
+}
+
+impl EventState {
+    /// Whether recording `generation` has completed (0, never recorded, has).
+    fn done(&self, generation: u64) -> bool {
+        generation <= self.completed_through || self.completed_later.contains(&generation)
+    }
+
+    /// The completion time of the latest recording, once it has completed.
+    fn latest_time(&self) -> Option<Instant> {
+        self.time.filter(|(g, _)| *g == self.recorded).map(|(_, t)| t)
+    }
 }
 
 impl EventObj {
@@ -57,16 +73,25 @@ impl EventObj {
 
     pub fn wait(&self, generation: u64) {
         let mut state = lock(&self.state);
-        while state.completed < generation {
+        while !state.done(generation) {
             state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
     }
 
     fn complete(&self, generation: u64) {
         let mut state = lock(&self.state);
-        if generation > state.completed {
-            state.completed = generation;
-            state.time = Some(Instant::now());
+        if !state.done(generation) {
+            state.completed_later.insert(generation);
+            loop {
+                let next = state.completed_through + 1;
+                if !state.completed_later.remove(&next) {
+                    break;
+                }
+                state.completed_through = next;
+            }
+        }
+        if state.time.is_none_or(|(g, _)| g < generation) {
+            state.time = Some((generation, Instant::now()));
         }
         self.changed.notify_all();
     }
@@ -109,7 +134,13 @@ fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
     let event = Arc::new(EventObj {
         device: current_device(),
         flags,
-        state: Mutex::new(EventState { recorded: 0, completed: 0, time: None, clock: None }),
+        state: Mutex::new(EventState {
+            recorded: 0,
+            completed_through: 0,
+            completed_later: BTreeSet::new(),
+            time: None,
+            clock: None,
+        }),
         changed: Condvar::new(),
     });
     let handle = new_handle();
@@ -171,9 +202,9 @@ pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
         let event = checked("hipEventQuery", event)?;
         let (completed, recorded) = {
             let state = lock(&event.state);
-            (state.completed, state.recorded)
+            (state.done(state.recorded), state.recorded)
         };
-        if completed >= recorded {
+        if completed {
             event.host_saw(recorded);
             Ok(())
         } else {
@@ -194,14 +225,14 @@ pub(crate) unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEven
         }
         let times = |e: &EventObj| {
             let s = lock(&e.state);
-            (s.recorded, s.completed, s.time)
+            (s.recorded, s.done(s.recorded), s.latest_time())
         };
         let (start_rec, start_done, start_time) = times(&start);
         let (stop_rec, stop_done, stop_time) = times(&stop);
         if start_rec == 0 || stop_rec == 0 {
             return Err(hipError_t::hipErrorInvalidHandle);
         }
-        if start_done < start_rec || stop_done < stop_rec {
+        if !start_done || !stop_done {
             return Err(hipError_t::hipErrorNotReady);
         }
         let (Some(a), Some(b)) = (start_time, stop_time) else {
