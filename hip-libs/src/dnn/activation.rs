@@ -1,6 +1,7 @@
 //! Activation forward.
 
-use super::handle::{check, DnnHandle, HANDLES};
+use super::handle::{DnnHandle, HANDLES};
+use super::status::check;
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;

@@ -1,89 +1,25 @@
-//! 2-D convolution forward, with the algorithm search cached per handle.
+//! 2-D convolution forward, with the descriptors and the algorithm search
+//! kept per handle.
 //!
 //! MIOpen's forward convolution runs an invoker that only its algorithm
 //! search (`miopenFindConvolutionForwardAlgorithm`) registers, in the
 //! handle that ran the search: a cache per device would make a second
 //! thread's handle, or a recreated one, fail on every AMD GPU. So each
-//! handle keeps what its own searches found; a new handle searches once
-//! per problem (MIOpen's find-db makes repeats cheap).
+//! handle keeps what its own searches found ([`super::conv_plan`]); a new
+//! handle searches once per problem (MIOpen's find-db makes repeats
+//! cheap).
 
-use super::handle::{check, DnnHandle, HANDLES};
-use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
+use super::conv_plan::{Conv2d, ConvPlan};
+use super::handle::{DnnHandle, HANDLES};
+use super::status::check;
+use super::tensor::{require_fp32, DnnScalar, Shape4, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::audit;
 use hip_core::raw::on_device;
 use hip_pool::{with_uses, Access};
-use hip_sys::miopen::{miopenConvAlgoPerf_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
+use hip_sys::miopen::miopenConvAlgoPerf_t;
 use std::ffi::c_void;
-
-/// Padding, stride and dilation of a 2-D convolution (height, width).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Conv2d {
-    /// Zero padding on each side.
-    pub pad: (usize, usize),
-    /// Step between outputs.
-    pub stride: (usize, usize),
-    /// Spacing of filter taps.
-    pub dilation: (usize, usize),
-}
-
-impl Default for Conv2d {
-    fn default() -> Self {
-        Conv2d { pad: (0, 0), stride: (1, 1), dilation: (1, 1) }
-    }
-}
-
-struct ConvDesc(miopenConvolutionDescriptor_t);
-
-impl Drop for ConvDesc {
-    fn drop(&mut self) {
-        let _scope = audit::drop_scope();
-        if let Ok(api) = hip_sys::miopen() {
-            // SAFETY: made by miopenCreateConvolutionDescriptor, destroyed once.
-            let _ = unsafe { (api.miopenDestroyConvolutionDescriptor)(self.0) };
-        }
-    }
-}
-
-fn conv_desc(params: Conv2d) -> Result<ConvDesc> {
-    let op = "conv2d";
-    let values = [params.pad.0, params.pad.1, params.stride.0, params.stride.1, params.dilation.0, params.dilation.1];
-    if values.iter().any(|v| *v > i32::MAX as usize)
-        || params.stride.0 == 0
-        || params.stride.1 == 0
-        || params.dilation.0 == 0
-        || params.dilation.1 == 0
-    {
-        return Err(LibError::invalid(
-            op,
-            format!("{params:?}: strides and dilations must be positive and all values fit an int"),
-        ));
-    }
-    let api = hip_sys::miopen()?;
-    let mut raw: miopenConvolutionDescriptor_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    check(unsafe { (api.miopenCreateConvolutionDescriptor)(&mut raw) }, "miopenCreateConvolutionDescriptor")?;
-    let desc = ConvDesc(raw);
-    check(
-        // SAFETY: a live descriptor; values fit an int.
-        unsafe {
-            (api.miopenInitConvolutionDescriptor)(
-                desc.0,
-                miopenConvolutionMode_t::miopenConvolution,
-                params.pad.0 as i32,
-                params.pad.1 as i32,
-                params.stride.0 as i32,
-                params.stride.1 as i32,
-                params.dilation.0 as i32,
-                params.dilation.1 as i32,
-            )
-        },
-        "miopenInitConvolutionDescriptor",
-    )?;
-    Ok(desc)
-}
 
 /// A work area of `bytes` from the pool, or none for 0 bytes: MIOpen
 /// wants a null workspace when its size is 0 and a non-null one otherwise.
@@ -145,17 +81,16 @@ pub fn conv2d_forward<T: DnnScalar>(
     same_device(OP, device, &[("x", x.device()), ("w", w.device())])?;
     let stream = y.stream().clone();
     let api = hip_sys::miopen()?;
-    let (x_desc, w_desc, y_desc) =
-        (TensorDesc::new::<T>(input)?, TensorDesc::new::<T>(filter)?, TensorDesc::new::<T>(output)?);
-    let conv = conv_desc(params)?;
     let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
-    let problem = (input, filter, params);
+    let problem = (input, filter, params, T::DATATYPE == hip_sys::miopen::miopenDataType_t::miopenDouble);
     let operands = [(x.buffer(), Access::Read), (w.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
             on_device(device, || -> Result<Shape4> {
-                let cached = handle.algorithms.borrow().get(&problem).copied();
-                let (algorithm, workspace) = match cached {
+                let mut plans = handle.convolutions.borrow_mut();
+                let plan = plans.get_or_make(problem, || ConvPlan::new::<T>(input, filter, output, params))?;
+                let (x_desc, w_desc, y_desc, conv) = (&plan.x, &plan.w, &plan.y, &plan.conv);
+                let (algorithm, workspace) = match plan.algorithm {
                     // The algorithm this handle's search found, with the
                     // workspace it needs: no size query, no search.
                     Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
@@ -207,7 +142,7 @@ pub fn conv2d_forward<T: DnnScalar>(
                         }
                         // SAFETY: the forward search fills the forward member of the union.
                         let algorithm = unsafe { perf.algo.fwd_algo };
-                        handle.algorithms.borrow_mut().insert(problem, (algorithm, perf.memory));
+                        plan.algorithm = Some((algorithm, perf.memory));
                         (algorithm, workspace)
                     }
                 };

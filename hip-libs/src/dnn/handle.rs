@@ -1,53 +1,22 @@
-//! The MIOpen handle and status codes.
+//! The MIOpen handle: one per (thread, device), with the convolution
+//! plans its searches made.
 
-use super::conv::Conv2d;
-use super::tensor::Shape4;
+use super::conv_plan::ConvPlans;
+use super::status::check;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
-use crate::{LibError, Result};
+use crate::Result;
 use hip_core::raw::on_device;
 use hip_core::{Device, Stream};
-use hip_sys::miopen::{miopenConvFwdAlgorithm_t, miopenHandle_t, miopenStatus_t};
+use hip_sys::miopen::miopenHandle_t;
 use std::cell::RefCell;
-use std::collections::HashMap;
-
-/// Status to result, naming the MIOpen function.
-pub(crate) fn check(status: miopenStatus_t, operation: &'static str) -> Result<()> {
-    if status.0 == 0 {
-        return Ok(());
-    }
-    let name = match status.0 {
-        1 => "miopenStatusNotInitialized",
-        2 => "miopenStatusInvalidValue",
-        3 => "miopenStatusBadParm",
-        4 => "miopenStatusAllocFailed",
-        5 => "miopenStatusInternalError",
-        6 => "miopenStatusNotImplemented",
-        7 => "miopenStatusUnknownError",
-        8 => "miopenStatusUnsupportedOp",
-        9 => "miopenStatusGpuOperationsSkipped",
-        10 => "miopenStatusVersionMismatch",
-        _ => "an unknown miopenStatus_t",
-    };
-    Err(LibError::Status { library: "MIOpen", operation, status: status.0, name })
-}
 
 /// An MIOpen handle of one device.
 pub(crate) struct DnnHandle {
     pub raw: miopenHandle_t,
     device: Device,
-    /// The convolution algorithms the search found **on this handle**.
-    /// MIOpen registers the search's invokers in the handle that ran it,
-    /// and forward on another handle fails ("No invoker was registered
-    /// ... Was find executed?"), so the answers live with the handle and
-    /// go when it does.
-    /// Each with the workspace it needs (the search's `memory`), so later
-    /// calls need neither a size query nor a search.
-    pub algorithms: RefCell<HashMap<ConvProblem, (miopenConvFwdAlgorithm_t, usize)>>,
+    /// The convolution plans made on this handle (see [`ConvPlans`]).
+    pub convolutions: RefCell<ConvPlans>,
 }
-
-/// A forward convolution problem: input and filter shapes and the
-/// convolution's parameters (the output follows from them).
-pub(crate) type ConvProblem = (Shape4, Shape4, Conv2d);
 
 // SAFETY: the cache gives a handle to one thread at a time; it may move.
 unsafe impl Send for DnnHandle {}
@@ -64,7 +33,7 @@ impl LibHandle for DnnHandle {
         let mut raw: miopenHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; MIOpen records the current device, `device` here.
         on_device(device, || check(unsafe { (api.miopenCreate)(&mut raw) }, "miopenCreate"))??;
-        Ok(DnnHandle { raw, device, algorithms: RefCell::new(HashMap::new()) })
+        Ok(DnnHandle { raw, device, convolutions: RefCell::new(ConvPlans::default()) })
     }
 
     fn set_stream(&self, stream: &Stream) -> Result<()> {

@@ -1,6 +1,6 @@
 //! RAII tensor descriptors.
 
-use super::handle::check;
+use super::status::check;
 use crate::{LibError, Result};
 use hip_core::audit;
 use hip_sys::miopen::{miopenDataType_t, miopenTensorDescriptor_t};
