@@ -45,16 +45,17 @@ pub enum Problem {
 
 impl From<amdgpu::libs::LibError> for Problem {
     fn from(e: amdgpu::libs::LibError) -> Self {
-        match e {
-            amdgpu::libs::LibError::Unavailable(why) => Problem::Unavailable(why.to_string()),
-            other => Problem::Failed(other.to_string()),
-        }
+        amdgpu::Error::from(e).into()
     }
 }
 
 impl From<amdgpu::Error> for Problem {
     fn from(e: amdgpu::Error) -> Self {
-        Problem::Failed(e.to_string())
+        if e.is_unavailable() {
+            Problem::Unavailable(e.to_string())
+        } else {
+            Problem::Failed(e.to_string())
+        }
     }
 }
 

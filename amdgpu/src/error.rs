@@ -15,6 +15,10 @@ pub enum Error {
     /// The memory pool could not serve a request.
     #[error(transparent)]
     Pool(#[from] hip_pool::PoolError),
+    /// A library operation (rocSPARSE, rocFFT, MIOpen) failed or is not
+    /// available; see [`Error::is_unavailable`].
+    #[error(transparent)]
+    Lib(#[from] hip_libs::LibError),
     /// Two lengths that must agree do not.
     #[error("{operation}: length mismatch: the device array has {device} elements, the host slice {host}")]
     LengthMismatch {
@@ -49,8 +53,49 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Whether the error says a library cannot be used here (not loaded,
+    /// or not on this backend), rather than that an operation failed: the
+    /// case to skip, not to report.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Error::Lib(hip_libs::LibError::Unavailable(_)))
+    }
+}
+
 impl From<hip_sys::BackendError> for Error {
     fn from(error: hip_sys::BackendError) -> Self {
         Error::Hip(error.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hip_libs::LibError;
+
+    fn library_call(fail: LibError) -> std::result::Result<(), LibError> {
+        Err(fail)
+    }
+
+    /// A user's function returning `amdgpu::Result` can call the libraries
+    /// with `?` and tell "not here" from "failed".
+    fn users_code(fail: LibError) -> Result<()> {
+        library_call(fail)?;
+        Ok(())
+    }
+
+    #[test]
+    fn library_errors_convert_and_keep_their_message() {
+        let unavailable = LibError::Unavailable(hip_sys::BackendError::LibraryUnavailable {
+            library: "rocFFT".into(),
+            hint: "not on this backend".into(),
+        });
+        let error = users_code(unavailable.clone()).unwrap_err();
+        assert!(error.is_unavailable());
+        assert_eq!(error.to_string(), unavailable.to_string());
+        let invalid = LibError::InvalidInput { operation: "fft::c2c", problem: "shape [0]".into() };
+        let error = users_code(invalid).unwrap_err();
+        assert!(!error.is_unavailable());
+        assert!(error.to_string().contains("fft::c2c") && error.to_string().contains("shape [0]"), "{error}");
     }
 }
