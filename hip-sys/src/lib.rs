@@ -20,6 +20,8 @@
 //!   process ([`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
+//! - [`error_names`]: HIP's names and descriptions of its error codes, one
+//!   table that every backend's messages use.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
 //!   HIP about which device is current. It runs the project's tests on any
 //!   machine and lets programs run without a GPU.
@@ -38,6 +40,7 @@
 pub mod backend;
 pub mod bindings;
 mod error;
+pub mod error_names;
 pub mod libraries;
 mod newer;
 pub mod sim;

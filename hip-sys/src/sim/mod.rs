@@ -267,7 +267,7 @@ mod runtime;
 mod streams;
 mod violations;
 
-pub use errors::describe;
+pub use crate::error_names::describe;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
