@@ -12,7 +12,8 @@
 //! ```
 //!
 //! The table at the end gives ns per pair, M pairs/s and each ratio to our
-//! pool.
+//! pool. `tls-list` is the floor: a plain thread-local free list with no
+//! pool behind it.
 
 use criterion::{BenchmarkId, Criterion};
 use hip_core::{Device, Stream};
@@ -52,10 +53,18 @@ fn load_torch() -> Result<Torch, String> {
     }
 }
 
+thread_local! {
+    /// The floor: a plain thread-local free list of (size, address).
+    static FREE_LIST: std::cell::RefCell<Vec<(usize, usize)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// One contender: a name and an allocate+free pair.
 enum Contender {
     Ours(&'static str, Pool),
     Torch(&'static Torch),
+    /// A thread-local free list with no pool behind it: what a cache hit
+    /// cannot beat.
+    FreeList,
 }
 
 impl Contender {
@@ -63,6 +72,7 @@ impl Contender {
         match self {
             Contender::Ours(name, _) => name,
             Contender::Torch(_) => "pytorch",
+            Contender::FreeList => "tls-list",
         }
     }
 
@@ -78,6 +88,14 @@ impl Contender {
                     (torch.free)(black_box(p));
                 }
             }
+            Contender::FreeList => FREE_LIST.with(|list| {
+                let mut list = list.borrow_mut();
+                let block = match list.last() {
+                    Some(&(size, ptr)) if size == bytes => list.pop().map_or(ptr, |(_, p)| p),
+                    _ => 0x1000,
+                };
+                list.push((bytes, black_box(block)));
+            }),
         }
     }
 }
@@ -104,6 +122,7 @@ fn main() {
         }
     }
     single.extend(torch.map(Contender::Torch));
+    single.push(Contender::FreeList);
 
     let stream = Stream::new_on(device).expect("a stream");
     let mut group = criterion.benchmark_group("shootout-pair");

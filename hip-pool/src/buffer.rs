@@ -48,24 +48,15 @@ pub struct Buffer {
     ptr: usize,
     len: usize,
     block: usize,
-    /// Moved into the pool on release (no clone on the hot path); dropped
-    /// in `Drop` only if it was not.
+    /// Moved out by `release` (into the pool, with no clone on the hot
+    /// path), which runs exactly once.
     stream: ManuallyDrop<Stream>,
-    released: bool,
     uses: Uses,
 }
 
 impl Buffer {
     pub(crate) fn new(pool: Pool, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
-        Buffer {
-            pool: Some(pool),
-            ptr,
-            len,
-            block,
-            stream: ManuallyDrop::new(stream),
-            released: false,
-            uses: Uses::default(),
-        }
+        Buffer { pool: Some(pool), ptr, len, block, stream: ManuallyDrop::new(stream), uses: Uses::default() }
     }
 
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
@@ -76,7 +67,6 @@ impl Buffer {
             len: 0,
             block: 0,
             stream: ManuallyDrop::new(stream.clone()),
-            released: false,
             uses: Uses::default(),
         }
     }
@@ -178,18 +168,31 @@ impl Buffer {
     }
 
     /// Give the memory back now, reporting any error.
-    pub fn free(mut self) -> Result<()> {
-        self.release()
+    pub fn free(self) -> Result<()> {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this`'s Drop never runs, so this is the one release.
+        let result = unsafe { this.release() };
+        // SAFETY: the one field left with a destructor (the stream was
+        // taken, the rest is plain data), dropped once; `this` is not used
+        // again.
+        unsafe { std::ptr::drop_in_place(&mut this.uses) };
+        result
     }
 
-    fn release(&mut self) -> Result<()> {
-        let Some(pool) = self.pool.take() else {
+    /// Give the block back (and drop the stream handle).
+    ///
+    /// # Safety
+    ///
+    /// Called once for a buffer (by `free` or by `Drop`): it moves the
+    /// stream out.
+    #[inline(always)]
+    unsafe fn release(&mut self) -> Result<()> {
+        // SAFETY: the caller's contract: once, and nothing reads the
+        // stream afterwards.
+        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
+        let Some(pool) = self.pool else {
             return Ok(());
         };
-        self.released = true;
-        // SAFETY: taken once: `released` keeps Drop from dropping it again,
-        // and `pool` is gone, so no other path reads it.
-        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
         let pending = self.uses.take_events();
         match pool.0.strategy {
             Strategy::Cached => {
@@ -202,15 +205,15 @@ impl Buffer {
 }
 
 impl Drop for Buffer {
+    #[inline]
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
-        let device = self.device();
-        if let Err(error) = self.release() {
+        // Read first: `release` moves the stream out.
+        let device = self.pool.map(|p| p.device());
+        // SAFETY: a drop runs once, and `free` keeps it from running after
+        // its own release.
+        if let (Err(error), Some(device)) = (unsafe { self.release() }, device) {
             log::error!("dropping a buffer of {device}: {error}");
-        }
-        if !self.released {
-            // SAFETY: not taken by `release` (an empty buffer): dropped once, here.
-            unsafe { ManuallyDrop::drop(&mut self.stream) };
         }
     }
 }

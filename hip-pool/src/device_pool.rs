@@ -30,6 +30,9 @@ struct State {
 pub struct Pool(pub(crate) &'static PoolInner);
 
 pub(crate) struct PoolInner {
+    /// Small and unique in the process: the index of the pool's slot in
+    /// each thread's caches.
+    pub id: usize,
     pub device: Device,
     pub strategy: Strategy,
     state: Mutex<State>,
@@ -60,7 +63,9 @@ impl Pool {
             _ => None,
         };
         let total_memory = device.total_memory()?;
+        let mut all = ALL_POOLS.lock().unwrap_or_else(|p| p.into_inner());
         let inner: &'static PoolInner = Box::leak(Box::new(PoolInner {
+            id: all.len(),
             device,
             strategy,
             state: Mutex::new(State {
@@ -75,7 +80,7 @@ impl Pool {
             total_memory,
             thread_caches: Mutex::new(Vec::new()),
         }));
-        ALL_POOLS.lock().unwrap_or_else(|p| p.into_inner()).push(inner);
+        all.push(inner);
         Ok(Pool(inner))
     }
 
@@ -91,7 +96,16 @@ impl Pool {
 
     /// A buffer of `bytes` for use on `stream` (which must be on the
     /// pool's device), through the out-of-memory ladder.
+    #[inline]
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
+        match self.0.take_parked(bytes, stream) {
+            Some((ptr, size, stream)) => Ok(Buffer::new(*self, ptr, bytes, size, stream)),
+            None => self.alloc_slow(bytes, stream),
+        }
+    }
+
+    #[inline(never)]
+    fn alloc_slow(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
         stream.expect_device(self.0.device, "Pool::alloc").map_err(PoolError::from)?;
         crate::oom::allocate(self, bytes, stream)
     }
@@ -155,6 +169,7 @@ impl PoolInner {
 
     /// Note activity for the idle cleanup; a read first, so busy threads
     /// do not keep writing one shared cache line.
+    #[inline(always)]
     fn mark_used(&self) {
         if !self.used.load(Ordering::Relaxed) {
             self.used.store(true, Ordering::Relaxed);
@@ -165,6 +180,19 @@ impl PoolInner {
     fn over_soft_limit(&self, more: usize) -> bool {
         let state = self.lock();
         state.limits.soft.is_some_and(|s| state.stats.reserved.saturating_add(more) > s)
+    }
+
+    /// The fast path of the cached strategy: a block this thread parked,
+    /// of the right size, on `stream`.
+    #[inline(always)]
+    fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<(usize, usize, Stream)> {
+        if self.strategy != Strategy::Cached || bytes == 0 || stream.device() != self.device {
+            return None;
+        }
+        let size = cached::block_size(bytes)?;
+        let (ptr, stream) = crate::thread_cache::take(self, size, stream)?;
+        self.mark_used();
+        Some((ptr, size, stream))
     }
 
     /// One attempt to allocate, without retries.
@@ -319,6 +347,7 @@ impl PoolInner {
     /// its uses that may still run. The cached strategy makes no HIP call
     /// here; a block with pending events goes to the pool, not to the
     /// thread's cache, so that every allocation sees them.
+    #[inline]
     pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
         self.mark_used();
         if !pending.is_empty() {

@@ -47,6 +47,7 @@
 //! # Ok::<(), hip_pool::PoolError>(())
 //! ```
 
+mod barrier;
 mod buffer;
 pub mod cleanup;
 mod device_pool;

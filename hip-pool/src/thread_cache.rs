@@ -7,152 +7,372 @@
 //!
 //! - a drop makes no HIP call and touches no thread GPU state (the cache is
 //!   this module's own thread-local, not `hip-core`'s);
-//! - `reclaim(device)` first moves every parked block of every thread back
-//!   into the pool (each cache is registered with its pool), then releases;
+//! - `reclaim(device)` first moves every parked block of every live thread
+//!   back into the pool, then releases;
 //! - statistics subtract parked blocks, so current values stay exact.
 //!
-//! A block leaves a cache for the pool only while the cache's lock is held
-//! (a drain, a thread's exit), and statistics hold every cache's lock and
-//! then the pool's while they read, so a read never sees a block both
-//! parked and returned. The lock order is registry, then cache, then pool.
+//! # Layout
+//!
+//! Each pool has a small process-unique id (its index among all pools). A
+//! thread keeps a vector of [`Slot`]s indexed by that id, so finding the
+//! cache is one bounds check and one load, with no search and no reference
+//! count change. A slot holds a last-in first-out list of parked blocks,
+//! each with its size and its stream's [`Stream::id`] inline (a hit
+//! compares two integers per block and follows no pointer; the stream
+//! handle itself is moved in and out, never cloned). Slots are also listed
+//! in their pool's registry (`PoolInner::thread_caches`), for the threads
+//! that drain or count them.
+//!
+//! # Protocol
+//!
+//! The list of a slot belongs to its owning thread, with two exceptions
+//! that need the pool's registry lock: a *stealer* (a reclaim, a statistics
+//! read, a listing of parked addresses) and the owner itself on its slow
+//! paths (flushing before the pool goes to the driver; thread exit). Two
+//! flags decide who may touch the list, written with plain atomic stores:
+//!
+//! - the owner, around every fast-path access: `busy = true` (relaxed);
+//!   the light side of the asymmetric barrier ([`crate::barrier`]: a
+//!   compiler fence with membarrier, else a `SeqCst` fence); read `steal`
+//!   (acquire). If it is set, the owner clears `busy` and takes the slow
+//!   path (the pool, under its lock) instead. Otherwise it uses the list
+//!   and ends with `busy = false` (release).
+//! - a stealer, holding the registry lock: `steal = true` (relaxed) on
+//!   every slot it wants; the heavy side of the barrier (membarrier on
+//!   every thread of the process, else a `SeqCst` fence); then it waits
+//!   until each slot's `busy` reads false (acquire), uses the lists, and
+//!   clears `steal` (release).
+//!
+//! Both sides store one flag, pass a barrier that acts as a `SeqCst`
+//! fence on both, then load the other flag (Dekker's pattern): of two
+//! such fences one comes first, so either the owner sees `steal` and
+//! stays out, or the stealer sees `busy` and waits for the release that
+//! ends the owner's access. An owner that reads `steal` false after a
+//! stealer has finished reads the stealer's release of it, so it sees the
+//! stealer's changes; a stealer that reads `busy` false reads the owner's
+//! release, so it sees the owner's. The owner never blocks and never takes
+//! a lock while `busy` is set, so a stealer's wait is a few instructions
+//! long (or a preemption). Stealers and the owner's slow paths hold the
+//! registry lock, so they exclude one another; the lock order is
+//! registry, then pool.
+//!
+//! A statistics read keeps `steal` set on every slot while it reads the
+//! parked totals and the pool's counters, so no block moves between a
+//! cache and the pool in between: a read never sees a block both parked
+//! and returned (or neither).
 //!
 //! Caches are bounded ([`MAX_BLOCKS`], [`MAX_BYTES`]); beyond that, and
 //! when a thread exits, blocks go back to the pool. Before the pool asks
 //! the driver for memory, the allocating thread's cache is flushed too.
+//! Blocks with pending stream-use events never enter a cache (see
+//! `pending`).
 
+use crate::barrier;
 use crate::device_pool::PoolInner;
 use hip_core::Stream;
-use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::cell::{RefCell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, MutexGuard};
 
 /// Blocks one thread keeps for one pool at most.
 pub const MAX_BLOCKS: usize = 64;
 /// Bytes one thread keeps for one pool at most.
 pub const MAX_BYTES: usize = 64 << 20;
 
-struct Parked {
-    ptr: usize,
-    size: usize,
-    stream: Stream,
-}
-
-/// One thread's cache for one pool.
-#[derive(Default)]
-pub(crate) struct ThreadCache {
-    blocks: Vec<Parked>,
+/// The parked blocks of one slot, oldest first, as parallel arrays of
+/// words (a hit reads and writes single words, never a struct copied
+/// through the stack), with their count of bytes and the hits served.
+#[repr(C)]
+struct List {
+    len: usize,
     bytes: usize,
+    ptr: [usize; MAX_BLOCKS],
+    size: [usize; MAX_BLOCKS],
+    /// `stream.id()` of each block, inline.
+    stream_id: [u64; MAX_BLOCKS],
+    /// `Some` below `len`.
+    stream: [Option<Stream>; MAX_BLOCKS],
+    /// Apart from `bytes`, so the two are not updated as one wide word.
     hits: u64,
 }
 
-pub(crate) type Shared = Arc<Mutex<ThreadCache>>;
+impl List {
+    fn new() -> List {
+        List {
+            len: 0,
+            bytes: 0,
+            ptr: [0; MAX_BLOCKS],
+            size: [0; MAX_BLOCKS],
+            stream_id: [0; MAX_BLOCKS],
+            stream: [const { None }; MAX_BLOCKS],
+            hits: 0,
+        }
+    }
 
-fn lock(cache: &Shared) -> std::sync::MutexGuard<'_, ThreadCache> {
-    cache.lock().unwrap_or_else(|p| p.into_inner())
+    /// Take the newest block of `size` on stream `id`.
+    #[inline(always)]
+    fn take(&mut self, size: usize, id: u64) -> Option<(usize, Stream)> {
+        let len = self.len.min(MAX_BLOCKS);
+        let index = (0..len).rev().find(|&i| self.size[i] == size && self.stream_id[i] == id)?;
+        let stream = self.stream[index].take()?;
+        let ptr = self.ptr[index];
+        if index + 1 < len {
+            // Keep the order (last in, first out) of the blocks above.
+            self.ptr.copy_within(index + 1..len, index);
+            self.size.copy_within(index + 1..len, index);
+            self.stream_id.copy_within(index + 1..len, index);
+            self.stream[index..len].rotate_left(1);
+        }
+        self.len = len - 1;
+        self.bytes -= size;
+        self.hits += 1;
+        Some((ptr, stream))
+    }
+
+    /// Park a block; the stream back if the list is full.
+    #[inline(always)]
+    fn give(&mut self, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
+        let len = self.len;
+        if len >= MAX_BLOCKS || self.bytes + size > MAX_BYTES {
+            return Err(stream);
+        }
+        self.ptr[len] = ptr;
+        self.size[len] = size;
+        self.stream_id[len] = stream.id();
+        self.stream[len] = Some(stream);
+        self.len = len + 1;
+        self.bytes += size;
+        Ok(())
+    }
+
+    /// Every block, emptying the list.
+    fn drain(&mut self) -> impl Iterator<Item = (usize, usize, Stream)> + '_ {
+        let len = std::mem::take(&mut self.len).min(MAX_BLOCKS);
+        self.bytes = 0;
+        (0..len).filter_map(move |i| Some((self.ptr[i], self.size[i], self.stream[i].take()?)))
+    }
 }
 
-/// This thread's caches, by pool.
-struct Local(Vec<(&'static PoolInner, Shared)>);
+/// One thread's cache for one pool; see the module docs for who may touch
+/// `list` when.
+pub(crate) struct Slot {
+    /// Set by the owner while it uses `list` on a fast path.
+    busy: AtomicBool,
+    /// Set by a stealer while it uses `list` (or keeps it still).
+    steal: AtomicBool,
+    list: UnsafeCell<List>,
+}
+
+// SAFETY: `list` is only reached by one thread at a time, per the protocol
+// in the module docs (the owner inside a busy section that saw no steal,
+// or whoever holds the pool's registry lock while no busy section runs);
+// the flags are atomics and a `Stream` is `Send`.
+unsafe impl Sync for Slot {}
+// SAFETY: as above; every field is `Send`.
+unsafe impl Send for Slot {}
+
+impl Slot {
+    fn new() -> Slot {
+        Slot { busy: AtomicBool::new(false), steal: AtomicBool::new(false), list: UnsafeCell::new(List::new()) }
+    }
+
+    /// Run `f` on the list as its owner, unless a stealer holds the slot.
+    #[inline(always)]
+    fn owned<R>(&self, fenced: bool, f: impl FnOnce(&mut List) -> R) -> Option<R> {
+        self.busy.store(true, Ordering::Relaxed);
+        barrier::light(fenced);
+        if self.steal.load(Ordering::Acquire) {
+            self.busy.store(false, Ordering::Release);
+            return None;
+        }
+        // SAFETY: the owner's busy section saw no steal: no stealer touches
+        // the list until `busy` is cleared below (module docs), and the
+        // owner's own slow paths do not run inside this call.
+        let result = f(unsafe { &mut *self.list.get() });
+        self.busy.store(false, Ordering::Release);
+        Some(result)
+    }
+}
+
+pub(crate) type Shared = Arc<Slot>;
+
+/// The pool's registry of slots, locked.
+fn registry(pool: &PoolInner) -> MutexGuard<'_, Vec<Shared>> {
+    pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The list of a slot for a holder of the registry lock while no busy
+/// section runs on it (a stealer that waited, or the owner itself).
+///
+/// # Safety
+///
+/// The caller holds `pool`'s registry lock and is either the slot's owner
+/// thread or a stealer that set `steal` and saw `busy` clear after the
+/// heavy barrier (see [`Steal`]).
+#[allow(clippy::mut_from_ref, reason = "exclusive by the protocol, which the caller upholds")]
+unsafe fn list_of(slot: &Slot) -> &mut List {
+    // SAFETY: exclusive by the caller's contract.
+    unsafe { &mut *slot.list.get() }
+}
+
+/// This thread's slots, by pool id, and the barrier mode.
+struct Local {
+    slots: Vec<Option<(&'static PoolInner, Shared)>>,
+    fenced: bool,
+}
 
 impl Drop for Local {
     fn drop(&mut self) {
-        for (pool, cache) in self.0.drain(..) {
-            {
-                let mut cache = lock(&cache);
-                // The cache's hits become the pool's, and its blocks go back,
-                // under the cache's lock (see the module docs).
-                pool.add_hits(std::mem::take(&mut cache.hits));
-                return_blocks(pool, &mut cache);
-            }
-            let mut registry = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
-            registry.retain(|c| !Arc::ptr_eq(c, &cache));
+        for (pool, slot) in self.slots.drain(..).flatten() {
+            let mut registry = registry(pool);
+            // SAFETY: the owner, holding the registry lock.
+            let list = unsafe { list_of(&slot) };
+            // The cache's hits become the pool's, and its blocks go back,
+            // under the registry lock (see the module docs).
+            pool.add_hits(std::mem::take(&mut list.hits));
+            return_blocks(pool, list);
+            registry.retain(|c| !Arc::ptr_eq(c, &slot));
         }
     }
 }
 
-/// Give every block of a locked cache back to its pool.
-fn return_blocks(pool: &PoolInner, cache: &mut ThreadCache) {
-    for block in cache.blocks.drain(..) {
-        cache.bytes -= block.size;
-        pool.give_back_to_pool(block.ptr, block.size, block.stream);
+/// Give every block of a list to its pool.
+fn return_blocks(pool: &PoolInner, list: &mut List) {
+    for (ptr, size, stream) in list.drain() {
+        pool.give_back_to_pool(ptr, size, stream);
     }
 }
 
 thread_local! {
-    static LOCAL: RefCell<Local> = const { RefCell::new(Local(Vec::new())) };
+    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
 }
 
-fn find(local: &Local, pool: &'static PoolInner) -> Option<Shared> {
-    local.0.iter().find(|(p, _)| std::ptr::eq(*p, pool)).map(|(_, c)| c.clone())
-}
-
-/// A parked block of exactly `size` last used on `stream`, from this thread.
-pub(crate) fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize, Stream)> {
+/// Run `f` with this thread's slot for `pool` (made on first use when
+/// `create`), `None` if there is none or the thread is exiting.
+#[inline(always)]
+fn with_slot<R>(pool: &'static PoolInner, create: bool, f: impl FnOnce(&Slot, bool) -> Option<R>) -> Option<R> {
     LOCAL
         .try_with(|local| {
-            let local = local.borrow();
-            let entry = local.0.iter().find(|(p, _)| std::ptr::eq(*p, pool))?;
-            let mut cache = lock(&entry.1);
-            let raw = stream.as_raw();
-            let index = cache.blocks.iter().rposition(|b| b.size == size && b.stream.as_raw() == raw)?;
-            let block = cache.blocks.swap_remove(index);
-            cache.bytes -= block.size;
-            cache.hits += 1;
-            Some((block.ptr, block.stream))
+            {
+                let local = local.borrow();
+                if let Some(local) = &*local {
+                    if let Some(Some((_, slot))) = local.slots.get(pool.id) {
+                        return f(slot, local.fenced);
+                    }
+                }
+            }
+            if !create {
+                return None;
+            }
+            let (slot, fenced) = make_slot(local, pool)?;
+            f(&slot, fenced)
         })
         .ok()
         .flatten()
 }
 
-/// Park a freed block in this thread's cache; the stream back if it is
-/// full (or the thread is exiting).
-pub(crate) fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
-    let mut stream = Some(stream);
-    let parked = LOCAL.try_with(|local| {
-        // A statement of its own: the shared borrow ends before `borrow_mut`.
-        let found = find(&local.borrow(), pool);
-        let cache = match found {
-            Some(cache) => cache,
-            None => {
-                let cache: Shared = Arc::default();
-                pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner()).push(cache.clone());
-                local.borrow_mut().0.push((pool, cache.clone()));
-                cache
-            }
-        };
-        let mut cache = lock(&cache);
-        if cache.blocks.len() >= MAX_BLOCKS || cache.bytes + size > MAX_BYTES {
-            return false;
-        }
-        if let Some(stream) = stream.take() {
-            cache.blocks.push(Parked { ptr, size, stream });
-            cache.bytes += size;
-        }
-        true
-    });
-    match (parked, stream) {
-        (Ok(true), _) => Ok(()),
-        (_, Some(stream)) => Err(stream),
-        // Parked, yet no stream left: impossible, as `take` ran only on parking.
-        (_, None) => Ok(()),
+#[cold]
+fn make_slot(local: &RefCell<Option<Local>>, pool: &'static PoolInner) -> Option<(Shared, bool)> {
+    let mut local = local.try_borrow_mut().ok()?;
+    let local = local.get_or_insert_with(|| Local { slots: Vec::new(), fenced: barrier::light_is_fence() });
+    if local.slots.len() <= pool.id {
+        local.slots.resize_with(pool.id + 1, || None);
     }
+    let slot: Shared = Arc::new(Slot::new());
+    registry(pool).push(slot.clone());
+    local.slots[pool.id] = Some((pool, slot.clone()));
+    Some((slot, local.fenced))
 }
 
-fn drain(pool: &'static PoolInner, cache: &Shared) {
-    return_blocks(pool, &mut lock(cache));
+/// A parked block of exactly `size` last used on `stream`, from this thread.
+#[inline]
+pub(crate) fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize, Stream)> {
+    let id = stream.id();
+    with_slot(pool, false, |slot, fenced| slot.owned(fenced, |list| list.take(size, id))?)
+}
+
+/// Park a freed block in this thread's cache; the stream back if it is
+/// full, held by a stealer, or the thread is exiting.
+#[inline]
+pub(crate) fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
+    let mut stream = Some(stream);
+    with_slot(pool, true, |slot, fenced| {
+        slot.owned(fenced, |list| match stream.take() {
+            Some(s) => list.give(ptr, size, s).map_err(|s| stream = Some(s)).ok(),
+            None => None,
+        })?
+    });
+    stream.map_or(Ok(()), Err)
 }
 
 /// Move this thread's parked blocks of `pool` back into the pool.
 pub(crate) fn flush_own(pool: &'static PoolInner) {
-    if let Ok(Some(cache)) = LOCAL.try_with(|local| find(&local.borrow(), pool)) {
-        drain(pool, &cache);
+    let Ok(Some(slot)) = LOCAL.try_with(|local| {
+        let local = local.try_borrow().ok()?;
+        local.as_ref()?.slots.get(pool.id)?.as_ref().map(|(_, slot)| slot.clone())
+    }) else {
+        return;
+    };
+    let _registry = registry(pool);
+    // SAFETY: the owner, holding the registry lock.
+    return_blocks(pool, unsafe { list_of(&slot) });
+}
+
+/// Every slot of a pool held still: `steal` set on each, the heavy barrier
+/// passed and each `busy` seen clear, under the registry lock. Dropping it
+/// gives the slots back to their owners.
+struct Steal<'a> {
+    slots: MutexGuard<'a, Vec<Shared>>,
+}
+
+impl<'a> Steal<'a> {
+    /// `None` if the barrier failed (owners may be inside busy sections
+    /// that this thread cannot see).
+    fn all(pool: &'a PoolInner) -> Option<Steal<'a>> {
+        let slots = registry(pool);
+        for slot in slots.iter() {
+            slot.steal.store(true, Ordering::Relaxed);
+        }
+        let steal = Steal { slots };
+        if !barrier::heavy() {
+            log::error!("pool of {}: the memory barrier failed; thread caches left alone", pool.device);
+            return None;
+        }
+        for slot in steal.slots.iter() {
+            let mut spins = 0u32;
+            while slot.busy.load(Ordering::Acquire) {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        Some(steal)
+    }
+
+    fn lists(&mut self) -> impl Iterator<Item = &mut List> {
+        // SAFETY: the registry lock is held, `steal` is set on every slot
+        // and each one's `busy` was seen clear after the heavy barrier.
+        self.slots.iter().map(|slot| unsafe { list_of(slot) })
+    }
+}
+
+impl Drop for Steal<'_> {
+    fn drop(&mut self) {
+        for slot in self.slots.iter() {
+            slot.steal.store(false, Ordering::Release);
+        }
     }
 }
 
 /// Move every thread's parked blocks of `pool` back into the pool.
 pub(crate) fn flush_all(pool: &'static PoolInner) {
-    let caches: Vec<Shared> = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    for cache in &caches {
-        drain(pool, cache);
+    if let Some(mut steal) = Steal::all(pool) {
+        for list in steal.lists() {
+            return_blocks(pool, list);
+        }
     }
 }
 
@@ -165,21 +385,28 @@ pub(crate) struct Totals {
 }
 
 /// Run `read` with the [`Totals`] of every thread's cache of `pool` while
-/// every cache stays locked, so that no block moves between a cache and
-/// the pool until `read` returns (it may lock the pool).
+/// every cache is held still, so that no block moves between a cache and
+/// the pool until `read` returns (it may lock the pool). If the caches
+/// cannot be held, `read` gets nothing but the pool's own view is still
+/// taken under its lock.
 pub(crate) fn with_totals<R>(pool: &PoolInner, read: impl FnOnce(Totals) -> R) -> R {
-    let registry = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
-    let caches: Vec<_> = registry.iter().map(lock).collect();
-    let totals = caches.iter().fold(Totals::default(), |t, cache| Totals {
-        bytes: t.bytes + cache.bytes,
-        blocks: t.blocks + cache.blocks.len(),
-        hits: t.hits + cache.hits,
+    let Some(mut steal) = Steal::all(pool) else {
+        return read(Totals::default());
+    };
+    let totals = steal.lists().fold(Totals::default(), |t, list| Totals {
+        bytes: t.bytes + list.bytes,
+        blocks: t.blocks + list.len,
+        hits: t.hits + list.hits,
     });
-    read(totals)
+    let result = read(totals);
+    drop(steal);
+    result
 }
 
 /// Addresses parked in any thread's cache of `pool`.
 pub(crate) fn parked_addresses(pool: &PoolInner) -> Vec<usize> {
-    let caches = pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner());
-    caches.iter().flat_map(|cache| lock(cache).blocks.iter().map(|b| b.ptr).collect::<Vec<_>>()).collect()
+    let Some(mut steal) = Steal::all(pool) else {
+        return Vec::new();
+    };
+    steal.lists().flat_map(|list| list.ptr[..list.len.min(MAX_BLOCKS)].to_vec()).collect()
 }

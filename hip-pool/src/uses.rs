@@ -17,11 +17,13 @@
 //! work, so those entries go. Nothing here blocks the host.
 //!
 //! The same-stream case costs a stream comparison and one atomic load
-//! while no entry exists: no lock, no allocation.
+//! while no entry exists: no lock, no allocation. The list lives in a box
+//! made on the first recorded use, so a buffer that never has one carries
+//! a single null pointer (buffers stay small and cheap to move).
 
 use crate::events;
 use hip_core::{Event, HipError, Stream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// How an operation uses a buffer's memory.
@@ -42,27 +44,88 @@ pub(crate) struct Use {
     pub(crate) event: Event,
 }
 
-/// The uses of one buffer on streams other than its own.
+/// The recorded uses, once there has been one.
 #[derive(Default)]
-pub(crate) struct Uses {
+struct List {
     /// The list's length, read without the lock.
     count: AtomicUsize,
     list: Mutex<Vec<Use>>,
 }
 
-impl Uses {
-    /// Whether no use is recorded (one atomic load).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.count.load(Ordering::Acquire) == 0
-    }
-
+impl List {
     fn lock(&self) -> MutexGuard<'_, Vec<Use>> {
         self.list.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn store_count(&self, list: &[Use]) {
         self.count.store(list.len(), Ordering::Release);
+    }
+}
+
+/// The uses of one buffer on streams other than its own: null until the
+/// first use is recorded, then a [`List`] made by `Box::into_raw`, set
+/// once (compare-exchange) and freed only by `Drop`.
+#[derive(Default)]
+pub(crate) struct Uses {
+    list: AtomicPtr<List>,
+}
+
+impl Drop for Uses {
+    #[inline]
+    fn drop(&mut self) {
+        let list = *self.list.get_mut();
+        if !list.is_null() {
+            // SAFETY: made by `Box::into_raw` in `list_or_make`, freed only
+            // here, once (`&mut self`).
+            drop(unsafe { Box::from_raw(list) });
+        }
+    }
+}
+
+impl Uses {
+    /// The list, if a use was ever recorded.
+    #[inline]
+    fn list(&self) -> Option<&List> {
+        let list = self.list.load(Ordering::Acquire);
+        // SAFETY: null, or a box set once and freed only when `self` drops,
+        // which the borrow of `self` rules out.
+        unsafe { list.as_ref() }
+    }
+
+    fn list_or_make(&self) -> &List {
+        if let Some(list) = self.list() {
+            return list;
+        }
+        let made = Box::into_raw(Box::<List>::default());
+        match self.list.compare_exchange(std::ptr::null_mut(), made, Ordering::AcqRel, Ordering::Acquire) {
+            // SAFETY: the box just made, now owned by `self` (as in `list`).
+            Ok(_) => unsafe { &*made },
+            Err(existing) => {
+                // SAFETY: `made` was never shared; `existing` as in `list`.
+                unsafe {
+                    drop(Box::from_raw(made));
+                    &*existing
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn boxed_mut(&mut self) -> Option<&mut List> {
+        // SAFETY: as in `list`, and `&mut self` makes it exclusive.
+        unsafe { self.list.get_mut().as_mut() }
+    }
+
+    #[inline]
+    fn list_mut(&mut self) -> Option<&mut Vec<Use>> {
+        let list = self.boxed_mut()?;
+        Some(list.list.get_mut().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Whether no use is recorded (one atomic load).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.list().is_none_or(|list| list.count.load(Ordering::Acquire) == 0)
     }
 
     /// Order a use with `access` on `stream` after the buffer's earlier
@@ -78,7 +141,10 @@ impl Uses {
                 return Ok(());
             }
         }
-        let mut list = self.lock();
+        let Some(uses) = self.list() else {
+            return Ok(());
+        };
+        let mut list = uses.lock();
         let mut i = 0;
         while i < list.len() {
             let entry = &list[i];
@@ -105,7 +171,7 @@ impl Uses {
                 }
             }
         }
-        self.store_count(&list);
+        uses.store_count(&list);
         Ok(())
     }
 
@@ -115,7 +181,8 @@ impl Uses {
         if own.id() == stream.id() {
             return Ok(());
         }
-        let mut list = self.lock();
+        let uses = self.list_or_make();
+        let mut list = uses.lock();
         if let Some(entry) = list.iter_mut().find(|u| u.stream == stream.id()) {
             entry.event.record(stream)?;
             if access == Access::Write {
@@ -129,7 +196,7 @@ impl Uses {
             return Err(error);
         }
         list.push(Use { stream: stream.id(), access, event });
-        self.store_count(&list);
+        uses.store_count(&list);
         Ok(())
     }
 
@@ -140,7 +207,10 @@ impl Uses {
             return Ok(());
         }
         order_after(own, new)?;
-        let list = self.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        let Some(uses) = self.boxed_mut() else {
+            return Ok(());
+        };
+        let list = uses.list.get_mut().unwrap_or_else(|p| p.into_inner());
         let mut k = 0;
         while k < list.len() {
             if list[k].stream == new.id() {
@@ -149,18 +219,27 @@ impl Uses {
                 k += 1;
             }
         }
-        self.count.store(list.len(), Ordering::Release);
+        uses.count.store(list.len(), Ordering::Release);
         Ok(())
     }
 
     /// The pending events, for the pool (no HIP call, no lock: the buffer
     /// is going away). Allocates only when there are some.
+    #[inline]
     pub fn take_events(&mut self) -> Vec<Event> {
-        let list = self.list.get_mut().unwrap_or_else(|p| p.into_inner());
-        if list.is_empty() {
-            return Vec::new();
+        match self.list_mut() {
+            Some(list) if !list.is_empty() => self.drain_events(),
+            _ => Vec::new(),
         }
-        self.count.store(0, Ordering::Release);
+    }
+
+    #[cold]
+    fn drain_events(&mut self) -> Vec<Event> {
+        let Some(uses) = self.boxed_mut() else {
+            return Vec::new();
+        };
+        uses.count.store(0, Ordering::Release);
+        let list = uses.list.get_mut().unwrap_or_else(|p| p.into_inner());
         list.drain(..).map(|u| u.event).collect()
     }
 }

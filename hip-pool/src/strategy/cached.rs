@@ -45,6 +45,7 @@ const SMALL: Class = 0;
 const LARGE: Class = 1;
 
 /// The block size a request of `bytes` gets.
+#[inline]
 pub fn block_size(bytes: usize) -> Option<usize> {
     bytes.max(1).checked_next_multiple_of(ROUND)
 }
