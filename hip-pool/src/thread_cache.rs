@@ -330,6 +330,11 @@ impl<'a> Steal<'a> {
     /// that this thread cannot see).
     fn all(pool: &'a PoolInner) -> Option<Steal<'a>> {
         let slots = registry(pool);
+        if slots.is_empty() {
+            // No slot to hold still, and none can be registered while the
+            // registry lock is held: no barrier needed.
+            return Some(Steal { slots });
+        }
         for slot in slots.iter() {
             slot.steal.store(true, Ordering::Relaxed);
         }
