@@ -439,7 +439,7 @@ type CreateHandle = unsafe extern "C" fn(*mut rocsparse_handle) -> rocsparse_sta
 type DestroyHandle = unsafe extern "C" fn(rocsparse_handle) -> rocsparse_status;
 type GetVersion = unsafe extern "C" fn(rocsparse_handle, *mut c_int) -> rocsparse_status;
 /// The signature of the staged SpMV (5.x `rocsparse_spmv_ex`, 6.x `rocsparse_spmv`).
-type SpmvStaged = unsafe extern "C" fn(
+pub(crate) type SpmvStaged = unsafe extern "C" fn(
     rocsparse_handle,
     rocsparse_operation,
     *const c_void,
@@ -454,7 +454,7 @@ type SpmvStaged = unsafe extern "C" fn(
     *mut c_void,
 ) -> rocsparse_status;
 /// The signature of the unstaged 5.x `rocsparse_spmv`.
-type SpmvUnstaged = unsafe extern "C" fn(
+pub(crate) type SpmvUnstaged = unsafe extern "C" fn(
     rocsparse_handle,
     rocsparse_operation,
     *const c_void,
@@ -468,12 +468,22 @@ type SpmvUnstaged = unsafe extern "C" fn(
     *mut c_void,
 ) -> rocsparse_status;
 
-/// The library's staged `rocsparse_spmv` (3.x, 4.x), for [`spmv_unstaged_shim`].
+/// The library's staged `rocsparse_spmv` (3.x, 4.x, or the nvidia
+/// backend's over cuSPARSE), for [`spmv_unstaged_shim`].
 static REAL_SPMV_STAGED: OnceLock<SpmvStaged> = OnceLock::new();
+
+/// Serve the table's unstaged `rocsparse_spmv` field with
+/// [`spmv_unstaged_shim`] over `staged`, for a library that has only the
+/// staged call (the nvidia backend's mapping).
+pub(crate) fn unstaged_spmv_over(staged: SpmvStaged) -> SpmvUnstaged {
+    REAL_SPMV_STAGED.get_or_init(|| staged);
+    spmv_unstaged_shim
+}
 /// The library's unstaged `rocsparse_spmv` (2.x without `_ex`), for [`spmv_staged_shim`].
 static REAL_SPMV_UNSTAGED: OnceLock<SpmvUnstaged> = OnceLock::new();
 
-/// The 5.x unstaged `rocsparse_spmv` on rocSPARSE 3.x and 4.x, which have
+/// The 5.x unstaged `rocsparse_spmv` on rocSPARSE 3.x and 4.x (and over
+/// cuSPARSE on the nvidia backend), which have
 /// no auto stage: the staged call's buffer size stage when `temp_buffer`
 /// is null, otherwise its preprocess then compute stages (what the 2.x
 /// unstaged call does).

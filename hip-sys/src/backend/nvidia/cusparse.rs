@@ -140,6 +140,7 @@ struct Loaded {
 }
 
 static LOADED: OnceLock<Result<Loaded, BackendError>> = OnceLock::new();
+static TABLE: OnceLock<RocsparseApi> = OnceLock::new();
 
 fn fns() -> Result<&'static Loaded, rocsparse_status> {
     LOADED.get().and_then(|l| l.as_ref().ok()).ok_or(rocsparse_status::rocsparse_status_not_initialized)
@@ -163,7 +164,7 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsparseApi, Backe
             Ok(Loaded { fns, spmv_preprocess })
         })
         .as_ref()
-        .map(|_| &ROCSPARSE_OVER_CUSPARSE)
+        .map(|_| TABLE.get_or_init(table))
         .map_err(Clone::clone)
 }
 
@@ -580,33 +581,6 @@ unsafe extern "C" fn rocsparse_spmv_ex(
     })
 }
 
-/// The unstaged SpMV of the 5.7 bindings: sizes the buffer when it is
-/// null, computes otherwise.
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn rocsparse_spmv(
-    handle: rocsparse_handle,
-    trans: rocsparse_operation,
-    alpha: *const c_void,
-    mat: rocsparse_spmat_descr,
-    x: rocsparse_dnvec_descr,
-    beta: *const c_void,
-    y: rocsparse_dnvec_descr,
-    compute_type: rocsparse_datatype,
-    alg: rocsparse_spmv_alg,
-    buffer_size: *mut usize,
-    temp_buffer: *mut c_void,
-) -> rocsparse_status {
-    entry(|| {
-        let s = spmv_args(handle, trans, alpha, mat, x, beta, y, compute_type, alg)?;
-        if temp_buffer.is_null() {
-            spmv_stage(&s, rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, buffer_size, temp_buffer)
-        } else {
-            spmv_stage(&s, rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, buffer_size, temp_buffer)?;
-            spmv_stage(&s, rocsparse_spmv_stage::rocsparse_spmv_stage_compute, buffer_size, temp_buffer)
-        }
-    })
-}
-
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn rocsparse_spmm(
     handle: rocsparse_handle,
@@ -658,24 +632,27 @@ unsafe extern "C" fn rocsparse_spmm(
     })
 }
 
-/// The rocSPARSE table over cuSPARSE.
-static ROCSPARSE_OVER_CUSPARSE: RocsparseApi = RocsparseApi {
-    rocsparse_get_version,
-    rocsparse_create_handle,
-    rocsparse_destroy_handle,
-    rocsparse_set_stream,
-    rocsparse_get_stream,
-    rocsparse_set_pointer_mode,
-    rocsparse_create_csr_descr,
-    rocsparse_destroy_spmat_descr,
-    rocsparse_create_dnvec_descr,
-    rocsparse_destroy_dnvec_descr,
-    rocsparse_create_dnmat_descr,
-    rocsparse_destroy_dnmat_descr,
-    rocsparse_spmv,
-    rocsparse_spmv_ex,
-    rocsparse_spmm,
-};
+/// The rocSPARSE table over cuSPARSE. Its unstaged `rocsparse_spmv` is
+/// the crate's shim over the staged one ([`crate::libraries`]), set at load.
+fn table() -> RocsparseApi {
+    RocsparseApi {
+        rocsparse_get_version,
+        rocsparse_create_handle,
+        rocsparse_destroy_handle,
+        rocsparse_set_stream,
+        rocsparse_get_stream,
+        rocsparse_set_pointer_mode,
+        rocsparse_create_csr_descr,
+        rocsparse_destroy_spmat_descr,
+        rocsparse_create_dnvec_descr,
+        rocsparse_destroy_dnvec_descr,
+        rocsparse_create_dnmat_descr,
+        rocsparse_destroy_dnmat_descr,
+        rocsparse_spmv: crate::libraries::unstaged_spmv_over(rocsparse_spmv_ex),
+        rocsparse_spmv_ex,
+        rocsparse_spmm,
+    }
+}
 
 #[cfg(test)]
 mod tests {
