@@ -326,7 +326,9 @@ fn stats_stay_exact_while_threads_exit_and_caches_drain() {
     // the pool) while this thread reads the statistics, which subtract the
     // parked bytes from the allocated ones. Each read must see a state that
     // existed: never more parked than allocated (an underflow, a panic in
-    // a debug build), never more allocated than reserved.
+    // a debug build), never more allocated than reserved. Exclusive: its
+    // allocations would change the live counts other tests compare.
+    let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
     let pool = Pool::new(device, Strategy::Cached).unwrap();
     let stream = Stream::new_on(device).unwrap();
