@@ -42,6 +42,7 @@ pub mod bindings;
 mod error;
 pub mod error_names;
 pub mod libraries;
+mod loader;
 mod newer;
 pub mod sim;
 pub mod units;

@@ -45,8 +45,6 @@ use std::ffi::c_void;
 use std::fmt;
 use std::sync::OnceLock;
 
-use libloading::Library;
-
 use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t, BackendError, HipApi};
 
 /// The library's name in messages.
@@ -145,51 +143,14 @@ pub(crate) struct Loaded {
 /// about. On success the library stays loaded for the rest of the process,
 /// so the table's pointers stay valid.
 pub(crate) fn load_from(candidates: &[String]) -> Result<Loaded, BackendError> {
-    let mut tried = Vec::with_capacity(candidates.len());
-    for path in candidates {
-        // SAFETY: loading a shared library runs its initialisers. The
-        // candidates name AMD's HIP runtime (or, in tests, a system
-        // library), whose initialisers are meant to run in any process that
-        // loads it.
-        match unsafe { Library::new(path) } {
-            Ok(library) => return resolve(library, path),
-            Err(e) => {
-                // The loader's message usually starts with the path again.
-                let reason = e.to_string();
-                let reason = reason.strip_prefix(path.as_str()).and_then(|r| r.strip_prefix(": ")).unwrap_or(&reason);
-                tried.push(format!("{path} ({reason})"));
-            }
-        }
-    }
-    Err(BackendError::LibraryNotFound { library: LIBRARY.to_owned(), tried, hint: NOT_FOUND_HINT.to_owned() })
-}
-
-/// Resolve the table in `library`, then keep `library` loaded forever.
-fn resolve(library: Library, path: &str) -> Result<Loaded, BackendError> {
-    let lookup = |name: &'static str| -> Result<*const c_void, BackendError> {
-        let missing = || BackendError::SymbolMissing {
-            library: path.to_owned(),
-            symbol: name.to_owned(),
-            hint: SYMBOL_HINT.to_owned(),
-        };
-        // SAFETY: the symbol is read as an untyped pointer, which is valid
-        // for any symbol; its type is asserted by `from_resolver` below.
-        let symbol = unsafe { library.get::<*const c_void>(name.as_bytes()) };
-        match symbol {
-            Ok(symbol) if !(*symbol).is_null() => Ok(*symbol),
-            _ => Err(missing()),
-        }
-    };
+    let opened = crate::loader::open_first(LIBRARY, candidates, NOT_FOUND_HINT, SYMBOL_HINT)?;
     // SAFETY: every pointer comes from `libamdhip64`, whose exported
     // functions have the C signatures of the HIP headers the table was
     // generated from (the version is checked before any ABI-sensitive call,
-    // see the module docs); null pointers are refused by `lookup`. The
-    // library is never unloaded (below), so the pointers stay valid for the process.
-    let api = unsafe { HipApi::from_resolver(lookup) }?;
-    // Keep the code the table points into mapped until the process exits.
-    // (Forgetting the handle never unloads it, and allocates nothing.)
-    std::mem::forget(library);
-    Ok(Loaded { api, path: path.to_owned() })
+    // see the module docs); the loader refuses null pointers. The library
+    // is kept loaded (below), so the pointers stay valid for the process.
+    let api = unsafe { HipApi::from_resolver(|name| opened.symbol(name)) }?;
+    Ok(Loaded { api, path: opened.keep() })
 }
 
 /// Load `libamdhip64` from the standard [`candidates`], check that it

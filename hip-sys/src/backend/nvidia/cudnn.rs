@@ -49,9 +49,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-use libloading::Library;
-
-use super::{catch_status, library_candidates, lookup, open, Handle};
+use super::{catch_status, library_candidates, open, Handle};
 use crate::miopen::{
     miopenActivationDescriptor_t, miopenActivationMode_t, miopenConvAlgoPerf_algo, miopenConvAlgoPerf_t,
     miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t, miopenDataType_t, miopenHandle_t,
@@ -195,10 +193,11 @@ fn fns() -> Result<&'static Cudnn, miopenStatus_t> {
 pub(crate) fn load(candidates: &[String]) -> Result<&'static MiopenApi, BackendError> {
     LOADED
         .get_or_init(|| {
-            let (library, path): (Library, String) = open("libcudnn", candidates, HINT)?;
+            let library = open("libcudnn", candidates, HINT)?;
+            let path = library.path().to_owned();
             // SAFETY: `library` is cuDNN, whose exported functions have the
             // signatures declared in `Cudnn` (cuDNN 8 and 9 headers).
-            let fns = unsafe { Cudnn::resolve(&library, &path) }?;
+            let fns = unsafe { Cudnn::resolve(&library) }?;
             // SAFETY: no arguments.
             let version = unsafe { (fns.cudnnGetVersion)() };
             if version < 8000 {
@@ -207,7 +206,7 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static MiopenApi, BackendE
                     hint: format!("{path} is cuDNN {version}; the mapping needs cuDNN 8 or 9. {HINT}"),
                 });
             }
-            std::mem::forget(library);
+            library.keep();
             log::debug!("MIOpen over {path} (cuDNN {version})");
             Ok(fns)
         })

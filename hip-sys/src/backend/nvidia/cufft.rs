@@ -48,9 +48,7 @@ use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_longlong, c_void};
 use std::sync::{Mutex, OnceLock};
 
-use libloading::Library;
-
-use super::{catch_status, library_candidates, lookup, open, Handle};
+use super::{catch_status, library_candidates, open, Handle};
 use crate::rocfft::{
     rocfft_array_type, rocfft_execution_info, rocfft_plan, rocfft_plan_description, rocfft_precision,
     rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
@@ -138,10 +136,11 @@ fn loaded() -> Option<&'static Loaded> {
 pub(crate) fn load(candidates: &[String]) -> Result<&'static RocfftApi, BackendError> {
     LOADED
         .get_or_init(|| {
-            let (library, path): (Library, String) = open("libcufft", candidates, HINT)?;
+            let library = open("libcufft", candidates, HINT)?;
+            let path = library.path().to_owned();
             // SAFETY: `library` is cuFFT, whose exported functions have the
             // signatures declared in `Cufft` (cuFFT 11 and 12 headers).
-            let fns = unsafe { Cufft::resolve(&library, &path) }?;
+            let fns = unsafe { Cufft::resolve(&library) }?;
             let mut version: c_int = 0;
             // SAFETY: a valid out-pointer.
             let status = unsafe { (fns.cufftGetVersion)(&mut version) };
@@ -152,7 +151,7 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocfftApi, BackendE
                 });
             }
             // Keep the code the pointers point into mapped.
-            std::mem::forget(library);
+            library.keep();
             log::debug!("rocFFT over {path} (cuFFT {version})");
             Ok(Loaded { fns, version })
         })

@@ -38,9 +38,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::OnceLock;
 
-use libloading::Library;
-
-use super::{catch_status, library_candidates, lookup, open, Handle};
+use super::{catch_status, library_candidates, open, Handle};
 use crate::rocsparse::{
     rocsparse_datatype, rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_handle, rocsparse_index_base,
     rocsparse_indextype, rocsparse_operation, rocsparse_order, rocsparse_pointer_mode, rocsparse_spmat_descr,
@@ -150,16 +148,17 @@ fn fns() -> Result<&'static Loaded, rocsparse_status> {
 pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsparseApi, BackendError> {
     LOADED
         .get_or_init(|| {
-            let (library, path): (Library, String) = open("libcusparse", candidates, HINT)?;
+            let library = open("libcusparse", candidates, HINT)?;
+            let path = library.path().to_owned();
             // SAFETY: `library` is cuSPARSE, whose exported functions have
             // the signatures declared in `Cusparse` (cuSPARSE 11 and 12).
-            let fns = unsafe { Cusparse::resolve(&library, &path) }?;
-            let spmv_preprocess = lookup(&library, &path, "cusparseSpMV_preprocess").ok().map(|p| {
+            let fns = unsafe { Cusparse::resolve(&library) }?;
+            let spmv_preprocess = library.optional("cusparseSpMV_preprocess").map(|p| {
                 // SAFETY: the symbol of cusparseSpMV_preprocess, whose C
                 // signature is `SpmvPreprocess`.
                 unsafe { std::mem::transmute::<*const c_void, SpmvPreprocess>(p) }
             });
-            std::mem::forget(library);
+            library.keep();
             log::debug!("rocSPARSE over {path}");
             Ok(Loaded { fns, spmv_preprocess })
         })

@@ -46,8 +46,6 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
-use libloading::Library;
-
 use crate::{BackendError, HipApi};
 
 #[cfg(test)]
@@ -147,16 +145,16 @@ macro_rules! fn_table {
             #[allow(dead_code)]
             pub(crate) const SYMBOLS: &'static [&'static str] = &[$($symbol),*];
 
-            /// Resolve every function in `library` (opened from `path`).
+            /// Resolve every function in `library`.
             ///
             /// # Safety
             /// `library` must export each symbol with the C signature
             /// declared for it.
-            unsafe fn resolve(library: &Library, path: &str) -> Result<Self, BackendError> {
+            unsafe fn resolve(library: &crate::loader::Opened) -> Result<Self, BackendError> {
                 Ok(Self {
                     $(
                         $field: {
-                            let p = lookup(library, path, $symbol)?;
+                            let p = library.symbol($symbol)?;
                             // SAFETY: `p` is a non-null function address
                             // of `$symbol`, whose C signature is the one
                             // declared (the caller's guarantee); function
@@ -179,21 +177,6 @@ macro_rules! fn_table {
 pub(crate) mod cudnn;
 pub(crate) mod cufft;
 pub(crate) mod cusparse;
-
-/// The address of `symbol` in `library`, or `SymbolMissing`.
-fn lookup(library: &Library, path: &str, symbol: &str) -> Result<*const c_void, BackendError> {
-    // SAFETY: the symbol is read as an untyped pointer, valid for any
-    // symbol; the caller gives it its type.
-    let found = unsafe { library.get::<*const c_void>(symbol.as_bytes()) };
-    match found {
-        Ok(p) if !(*p).is_null() => Ok(*p),
-        _ => Err(BackendError::SymbolMissing {
-            library: path.to_owned(),
-            symbol: symbol.to_owned(),
-            hint: SYMBOL_HINT.to_owned(),
-        }),
-    }
-}
 
 fn_table! {
     /// The CUDA runtime API functions this backend calls
@@ -383,23 +366,9 @@ pub(crate) fn fns() -> Option<&'static CudaFns> {
     FNS.get()
 }
 
-/// Open the first candidate that loads.
-fn open(library: &str, candidates: &[String], hint: &str) -> Result<(Library, String), BackendError> {
-    let mut tried = Vec::with_capacity(candidates.len());
-    for path in candidates {
-        // SAFETY: loading a shared library runs its initialisers; the
-        // candidates name NVIDIA's CUDA runtime and driver (or, in tests,
-        // a system library), meant to be loaded into any process.
-        match unsafe { Library::new(path) } {
-            Ok(lib) => return Ok((lib, path.clone())),
-            Err(e) => {
-                let reason = e.to_string();
-                let reason = reason.strip_prefix(path.as_str()).and_then(|r| r.strip_prefix(": ")).unwrap_or(&reason);
-                tried.push(format!("{path} ({reason})"));
-            }
-        }
-    }
-    Err(BackendError::LibraryNotFound { library: library.to_owned(), tried, hint: hint.to_owned() })
+/// Open the first of `candidates` for a CUDA library (`name` in messages).
+pub(crate) fn open(name: &str, candidates: &[String], hint: &str) -> Result<crate::loader::Opened, BackendError> {
+    crate::loader::open_first(name, candidates, hint, SYMBOL_HINT)
 }
 
 /// Load the runtime from the first of `cudart` that opens and the driver
@@ -407,18 +376,17 @@ fn open(library: &str, candidates: &[String], hint: &str) -> Result<(Library, St
 ///
 /// Both libraries stay loaded for the rest of the process on success.
 pub(crate) fn load_from(cudart: &[String], libcuda: &[String]) -> Result<CudaFns, BackendError> {
-    let (rt_lib, rt_path) = open(CUDART, cudart, CUDART_HINT)?;
+    let rt_lib = open(CUDART, cudart, CUDART_HINT)?;
     // SAFETY: `rt_lib` is the CUDA runtime, whose exported functions have
     // the signatures declared in `Cudart` (CUDA 12 and 13 headers).
-    let rt = unsafe { Cudart::resolve(&rt_lib, &rt_path) }?;
-    let (drv_lib, drv_path) = open(LIBCUDA, libcuda, LIBCUDA_HINT)?;
+    let rt = unsafe { Cudart::resolve(&rt_lib) }?;
+    let drv_lib = open(LIBCUDA, libcuda, LIBCUDA_HINT)?;
     // SAFETY: `drv_lib` is the CUDA driver, whose exported functions have
     // the signatures declared in `Driver`.
-    let drv = unsafe { Driver::resolve(&drv_lib, &drv_path) }?;
+    let drv = unsafe { Driver::resolve(&drv_lib) }?;
     // Keep the code the pointers point into mapped until the process exits.
-    // (Forgetting the handles never unloads them, and allocates nothing.)
-    std::mem::forget(rt_lib);
-    std::mem::forget(drv_lib);
+    let rt_path = rt_lib.keep();
+    let drv_path = drv_lib.keep();
     let mut runtime_version: c_int = 0;
     // SAFETY: `runtime_version` is a valid, writable `int`.
     let status = unsafe { (rt.cudaRuntimeGetVersion)(&mut runtime_version) };
