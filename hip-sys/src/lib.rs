@@ -2,9 +2,10 @@
 //!
 //! `hip-sys` is the only crate of amdgpu-rs that speaks C. It has four parts:
 //!
-//! - [`bindings`]: the C types of HIP, rocSPARSE and rocFFT, generated from
-//!   Debian's headers, and of MIOpen, written by hand; and one **function
-//!   table** per library ([`HipApi`], [`rocsparse::RocsparseApi`],
+//! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE and rocFFT,
+//!   generated from Debian's headers, and of MIOpen, written by hand; and
+//!   one **function table** per library ([`HipApi`],
+//!   [`rocblas::RocblasApi`], [`rocsparse::RocsparseApi`],
 //!   [`rocfft::RocfftApi`], [`miopen::MiopenApi`]): a struct of
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
@@ -16,8 +17,8 @@
 //!   wins, in that order. [`hip()`] returns the chosen table,
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why
 //!   none could be set up.
-//! - [`libraries`]: the rocSPARSE, rocFFT and MIOpen tables of the
-//!   process ([`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
+//! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT and MIOpen tables of the
+//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`error_names`]: HIP's names and descriptions of its error codes, one
@@ -43,15 +44,16 @@ mod error;
 pub mod error_names;
 pub mod libraries;
 mod loader;
+mod rocblas_rules;
 mod newer;
 pub mod sim;
 pub mod units;
 
 pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
-pub use bindings::{miopen, rocfft, rocsparse};
+pub use bindings::{miopen, rocblas, rocfft, rocsparse};
 pub use error::BackendError;
 pub use libraries::{
-    available, miopen, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
+    available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
 pub use newer::*;

@@ -29,6 +29,10 @@ struct Library {
     extra_vars: &'static [&'static str],
     /// Types taken from another binding file instead of being generated again.
     shared_types: &'static [(&'static str, &'static str)],
+    /// C declarations of newer versions than the packaged header, read
+    /// after it (each with the version that added it, in a comment); the
+    /// loaders resolve these functions only where the library has them.
+    newer: &'static str,
 }
 
 const HIP_FUNCTIONS: &[&str] = &[
@@ -152,6 +156,63 @@ const ROCFFT_FUNCTIONS: &[&str] = &[
     "rocfft_execute",
 ];
 
+const ROCBLAS_FUNCTIONS: &[&str] = &[
+    "rocblas_create_handle",
+    "rocblas_destroy_handle",
+    "rocblas_set_stream",
+    "rocblas_get_stream",
+    "rocblas_set_pointer_mode",
+    "rocblas_get_pointer_mode",
+    "rocblas_set_workspace",
+    "rocblas_get_version_string",
+    "rocblas_get_version_string_size",
+    "rocblas_set_math_mode",
+    "rocblas_get_math_mode",
+    // level 3
+    "rocblas_sgemm",
+    "rocblas_dgemm",
+    "rocblas_cgemm",
+    "rocblas_zgemm",
+    "rocblas_sgemm_strided_batched",
+    "rocblas_dgemm_strided_batched",
+    "rocblas_cgemm_strided_batched",
+    "rocblas_zgemm_strided_batched",
+    "rocblas_gemm_ex",
+    "rocblas_gemm_strided_batched_ex",
+    // level 2
+    "rocblas_sgemv",
+    "rocblas_dgemv",
+    "rocblas_cgemv",
+    "rocblas_zgemv",
+    // level 1
+    "rocblas_saxpy",
+    "rocblas_daxpy",
+    "rocblas_caxpy",
+    "rocblas_zaxpy",
+    "rocblas_sdot",
+    "rocblas_ddot",
+    "rocblas_cdotu",
+    "rocblas_zdotu",
+    "rocblas_cdotc",
+    "rocblas_zdotc",
+    "rocblas_snrm2",
+    "rocblas_dnrm2",
+    "rocblas_scnrm2",
+    "rocblas_dznrm2",
+    "rocblas_sscal",
+    "rocblas_dscal",
+    "rocblas_cscal",
+    "rocblas_zscal",
+];
+
+/// rocBLAS declarations newer than Debian's 5.5 headers.
+const ROCBLAS_NEWER: &str = "
+/* rocBLAS 3.1 (ROCm 5.7): XF32 math on the CDNA 3 parts (gfx94x). */
+typedef enum rocblas_math_mode_ { rocblas_default_math = 0x0, rocblas_xf32_xdl_math_op = 0x1 } rocblas_math_mode;
+extern \"C\" rocblas_status rocblas_set_math_mode(rocblas_handle handle, rocblas_math_mode math_mode);
+extern \"C\" rocblas_status rocblas_get_math_mode(rocblas_handle handle, rocblas_math_mode* math_mode);
+";
+
 const LIBRARIES: &[Library] = &[
     Library {
         file: "hip.rs",
@@ -171,6 +232,7 @@ const LIBRARIES: &[Library] = &[
             "hipHostMallocDefault",
         ],
         shared_types: &[],
+        newer: "",
     },
     Library {
         file: "rocsparse.rs",
@@ -182,6 +244,7 @@ const LIBRARIES: &[Library] = &[
         extra_types: &["rocsparse_status", "rocsparse_spmv_stage", "rocsparse_spmm_stage"],
         extra_vars: &[],
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
+        newer: "",
     },
     Library {
         file: "rocfft.rs",
@@ -193,6 +256,19 @@ const LIBRARIES: &[Library] = &[
         extra_types: &["rocfft_status", "rocfft_array_type"],
         extra_vars: &[],
         shared_types: &[],
+        newer: "",
+    },
+    Library {
+        file: "rocblas.rs",
+        header: "rocblas/rocblas.h",
+        package: "librocblas-dev",
+        table: "RocblasApi",
+        soname: "librocblas.so",
+        functions: ROCBLAS_FUNCTIONS,
+        extra_types: &["rocblas_status", "rocblas_datatype", "rocblas_gemm_flags"],
+        extra_vars: &[],
+        shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
+        newer: ROCBLAS_NEWER,
     },
 ];
 
@@ -273,7 +349,13 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         .must_use_type("hipError_t")
         .must_use_type("rocsparse_status")
         .must_use_type("rocfft_status")
+        .must_use_type("rocblas_status")
         .formatter(bindgen::Formatter::None);
+    if !library.newer.is_empty() {
+        let name = library.header.replace(['/', '.'], "_");
+        let text = format!("#include <{}>\n{}", library.header, library.newer);
+        builder = builder.header_contents(&format!("{name}_newer.h"), &text);
+    }
     for function in library.functions {
         builder = builder.allowlist_function(format!("^{function}$"));
     }

@@ -1,22 +1,24 @@
-//! The math libraries' function tables: rocSPARSE, rocFFT and MIOpen.
+//! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT and MIOpen.
 //!
 //! Each table is loaded lazily, once per process, for the process's
 //! [backend](crate::backend()):
 //!
 //! - **amd**: AMD's shared library, opened at run time from
 //!   `$ROCM_PATH/lib`, then `/opt/rocm/lib`, then the loader's path, under
-//!   the names `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so`
-//!   (`.so.0`) and `libMIOpen.so` (`.so.1`). A library that is not found is
+//!   the names `librocblas.so` (`.so.5`, `.so.4`, `.so.3`, `.so.0`),
+//!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`) and
+//!   `libMIOpen.so` (`.so.1`). A library that is not found is
 //!   [`BackendError::LibraryNotFound`] (with every path tried), a symbol
 //!   that is missing [`BackendError::SymbolMissing`], a version whose ABI
 //!   this crate does not know [`BackendError::UnsupportedVersion`]. None of
 //!   them panics.
 //! - **sim**: the simulator's implementations ([`crate::sim`]).
-//! - **nvidia**: rocFFT is mapped onto cuFFT (`libcufft.so.12`, `.11`),
-//!   rocSPARSE onto cuSPARSE (`libcusparse.so.12`, `.11`) and MIOpen onto
-//!   cuDNN (`libcudnn.so.9`, `.8`), as hipFFT, hipSPARSE and hipDNN do
-//!   (see the nvidia backend's `cufft.rs`, `cusparse.rs` and `cudnn.rs` for
-//!   the mappings and where they differ). A missing NVIDIA library is
+//! - **nvidia**: rocBLAS is mapped onto cuBLAS (`libcublas.so.13`, `.12`),
+//!   rocFFT onto cuFFT (`libcufft.so.12`, `.11`), rocSPARSE onto cuSPARSE
+//!   (`libcusparse.so.12`, `.11`) and MIOpen onto cuDNN (`libcudnn.so.9`,
+//!   `.8`), as hipBLAS, hipFFT, hipSPARSE and hipDNN do (see the nvidia
+//!   backend's `cublas.rs`, `cufft.rs`, `cusparse.rs` and `cudnn.rs` for the
+//!   mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`], naming every path tried.
 //!
 //! If backend selection itself failed, that error is returned.
@@ -29,7 +31,7 @@
 //! The tables' signatures are those of the bindings (rocSPARSE of ROCm
 //! 5.7.1, rocFFT of ROCm 6.1.2, MIOpen 3.x). What differs between versions,
 //! and how each loader handles it, is in each library's module:
-//! [`sparse`], [`fft`], [`dnn`].
+//! [`blas`], [`sparse`], [`fft`], [`dnn`].
 //!
 //! None of this has been run against AMD's libraries yet: the decisions
 //! rest on the changelogs and headers named in those modules.
@@ -40,10 +42,12 @@ use crate::backend::Backend;
 use crate::loader::Opened;
 use crate::BackendError;
 
+pub mod blas;
 pub mod dnn;
 pub mod fft;
 pub mod sparse;
 
+pub use blas::rocblas;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};
 pub(crate) use sparse::unstaged_spmv_over;
@@ -58,18 +62,21 @@ pub enum Library {
     Rocfft,
     /// MIOpen, `libMIOpen.so`.
     Miopen,
+    /// rocBLAS, `librocblas.so`.
+    Rocblas,
 }
 
 impl Library {
     /// Every library.
-    pub const ALL: [Library; 3] = [Library::Rocsparse, Library::Rocfft, Library::Miopen];
+    pub const ALL: [Library; 4] = [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen];
 
-    /// The C library's name: `rocSPARSE`, `rocFFT` or `MIOpen`.
+    /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT` or `MIOpen`.
     pub const fn name(self) -> &'static str {
         match self {
             Library::Rocsparse => "rocSPARSE",
             Library::Rocfft => "rocFFT",
             Library::Miopen => "MIOpen",
+            Library::Rocblas => "rocBLAS",
         }
     }
 
@@ -79,6 +86,9 @@ impl Library {
             Library::Rocsparse => &["librocsparse.so", "librocsparse.so.1", "librocsparse.so.0"],
             Library::Rocfft => &["librocfft.so", "librocfft.so.0"],
             Library::Miopen => &["libMIOpen.so", "libMIOpen.so.1"],
+            Library::Rocblas => {
+                &["librocblas.so", "librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"]
+            }
         }
     }
 }
@@ -101,7 +111,7 @@ pub(crate) enum Source {
 }
 
 /// Decide where the libraries come from, given the process's backend (or
-/// why there is none): every backend provides all three.
+/// why there is none): every backend provides all four.
 pub(crate) fn source(selection: Result<Backend, BackendError>) -> Result<Source, BackendError> {
     match selection? {
         Backend::Amd => Ok(Source::Amd),
@@ -116,6 +126,7 @@ pub fn available(library: Library) -> bool {
         Library::Rocsparse => rocsparse().is_ok(),
         Library::Rocfft => rocfft().is_ok(),
         Library::Miopen => miopen().is_ok(),
+        Library::Rocblas => rocblas().is_ok(),
     }
 }
 

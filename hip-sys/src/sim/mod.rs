@@ -309,6 +309,11 @@ pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
     &libs::rocfft::SIM_ROCFFT
 }
 
+/// The simulator's rocBLAS table.
+pub fn rocblas_api() -> &'static crate::rocblas::RocblasApi {
+    &libs::rocblas::SIM_ROCBLAS
+}
+
 /// The simulator's MIOpen table.
 pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
     &libs::miopen::SIM_MIOPEN

@@ -174,6 +174,7 @@ macro_rules! fn_table {
 }
 
 // After `fn_table!`, which they use.
+pub(crate) mod cublas;
 pub(crate) mod cudnn;
 pub(crate) mod cufft;
 pub(crate) mod cusparse;

@@ -1,4 +1,4 @@
-//! rocSPARSE, rocFFT and MIOpen in the simulator: reference implementations
+//! rocBLAS, rocSPARSE, rocFFT and MIOpen in the simulator: reference implementations
 //! computed on the CPU over simulator memory.
 //!
 //! # What they share
@@ -30,6 +30,7 @@
 //! in all three libraries, so single-precision tolerances are a GPU's.
 
 pub(crate) mod miopen;
+pub(crate) mod rocblas;
 pub(crate) mod rocfft;
 pub(crate) mod rocsparse;
 pub(crate) mod rocsparse_mode;
@@ -58,6 +59,7 @@ pub(crate) enum Kind {
     FftPlan(rocfft::Plan),
     FftDescription(rocfft::Description),
     FftInfo(rocfft::Info),
+    BlasHandle(rocblas::Handle),
     DnnHandle(miopen::Handle),
     Tensor(miopen::Tensor),
     Activation(miopen::Activation),
@@ -206,6 +208,26 @@ impl Span {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The device the memory is on.
+    pub fn device(&self) -> Option<usize> {
+        Some(self.allocation.device)
+    }
+
+    /// The first `len` bytes.
+    pub fn bytes(&self, len: usize) -> Result<Vec<u8>, hipError_t> {
+        let data = lock(&self.allocation.data);
+        data.get(self.offset..self.offset + len).map(<[u8]>::to_vec).ok_or(hipError_t::hipErrorIllegalAddress)
+    }
+
+    /// Write `bytes` from the start.
+    pub fn write_bytes(&self, bytes: &[u8]) -> Result<(), hipError_t> {
+        let mut data = lock(&self.allocation.data);
+        let target =
+            data.get_mut(self.offset..self.offset + bytes.len()).ok_or(hipError_t::hipErrorIllegalAddress)?;
+        target.copy_from_slice(bytes);
         Ok(())
     }
 

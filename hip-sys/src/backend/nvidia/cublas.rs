@@ -1,0 +1,1000 @@
+//! rocBLAS over cuBLAS: the nvidia backend's [`RocblasApi`].
+//!
+//! As hipBLAS does for NVIDIA, each rocBLAS entry point of the table is a
+//! Rust function over cuBLAS (`libcublas.so.13`, `.12`, loaded at run
+//! time), keeping rocBLAS's semantics where cuBLAS's differ.
+//!
+//! # The mapping
+//!
+//! - **Handles** are cuBLAS's own (`cublasCreate_v2`), passed through as
+//!   rocBLAS's opaque pointer: a handle belongs to the device current at
+//!   creation on both. Streams pass through (a HIP stream is a CUDA stream
+//!   on this backend); pointer modes have the same numbers.
+//! - **Arguments** are checked with rocBLAS's rules and order
+//!   (`rocblas_rules`, shared with the simulator) before cuBLAS sees them,
+//!   so a bad size is `rocblas_status_invalid_size`, a null operand
+//!   `invalid_pointer`, and an empty problem or `α = 0, β = 1` returns at
+//!   once, as on AMD; cuBLAS would answer most with `INVALID_VALUE`.
+//! - **Enums**: operations 111, 112, 113 to `CUBLAS_OP_N`, `_T`, `_C` (0,
+//!   1, 2); data types `f16_r` 150, `f32_r` 151, `f64_r` 152, `f32_c` 154,
+//!   `f64_c` 155, `bf16_r` 168 to `CUDA_R_16F` 2, `CUDA_R_32F` 0,
+//!   `CUDA_R_64F` 1, `CUDA_C_32F` 4, `CUDA_C_64F` 5, `CUDA_R_16BF` 14; the
+//!   compute type f32 to `CUBLAS_COMPUTE_32F` (68), or
+//!   `CUBLAS_COMPUTE_32F_FAST_TF32` (77) when the handle's math mode is
+//!   XF32, f64 to `CUBLAS_COMPUTE_64F` (70). Statuses map to the rocBLAS
+//!   status of the same meaning, with cuBLAS's name in the log.
+//! - **Math mode**: `rocblas_xf32_xdl_math_op` is `cublasSetMathMode` with
+//!   `CUBLAS_TF32_TENSOR_OP_MATH` (3), the default mode
+//!   `CUBLAS_DEFAULT_MATH`; the mode read back is cuBLAS's.
+//! - **Workspace**: `rocblas_set_workspace` is `cublasSetWorkspace_v2`.
+//!   cuBLAS forgets a user workspace when its stream changes
+//!   (`cublasSetStream` resets it to the library's pool), rocBLAS keeps
+//!   it; the mapping records each handle's workspace and sets it again
+//!   after every stream change, so the pool's memory stays the one used.
+//!
+//! # What cannot be mapped
+//!
+//! `rocblas_gemm_ex` with an output D other than C: cuBLAS computes in
+//! place only, so that is `rocblas_status_not_implemented` (the project's
+//! wrappers always pass D = C). `rocblas_gemm_algo_solution_index` is
+//! `not_implemented` too (cuBLAS has no rocBLAS solution indices).
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_longlong, c_void};
+use std::sync::{Mutex, OnceLock};
+
+use super::{catch_status, library_candidates, open, Handle};
+use crate::rocblas::*;
+use crate::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::BackendError;
+
+/// A `cublasStatus_t`.
+type CublasStatus = c_int;
+/// `cuComplex` / `cuDoubleComplex` are layout-compatible with rocBLAS's.
+type C32 = rocblas_float_complex;
+type C64 = rocblas_double_complex;
+
+fn_table! {
+    /// The cuBLAS functions the mapping calls (`cublas_api.h`, CUDA 12 and 13).
+    struct Cublas {
+        cublasCreate = "cublasCreate_v2": fn(*mut Handle) -> CublasStatus;
+        cublasDestroy = "cublasDestroy_v2": fn(Handle) -> CublasStatus;
+        cublasSetStream = "cublasSetStream_v2": fn(Handle, *mut c_void) -> CublasStatus;
+        cublasGetStream = "cublasGetStream_v2": fn(Handle, *mut *mut c_void) -> CublasStatus;
+        cublasSetPointerMode = "cublasSetPointerMode_v2": fn(Handle, c_int) -> CublasStatus;
+        cublasGetPointerMode = "cublasGetPointerMode_v2": fn(Handle, *mut c_int) -> CublasStatus;
+        cublasSetWorkspace = "cublasSetWorkspace_v2": fn(Handle, *mut c_void, usize) -> CublasStatus;
+        cublasSetMathMode = "cublasSetMathMode": fn(Handle, c_int) -> CublasStatus;
+        cublasGetMathMode = "cublasGetMathMode": fn(Handle, *mut c_int) -> CublasStatus;
+        /// `cublasGetProperty(libraryPropertyType type, int *value)`
+        cublasGetProperty = "cublasGetProperty": fn(c_int, *mut c_int) -> CublasStatus;
+        cublasSgemm = "cublasSgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
+        cublasDgemm = "cublasDgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
+        cublasCgemm = "cublasCgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
+        cublasZgemm = "cublasZgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
+        cublasSgemmStridedBatched = "cublasSgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, c_longlong, *const f32, c_int, c_longlong, *const f32, *mut f32, c_int, c_longlong, c_int) -> CublasStatus;
+        cublasDgemmStridedBatched = "cublasDgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, c_longlong, *const f64, c_int, c_longlong, *const f64, *mut f64, c_int, c_longlong, c_int) -> CublasStatus;
+        cublasCgemmStridedBatched = "cublasCgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, c_longlong, *const C32, c_int, c_longlong, *const C32, *mut C32, c_int, c_longlong, c_int) -> CublasStatus;
+        cublasZgemmStridedBatched = "cublasZgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, c_longlong, *const C64, c_int, c_longlong, *const C64, *mut C64, c_int, c_longlong, c_int) -> CublasStatus;
+        /// `cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
+        /// ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)`
+        cublasGemmEx = "cublasGemmEx": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, *const c_void, c_int, c_int, *const c_void, *mut c_void, c_int, c_int, c_int, c_int) -> CublasStatus;
+        /// `cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
+        /// ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo)`
+        cublasGemmStridedBatchedEx = "cublasGemmStridedBatchedEx": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, c_longlong, *const c_void, c_int, c_int, c_longlong, *const c_void, *mut c_void, c_int, c_int, c_longlong, c_int, c_int, c_int) -> CublasStatus;
+        cublasSgemv = "cublasSgemv_v2": fn(Handle, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
+        cublasDgemv = "cublasDgemv_v2": fn(Handle, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
+        cublasCgemv = "cublasCgemv_v2": fn(Handle, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
+        cublasZgemv = "cublasZgemv_v2": fn(Handle, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
+        cublasSaxpy = "cublasSaxpy_v2": fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> CublasStatus;
+        cublasDaxpy = "cublasDaxpy_v2": fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> CublasStatus;
+        cublasCaxpy = "cublasCaxpy_v2": fn(Handle, c_int, *const C32, *const C32, c_int, *mut C32, c_int) -> CublasStatus;
+        cublasZaxpy = "cublasZaxpy_v2": fn(Handle, c_int, *const C64, *const C64, c_int, *mut C64, c_int) -> CublasStatus;
+        cublasSdot = "cublasSdot_v2": fn(Handle, c_int, *const f32, c_int, *const f32, c_int, *mut f32) -> CublasStatus;
+        cublasDdot = "cublasDdot_v2": fn(Handle, c_int, *const f64, c_int, *const f64, c_int, *mut f64) -> CublasStatus;
+        cublasCdotu = "cublasCdotu_v2": fn(Handle, c_int, *const C32, c_int, *const C32, c_int, *mut C32) -> CublasStatus;
+        cublasZdotu = "cublasZdotu_v2": fn(Handle, c_int, *const C64, c_int, *const C64, c_int, *mut C64) -> CublasStatus;
+        cublasCdotc = "cublasCdotc_v2": fn(Handle, c_int, *const C32, c_int, *const C32, c_int, *mut C32) -> CublasStatus;
+        cublasZdotc = "cublasZdotc_v2": fn(Handle, c_int, *const C64, c_int, *const C64, c_int, *mut C64) -> CublasStatus;
+        cublasSnrm2 = "cublasSnrm2_v2": fn(Handle, c_int, *const f32, c_int, *mut f32) -> CublasStatus;
+        cublasDnrm2 = "cublasDnrm2_v2": fn(Handle, c_int, *const f64, c_int, *mut f64) -> CublasStatus;
+        cublasScnrm2 = "cublasScnrm2_v2": fn(Handle, c_int, *const C32, c_int, *mut f32) -> CublasStatus;
+        cublasDznrm2 = "cublasDznrm2_v2": fn(Handle, c_int, *const C64, c_int, *mut f64) -> CublasStatus;
+        cublasSscal = "cublasSscal_v2": fn(Handle, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
+        cublasDscal = "cublasDscal_v2": fn(Handle, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
+        cublasCscal = "cublasCscal_v2": fn(Handle, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
+        cublasZscal = "cublasZscal_v2": fn(Handle, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
+    }
+}
+
+/// The candidate files for cuBLAS, in the order they are tried.
+pub(crate) fn candidates() -> Vec<String> {
+    library_candidates(&["libcublas.so.13", "libcublas.so.12", "libcublas.so"])
+}
+
+const HINT: &str = "install cuBLAS (CUDA 12 or 13: the toolkit, or the libcublas package) and add its lib64 \
+     directory to LD_LIBRARY_PATH; or set AMDGPU_BACKEND=sim to use the simulator's rocBLAS";
+
+static LOADED: OnceLock<Result<Cublas, BackendError>> = OnceLock::new();
+
+fn fns() -> Result<&'static Cublas, rocblas_status> {
+    LOADED.get().and_then(|l| l.as_ref().ok()).ok_or(rocblas_status::rocblas_status_not_implemented)
+}
+
+/// The rocBLAS version the mapping reports: 4.1.0 (ROCm 6.1), whose rules
+/// it keeps, with cuBLAS's own version after it.
+static VERSION: OnceLock<String> = OnceLock::new();
+
+/// Load cuBLAS from `candidates` and return the rocBLAS table over it.
+pub(crate) fn load(candidates: &[String]) -> Result<&'static RocblasApi, BackendError> {
+    LOADED.get_or_init(|| open_cublas(candidates)).as_ref().map(|_| &ROCBLAS_OVER_CUBLAS).map_err(Clone::clone)
+}
+
+/// Open cuBLAS and resolve its functions (kept loaded on success).
+fn open_cublas(candidates: &[String]) -> Result<Cublas, BackendError> {
+    let library = open("libcublas", candidates, HINT)?;
+    // SAFETY: `library` is cuBLAS, whose exported functions have the
+    // signatures declared in `Cublas` (CUDA 12 and 13 headers).
+    let fns = unsafe { Cublas::resolve(&library) }?;
+    let mut v = [0 as c_int; 3];
+    for (property, out) in v.iter_mut().enumerate() {
+        // SAFETY: MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2; a valid out-pointer.
+        let _ = unsafe { (fns.cublasGetProperty)(property as c_int, out) };
+    }
+    let path = library.keep();
+    log::debug!("rocBLAS over {path} (cuBLAS {}.{}.{})", v[0], v[1], v[2]);
+    let _ = VERSION.set(format!("4.1.0-cublas-{}.{}.{}", v[0], v[1], v[2]));
+    Ok(fns)
+}
+
+/// A `cublasStatus_t`'s name (`cublas_api.h`).
+fn status_name(status: CublasStatus) -> &'static str {
+    match status {
+        0 => "CUBLAS_STATUS_SUCCESS",
+        1 => "CUBLAS_STATUS_NOT_INITIALIZED",
+        3 => "CUBLAS_STATUS_ALLOC_FAILED",
+        7 => "CUBLAS_STATUS_INVALID_VALUE",
+        8 => "CUBLAS_STATUS_ARCH_MISMATCH",
+        11 => "CUBLAS_STATUS_MAPPING_ERROR",
+        13 => "CUBLAS_STATUS_EXECUTION_FAILED",
+        14 => "CUBLAS_STATUS_INTERNAL_ERROR",
+        15 => "CUBLAS_STATUS_NOT_SUPPORTED",
+        16 => "CUBLAS_STATUS_LICENSE_ERROR",
+        _ => "an unknown cublasStatus_t",
+    }
+}
+
+/// A cuBLAS status as the rocBLAS status of the same meaning.
+fn to_rocblas(status: CublasStatus) -> rocblas_status {
+    match status {
+        0 => rocblas_status::rocblas_status_success,
+        1 => rocblas_status::rocblas_status_invalid_handle,
+        3 => rocblas_status::rocblas_status_memory_error,
+        7 => rocblas_status::rocblas_status_invalid_value,
+        8 | 15 => rocblas_status::rocblas_status_not_implemented,
+        _ => rocblas_status::rocblas_status_internal_error,
+    }
+}
+
+fn ok(function: &str, status: CublasStatus) -> Result<(), rocblas_status> {
+    if status == 0 {
+        return Ok(());
+    }
+    log::error!("rocBLAS over cuBLAS: {function} failed with {} ({status})", status_name(status));
+    Err(to_rocblas(status))
+}
+
+/// Run one entry point, never unwinding into C.
+fn entry(body: impl FnOnce() -> Result<(), rocblas_status>) -> rocblas_status {
+    catch_status(
+        "rocBLAS over cuBLAS",
+        rocblas_status::rocblas_status_success,
+        rocblas_status::rocblas_status_internal_error,
+        body,
+    )
+}
+
+fn live(handle: rocblas_handle) -> Result<Handle, rocblas_status> {
+    if handle.is_null() {
+        return Err(rocblas_status::rocblas_status_invalid_handle);
+    }
+    Ok(handle.cast())
+}
+
+/// `rocblas_operation` as `cublasOperation_t`.
+fn operation(op: rocblas_operation) -> Result<c_int, rocblas_status> {
+    match op {
+        rocblas_operation::rocblas_operation_none => Ok(0),
+        rocblas_operation::rocblas_operation_transpose => Ok(1),
+        rocblas_operation::rocblas_operation_conjugate_transpose => Ok(2),
+        _ => Err(rocblas_status::rocblas_status_invalid_value),
+    }
+}
+
+/// `rocblas_datatype` as `cudaDataType` (the types `gemm_ex` takes here).
+fn datatype(t: rocblas_datatype) -> Result<c_int, rocblas_status> {
+    use rocblas_datatype as T;
+    match t {
+        T::rocblas_datatype_f32_r => Ok(0),
+        T::rocblas_datatype_f64_r => Ok(1),
+        T::rocblas_datatype_f16_r => Ok(2),
+        T::rocblas_datatype_f32_c => Ok(4),
+        T::rocblas_datatype_f64_c => Ok(5),
+        T::rocblas_datatype_bf16_r => Ok(14),
+        _ => Err(rocblas_status::rocblas_status_not_implemented),
+    }
+}
+
+/// The `cublasComputeType_t` of a rocBLAS compute type, on a handle whose
+/// math mode is XF32 or not; the combinations rocBLAS's `gemm_ex` has
+/// (A = B, C = D; f16/bf16 inputs compute in f32).
+fn compute_type(types: [rocblas_datatype; 5], xf32: bool) -> Result<c_int, rocblas_status> {
+    use rocblas_datatype as T;
+    let [a, b, c, d, compute] = types;
+    if a != b || c != d {
+        return Err(rocblas_status::rocblas_status_not_implemented);
+    }
+    let all_f32 = a == T::rocblas_datatype_f32_r && c == T::rocblas_datatype_f32_r;
+    match (a, c, compute) {
+        (T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r)
+        | (T::rocblas_datatype_f32_c, T::rocblas_datatype_f32_c, T::rocblas_datatype_f32_c)
+        | (T::rocblas_datatype_f16_r, T::rocblas_datatype_f16_r, T::rocblas_datatype_f32_r)
+        | (T::rocblas_datatype_f16_r, T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r)
+        | (T::rocblas_datatype_bf16_r, T::rocblas_datatype_bf16_r, T::rocblas_datatype_f32_r)
+        | (T::rocblas_datatype_bf16_r, T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r) => {
+            Ok(if xf32 && all_f32 { 77 } else { 68 })
+        }
+        (T::rocblas_datatype_f64_r, T::rocblas_datatype_f64_r, T::rocblas_datatype_f64_r)
+        | (T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c) => Ok(70),
+        _ => Err(rocblas_status::rocblas_status_not_implemented),
+    }
+}
+
+/// Each handle's workspace (cuBLAS forgets it on a stream change).
+static WORKSPACES: Mutex<Option<HashMap<usize, (usize, usize)>>> = Mutex::new(None);
+
+fn workspaces() -> std::sync::MutexGuard<'static, Option<HashMap<usize, (usize, usize)>>> {
+    WORKSPACES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+// ---- handles -----------------------------------------------------------------
+
+unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handle) -> rocblas_status {
+    entry(|| {
+        let f = fns()?;
+        if handle.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_handle);
+        }
+        // SAFETY: non-null and valid for a write of a handle (C contract).
+        ok("cublasCreate_v2", unsafe { (f.cublasCreate)(handle.cast()) })
+    })
+}
+
+unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        if let Some(map) = workspaces().as_mut() {
+            map.remove(&(handle as usize));
+        }
+        // SAFETY: a live handle, destroyed once (C contract).
+        ok("cublasDestroy_v2", unsafe { (fns()?.cublasDestroy)(h) })
+    })
+}
+
+unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, stream: crate::hipStream_t) -> rocblas_status {
+    entry(|| {
+        let (h, f) = (live(handle)?, fns()?);
+        // SAFETY: a live handle; on this backend a HIP stream is a CUDA stream.
+        ok("cublasSetStream_v2", unsafe { (f.cublasSetStream)(h, stream.cast()) })?;
+        let kept = workspaces().as_ref().and_then(|m| m.get(&(handle as usize)).copied());
+        if let Some((ptr, size)) = kept {
+            // SAFETY: the workspace the caller gave for this handle, still
+            // theirs to keep valid (rocBLAS's contract).
+            ok("cublasSetWorkspace_v2", unsafe { (f.cublasSetWorkspace)(h, ptr as *mut c_void, size) })?;
+        }
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, stream: *mut crate::hipStream_t) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        if stream.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        // SAFETY: a live handle and a valid out-pointer.
+        ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, stream.cast()) })
+    })
+}
+
+unsafe extern "C" fn rocblas_set_pointer_mode(handle: rocblas_handle, mode: rocblas_pointer_mode) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        if mode.0 > 1 {
+            return Err(rocblas_status::rocblas_status_invalid_value);
+        }
+        // SAFETY: a live handle; host 0 and device 1 on both libraries.
+        ok("cublasSetPointerMode_v2", unsafe { (fns()?.cublasSetPointerMode)(h, mode.0 as c_int) })
+    })
+}
+
+unsafe extern "C" fn rocblas_get_pointer_mode(handle: rocblas_handle, mode: *mut rocblas_pointer_mode) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        if mode.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        let mut raw: c_int = 0;
+        // SAFETY: a live handle and a valid out-pointer.
+        ok("cublasGetPointerMode_v2", unsafe { (fns()?.cublasGetPointerMode)(h, &mut raw) })?;
+        // SAFETY: non-null, valid for a write (C contract).
+        unsafe { mode.write(rocblas_pointer_mode(raw as u32)) };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_set_workspace(handle: rocblas_handle, addr: *mut c_void, size: usize) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let size = if addr.is_null() { 0 } else { size };
+        // SAFETY: a live handle; the memory is the caller's to keep valid.
+        ok("cublasSetWorkspace_v2", unsafe { (fns()?.cublasSetWorkspace)(h, addr, size) })?;
+        workspaces().get_or_insert_with(HashMap::new).insert(handle as usize, (addr as usize, size));
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_get_version_string_size(len: *mut usize) -> rocblas_status {
+    entry(|| {
+        let text = VERSION.get().ok_or(rocblas_status::rocblas_status_internal_error)?;
+        if len.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        // SAFETY: non-null, valid for a write (C contract).
+        unsafe { len.write(text.len() + 1) };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
+    entry(|| {
+        let text = VERSION.get().ok_or(rocblas_status::rocblas_status_internal_error)?;
+        if buf.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        if len < text.len() + 1 {
+            return Err(rocblas_status::rocblas_status_invalid_size);
+        }
+        // SAFETY: `buf` holds `len` bytes, enough for the text and its NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, text.len());
+            buf.add(text.len()).write(0);
+        }
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mode: rocblas_math_mode) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let cublas = match mode {
+            rocblas_math_mode::rocblas_default_math => 0,
+            rocblas_math_mode::rocblas_xf32_xdl_math_op => 3,
+            // rocBLAS ignores a mode it does not support and succeeds.
+            _ => return Ok(()),
+        };
+        // SAFETY: a live handle.
+        ok("cublasSetMathMode", unsafe { (fns()?.cublasSetMathMode)(h, cublas) })
+    })
+}
+
+/// Whether the handle computes f32 GEMMs in TF32.
+fn xf32(h: Handle) -> Result<bool, rocblas_status> {
+    let mut raw: c_int = 0;
+    // SAFETY: a live handle and a valid out-pointer.
+    ok("cublasGetMathMode", unsafe { (fns()?.cublasGetMathMode)(h, &mut raw) })?;
+    Ok(raw & 0xf == 3)
+}
+
+unsafe extern "C" fn rocblas_get_math_mode(handle: rocblas_handle, mode: *mut rocblas_math_mode) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        if mode.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        let value =
+            if xf32(h)? { rocblas_math_mode::rocblas_xf32_xdl_math_op } else { rocblas_math_mode::rocblas_default_math };
+        // SAFETY: non-null, valid for a write (C contract).
+        unsafe { mode.write(value) };
+        Ok(())
+    })
+}
+
+// ---- GEMM ---------------------------------------------------------------------
+
+/// What rocBLAS's checks of one GEMM leave to do, given its host scalars.
+trait Scalar: Copy {
+    fn is_zero(self) -> bool;
+    fn is_one(self) -> bool;
+}
+impl Scalar for f32 {
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    fn is_one(self) -> bool {
+        self == 1.0
+    }
+}
+impl Scalar for f64 {
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    fn is_one(self) -> bool {
+        self == 1.0
+    }
+}
+impl Scalar for C32 {
+    fn is_zero(self) -> bool {
+        self.x == 0.0 && self.y == 0.0
+    }
+    fn is_one(self) -> bool {
+        self.x == 1.0 && self.y == 0.0
+    }
+}
+impl Scalar for C64 {
+    fn is_zero(self) -> bool {
+        self.x == 0.0 && self.y == 0.0
+    }
+    fn is_one(self) -> bool {
+        self.x == 1.0 && self.y == 0.0
+    }
+}
+
+/// Run rocBLAS's GEMM checks with scalars of type `S` (host pointer mode;
+/// in device pointer mode the scalars are not read and only the shape and
+/// null pointers are checked).
+///
+/// # Safety
+/// `alpha` and `beta` are null or valid scalars of `S` in the handle's
+/// pointer mode.
+unsafe fn gemm_checks<S: Scalar>(
+    h: Handle,
+    shape: &GemmShape,
+    alpha: *const c_void,
+    beta: *const c_void,
+    [a, b, c]: [bool; 3],
+) -> Result<Next, rocblas_status> {
+    if shape.check()? == Next::Done {
+        return Ok(Next::Done);
+    }
+    if alpha.is_null() || beta.is_null() {
+        return Err(rocblas_status::rocblas_status_invalid_pointer);
+    }
+    let mut mode: c_int = 0;
+    // SAFETY: a live handle and a valid out-pointer.
+    ok("cublasGetPointerMode_v2", unsafe { (fns()?.cublasGetPointerMode)(h, &mut mode) })?;
+    let (alpha_zero, beta_one) = if mode == 0 {
+        // SAFETY: host scalars of `S` (the caller's guarantee).
+        unsafe { (alpha.cast::<S>().read_unaligned().is_zero(), beta.cast::<S>().read_unaligned().is_one()) }
+    } else {
+        (false, false)
+    };
+    shape.check_pointers(alpha_zero, beta_one, a, b, c)
+}
+
+macro_rules! gemm_fns {
+    ($name:ident, $batched:ident, $t:ty, $cu:ident, $cu_batched:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            transA: rocblas_operation,
+            transB: rocblas_operation,
+            m: rocblas_int,
+            n: rocblas_int,
+            k: rocblas_int,
+            alpha: *const $t,
+            A: *const $t,
+            lda: rocblas_int,
+            B: *const $t,
+            ldb: rocblas_int,
+            beta: *const $t,
+            C: *mut $t,
+            ldc: rocblas_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                let shape = GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: 1 };
+                let nulls = [A.is_null(), B.is_null(), C.is_null()];
+                // SAFETY: scalars as the C contract says.
+                if unsafe { gemm_checks::<$t>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
+                    return Ok(());
+                }
+                let (ta, tb) = (operation(transA)?, operation(transB)?);
+                // SAFETY: checked as rocBLAS checks; the operands are the caller's (C contract).
+                ok(stringify!($cu), unsafe {
+                    (fns()?.$cu)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+                })
+            })
+        }
+
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            transA: rocblas_operation,
+            transB: rocblas_operation,
+            m: rocblas_int,
+            n: rocblas_int,
+            k: rocblas_int,
+            alpha: *const $t,
+            A: *const $t,
+            lda: rocblas_int,
+            stride_a: rocblas_stride,
+            B: *const $t,
+            ldb: rocblas_int,
+            stride_b: rocblas_stride,
+            beta: *const $t,
+            C: *mut $t,
+            ldc: rocblas_int,
+            stride_c: rocblas_stride,
+            batch_count: rocblas_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                let shape =
+                    GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: batch_count };
+                let nulls = [A.is_null(), B.is_null(), C.is_null()];
+                // SAFETY: scalars as the C contract says.
+                if unsafe { gemm_checks::<$t>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
+                    return Ok(());
+                }
+                let (ta, tb) = (operation(transA)?, operation(transB)?);
+                // SAFETY: as above.
+                ok(stringify!($cu_batched), unsafe {
+                    (fns()?.$cu_batched)(
+                        h, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
+                        batch_count,
+                    )
+                })
+            })
+        }
+    };
+}
+
+gemm_fns!(rocblas_sgemm, rocblas_sgemm_strided_batched, f32, cublasSgemm, cublasSgemmStridedBatched);
+gemm_fns!(rocblas_dgemm, rocblas_dgemm_strided_batched, f64, cublasDgemm, cublasDgemmStridedBatched);
+gemm_fns!(rocblas_cgemm, rocblas_cgemm_strided_batched, C32, cublasCgemm, cublasCgemmStridedBatched);
+gemm_fns!(rocblas_zgemm, rocblas_zgemm_strided_batched, C64, cublasZgemm, cublasZgemmStridedBatched);
+
+/// The checks of a `gemm_ex`: algorithm, D = C, the types, then rocBLAS's
+/// rules with scalars of the compute type.
+///
+/// # Safety
+/// As [`gemm_checks`], for the compute type.
+unsafe fn gemm_ex_checks(
+    h: Handle,
+    shape: &GemmShape,
+    types: [rocblas_datatype; 5],
+    algo: rocblas_gemm_algo,
+    alpha: *const c_void,
+    beta: *const c_void,
+    [a, b, c, d]: [*const c_void; 4],
+) -> Result<Option<c_int>, rocblas_status> {
+    match algo {
+        rocblas_gemm_algo::rocblas_gemm_algo_standard => {}
+        rocblas_gemm_algo::rocblas_gemm_algo_solution_index => {
+            return Err(rocblas_status::rocblas_status_not_implemented)
+        }
+        _ => return Err(rocblas_status::rocblas_status_invalid_value),
+    }
+    let compute = compute_type(types, xf32(h)?)?;
+    let nulls = [a.is_null(), b.is_null(), c.is_null() || d.is_null()];
+    // SAFETY: the scalars' type follows the compute type (C contract).
+    let next = unsafe {
+        match types[4] {
+            rocblas_datatype::rocblas_datatype_f64_r => gemm_checks::<f64>(h, shape, alpha, beta, nulls),
+            rocblas_datatype::rocblas_datatype_f32_c => gemm_checks::<C32>(h, shape, alpha, beta, nulls),
+            rocblas_datatype::rocblas_datatype_f64_c => gemm_checks::<C64>(h, shape, alpha, beta, nulls),
+            _ => gemm_checks::<f32>(h, shape, alpha, beta, nulls),
+        }
+    }?;
+    if next == Next::Done {
+        return Ok(None);
+    }
+    if c != d {
+        return Err(rocblas_status::rocblas_status_not_implemented);
+    }
+    if shape.ldc != shape.ldd {
+        return Err(rocblas_status::rocblas_status_invalid_size);
+    }
+    Ok(Some(compute))
+}
+
+/// `CUBLAS_GEMM_DEFAULT`.
+const GEMM_DEFAULT: c_int = -1;
+
+unsafe extern "C" fn rocblas_gemm_ex(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const c_void,
+    a: *const c_void,
+    a_type: rocblas_datatype,
+    lda: rocblas_int,
+    b: *const c_void,
+    b_type: rocblas_datatype,
+    ldb: rocblas_int,
+    beta: *const c_void,
+    c: *const c_void,
+    c_type: rocblas_datatype,
+    ldc: rocblas_int,
+    d: *mut c_void,
+    d_type: rocblas_datatype,
+    ldd: rocblas_int,
+    compute_type: rocblas_datatype,
+    algo: rocblas_gemm_algo,
+    _solution_index: i32,
+    _flags: u32,
+) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let shape = GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd, batch: 1 };
+        let types = [a_type, b_type, c_type, d_type, compute_type];
+        // SAFETY: the scalars are of the compute type (C contract).
+        let Some(compute) = (unsafe { gemm_ex_checks(h, &shape, types, algo, alpha, beta, [a, b, c, d]) })? else {
+            return Ok(());
+        };
+        let (ta, tb) = (operation(transA)?, operation(transB)?);
+        let (at, ct) = (datatype(a_type)?, datatype(c_type)?);
+        // SAFETY: checked as rocBLAS checks; D = C, computed in place.
+        ok("cublasGemmEx", unsafe {
+            (fns()?.cublasGemmEx)(h, ta, tb, m, n, k, alpha, a, at, lda, b, at, ldb, beta, d, ct, ldc, compute, GEMM_DEFAULT)
+        })
+    })
+}
+
+unsafe extern "C" fn rocblas_gemm_strided_batched_ex(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const c_void,
+    a: *const c_void,
+    a_type: rocblas_datatype,
+    lda: rocblas_int,
+    stride_a: rocblas_stride,
+    b: *const c_void,
+    b_type: rocblas_datatype,
+    ldb: rocblas_int,
+    stride_b: rocblas_stride,
+    beta: *const c_void,
+    c: *const c_void,
+    c_type: rocblas_datatype,
+    ldc: rocblas_int,
+    stride_c: rocblas_stride,
+    d: *mut c_void,
+    d_type: rocblas_datatype,
+    ldd: rocblas_int,
+    stride_d: rocblas_stride,
+    batch_count: rocblas_int,
+    compute_type: rocblas_datatype,
+    algo: rocblas_gemm_algo,
+    _solution_index: i32,
+    _flags: u32,
+) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let shape = GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd, batch: batch_count };
+        let types = [a_type, b_type, c_type, d_type, compute_type];
+        // SAFETY: as above.
+        let Some(compute) = (unsafe { gemm_ex_checks(h, &shape, types, algo, alpha, beta, [a, b, c, d]) })? else {
+            return Ok(());
+        };
+        if stride_c != stride_d {
+            return Err(rocblas_status::rocblas_status_not_implemented);
+        }
+        let (ta, tb) = (operation(transA)?, operation(transB)?);
+        let (at, ct) = (datatype(a_type)?, datatype(c_type)?);
+        // SAFETY: as above.
+        ok("cublasGemmStridedBatchedEx", unsafe {
+            (fns()?.cublasGemmStridedBatchedEx)(
+                h, ta, tb, m, n, k, alpha, a, at, lda, stride_a, b, at, ldb, stride_b, beta, d, ct, ldc, stride_c,
+                batch_count, compute, GEMM_DEFAULT,
+            )
+        })
+    })
+}
+
+// ---- level 2 and level 1 --------------------------------------------------------
+
+/// Read a host scalar where the pointer mode is host (`None` where it is
+/// device: the scalar is not read, and only null pointers are checked).
+///
+/// # Safety
+/// `ptr` is non-null and valid for a read of `S` in the handle's pointer mode.
+unsafe fn host_scalar<S: Scalar>(h: Handle, ptr: *const S) -> Result<Option<S>, rocblas_status> {
+    let mut mode: c_int = 0;
+    // SAFETY: a live handle and a valid out-pointer.
+    ok("cublasGetPointerMode_v2", unsafe { (fns()?.cublasGetPointerMode)(h, &mut mode) })?;
+    // SAFETY: a host scalar in host mode (the caller's guarantee).
+    Ok((mode == 0).then(|| unsafe { ptr.read_unaligned() }))
+}
+
+macro_rules! gemv_fn {
+    ($name:ident, $t:ty, $cu:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            trans: rocblas_operation,
+            m: rocblas_int,
+            n: rocblas_int,
+            alpha: *const $t,
+            A: *const $t,
+            lda: rocblas_int,
+            x: *const $t,
+            incx: rocblas_int,
+            beta: *const $t,
+            y: *mut $t,
+            incy: rocblas_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                if rules::gemv(trans, m, n, lda, incx, incy)? == Next::Done {
+                    return Ok(());
+                }
+                if alpha.is_null() || beta.is_null() {
+                    return Err(rocblas_status::rocblas_status_invalid_pointer);
+                }
+                // SAFETY: non-null scalars of the type (C contract).
+                let (a, b) = unsafe { (host_scalar(h, alpha)?, host_scalar(h, beta)?) };
+                let (alpha_zero, beta_one) = (a.is_some_and(Scalar::is_zero), b.is_some_and(Scalar::is_one));
+                if rules::gemv_pointers(alpha_zero, beta_one, A.is_null(), x.is_null(), y.is_null())? == Next::Done {
+                    return Ok(());
+                }
+                let op = operation(trans)?;
+                // SAFETY: checked as rocBLAS checks; operands per the C contract.
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, op, m, n, alpha, A, lda, x, incx, beta, y, incy) })
+            })
+        }
+    };
+}
+
+gemv_fn!(rocblas_sgemv, f32, cublasSgemv);
+gemv_fn!(rocblas_dgemv, f64, cublasDgemv);
+gemv_fn!(rocblas_cgemv, C32, cublasCgemv);
+gemv_fn!(rocblas_zgemv, C64, cublasZgemv);
+
+macro_rules! axpy_fn {
+    ($name:ident, $t:ty, $cu:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            n: rocblas_int,
+            alpha: *const $t,
+            x: *const $t,
+            incx: rocblas_int,
+            y: *mut $t,
+            incy: rocblas_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                let a = if alpha.is_null() || n <= 0 {
+                    None
+                } else {
+                    // SAFETY: a non-null scalar of the type (C contract).
+                    Some(unsafe { host_scalar(h, alpha) }?.is_some_and(Scalar::is_zero))
+                };
+                if rules::axpy(n, a, x.is_null(), y.is_null())? == Next::Done {
+                    return Ok(());
+                }
+                // SAFETY: checked as rocBLAS checks; operands per the C contract.
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, n, alpha, x, incx, y, incy) })
+            })
+        }
+    };
+}
+
+axpy_fn!(rocblas_saxpy, f32, cublasSaxpy);
+axpy_fn!(rocblas_daxpy, f64, cublasDaxpy);
+axpy_fn!(rocblas_caxpy, C32, cublasCaxpy);
+axpy_fn!(rocblas_zaxpy, C64, cublasZaxpy);
+
+macro_rules! scal_fn {
+    ($name:ident, $t:ty, $cu:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            n: rocblas_int,
+            alpha: *const $t,
+            x: *mut $t,
+            incx: rocblas_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                let a = if alpha.is_null() || n <= 0 || incx <= 0 {
+                    None
+                } else {
+                    // SAFETY: a non-null scalar of the type (C contract).
+                    Some(unsafe { host_scalar(h, alpha) }?.is_some_and(Scalar::is_one))
+                };
+                if rules::scal(n, incx, a, x.is_null())? == Next::Done {
+                    return Ok(());
+                }
+                // SAFETY: checked as rocBLAS checks; operands per the C contract.
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, n, alpha, x, incx) })
+            })
+        }
+    };
+}
+
+scal_fn!(rocblas_sscal, f32, cublasSscal);
+scal_fn!(rocblas_dscal, f64, cublasDscal);
+scal_fn!(rocblas_cscal, C32, cublasCscal);
+scal_fn!(rocblas_zscal, C64, cublasZscal);
+
+macro_rules! dot_fn {
+    ($name:ident, $t:ty, $cu:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            n: rocblas_int,
+            x: *const $t,
+            incx: rocblas_int,
+            y: *const $t,
+            incy: rocblas_int,
+            result: *mut $t,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                // For n <= 0 rocBLAS writes 0 (`Next::Done`); cuBLAS does
+                // too, in either pointer mode, so it is called all the same.
+                rules::dot(n, x.is_null(), y.is_null(), result.is_null())?;
+                // SAFETY: checked as rocBLAS checks; operands per the C contract.
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, n, x, incx, y, incy, result) })
+            })
+        }
+    };
+}
+
+dot_fn!(rocblas_sdot, f32, cublasSdot);
+dot_fn!(rocblas_ddot, f64, cublasDdot);
+dot_fn!(rocblas_cdotu, C32, cublasCdotu);
+dot_fn!(rocblas_zdotu, C64, cublasZdotu);
+dot_fn!(rocblas_cdotc, C32, cublasCdotc);
+dot_fn!(rocblas_zdotc, C64, cublasZdotc);
+
+macro_rules! nrm2_fn {
+    ($name:ident, $t:ty, $real:ty, $cu:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            n: rocblas_int,
+            x: *const $t,
+            incx: rocblas_int,
+            result: *mut $real,
+        ) -> rocblas_status {
+            entry(|| {
+                let h = live(handle)?;
+                // For n <= 0 or incx <= 0 rocBLAS writes 0 (`Next::Done`);
+                // cuBLAS does too, so it is called all the same.
+                rules::nrm2(n, incx, x.is_null(), result.is_null())?;
+                // SAFETY: checked as rocBLAS checks; operands per the C contract.
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, n, x, incx, result) })
+            })
+        }
+    };
+}
+
+nrm2_fn!(rocblas_snrm2, f32, f32, cublasSnrm2);
+nrm2_fn!(rocblas_dnrm2, f64, f64, cublasDnrm2);
+nrm2_fn!(rocblas_scnrm2, C32, f32, cublasScnrm2);
+nrm2_fn!(rocblas_dznrm2, C64, f64, cublasDznrm2);
+
+/// The rocBLAS table over cuBLAS.
+static ROCBLAS_OVER_CUBLAS: RocblasApi = RocblasApi {
+    rocblas_create_handle,
+    rocblas_destroy_handle,
+    rocblas_set_stream,
+    rocblas_get_stream,
+    rocblas_set_pointer_mode,
+    rocblas_get_pointer_mode,
+    rocblas_set_workspace,
+    rocblas_get_version_string,
+    rocblas_get_version_string_size,
+    rocblas_set_math_mode,
+    rocblas_get_math_mode,
+    rocblas_sgemm,
+    rocblas_dgemm,
+    rocblas_cgemm,
+    rocblas_zgemm,
+    rocblas_sgemm_strided_batched,
+    rocblas_dgemm_strided_batched,
+    rocblas_cgemm_strided_batched,
+    rocblas_zgemm_strided_batched,
+    rocblas_gemm_ex,
+    rocblas_gemm_strided_batched_ex,
+    rocblas_sgemv,
+    rocblas_dgemv,
+    rocblas_cgemv,
+    rocblas_zgemv,
+    rocblas_saxpy,
+    rocblas_daxpy,
+    rocblas_caxpy,
+    rocblas_zaxpy,
+    rocblas_sdot,
+    rocblas_ddot,
+    rocblas_cdotu,
+    rocblas_zdotu,
+    rocblas_cdotc,
+    rocblas_zdotc,
+    rocblas_snrm2,
+    rocblas_dnrm2,
+    rocblas_scnrm2,
+    rocblas_dznrm2,
+    rocblas_sscal,
+    rocblas_dscal,
+    rocblas_cscal,
+    rocblas_zscal,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocblas_datatype as T;
+
+    #[test]
+    fn enums_translate_to_cublas_numbers() {
+        assert_eq!(operation(rocblas_operation::rocblas_operation_none), Ok(0));
+        assert_eq!(operation(rocblas_operation::rocblas_operation_conjugate_transpose), Ok(2));
+        assert_eq!(operation(rocblas_operation(5)), Err(rocblas_status::rocblas_status_invalid_value));
+        assert_eq!(datatype(T::rocblas_datatype_bf16_r), Ok(14));
+        assert_eq!(datatype(T::rocblas_datatype_f16_r), Ok(2));
+        assert_eq!(datatype(T::rocblas_datatype_i8_r), Err(rocblas_status::rocblas_status_not_implemented));
+    }
+
+    #[test]
+    fn compute_types_follow_rocblas_combinations_and_the_math_mode() {
+        let f32s = [T::rocblas_datatype_f32_r; 5];
+        assert_eq!(compute_type(f32s, false), Ok(68));
+        assert_eq!(compute_type(f32s, true), Ok(77), "XF32 math is TF32");
+        let bf16 = [
+            T::rocblas_datatype_bf16_r,
+            T::rocblas_datatype_bf16_r,
+            T::rocblas_datatype_bf16_r,
+            T::rocblas_datatype_bf16_r,
+            T::rocblas_datatype_f32_r,
+        ];
+        assert_eq!(compute_type(bf16, true), Ok(68), "XF32 concerns f32 data only");
+        assert_eq!(compute_type([T::rocblas_datatype_f64_r; 5], false), Ok(70));
+        let half_compute = [T::rocblas_datatype_f16_r; 5];
+        assert_eq!(compute_type(half_compute, false), Err(rocblas_status::rocblas_status_not_implemented));
+        let mixed = [
+            T::rocblas_datatype_f16_r,
+            T::rocblas_datatype_bf16_r,
+            T::rocblas_datatype_f32_r,
+            T::rocblas_datatype_f32_r,
+            T::rocblas_datatype_f32_r,
+        ];
+        assert_eq!(compute_type(mixed, false), Err(rocblas_status::rocblas_status_not_implemented));
+    }
+
+    #[test]
+    fn statuses_map_to_rocblas_meanings() {
+        assert_eq!(to_rocblas(3), rocblas_status::rocblas_status_memory_error);
+        assert_eq!(to_rocblas(15), rocblas_status::rocblas_status_not_implemented);
+        assert_eq!(to_rocblas(13), rocblas_status::rocblas_status_internal_error);
+        assert_eq!(status_name(7), "CUBLAS_STATUS_INVALID_VALUE");
+    }
+
+    #[test]
+    fn a_missing_cublas_names_every_candidate() {
+        let err = open_cublas(&["/nonexistent/libcublas.so.13".to_owned()]).err();
+        match err {
+            Some(BackendError::LibraryNotFound { library, tried, hint }) => {
+                assert_eq!(library, "libcublas");
+                assert_eq!(tried.len(), 1);
+                assert!(hint.contains("AMDGPU_BACKEND=sim"), "{hint}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = open_cublas(&["libm.so.6".to_owned()]).err();
+        assert!(matches!(err, Some(BackendError::SymbolMissing { ref symbol, .. }) if symbol == "cublasCreate_v2"));
+    }
+}
