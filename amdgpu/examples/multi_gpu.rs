@@ -1,5 +1,5 @@
 //! The main example: one worker thread per device. Each uploads data, runs
-//! an FFT round trip, a sparse matrix-vector product and a softmax, checks
+//! a GEMM, an FFT round trip, a sparse matrix-vector product and a softmax, checks
 //! every result against the CPU, and hands some of its arrays to another
 //! thread to drop. Then it prints a report per device.
 //!
@@ -8,6 +8,7 @@
 //! AMDGPU_SIM_DEVICES=4 cargo run --example multi_gpu  # four simulated GPUs
 //! ```
 
+use amdgpu::blas::{self, Gemm, Op};
 use amdgpu::libs::{dnn, fft, sparse};
 use amdgpu::prelude::*;
 use std::process::ExitCode;
@@ -102,6 +103,25 @@ fn fft_round_trip(n: usize) -> Result<(), Problem> {
     }
 }
 
+/// `C = Aᵀ B` in f32 (column-major), against the CPU.
+fn gemm_check(m: usize, n: usize, k: usize) -> Result<(), Problem> {
+    let a: Vec<f32> = (0..k * m).map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.125).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 % 11) as f32 - 5.0) * 0.25).collect();
+    let (da, db) = (DeviceArray::from_slice(&a)?, DeviceArray::from_slice(&b)?);
+    let mut dc = DeviceArray::<f32>::zeros(m * n)?;
+    blas::gemm(&Gemm::new(m, n, k).op_a(Op::Transpose), 1.0, &da, &db, 0.0, &mut dc)?;
+    let c = dc.to_vec()?;
+    for j in 0..n {
+        for i in 0..m {
+            let want: f64 = (0..k).map(|l| a[l + i * k] as f64 * b[l + j * k] as f64).sum();
+            if !close(c[i + j * m] as f64, want, 1e-5 * k as f64) {
+                return Err(format!("C[{i}, {j}] = {} but the CPU says {want}", c[i + j * m]).into());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A tridiagonal matrix times a vector, against the CPU.
 fn sparse_product(n: usize) -> Result<(), Problem> {
     let (mut row_ptr, mut col_ind, mut values) = (vec![0i32], Vec::new(), Vec::new());
@@ -164,6 +184,7 @@ pub fn work(device: Device, handoff: mpsc::Sender<DeviceArray<f32>>) -> Report {
     if let Err(e) = set_device(device) {
         checks.push(("set_device", Outcome::Failed(e.to_string())));
     } else {
+        checks.push(("GEMM Aᵀ B (96 × 80 × 64)", Outcome::of(gemm_check(96, 80, 64))));
         checks.push(("FFT round trip (4096)", Outcome::of(fft_round_trip(4096))));
         checks.push(("sparse matrix-vector product (1000)", Outcome::of(sparse_product(1000))));
         checks.push(("softmax over channels", Outcome::of(softmax_check())));

@@ -23,7 +23,7 @@ macro_rules! device_copy {
         unsafe impl DeviceCopy for $t {}
     )* };
 }
-device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, half::f16, half::bf16);
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 

@@ -15,7 +15,7 @@ pub enum Error {
     /// The memory pool could not serve a request.
     #[error(transparent)]
     Pool(#[from] hip_pool::PoolError),
-    /// A library operation (rocSPARSE, rocFFT, MIOpen) failed or is not
+    /// A library operation (rocBLAS, rocSPARSE, rocFFT, MIOpen) failed or is not
     /// available; see [`Error::is_unavailable`].
     #[error(transparent)]
     Lib(#[from] hip_libs::LibError),

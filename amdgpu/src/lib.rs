@@ -147,10 +147,38 @@
 //!
 //! # Libraries
 //!
-//! rocSPARSE, rocFFT and MIOpen are reached through [`libs`], with one
-//! handle per thread and device and plans cached per device; see that
-//! crate's documentation. On the `nvidia` backend they report that they are
-//! unavailable.
+//! rocBLAS ([`blas`]), rocSPARSE, rocFFT and MIOpen are reached through
+//! [`libs`], with one handle per thread and device and plans cached per
+//! device; see that crate's documentation. On the `nvidia` backend they run
+//! over cuBLAS, cuSPARSE, cuFFT and cuDNN; on the simulator, on the CPU.
+//!
+//! # Dense linear algebra
+//!
+//! [`blas::gemm`] multiplies column-major matrices (f32, f64, complex
+//! `[re, im]` pairs, and [`half::f16`] / [`half::bf16`] with f32 compute);
+//! [`blas::gemm_strided_batched`], [`blas::gemv`], [`blas::axpy`],
+//! [`blas::scal`], [`blas::dot`] and [`blas::nrm2`] complete it. Sizes,
+//! leading dimensions and lengths are checked first, with errors that name
+//! the value; the work runs on the output's stream.
+//!
+//! ```
+//! use amdgpu::prelude::*;
+//! use amdgpu::blas::{self, Gemm, Op};
+//!
+//! // C = Aᵀ B: A is stored 3 × 2 (so Aᵀ is 2 × 3), B is 3 × 2.
+//! let a = DeviceArray::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+//! let b = DeviceArray::from_slice(&[1.0f32, 0.0, 1.0, 0.0, 1.0, 0.0])?;
+//! let mut c = DeviceArray::<f32>::zeros(4)?;
+//! blas::gemm(&Gemm::new(2, 2, 3).op_a(Op::Transpose), 1.0, &a, &b, 0.0, &mut c)?;
+//! assert_eq!(c.to_vec()?, [4.0, 10.0, 2.0, 5.0]);
+//! assert_eq!(blas::dot(&a, &a)?, 91.0);
+//!
+//! // A wrong length is an error before any library call.
+//! let short = DeviceArray::<f32>::zeros(3)?;
+//! let err = blas::gemm(&Gemm::new(2, 2, 3), 1.0, &short, &b, 0.0, &mut c).unwrap_err();
+//! assert!(err.to_string().contains("A holds 3 elements"));
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
 //!
 //! # Async tasks
 //!
@@ -168,6 +196,7 @@
 //! | `AMDGPU_HARD_MEMORY_LIMIT`, `AMDGPU_SOFT_MEMORY_LIMIT` | pool limits |
 //! | `AMDGPU_POOL_CLEANUP_SECS` | the idle cleanup's tick (default 60) |
 //! | `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` | the simulator's devices and memory |
+//! | `AMDGPU_BLAS_WORKSPACE` | each rocBLAS handle's workspace from the pool (default `32MiB`) |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version the simulator models (default `1.0.27`) |
 //!
 //! # The layers
@@ -190,10 +219,14 @@ pub use hip_core::{
 };
 pub use hip_sys::Backend;
 
+/// The `f16` and `bf16` element types (the `half` crate).
+pub use half;
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
 pub use hip_core as runtime;
-/// rocSPARSE, rocFFT and MIOpen (`hip-libs`).
+/// rocBLAS, rocSPARSE, rocFFT and MIOpen (`hip-libs`).
 pub use hip_libs as libs;
+/// rocBLAS: GEMM, GEMV and the level 1 functions (`hip_libs::blas`).
+pub use hip_libs::blas;
 /// Pooled device memory (`hip-pool`): `reclaim(device)`, `stats(device)`, limits.
 pub use hip_pool as pool;
 /// The C API tables and backends (`hip-sys`).

@@ -19,7 +19,7 @@ pub(crate) trait LibHandle: Sized + Send + 'static {
     /// Make a handle for `device` (under that device).
     fn create(device: Device) -> Result<Self>;
     /// Bind the handle to `stream`.
-    fn set_stream(&self, stream: &Stream) -> Result<()>;
+    fn set_stream(&mut self, stream: &Stream) -> Result<()>;
     /// Destroy the handle under its own device.
     fn destroy(self) -> Result<()>;
     /// The device recorded at creation.

@@ -1,5 +1,7 @@
-//! rocSPARSE, rocFFT and MIOpen for amdgpu-rs.
+//! rocBLAS, rocSPARSE, rocFFT and MIOpen for amdgpu-rs.
 //!
+//! - [`blas`]: GEMM (also strided batched, f16 and bf16), GEMV, `axpy`,
+//!   `scal`, `dot`, `nrm2`.
 //! - [`sparse`]: [`sparse::CsrMatrix`], `spmv`, `spmm` (f32, f64).
 //! - [`fft`]: complex and real FFTs in 1-3 dimensions with a bounded plan
 //!   cache.
@@ -12,11 +14,12 @@
 //! back to an idle list keyed by the device they were made on when their
 //! thread exits; plans and handles are destroyed under their own device.
 //! The libraries are loaded when first used: AMD's on the `amd` backend,
-//! cuSPARSE, cuFFT and cuDNN behind the same tables on the `nvidia`
+//! cuBLAS, cuSPARSE, cuFFT and cuDNN behind the same tables on the `nvidia`
 //! backend, the simulator's on `sim`. Where a library cannot be loaded,
 //! calls fail with [`LibError::Unavailable`] and [`available`] says so up
 //! front.
 
+pub mod blas;
 mod data;
 pub mod dnn;
 mod error;

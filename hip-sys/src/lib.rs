@@ -44,8 +44,8 @@ mod error;
 pub mod error_names;
 pub mod libraries;
 mod loader;
-mod rocblas_rules;
 mod newer;
+mod rocblas_rules;
 pub mod sim;
 pub mod units;
 

@@ -36,7 +36,7 @@ impl LibHandle for DnnHandle {
         Ok(DnnHandle { raw, device, convolutions: RefCell::new(ConvPlans::default()) })
     }
 
-    fn set_stream(&self, stream: &Stream) -> Result<()> {
+    fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::miopen()?;
         on_device(self.device, || {
             // SAFETY: a live handle and a stream of its device.

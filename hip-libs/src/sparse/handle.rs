@@ -63,7 +63,7 @@ impl LibHandle for SparseHandle {
         Ok(SparseHandle { raw, device })
     }
 
-    fn set_stream(&self, stream: &Stream) -> Result<()> {
+    fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::rocsparse()?;
         on_device(self.device, || {
             // SAFETY: a live handle and stream of its device.

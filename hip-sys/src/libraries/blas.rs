@@ -75,12 +75,8 @@ unsafe extern "C" fn get_math_mode_absent(handle: rocblas_handle, mode: *mut roc
 fn load_rocblas(candidates: &[String]) -> Result<&'static RocblasApi, BackendError> {
     let opened = open(Library::Rocblas, candidates)?;
     let resolve = |name: &'static str| match name {
-        "rocblas_set_math_mode" => {
-            Ok(opened.optional(name).unwrap_or(set_math_mode_absent as *const std::ffi::c_void))
-        }
-        "rocblas_get_math_mode" => {
-            Ok(opened.optional(name).unwrap_or(get_math_mode_absent as *const std::ffi::c_void))
-        }
+        "rocblas_set_math_mode" => Ok(opened.optional(name).unwrap_or(set_math_mode_absent as *const std::ffi::c_void)),
+        "rocblas_get_math_mode" => Ok(opened.optional(name).unwrap_or(get_math_mode_absent as *const std::ffi::c_void)),
         other => opened.symbol(other),
     };
     // SAFETY: every symbol has the signature of the bindings in rocBLAS 2.x
@@ -91,8 +87,8 @@ fn load_rocblas(candidates: &[String]) -> Result<&'static RocblasApi, BackendErr
     // SAFETY: a valid out-pointer.
     let status = unsafe { (api.rocblas_get_version_string_size)(&mut size) };
     let mut buf = vec![0 as c_char; size.clamp(1, 256)];
-    // SAFETY: `buf` is valid for its length.
     let status = if status == rocblas_status::rocblas_status_success {
+        // SAFETY: `buf` is valid for its length.
         unsafe { (api.rocblas_get_version_string)(buf.as_mut_ptr(), buf.len()) }
     } else {
         status

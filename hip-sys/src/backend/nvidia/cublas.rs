@@ -318,7 +318,10 @@ unsafe extern "C" fn rocblas_set_pointer_mode(handle: rocblas_handle, mode: rocb
     })
 }
 
-unsafe extern "C" fn rocblas_get_pointer_mode(handle: rocblas_handle, mode: *mut rocblas_pointer_mode) -> rocblas_status {
+unsafe extern "C" fn rocblas_get_pointer_mode(
+    handle: rocblas_handle,
+    mode: *mut rocblas_pointer_mode,
+) -> rocblas_status {
     entry(|| {
         let h = live(handle)?;
         if mode.is_null() {
@@ -402,8 +405,11 @@ unsafe extern "C" fn rocblas_get_math_mode(handle: rocblas_handle, mode: *mut ro
         if mode.is_null() {
             return Err(rocblas_status::rocblas_status_invalid_pointer);
         }
-        let value =
-            if xf32(h)? { rocblas_math_mode::rocblas_xf32_xdl_math_op } else { rocblas_math_mode::rocblas_default_math };
+        let value = if xf32(h)? {
+            rocblas_math_mode::rocblas_xf32_xdl_math_op
+        } else {
+            rocblas_math_mode::rocblas_default_math
+        };
         // SAFETY: non-null, valid for a write (C contract).
         unsafe { mode.write(value) };
         Ok(())
@@ -510,9 +516,7 @@ macro_rules! gemm_fns {
                 }
                 let (ta, tb) = (operation(transA)?, operation(transB)?);
                 // SAFETY: checked as rocBLAS checks; the operands are the caller's (C contract).
-                ok(stringify!($cu), unsafe {
-                    (fns()?.$cu)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
-                })
+                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) })
             })
         }
 
@@ -538,8 +542,18 @@ macro_rules! gemm_fns {
         ) -> rocblas_status {
             entry(|| {
                 let h = live(handle)?;
-                let shape =
-                    GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: batch_count };
+                let shape = GemmShape {
+                    trans_a: transA,
+                    trans_b: transB,
+                    m,
+                    n,
+                    k,
+                    lda,
+                    ldb,
+                    ldc,
+                    ldd: ldc,
+                    batch: batch_count,
+                };
                 let nulls = [A.is_null(), B.is_null(), C.is_null()];
                 // SAFETY: scalars as the C contract says.
                 if unsafe { gemm_checks::<$t>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
@@ -549,7 +563,23 @@ macro_rules! gemm_fns {
                 // SAFETY: as above.
                 ok(stringify!($cu_batched), unsafe {
                     (fns()?.$cu_batched)(
-                        h, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
+                        h,
+                        ta,
+                        tb,
+                        m,
+                        n,
+                        k,
+                        alpha,
+                        A,
+                        lda,
+                        stride_a,
+                        B,
+                        ldb,
+                        stride_b,
+                        beta,
+                        C,
+                        ldc,
+                        stride_c,
                         batch_count,
                     )
                 })
@@ -648,7 +678,27 @@ unsafe extern "C" fn rocblas_gemm_ex(
         let (at, ct) = (datatype(a_type)?, datatype(c_type)?);
         // SAFETY: checked as rocBLAS checks; D = C, computed in place.
         ok("cublasGemmEx", unsafe {
-            (fns()?.cublasGemmEx)(h, ta, tb, m, n, k, alpha, a, at, lda, b, at, ldb, beta, d, ct, ldc, compute, GEMM_DEFAULT)
+            (fns()?.cublasGemmEx)(
+                h,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                alpha,
+                a,
+                at,
+                lda,
+                b,
+                at,
+                ldb,
+                beta,
+                d,
+                ct,
+                ldc,
+                compute,
+                GEMM_DEFAULT,
+            )
         })
     })
 }
@@ -700,8 +750,29 @@ unsafe extern "C" fn rocblas_gemm_strided_batched_ex(
         // SAFETY: as above.
         ok("cublasGemmStridedBatchedEx", unsafe {
             (fns()?.cublasGemmStridedBatchedEx)(
-                h, ta, tb, m, n, k, alpha, a, at, lda, stride_a, b, at, ldb, stride_b, beta, d, ct, ldc, stride_c,
-                batch_count, compute, GEMM_DEFAULT,
+                h,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                alpha,
+                a,
+                at,
+                lda,
+                stride_a,
+                b,
+                at,
+                ldb,
+                stride_b,
+                beta,
+                d,
+                ct,
+                ldc,
+                stride_c,
+                batch_count,
+                compute,
+                GEMM_DEFAULT,
             )
         })
     })

@@ -225,8 +225,7 @@ impl Span {
     /// Write `bytes` from the start.
     pub fn write_bytes(&self, bytes: &[u8]) -> Result<(), hipError_t> {
         let mut data = lock(&self.allocation.data);
-        let target =
-            data.get_mut(self.offset..self.offset + bytes.len()).ok_or(hipError_t::hipErrorIllegalAddress)?;
+        let target = data.get_mut(self.offset..self.offset + bytes.len()).ok_or(hipError_t::hipErrorIllegalAddress)?;
         target.copy_from_slice(bytes);
         Ok(())
     }

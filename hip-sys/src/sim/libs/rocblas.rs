@@ -224,7 +224,11 @@ pub(crate) unsafe extern "C" fn rocblas_get_pointer_mode(
     })
 }
 
-pub(crate) unsafe extern "C" fn rocblas_set_workspace(handle: rocblas_handle, addr: *mut c_void, size: usize) -> Status {
+pub(crate) unsafe extern "C" fn rocblas_set_workspace(
+    handle: rocblas_handle,
+    addr: *mut c_void,
+    size: usize,
+) -> Status {
     call("rocblas_set_workspace", OK, INTERNAL, || {
         let device = handle_device("rocblas_set_workspace", handle)?;
         let workspace = if addr.is_null() || size == 0 {
@@ -1158,10 +1162,8 @@ macro_rules! axpy_fn {
                 let bound = bind(stringify!($name), handle, 0)?;
                 let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
                 let (ys, yi) = vector(y as usize, n as usize, incy, <$elem>::SIZE)?;
-                let op = streams::Op::with(
-                    stringify!($name),
-                    accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]),
-                );
+                let op =
+                    streams::Op::with(stringify!($name), accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]));
                 streams::submit(&bound.target, false, op, move || {
                     let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
                     let mut yv: Vec<$elem> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;

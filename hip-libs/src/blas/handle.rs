@@ -1,0 +1,166 @@
+//! The rocBLAS handle, its workspace from the pool, and its status codes.
+
+use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
+use crate::{LibError, Result};
+use hip_core::raw::on_device;
+use hip_core::{Device, Stream};
+use hip_pool::Buffer;
+use hip_sys::rocblas::{rocblas_handle, rocblas_status};
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+/// Status to result, naming the rocBLAS function.
+pub(crate) fn check(status: rocblas_status, operation: &'static str) -> Result<()> {
+    if status.0 == 0 {
+        return Ok(());
+    }
+    Err(LibError::Status { library: "rocBLAS", operation, status: status.0, name: status_name(status) })
+}
+
+/// rocBLAS's name for `status`: every value of `rocblas_status` from 2.x
+/// to 5.x (`excluded_from_build`, 14, from 4.0; `arch_mismatch`, 15, from
+/// 4.2).
+pub(crate) fn status_name(status: rocblas_status) -> &'static str {
+    match status.0 {
+        0 => "rocblas_status_success",
+        1 => "rocblas_status_invalid_handle",
+        2 => "rocblas_status_not_implemented",
+        3 => "rocblas_status_invalid_pointer",
+        4 => "rocblas_status_invalid_size",
+        5 => "rocblas_status_memory_error",
+        6 => "rocblas_status_internal_error",
+        7 => "rocblas_status_perf_degraded",
+        8 => "rocblas_status_size_query_mismatch",
+        9 => "rocblas_status_size_increased",
+        10 => "rocblas_status_size_unchanged",
+        11 => "rocblas_status_invalid_value",
+        12 => "rocblas_status_continue",
+        13 => "rocblas_status_check_numerics_fail",
+        14 => "rocblas_status_excluded_from_build",
+        15 => "rocblas_status_arch_mismatch",
+        _ => "an unknown rocblas_status",
+    }
+}
+
+/// The workspace each handle gets from the pool, in bytes: 32 MiB (what
+/// rocBLAS allocates for itself, and what cuBLAS recommends on Hopper),
+/// or `AMDGPU_BLAS_WORKSPACE` (`"64MiB"`, `"0"` for none) read once.
+pub fn workspace_size() -> usize {
+    static SIZE: OnceLock<usize> = OnceLock::new();
+    *SIZE.get_or_init(|| match std::env::var("AMDGPU_BLAS_WORKSPACE") {
+        Ok(text) => match hip_sys::units::parse_bytes(&text) {
+            Ok(size) => size,
+            Err(e) => {
+                log::warn!("AMDGPU_BLAS_WORKSPACE={text:?} is not a size ({e}); using 32 MiB");
+                DEFAULT_WORKSPACE
+            }
+        },
+        Err(_) => DEFAULT_WORKSPACE,
+    })
+}
+
+const DEFAULT_WORKSPACE: usize = 32 << 20;
+
+/// A rocBLAS handle of one device, with its workspace.
+pub(crate) struct BlasHandle {
+    pub raw: rocblas_handle,
+    device: Device,
+    /// The pool memory given to rocBLAS as its workspace (`None` for a
+    /// zero size). Its own stream follows the handle's, so a handle moving
+    /// to another stream orders the old stream's use of it first, on the
+    /// GPU (rocBLAS's guide asks the caller to synchronize there).
+    workspace: Option<Buffer>,
+}
+
+// SAFETY: a rocBLAS handle is used by one thread at a time (the cache
+// hands it to one thread), and may move between threads.
+unsafe impl Send for BlasHandle {}
+
+static CACHE: HandleCache<BlasHandle> = HandleCache::new(16);
+
+thread_local! {
+    pub(crate) static HANDLES: RefCell<ThreadHandles<BlasHandle>> = const { RefCell::new(ThreadHandles::new()) };
+}
+
+impl LibHandle for BlasHandle {
+    fn create(device: Device) -> Result<Self> {
+        let api = hip_sys::rocblas()?;
+        let mut raw: rocblas_handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle binds to `device`, current here.
+        on_device(device, || check(unsafe { (api.rocblas_create_handle)(&mut raw) }, "rocblas_create_handle"))??;
+        let mut handle = BlasHandle { raw, device, workspace: None };
+        let size = workspace_size();
+        if size > 0 {
+            let buffer = hip_pool::alloc_on(device, size, &Stream::null(device))?;
+            on_device(device, || {
+                // SAFETY: a live handle, and pool memory of `size` bytes on
+                // its device that lives as long as the handle (dropped after
+                // `rocblas_destroy_handle`).
+                check(unsafe { (api.rocblas_set_workspace)(raw, buffer.as_ptr(), size) }, "rocblas_set_workspace")
+            })??;
+            handle.workspace = Some(buffer);
+        }
+        Ok(handle)
+    }
+
+    fn set_stream(&mut self, stream: &Stream) -> Result<()> {
+        let api = hip_sys::rocblas()?;
+        if let Some(workspace) = &mut self.workspace {
+            workspace.set_stream(stream)?;
+        }
+        on_device(self.device, || {
+            // SAFETY: a live handle and a stream of its device.
+            check(unsafe { (api.rocblas_set_stream)(self.raw, stream.as_raw()) }, "rocblas_set_stream")
+        })?
+    }
+
+    fn destroy(self) -> Result<()> {
+        let api = hip_sys::rocblas()?;
+        let destroyed = on_device(self.device, || {
+            // SAFETY: a live handle, destroyed once, under its device.
+            check(unsafe { (api.rocblas_destroy_handle)(self.raw) }, "rocblas_destroy_handle")
+        })?;
+        // The workspace goes back to the pool after the handle, on its
+        // stream, so work still queued there keeps it.
+        drop(self.workspace);
+        destroyed
+    }
+
+    fn device(&self) -> Device {
+        self.device
+    }
+
+    fn cache() -> &'static HandleCache<Self> {
+        &CACHE
+    }
+}
+
+/// Counters of the rocBLAS handle cache: handles made, destroyed, and idle
+/// per device.
+pub fn handle_stats() -> HandleStats {
+    CACHE.stats()
+}
+
+/// Destroy the idle rocBLAS handles (each under its own device, its
+/// workspace back to the pool). Handles in use by live threads are kept.
+pub fn clear_idle_handles() {
+    CACHE.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rocblas_status_has_its_name() {
+        let names: Vec<&str> = (0..=15).map(|v| status_name(rocblas_status(v))).collect();
+        assert_eq!(names[4], "rocblas_status_invalid_size");
+        assert_eq!(names[14], "rocblas_status_excluded_from_build");
+        for (value, name) in names.iter().enumerate() {
+            assert!(name.starts_with("rocblas_status_"), "{value}: {name}");
+        }
+        assert_eq!(status_name(rocblas_status(99)), "an unknown rocblas_status");
+        let error = check(rocblas_status(4), "rocblas_sgemm").unwrap_err().to_string();
+        assert!(error.contains("rocblas_sgemm") && error.contains("rocblas_status_invalid_size"), "{error}");
+    }
+}
