@@ -177,10 +177,17 @@
 //! (libraries).
 
 mod array;
+mod copy;
 mod error;
+mod host;
 pub mod prelude;
+mod slice_mut;
 
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
+pub use hip_core::{EventWait, StreamSync};
+pub use host::{HostBuffer, HostSlice, HostSliceMut};
+pub(crate) use slice_mut::bounds;
+pub use slice_mut::DeviceSliceMut;
 pub use error::{Error, Result};
 pub use hip_core::Stream;
 pub use hip_core::{
