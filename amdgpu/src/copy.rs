@@ -10,7 +10,9 @@
 //! [`HostBuffer`]).
 
 use crate::host::HostUses;
-use crate::{Device, DeviceArray, DeviceCopy, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut, Result, Stream};
+use crate::{
+    Device, DeviceArray, DeviceCopy, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut, Result, Stream,
+};
 use hip_core::raw::{api, on_device};
 use hip_core::{check, HipError};
 use hip_pool::{Access, Buffer};
@@ -156,7 +158,12 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
         check_lengths(operation, src.len(), self.len)?;
         let (source, destination) = (src.device(), self.device());
         if stream.device() != source && stream.device() != destination {
-            return Err(Error::WrongDevice { operation, what: "the stream", expected: destination, found: stream.device() });
+            return Err(Error::WrongDevice {
+                operation,
+                what: "the stream",
+                expected: destination,
+                found: stream.device(),
+            });
         }
         let call = if source == destination {
             Call::Copy

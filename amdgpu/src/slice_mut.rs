@@ -6,7 +6,10 @@ use std::ops::{Bound, RangeBounds};
 
 /// `range` over `len` elements as `start..end`; `Err((start, end))` when it
 /// does not fit.
-pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> std::result::Result<(usize, usize), (usize, usize)> {
+pub(crate) fn bounds(
+    range: impl RangeBounds<usize>,
+    len: usize,
+) -> std::result::Result<(usize, usize), (usize, usize)> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
         Bound::Excluded(&s) => s.saturating_add(1),

@@ -16,7 +16,8 @@ const NONE: AtomicU64 = AtomicU64::new(0);
 static ENABLED: [AtomicU64; REMEMBERED] = [NONE; REMEMBERED];
 
 fn remembered(device: Device, peer: Device) -> bool {
-    peer.ordinal() < 64 && ENABLED.get(device.ordinal()).is_some_and(|bits| bits.load(Ordering::Acquire) >> peer.ordinal() & 1 == 1)
+    peer.ordinal() < 64
+        && ENABLED.get(device.ordinal()).is_some_and(|bits| bits.load(Ordering::Acquire) >> peer.ordinal() & 1 == 1)
 }
 
 fn remember(device: Device, peer: Device) {

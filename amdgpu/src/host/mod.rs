@@ -90,7 +90,13 @@ impl<T: DeviceCopy> HostBuffer<T> {
     pub fn zeroed_on(device: Device, len: usize) -> Result<Self> {
         let bytes = byte_len::<T>(len)?;
         if bytes == 0 {
-            return Ok(HostBuffer { ptr: NonNull::dangling(), len, device, origin: Origin::Empty, uses: HostUses::default() });
+            return Ok(HostBuffer {
+                ptr: NonNull::dangling(),
+                len,
+                device,
+                origin: Origin::Empty,
+                uses: HostUses::default(),
+            });
         }
         let api = api()?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
@@ -99,7 +105,11 @@ impl<T: DeviceCopy> HostBuffer<T> {
             check(unsafe { (api.hipHostMalloc)(&mut ptr, bytes, HOST_MALLOC_PORTABLE) }, "hipHostMalloc")
         })??;
         let Some(ptr) = NonNull::new(ptr.cast::<T>()) else {
-            return Err(hip_core::HipError::Call { code: hip_sys::hipError_t::hipErrorOutOfMemory, operation: "hipHostMalloc" }.into());
+            return Err(hip_core::HipError::Call {
+                code: hip_sys::hipError_t::hipErrorOutOfMemory,
+                operation: "hipHostMalloc",
+            }
+            .into());
         };
         // SAFETY: `bytes` fresh bytes of pinned memory, page-aligned
         // (enough for any T); every bit pattern is a valid T.
@@ -135,8 +145,13 @@ impl<T: DeviceCopy> HostBuffer<T> {
         // SAFETY: a vector's pointer is never null.
         let ptr = unsafe { NonNull::new_unchecked(data.as_mut_ptr()) };
         let bytes = std::mem::size_of_val::<[T]>(&data);
-        let mut buffer =
-            HostBuffer { ptr, len, device, origin: Origin::Registered { capacity, pinned: false }, uses: HostUses::default() };
+        let mut buffer = HostBuffer {
+            ptr,
+            len,
+            device,
+            origin: Origin::Registered { capacity, pinned: false },
+            uses: HostUses::default(),
+        };
         if bytes == 0 {
             return Ok(buffer);
         }
@@ -144,7 +159,10 @@ impl<T: DeviceCopy> HostBuffer<T> {
         on_device(device, || {
             // SAFETY: `bytes` bytes of the vector, which the buffer owns
             // until it unregisters them.
-            check(unsafe { (api.hipHostRegister)(ptr.as_ptr().cast(), bytes, hip_sys::hipHostRegisterPortable) }, "hipHostRegister")
+            check(
+                unsafe { (api.hipHostRegister)(ptr.as_ptr().cast(), bytes, hip_sys::hipHostRegisterPortable) },
+                "hipHostRegister",
+            )
         })??;
         buffer.origin = Origin::Registered { capacity, pinned: true };
         Ok(buffer)
@@ -262,7 +280,10 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
         let _scope = audit::drop_scope();
         let settled = self.uses.settle_for_drop();
         if !settled {
-            log::error!("a host buffer of {} bytes is leaked: a copy using it may still be pending", self.len * std::mem::size_of::<T>());
+            log::error!(
+                "a host buffer of {} bytes is leaked: a copy using it may still be pending",
+                self.len * std::mem::size_of::<T>()
+            );
             return;
         }
         let ptr = self.ptr.as_ptr().cast::<c_void>();
