@@ -176,7 +176,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
         &self.buffer
     }
 
-    /// Copy `data` in; its length must equal the array's.
+    /// Copy `data` in; its length must equal the array's. Synchronous:
+    /// `data` is pageable memory, so this returns once the copy is done;
+    /// for a copy that overlaps other work, copy from a
+    /// [`HostBuffer`](crate::HostBuffer) with
+    /// [`DeviceArray::copy_from_host_async`].
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
@@ -186,12 +190,14 @@ impl<T: DeviceCopy> DeviceArray<T> {
         unsafe { copy_sync(self.buffer.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), self.stream()) }
     }
 
-    /// Copy the array out into `out`; lengths must be equal.
+    /// Copy the array out into `out`; lengths must be equal. Synchronous
+    /// (see [`DeviceArray::copy_from_slice`]; the asynchronous copy is
+    /// [`DeviceArray::copy_to_host_async`]).
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
         self.as_slice().copy_to_slice(out)
     }
 
-    /// The array's contents.
+    /// The array's contents, copied synchronously.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
     }
@@ -211,7 +217,8 @@ impl<T: DeviceCopy> DeviceArray<T> {
     }
 
     /// Copy another array's contents in (device to device, also across
-    /// devices); lengths must be equal.
+    /// devices); lengths must be equal. Returns once the copy is done; the
+    /// asynchronous copy is [`DeviceArray::copy_from_async`].
     pub fn copy_from(&mut self, other: &DeviceArray<T>) -> Result<()> {
         if other.len != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from", device: self.len, host: other.len });

@@ -39,6 +39,51 @@ pub enum Error {
         /// The array's length.
         len: usize,
     },
+    /// A copy between views of different lengths.
+    #[error(
+        "{operation}: the source has {source_len} elements but the destination {destination_len}: \
+         copy between views of equal length (slice the longer one)"
+    )]
+    SizeMismatch {
+        /// The operation refused.
+        operation: &'static str,
+        /// Elements in the source.
+        source_len: usize,
+        /// Elements in the destination.
+        destination_len: usize,
+    },
+    /// A range outside a host buffer.
+    #[error("range {start}..{end} is out of bounds for a host buffer of {len} elements")]
+    HostRangeOutOfBounds {
+        /// Start of the range.
+        start: usize,
+        /// End of the range.
+        end: usize,
+        /// The buffer's length.
+        len: usize,
+    },
+    /// A copy between two devices that the runtime has no path for.
+    #[error(
+        "copy from {from} to {to}: the runtime has no path between the two devices ({cause}); \
+         copy through pinned host memory instead (copy_to_host_async into a HostBuffer, then \
+         copy_from_host_async from it)"
+    )]
+    NoPeerPath {
+        /// The source's device.
+        from: Device,
+        /// The destination's device.
+        to: Device,
+        /// What the runtime answered.
+        cause: hip_core::HipError,
+    },
+    /// A copy using a host buffer could not be tracked and the device
+    /// failed while waiting for it: the buffer's memory is kept (never
+    /// freed) and host access is refused, since the copy may still run.
+    #[error(
+        "this host buffer was lost: a copy using it could not be tracked and the device failed; \
+         its memory is leaked rather than freed under a copy (the device needs a reset)"
+    )]
+    HostBufferLost,
     /// An operand on the wrong device.
     #[error("{operation}: {what} is on {found}, but {expected} is required")]
     WrongDevice {

@@ -125,6 +125,63 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Host memory and asynchronous copies
+//!
+//! [`DeviceArray::from_slice`], [`DeviceArray::copy_from_slice`],
+//! [`DeviceArray::to_vec`] and the other copies from and to ordinary
+//! (pageable) Rust memory are **synchronous**: they return once the copy
+//! is done, so they never overlap other work. For copies that do, put the
+//! host side in a [`HostBuffer`] (page-locked memory, `hipHostMalloc`, or
+//! a `Vec` pinned in place with [`HostBuffer::register`]) and use
+//! [`DeviceArray::copy_from_host_async`] / [`DeviceArray::copy_to_host_async`]
+//! (or the same on views: [`DeviceArray::slice_mut`], [`DeviceArray::slice`],
+//! [`HostBuffer::slice`], [`HostBuffer::slice_mut`]), and
+//! [`DeviceArray::copy_from_async`] within a device or between devices.
+//! Each takes the stream to run on and returns once the copy is enqueued.
+//!
+//! **Why this is safe.** The host buffer, not a guard, carries the copy:
+//! each copy records an event on the buffer, host access
+//! ([`HostBuffer::as_slice`], [`HostBuffer::as_mut_slice`]) waits for the
+//! copies it conflicts with, and dropping the buffer waits for all of
+//! them before the memory is released. A guard that borrowed the buffer
+//! until it was waited on would be unsound: `std::mem::forget(guard)`
+//! ends the borrow without waiting (the reason scoped threads take a
+//! closure), and a guard cannot describe a pipeline of copies into
+//! disjoint parts of one buffer on several streams. With the events on
+//! the buffer there is nothing to forget, copies need no lifetimes, and
+//! misuse is either a compile error (writing a buffer that a view borrows)
+//! or a wait, never a race. Copies on two streams touching overlapping
+//! parts of one host buffer are ordered on the GPU. The device side
+//! follows the stream rules below ([`pool::Buffer::prepare`] / `record`).
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let (copies, compute) = (Stream::new()?, Stream::new()?);
+//! let input = HostBuffer::from_slice(&vec![1.0f32; 1 << 16])?;
+//! let mut output = HostBuffer::<f32>::zeroed(1 << 16)?;
+//! let mut x = DeviceArray::<f32>::zeros(1 << 16)?;
+//! x.slice_mut(..1024)?.copy_from_host_async(input.slice(..1024)?, &copies)?;
+//! x.slice_mut(1024..)?.copy_from_host_async(input.slice(1024..)?, &compute)?;
+//! x.copy_to_host_async(&mut output, &compute)?; // after both, on the GPU
+//! assert!(output.as_slice()?.iter().all(|v| *v == 1.0)); // waits
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! Between devices a copy is `hipMemcpyPeerAsync`, after enabling peer
+//! access where the hardware has it ([`Device::can_access_peer`],
+//! [`Device::enable_peer_access`], idempotent); without it the runtime
+//! stages the copy. The stream may belong to either device.
+//!
+//! # Waiting from async code
+//!
+//! [`Stream::synchronize_async`] and [`Event::wait_async`] are futures
+//! that complete when the GPU work is done without blocking the
+//! executor's thread: the stream's wait is woken by a host function the
+//! stream runs (`hipLaunchHostFunc`), the event's wait queries with a
+//! backoff timer between queries. Their HIP calls run under the stream's
+//! or event's device, so any executor thread may poll them. Events also
+//! time work: [`Stream::record_event`], then [`Event::elapsed`].
+//!
 //! # Memory pools, limits and reclaim
 //!
 //! Device memory comes from a caching pool per device ([`pool`]). Freed
@@ -183,7 +240,8 @@
 //! # Async tasks
 //!
 //! A future polled on different threads keeps its device with
-//! [`on_device_async`] (or its stream with [`on_stream_async`]).
+//! [`on_device_async`] (or its stream with [`on_stream_async`]); GPU work
+//! is awaited with [`Stream::synchronize_async`] and [`Event::wait_async`].
 //!
 //! # Environment variables
 //!
@@ -206,8 +264,11 @@
 //! (libraries).
 
 mod array;
+mod copy;
 mod error;
+mod host;
 pub mod prelude;
+mod slice_mut;
 
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
 pub use error::{Error, Result};
@@ -217,7 +278,11 @@ pub use hip_core::{
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
     LaunchConfig, Module,
 };
+pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
+pub use host::{HostBuffer, HostSlice, HostSliceMut};
+pub(crate) use slice_mut::bounds;
+pub use slice_mut::DeviceSliceMut;
 
 /// The `f16` and `bf16` element types (the `half` crate).
 pub use half;

@@ -2,5 +2,5 @@
 
 pub use crate::{
     default_device, device, set_default_device, set_device, stream, with_device, with_stream, Device, DeviceArray,
-    DeviceCopy, DeviceSlice, Event, Stream,
+    DeviceCopy, DeviceSlice, DeviceSliceMut, Event, HostBuffer, Stream,
 };

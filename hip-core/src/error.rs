@@ -40,6 +40,18 @@ pub enum HipError {
         /// The device the object is on.
         found: u32,
     },
+    /// Peer access that the hardware does not offer.
+    #[error(
+        "device {device} cannot access the memory of device {peer} directly (hipDeviceCanAccessPeer says no): \
+         there is no peer-to-peer path between them; copies between them still work, staged by the runtime \
+         (or copy through pinned host memory)"
+    )]
+    PeerAccessUnsupported {
+        /// The device that would gain access.
+        device: u32,
+        /// The device whose memory it would reach.
+        peer: u32,
+    },
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -58,6 +70,7 @@ impl HipError {
         match self {
             HipError::Call { code, .. } => Some(*code),
             HipError::InvalidDevice { .. } => Some(hipError_t::hipErrorInvalidDevice),
+            HipError::PeerAccessUnsupported { .. } => Some(hipError_t::hipErrorPeerAccessUnsupported),
             _ => None,
         }
     }
@@ -69,6 +82,7 @@ impl HipError {
             HipError::Call { code, .. } => raw::error_text(*code).0,
             HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
             HipError::DeviceMismatch { .. } => "device mismatch".into(),
+            HipError::PeerAccessUnsupported { .. } => "peer access unsupported".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }

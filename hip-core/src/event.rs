@@ -103,6 +103,12 @@ impl Event {
         check(status, "hipEventQuery").map(|()| true)
     }
 
+    /// Time from this event to `end` (both recorded and completed, on one
+    /// device): `end.elapsed_since(self)`.
+    pub fn elapsed(&self, end: &Event) -> Result<Duration> {
+        end.elapsed_since(self)
+    }
+
     /// Time from `start` to this event (both recorded and completed, on one device).
     pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
         if start.device != self.device {

@@ -33,15 +33,18 @@
 //! ```
 
 pub mod audit;
+mod backoff;
 mod context;
 mod device;
 mod error;
 mod event;
 mod future;
 mod module;
+mod peer;
 pub mod raw;
 mod state;
 mod stream;
+mod wait;
 
 pub use context::Context;
 pub use device::Device;
@@ -55,3 +58,4 @@ pub use state::{
     with_stream, ThreadState,
 };
 pub use stream::Stream;
+pub use wait::{EventWait, StreamSync};

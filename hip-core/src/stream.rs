@@ -135,6 +135,14 @@ impl Stream {
         check(status, "hipStreamQuery").map(|()| true)
     }
 
+    /// A new event (with timing, on the stream's device) recorded on this
+    /// stream now: it completes when the work queued so far has.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new_on(self.device())?;
+        event.record(self)?;
+        Ok(event)
+    }
+
     /// Make later work on this stream wait for `event` (of any device).
     pub fn wait(&self, event: &Event) -> Result<()> {
         let api = api()?;

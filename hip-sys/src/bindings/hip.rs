@@ -12,6 +12,8 @@ pub const hipEventBlockingSync: u32 = 1;
 pub const hipEventDisableTiming: u32 = 2;
 pub const hipEventInterprocess: u32 = 4;
 pub const hipHostMallocDefault: u32 = 0;
+pub const hipHostRegisterDefault: u32 = 0;
+pub const hipHostRegisterPortable: u32 = 1;
 impl hipMemoryType {
     pub const hipMemoryTypeHost: hipMemoryType = hipMemoryType(0);
     pub const hipMemoryTypeDevice: hipMemoryType = hipMemoryType(1);
@@ -563,6 +565,9 @@ pub struct ihipEvent_t {
     _unused: [u8; 0],
 }
 pub type hipEvent_t = *mut ihipEvent_t;
+pub type hipHostFn_t = ::core::option::Option<
+    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
+>;
 impl hipMemPoolAttr {
     pub const hipMemPoolReuseFollowEventDependencies: hipMemPoolAttr = hipMemPoolAttr(1);
     pub const hipMemPoolReuseAllowOpportunistic: hipMemPoolAttr = hipMemPoolAttr(2);
@@ -815,6 +820,12 @@ pub struct HipApi {
         stream: hipStream_t,
         flags: *mut ::core::ffi::c_uint,
     ) -> hipError_t,
+    ///`hipLaunchHostFunc`
+    pub hipLaunchHostFunc: unsafe extern "C" fn(
+        stream: hipStream_t,
+        fn_: hipHostFn_t,
+        userData: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
     ///`hipEventCreate`
     pub hipEventCreate: unsafe extern "C" fn(event: *mut hipEvent_t) -> hipError_t,
     ///`hipEventCreateWithFlags`
@@ -854,6 +865,16 @@ pub struct HipApi {
     ) -> hipError_t,
     ///`hipHostFree`
     pub hipHostFree: unsafe extern "C" fn(ptr: *mut ::core::ffi::c_void) -> hipError_t,
+    ///`hipHostRegister`
+    pub hipHostRegister: unsafe extern "C" fn(
+        hostPtr: *mut ::core::ffi::c_void,
+        sizeBytes: usize,
+        flags: ::core::ffi::c_uint,
+    ) -> hipError_t,
+    ///`hipHostUnregister`
+    pub hipHostUnregister: unsafe extern "C" fn(
+        hostPtr: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
     ///`hipMemGetInfo`
     pub hipMemGetInfo: unsafe extern "C" fn(
         free: *mut usize,
@@ -1056,6 +1077,7 @@ impl HipApi {
         "hipStreamWaitEvent",
         "hipStreamGetPriority",
         "hipStreamGetFlags",
+        "hipLaunchHostFunc",
         "hipEventCreate",
         "hipEventCreateWithFlags",
         "hipEventRecord",
@@ -1067,6 +1089,8 @@ impl HipApi {
         "hipFree",
         "hipHostMalloc",
         "hipHostFree",
+        "hipHostRegister",
+        "hipHostUnregister",
         "hipMemGetInfo",
         "hipPointerGetAttributes",
         "hipMemcpy",
@@ -1369,6 +1393,16 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipStreamGetFlags")?)
             },
+            hipLaunchHostFunc: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        fn_: hipHostFn_t,
+                        userData: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipLaunchHostFunc")?)
+            },
             hipEventCreate: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -1451,6 +1485,24 @@ impl HipApi {
                     *const ::core::ffi::c_void,
                     unsafe extern "C" fn(ptr: *mut ::core::ffi::c_void) -> hipError_t,
                 >(resolve("hipHostFree")?)
+            },
+            hipHostRegister: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        hostPtr: *mut ::core::ffi::c_void,
+                        sizeBytes: usize,
+                        flags: ::core::ffi::c_uint,
+                    ) -> hipError_t,
+                >(resolve("hipHostRegister")?)
+            },
+            hipHostUnregister: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        hostPtr: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipHostUnregister")?)
             },
             hipMemGetInfo: unsafe {
                 ::core::mem::transmute::<
@@ -1737,6 +1789,6 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 74usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 77usize)
     }
 }

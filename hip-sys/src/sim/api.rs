@@ -2,7 +2,7 @@
 
 #![allow(non_snake_case)]
 
-use super::{device, errors, events, memory, modules, pools, streams};
+use super::{device, errors, events, host_funcs, memory, modules, pools, registered, streams};
 use crate::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
@@ -41,6 +41,7 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipStreamWaitEvent: streams::hipStreamWaitEvent,
     hipStreamGetPriority: streams::hipStreamGetPriority,
     hipStreamGetFlags: streams::hipStreamGetFlags,
+    hipLaunchHostFunc: host_funcs::hipLaunchHostFunc,
     hipEventCreate: events::hipEventCreate,
     hipEventCreateWithFlags: events::hipEventCreateWithFlags,
     hipEventRecord: events::hipEventRecord,
@@ -52,6 +53,8 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipFree: memory::hipFree,
     hipHostMalloc: memory::hipHostMalloc,
     hipHostFree: memory::hipHostFree,
+    hipHostRegister: registered::hipHostRegister,
+    hipHostUnregister: registered::hipHostUnregister,
     hipMemGetInfo: memory::hipMemGetInfo,
     hipPointerGetAttributes: memory::hipPointerGetAttributes,
     hipMemcpy: memory::hipMemcpy,

@@ -204,8 +204,37 @@ pub(crate) unsafe extern "C" fn hipDeviceCanAccessPeer(can: *mut i32, device: i3
     call(idx!("hipDeviceCanAccessPeer"), || {
         let (device, peer) = (device_arg(device)?, device_arg(peer)?);
         // SAFETY: null is rejected by write_out.
-        unsafe { write_out(can, i32::from(device != peer)) }
+        unsafe { write_out(can, i32::from(peer_reachable(device, peer))) }
     })
+}
+
+/// Pairs `(device, peer)` made unreachable by [`set_peer_reachable`].
+static UNREACHABLE: Mutex<Option<HashSet<(usize, usize)>>> = Mutex::new(None);
+
+/// Whether `device` could reach `peer`'s memory (clr's `p2pDevices_`):
+/// every pair of distinct devices unless a test said otherwise; never a
+/// device itself (clr answers 0 there).
+fn peer_reachable(device: usize, peer: usize) -> bool {
+    device != peer && !lock(&UNREACHABLE).as_ref().is_some_and(|u| u.contains(&(device, peer)))
+}
+
+/// Model a machine where `device` cannot reach `peer`'s memory (no
+/// peer-to-peer link), or restore the link: `hipDeviceCanAccessPeer` then
+/// answers 0 and `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
+/// refuse with `hipErrorInvalidDevice`, as clr does. Copies between the
+/// two still work (HIP stages them). Not a HIP call; for tests, which
+/// should hold [`exclusive`](super::exclusive) while they change it.
+pub fn set_peer_reachable(device: usize, peer: usize, reachable: bool) {
+    let mut unreachable = lock(&UNREACHABLE);
+    let set = unreachable.get_or_insert_with(HashSet::new);
+    if reachable {
+        set.remove(&(device, peer));
+    } else {
+        set.insert((device, peer));
+        if let Some(peers) = lock(&PEERS).as_mut() {
+            peers.remove(&(device, peer));
+        }
+    }
 }
 
 /// Enabled peer access: `(device, peer)` means kernels on `device` may
@@ -226,7 +255,7 @@ pub(crate) unsafe extern "C" fn hipDeviceEnablePeerAccess(peer: i32, flags: u32)
         }
         let peer = device_arg(peer)?;
         let device = current_device();
-        if peer == device {
+        if !peer_reachable(device, peer) {
             return Err(hipError_t::hipErrorInvalidDevice);
         }
         if lock(&PEERS).get_or_insert_with(HashSet::new).insert((device, peer)) {
@@ -241,6 +270,9 @@ pub(crate) unsafe extern "C" fn hipDeviceDisablePeerAccess(peer: i32) -> hipErro
     call(idx!("hipDeviceDisablePeerAccess"), || {
         let peer = device_arg(peer)?;
         let device = current_device();
+        if !peer_reachable(device, peer) {
+            return Err(hipError_t::hipErrorInvalidDevice);
+        }
         if lock(&PEERS).get_or_insert_with(HashSet::new).remove(&(device, peer)) {
             Ok(())
         } else {

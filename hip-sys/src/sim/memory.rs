@@ -444,21 +444,57 @@ const HOST_MALLOC_UNCACHED: u32 = 0x1000_0000;
 const HOST_MALLOC_COHERENT: u32 = 0x4000_0000;
 const HOST_MALLOC_NON_COHERENT: u32 = 0x8000_0000;
 
-/// A `hipHostMalloc` allocation.
+/// A `hipHostMalloc` allocation, or memory made pinned by `hipHostRegister`.
 #[derive(Clone)]
-struct HostAllocation {
-    layout: Layout,
+pub(crate) struct HostAllocation {
+    /// How `hipHostMalloc` allocated it; `None` for registered memory,
+    /// which is the caller's.
+    layout: Option<Layout>,
     /// The size asked for (the layout's is at least 1).
-    size: usize,
-    /// The device current at allocation: the one `hipHostFree` syncs.
-    device: usize,
+    pub size: usize,
+    /// The device current at allocation (or registration): the one
+    /// `hipHostFree` (or `hipHostUnregister`) syncs.
+    pub device: usize,
     flags: u32,
     /// Which operations on which streams touched it (the race detector).
-    races: Arc<RaceLog>,
+    pub races: Arc<RaceLog>,
+}
+
+impl HostAllocation {
+    /// Whether `hipHostRegister` made it (rather than `hipHostMalloc`).
+    pub fn is_registered(&self) -> bool {
+        self.layout.is_none()
+    }
 }
 
 /// Pinned host allocations by base address.
 static HOST_ALLOCATIONS: Mutex<BTreeMap<usize, HostAllocation>> = Mutex::new(BTreeMap::new());
+
+/// Add `size` bytes at `base`, which the caller owns, as registered
+/// pinned memory; `hipErrorHostMemoryAlreadyRegistered` if any of them is
+/// pinned already (registered or from `hipHostMalloc`).
+pub(crate) fn register_host(base: usize, size: usize, device: usize, flags: u32) -> Result<(), hipError_t> {
+    let mut map = lock(&HOST_ALLOCATIONS);
+    let end = base.checked_add(size).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let before = map.range(..end).next_back();
+    if before.is_some_and(|(&b, h)| b + h.size > base) {
+        return Err(hipError_t::hipErrorHostMemoryAlreadyRegistered);
+    }
+    let races = RaceLog::new(base, None);
+    map.insert(base, HostAllocation { layout: None, size, device, flags, races });
+    Ok(())
+}
+
+/// Remove the registration that starts at `base`;
+/// `hipErrorHostMemoryNotRegistered` for any other address (also for
+/// `hipHostMalloc` memory).
+pub(crate) fn unregister_host(base: usize) -> Result<HostAllocation, hipError_t> {
+    let mut map = lock(&HOST_ALLOCATIONS);
+    match map.get(&base) {
+        Some(host) if host.is_registered() => map.remove(&base).ok_or(hipError_t::hipErrorHostMemoryNotRegistered),
+        _ => Err(hipError_t::hipErrorHostMemoryNotRegistered),
+    }
+}
 
 /// The pinned allocation containing `address`, with its base.
 fn pinned_containing(address: usize) -> Option<(usize, HostAllocation)> {
@@ -499,7 +535,7 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize
             return Err(hipError_t::hipErrorOutOfMemory);
         }
         let races = RaceLog::new(memory as usize, None);
-        let host = HostAllocation { layout, size, device: current_device(), flags, races };
+        let host = HostAllocation { layout: Some(layout), size, device: current_device(), flags, races };
         lock(&HOST_ALLOCATIONS).insert(memory as usize, host);
         // SAFETY: checked non-null.
         unsafe { write_out(ptr, memory.cast()) }
@@ -513,12 +549,22 @@ pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
-        let host = lock(&HOST_ALLOCATIONS).remove(&(ptr as usize)).ok_or(hipError_t::hipErrorInvalidValue)?;
+        // Registered memory is the caller's: `hipHostUnregister` it.
+        let host = {
+            let mut map = lock(&HOST_ALLOCATIONS);
+            match map.get(&(ptr as usize)) {
+                Some(host) if !host.is_registered() => map.remove(&(ptr as usize)),
+                _ => None,
+            }
+        }
+        .ok_or(hipError_t::hipErrorInvalidValue)?;
         let synced = streams::synchronize_device(host.device);
         races::host_access("hipHostFree", host.device, &[Access::new(&host.races, 0, host.size, AccessKind::Free)]);
-        // SAFETY: allocated by hipHostMalloc with this layout and removed
-        // from the map once; the allocating device's work has finished.
-        unsafe { std::alloc::dealloc(ptr.cast(), host.layout) };
+        if let Some(layout) = host.layout {
+            // SAFETY: allocated by hipHostMalloc with this layout and removed
+            // from the map once; the allocating device's work has finished.
+            unsafe { std::alloc::dealloc(ptr.cast(), layout) };
+        }
         synced
     })
 }

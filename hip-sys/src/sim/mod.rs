@@ -60,6 +60,15 @@
 //!   memory type 0 (HIP 6's `hipMemoryTypeUnregistered`; the table's types
 //!   are HIP 5.7's, whose numbering the simulator keeps for registered
 //!   memory).
+//! - **Registered host memory** (`hipHostRegister`): null, 0 bytes or
+//!   flags above 15 are `hipErrorInvalidValue`; bytes already pinned are
+//!   `hipErrorHostMemoryAlreadyRegistered`; the memory is then pinned
+//!   memory as above (bounded copies, race tracking) until
+//!   `hipHostUnregister` of its base, which synchronizes the device current
+//!   at registration (anything else is `hipErrorHostMemoryNotRegistered`);
+//!   `hipHostFree` refuses it.
+//! - **Host functions** (`hipLaunchHostFunc`): run on the stream's worker
+//!   in stream order; the stream's later work waits for them.
 //! - **Stream-ordered memory**: `hipMallocAsync` on the stream's device,
 //!   `hipFreeAsync` returning the block to its pool in stream order, one
 //!   default pool per device plus created pools, the release threshold
@@ -98,7 +107,9 @@
 //!   block (a product, not per dimension), 64 KiB of shared memory.
 //! - **Peer access**: `hipDeviceCanAccessPeer` (every pair of distinct
 //!   devices), `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
-//!   per (current device, peer). A kernel that touches another device's
+//!   per (current device, peer); [`set_peer_reachable`] models a pair
+//!   with no link (then clr's answers: 0, and `hipErrorInvalidDevice` to
+//!   enable or disable). A kernel that touches another device's
 //!   memory without it faults as above and is recorded as a
 //!   [`ViolationKind::PeerAccess`] violation. Copies between devices need
 //!   no peer access (HIP stages them).
@@ -214,7 +225,8 @@
 //! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
 //! check their handle's device, not the peer state of the memory they
 //! touch), `hipPointerSetAttribute` and its `SYNC_MEMOPS`,
-//! `hipDeviceReset` beyond synchronizing, stream capture and graphs,
+//! `hipDeviceReset` beyond synchronizing, HIP calls made from inside a
+//! host function (HIP forbids them; the simulator runs them), stream capture and graphs,
 //! managed memory, textures, the `extra` launch argument
 //! (`hipErrorNotSupported`), real GPU timing (events measure the
 //! simulator's own host time), the minors within a HIP major (see above),
@@ -257,17 +269,20 @@ mod entry;
 pub(crate) mod errors;
 mod events;
 mod faults;
+mod host_funcs;
 mod kernels;
 mod libs;
 mod memory;
 mod modules;
 mod pools;
 mod races;
+mod registered;
 mod runtime;
 mod streams;
 mod violations;
 
 pub use crate::error_names::describe;
+pub use device::set_peer_reachable;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;

@@ -246,6 +246,12 @@ fn_table! {
         cudaHostAlloc = "cudaHostAlloc": fn(*mut *mut c_void, usize, c_uint) -> CudaError;
         /// `cudaError_t cudaFreeHost(void *ptr)`
         cudaFreeHost = "cudaFreeHost": fn(*mut c_void) -> CudaError;
+        /// `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)`
+        cudaHostRegister = "cudaHostRegister": fn(*mut c_void, usize, c_uint) -> CudaError;
+        /// `cudaError_t cudaHostUnregister(void *ptr)`
+        cudaHostUnregister = "cudaHostUnregister": fn(*mut c_void) -> CudaError;
+        /// `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)`
+        cudaLaunchHostFunc = "cudaLaunchHostFunc": fn(Handle, crate::hipHostFn_t, *mut c_void) -> CudaError;
         /// `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)`
         cudaMemGetInfo = "cudaMemGetInfo": fn(*mut usize, *mut usize) -> CudaError;
         /// `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)`
@@ -473,6 +479,7 @@ static NVIDIA_API: HipApi = HipApi {
     hipStreamWaitEvent: runtime::hipStreamWaitEvent,
     hipStreamGetPriority: runtime::hipStreamGetPriority,
     hipStreamGetFlags: runtime::hipStreamGetFlags,
+    hipLaunchHostFunc: runtime::hipLaunchHostFunc,
     hipEventCreate: runtime::hipEventCreate,
     hipEventCreateWithFlags: runtime::hipEventCreateWithFlags,
     hipEventRecord: runtime::hipEventRecord,
@@ -484,6 +491,8 @@ static NVIDIA_API: HipApi = HipApi {
     hipFree: runtime::hipFree,
     hipHostMalloc: runtime::hipHostMalloc,
     hipHostFree: runtime::hipHostFree,
+    hipHostRegister: runtime::hipHostRegister,
+    hipHostUnregister: runtime::hipHostUnregister,
     hipMemGetInfo: runtime::hipMemGetInfo,
     hipPointerGetAttributes: runtime::hipPointerGetAttributes,
     hipMemcpy: runtime::hipMemcpy,

@@ -81,6 +81,13 @@ pass_through! {
     hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint)
         => cudaHostAlloc(ptr, size, host_malloc_flags_to_cuda(flags));
     hipHostFree(ptr: *mut c_void) => cudaFreeHost(ptr);
+    // hipHostRegister's flags (Portable 1, Mapped 2, IoMemory 4, ReadOnly 8)
+    // are cudaHostRegister's.
+    hipHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) => cudaHostRegister(ptr, size, flags);
+    hipHostUnregister(ptr: *mut c_void) => cudaHostUnregister(ptr);
+    // cudaHostFn_t is `void (*)(void*)`, as hipHostFn_t.
+    hipLaunchHostFunc(stream: hipStream_t, function: crate::hipHostFn_t, user_data: *mut c_void)
+        => cudaLaunchHostFunc(stream.cast(), function, user_data);
     hipMemGetInfo(free: *mut usize, total: *mut usize) => cudaMemGetInfo(free, total);
     hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind)
         => cudaMemcpy(dst, src, size, memcpy_kind_to_cuda(kind));

@@ -1,0 +1,232 @@
+//! Asynchronous copies: between pinned host memory and device arrays,
+//! within a device, and between devices, on a stream the caller chooses.
+//!
+//! Each copy checks its operands (equal lengths, the stream's device),
+//! orders itself after the earlier uses it conflicts with, enqueues one
+//! `hipMemcpyAsync` (or `hipMemcpyPeerAsync`) and returns. It then records
+//! its use of each side: device arrays through their pool buffer
+//! ([`hip_pool::Buffer::prepare`] / `record`), host buffers through the
+//! events that their host access and their drop wait for (see
+//! [`HostBuffer`]).
+
+use crate::host::HostUses;
+use crate::{
+    Device, DeviceArray, DeviceCopy, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut, Result, Stream,
+};
+use hip_core::raw::{api, on_device};
+use hip_core::{check, HipError};
+use hip_pool::{Access, Buffer};
+use hip_sys::hipError_t;
+use std::ffi::c_void;
+use std::ops::Range;
+
+/// One side of a copy.
+enum Side<'a> {
+    Host(&'a HostUses, Range<usize>),
+    Device(&'a Buffer),
+}
+
+impl Side<'_> {
+    fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
+        match self {
+            Side::Host(uses, bytes) => uses.prepare(stream, bytes, access),
+            Side::Device(buffer) => Ok(buffer.prepare(stream, access)?),
+        }
+    }
+
+    /// Record the use; where a device buffer cannot record it, wait for
+    /// the stream instead, so the block is never reused under the copy.
+    fn record(&self, stream: &Stream, access: Access) -> Result<()> {
+        match self {
+            Side::Host(uses, bytes) => uses.record(stream, bytes.clone(), access),
+            Side::Device(buffer) => match buffer.record(stream, access) {
+                Ok(()) => Ok(()),
+                Err(error) => {
+                    stream.synchronize()?;
+                    Err(error.into())
+                }
+            },
+        }
+    }
+}
+
+/// What to enqueue.
+enum Call {
+    /// `hipMemcpyAsync` (the direction taken from the pointers).
+    Copy,
+    /// `hipMemcpyPeerAsync` from the source device to the destination's.
+    Peer { source: Device, destination: Device },
+}
+
+fn check_lengths(operation: &'static str, source: usize, destination: usize) -> Result<()> {
+    if source == destination {
+        Ok(())
+    } else {
+        Err(Error::SizeMismatch { operation, source_len: source, destination_len: destination })
+    }
+}
+
+fn check_stream(operation: &'static str, stream: &Stream, device: Device) -> Result<()> {
+    if stream.device() == device {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice { operation, what: "the stream", expected: device, found: stream.device() })
+    }
+}
+
+/// Prepare both sides, enqueue `call`, record both sides (also when the
+/// enqueue failed: part of it may be queued). The first error wins.
+fn enqueue(
+    stream: &Stream,
+    dst: (*mut c_void, Side<'_>),
+    src: (*const c_void, Side<'_>),
+    bytes: usize,
+    call: Call,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let api = api()?;
+    dst.1.prepare(stream, Access::Write)?;
+    src.1.prepare(stream, Access::Read)?;
+    let kind = hip_sys::hipMemcpyKind::hipMemcpyDefault;
+    let status = on_device(stream.device(), || match call {
+        // SAFETY: both ranges hold `bytes` bytes (checked by the callers'
+        // views) and stay alive until the copy is over: the recorded uses
+        // keep host memory and device blocks from being freed or reused
+        // before then.
+        Call::Copy => unsafe { (api.hipMemcpyAsync)(dst.0, src.0, bytes, kind, stream.as_raw()) },
+        Call::Peer { source, destination } => {
+            let (d, s) = (destination.ordinal() as i32, source.ordinal() as i32);
+            // SAFETY: as above, for device memory of two devices.
+            unsafe { (api.hipMemcpyPeerAsync)(dst.0, d, src.0, s, bytes, stream.as_raw()) }
+        }
+    });
+    let enqueued = status.map_err(Error::from).and_then(|status| match (&call, status) {
+        (_, hipError_t::hipSuccess) => Ok(()),
+        (
+            Call::Peer { source, destination },
+            hipError_t::hipErrorPeerAccessUnsupported
+            | hipError_t::hipErrorNotSupported
+            | hipError_t::hipErrorPeerAccessNotEnabled
+            | hipError_t::hipErrorInvalidDevice,
+        ) => Err(Error::NoPeerPath {
+            from: *source,
+            to: *destination,
+            cause: HipError::Call { code: status, operation: "hipMemcpyPeerAsync" },
+        }),
+        (Call::Peer { .. }, _) => Ok(check(status, "hipMemcpyPeerAsync")?),
+        (Call::Copy, _) => Ok(check(status, "hipMemcpyAsync")?),
+    });
+    let recorded_dst = dst.1.record(stream, Access::Write);
+    let recorded_src = src.1.record(stream, Access::Read);
+    enqueued?;
+    recorded_dst?;
+    recorded_src
+}
+
+impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
+    /// Copy `src` (pinned host memory) into this view on `stream`, which
+    /// must be on the array's device; returns once the copy is enqueued.
+    /// Lengths must be equal.
+    pub fn copy_from_host_async<'h>(&mut self, src: impl Into<HostSlice<'h, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 'h,
+    {
+        let src = src.into();
+        check_lengths("copy_from_host_async", src.len(), self.len)?;
+        check_stream("copy_from_host_async", stream, self.device())?;
+        let bytes = self.len * std::mem::size_of::<T>();
+        let dst_ptr = self.as_mut_ptr().cast::<c_void>();
+        let dst = (dst_ptr, Side::Device(self.array.buffer()));
+        let src_side = (src.ptr().cast::<c_void>(), Side::Host(&src.buffer.uses, src.bytes()));
+        enqueue(stream, dst, src_side, bytes, Call::Copy)
+    }
+
+    /// Copy `src` (device memory of this device or another) into this view
+    /// on `stream`, which must be on either device; returns once the copy
+    /// is enqueued. Between devices the copy is `hipMemcpyPeerAsync`, with
+    /// peer access enabled first where the hardware has it (else the
+    /// runtime stages it); a runtime with no path at all is
+    /// [`Error::NoPeerPath`]. Lengths must be equal.
+    pub fn copy_from_async<'s>(&mut self, src: impl Into<DeviceSlice<'s, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 's,
+    {
+        let src = src.into();
+        let operation = "copy_from_async";
+        check_lengths(operation, src.len(), self.len)?;
+        let (source, destination) = (src.device(), self.device());
+        if stream.device() != source && stream.device() != destination {
+            return Err(Error::WrongDevice {
+                operation,
+                what: "the stream",
+                expected: destination,
+                found: stream.device(),
+            });
+        }
+        let call = if source == destination {
+            Call::Copy
+        } else {
+            let here = stream.device();
+            let other = if here == source { destination } else { source };
+            if here.can_access_peer(other)? {
+                here.enable_peer_access(other)?;
+            }
+            Call::Peer { source, destination }
+        };
+        let bytes = self.len * std::mem::size_of::<T>();
+        let dst_ptr = self.as_mut_ptr().cast::<c_void>();
+        let dst = (dst_ptr, Side::Device(self.array.buffer()));
+        let src_side = (src.as_ptr().cast::<c_void>(), Side::Device(src.array().buffer()));
+        enqueue(stream, dst, src_side, bytes, call)
+    }
+}
+
+impl<T: DeviceCopy> DeviceSlice<'_, T> {
+    /// Copy this view into `dst` (pinned host memory) on `stream`, which
+    /// must be on the array's device; returns once the copy is enqueued.
+    /// `dst`'s host access waits for it. Lengths must be equal.
+    pub fn copy_to_host_async<'h>(&self, dst: impl Into<HostSliceMut<'h, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 'h,
+    {
+        let dst = dst.into();
+        check_lengths("copy_to_host_async", self.len(), dst.len())?;
+        check_stream("copy_to_host_async", stream, self.device())?;
+        let bytes = self.len() * std::mem::size_of::<T>();
+        let dst_side = (dst.ptr().cast::<c_void>(), Side::Host(&dst.buffer.uses, dst.bytes()));
+        let src = (self.as_ptr().cast::<c_void>(), Side::Device(self.array().buffer()));
+        enqueue(stream, dst_side, src, bytes, Call::Copy)
+    }
+}
+
+impl<T: DeviceCopy> DeviceArray<T> {
+    /// Copy `src` (all of a [`crate::HostBuffer`], or a [`HostSlice`] of
+    /// one) into the whole array on `stream`, asynchronously: see
+    /// [`DeviceSliceMut::copy_from_host_async`].
+    pub fn copy_from_host_async<'h>(&mut self, src: impl Into<HostSlice<'h, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 'h,
+    {
+        DeviceSliceMut::from(self).copy_from_host_async(src, stream)
+    }
+
+    /// Copy the whole array into `dst` on `stream`, asynchronously: see
+    /// [`DeviceSlice::copy_to_host_async`].
+    pub fn copy_to_host_async<'h>(&self, dst: impl Into<HostSliceMut<'h, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 'h,
+    {
+        self.as_slice().copy_to_host_async(dst, stream)
+    }
+
+    /// Copy `src` (of this device or another) into the whole array on
+    /// `stream`, asynchronously: see [`DeviceSliceMut::copy_from_async`].
+    pub fn copy_from_async<'s>(&mut self, src: impl Into<DeviceSlice<'s, T>>, stream: &Stream) -> Result<()>
+    where
+        T: 's,
+    {
+        DeviceSliceMut::from(self).copy_from_async(src, stream)
+    }
+}

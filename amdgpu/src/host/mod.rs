@@ -1,0 +1,320 @@
+//! `HostBuffer<T>`: page-locked (pinned) host memory, the host side of
+//! asynchronous copies.
+
+mod uses;
+mod view;
+
+pub use view::{HostSlice, HostSliceMut};
+
+pub(crate) use uses::HostUses;
+
+use crate::{bounds, Device, DeviceCopy, Error, Result};
+use hip_core::raw::{api, on_device};
+use hip_core::{audit, check};
+use hip_pool::Access;
+use std::ffi::c_void;
+use std::ops::RangeBounds;
+use std::ptr::NonNull;
+
+/// `hipHostMallocPortable`: pinned for every device, not only the
+/// allocating one (the value of `cudaHostAllocPortable` too).
+const HOST_MALLOC_PORTABLE: u32 = 1;
+
+/// Where the memory comes from.
+enum Origin {
+    /// `hipHostMalloc`, freed by `hipHostFree`.
+    Pinned,
+    /// A vector's memory pinned by `hipHostRegister` (when it has bytes),
+    /// given back as the vector after `hipHostUnregister`.
+    Registered { capacity: usize, pinned: bool },
+    /// No bytes: nothing allocated.
+    Empty,
+}
+
+/// Page-locked host memory holding `len` values of `T`, made on a device
+/// (the one `hipHostMalloc` ran under, whose work its release waits for)
+/// and usable by copies on every device.
+///
+/// Asynchronous copies ([`DeviceArray::copy_from_host_async`],
+/// [`DeviceArray::copy_to_host_async`]) record, on the buffer, an event
+/// after each copy that touches it. Host access waits for them:
+/// [`HostBuffer::as_slice`] for the copies that write the buffer,
+/// [`HostBuffer::as_mut_slice`] for every copy. Dropping the buffer waits
+/// for them too before the memory is released (under its device, touching
+/// no thread state). So a pending copy can never race with host code or
+/// outlive the memory, whatever the caller does: misuse is a wait (or a
+/// borrow error at compile time), never a race.
+///
+/// ```
+/// use amdgpu::prelude::*;
+///
+/// let stream = Stream::new()?;
+/// let input = HostBuffer::from_slice(&[1.0f32, 2.0, 3.0])?;
+/// let mut output = HostBuffer::<f32>::zeroed(3)?;
+/// let mut array = DeviceArray::<f32>::zeros(3)?;
+/// array.copy_from_host_async(&input, &stream)?; // returns at once
+/// array.copy_to_host_async(&mut output, &stream)?;
+/// assert_eq!(output.as_slice()?, [1.0, 2.0, 3.0]); // waits for the copy
+/// # Ok::<(), amdgpu::Error>(())
+/// ```
+///
+/// [`DeviceArray::copy_from_host_async`]: crate::DeviceArray::copy_from_host_async
+/// [`DeviceArray::copy_to_host_async`]: crate::DeviceArray::copy_to_host_async
+pub struct HostBuffer<T: DeviceCopy> {
+    ptr: NonNull<T>,
+    len: usize,
+    device: Device,
+    origin: Origin,
+    pub(crate) uses: HostUses,
+}
+
+// SAFETY: the buffer owns its memory; pending copies are tracked by
+// `uses` (behind a lock), and T is Send + Sync plain data.
+unsafe impl<T: DeviceCopy> Send for HostBuffer<T> {}
+// SAFETY: shared access only reads the memory (host reads and copies
+// from it), after waiting for the copies that write it.
+unsafe impl<T: DeviceCopy> Sync for HostBuffer<T> {}
+
+fn byte_len<T>(len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::HostRangeOutOfBounds { start: 0, end: len, len: 0 })
+}
+
+impl<T: DeviceCopy> HostBuffer<T> {
+    /// `len` zeroed values in pinned memory, made under this thread's device.
+    #[track_caller]
+    pub fn zeroed(len: usize) -> Result<Self> {
+        Self::zeroed_on(crate::device(), len)
+    }
+
+    /// `len` zeroed values in pinned memory, made under `device`.
+    pub fn zeroed_on(device: Device, len: usize) -> Result<Self> {
+        let bytes = byte_len::<T>(len)?;
+        if bytes == 0 {
+            return Ok(HostBuffer {
+                ptr: NonNull::dangling(),
+                len,
+                device,
+                origin: Origin::Empty,
+                uses: HostUses::default(),
+            });
+        }
+        let api = api()?;
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        on_device(device, || {
+            // SAFETY: a valid out-pointer; the flag is one HIP knows.
+            check(unsafe { (api.hipHostMalloc)(&mut ptr, bytes, HOST_MALLOC_PORTABLE) }, "hipHostMalloc")
+        })??;
+        let Some(ptr) = NonNull::new(ptr.cast::<T>()) else {
+            return Err(hip_core::HipError::Call {
+                code: hip_sys::hipError_t::hipErrorOutOfMemory,
+                operation: "hipHostMalloc",
+            }
+            .into());
+        };
+        // SAFETY: `bytes` fresh bytes of pinned memory, page-aligned
+        // (enough for any T); every bit pattern is a valid T.
+        unsafe { std::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
+        Ok(HostBuffer { ptr, len, device, origin: Origin::Pinned, uses: HostUses::default() })
+    }
+
+    /// A copy of `data` in pinned memory, made under this thread's device.
+    #[track_caller]
+    pub fn from_slice(data: &[T]) -> Result<Self> {
+        Self::from_slice_on(crate::device(), data)
+    }
+
+    /// A copy of `data` in pinned memory, made under `device`.
+    pub fn from_slice_on(device: Device, data: &[T]) -> Result<Self> {
+        let mut buffer = Self::zeroed_on(device, data.len())?;
+        buffer.as_mut_slice()?.copy_from_slice(data);
+        Ok(buffer)
+    }
+
+    /// Pin `data`'s memory where it lies (`hipHostRegister`, under this
+    /// thread's device) instead of copying it; [`HostBuffer::into_vec`]
+    /// gives the vector back. On an error the vector is dropped.
+    #[track_caller]
+    pub fn register(data: Vec<T>) -> Result<Self> {
+        Self::register_on(crate::device(), data)
+    }
+
+    /// [`HostBuffer::register`] under `device`.
+    pub fn register_on(device: Device, data: Vec<T>) -> Result<Self> {
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (len, capacity) = (data.len(), data.capacity());
+        // SAFETY: a vector's pointer is never null.
+        let ptr = unsafe { NonNull::new_unchecked(data.as_mut_ptr()) };
+        let bytes = std::mem::size_of_val::<[T]>(&data);
+        let mut buffer = HostBuffer {
+            ptr,
+            len,
+            device,
+            origin: Origin::Registered { capacity, pinned: false },
+            uses: HostUses::default(),
+        };
+        if bytes == 0 {
+            return Ok(buffer);
+        }
+        let api = api()?;
+        on_device(device, || {
+            // SAFETY: `bytes` bytes of the vector, which the buffer owns
+            // until it unregisters them.
+            check(
+                unsafe { (api.hipHostRegister)(ptr.as_ptr().cast(), bytes, hip_sys::hipHostRegisterPortable) },
+                "hipHostRegister",
+            )
+        })??;
+        buffer.origin = Origin::Registered { capacity, pinned: true };
+        Ok(buffer)
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device the memory was made (or registered) under.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Whether the memory is a registered vector's ([`HostBuffer::register`]).
+    pub fn is_registered(&self) -> bool {
+        matches!(self.origin, Origin::Registered { .. })
+    }
+
+    /// Whether copies recorded on the buffer may still be pending (not yet
+    /// waited for by a host access).
+    pub fn has_pending_copies(&self) -> bool {
+        !self.uses.is_empty()
+    }
+
+    /// The host address of the first value (for raw HIP calls; copies
+    /// through it are not tracked).
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn raw(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// The values, after waiting for every pending copy that writes them.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        self.uses.wait_host(Access::Read)?;
+        // SAFETY: `len` initialized values owned by the buffer; no copy
+        // writes them now (waited for above, and new ones need `&mut self`).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    }
+
+    /// The values for writing, after waiting for every pending copy.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.uses.wait_host(Access::Write)?;
+        // SAFETY: as in as_slice; `&mut self` keeps new copies out.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
+    }
+
+    /// The values in a new vector (after the pending writes).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        Ok(self.as_slice()?.to_vec())
+    }
+
+    /// Wait for every pending copy that touches the buffer.
+    pub fn synchronize(&self) -> Result<()> {
+        self.uses.wait_host(Access::Write)
+    }
+
+    /// A view of `range`, for copies that read it (an error if out of bounds).
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<HostSlice<'_, T>> {
+        let (start, end) = bounds(range, self.len).map_err(|(start, end)| self.out_of_bounds(start, end))?;
+        Ok(HostSlice::new(self, start, end - start))
+    }
+
+    /// A view of `range`, for copies that write it (an error if out of bounds).
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<HostSliceMut<'_, T>> {
+        let (start, end) = bounds(range, self.len).map_err(|(start, end)| self.out_of_bounds(start, end))?;
+        Ok(HostSliceMut::new(self, start, end - start))
+    }
+
+    #[cold]
+    fn out_of_bounds(&self, start: usize, end: usize) -> Error {
+        Error::HostRangeOutOfBounds { start, end, len: self.len }
+    }
+
+    /// The memory as a vector: a registered vector is unregistered and
+    /// given back; pinned memory is copied out (and released).
+    pub fn into_vec(self) -> Result<Vec<T>> {
+        if let Origin::Registered { capacity, pinned } = self.origin {
+            self.uses.wait_host(Access::Write)?;
+            let this = std::mem::ManuallyDrop::new(self);
+            if pinned {
+                unregister(this.device, this.ptr.as_ptr().cast())?;
+            }
+            // SAFETY: the vector's parts, taken apart in `register_on`;
+            // unregistered and with no copy pending; `this` is never dropped.
+            return Ok(unsafe { Vec::from_raw_parts(this.ptr.as_ptr(), this.len, capacity) });
+        }
+        self.to_vec()
+    }
+}
+
+fn unregister(device: Device, ptr: *mut c_void) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        // SAFETY: memory this buffer registered, unregistered once.
+        check(unsafe { (api.hipHostUnregister)(ptr) }, "hipHostUnregister")
+    })??;
+    Ok(())
+}
+
+impl<T: DeviceCopy> Drop for HostBuffer<T> {
+    /// Waits for the pending copies, then releases the memory under the
+    /// buffer's device; touches no thread state. If a wait fails the
+    /// memory is leaked (logged) rather than freed under a copy.
+    fn drop(&mut self) {
+        let _scope = audit::drop_scope();
+        let settled = self.uses.settle_for_drop();
+        if !settled {
+            log::error!(
+                "a host buffer of {} bytes is leaked: a copy using it may still be pending",
+                self.len * std::mem::size_of::<T>()
+            );
+            return;
+        }
+        let ptr = self.ptr.as_ptr().cast::<c_void>();
+        let result = match self.origin {
+            Origin::Empty => Ok(()),
+            Origin::Pinned => api().map_err(Error::from).and_then(|api| {
+                on_device(self.device, || {
+                    // SAFETY: allocated by hipHostMalloc, freed once, no copy pending.
+                    check(unsafe { (api.hipHostFree)(ptr) }, "hipHostFree")
+                })??;
+                Ok(())
+            }),
+            Origin::Registered { capacity, pinned } => {
+                let unregistered = if pinned { unregister(self.device, ptr) } else { Ok(()) };
+                if unregistered.is_ok() {
+                    // SAFETY: the vector's parts (see `register_on`),
+                    // unregistered, no copy pending; rebuilt once.
+                    drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, capacity) });
+                }
+                unregistered
+            }
+        };
+        if let Err(error) = result {
+            log::error!("dropping a host buffer of {}: {error}", self.device);
+        }
+    }
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for HostBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.is_registered() { "registered" } else { "pinned" };
+        write!(f, "HostBuffer<{}>({} elements, {kind}, made on {})", std::any::type_name::<T>(), self.len, self.device)
+    }
+}
