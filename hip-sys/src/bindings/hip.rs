@@ -565,9 +565,6 @@ pub struct ihipEvent_t {
     _unused: [u8; 0],
 }
 pub type hipEvent_t = *mut ihipEvent_t;
-pub type hipHostFn_t = ::core::option::Option<
-    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
->;
 impl hipMemPoolAttr {
     pub const hipMemPoolReuseFollowEventDependencies: hipMemPoolAttr = hipMemPoolAttr(1);
     pub const hipMemPoolReuseAllowOpportunistic: hipMemPoolAttr = hipMemPoolAttr(2);
@@ -685,6 +682,9 @@ impl Default for hipMemPoolProps {
         }
     }
 }
+pub type hipHostFn_t = ::core::option::Option<
+    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
+>;
 /**The functions of `libamdhip64.so` that this project calls, as function pointers.
 
 Every backend fills this same struct: the amd backend with the symbols of `libamdhip64.so`, the others with Rust functions of the same C signature.*/
@@ -1499,9 +1499,7 @@ impl HipApi {
             hipHostUnregister: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
-                    unsafe extern "C" fn(
-                        hostPtr: *mut ::core::ffi::c_void,
-                    ) -> hipError_t,
+                    unsafe extern "C" fn(hostPtr: *mut ::core::ffi::c_void) -> hipError_t,
                 >(resolve("hipHostUnregister")?)
             },
             hipMemGetInfo: unsafe {
