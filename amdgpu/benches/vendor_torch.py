@@ -68,6 +68,22 @@ def main():
     cw = torch.full((64, 64, 3, 3), 0.125, device="cuda")
     results.append(("F.conv2d, ResNet 3x3 (32, 64, 56, 56)", mean_us(lambda: F.conv2d(cx, cw, padding=1))))
 
+    n = 8192
+    flops = 2 * n**3
+    for name, dtype, tf32 in [("fp32", torch.float32, False), ("tf32", torch.float32, True), ("bf16", torch.bfloat16, False)]:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        a = torch.full((n, n), 0.5, dtype=dtype, device="cuda")
+        b = torch.full((n, n), 0.25, dtype=dtype, device="cuda")
+        c = torch.empty((n, n), dtype=dtype, device="cuda")
+        us = mean_us(lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
+        results.append((f"torch.matmul {n}^3 {name} ({flops / us / 1e6:.1f} TFLOP/s)", us))
+        del a, b, c
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.full((64, 64), 0.5, device="cuda")
+    c = torch.empty((64, 64), device="cuda")
+    per_call = mean_us(lambda: [torch.matmul(a, a, out=c) for _ in range(64)]) / 64
+    results.append(("torch.matmul 64^3 fp32, per call of 64", per_call))
+
     print(f"PyTorch {torch.__version__}, {torch.cuda.get_device_name()}")
     for name, us in results:
         print(f"  {name:<44} {us:>9.1f} us")

@@ -1,4 +1,4 @@
-//! A warm handle lookup and a plan-cache hit, each against making the
+//! A warm handle lookup (rocSPARSE, rocBLAS) and a plan-cache hit, each against making the
 //! handle or plan from scratch, on the same backend in one run.
 //!
 //! Run: `cargo bench -p hip-libs --bench caches` (needs a backend with
@@ -7,7 +7,7 @@
 use criterion::Criterion;
 use hip_core::{Device, Stream};
 use hip_libs::fft::{self, Placement, PlanKey, TransformKind};
-use hip_libs::sparse;
+use hip_libs::{blas, sparse};
 use std::hint::black_box;
 
 #[path = "../../hip-core/benches/support/mod.rs"]
@@ -41,6 +41,25 @@ fn benches(c: &mut Criterion) -> bool {
             .expect("on_device")
         })
     });
+    if hip_libs::available(hip_libs::Library::Rocblas) {
+        let blas_api = hip_sys::rocblas().expect("rocBLAS");
+        group.bench_function("blas handle lookup (warm)", |b| {
+            b.iter(|| black_box(blas::with_raw_handle(device, &stream, |h| h).expect("handle")))
+        });
+        group.bench_function("blas handle create+destroy", |b| {
+            b.iter(|| {
+                hip_core::raw::on_device(device, || {
+                    let mut h = std::ptr::null_mut();
+                    // SAFETY: a valid out-pointer; the handle is destroyed right after.
+                    unsafe {
+                        black_box((blas_api.rocblas_create_handle)(&mut h));
+                        black_box((blas_api.rocblas_destroy_handle)(h));
+                    }
+                })
+                .expect("on_device")
+            })
+        });
+    }
     let key = PlanKey {
         device,
         shape: vec![256, 256],
@@ -62,11 +81,13 @@ fn main() {
     }
     criterion.final_summary();
     println!("\nbackend {:?}:", hip_sys::backend());
-    for (cached, fresh) in
-        [("handle lookup (warm)", "handle create+destroy"), ("plan cache hit", "plan create+destroy")]
-    {
+    for (cached, fresh) in [
+        ("handle lookup (warm)", "handle create+destroy"),
+        ("blas handle lookup (warm)", "blas handle create+destroy"),
+        ("plan cache hit", "plan create+destroy"),
+    ] {
         if let (Some(c), Some(f)) = (mean_ns(GROUP, cached), mean_ns(GROUP, fresh)) {
-            println!("  {cached:<22} {c:>10.1} ns   {fresh:<22} {f:>10.1} ns   {:.0}x", f / c);
+            println!("  {cached:<27} {c:>10.1} ns   {fresh:<27} {f:>10.1} ns   {:.0}x", f / c);
         }
     }
 }

@@ -135,6 +135,43 @@ impl LibHandle for BlasHandle {
     }
 }
 
+/// Run `f` with this thread's rocBLAS handle for `device`, bound to
+/// `stream` (of that device), for rocBLAS calls this crate does not wrap.
+/// `f` runs with `device` current in HIP. The handle has its workspace and
+/// host pointer mode.
+///
+/// `f` may change the handle's stream or pointer mode: afterwards they are
+/// set back (only if they changed), since the cache and the wrappers rely
+/// on them. Declaring the operands' stream uses is `f`'s job
+/// ([`hip_pool::Buffer::prepare`] / [`hip_pool::Buffer::record`]).
+pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocblas_handle) -> R) -> Result<R> {
+    use hip_sys::rocblas::rocblas_pointer_mode;
+    if stream.device() != device {
+        return Err(LibError::wrong_device("blas::with_raw_handle", "the stream", device, stream.device()));
+    }
+    let api = hip_sys::rocblas()?;
+    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
+        on_device(device, || {
+            let result = f(handle.raw);
+            let (mut now, mut mode) = (std::ptr::null_mut(), rocblas_pointer_mode::rocblas_pointer_mode_host);
+            // SAFETY: a live handle and valid out-pointers.
+            check(unsafe { (api.rocblas_get_stream)(handle.raw, &mut now) }, "rocblas_get_stream")?;
+            if now != stream.as_raw() {
+                // SAFETY: a live handle of `device`, and a stream of it.
+                check(unsafe { (api.rocblas_set_stream)(handle.raw, stream.as_raw()) }, "rocblas_set_stream")?;
+            }
+            // SAFETY: as above.
+            check(unsafe { (api.rocblas_get_pointer_mode)(handle.raw, &mut mode) }, "rocblas_get_pointer_mode")?;
+            if mode != rocblas_pointer_mode::rocblas_pointer_mode_host {
+                let host = rocblas_pointer_mode::rocblas_pointer_mode_host;
+                // SAFETY: a live handle.
+                check(unsafe { (api.rocblas_set_pointer_mode)(handle.raw, host) }, "rocblas_set_pointer_mode")?;
+            }
+            Ok(result)
+        })?
+    })
+}
+
 /// Counters of the rocBLAS handle cache: handles made, destroyed, and idle
 /// per device.
 pub fn handle_stats() -> HandleStats {
