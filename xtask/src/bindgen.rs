@@ -152,6 +152,20 @@ const ROCFFT_FUNCTIONS: &[&str] = &[
     "rocfft_execute",
 ];
 
+const HIPRTC_FUNCTIONS: &[&str] = &[
+    "hiprtcGetErrorString",
+    "hiprtcVersion",
+    "hiprtcCreateProgram",
+    "hiprtcDestroyProgram",
+    "hiprtcCompileProgram",
+    "hiprtcAddNameExpression",
+    "hiprtcGetLoweredName",
+    "hiprtcGetProgramLogSize",
+    "hiprtcGetProgramLog",
+    "hiprtcGetCodeSize",
+    "hiprtcGetCode",
+];
+
 const LIBRARIES: &[Library] = &[
     Library {
         file: "hip.rs",
@@ -191,6 +205,17 @@ const LIBRARIES: &[Library] = &[
         soname: "librocfft.so",
         functions: ROCFFT_FUNCTIONS,
         extra_types: &["rocfft_status", "rocfft_array_type"],
+        extra_vars: &[],
+        shared_types: &[],
+    },
+    Library {
+        file: "hiprtc.rs",
+        header: "hip/hiprtc.h",
+        package: "libamdhip64-dev",
+        table: "HiprtcApi",
+        soname: "libhiprtc.so",
+        functions: HIPRTC_FUNCTIONS,
+        extra_types: &["hiprtcResult"],
         extra_vars: &[],
         shared_types: &[],
     },
@@ -273,6 +298,7 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         .must_use_type("hipError_t")
         .must_use_type("rocsparse_status")
         .must_use_type("rocfft_status")
+        .must_use_type("hiprtcResult")
         .formatter(bindgen::Formatter::None);
     for function in library.functions {
         builder = builder.allowlist_function(format!("^{function}$"));

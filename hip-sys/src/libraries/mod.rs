@@ -42,6 +42,7 @@ use crate::BackendError;
 
 pub mod dnn;
 pub mod fft;
+pub mod rtc;
 pub mod sparse;
 
 pub use dnn::miopen;

@@ -263,6 +263,7 @@ mod memory;
 mod modules;
 mod pools;
 mod races;
+mod rtc;
 mod runtime;
 mod streams;
 mod violations;
@@ -307,6 +308,12 @@ pub fn rocsparse_api() -> &'static crate::rocsparse::RocsparseApi {
 /// The simulator's rocFFT table.
 pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
     &libs::rocfft::SIM_ROCFFT
+}
+
+/// The simulator's hipRTC table: it cannot compile C++ and says so in the
+/// program's log (see [`crate::libraries::rtc`]).
+pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
+    &rtc::SIM_HIPRTC
 }
 
 /// The simulator's MIOpen table.
