@@ -40,6 +40,14 @@ pub enum HipError {
         /// The device the object is on.
         found: u32,
     },
+    /// A runtime compilation (hipRTC, NVRTC on nvidia) failed; the error
+    /// carries the compiler's log (boxed, as below).
+    #[error(transparent)]
+    Compile(Box<crate::CompileError>),
+    /// A launch configuration the device cannot run, found before the
+    /// launch: the message names the value and the device's limit.
+    #[error("{0}")]
+    InvalidLaunch(Box<str>),
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -69,6 +77,8 @@ impl HipError {
             HipError::Call { code, .. } => raw::error_text(*code).0,
             HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
             HipError::DeviceMismatch { .. } => "device mismatch".into(),
+            HipError::Compile(error) => error.status_name().into(),
+            HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }
