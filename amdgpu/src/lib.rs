@@ -125,6 +125,22 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Kernels: runtime compilation and checked launches
+//!
+//! [`Program`] compiles HIP source at run time (hipRTC on AMD, NVRTC on
+//! NVIDIA, where a built-in `hip/hip_runtime.h` gives the same source
+//! HIP's kernel-side names); a compile error carries the compiler's log.
+//! [`Program::build`] goes through the process's [`KernelCache`], in
+//! memory and, with `AMDGPU_KERNEL_CACHE=<dir>`, on disk across processes.
+//! The simulator cannot compile C++ (its error says so); its built-in
+//! kernels load by name (`sys::sim::code_object`).
+//!
+//! A [`Kernel`] declares a kernel's parameter types once, unsafely; its
+//! launches are safe: each array argument is checked for its device and
+//! length and its use declared on the launch stream, with no allocation.
+//! [`LaunchConfig::linear`] sizes 1-D launches within the device's
+//! [`LaunchLimits`]. See [`kernel`].
+//!
 //! # Memory pools, limits and reclaim
 //!
 //! Device memory comes from a caching pool per device ([`pool`]). Freed
@@ -167,6 +183,7 @@
 //! | `AMDGPU_POOL` | `cached` (default), `async` or `none` |
 //! | `AMDGPU_HARD_MEMORY_LIMIT`, `AMDGPU_SOFT_MEMORY_LIMIT` | pool limits |
 //! | `AMDGPU_POOL_CLEANUP_SECS` | the idle cleanup's tick (default 60) |
+//! | `AMDGPU_KERNEL_CACHE` | a directory for compiled kernels across processes (off by default) |
 //! | `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` | the simulator's devices and memory |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version the simulator models (default `1.0.27`) |
 //!
@@ -178,6 +195,7 @@
 
 mod array;
 mod error;
+pub mod kernel;
 pub mod prelude;
 
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
@@ -188,6 +206,8 @@ pub use hip_core::{
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
     LaunchConfig, Module,
 };
+pub use hip_core::{CacheOrigin, CacheStats, Code, CompileError, KernelCache, LaunchLimits, Program};
+pub use kernel::Kernel;
 pub use hip_sys::Backend;
 
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
