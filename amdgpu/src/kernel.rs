@@ -378,9 +378,8 @@ impl<P: Params> Kernel<P> {
     /// shared memory than the launch gives it.
     pub unsafe fn new(function: Function) -> Result<Kernel<P>> {
         let has_len = P::KINDS.contains(&ParamKind::Len);
-        let needs_len = P::KINDS
-            .iter()
-            .any(|k| matches!(k, ParamKind::Read(Bound::Len) | ParamKind::Write(Bound::Len)));
+        let needs_len =
+            P::KINDS.iter().any(|k| matches!(k, ParamKind::Read(Bound::Len) | ParamKind::Write(Bound::Len)));
         if needs_len && !has_len {
             return Err(Error::KernelDeclaration {
                 kernel: function.name().to_owned(),

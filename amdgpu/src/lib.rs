@@ -207,8 +207,8 @@ pub use hip_core::{
     LaunchConfig, Module,
 };
 pub use hip_core::{CacheOrigin, CacheStats, Code, CompileError, KernelCache, LaunchLimits, Program};
-pub use kernel::Kernel;
 pub use hip_sys::Backend;
+pub use kernel::Kernel;
 
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
 pub use hip_core as runtime;

@@ -226,7 +226,8 @@ fn a_launch_on_another_stream_is_ordered_against_the_arrays_own_stream() {
     };
     assert!(raced.iter().any(|v| *v != 3.0), "without the declarations B does not wait for A");
     if sim::race_check_enabled() {
-        let races: Vec<_> = sim::violations().into_iter().filter(|v| v.kind == sim::ViolationKind::StreamRace).collect();
+        let races: Vec<_> =
+            sim::violations().into_iter().filter(|v| v.kind == sim::ViolationKind::StreamRace).collect();
         assert!(!races.is_empty(), "the simulator sees the undeclared use race");
     }
     sim::clear_violations();
