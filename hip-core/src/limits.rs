@@ -58,7 +58,7 @@ impl LaunchLimits {
     pub fn check(&self, config: &LaunchConfig, device: Device) -> Result<()> {
         let axes = ["x", "y", "z"];
         let fail = |problem: String| Err(HipError::InvalidLaunch(format!("launch on {device}: {problem}").into()));
-        for i in 0..3 {
+        for (i, axis) in axes.iter().enumerate() {
             if config.grid[i] == 0 || config.block[i] == 0 {
                 return fail(format!(
                     "grid {:?} and block {:?} must have no zero dimension (make empty launches no launch)",
@@ -68,13 +68,13 @@ impl LaunchLimits {
             if config.block[i] > self.max_block[i] {
                 return fail(format!(
                     "block.{} = {} is above the device's {}",
-                    axes[i], config.block[i], self.max_block[i]
+                    axis, config.block[i], self.max_block[i]
                 ));
             }
             if config.grid[i] > self.max_grid[i] {
                 return fail(format!(
                     "grid.{} = {} is above the device's {}",
-                    axes[i], config.grid[i], self.max_grid[i]
+                    axis, config.grid[i], self.max_grid[i]
                 ));
             }
         }

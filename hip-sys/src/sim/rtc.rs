@@ -164,9 +164,7 @@ unsafe extern "C" fn hiprtcGetLoweredName(
     if name_expression.is_null() || lowered_name.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    status(
-        with_program(prog, |_| ()).and_then(|()| Err(hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION)),
-    )
+    status(with_program(prog, |_| ()).and(Err(hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION)))
 }
 
 unsafe extern "C" fn hiprtcGetProgramLogSize(prog: hiprtcProgram, size: *mut usize) -> hiprtcResult {
@@ -238,10 +236,8 @@ mod tests {
         };
         assert_eq!(s, hiprtcResult::HIPRTC_SUCCESS);
         // SAFETY: a live program, no options.
-        assert_eq!(
-            unsafe { (api.hiprtcCompileProgram)(prog, 0, std::ptr::null_mut()) },
-            hiprtcResult::HIPRTC_ERROR_COMPILATION
-        );
+        let status = unsafe { (api.hiprtcCompileProgram)(prog, 0, std::ptr::null_mut()) };
+        assert_eq!(status, hiprtcResult::HIPRTC_ERROR_COMPILATION);
         let mut size = 0;
         // SAFETY: a live program and out-pointer.
         assert_eq!(unsafe { (api.hiprtcGetProgramLogSize)(prog, &mut size) }, hiprtcResult::HIPRTC_SUCCESS);
@@ -257,10 +253,8 @@ mod tests {
         // SAFETY: a live program, destroyed once.
         assert_eq!(unsafe { (api.hiprtcDestroyProgram)(&mut prog) }, hiprtcResult::HIPRTC_SUCCESS);
         assert!(prog.is_null());
-        // SAFETY: a destroyed (unknown) program is refused.
-        assert_eq!(
-            unsafe { (api.hiprtcCompileProgram)(0x3 as hiprtcProgram, 0, std::ptr::null_mut()) },
-            hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM
-        );
+        // SAFETY: an unknown program is refused before any use.
+        let status = unsafe { (api.hiprtcCompileProgram)(0x3 as hiprtcProgram, 0, std::ptr::null_mut()) };
+        assert_eq!(status, hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM);
     }
 }

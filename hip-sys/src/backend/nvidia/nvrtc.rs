@@ -439,10 +439,8 @@ mod with_nvrtc {
             for e in expressions {
                 let mut name: *const c_char = std::ptr::null();
                 // SAFETY: a live program, a C string and an out-pointer.
-                assert_eq!(
-                    unsafe { (api.hiprtcGetLoweredName)(prog, e.as_ptr(), &mut name) },
-                    hiprtcResult::HIPRTC_SUCCESS
-                );
+                let status = unsafe { (api.hiprtcGetLoweredName)(prog, e.as_ptr(), &mut name) };
+                assert_eq!(status, hiprtcResult::HIPRTC_SUCCESS);
                 // SAFETY: NVRTC's string lives until the program is destroyed.
                 lowered.push(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned());
             }
