@@ -72,10 +72,7 @@ impl LaunchLimits {
                 ));
             }
             if config.grid[i] > self.max_grid[i] {
-                return fail(format!(
-                    "grid.{} = {} is above the device's {}",
-                    axis, config.grid[i], self.max_grid[i]
-                ));
+                return fail(format!("grid.{} = {} is above the device's {}", axis, config.grid[i], self.max_grid[i]));
             }
         }
         let threads = config.block.iter().map(|&b| u64::from(b)).product::<u64>();
