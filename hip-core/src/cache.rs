@@ -407,6 +407,23 @@ mod tests {
     }
 
     #[test]
+    fn every_flipped_byte_and_every_truncation_is_refused_without_a_panic() {
+        let entry = encode(b"key", &code(b"\x7fELF code"));
+        for i in 0..entry.len() {
+            let mut bad = entry.clone();
+            bad[i] ^= 0x5a;
+            assert!(decode(&bad, b"key").is_err(), "byte {i} flipped");
+            assert!(decode(&entry[..i], b"key").is_err(), "truncated to {i}");
+        }
+        // Lengths that lie, under a valid checksum, are refused too.
+        let mut lying = MAGIC.to_vec();
+        lying.extend_from_slice(&u64::MAX.to_le_bytes());
+        let sum = fnv1a(&lying, 0xcbf2_9ce4_8422_2325);
+        lying.extend_from_slice(&sum.to_le_bytes());
+        assert!(decode(&lying, b"key").is_err());
+    }
+
+    #[test]
     fn hits_skip_compilation_in_memory_and_on_disk() {
         let dir = scratch("hits");
         let compiles = Cell::new(0);

@@ -20,6 +20,10 @@
 //! 4. **Device-specific work takes the device as an argument**:
 //!    [`Device::synchronize`], [`Device::mem_info`], [`Stream::new_on`].
 //!
+//! It also compiles kernels at run time: [`Program`] (hipRTC, NVRTC on
+//! nvidia) and the [`KernelCache`], in memory and optionally on disk;
+//! [`LaunchLimits`] says what a device accepts in one launch.
+//!
 //! ```
 //! use hip_core::{device, with_device, Device};
 //!
