@@ -132,6 +132,29 @@ impl LaunchConfig {
         Ok(LaunchConfig { grid: [blocks as u32, 1, 1], block: [block, 1, 1], shared_memory: 0 })
     }
 
+    /// A launch of blocks of `block` threads covering `extent` elements in
+    /// x, y and z (one thread per element; zeros count as 1), checked
+    /// against `device`'s limits.
+    pub fn covering(device: Device, extent: [usize; 3], block: [u32; 3]) -> Result<LaunchConfig> {
+        let mut grid = [1u32; 3];
+        for i in 0..3 {
+            let blocks = extent[i].max(1).div_ceil(block[i].max(1) as usize);
+            grid[i] = u32::try_from(blocks).map_err(|_| {
+                HipError::InvalidLaunch(
+                    format!(
+                        "launch on {device}: {} elements in {} need {blocks} blocks",
+                        extent[i],
+                        ["x", "y", "z"][i]
+                    )
+                    .into(),
+                )
+            })?;
+        }
+        let config = LaunchConfig { grid, block, shared_memory: 0 };
+        LaunchLimits::of(device)?.check(&config, device)?;
+        Ok(config)
+    }
+
     /// The same launch with `bytes` of dynamic shared memory per block.
     pub fn with_shared_memory(self, bytes: u32) -> LaunchConfig {
         LaunchConfig { shared_memory: bytes, ..self }

@@ -164,6 +164,10 @@ fn linear_configurations_respect_the_device() {
     let c = LaunchConfig::linear_with_block(d, 10, 1 << 20).unwrap();
     assert_eq!(c.block[0], limits.max_threads_per_block.min(limits.max_block[0]));
     limits.check(&c, d).unwrap();
+    let tiles = LaunchConfig::covering(d, [1000, 30, 0], [32, 8, 1]).unwrap();
+    assert_eq!((tiles.grid, tiles.block), ([32, 4, 1], [32, 8, 1]));
+    let error = LaunchConfig::covering(d, [10, 10, 1], [64, 64, 1]).unwrap_err();
+    assert!(error.to_string().contains("threads is above the device's"), "{error}");
     let too_many = (limits.max_grid[0] as usize + 1) * 256;
     let error = LaunchConfig::linear(d, too_many).unwrap_err();
     assert!(error.to_string().contains("grid.x limit"), "{error}");
