@@ -96,6 +96,42 @@ pub enum Error {
         /// The operand's device.
         found: Device,
     },
+    /// A kernel argument shorter than what the kernel's declaration says
+    /// the kernel touches.
+    #[error(
+        "kernel `{kernel}`: argument {argument} has {len} elements, but the launch needs at least {needed} ({}); \
+         pass a longer array or launch over fewer elements",
+        bound_text(bound)
+    )]
+    ArgumentTooShort {
+        /// The kernel.
+        kernel: String,
+        /// The argument's position (0-based).
+        argument: usize,
+        /// Its elements.
+        len: usize,
+        /// The elements the launch needs.
+        needed: u64,
+        /// The rule that says so.
+        bound: crate::kernel::Bound,
+    },
+    /// A kernel declaration that cannot be checked.
+    #[error("kernel `{kernel}`: {problem}")]
+    KernelDeclaration {
+        /// The kernel.
+        kernel: String,
+        /// What is wrong, and the fix.
+        problem: String,
+    },
+}
+
+fn bound_text(bound: &crate::kernel::Bound) -> String {
+    match bound {
+        crate::kernel::Bound::Len => "the Len argument".to_owned(),
+        crate::kernel::Bound::Threads => "one per thread of the launch".to_owned(),
+        crate::kernel::Bound::Blocks => "one per block of the launch".to_owned(),
+        crate::kernel::Bound::AtLeast(n) => format!("the declared {n}"),
+    }
 }
 
 impl Error {

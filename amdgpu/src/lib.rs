@@ -181,6 +181,21 @@
 //! backoff timer between queries. Their HIP calls run under the stream's
 //! or event's device, so any executor thread may poll them. Events also
 //! time work: [`Stream::record_event`], then [`Event::elapsed`].
+//! # Kernels: runtime compilation and checked launches
+//!
+//! [`Program`] compiles HIP source at run time (hipRTC on AMD, NVRTC on
+//! NVIDIA, where a built-in `hip/hip_runtime.h` gives the same source
+//! HIP's kernel-side names); a compile error carries the compiler's log.
+//! [`Program::build`] goes through the process's [`KernelCache`], in
+//! memory and, with `AMDGPU_KERNEL_CACHE=<dir>`, on disk across processes.
+//! The simulator cannot compile C++ (its error says so); its built-in
+//! kernels load by name (`sys::sim::code_object`).
+//!
+//! A [`Kernel`] declares a kernel's parameter types once, unsafely; its
+//! launches are safe: each array argument is checked for its device and
+//! length and its use declared on the launch stream, with no allocation.
+//! [`LaunchConfig::linear`] sizes 1-D launches within the device's
+//! [`LaunchLimits`]. See [`kernel`].
 //!
 //! # Memory pools, limits and reclaim
 //!
@@ -253,6 +268,7 @@
 //! | `AMDGPU_POOL` | `cached` (default), `async` or `none` |
 //! | `AMDGPU_HARD_MEMORY_LIMIT`, `AMDGPU_SOFT_MEMORY_LIMIT` | pool limits |
 //! | `AMDGPU_POOL_CLEANUP_SECS` | the idle cleanup's tick (default 60) |
+//! | `AMDGPU_KERNEL_CACHE` | a directory for compiled kernels across processes (off by default) |
 //! | `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` | the simulator's devices and memory |
 //! | `AMDGPU_BLAS_WORKSPACE` | each rocBLAS handle's workspace from the pool (default `32MiB`) |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version the simulator models (default `1.0.27`) |
@@ -267,6 +283,7 @@ mod array;
 mod copy;
 mod error;
 mod host;
+pub mod kernel;
 pub mod prelude;
 mod slice_mut;
 
@@ -278,9 +295,11 @@ pub use hip_core::{
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
     LaunchConfig, Module,
 };
+pub use hip_core::{CacheOrigin, CacheStats, Code, CompileError, KernelCache, LaunchLimits, Program};
 pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
 pub use host::{HostBuffer, HostSlice, HostSliceMut};
+pub use kernel::Kernel;
 pub(crate) use slice_mut::bounds;
 pub use slice_mut::DeviceSliceMut;
 

@@ -52,6 +52,14 @@ pub enum HipError {
         /// The device whose memory it would reach.
         peer: u32,
     },
+    /// A runtime compilation (hipRTC, NVRTC on nvidia) failed; the error
+    /// carries the compiler's log (boxed, as below).
+    #[error(transparent)]
+    Compile(Box<crate::CompileError>),
+    /// A launch configuration the device cannot run, found before the
+    /// launch: the message names the value and the device's limit.
+    #[error("{0}")]
+    InvalidLaunch(Box<str>),
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -83,6 +91,8 @@ impl HipError {
             HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
             HipError::DeviceMismatch { .. } => "device mismatch".into(),
             HipError::PeerAccessUnsupported { .. } => "peer access unsupported".into(),
+            HipError::Compile(error) => error.status_name().into(),
+            HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }

@@ -20,6 +20,10 @@
 //! 4. **Device-specific work takes the device as an argument**:
 //!    [`Device::synchronize`], [`Device::mem_info`], [`Stream::new_on`].
 //!
+//! It also compiles kernels at run time: [`Program`] (hipRTC, NVRTC on
+//! nvidia) and the [`KernelCache`], in memory and optionally on disk;
+//! [`LaunchLimits`] says what a device accepts in one launch.
+//!
 //! ```
 //! use hip_core::{device, with_device, Device};
 //!
@@ -34,24 +38,30 @@
 
 pub mod audit;
 mod backoff;
+mod cache;
 mod context;
 mod device;
 mod error;
 mod event;
 mod future;
+mod limits;
 mod module;
 mod peer;
+mod program;
 pub mod raw;
 mod state;
 mod stream;
 mod wait;
 
+pub use cache::{CacheOrigin, CacheStats, KernelCache};
 pub use context::Context;
 pub use device::Device;
 pub use error::{check, HipError, Result};
 pub use event::Event;
 pub use future::{on_device_async, on_stream_async, OnDevice};
+pub use limits::LaunchLimits;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
+pub use program::{Code, CompileError, Program};
 pub use state::{
     context, default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device,
     set_device, set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority,

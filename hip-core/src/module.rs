@@ -166,11 +166,43 @@ impl Function {
     /// and every pointer argument must be valid for what the kernel does
     /// with it until the launch has completed on `stream`.
     pub unsafe fn launch(&self, config: LaunchConfig, stream: &Stream, args: &[&dyn KernelArg]) -> Result<()> {
+        // Up to `STACK_ARGS` parameters live on the stack: no allocation.
+        const STACK_ARGS: usize = 16;
+        let mut on_stack = [std::ptr::null_mut::<c_void>(); STACK_ARGS];
+        let mut on_heap = Vec::new();
+        let params: &mut [*mut c_void] = if args.len() <= STACK_ARGS {
+            &mut on_stack[..args.len()]
+        } else {
+            on_heap.extend(std::iter::repeat_n(std::ptr::null_mut(), args.len()));
+            &mut on_heap
+        };
+        for (param, arg) in params.iter_mut().zip(args) {
+            *param = arg.as_kernel_param();
+        }
+        // SAFETY: the caller's guarantee, passed on; `params` points at the
+        // arguments, which outlive the call.
+        unsafe { self.launch_params(config, stream, params) }
+    }
+
+    /// Launch the kernel on `stream` (of the kernel's device) with
+    /// `params` as `hipModuleLaunchKernel`'s `kernelParams`: one pointer
+    /// to each argument's value. Allocates nothing.
+    ///
+    /// # Safety
+    /// `params` must hold one pointer per kernel parameter, in order, each
+    /// to a value of exactly the parameter's C type, readable for the
+    /// call; every device pointer among the values must be valid for what
+    /// the kernel does with it until the launch has completed on `stream`.
+    pub unsafe fn launch_params(
+        &self,
+        config: LaunchConfig,
+        stream: &Stream,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
         if stream.device() != self.device() {
             return Err(HipError::mismatch("Function::launch", "the stream", self.device(), stream.device()));
         }
         let api = api()?;
-        let mut params: Vec<*mut c_void> = args.iter().map(|a| a.as_kernel_param()).collect();
         let params_ptr = if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() };
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;

@@ -21,6 +21,9 @@
 //!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
+//! - [`hiprtc()`]: the runtime compiler's table ([`hiprtc::HiprtcApi`]):
+//!   AMD's hipRTC, NVRTC behind it on nvidia, and on the simulator a
+//!   table that explains why it cannot compile (see [`libraries::rtc`]).
 //! - [`error_names`]: HIP's names and descriptions of its error codes, one
 //!   table that every backend's messages use.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
@@ -51,8 +54,10 @@ pub mod units;
 
 pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
 pub use bindings::hip::*;
+pub use bindings::hiprtc;
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};
 pub use error::BackendError;
+pub use libraries::rtc::{hiprtc, hiprtc_status_name};
 pub use libraries::{
     available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };

@@ -216,6 +216,20 @@ extern \"C\" rocblas_status rocblas_set_math_mode(rocblas_handle handle, rocblas
 extern \"C\" rocblas_status rocblas_get_math_mode(rocblas_handle handle, rocblas_math_mode* math_mode);
 ";
 
+const HIPRTC_FUNCTIONS: &[&str] = &[
+    "hiprtcGetErrorString",
+    "hiprtcVersion",
+    "hiprtcCreateProgram",
+    "hiprtcDestroyProgram",
+    "hiprtcCompileProgram",
+    "hiprtcAddNameExpression",
+    "hiprtcGetLoweredName",
+    "hiprtcGetProgramLogSize",
+    "hiprtcGetProgramLog",
+    "hiprtcGetCodeSize",
+    "hiprtcGetCode",
+];
+
 const LIBRARIES: &[Library] = &[
     Library {
         file: "hip.rs",
@@ -274,6 +288,18 @@ const LIBRARIES: &[Library] = &[
         extra_vars: &[],
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
         newer: ROCBLAS_NEWER,
+    },
+    Library {
+        file: "hiprtc.rs",
+        header: "hip/hiprtc.h",
+        package: "libamdhip64-dev",
+        table: "HiprtcApi",
+        soname: "libhiprtc.so",
+        functions: HIPRTC_FUNCTIONS,
+        extra_types: &["hiprtcResult"],
+        extra_vars: &[],
+        shared_types: &[],
+        newer: "",
     },
 ];
 
@@ -355,6 +381,7 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         .must_use_type("rocsparse_status")
         .must_use_type("rocfft_status")
         .must_use_type("rocblas_status")
+        .must_use_type("hiprtcResult")
         .formatter(bindgen::Formatter::None);
     if !library.newer.is_empty() {
         let name = library.header.replace(['/', '.'], "_");

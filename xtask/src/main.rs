@@ -1,6 +1,6 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `bindgen [--check]`: regenerate `hip-sys/src/bindings/{hip,rocsparse,rocfft}.rs`
+//! - `bindgen [--check]`: regenerate `hip-sys/src/bindings/{hip,rocsparse,rocfft,hiprtc}.rs`
 //!   from the headers of Debian's ROCm packages, or check that the committed
 //!   files match what would be generated.
 //! - `audit`: run the integration tests with hip-core's `tls-audit` feature

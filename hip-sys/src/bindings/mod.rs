@@ -18,6 +18,9 @@ pub mod rocfft;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
 pub mod rocblas;
+#[rustfmt::skip]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
+pub mod hiprtc;
 /// MIOpen, declared by hand (no Debian package to generate it from).
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 pub mod miopen;

@@ -45,6 +45,7 @@ use crate::BackendError;
 pub mod blas;
 pub mod dnn;
 pub mod fft;
+pub mod rtc;
 pub mod sparse;
 
 pub use blas::rocblas;

@@ -277,6 +277,7 @@ mod modules;
 mod pools;
 mod races;
 mod registered;
+mod rtc;
 mod runtime;
 mod streams;
 mod violations;
@@ -327,6 +328,12 @@ pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
 /// The simulator's rocBLAS table.
 pub fn rocblas_api() -> &'static crate::rocblas::RocblasApi {
     &libs::rocblas::SIM_ROCBLAS
+}
+
+/// The simulator's hipRTC table: it cannot compile C++ and says so in the
+/// program's log (see [`crate::libraries::rtc`]).
+pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
+    &rtc::SIM_HIPRTC
 }
 
 /// The simulator's MIOpen table.

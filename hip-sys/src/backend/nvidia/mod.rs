@@ -38,6 +38,8 @@
 //! - **Structs** follow CUDA 13's layout, which is a superset of CUDA 12's
 //!   where they differ; `abi.rs` checks every struct, enum value and
 //!   attribute number against both versions' headers.
+//! - **hipRTC** is NVRTC (`libnvrtc.so.13`, `.12`) behind the hipRTC
+//!   table, with a built-in `hip/hip_runtime.h`; see `nvrtc.rs`.
 //! - **Modules** are PTX or cubin images (`cuModuleLoadData`), not AMD code
 //!   objects.
 
@@ -178,6 +180,7 @@ pub(crate) mod cublas;
 pub(crate) mod cudnn;
 pub(crate) mod cufft;
 pub(crate) mod cusparse;
+pub(crate) mod nvrtc;
 
 fn_table! {
     /// The CUDA runtime API functions this backend calls
