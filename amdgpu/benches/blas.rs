@@ -6,7 +6,9 @@
 //!   `CUBLAS_COMPUTE_32F`); each iteration one GEMM and a synchronize;
 //! - 64³ in f32, each iteration 64 GEMMs back to back and one synchronize,
 //!   so the per-call cost (ours: validation, handle lookup, stream-use
-//!   bookkeeping) is what differs.
+//!   bookkeeping) is what differs; the same call through the rocBLAS table
+//!   (the cuBLAS mapping alone) splits it, and the handle lookup and
+//!   `on_device` are timed on their own.
 //!
 //! The raw side uses its own cuBLAS handle with a workspace of the same
 //! size as ours. Run on an NVIDIA GPU:
@@ -206,6 +208,64 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    // The same call through the rocBLAS table (the cuBLAS mapping alone, on
+    // a handle of our own), to split the per-call cost between the mapping
+    // and the wrapper.
+    let api = amdgpu::sys::rocblas().expect("the rocBLAS table");
+    let mut table_handle: amdgpu::sys::rocblas::rocblas_handle = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer (the device is current on this thread);
+    // a stream of the device.
+    unsafe {
+        assert_eq!((api.rocblas_create_handle)(&mut table_handle).0, 0);
+        assert_eq!((api.rocblas_set_stream)(table_handle, stream.as_raw()).0, 0);
+    }
+    let none = amdgpu::sys::rocblas::rocblas_operation::rocblas_operation_none;
+    group.bench_function("gemm-64-table", |bench| {
+        bench.iter(|| {
+            for _ in 0..SMALL_CALLS {
+                // SAFETY: as for the raw call, through the table.
+                black_box(unsafe {
+                    (api.rocblas_sgemm)(table_handle, none, none, si, si, si, &one, ap, si, bp, si, &zero, cp, si)
+                });
+            }
+            stream.synchronize().expect("sync");
+        })
+    });
+    // The host's cost alone: only the enqueueing of 64 calls is timed, the
+    // stream is drained between batches (the GPU's time is not counted).
+    let mut enqueue = |id: &str, call: &mut dyn FnMut()| {
+        group.bench_function(id, |bench| {
+            bench.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = std::time::Instant::now();
+                    for _ in 0..SMALL_CALLS {
+                        call();
+                    }
+                    total += start.elapsed();
+                    stream.synchronize().expect("sync");
+                }
+                total
+            })
+        });
+    };
+    enqueue("enqueue-64-ours", &mut || blas::gemm(&shape, 1.0, &a, &b, 0.0, &mut c).expect("gemm"));
+    enqueue("enqueue-64-raw", &mut || {
+        // SAFETY: as for the raw call above.
+        black_box(unsafe { sgemm(raw, 0, 0, si, si, si, &one, ap, si, bp, si, &zero, cp, si) });
+    });
+    enqueue("enqueue-64-table", &mut || {
+        // SAFETY: as for the table's call above.
+        black_box(unsafe {
+            (api.rocblas_sgemm)(table_handle, none, none, si, si, si, &one, ap, si, bp, si, &zero, cp, si)
+        });
+    });
+    group.bench_function("handle-lookup", |bench| {
+        bench.iter(|| black_box(blas::with_raw_handle(device, &stream, |h| h).expect("handle")))
+    });
+    group.bench_function("on-device", |bench| {
+        bench.iter(|| black_box(amdgpu::runtime::raw::on_device(device, || 0).expect("on_device")))
+    });
     group.finish();
     criterion.final_summary();
 
@@ -234,5 +294,23 @@ fn main() {
             o - r,
             o / r
         );
+        if let Some(t) = mean_ns(GROUP, "gemm-64-table") {
+            let t = t / SMALL_CALLS as f64;
+            println!("    of which the cuBLAS mapping (the table's rocblas_sgemm): +{:.0} ns", t - r);
+        }
+    }
+    if let (Some(o), Some(r), Some(t)) =
+        (mean_ns(GROUP, "enqueue-64-ours"), mean_ns(GROUP, "enqueue-64-raw"), mean_ns(GROUP, "enqueue-64-table"))
+    {
+        let (o, r, t) = (o / SMALL_CALLS as f64, r / SMALL_CALLS as f64, t / SMALL_CALLS as f64);
+        println!(
+            "  gemm f32 64^3, host cost per call: ours {o:.0} ns   the table {t:.0} ns   raw {r:.0} ns   ours +{:.0} ns",
+            o - r
+        );
+    }
+    for id in ["handle-lookup", "on-device"] {
+        if let Some(ns) = mean_ns(GROUP, id) {
+            println!("  {id}: {ns:.1} ns");
+        }
     }
 }

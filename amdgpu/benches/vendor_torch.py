@@ -84,6 +84,14 @@ def main():
     per_call = mean_us(lambda: [torch.matmul(a, a, out=c) for _ in range(64)]) / 64
     results.append(("torch.matmul 64^3 fp32, per call of 64", per_call))
 
+    size = 256 << 20
+    host = torch.empty(size, dtype=torch.uint8).pin_memory()
+    dev = torch.empty(size, dtype=torch.uint8, device="cuda")
+    h2d = mean_us(lambda: dev.copy_(host, non_blocking=True))
+    d2h = mean_us(lambda: host.copy_(dev, non_blocking=True))
+    results.append((f"pinned H2D copy_ 256 MiB ({size / h2d / 1e3:.1f} GB/s)", h2d))
+    results.append((f"pinned D2H copy_ 256 MiB ({size / d2h / 1e3:.1f} GB/s)", d2h))
+
     print(f"PyTorch {torch.__version__}, {torch.cuda.get_device_name()}")
     for name, us in results:
         print(f"  {name:<44} {us:>9.1f} us")

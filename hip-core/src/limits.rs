@@ -2,7 +2,7 @@
 
 use crate::{Device, HipError, LaunchConfig, Result};
 use hip_sys::hipDeviceAttribute_t as A;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// What a device accepts in one launch, read once per device with
 /// `hipDeviceGetAttribute`.
@@ -20,14 +20,17 @@ pub struct LaunchLimits {
     pub warp_size: u32,
 }
 
+/// Devices whose limits are kept (more are read at every launch).
+const CACHED_DEVICES: usize = 64;
+
 impl LaunchLimits {
     /// The limits of `device` (read once, then kept for the process).
     pub fn of(device: Device) -> Result<LaunchLimits> {
-        static CACHE: OnceLock<Mutex<Vec<Option<LaunchLimits>>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-        let known = cache.lock().unwrap_or_else(|p| p.into_inner()).get(device.ordinal()).copied().flatten();
-        if let Some(limits) = known {
-            return Ok(limits);
+        // Read once per device, then without a lock: launches on many
+        // threads would otherwise meet on one mutex.
+        static CACHE: [OnceLock<LaunchLimits>; CACHED_DEVICES] = [const { OnceLock::new() }; CACHED_DEVICES];
+        if let Some(limits) = CACHE.get(device.ordinal()).and_then(OnceLock::get) {
+            return Ok(*limits);
         }
         let read = |a| device.attribute(a).map(|v| v.max(0) as u32);
         let limits = LaunchLimits {
@@ -45,11 +48,9 @@ impl LaunchLimits {
             max_shared_memory_per_block: read(A::hipDeviceAttributeMaxSharedMemoryPerBlock)?,
             warp_size: read(A::hipDeviceAttributeWarpSize)?.max(1),
         };
-        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() <= device.ordinal() {
-            cache.resize(device.ordinal() + 1, None);
+        if let Some(slot) = CACHE.get(device.ordinal()) {
+            let _ = slot.set(limits);
         }
-        cache[device.ordinal()] = Some(limits);
         Ok(limits)
     }
 
