@@ -36,7 +36,7 @@ pub struct GemmArgs {
 }
 
 /// An element type GEMM takes: `f32`, `f64`, `[f32; 2]`, `[f64; 2]`,
-/// [`f16`] and [`bf16`] (these two computed in f32, with f32 scalars,
+/// [`half::f16`](struct@half::f16) and [`half::bf16`] (these two computed in f32, with f32 scalars,
 /// through `rocblas_gemm_ex`).
 pub trait GemmScalar: Copy + Send + Sync + 'static + sealed::Sealed {
     /// The type of α and β.
