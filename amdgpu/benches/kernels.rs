@@ -9,8 +9,9 @@
 //!   loaded with `cuModuleLoadData`. Each sample times batches of 100
 //!   launches; the stream is drained between batches, outside the timing,
 //!   so the figure is the host's cost of a launch.
-//! - **The cache** (backends that compile): a warm in-memory hit plus
-//!   `Module::load` against a compilation plus `Module::load`; and a disk
+//! - **The cache** (backends that compile): a warm in-memory hit alone, and
+//!   one plus `Module::load`, against a compilation plus `Module::load`;
+//!   and a disk
 //!   hit as a new process sees it (a fresh cache over a filled directory)
 //!   plus `Module::load`.
 //!
@@ -199,6 +200,13 @@ fn cache_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measuremen
     });
     let warm = KernelCache::new(None);
     warm.get_or_compile(&program, device).expect("fill");
+    group.bench_function("memory-hit", |bench| {
+        bench.iter(|| {
+            let (code, origin) = warm.get_or_compile(&program, device).expect("hit");
+            assert_eq!(origin, CacheOrigin::Memory);
+            code
+        })
+    });
     group.bench_function("memory-hit-load", |bench| {
         bench.iter(|| {
             let (code, origin) = warm.get_or_compile(&program, device).expect("hit");
@@ -238,6 +246,7 @@ fn main() {
         ("Kernel::launch vs raw hipModuleLaunchKernel", "launch-typed", "launch-hip"),
         ("raw hipModuleLaunchKernel vs cuLaunchKernel", "launch-hip", "launch-cu"),
         ("Kernel::launch vs cuLaunchKernel", "launch-typed", "launch-cu"),
+        ("memory hit alone vs compile + load", "memory-hit", "compile-load"),
         ("memory hit + load vs compile + load", "memory-hit-load", "compile-load"),
         ("disk hit (new process) + load vs compile + load", "disk-hit-load", "compile-load"),
     ] {
