@@ -8,6 +8,7 @@
 
 #[cfg(feature = "tls-audit")]
 mod enabled {
+    use hip_sys::sync::MutexExt;
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::io::Write;
@@ -55,11 +56,11 @@ mod enabled {
         };
         let site = Location::caller().to_string();
         report(format!("access\t{drop_site}\t{site}"));
-        *HITS.lock().unwrap_or_else(|p| p.into_inner()).entry(site).or_default() += 1;
+        *HITS.lock_unpoisoned().entry(site).or_default() += 1;
     }
 
     pub fn hits() -> Vec<(String, u64)> {
-        HITS.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.clone(), *v)).collect()
+        HITS.lock_unpoisoned().iter().map(|(k, v)| (k.clone(), *v)).collect()
     }
 }
 

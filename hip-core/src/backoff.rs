@@ -2,6 +2,7 @@
 //! future polling the GPU (an event query) sleeps between polls instead of
 //! spinning or blocking its executor's thread.
 
+use hip_sys::sync::{CondvarExt, MutexExt};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -22,7 +23,7 @@ struct Timer {
 }
 
 fn lock(timer: &Timer) -> std::sync::MutexGuard<'_, Vec<(Instant, Waker)>> {
-    timer.due.lock().unwrap_or_else(|p| p.into_inner())
+    timer.due.lock_unpoisoned()
 }
 
 /// The timer, its thread started on first use; `None` if no thread could
@@ -64,8 +65,8 @@ fn run(timer: &'static Timer) {
             continue;
         }
         due = match due.iter().map(|(at, _)| *at).min() {
-            Some(at) => timer.changed.wait_timeout(due, at - now).map(|(g, _)| g).unwrap_or_else(|p| p.into_inner().0),
-            None => timer.changed.wait(due).unwrap_or_else(|p| p.into_inner()),
+            Some(at) => timer.changed.wait_timeout_unpoisoned(due, at - now),
+            None => timer.changed.wait_unpoisoned(due),
         };
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::{Code, Device, HipError, Program, Result};
 use hip_sys::hiprtc::hiprtcResult;
+use hip_sys::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -142,7 +143,7 @@ impl KernelCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, Arc<Code>>> {
-        self.memory.lock().unwrap_or_else(|p| p.into_inner())
+        self.memory.lock_unpoisoned()
     }
 }
 
@@ -156,7 +157,7 @@ impl std::fmt::Debug for KernelCache {
 /// name and version on amd, `sim` on the simulator. Read once per device.
 pub(crate) fn target(device: Device) -> Result<String> {
     static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
-    if let Some(Some(known)) = TARGETS.lock().unwrap_or_else(|p| p.into_inner()).get(device.ordinal()) {
+    if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(device.ordinal()) {
         return Ok(known.clone());
     }
     let (major, minor) = device.architecture()?;
@@ -165,7 +166,7 @@ pub(crate) fn target(device: Device) -> Result<String> {
         hip_sys::Backend::Sim => "sim".to_owned(),
         hip_sys::Backend::Amd => format!("{} ({major}.{minor})", device.name()?),
     };
-    let mut targets = TARGETS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut targets = TARGETS.lock_unpoisoned();
     if targets.len() <= device.ordinal() {
         targets.resize(device.ordinal() + 1, None);
     }

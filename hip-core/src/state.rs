@@ -17,6 +17,7 @@
 
 use crate::raw::{api, bind};
 use crate::{audit, Context, Device, HipError, Result, Stream};
+use hip_sys::sync::MutexExt;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
@@ -55,7 +56,7 @@ const IDLE_STREAMS_PER_KEY: usize = 64;
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
-        let mut idle = IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+        let mut idle = IDLE_STREAMS.lock_unpoisoned();
         for (key, stream) in self.streams.0.drain(..) {
             if idle.iter().filter(|(k, _)| *k == key).count() < IDLE_STREAMS_PER_KEY {
                 idle.push((key, stream));
@@ -67,7 +68,7 @@ impl Drop for ThreadState {
 
 /// An idle stream for `key`, if an exited thread left one.
 fn take_idle_stream(key: (Device, i32)) -> Option<Stream> {
-    let mut idle = IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut idle = IDLE_STREAMS.lock_unpoisoned();
     // The most recently returned first: its work is the likeliest done.
     let position = idle.iter().rposition(|(k, _)| *k == key)?;
     Some(idle.remove(position).1)
@@ -75,7 +76,7 @@ fn take_idle_stream(key: (Device, i32)) -> Option<Stream> {
 
 /// Streams kept from exited threads, for tests and diagnostics.
 pub fn idle_streams() -> usize {
-    IDLE_STREAMS.lock().unwrap_or_else(|p| p.into_inner()).len()
+    IDLE_STREAMS.lock_unpoisoned().len()
 }
 
 thread_local! {

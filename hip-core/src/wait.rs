@@ -19,6 +19,7 @@
 
 use crate::raw::{api, on_device};
 use crate::{backoff, check, Event, Result, Stream};
+use hip_sys::sync::MutexExt;
 use std::ffi::c_void;
 use std::future::Future;
 use std::pin::Pin;
@@ -82,7 +83,7 @@ unsafe extern "C" fn signal_done(user_data: *mut c_void) {
     // SAFETY: made by `Arc::into_raw` for this one call (see `arm`).
     let signal = unsafe { Arc::from_raw(user_data.cast_const().cast::<Signal>()) };
     signal.done.store(true, Ordering::Release);
-    let waker = signal.waker.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let waker = signal.waker.lock_unpoisoned().take();
     if let Some(waker) = waker {
         // A panic must not unwind into the runtime's thread.
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| waker.wake())).is_err() {
@@ -168,7 +169,7 @@ impl Future for StreamSync {
             Mode::Poll(backoff) => backoff.poll(event, cx),
             Mode::Signal(signal) => {
                 if !signal.done.load(Ordering::Acquire) {
-                    *signal.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
+                    *signal.waker.lock_unpoisoned() = Some(cx.waker().clone());
                     // The host function may have run between the load and the store.
                     if !signal.done.load(Ordering::Acquire) {
                         return Poll::Pending;

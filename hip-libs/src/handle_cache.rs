@@ -9,6 +9,7 @@
 
 use crate::Result;
 use hip_core::{Device, Stream};
+use hip_sys::sync::MutexExt;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -58,7 +59,7 @@ impl<H: LibHandle> HandleCache<H> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Device, Vec<H>)>> {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+        self.idle.lock_unpoisoned()
     }
 
     /// The idle list of `device` (a few devices: a vector serves).

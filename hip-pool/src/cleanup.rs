@@ -9,6 +9,7 @@
 
 use crate::reclaim::started_pools;
 use hip_core::Device;
+use hip_sys::sync::{CondvarExt, MutexExt};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, Once};
@@ -75,7 +76,7 @@ pub fn is_running() -> bool {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock_unpoisoned()
 }
 
 fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
@@ -84,8 +85,7 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
         {
             let (flag, wake) = stop;
             let guard = lock(flag);
-            let (guard, _) =
-                wake.wait_timeout_while(guard, period, |stopped| !*stopped).unwrap_or_else(|p| p.into_inner());
+            let guard = wake.wait_timeout_while_unpoisoned(guard, period, |stopped| !*stopped);
             if *guard {
                 return;
             }

@@ -7,6 +7,7 @@ use crate::strategy::pass_through::{self, Driver};
 use crate::strategy::stream_ordered::AsyncPool;
 use crate::{Buffer, Limit, PoolError, PoolStats, Result, Strategy};
 use hip_core::{Device, Event, HipError, Stream};
+use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -63,7 +64,7 @@ impl Pool {
             _ => None,
         };
         let total_memory = device.total_memory()?;
-        let mut all = ALL_POOLS.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all = ALL_POOLS.lock_unpoisoned();
         let inner: &'static PoolInner = Box::leak(Box::new(PoolInner {
             id: all.len(),
             device,
@@ -164,7 +165,7 @@ impl std::fmt::Debug for Pool {
 
 impl PoolInner {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// Note activity for the idle cleanup; a read first, so busy threads

@@ -6,6 +6,7 @@
 //! buffer's drop may do it (rule 1).
 
 use hip_core::{Device, Event, HipError};
+use hip_sys::sync::MutexExt;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
@@ -21,7 +22,7 @@ const EMPTY: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
 static FREE: [Mutex<VecDeque<Event>>; DEVICES] = [EMPTY; DEVICES];
 
 fn list(device: Device) -> Option<std::sync::MutexGuard<'static, VecDeque<Event>>> {
-    FREE.get(device.ordinal()).map(|m| m.lock().unwrap_or_else(|p| p.into_inner()))
+    FREE.get(device.ordinal()).map(|m| m.lock_unpoisoned())
 }
 
 /// An untimed event of `device`: the oldest free one if its last

@@ -10,6 +10,7 @@
 use crate::device_pool::{Attempt, Pool};
 use crate::{Buffer, Result};
 use hip_core::{Device, Stream};
+use hip_sys::sync::MutexExt;
 use std::sync::{Arc, Mutex};
 
 type Hook = Arc<dyn Fn(Device) -> usize + Send + Sync>;
@@ -20,11 +21,11 @@ static HOOKS: Mutex<Vec<Hook>> = Mutex::new(Vec::new());
 /// does not fit even after the cache was released: free what you can
 /// (drop caches of your own) and return the bytes freed.
 pub fn register_reclaim_hook(hook: impl Fn(Device) -> usize + Send + Sync + 'static) {
-    HOOKS.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::new(hook));
+    HOOKS.lock_unpoisoned().push(Arc::new(hook));
 }
 
 fn run_hooks(device: Device) -> usize {
-    let hooks: Vec<Hook> = HOOKS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let hooks: Vec<Hook> = HOOKS.lock_unpoisoned().clone();
     hooks.iter().map(|hook| hook(device)).sum()
 }
 

@@ -70,6 +70,7 @@
 use crate::barrier;
 use crate::device_pool::PoolInner;
 use hip_core::Stream;
+use hip_sys::sync::MutexExt;
 use std::cell::{RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, MutexGuard};
@@ -198,7 +199,7 @@ pub(crate) type Shared = Arc<Slot>;
 
 /// The pool's registry of slots, locked.
 fn registry(pool: &PoolInner) -> MutexGuard<'_, Vec<Shared>> {
-    pool.thread_caches.lock().unwrap_or_else(|p| p.into_inner())
+    pool.thread_caches.lock_unpoisoned()
 }
 
 /// The list of a slot for a holder of the registry lock while no busy

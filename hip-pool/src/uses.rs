@@ -23,6 +23,7 @@
 
 use crate::events;
 use hip_core::{Event, HipError, Stream};
+use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -54,7 +55,7 @@ struct List {
 
 impl List {
     fn lock(&self) -> MutexGuard<'_, Vec<Use>> {
-        self.list.lock().unwrap_or_else(|p| p.into_inner())
+        self.list.lock_unpoisoned()
     }
 
     fn store_count(&self, list: &[Use]) {
@@ -119,7 +120,7 @@ impl Uses {
     #[inline]
     fn list_mut(&mut self) -> Option<&mut Vec<Use>> {
         let list = self.boxed_mut()?;
-        Some(list.list.get_mut().unwrap_or_else(|p| p.into_inner()))
+        Some(list.list.get_mut_unpoisoned())
     }
 
     /// Whether no use is recorded (one atomic load).
@@ -210,7 +211,7 @@ impl Uses {
         let Some(uses) = self.boxed_mut() else {
             return Ok(());
         };
-        let list = uses.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        let list = uses.list.get_mut_unpoisoned();
         let mut k = 0;
         while k < list.len() {
             if list[k].stream == new.id() {
@@ -239,7 +240,7 @@ impl Uses {
             return Vec::new();
         };
         uses.count.store(0, Ordering::Release);
-        let list = uses.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        let list = uses.list.get_mut_unpoisoned();
         list.drain(..).map(|u| u.event).collect()
     }
 }

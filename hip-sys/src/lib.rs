@@ -50,6 +50,7 @@ mod loader;
 mod newer;
 mod rocblas_rules;
 pub mod sim;
+pub mod sync;
 pub mod units;
 
 pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};

@@ -14,6 +14,7 @@
 use crate::{Error, Result};
 use hip_core::{Event, Stream};
 use hip_pool::Access;
+use hip_sys::sync::MutexExt;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -47,7 +48,7 @@ pub(crate) struct HostUses {
 
 impl HostUses {
     fn lock(&self) -> MutexGuard<'_, Vec<Entry>> {
-        self.list.lock().unwrap_or_else(|p| p.into_inner())
+        self.list.lock_unpoisoned()
     }
 
     /// Whether a copy could not be tracked (see the module docs).
@@ -130,7 +131,7 @@ impl HostUses {
     /// freed (false when the buffer is lost or a wait failed). Event waits
     /// run under each event's device and touch no thread state.
     pub fn settle_for_drop(&mut self) -> bool {
-        let list = self.list.get_mut().unwrap_or_else(|p| p.into_inner());
+        let list = self.list.get_mut_unpoisoned();
         let mut settled = !self.lost.load(Ordering::Acquire);
         for entry in list.drain(..) {
             if let Err(error) = entry.event.synchronize() {

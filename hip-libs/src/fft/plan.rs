@@ -6,6 +6,7 @@ use hip_core::{audit, Device};
 use hip_sys::rocfft::{
     rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
 };
+use hip_sys::sync::RwLockExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -107,12 +108,12 @@ struct State {
 /// unless it has run since the last cleanup.
 fn set_up_for(api: &RocfftApi, device: Device) -> Result<RwLockReadGuard<'static, State>> {
     loop {
-        let state = STATE.read().unwrap_or_else(|p| p.into_inner());
+        let state = STATE.read_unpoisoned();
         if state.set_up {
             return Ok(state);
         }
         drop(state);
-        let mut state = STATE.write().unwrap_or_else(|p| p.into_inner());
+        let mut state = STATE.write_unpoisoned();
         if !state.set_up {
             // SAFETY: no arguments; it reads the current device, bound here.
             on_device(device, || check(unsafe { (api.rocfft_setup)() }, "rocfft_setup"))??;
@@ -125,7 +126,7 @@ fn set_up_for(api: &RocfftApi, device: Device) -> Result<RwLockReadGuard<'static
 
 /// Run `rocfft_cleanup` if rocFFT is set up and no plan is alive.
 pub(crate) fn cleanup_if_unused(api: &RocfftApi) -> Result<()> {
-    let mut state = STATE.write().unwrap_or_else(|p| p.into_inner());
+    let mut state = STATE.write_unpoisoned();
     // No plan is being made now (that holds the lock), so the count is exact.
     let alive = live_plans();
     if alive > 0 {

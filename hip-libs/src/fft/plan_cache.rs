@@ -6,6 +6,7 @@
 
 use super::plan::{Plan, PlanKey};
 use crate::Result;
+use hip_sys::sync::MutexExt;
 use std::sync::{Arc, Mutex};
 
 struct Cache {
@@ -17,7 +18,7 @@ struct Cache {
 static CACHE: Mutex<Cache> = Mutex::new(Cache { capacity: 32, plans: Vec::new() });
 
 fn lock() -> std::sync::MutexGuard<'static, Cache> {
-    CACHE.lock().unwrap_or_else(|p| p.into_inner())
+    CACHE.lock_unpoisoned()
 }
 
 /// The plan for `key`, from the cache or made now (and cached).

@@ -23,6 +23,7 @@
 use crate::Result;
 use hip_core::Stream;
 use hip_pool::{Access, Buffer};
+use hip_sys::sync::RwLockExt;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The analysis state of one matrix (see the [module docs](self)).
@@ -38,11 +39,11 @@ impl Analysis {
     fn read(&self) -> RwLockReadGuard<'_, Option<Buffer>> {
         // A panic while holding the lock leaves the state as it was: it is
         // set only after a preprocess succeeded.
-        self.spmv.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.spmv.read_unpoisoned()
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, Option<Buffer>> {
-        self.spmv.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.spmv.write_unpoisoned()
     }
 
     /// Run an SpMV `compute`, first running `preprocess` (which returns the

@@ -6,6 +6,7 @@ use super::races::{self, Clock};
 use super::runtime::{current_device, lock};
 use super::streams::{self, new_handle};
 use super::violations;
+use crate::sync::CondvarExt;
 use crate::{hipError_t, hipEvent_t, hipStream_t};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Condvar, Mutex};
@@ -74,7 +75,7 @@ impl EventObj {
     pub fn wait(&self, generation: u64) {
         let mut state = lock(&self.state);
         while !state.done(generation) {
-            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            state = self.changed.wait_unpoisoned(state);
         }
     }
 

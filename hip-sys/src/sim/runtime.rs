@@ -3,6 +3,7 @@
 use super::memory::DeviceMemory;
 use super::pools::PoolRegistry;
 use super::streams::StreamQueue;
+use crate::sync::MutexExt;
 use crate::BackendError;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -259,7 +260,7 @@ pub(crate) fn current_device() -> usize {
 /// Lock a mutex, ignoring poisoning: the simulator's invariants hold
 /// between statements, and a panicking test must not break later tests.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock_unpoisoned()
 }
 
 static EXCLUSIVE: Mutex<()> = Mutex::new(());

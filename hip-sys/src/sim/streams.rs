@@ -12,6 +12,7 @@ use super::events::EventObj;
 use super::races::{self, Access, Actor, Clock, Stamp};
 use super::runtime::{current_device, lock, sim};
 use super::{faults, violations};
+use crate::sync::{CondvarExt, MutexExt};
 use crate::{hipError_t, hipStream_t};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -110,7 +111,7 @@ impl StreamQueue {
     pub fn wait_completed(&self, count: u64) {
         let mut state = lock(&self.state);
         while state.completed < count {
-            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            state = self.changed.wait_unpoisoned(state);
         }
     }
 
@@ -174,7 +175,7 @@ impl Drop for StreamQueue {
         if self.is_null || !races::race_check_enabled() {
             return;
         }
-        let clock = &self.state.get_mut().unwrap_or_else(|p| p.into_inner()).clock;
+        let clock = &self.state.get_mut_unpoisoned().clock;
         if let Some(d) = super::runtime::try_sim().and_then(|sim| sim.device(self.device)) {
             lock(&d.retired).join(clock);
             if self.blocking {
@@ -359,7 +360,7 @@ pub fn hold_stream(stream: hipStream_t) -> Result<StreamHold, hipError_t> {
         let (open, changed) = &*waiting;
         let mut is_open = lock(open);
         while !*is_open {
-            is_open = changed.wait(is_open).unwrap_or_else(|p| p.into_inner());
+            is_open = changed.wait_unpoisoned(is_open);
         }
         Ok(())
     })?;

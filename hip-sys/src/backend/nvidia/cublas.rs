@@ -46,6 +46,7 @@ use std::sync::{Mutex, OnceLock};
 use super::{catch_status, library_candidates, open, Handle};
 use crate::rocblas::*;
 use crate::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::sync::MutexExt;
 use crate::BackendError;
 
 /// A `cublasStatus_t`.
@@ -254,7 +255,7 @@ fn compute_type(types: [rocblas_datatype; 5], xf32: bool) -> Result<c_int, rocbl
 static WORKSPACES: Mutex<Option<HashMap<usize, (usize, usize)>>> = Mutex::new(None);
 
 fn workspaces() -> std::sync::MutexGuard<'static, Option<HashMap<usize, (usize, usize)>>> {
-    WORKSPACES.lock().unwrap_or_else(|p| p.into_inner())
+    WORKSPACES.lock_unpoisoned()
 }
 
 // ---- handles -----------------------------------------------------------------

@@ -53,6 +53,7 @@ use crate::rocfft::{
     rocfft_array_type, rocfft_execution_info, rocfft_plan, rocfft_plan_description, rocfft_precision,
     rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
 };
+use crate::sync::MutexExt;
 use crate::BackendError;
 
 /// `cufftResult`.
@@ -270,17 +271,17 @@ static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 fn register<T>(object: T) -> *mut T {
     let p = Box::into_raw(Box::new(object));
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashSet::new).insert(p as usize);
+    LIVE.lock_unpoisoned().get_or_insert_with(HashSet::new).insert(p as usize);
     p
 }
 
 fn is_live(p: usize) -> bool {
-    p != 0 && LIVE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|s| s.contains(&p))
+    p != 0 && LIVE.lock_unpoisoned().as_ref().is_some_and(|s| s.contains(&p))
 }
 
 /// Take back an object made by [`register`]; `None` if it is not live.
 fn unregister<T>(p: *mut T) -> Option<Box<T>> {
-    let removed = LIVE.lock().unwrap_or_else(|e| e.into_inner()).as_mut().is_some_and(|s| s.remove(&(p as usize)));
+    let removed = LIVE.lock_unpoisoned().as_mut().is_some_and(|s| s.remove(&(p as usize)));
     // SAFETY: `p` was made by `register` with this `T` (each handle type
     // maps to one `T`) and was live: this is its only release.
     removed.then(|| unsafe { Box::from_raw(p) })
