@@ -91,6 +91,14 @@ int main(void) {
     VALUE(cudaMemHandleTypeWin32Kmt);
     VALUE(cudaMemLocationTypeInvalid);
     VALUE(cudaMemLocationTypeDevice);
+    /* hipHostRegister's flags, passed through (runtime.rs), and the host
+     * function type of hipLaunchHostFunc. */
+    VALUE(cudaHostRegisterDefault);
+    VALUE(cudaHostRegisterPortable);
+    VALUE(cudaHostRegisterMapped);
+    VALUE(cudaHostRegisterIoMemory);
+    VALUE(cudaHostRegisterReadOnly);
+    SIZE(cudaHostFn_t);
 
     /* Device attributes (attributes.rs: TO_CUDA). */
 #define A(N) printf("cudaDevAttr%s %d\n", #N, (int)cudaDevAttr##N)

@@ -11,6 +11,7 @@
 //! its file to [`VERSIONS`].
 
 use std::collections::HashMap;
+use std::ffi::c_int;
 use std::mem::{offset_of, size_of};
 
 use super::attributes::{source, Source, REMOVED_IN_CUDA_13, TO_CUDA};
@@ -147,6 +148,14 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaMemHandleTypeWin32Kmt", hipMemAllocationHandleType::hipMemHandleTypeWin32Kmt.0.into()),
         ("cudaMemLocationTypeInvalid", hipMemLocationType::hipMemLocationTypeInvalid.0.into()),
         ("cudaMemLocationTypeDevice", hipMemLocationType::hipMemLocationTypeDevice.0.into()),
+        ("cudaHostRegisterDefault", i64::from(crate::hipHostRegisterDefault)),
+        ("cudaHostRegisterPortable", i64::from(crate::hipHostRegisterPortable)),
+        // hipHostRegisterMapped, IoMemory and ReadOnly (hip_runtime_api.h;
+        // not in the generated bindings), passed through by hipHostRegister.
+        ("cudaHostRegisterMapped", 2),
+        ("cudaHostRegisterIoMemory", 4),
+        ("cudaHostRegisterReadOnly", 8),
+        ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::hipHostFn_t>())),
     ];
     for (v, f) in each_version() {
         for (name, ours) in pairs {
@@ -170,5 +179,69 @@ fn every_mapped_attribute_has_its_number_in_every_cuda_version() {
                 (n, s) => panic!("CUDA {v}: {hip:?} ({cuda_name}) is {n:?} in the headers, {s:?} in the backend"),
             }
         }
+    }
+}
+
+/// Each probed cuBLAS version: its major version and `cublas_probe.c`'s output.
+const CUBLAS_VERSIONS: &[(i64, &str)] =
+    &[(12, include_str!("../../../abi/cublas-12.9.txt")), (13, include_str!("../../../abi/cublas-13.0.txt"))];
+
+/// The rocBLAS mapping's numbers against cuBLAS's own headers, in every
+/// probed version: operations, data and compute types, math and pointer
+/// modes, the default algorithm, statuses and the complex types' sizes.
+#[test]
+fn the_rocblas_mapping_passes_cublas_numbers_of_every_version() {
+    use super::cublas::{
+        compute_type, datatype, operation, to_rocblas, COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F, DEFAULT_MATH,
+        GEMM_DEFAULT, TF32_TENSOR_OP_MATH,
+    };
+    use crate::rocblas::{
+        rocblas_datatype as T, rocblas_operation as O, rocblas_pointer_mode as P, rocblas_status as S,
+    };
+    for (major, text) in CUBLAS_VERSIONS {
+        let f = facts(text);
+        let v = *major;
+        assert_eq!(fact(&f, v, "CUBLAS_VER_MAJOR"), v, "the probe file for cuBLAS {v} is of another version");
+        let op = |o| i64::from(operation(o).expect("mapped"));
+        assert_eq!(op(O::rocblas_operation_none), fact(&f, v, "CUBLAS_OP_N"));
+        assert_eq!(op(O::rocblas_operation_transpose), fact(&f, v, "CUBLAS_OP_T"));
+        assert_eq!(op(O::rocblas_operation_conjugate_transpose), fact(&f, v, "CUBLAS_OP_C"));
+        let dt = |t| i64::from(datatype(t).expect("mapped"));
+        for (ours, theirs) in [
+            (T::rocblas_datatype_f16_r, "CUDA_R_16F"),
+            (T::rocblas_datatype_f32_r, "CUDA_R_32F"),
+            (T::rocblas_datatype_f64_r, "CUDA_R_64F"),
+            (T::rocblas_datatype_f32_c, "CUDA_C_32F"),
+            (T::rocblas_datatype_f64_c, "CUDA_C_64F"),
+            (T::rocblas_datatype_bf16_r, "CUDA_R_16BF"),
+        ] {
+            assert_eq!(dt(ours), fact(&f, v, theirs), "cuBLAS {v}: {theirs}");
+        }
+        assert_eq!(i64::from(COMPUTE_32F), fact(&f, v, "CUBLAS_COMPUTE_32F"));
+        assert_eq!(i64::from(COMPUTE_32F_FAST_TF32), fact(&f, v, "CUBLAS_COMPUTE_32F_FAST_TF32"));
+        assert_eq!(i64::from(COMPUTE_64F), fact(&f, v, "CUBLAS_COMPUTE_64F"));
+        assert_eq!(compute_type([T::rocblas_datatype_f32_r; 5], true), Ok(COMPUTE_32F_FAST_TF32));
+        assert_eq!(i64::from(DEFAULT_MATH), fact(&f, v, "CUBLAS_DEFAULT_MATH"));
+        assert_eq!(i64::from(TF32_TENSOR_OP_MATH), fact(&f, v, "CUBLAS_TF32_TENSOR_OP_MATH"));
+        assert_eq!(i64::from(GEMM_DEFAULT), fact(&f, v, "CUBLAS_GEMM_DEFAULT"));
+        // Pointer modes pass through unchanged.
+        assert_eq!(i64::from(P::rocblas_pointer_mode_host.0), fact(&f, v, "CUBLAS_POINTER_MODE_HOST"));
+        assert_eq!(i64::from(P::rocblas_pointer_mode_device.0), fact(&f, v, "CUBLAS_POINTER_MODE_DEVICE"));
+        // The statuses the mapping names and translates.
+        let status = |name: &str| fact(&f, v, name) as c_int;
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_SUCCESS")), S::rocblas_status_success);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_NOT_INITIALIZED")), S::rocblas_status_invalid_handle);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_ALLOC_FAILED")), S::rocblas_status_memory_error);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_INVALID_VALUE")), S::rocblas_status_invalid_value);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_NOT_SUPPORTED")), S::rocblas_status_not_implemented);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_ARCH_MISMATCH")), S::rocblas_status_not_implemented);
+        assert_eq!(to_rocblas(status("CUBLAS_STATUS_EXECUTION_FAILED")), S::rocblas_status_internal_error);
+        // Complex scalars and matrices are passed as rocBLAS's types.
+        let c32 = size_of::<crate::rocblas::rocblas_float_complex>();
+        let c64 = size_of::<crate::rocblas::rocblas_double_complex>();
+        assert_eq!(as_i64(c32), fact(&f, v, "sizeof(cuComplex)"));
+        assert_eq!(as_i64(c64), fact(&f, v, "sizeof(cuDoubleComplex)"));
+        // cublasGetProperty's libraryPropertyType, asked for by number at load.
+        assert_eq!([fact(&f, v, "MAJOR_VERSION"), fact(&f, v, "MINOR_VERSION"), fact(&f, v, "PATCH_LEVEL")], [0, 1, 2]);
     }
 }

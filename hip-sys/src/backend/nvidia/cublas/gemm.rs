@@ -222,7 +222,7 @@ unsafe fn gemm_ex_checks(
 }
 
 /// `CUBLAS_GEMM_DEFAULT`.
-const GEMM_DEFAULT: c_int = -1;
+pub(in crate::backend::nvidia) const GEMM_DEFAULT: c_int = -1;
 
 pub(super) unsafe extern "C" fn rocblas_gemm_ex(
     handle: rocblas_handle,

@@ -52,6 +52,7 @@ use crate::BackendError;
 mod gemm;
 mod vector;
 
+pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
 use vector::*;
 
@@ -172,7 +173,7 @@ fn status_name(status: CublasStatus) -> &'static str {
 }
 
 /// A cuBLAS status as the rocBLAS status of the same meaning.
-fn to_rocblas(status: CublasStatus) -> rocblas_status {
+pub(super) fn to_rocblas(status: CublasStatus) -> rocblas_status {
     match status {
         0 => rocblas_status::rocblas_status_success,
         1 => rocblas_status::rocblas_status_invalid_handle,
@@ -209,7 +210,7 @@ fn live(handle: rocblas_handle) -> Result<Handle, rocblas_status> {
 }
 
 /// `rocblas_operation` as `cublasOperation_t`.
-fn operation(op: rocblas_operation) -> Result<c_int, rocblas_status> {
+pub(super) fn operation(op: rocblas_operation) -> Result<c_int, rocblas_status> {
     match op {
         rocblas_operation::rocblas_operation_none => Ok(0),
         rocblas_operation::rocblas_operation_transpose => Ok(1),
@@ -219,7 +220,7 @@ fn operation(op: rocblas_operation) -> Result<c_int, rocblas_status> {
 }
 
 /// `rocblas_datatype` as `cudaDataType` (the types `gemm_ex` takes here).
-fn datatype(t: rocblas_datatype) -> Result<c_int, rocblas_status> {
+pub(super) fn datatype(t: rocblas_datatype) -> Result<c_int, rocblas_status> {
     use rocblas_datatype as T;
     match t {
         T::rocblas_datatype_f32_r => Ok(0),
@@ -235,7 +236,7 @@ fn datatype(t: rocblas_datatype) -> Result<c_int, rocblas_status> {
 /// The `cublasComputeType_t` of a rocBLAS compute type, on a handle whose
 /// math mode is XF32 or not; the combinations rocBLAS's `gemm_ex` has
 /// (A = B, C = D; f16/bf16 inputs compute in f32).
-fn compute_type(types: [rocblas_datatype; 5], xf32: bool) -> Result<c_int, rocblas_status> {
+pub(super) fn compute_type(types: [rocblas_datatype; 5], xf32: bool) -> Result<c_int, rocblas_status> {
     use rocblas_datatype as T;
     let [a, b, c, d, compute] = types;
     if a != b || c != d {
@@ -249,13 +250,21 @@ fn compute_type(types: [rocblas_datatype; 5], xf32: bool) -> Result<c_int, rocbl
         | (T::rocblas_datatype_f16_r, T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r)
         | (T::rocblas_datatype_bf16_r, T::rocblas_datatype_bf16_r, T::rocblas_datatype_f32_r)
         | (T::rocblas_datatype_bf16_r, T::rocblas_datatype_f32_r, T::rocblas_datatype_f32_r) => {
-            Ok(if xf32 && all_f32 { 77 } else { 68 })
+            Ok(if xf32 && all_f32 { COMPUTE_32F_FAST_TF32 } else { COMPUTE_32F })
         }
         (T::rocblas_datatype_f64_r, T::rocblas_datatype_f64_r, T::rocblas_datatype_f64_r)
-        | (T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c) => Ok(70),
+        | (T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c, T::rocblas_datatype_f64_c) => Ok(COMPUTE_64F),
         _ => Err(rocblas_status::rocblas_status_not_implemented),
     }
 }
+
+/// `CUBLAS_COMPUTE_32F`, `CUBLAS_COMPUTE_32F_FAST_TF32`, `CUBLAS_COMPUTE_64F`.
+pub(super) const COMPUTE_32F: c_int = 68;
+pub(super) const COMPUTE_32F_FAST_TF32: c_int = 77;
+pub(super) const COMPUTE_64F: c_int = 70;
+/// `CUBLAS_DEFAULT_MATH`, `CUBLAS_TF32_TENSOR_OP_MATH`.
+pub(super) const DEFAULT_MATH: c_int = 0;
+pub(super) const TF32_TENSOR_OP_MATH: c_int = 3;
 
 /// Each handle's workspace (cuBLAS forgets it on a stream change).
 static WORKSPACES: Mutex<Option<HashMap<usize, (usize, usize)>>> = Mutex::new(None);
@@ -388,8 +397,8 @@ unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mode: rocblas
     entry(|| {
         let h = live(handle)?;
         let cublas = match mode {
-            rocblas_math_mode::rocblas_default_math => 0,
-            rocblas_math_mode::rocblas_xf32_xdl_math_op => 3,
+            rocblas_math_mode::rocblas_default_math => DEFAULT_MATH,
+            rocblas_math_mode::rocblas_xf32_xdl_math_op => TF32_TENSOR_OP_MATH,
             // rocBLAS ignores a mode it does not support and succeeds.
             _ => return Ok(()),
         };
@@ -403,7 +412,7 @@ fn xf32(h: Handle) -> Result<bool, rocblas_status> {
     let mut raw: c_int = 0;
     // SAFETY: a live handle and a valid out-pointer.
     ok("cublasGetMathMode", unsafe { (fns()?.cublasGetMathMode)(h, &mut raw) })?;
-    Ok(raw & 0xf == 3)
+    Ok(raw & 0xf == TF32_TENSOR_OP_MATH)
 }
 
 unsafe extern "C" fn rocblas_get_math_mode(handle: rocblas_handle, mode: *mut rocblas_math_mode) -> rocblas_status {
