@@ -52,6 +52,7 @@ use crate::BackendError;
 mod gemm;
 mod vector;
 
+#[cfg(test)]
 pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
 use vector::*;
