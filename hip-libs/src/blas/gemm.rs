@@ -1,14 +1,12 @@
 //! `C = α op(A) op(B) + β C`, one or a strided batch, column-major.
 
-use super::handle::{check, BlasHandle, HANDLES};
+use super::handle::{check, on_handle};
 use super::scalar::{GemmArgs, GemmScalar};
 use super::{dim, matrix_len, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
-use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
-use hip_pool::{with_uses, Access};
-use hip_sys::rocblas::rocblas_math_mode;
+use hip_pool::Access;
+use hip_sys::rocblas::{rocblas_handle, rocblas_math_mode, RocblasApi};
 
 /// How f32 products are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -256,7 +254,6 @@ fn run<T: GemmScalar>(
         return Ok(());
     }
     let stream = c.stream().clone();
-    let api = hip_sys::rocblas()?;
     let (a_ptr, b_ptr, c_ptr) = (a.device_ptr(), b.device_ptr(), c.device_ptr_mut());
     // The sizes were checked to fit `i32` and the strides `i64`.
     let args = |handle| GemmArgs {
@@ -276,39 +273,35 @@ fn run<T: GemmScalar>(
         batch: count as i32,
     };
     let operands = [(a.buffer(), Access::Read), (b.buffer(), Access::Read), (c.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || {
-        with_handle::<BlasHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || -> Result<()> {
-                if tf32 {
-                    set_tf32(api, handle, op)?;
-                }
-                // SAFETY: a live handle bound to C's stream; the operands
-                // are device memory of the checked extents on its device;
-                // α and β are host scalars of the type (host pointer mode).
-                let status = unsafe { T::gemm(api, &args(handle.raw), &alpha, &beta) };
-                let reset = if tf32 {
-                    // SAFETY: a live handle; back to the mode the cache assumes.
-                    check(
-                        unsafe { (api.rocblas_set_math_mode)(handle.raw, rocblas_math_mode::rocblas_default_math) },
-                        "rocblas_set_math_mode",
-                    )
-                } else {
-                    Ok(())
-                };
-                check(status, op).and(reset)
-            })?
-        })
+    on_handle(&stream, &operands, |api, handle| {
+        if tf32 {
+            set_tf32(api, handle, op)?;
+        }
+        // SAFETY: a live handle bound to C's stream; the operands are
+        // device memory of the checked extents on its device; α and β are
+        // host scalars of the type (host pointer mode).
+        let status = unsafe { T::gemm(api, &args(handle), &alpha, &beta) };
+        let reset = if tf32 {
+            // SAFETY: a live handle; back to the mode the cache assumes.
+            check(
+                unsafe { (api.rocblas_set_math_mode)(handle, rocblas_math_mode::rocblas_default_math) },
+                "rocblas_set_math_mode",
+            )
+        } else {
+            Ok(())
+        };
+        check(status, op).and(reset)
     })
 }
 
 /// Put the handle in XF32 math, or say that this library or device has none.
-fn set_tf32(api: &hip_sys::rocblas::RocblasApi, handle: &BlasHandle, op: &'static str) -> Result<()> {
+fn set_tf32(api: &RocblasApi, handle: rocblas_handle, op: &'static str) -> Result<()> {
     let xf32 = rocblas_math_mode::rocblas_xf32_xdl_math_op;
     // SAFETY: a live handle.
-    check(unsafe { (api.rocblas_set_math_mode)(handle.raw, xf32) }, "rocblas_set_math_mode")?;
+    check(unsafe { (api.rocblas_set_math_mode)(handle, xf32) }, "rocblas_set_math_mode")?;
     let mut mode = rocblas_math_mode::rocblas_default_math;
     // SAFETY: a live handle and a valid out-pointer.
-    check(unsafe { (api.rocblas_get_math_mode)(handle.raw, &mut mode) }, "rocblas_get_math_mode")?;
+    check(unsafe { (api.rocblas_get_math_mode)(handle, &mut mode) }, "rocblas_get_math_mode")?;
     if mode != xf32 {
         return Err(LibError::Unsupported {
             library: "rocBLAS",

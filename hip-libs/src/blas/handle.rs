@@ -4,8 +4,8 @@ use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{Device, Stream};
-use hip_pool::Buffer;
-use hip_sys::rocblas::{rocblas_handle, rocblas_status};
+use hip_pool::{with_uses, Access, Buffer};
+use hip_sys::rocblas::{rocblas_handle, rocblas_status, RocblasApi};
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
@@ -135,6 +135,23 @@ impl LibHandle for BlasHandle {
     }
 }
 
+/// Run `call` with this thread's rocBLAS handle for `stream`'s device,
+/// bound to `stream`, under that device, the operands' uses declared on
+/// `stream` around it: how every wrapper reaches rocBLAS.
+pub(crate) fn on_handle<R>(
+    stream: &Stream,
+    operands: &[(&Buffer, Access)],
+    call: impl FnOnce(&'static RocblasApi, rocblas_handle) -> Result<R>,
+) -> Result<R> {
+    let device = stream.device();
+    let api = hip_sys::rocblas()?;
+    with_uses(stream, operands, || {
+        crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
+            on_device(device, || call(api, handle.raw))?
+        })
+    })
+}
+
 /// Run `f` with this thread's rocBLAS handle for `device`, bound to
 /// `stream` (of that device), for rocBLAS calls this crate does not wrap.
 /// `f` runs with `device` current in HIP. The handle has its workspace and
@@ -149,26 +166,23 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocbla
     if stream.device() != device {
         return Err(LibError::wrong_device("blas::with_raw_handle", "the stream", device, stream.device()));
     }
-    let api = hip_sys::rocblas()?;
-    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
-        on_device(device, || {
-            let result = f(handle.raw);
-            let (mut now, mut mode) = (std::ptr::null_mut(), rocblas_pointer_mode::rocblas_pointer_mode_host);
-            // SAFETY: a live handle and valid out-pointers.
-            check(unsafe { (api.rocblas_get_stream)(handle.raw, &mut now) }, "rocblas_get_stream")?;
-            if now != stream.as_raw() {
-                // SAFETY: a live handle of `device`, and a stream of it.
-                check(unsafe { (api.rocblas_set_stream)(handle.raw, stream.as_raw()) }, "rocblas_set_stream")?;
-            }
-            // SAFETY: as above.
-            check(unsafe { (api.rocblas_get_pointer_mode)(handle.raw, &mut mode) }, "rocblas_get_pointer_mode")?;
-            if mode != rocblas_pointer_mode::rocblas_pointer_mode_host {
-                let host = rocblas_pointer_mode::rocblas_pointer_mode_host;
-                // SAFETY: a live handle.
-                check(unsafe { (api.rocblas_set_pointer_mode)(handle.raw, host) }, "rocblas_set_pointer_mode")?;
-            }
-            Ok(result)
-        })?
+    on_handle(stream, &[], |api, handle| {
+        let result = f(handle);
+        let (mut now, mut mode) = (std::ptr::null_mut(), rocblas_pointer_mode::rocblas_pointer_mode_host);
+        // SAFETY: a live handle and valid out-pointers.
+        check(unsafe { (api.rocblas_get_stream)(handle, &mut now) }, "rocblas_get_stream")?;
+        if now != stream.as_raw() {
+            // SAFETY: a live handle of `device`, and a stream of it.
+            check(unsafe { (api.rocblas_set_stream)(handle, stream.as_raw()) }, "rocblas_set_stream")?;
+        }
+        // SAFETY: as above.
+        check(unsafe { (api.rocblas_get_pointer_mode)(handle, &mut mode) }, "rocblas_get_pointer_mode")?;
+        if mode != rocblas_pointer_mode::rocblas_pointer_mode_host {
+            let host = rocblas_pointer_mode::rocblas_pointer_mode_host;
+            // SAFETY: a live handle.
+            check(unsafe { (api.rocblas_set_pointer_mode)(handle, host) }, "rocblas_set_pointer_mode")?;
+        }
+        Ok(result)
     })
 }
 

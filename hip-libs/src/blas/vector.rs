@@ -1,29 +1,11 @@
 //! GEMV and the level 1 functions, on contiguous vectors.
 
-use super::handle::{check, BlasHandle, HANDLES};
+use super::handle::{check, on_handle};
 use super::scalar::BlasScalar;
 use super::{dim, matrix_len, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
-use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
-use hip_core::Stream;
-use hip_pool::{with_uses, Access, Buffer};
-use hip_sys::rocblas::{rocblas_handle, RocblasApi};
-
-/// Run `call` with the rocBLAS handle of `stream`'s device, bound to it,
-/// the operands' uses declared.
-fn on_handle<R>(
-    stream: &Stream,
-    operands: &[(&Buffer, Access)],
-    call: impl FnOnce(&'static RocblasApi, rocblas_handle) -> Result<R>,
-) -> Result<R> {
-    let device = stream.device();
-    let api = hip_sys::rocblas()?;
-    with_uses(stream, operands, || {
-        with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| on_device(device, || call(api, handle.raw))?)
-    })
-}
+use hip_pool::Access;
 
 /// `y = α op(A) x + β y` on y's stream, A m × n column-major with leading
 /// dimension `lda` (at least m, and 1).
