@@ -11,28 +11,8 @@ use amdgpu::prelude::*;
 use hip_sys::{sim, Backend};
 use std::time::Duration;
 
-fn have() -> bool {
-    let ok = amdgpu::libs::available(Library::Rocblas);
-    if !ok {
-        eprintln!("skipped: rocBLAS is not available on the {} backend", amdgpu::backend());
-    }
-    ok
-}
-
-fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
-}
-
-/// A deterministic pseudo-random sequence in [-1, 1).
-fn noise(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
+mod common;
+use common::{have, noise, on_thread};
 
 /// Complex numbers as `[re, im]` in f64, for the reference.
 type C = [f64; 2];
@@ -84,7 +64,7 @@ const OPS: [Op; 3] = [Op::None, Op::Transpose, Op::ConjTranspose];
 #[test]
 fn real_gemm_matches_the_reference_for_every_transpose_and_padded_leading_dimensions() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let (m, n, k) = (7, 5, 9);
@@ -123,7 +103,7 @@ fn real_gemm_matches_the_reference_for_every_transpose_and_padded_leading_dimens
 #[test]
 fn complex_gemm_conjugates_only_for_the_conjugate_transpose() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let (m, n, k) = (4, 3, 6);
@@ -171,7 +151,7 @@ fn ints(n: usize, seed: u64) -> Vec<f64> {
 #[test]
 fn half_and_bfloat16_gemms_compute_in_f32_exactly_on_small_integers() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let (m, n, k) = (16, 8, 12);
@@ -200,7 +180,7 @@ fn half_and_bfloat16_gemms_compute_in_f32_exactly_on_small_integers() {
 #[test]
 fn tf32_rounds_the_inputs_or_says_it_cannot() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     // 1 + 2⁻¹² needs 12 mantissa bits: TF32 keeps 10, so it becomes 1.
@@ -243,7 +223,7 @@ fn tf32_rounds_the_inputs_or_says_it_cannot() {
 #[test]
 fn strided_batches_reuse_a_broadcast_operand() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let (m, n, k, count) = (5, 4, 3, 3);
@@ -299,7 +279,7 @@ fn strided_batches_reuse_a_broadcast_operand() {
 #[test]
 fn gemv_and_level_1_match_the_reference() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let (m, n, lda) = (6, 4, 8);
@@ -353,7 +333,7 @@ fn gemv_and_level_1_match_the_reference() {
 #[test]
 fn bad_shapes_and_lengths_are_refused_before_rocblas_with_the_values() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let four = DeviceArray::<f32>::zeros(4).unwrap();
@@ -387,7 +367,7 @@ fn bad_shapes_and_lengths_are_refused_before_rocblas_with_the_values() {
 #[test]
 fn operands_on_another_device_are_refused_naming_them() {
     let _x = sim::exclusive();
-    if !have() || Device::count().unwrap() < 2 {
+    if !have(Library::Rocblas) || Device::count().unwrap() < 2 {
         eprintln!("skipped: needs two devices");
         return;
     }
@@ -404,7 +384,7 @@ fn operands_on_another_device_are_refused_naming_them() {
 #[test]
 fn handles_serve_threads_on_both_devices_and_return_to_their_own_device() {
     let _x = sim::exclusive();
-    if !have() {
+    if !have(Library::Rocblas) {
         return;
     }
     let devices = Device::all().unwrap();
@@ -470,7 +450,7 @@ fn handles_serve_threads_on_both_devices_and_return_to_their_own_device() {
 #[test]
 fn a_handle_moving_between_streams_orders_its_workspace_on_the_gpu() {
     let _x = sim::exclusive();
-    if !have() || amdgpu::backend() != Backend::Sim {
+    if !have(Library::Rocblas) || amdgpu::backend() != Backend::Sim {
         eprintln!("skipped: holds a stream still, which only the simulator can do");
         return;
     }

@@ -8,36 +8,7 @@ use amdgpu::prelude::*;
 use hip_sys::{sim, Backend};
 
 mod common;
-
-fn have(library: Library) -> bool {
-    let ok = amdgpu::libs::available(library);
-    if !ok {
-        eprintln!("skipped: {library} is not available on the {} backend", amdgpu::backend());
-    }
-    ok
-}
-
-fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
-}
-
-fn violations_of(name: &str) -> Vec<sim::Violation> {
-    if amdgpu::backend() != Backend::Sim {
-        return Vec::new();
-    }
-    sim::violations().into_iter().filter(|v| v.thread == name).collect()
-}
-
-/// A deterministic pseudo-random sequence in [-1, 1).
-fn noise(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
+use common::{have, noise, on_thread, violations_of};
 
 /// A random sparse matrix in CSR and the same matrix dense (row-major).
 fn random_csr(rows: usize, cols: usize, seed: u64) -> (Vec<i32>, Vec<i32>, Vec<f64>, Vec<f64>) {

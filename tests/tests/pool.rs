@@ -8,6 +8,7 @@ use hip_sys::{sim, Backend};
 use std::time::Duration;
 
 mod common;
+use common::{on_thread, violations_of};
 
 fn on_sim() -> bool {
     hip_sys::backend() == Backend::Sim
@@ -20,17 +21,6 @@ fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
         return None;
     }
     Some((Device::new(0).unwrap(), Device::new(1).unwrap(), guard))
-}
-
-fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
-}
-
-fn violations_of(name: &str) -> Vec<sim::Violation> {
-    if !on_sim() {
-        return Vec::new();
-    }
-    sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
 fn hip_calls_on_this_thread() -> u64 {

@@ -10,6 +10,7 @@ use hip_core::{
 use hip_sys::{sim, Backend};
 
 mod common;
+use common::{on_thread, violations_of};
 
 /// Two devices and the simulator lock, or `None` (with a note) if the
 /// backend has fewer than two devices.
@@ -20,18 +21,6 @@ fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
         return None;
     }
     Some((Device::new(0).unwrap(), Device::new(1).unwrap(), guard))
-}
-
-fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
-}
-
-/// Context violations recorded for threads named `name` (none off the simulator).
-fn violations_of(name: &str) -> Vec<sim::Violation> {
-    if hip_sys::backend() != Backend::Sim {
-        return Vec::new();
-    }
-    sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
 fn assert_audit_clean() {

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod common;
+use common::have;
 
 /// Hold `stream` still (as a long copy queued on it would) and let it go
 /// after `after` on a helper thread.
@@ -36,14 +37,6 @@ fn sim_only() -> bool {
     let ok = amdgpu::backend() == Backend::Sim;
     if !ok {
         eprintln!("skipped: the scenario holds streams, which only the simulator can do");
-    }
-    ok
-}
-
-fn have(library: Library) -> bool {
-    let ok = amdgpu::libs::available(library);
-    if !ok {
-        eprintln!("skipped: {library} is not available on the {} backend", amdgpu::backend());
     }
     ok
 }

@@ -86,3 +86,36 @@ impl Drop for RawBuffer {
         let _ = hip_core::raw::on_device(self.device, || unsafe { (api.hipFree)(ptr) });
     }
 }
+
+/// Whether `library` can be used on this backend; a note when it cannot.
+pub fn have(library: hip_libs::Library) -> bool {
+    let ok = hip_libs::available(library);
+    if !ok {
+        eprintln!("skipped: {library} is not available on the {} backend", hip_sys::backend());
+    }
+    ok
+}
+
+/// Run `f` on a new thread named `name` and return its result.
+pub fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
+}
+
+/// Context violations recorded for threads named `name` (none off the simulator).
+pub fn violations_of(name: &str) -> Vec<hip_sys::sim::Violation> {
+    if hip_sys::backend() != Backend::Sim {
+        return Vec::new();
+    }
+    hip_sys::sim::violations().into_iter().filter(|v| v.thread == name).collect()
+}
+
+/// A deterministic pseudo-random sequence in [-1, 1).
+pub fn noise(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
