@@ -20,7 +20,6 @@ use amdgpu::blas::{self, Gemm, Math};
 use amdgpu::half::bf16;
 use amdgpu::{Device, DeviceArray, Stream};
 use criterion::Criterion;
-use libloading::{Library, Symbol};
 use std::ffi::{c_int, c_void};
 use std::hint::black_box;
 use std::time::Duration;
@@ -28,6 +27,9 @@ use std::time::Duration;
 #[path = "../../hip-core/benches/support/mod.rs"]
 mod support;
 use support::mean_ns;
+
+mod nvidia;
+use nvidia::{function, open};
 
 const GROUP: &str = "blas";
 const SMALL: usize = 64;
@@ -71,26 +73,6 @@ type GemmEx = unsafe extern "C" fn(
     c_int,
     c_int,
 ) -> c_int;
-
-/// Open the first of `names` that loads.
-fn open(names: &[&str]) -> Library {
-    for name in names {
-        // SAFETY: NVIDIA's libraries, meant to be loaded into any process.
-        if let Ok(lib) = unsafe { Library::new(name) } {
-            return lib;
-        }
-    }
-    panic!("none of {names:?} loads");
-}
-
-/// A function of `lib` with the signature `T`.
-///
-/// # Safety
-/// `name` has the C signature `T` in `lib`.
-unsafe fn function<'a, T>(lib: &'a Library, name: &str) -> Symbol<'a, T> {
-    // SAFETY: the caller's promise.
-    unsafe { lib.get(name.as_bytes()) }.unwrap_or_else(|e| panic!("{name}: {e}"))
-}
 
 fn large_n() -> usize {
     std::env::var("AMDGPU_BENCH_GEMM_N").ok().and_then(|v| v.parse().ok()).unwrap_or(8192)

@@ -21,7 +21,7 @@
 use amdgpu::libs::{dnn, fft, sparse};
 use amdgpu::{Device, DeviceArray, Stream};
 use criterion::Criterion;
-use libloading::{Library, Symbol};
+use libloading::Symbol;
 use std::ffi::{c_int, c_void};
 use std::hint::black_box;
 use std::time::Duration;
@@ -30,6 +30,9 @@ use std::time::Duration;
 mod support;
 use support::mean_ns;
 
+mod nvidia;
+use nvidia::{function, open};
+
 const GROUP: &str = "vendor";
 const FFT_LEN: usize = 1 << 24;
 const SPMV_ROWS: usize = 1 << 22;
@@ -37,26 +40,6 @@ const RANDOM_ROWS: usize = 1 << 20;
 const RANDOM_NNZ: usize = 10_000_000;
 
 type Handle = *mut c_void;
-
-/// Open the first of `names` that loads.
-fn open(names: &[&str]) -> Library {
-    for name in names {
-        // SAFETY: NVIDIA's libraries, meant to be loaded into any process.
-        if let Ok(lib) = unsafe { Library::new(name) } {
-            return lib;
-        }
-    }
-    panic!("none of {names:?} loads");
-}
-
-/// A function of `lib` with the signature `T` (the caller's promise).
-///
-/// # Safety
-/// `name` has the C signature `T` in `lib`.
-unsafe fn function<'a, T>(lib: &'a Library, name: &str) -> Symbol<'a, T> {
-    // SAFETY: the caller's promise.
-    unsafe { lib.get(name.as_bytes()) }.unwrap_or_else(|e| panic!("{name}: {e}"))
-}
 
 fn fft_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, stream: &Stream) {
     let mut data = DeviceArray::<[f32; 2]>::zeros_on(stream, FFT_LEN).expect("data");
