@@ -3,6 +3,9 @@
 //!
 //! Run: `cargo bench -p hip-core --bench state`. After criterion's own
 //! report, the ratios of each operation to `raw hipGetDevice` are printed.
+//! On the nvidia backend it also times `cudaGetDevice` and `cudaSetDevice`
+//! straight from the CUDA runtime, and prints our translation's ratio to
+//! them.
 
 use criterion::Criterion;
 use hip_core::{device, prepare_state, stream, with_device, Device};
@@ -10,6 +13,9 @@ use std::hint::black_box;
 
 mod support;
 use support::mean_ns;
+
+#[path = "../../amdgpu/benches/nvidia/mod.rs"]
+mod nvidia;
 
 const GROUP: &str = "hip-core-state";
 const BASELINE: &str = "raw hipGetDevice";
@@ -42,6 +48,34 @@ fn benches(c: &mut Criterion) {
             })
         });
     }
+    group.bench_function("raw hipSetDevice (same)", |b| {
+        // SAFETY: a valid ordinal.
+        b.iter(|| black_box(unsafe { (api.hipSetDevice)(black_box(here.ordinal() as i32)) }))
+    });
+    if hip_sys::backend() == hip_sys::Backend::Nvidia {
+        let cudart = nvidia::open(&["libcudart.so.13", "libcudart.so.12", "libcudart.so"]);
+        type GetDevice = unsafe extern "C" fn(*mut i32) -> i32;
+        type SetDevice = unsafe extern "C" fn(i32) -> i32;
+        // SAFETY: the CUDA runtime's signatures.
+        let (get, set) = unsafe {
+            (
+                *nvidia::function::<GetDevice>(&cudart, "cudaGetDevice"),
+                *nvidia::function::<SetDevice>(&cudart, "cudaSetDevice"),
+            )
+        };
+        group.bench_function("cuda cudaGetDevice", |b| {
+            b.iter(|| {
+                let mut d = 0;
+                // SAFETY: a valid out-pointer.
+                let _ = black_box(unsafe { get(&mut d) });
+                black_box(d)
+            })
+        });
+        group.bench_function("cuda cudaSetDevice (same)", |b| {
+            // SAFETY: a valid ordinal.
+            b.iter(|| black_box(unsafe { set(black_box(here.ordinal() as i32)) }))
+        });
+    }
     group.bench_function("prepare_state (bound)", |b| b.iter(|| black_box(prepare_state().is_ok())));
     group.bench_function("device()", |b| b.iter(|| black_box(device())));
     group.bench_function("with_device (same)", |b| b.iter(|| with_device(here, || black_box(1))));
@@ -62,6 +96,7 @@ fn main() {
     };
     println!("\nbackend {:?}; ratios to one raw hipGetDevice ({base:.2} ns):", hip_sys::backend());
     for name in [
+        "raw hipSetDevice (same)",
         "prepare_state (bound)",
         "device()",
         "with_device (same)",
@@ -71,6 +106,13 @@ fn main() {
     ] {
         if let Some(ns) = mean_ns(GROUP, name) {
             println!("  {name:<24} {ns:>9.2} ns  {:>7.3}x", ns / base);
+        }
+    }
+    for (ours, theirs) in
+        [("raw hipGetDevice", "cuda cudaGetDevice"), ("raw hipSetDevice (same)", "cuda cudaSetDevice (same)")]
+    {
+        if let (Some(a), Some(b)) = (mean_ns(GROUP, ours), mean_ns(GROUP, theirs)) {
+            println!("  {ours} over {theirs}: {a:.2} / {b:.2} ns = {:.3}x", a / b);
         }
     }
 }

@@ -49,6 +49,7 @@ mod module;
 mod peer;
 mod program;
 pub mod raw;
+mod shared;
 mod state;
 mod stream;
 mod wait;

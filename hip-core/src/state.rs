@@ -16,6 +16,7 @@
 //! [`take_last_error`] are explicit.
 
 use crate::raw::{api, bind};
+use crate::stream::KeptStream;
 use crate::{audit, Context, Device, HipError, Result, Stream};
 use hip_sys::sync::MutexExt;
 use std::cell::{Cell, RefCell};
@@ -45,24 +46,19 @@ impl ThreadState {
 }
 
 /// Streams of threads that have exited, kept for the next thread that
-/// needs one on that device and priority. A thread's streams are not
-/// destroyed when it exits: thread-exit order between this crate's state
-/// and the HIP runtime's own thread-locals is not defined, and thread
-/// pools would otherwise create and destroy a stream per thread.
+/// needs one on that device and priority. A thread's streams are never
+/// destroyed: they are kept for the process (so cloning one changes no
+/// count), thread-exit order between this crate's state and the HIP
+/// runtime's own thread-locals is not defined, and thread pools would
+/// otherwise create and destroy a stream per thread. So a process holds
+/// as many of them as it ever had threads using one at the same time.
 static IDLE_STREAMS: Mutex<Vec<((Device, i32), Stream)>> = Mutex::new(Vec::new());
-
-/// At most this many idle streams are kept per (device, priority).
-const IDLE_STREAMS_PER_KEY: usize = 64;
 
 impl Drop for ThreadState {
     fn drop(&mut self) {
-        let mut idle = IDLE_STREAMS.lock_unpoisoned();
-        for (key, stream) in self.streams.0.drain(..) {
-            if idle.iter().filter(|(k, _)| *k == key).count() < IDLE_STREAMS_PER_KEY {
-                idle.push((key, stream));
-            }
-            // Beyond the bound the stream is dropped, under its device.
-        }
+        // The cached stream goes with the state it came from.
+        let _ = FAST.try_with(|fast| fast.stream.set(None));
+        IDLE_STREAMS.lock_unpoisoned().append(&mut self.streams.0);
     }
 }
 
@@ -81,16 +77,28 @@ pub fn idle_streams() -> usize {
 
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
-    /// The fast path's view of [`ThreadState`]: ordinal + 1 of the
-    /// thread's device when HIP is known bound to it, else 0. A `Cell`
-    /// without a destructor, so reading it is one thread-local load.
-    static BOUND: Cell<usize> = const { Cell::new(0) };
+    static FAST: Fast = const { Fast { bound: Cell::new(0), stream: Cell::new(None) } };
+}
+
+/// The fast paths' view of [`ThreadState`], in `Cell`s of types without a
+/// destructor, so reading it is a thread-local load with no registration
+/// check.
+struct Fast {
+    /// Ordinal + 1 of the thread's device when HIP is known bound to it,
+    /// else 0. Kept true by [`sync_binding`].
+    bound: Cell<usize>,
+    /// What [`stream`] would answer, when that is a kept stream; cleared by
+    /// every other access to the state ([`with_state`]), so it is never
+    /// stale.
+    stream: Cell<Option<KeptStream>>,
 }
 
 /// Run `f` on this thread's state, creating it on the default device.
+/// Anything may change, so the cached stream is forgotten.
 #[track_caller]
 fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
     audit::touch();
+    FAST.with(|fast| fast.stream.set(None));
     STATE.with(|cell| f(cell.borrow_mut().get_or_insert_with(ThreadState::new)))
 }
 
@@ -166,7 +174,7 @@ pub fn set_default_device(device: Device) -> Result<()> {
 /// This thread's device.
 #[track_caller]
 pub fn device() -> Device {
-    match BOUND.with(Cell::get) {
+    match FAST.with(|fast| fast.bound.get()) {
         0 => with_state(|s| s.device),
         n => {
             audit::touch();
@@ -176,16 +184,16 @@ pub fn device() -> Device {
 }
 
 /// Bind HIP to the state's device if the shadow says it is not. Every
-/// change of a thread's device goes through here, which keeps [`BOUND`]
-/// true.
+/// change of a thread's device goes through here, which keeps
+/// [`Fast::bound`] true.
 fn sync_binding(state: &mut ThreadState) -> Result<Device> {
     if state.bound != Some(state.device) {
         state.bound = None;
-        BOUND.set(0);
+        FAST.with(|fast| fast.bound.set(0));
         bind(state.device)?;
         state.bound = Some(state.device);
     }
-    BOUND.set(state.device.ordinal() + 1);
+    FAST.with(|fast| fast.bound.set(state.device.ordinal() + 1));
     Ok(state.device)
 }
 
@@ -205,7 +213,7 @@ pub fn set_device(device: Device) -> Result<()> {
 #[track_caller]
 #[inline]
 pub fn prepare_state() -> Result<Device> {
-    match BOUND.with(Cell::get) {
+    match FAST.with(|fast| fast.bound.get()) {
         0 => prepare_state_slow(),
         n => {
             audit::touch();
@@ -225,13 +233,29 @@ struct RestoreDevice(Device);
 
 impl Drop for RestoreDevice {
     fn drop(&mut self) {
-        let previous = self.0;
-        with_state(|s| {
-            s.device = previous;
-            if let Err(error) = sync_binding(s) {
-                log::warn!("restoring {previous}: {error}; the next HIP call retries");
-            }
-        });
+        restore_device(self.0);
+    }
+}
+
+fn restore_device(previous: Device) {
+    with_state(|s| {
+        s.device = previous;
+        if let Err(error) = sync_binding(s) {
+            log::warn!("restoring {previous}: {error}; the next HIP call retries");
+        }
+    });
+}
+
+/// What [`with_device`] restores when the thread was already on the device
+/// and bound: nothing, unless `f` left that (then as [`RestoreDevice`]).
+struct KeepDevice(usize);
+
+impl Drop for KeepDevice {
+    #[inline]
+    fn drop(&mut self) {
+        if FAST.with(|fast| fast.bound.get()) != self.0 {
+            restore_device(Device::from_ordinal_unchecked(self.0 - 1));
+        }
     }
 }
 
@@ -240,8 +264,20 @@ impl Drop for RestoreDevice {
 /// state is created on the default device first, so that is what is
 /// restored. If HIP cannot be bound, the state still switches and the next
 /// [`prepare_state`] reports the error.
+///
+/// On the device the thread is already on (and bound to), it is a
+/// thread-local read and a compare before and after `f`.
 #[track_caller]
+#[inline]
 pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
+    let here = device.ordinal() + 1;
+    if FAST.with(|fast| fast.bound.get()) == here {
+        // Bound to `device` means the state is on it: nothing to switch,
+        // and nothing to restore unless `f` switches for good.
+        audit::touch();
+        let _keep = KeepDevice(here);
+        return f();
+    }
     let previous = with_state(|s| {
         let previous = s.device;
         s.device = device;
@@ -274,8 +310,21 @@ pub fn with_context<R>(ctx: Context, f: impl FnOnce() -> R) -> R {
 /// next thread that needs one, see [`idle_streams`]). If HIP cannot
 /// create one, the device's null stream is returned (and the error logged).
 #[track_caller]
+#[inline]
 pub fn stream() -> Stream {
-    with_state(|s| {
+    match FAST.with(|fast| fast.stream.get()) {
+        Some(kept) => {
+            audit::touch();
+            kept.stream()
+        }
+        None => stream_slow(),
+    }
+}
+
+#[track_caller]
+#[cold]
+fn stream_slow() -> Stream {
+    let stream = with_state(|s| {
         if let Some(installed) = s.installed.get(&s.device) {
             return installed.clone();
         }
@@ -284,14 +333,17 @@ pub fn stream() -> Stream {
             return stream.clone();
         }
         let stream = take_idle_stream(key).unwrap_or_else(|| {
-            Stream::with_priority_on(key.0, key.1).unwrap_or_else(|error| {
+            Stream::kept_with_priority_on(key.0, key.1).unwrap_or_else(|error| {
                 log::error!("creating this thread's stream on {}: {error}; using the null stream", key.0);
                 Stream::null(key.0)
             })
         });
         s.streams.insert(key, stream.clone());
         stream
-    })
+    });
+    // Until the state is next touched, this is the answer.
+    FAST.with(|fast| fast.stream.set(stream.as_kept()));
+    stream
 }
 
 /// Make `stream` this thread's stream for its device, and that device this

@@ -1,10 +1,10 @@
 //! Streams: in-order queues of work on one device.
 
 use crate::raw::{api, on_device};
+use crate::shared::{Kept, Shared};
 use crate::{audit, check, Device, Event, HipError, Result};
 use hip_sys::hipStream_t;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 struct Inner {
     handle: hipStream_t,
@@ -47,8 +47,25 @@ fn destroy(handle: hipStream_t, device: Device) -> Result<()> {
 
 /// A HIP stream. Clones share one HIP stream, destroyed when the last
 /// clone drops, under the stream's own device, from any thread.
+///
+/// The streams [`crate::stream()`] gives each thread are kept for the
+/// process instead (an exiting thread hands its streams to the next
+/// thread that needs one), so their clones and drops change no count.
 #[derive(Clone)]
-pub struct Stream(Arc<Inner>);
+pub struct Stream(Shared<Inner>);
+
+/// A `Copy` reference to a kept stream: what the thread's fast state
+/// holds, turned into a [`Stream`] without touching a count.
+#[derive(Clone, Copy)]
+pub(crate) struct KeptStream(Kept<Inner>);
+
+impl KeptStream {
+    /// The stream.
+    #[inline]
+    pub(crate) fn stream(self) -> Stream {
+        Stream(self.0.share())
+    }
+}
 
 impl Stream {
     /// A new stream on the calling thread's device.
@@ -65,6 +82,22 @@ impl Stream {
     /// A new stream on `device` with `priority` (lower is more urgent;
     /// clamped by HIP to the device's range).
     pub fn with_priority_on(device: Device, priority: i32) -> Result<Stream> {
+        Stream::create(device, priority, Shared::new)
+    }
+
+    /// A stream like [`Stream::with_priority_on`]'s that is never
+    /// destroyed: one of a thread's own streams.
+    pub(crate) fn kept_with_priority_on(device: Device, priority: i32) -> Result<Stream> {
+        Stream::create(device, priority, Shared::kept)
+    }
+
+    /// The kept stream behind this one, if it is kept.
+    #[inline]
+    pub(crate) fn as_kept(&self) -> Option<KeptStream> {
+        self.0.as_kept().map(KeptStream)
+    }
+
+    fn create(device: Device, priority: i32, share: fn(Inner) -> Shared<Inner>) -> Result<Stream> {
         let api = api()?;
         let mut handle: hipStream_t = std::ptr::null_mut();
         on_device(device, || {
@@ -75,12 +108,12 @@ impl Stream {
         // SAFETY: the stream just created; a valid out-pointer.
         check(unsafe { (api.hipStreamGetPriority)(handle, &mut actual) }, "hipStreamGetPriority").ok();
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Stream(Arc::new(Inner { handle, device, priority: actual, id })))
+        Ok(Stream(share(Inner { handle, device, priority: actual, id })))
     }
 
     /// The null (default) stream of `device`.
     pub fn null(device: Device) -> Stream {
-        Stream(Arc::new(Inner { handle: std::ptr::null_mut(), device, priority: 0, id: device.ordinal() as u64 }))
+        Stream(Shared::new(Inner { handle: std::ptr::null_mut(), device, priority: 0, id: device.ordinal() as u64 }))
     }
 
     /// The device the stream belongs to.

@@ -1,11 +1,14 @@
 //! A state-machine property test of the public API against a model:
 //! device switches (plain and scoped, nested), stream switches,
 //! allocations, drops here and on other threads, reclaim and limit
-//! changes. After every step the thread's device (ours and HIP's) and each
-//! device's allocated bytes must be what the model says; at the end every
-//! byte is back and no call was made under the wrong device.
+//! changes, priority scopes. After every step the thread's device (ours
+//! and HIP's), its stream (the installed one, else the same one for each
+//! device and priority every time) and each device's allocated bytes must
+//! be what the model says; at the end every byte is back and no call was
+//! made under the wrong device.
 
 use amdgpu::prelude::*;
+use amdgpu::with_priority;
 use hip_pool::Limit;
 use hip_sys::{sim, Backend};
 use proptest::prelude::*;
@@ -15,6 +18,7 @@ enum Op {
     SetDevice(usize),
     WithDevice(usize, Vec<Op>),
     WithNewStream(usize, Vec<Op>),
+    WithPriority(i32, Vec<Op>),
     Alloc(usize),
     DropHere(usize),
     DropElsewhere(usize),
@@ -37,23 +41,59 @@ fn op() -> impl Strategy<Value = Op> {
     leaf().prop_recursive(2, 24, 6, |inner| {
         prop_oneof![
             ((0usize..4), prop::collection::vec(inner.clone(), 0..6)).prop_map(|(d, ops)| Op::WithDevice(d, ops)),
-            ((0usize..4), prop::collection::vec(inner, 0..6)).prop_map(|(d, ops)| Op::WithNewStream(d, ops)),
+            ((0usize..4), prop::collection::vec(inner.clone(), 0..6)).prop_map(|(d, ops)| Op::WithNewStream(d, ops)),
+            ((-2i32..=0), prop::collection::vec(inner, 0..6)).prop_map(|(p, ops)| Op::WithPriority(p, ops)),
         ]
     })
 }
 
-/// The model: the thread's device and the arrays held.
+/// The model: the thread's device, priority and streams, and the arrays
+/// held.
 struct Model {
     devices: Vec<Device>,
     current: Device,
+    priority: i32,
+    /// Streams installed by `with_stream`, per device.
+    installed: Vec<(Device, Stream)>,
+    /// The thread's own stream per (device, priority), as first seen.
+    own: Vec<((Device, i32), Stream)>,
     held: Vec<DeviceArray<u8>>,
     limited: Vec<bool>,
 }
 
 impl Model {
-    fn check(&self) {
+    fn new() -> Model {
+        let devices = Device::all().unwrap();
+        Model {
+            current: default_device(),
+            priority: 0,
+            installed: Vec::new(),
+            own: Vec::new(),
+            limited: vec![false; devices.len()],
+            devices,
+            held: Vec::new(),
+        }
+    }
+
+    fn check(&mut self) {
         assert_eq!(amdgpu::device(), self.current, "the thread's device");
         assert_eq!(hip_core::raw::hip_current_device().unwrap(), self.current, "HIP's device");
+        assert_eq!(hip_core::priority(), self.priority, "the thread's priority");
+        let stream = stream();
+        assert_eq!(stream.device(), self.current, "the thread's stream is on its device");
+        match self.installed.iter().rev().find(|(d, _)| *d == self.current) {
+            Some((_, installed)) => assert_eq!(stream, *installed, "the installed stream"),
+            None => {
+                let key = (self.current, self.priority);
+                match self.own.iter().find(|(k, _)| *k == key) {
+                    Some((_, own)) => assert_eq!(stream, *own, "the thread's stream for {key:?}"),
+                    None => {
+                        assert!(self.own.iter().all(|(_, s)| *s != stream), "one stream for two keys");
+                        self.own.push((key, stream));
+                    }
+                }
+            }
+        }
         for device in &self.devices {
             let held: usize = self.held.iter().filter(|a| a.device() == *device).map(|a| a.buffer().block_size()).sum();
             let stats = amdgpu::pool::stats(*device);
@@ -84,12 +124,24 @@ impl Model {
                 let s = Stream::new_on(d).unwrap();
                 with_stream(&s, || {
                     self.current = d;
+                    self.installed.push((d, s.clone()));
                     assert_eq!(stream(), s);
                     for op in ops {
                         self.run(op);
                     }
+                    self.installed.pop();
                 });
                 self.current = previous;
+            }
+            Op::WithPriority(p, ops) => {
+                let previous = self.priority;
+                with_priority(*p, || {
+                    self.priority = *p;
+                    for op in ops {
+                        self.run(op);
+                    }
+                });
+                self.priority = previous;
             }
             Op::Alloc(bytes) => match DeviceArray::<u8>::zeros(*bytes) {
                 Ok(array) => {
@@ -142,8 +194,7 @@ proptest! {
         let result = std::thread::Builder::new()
             .name("prop-api".into())
             .spawn(move || {
-                let devices = Device::all().unwrap();
-                let mut model = Model { current: default_device(), limited: vec![false; devices.len()], devices, held: Vec::new() };
+                let mut model = Model::new();
                 model.check();
                 for op in &ops {
                     model.run(op);
