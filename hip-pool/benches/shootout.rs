@@ -11,6 +11,10 @@
 //!     AMDGPU_BACKEND=nvidia cargo bench -p hip-pool --bench shootout
 //! ```
 //!
+//! `ambient` is `hip_pool::alloc(bytes)` and a drop: the process's pool
+//! of the thread's device, on the thread's own stream, as most code calls
+//! it (`cached` is `Pool::alloc` on a stream the benchmark made).
+//!
 //! The table at the end gives ns per pair, M pairs/s and each ratio to our
 //! pool. `tls-list` is the floor: a plain thread-local free list with no
 //! pool behind it.
@@ -61,6 +65,8 @@ thread_local! {
 /// One contender: a name and an allocate+free pair.
 enum Contender {
     Ours(&'static str, Pool),
+    /// `hip_pool::alloc`: the thread's device, pool and stream.
+    Ambient,
     Torch(&'static Torch),
     /// A thread-local free list with no pool behind it: what a cache hit
     /// cannot beat.
@@ -71,6 +77,7 @@ impl Contender {
     fn name(&self) -> &'static str {
         match self {
             Contender::Ours(name, _) => name,
+            Contender::Ambient => "ambient",
             Contender::Torch(_) => "pytorch",
             Contender::FreeList => "tls-list",
         }
@@ -79,6 +86,7 @@ impl Contender {
     fn pair(&self, bytes: usize, stream: &Stream) {
         match self {
             Contender::Ours(_, pool) => drop(black_box(pool.alloc(bytes, stream).expect("alloc"))),
+            Contender::Ambient => drop(black_box(hip_pool::alloc(bytes).expect("alloc"))),
             Contender::Torch(torch) => {
                 // SAFETY: the shim allocates on the current device (set by the caller) for a
                 // live stream of it, and the block is freed once.
@@ -121,6 +129,7 @@ fn main() {
             Err(e) => println!("{name}: not measured ({e})"),
         }
     }
+    single.push(Contender::Ambient);
     single.extend(torch.map(Contender::Torch));
     single.push(Contender::FreeList);
 

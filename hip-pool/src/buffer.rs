@@ -193,6 +193,16 @@ impl Buffer {
         let Some(pool) = self.pool else {
             return Ok(());
         };
+        if pool.0.strategy == Strategy::Cached && self.uses.is_empty_mut() {
+            // The fast path: no HIP call, no events, into this thread's cache.
+            pool.0.park(self.ptr, self.block, stream);
+            return Ok(());
+        }
+        self.release_with_uses(pool, stream)
+    }
+
+    #[cold]
+    fn release_with_uses(&mut self, pool: Pool, stream: Stream) -> Result<()> {
         let pending = self.uses.take_events();
         match pool.0.strategy {
             Strategy::Cached => {
@@ -208,11 +218,12 @@ impl Drop for Buffer {
     #[inline]
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
-        // Read first: `release` moves the stream out.
-        let device = self.pool.map(|p| p.device());
         // SAFETY: a drop runs once, and `free` keeps it from running after
         // its own release.
-        if let (Err(error), Some(device)) = (unsafe { self.release() }, device) {
+        if let Err(error) = unsafe { self.release() } {
+            // Only a buffer with a pool can fail; its pool names the device
+            // (the stream has moved out).
+            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.device().to_string());
             log::error!("dropping a buffer of {device}: {error}");
         }
     }

@@ -97,7 +97,7 @@ impl Pool {
 
     /// A buffer of `bytes` for use on `stream` (which must be on the
     /// pool's device), through the out-of-memory ladder.
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
         match self.0.take_parked(bytes, stream) {
             Some((ptr, size, stream)) => Ok(Buffer::new(*self, ptr, bytes, size, stream)),
@@ -350,15 +350,21 @@ impl PoolInner {
     /// thread's cache, so that every allocation sees them.
     #[inline]
     pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
-        self.mark_used();
         if !pending.is_empty() {
+            self.mark_used();
             return self.give_back_to_pool_with(ptr, size, stream, pending);
         }
-        let stream = match crate::thread_cache::give(self, ptr, size, stream) {
-            Ok(()) => return,
-            Err(stream) => stream,
-        };
-        self.give_back_to_pool(ptr, size, stream);
+        self.park(ptr, size, stream);
+    }
+
+    /// Give back a block with no pending uses: into this thread's cache,
+    /// else the pool.
+    #[inline(always)]
+    pub fn park(&'static self, ptr: usize, size: usize, stream: Stream) {
+        self.mark_used();
+        if let Err(stream) = crate::thread_cache::give(self, ptr, size, stream) {
+            self.give_back_to_pool(ptr, size, stream);
+        }
     }
 
     /// Return a block to the pool itself (not a thread's cache).

@@ -14,7 +14,17 @@ fn slots() -> &'static [OnceLock<Result<Pool>>] {
 /// The process's pool for `device`, started on first use with the strategy
 /// of `AMDGPU_POOL` and the limits of `AMDGPU_HARD_MEMORY_LIMIT` /
 /// `AMDGPU_SOFT_MEMORY_LIMIT`. A bad variable is an error here, every time.
+#[inline]
 pub fn pool(device: Device) -> Result<Pool> {
+    // Started: two loads and a compare, no `Result` of a `PoolError` built.
+    if let Some(Some(Ok(pool))) = POOLS.get().map(|slots| slots.get(device.ordinal()).and_then(OnceLock::get)) {
+        return Ok(*pool);
+    }
+    start(device)
+}
+
+#[cold]
+fn start(device: Device) -> Result<Pool> {
     let slot = slots()
         .get(device.ordinal())
         .ok_or(PoolError::Hip(hip_core::HipError::InvalidDevice { ordinal: device.ordinal(), count: slots().len() }))?;
@@ -38,6 +48,7 @@ pub(crate) fn started_pools() -> Vec<Pool> {
 
 /// `bytes` of device memory on this thread's device, for its stream.
 #[track_caller]
+#[inline]
 pub fn alloc(bytes: usize) -> Result<Buffer> {
     let stream = hip_core::stream();
     pool(stream.device())?.alloc(bytes, &stream)

@@ -71,7 +71,7 @@ use crate::barrier;
 use crate::device_pool::PoolInner;
 use hip_core::Stream;
 use hip_sys::sync::MutexExt;
-use std::cell::{RefCell, UnsafeCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, MutexGuard};
 
@@ -180,18 +180,25 @@ impl Slot {
     /// Run `f` on the list as its owner, unless a stealer holds the slot.
     #[inline(always)]
     fn owned<R>(&self, fenced: bool, f: impl FnOnce(&mut List) -> R) -> Option<R> {
+        self.owned_with(fenced, (), |list, ()| f(list)).ok()
+    }
+
+    /// [`Slot::owned`] handing `value` to `f`; `value` back if a stealer
+    /// holds the slot.
+    #[inline(always)]
+    fn owned_with<T, R>(&self, fenced: bool, value: T, f: impl FnOnce(&mut List, T) -> R) -> Result<R, T> {
         self.busy.store(true, Ordering::Relaxed);
         barrier::light(fenced);
         if self.steal.load(Ordering::Acquire) {
             self.busy.store(false, Ordering::Release);
-            return None;
+            return Err(value);
         }
         // SAFETY: the owner's busy section saw no steal: no stealer touches
         // the list until `busy` is cleared below (module docs), and the
         // owner's own slow paths do not run inside this call.
-        let result = f(unsafe { &mut *self.list.get() });
+        let result = f(unsafe { &mut *self.list.get() }, value);
         self.busy.store(false, Ordering::Release);
-        Some(result)
+        Ok(result)
     }
 }
 
@@ -224,6 +231,8 @@ struct Local {
 
 impl Drop for Local {
     fn drop(&mut self) {
+        // The slots go now; the fast path must not find one of them.
+        let _ = LAST.try_with(|last| last.set(Last::NONE));
         for (pool, slot) in self.slots.drain(..).flatten() {
             let mut registry = registry(pool);
             // SAFETY: the owner, holding the registry lock.
@@ -246,18 +255,46 @@ fn return_blocks(pool: &PoolInner, list: &mut List) {
 
 thread_local! {
     static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+    static LAST: Cell<Last> = const { Cell::new(Last::NONE) };
+}
+
+/// The slot this thread used last, copied out of [`LOCAL`] into a `Cell`
+/// of plain data (no destructor, no borrow flag), so a thread that keeps
+/// using one pool finds its slot with one load and a compare.
+#[derive(Clone, Copy)]
+struct Last {
+    /// The slot's pool id + 1; 0 for none.
+    pool: usize,
+    /// Valid while `LOCAL` holds the slot: slots are never removed from it
+    /// until `Local` drops, which clears this first.
+    slot: *const Slot,
+    fenced: bool,
+}
+
+impl Last {
+    const NONE: Last = Last { pool: 0, slot: std::ptr::null(), fenced: false };
 }
 
 /// Run `f` with this thread's slot for `pool` (made on first use when
 /// `create`), `None` if there is none or the thread is exiting.
 #[inline(always)]
 fn with_slot<R>(pool: &'static PoolInner, create: bool, f: impl FnOnce(&Slot, bool) -> Option<R>) -> Option<R> {
+    let last = LAST.with(Cell::get);
+    if last.pool == pool.id + 1 {
+        // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
+        return f(unsafe { &*last.slot }, last.fenced);
+    }
+    with_slot_slow(pool, create, f)
+}
+
+fn with_slot_slow<R>(pool: &'static PoolInner, create: bool, f: impl FnOnce(&Slot, bool) -> Option<R>) -> Option<R> {
     LOCAL
         .try_with(|local| {
             {
                 let local = local.borrow();
                 if let Some(local) = &*local {
                     if let Some(Some((_, slot))) = local.slots.get(pool.id) {
+                        LAST.set(Last { pool: pool.id + 1, slot: Arc::as_ptr(slot), fenced: local.fenced });
                         return f(slot, local.fenced);
                     }
                 }
@@ -296,8 +333,19 @@ pub(crate) fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Op
 /// full, held by a stealer, or the thread is exiting.
 #[inline]
 pub(crate) fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
+    let last = LAST.with(Cell::get);
+    if last.pool == pool.id + 1 {
+        // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
+        let slot = unsafe { &*last.slot };
+        return slot.owned_with(last.fenced, stream, |list, stream| list.give(ptr, size, stream)).and_then(|r| r);
+    }
+    give_slow(pool, ptr, size, stream)
+}
+
+#[cold]
+fn give_slow(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
     let mut stream = Some(stream);
-    with_slot(pool, true, |slot, fenced| {
+    with_slot_slow(pool, true, |slot, fenced| {
         slot.owned(fenced, |list| match stream.take() {
             Some(s) => list.give(ptr, size, s).map_err(|s| stream = Some(s)).ok(),
             None => None,

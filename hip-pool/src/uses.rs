@@ -224,6 +224,13 @@ impl Uses {
         Ok(())
     }
 
+    /// Whether [`Uses::take_events`] would return nothing, without
+    /// making the vector.
+    #[inline]
+    pub fn is_empty_mut(&mut self) -> bool {
+        self.list_mut().is_none_or(|list| list.is_empty())
+    }
+
     /// The pending events, for the pool (no HIP call, no lock: the buffer
     /// is going away). Allocates only when there are some.
     #[inline]
