@@ -8,6 +8,7 @@
 
 use crate::{check, Device, Result};
 use hip_sys::{hipError_t, HipApi};
+use std::cell::Cell;
 use std::ffi::CStr;
 
 /// The process's HIP table, or why there is none.
@@ -66,13 +67,30 @@ pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     struct Restore(Device);
     impl Drop for Restore {
         fn drop(&mut self) {
+            SWITCHED.with(|n| n.set(n.get() - 1));
             if let Err(error) = bind(self.0) {
                 log::error!("could not restore HIP device {}: {error}", self.0.ordinal());
             }
         }
     }
+    SWITCHED.with(|n| n.set(n.get() + 1));
     let _restore = Restore(previous);
     Ok(call())
+}
+
+thread_local! {
+    /// How many [`on_device`] calls on this thread are inside their switch
+    /// (HIP bound to their device, not the one they found). This module's
+    /// own bookkeeping, not thread state: it tells code that trusts the
+    /// thread state's binding ([`crate::run_on`]) that HIP is elsewhere.
+    static SWITCHED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether an [`on_device`] on this thread has HIP switched away from the
+/// device it found.
+#[inline]
+pub(crate) fn inside_switch() -> bool {
+    SWITCHED.with(Cell::get) != 0
 }
 
 /// Forget the thread's last error when it is `status`, a failure this

@@ -290,6 +290,28 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Run `call` with `device` current in HIP, from code that is not a drop.
+///
+/// When this thread's state is bound to `device` (as it is after any
+/// ambient call or inside [`with_device`]), HIP is known to be there: a
+/// thread-local compare and no HIP call. Otherwise, or inside another
+/// [`raw::on_device`](crate::raw::on_device)'s switch, it is
+/// `raw::on_device`, which asks HIP and restores HIP's previous device.
+///
+/// It reads the thread's state, so drops must not use it (rule 1): they
+/// use `raw::on_device`, and the drop audit counts a `run_on` inside one.
+/// Like every ambient call it trusts that code calling `hipSetDevice`
+/// itself restores HIP's device.
+#[track_caller]
+#[inline]
+pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    if FAST.with(|fast| fast.bound.get()) == device.ordinal() + 1 && !crate::raw::inside_switch() {
+        audit::touch();
+        return Ok(call());
+    }
+    crate::raw::on_device(device, call)
+}
+
 /// The primary context of this thread's device.
 #[track_caller]
 pub fn context() -> Result<Context> {

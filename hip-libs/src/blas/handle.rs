@@ -3,7 +3,7 @@
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
-use hip_core::{Device, Stream};
+use hip_core::{run_on, Device, Stream};
 use hip_pool::{with_uses, Access, Buffer};
 use hip_sys::rocblas::{rocblas_handle, rocblas_status, RocblasApi};
 use std::cell::RefCell;
@@ -108,7 +108,7 @@ impl LibHandle for BlasHandle {
         if let Some(workspace) = &mut self.workspace {
             workspace.set_stream(stream)?;
         }
-        on_device(self.device, || {
+        run_on(self.device, || {
             // SAFETY: a live handle and a stream of its device.
             check(unsafe { (api.rocblas_set_stream)(self.raw, stream.as_raw()) }, "rocblas_set_stream")
         })?
@@ -147,7 +147,7 @@ pub(crate) fn on_handle<R>(
     let api = hip_sys::rocblas()?;
     with_uses(stream, operands, || {
         crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
-            on_device(device, || call(api, handle.raw))?
+            run_on(device, || call(api, handle.raw))?
         })
     })
 }

@@ -7,7 +7,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::audit;
-use hip_core::raw::on_device;
+use hip_core::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenActivationDescriptor_t, miopenActivationMode_t};
 
@@ -105,7 +105,7 @@ pub fn activation<T: DnnScalar>(
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || {
+            run_on(device, || {
                 check(
                     // SAFETY: live handle and descriptors; x and y hold `shape` elements.
                     unsafe {

@@ -16,7 +16,7 @@ use super::tensor::{require_fp32, DnnScalar, Shape4, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
+use hip_core::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::miopen::miopenConvAlgoPerf_t;
 use std::ffi::c_void;
@@ -86,7 +86,7 @@ pub fn conv2d_forward<T: DnnScalar>(
     let operands = [(x.buffer(), Access::Read), (w.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || -> Result<Shape4> {
+            run_on(device, || -> Result<Shape4> {
                 let mut plans = handle.convolutions.borrow_mut();
                 let plan = plans.get_or_make(problem, || ConvPlan::new::<T>(input, filter, output, params))?;
                 let (x_desc, w_desc, y_desc, conv) = (&plan.x, &plan.w, &plan.y, &plan.conv);

@@ -6,7 +6,7 @@ use super::status::check;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::Result;
 use hip_core::raw::on_device;
-use hip_core::{Device, Stream};
+use hip_core::{run_on, Device, Stream};
 use hip_sys::miopen::miopenHandle_t;
 use std::cell::RefCell;
 
@@ -38,7 +38,7 @@ impl LibHandle for DnnHandle {
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::miopen()?;
-        on_device(self.device, || {
+        run_on(self.device, || {
             // SAFETY: a live handle and a stream of its device.
             check(unsafe { (api.miopenSetStream)(self.raw, stream.as_raw().cast()) }, "miopenSetStream")
         })?

@@ -6,7 +6,7 @@ use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
+use hip_core::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenSoftmaxAlgorithm_t, miopenSoftmaxMode_t};
 
@@ -68,7 +68,7 @@ pub fn softmax<T: DnnScalar>(
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || {
+            run_on(device, || {
                 check(
                     // SAFETY: a live handle; x and y hold `shape` elements of T;
                     // alpha and beta are host floats, as MIOpen reads them.

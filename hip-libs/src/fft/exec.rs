@@ -4,8 +4,7 @@ use super::plan::{check, FftReal, Placement, PlanKey, TransformKind};
 use super::plan_cache::cached_plan;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
-use hip_core::{Device, Stream};
+use hip_core::{run_on, Device, Stream};
 use hip_pool::{with_uses, Access};
 use hip_sys::rocfft::rocfft_execution_info;
 use std::ffi::c_void;
@@ -52,7 +51,7 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
     let plan = cached_plan(key)?;
     let api = hip_sys::rocfft()?;
     let work = if plan.work_size() > 0 { Some(hip_pool::alloc_on(device, plan.work_size(), stream)?) } else { None };
-    on_device(device, || -> Result<()> {
+    run_on(device, || -> Result<()> {
         let mut info: rocfft_execution_info = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         check(unsafe { (api.rocfft_execution_info_create)(&mut info) }, "rocfft_execution_info_create")?;
@@ -199,7 +198,7 @@ pub fn r2c<T: FftReal>(
 /// on `stream`.
 unsafe fn copy_on_stream(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
     let api = hip_core::raw::api()?;
-    on_device(stream.device(), || {
+    run_on(stream.device(), || {
         hip_core::check(
             // SAFETY: as the caller guarantees; the stream is live and of this device.
             unsafe {

@@ -3,7 +3,7 @@
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
-use hip_core::{Device, Stream};
+use hip_core::{run_on, Device, Stream};
 use hip_sys::rocsparse::{rocsparse_handle, rocsparse_status};
 use std::cell::RefCell;
 
@@ -65,7 +65,7 @@ impl LibHandle for SparseHandle {
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::rocsparse()?;
-        on_device(self.device, || {
+        run_on(self.device, || {
             // SAFETY: a live handle and stream of its device.
             check(unsafe { (api.rocsparse_set_stream)(self.raw, stream.as_raw()) }, "rocsparse_set_stream")
         })?
@@ -113,7 +113,7 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocspa
     }
     let api = hip_sys::rocsparse()?;
     crate::handle_cache::with_handle::<SparseHandle, _>(&HANDLES, device, stream, |handle| {
-        on_device(device, || {
+        run_on(device, || {
             let result = f(handle.raw);
             // SAFETY: a live handle of `device`, and a stream of it.
             check(unsafe { (api.rocsparse_set_stream)(handle.raw, stream.as_raw()) }, "rocsparse_set_stream")?;

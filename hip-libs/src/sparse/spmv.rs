@@ -5,7 +5,7 @@ use super::handle::{check, SparseHandle, HANDLES};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::raw::on_device;
+use hip_core::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::rocsparse::{
     rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_operation, rocsparse_order, rocsparse_spmm_alg,
@@ -93,7 +93,7 @@ pub fn spmv_op<T: SparseScalar>(
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
     let result = with_uses(&stream, &operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || -> Result<()> {
+            run_on(device, || -> Result<()> {
                 let mut x_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
                 let mut y_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
                 check(
@@ -212,7 +212,7 @@ pub fn spmm<T: SparseScalar>(
     let operands = [(b.buffer(), Access::Read), (c.buffer(), Access::Write)];
     let result = with_uses(&stream, &operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
-            on_device(device, || -> Result<()> {
+            run_on(device, || -> Result<()> {
                 let mut b_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
                 let mut c_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
                 // SAFETY: B and C are device matrices of the checked sizes.

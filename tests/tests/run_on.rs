@@ -1,0 +1,77 @@
+//! `hip_core::run_on`: a call under an explicit device that trusts the
+//! thread's binding only while it is true. Bound to the device, it makes
+//! no HIP call; anywhere else (another device, a thread without state,
+//! inside `raw::on_device`'s switch) HIP ends up on the device asked for.
+
+use hip_core::raw::{hip_current_device, on_device};
+use hip_core::{run_on, set_device, thread_state_exists, Device};
+use hip_sys::{sim, Backend};
+
+fn hip_calls() -> u64 {
+    hip_sys::HipApi::SYMBOLS.iter().map(|f| sim::thread_call_count(f)).sum()
+}
+
+fn two_devices() -> Option<(Device, Device)> {
+    (Device::count().unwrap() >= 2).then(|| (Device::new(0).unwrap(), Device::new(1).unwrap()))
+}
+
+#[test]
+fn on_the_bound_device_it_makes_no_hip_call() {
+    std::thread::spawn(|| {
+        let d0 = Device::new(0).unwrap();
+        set_device(d0).unwrap();
+        let before = hip_calls();
+        let inside = run_on(d0, || 7).unwrap();
+        if hip_sys::backend() == Backend::Sim {
+            assert_eq!(hip_calls(), before, "run_on on the bound device asked HIP");
+        }
+        assert_eq!(inside, 7);
+        assert_eq!(hip_current_device().unwrap(), d0);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn on_another_device_it_switches_and_restores() {
+    let Some((d0, d1)) = two_devices() else {
+        eprintln!("skipped: needs two devices");
+        return;
+    };
+    std::thread::spawn(move || {
+        set_device(d0).unwrap();
+        assert_eq!(run_on(d1, || hip_current_device().unwrap()).unwrap(), d1);
+        assert_eq!(hip_current_device().unwrap(), d0);
+        assert_eq!(hip_core::device(), d0);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn inside_an_on_device_switch_it_does_not_trust_the_binding() {
+    let Some((d0, d1)) = two_devices() else {
+        eprintln!("skipped: needs two devices");
+        return;
+    };
+    std::thread::spawn(move || {
+        set_device(d0).unwrap();
+        // The thread is bound to d0, but HIP is on d1 for the closure.
+        let seen = on_device(d1, || run_on(d0, || hip_current_device().unwrap()).unwrap()).unwrap();
+        assert_eq!(seen, d0, "run_on trusted the thread's binding inside a switch");
+        assert_eq!(hip_current_device().unwrap(), d0);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn a_thread_without_state_gets_none() {
+    std::thread::spawn(|| {
+        let d0 = Device::new(0).unwrap();
+        assert_eq!(run_on(d0, || hip_current_device().unwrap()).unwrap(), d0);
+        assert!(!thread_state_exists(), "run_on created thread state");
+    })
+    .join()
+    .unwrap();
+}
