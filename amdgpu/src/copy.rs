@@ -13,7 +13,7 @@ use crate::host::HostUses;
 use crate::{
     Device, DeviceArray, DeviceCopy, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut, Result, Stream,
 };
-use hip_core::raw::{api, on_device};
+use hip_core::raw::{api, run_on};
 use hip_core::{check, HipError};
 use hip_pool::{Access, Buffer};
 use hip_sys::hipError_t;
@@ -90,7 +90,7 @@ fn enqueue(
     dst.1.prepare(stream, Access::Write)?;
     src.1.prepare(stream, Access::Read)?;
     let kind = hip_sys::hipMemcpyKind::hipMemcpyDefault;
-    let status = on_device(stream.device(), || match call {
+    let status = run_on(stream.device(), || match call {
         // SAFETY: both ranges hold `bytes` bytes (checked by the callers'
         // views) and stay alive until the copy is over: the recorded uses
         // keep host memory and device blocks from being freed or reused

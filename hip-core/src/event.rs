@@ -1,6 +1,6 @@
 //! Events: markers in a stream, for ordering across streams and timing.
 
-use crate::raw::{api, on_device};
+use crate::raw::{api, on_device, run_on};
 use crate::{audit, check, Device, HipError, Result, Stream};
 use hip_sys::hipEvent_t;
 use std::time::Duration;
@@ -71,7 +71,7 @@ impl Event {
             return Err(HipError::mismatch("Event::record", "the stream", self.device, stream.device()));
         }
         let api = api()?;
-        on_device(self.device, || {
+        run_on(self.device, || {
             check(
                 // SAFETY: both handles are live and on one device.
                 unsafe { (api.hipEventRecord)(self.handle, stream.as_raw()) },

@@ -64,9 +64,9 @@ pub use limits::LaunchLimits;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use program::{Code, CompileError, Program};
 pub use state::{
-    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority, run_on,
-    set_default_device, set_device, set_stream, stream, take_last_error, thread_state_exists, with_context,
-    with_device, with_priority, with_stream, ThreadState,
+    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device,
+    set_device, set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority,
+    with_stream, ThreadState,
 };
 pub use stream::Stream;
 pub use wait::{EventWait, StreamSync};

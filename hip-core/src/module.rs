@@ -1,6 +1,6 @@
 //! Modules (loaded code objects) and their kernels.
 
-use crate::raw::{api, on_device};
+use crate::raw::{api, on_device, run_on};
 use crate::{audit, check, Device, HipError, Result, Stream};
 use hip_sys::{hipFunction_t, hipModule_t};
 use std::ffi::{c_void, CString};
@@ -206,7 +206,7 @@ impl Function {
         let params_ptr = if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() };
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        on_device(self.device(), || {
+        run_on(self.device(), || {
             check(
                 // SAFETY: a live function and stream; the caller vouches for the arguments.
                 unsafe {

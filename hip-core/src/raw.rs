@@ -5,6 +5,13 @@
 //! creating or changing the per-thread state ([`crate::ThreadState`]). That is
 //! rule 1 of the design: a drop can run on any thread, in the middle of
 //! any other work, and must leave that thread exactly as it found it.
+//!
+//! Every `hipSetDevice` of the crate goes through one function, which keeps a
+//! record of HIP's current device on the thread. [`run_on`], for the hot
+//! calls made outside drops (launches, event records, library calls),
+//! trusts that record and makes no HIP call when it already names the
+//! device; [`on_device`] asks HIP every time, so a drop is right even
+//! after foreign code moved HIP's device without restoring it.
 
 use crate::{check, Device, Result};
 use hip_sys::{hipError_t, HipApi};
@@ -38,59 +45,90 @@ pub(crate) fn error_text(status: hipError_t) -> (String, String) {
     )
 }
 
-/// HIP's current device on this thread, as HIP sees it.
+/// HIP's current device on this thread, as HIP sees it (a HIP call).
 pub fn hip_current_device() -> Result<Device> {
     let api = api()?;
     let mut ordinal = 0;
     // SAFETY: a valid out-pointer.
     check(unsafe { (api.hipGetDevice)(&mut ordinal) }, "hipGetDevice")?;
-    Ok(Device::from_ordinal_unchecked(ordinal as usize))
+    let device = Device::from_ordinal_unchecked(ordinal as usize);
+    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    Ok(device)
+}
+
+thread_local! {
+    /// Ordinal + 1 of HIP's current device on this thread as this crate
+    /// last set or read it; 0 when unknown (a bind failed). Every
+    /// `hipSetDevice` of this crate goes through [`bind`], so it is true
+    /// as long as code calling `hipSetDevice` itself restores HIP's
+    /// device, the rule the thread state already relies on. A record of
+    /// HIP's own state, not thread state: it never says what the thread's
+    /// device *should* be.
+    static BOUND: Cell<usize> = const { Cell::new(0) };
+}
+
+/// HIP's current device as this crate last set or read it (no HIP call),
+/// as ordinal + 1; 0 when unknown.
+#[inline]
+pub(crate) fn bound() -> usize {
+    BOUND.with(Cell::get)
 }
 
 /// Make `device` HIP's current device on this thread (no state change).
 pub(crate) fn bind(device: Device) -> Result<()> {
     let api = api()?;
+    BOUND.with(|bound| bound.set(0));
     // SAFETY: plain integer argument.
-    check(unsafe { (api.hipSetDevice)(device.ordinal() as i32) }, "hipSetDevice")
+    check(unsafe { (api.hipSetDevice)(device.ordinal() as i32) }, "hipSetDevice")?;
+    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    Ok(())
 }
 
 /// Run `call` with `device` current in HIP, then restore HIP's previous
 /// device, also if `call` panics. Reads and changes no per-thread state of
 /// this crate; makes no HIP call beyond `hipGetDevice` when `device` is
-/// already current.
+/// already current. It asks HIP rather than trust [`run_on`]'s record, so
+/// a drop lands on the right device even after foreign code moved HIP.
 pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     let previous = hip_current_device()?;
     if previous == device {
         return Ok(call());
     }
+    switch(device, call)
+}
+
+/// Bind `device`, run `call`, bind `previous` back (also on panic).
+fn switch<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    let previous = match bound() {
+        0 => hip_current_device()?,
+        n => Device::from_ordinal_unchecked(n - 1),
+    };
     bind(device)?;
     struct Restore(Device);
     impl Drop for Restore {
         fn drop(&mut self) {
-            SWITCHED.with(|n| n.set(n.get() - 1));
             if let Err(error) = bind(self.0) {
                 log::error!("could not restore HIP device {}: {error}", self.0.ordinal());
             }
         }
     }
-    SWITCHED.with(|n| n.set(n.get() + 1));
     let _restore = Restore(previous);
     Ok(call())
 }
 
-thread_local! {
-    /// How many [`on_device`] calls on this thread are inside their switch
-    /// (HIP bound to their device, not the one they found). This module's
-    /// own bookkeeping, not thread state: it tells code that trusts the
-    /// thread state's binding ([`crate::run_on`]) that HIP is elsewhere.
-    static SWITCHED: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Whether an [`on_device`] on this thread has HIP switched away from the
-/// device it found.
+/// Run `call` with `device` current in HIP, for calls made outside drops.
+///
+/// Like [`on_device`], but when this crate's record of HIP's device says
+/// it is `device` already (after any ambient call or bind to it, and
+/// inside another switch to it), it trusts the record: no HIP call at
+/// all. Otherwise it switches and restores as `on_device` does. It reads
+/// no thread state. Drops use [`on_device`], which asks HIP.
 #[inline]
-pub(crate) fn inside_switch() -> bool {
-    SWITCHED.with(Cell::get) != 0
+pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    if bound() == device.ordinal() + 1 {
+        return Ok(call());
+    }
+    switch(device, call)
 }
 
 /// Forget the thread's last error when it is `status`, a failure this

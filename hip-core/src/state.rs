@@ -7,15 +7,17 @@
 //!
 //! The state is authoritative; HIP's own current device follows it. Switches
 //! bind HIP at once when they can, and [`prepare_state`] re-binds before an
-//! ambient HIP call if a bind failed. It keeps a shadow of the device this
-//! layer last bound, so its fast path is a thread-local read and a compare.
-//! Code that calls `hipSetDevice` itself must restore HIP's device (as
+//! ambient HIP call if a bind failed. `raw` records HIP's current device as
+//! this crate last set or read it (every bind goes through it), and the
+//! thread's device is mirrored in a plain `Cell`, so the fast paths compare
+//! two thread-local words and make no HIP call. Code that calls
+//! `hipSetDevice` itself must restore HIP's device (as
 //! [`crate::raw::on_device`] does).
 //!
 //! Nothing here drains HIP's last error: [`peek_last_error`] and
 //! [`take_last_error`] are explicit.
 
-use crate::raw::{api, bind};
+use crate::raw::{self, api, bind};
 use crate::stream::KeptStream;
 use crate::{audit, Context, Device, HipError, Result, Stream};
 use hip_sys::sync::MutexExt;
@@ -25,9 +27,8 @@ use std::sync::{Mutex, Once};
 
 /// One thread's GPU state.
 pub struct ThreadState {
+    /// Mirrored in [`Fast::device`]; changed only through `set`.
     device: Device,
-    /// HIP's current device as this layer last bound it.
-    bound: Option<Device>,
     priority: i32,
     streams: SmallMap<(Device, i32), Stream>,
     installed: SmallMap<Device, Stream>,
@@ -35,13 +36,15 @@ pub struct ThreadState {
 
 impl ThreadState {
     fn new() -> ThreadState {
-        ThreadState {
-            device: default_device(),
-            bound: None,
-            priority: 0,
-            streams: SmallMap::default(),
-            installed: SmallMap::default(),
-        }
+        let device = default_device();
+        FAST.with(|fast| fast.device.set(device.ordinal() + 1));
+        ThreadState { device, priority: 0, streams: SmallMap::default(), installed: SmallMap::default() }
+    }
+
+    /// Make `device` the thread's device, in the state and its mirror.
+    fn set(&mut self, device: Device) {
+        self.device = device;
+        FAST.with(|fast| fast.device.set(device.ordinal() + 1));
     }
 }
 
@@ -77,16 +80,16 @@ pub fn idle_streams() -> usize {
 
 thread_local! {
     static STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
-    static FAST: Fast = const { Fast { bound: Cell::new(0), stream: Cell::new(None) } };
+    static FAST: Fast = const { Fast { device: Cell::new(0), stream: Cell::new(None) } };
 }
 
 /// The fast paths' view of [`ThreadState`], in `Cell`s of types without a
 /// destructor, so reading it is a thread-local load with no registration
 /// check.
 struct Fast {
-    /// Ordinal + 1 of the thread's device when HIP is known bound to it,
-    /// else 0. Kept true by [`sync_binding`].
-    bound: Cell<usize>,
+    /// Ordinal + 1 of the thread's device; 0 before the state exists.
+    /// Where it equals [`raw::bound`] HIP is on the thread's device.
+    device: Cell<usize>,
     /// What [`stream`] would answer, when that is a kept stream; cleared by
     /// every other access to the state ([`with_state`]), so it is never
     /// stale.
@@ -174,7 +177,7 @@ pub fn set_default_device(device: Device) -> Result<()> {
 /// This thread's device.
 #[track_caller]
 pub fn device() -> Device {
-    match FAST.with(|fast| fast.bound.get()) {
+    match FAST.with(|fast| fast.device.get()) {
         0 => with_state(|s| s.device),
         n => {
             audit::touch();
@@ -183,17 +186,18 @@ pub fn device() -> Device {
     }
 }
 
-/// Bind HIP to the state's device if the shadow says it is not. Every
-/// change of a thread's device goes through here, which keeps
-/// [`Fast::bound`] true.
+/// Whether HIP is, by this crate's record, on the thread's device.
+#[inline]
+fn bound_here() -> Option<usize> {
+    let here = FAST.with(|fast| fast.device.get());
+    (here != 0 && here == raw::bound()).then_some(here)
+}
+
+/// Bind HIP to the state's device unless the record says it is there.
 fn sync_binding(state: &mut ThreadState) -> Result<Device> {
-    if state.bound != Some(state.device) {
-        state.bound = None;
-        FAST.with(|fast| fast.bound.set(0));
+    if raw::bound() != state.device.ordinal() + 1 {
         bind(state.device)?;
-        state.bound = Some(state.device);
     }
-    FAST.with(|fast| fast.bound.set(state.device.ordinal() + 1));
     Ok(state.device)
 }
 
@@ -202,7 +206,7 @@ fn sync_binding(state: &mut ThreadState) -> Result<Device> {
 pub fn set_device(device: Device) -> Result<()> {
     let device = Device::new(device.ordinal())?;
     with_state(|s| {
-        s.device = device;
+        s.set(device);
         sync_binding(s).map(drop)
     })
 }
@@ -213,9 +217,9 @@ pub fn set_device(device: Device) -> Result<()> {
 #[track_caller]
 #[inline]
 pub fn prepare_state() -> Result<Device> {
-    match FAST.with(|fast| fast.bound.get()) {
-        0 => prepare_state_slow(),
-        n => {
+    match bound_here() {
+        None => prepare_state_slow(),
+        Some(n) => {
             audit::touch();
             Ok(Device::from_ordinal_unchecked(n - 1))
         }
@@ -239,7 +243,7 @@ impl Drop for RestoreDevice {
 
 fn restore_device(previous: Device) {
     with_state(|s| {
-        s.device = previous;
+        s.set(previous);
         if let Err(error) = sync_binding(s) {
             log::warn!("restoring {previous}: {error}; the next HIP call retries");
         }
@@ -253,7 +257,7 @@ struct KeepDevice(usize);
 impl Drop for KeepDevice {
     #[inline]
     fn drop(&mut self) {
-        if FAST.with(|fast| fast.bound.get()) != self.0 {
+        if bound_here() != Some(self.0) {
             restore_device(Device::from_ordinal_unchecked(self.0 - 1));
         }
     }
@@ -271,16 +275,16 @@ impl Drop for KeepDevice {
 #[inline]
 pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
     let here = device.ordinal() + 1;
-    if FAST.with(|fast| fast.bound.get()) == here {
-        // Bound to `device` means the state is on it: nothing to switch,
-        // and nothing to restore unless `f` switches for good.
+    if bound_here() == Some(here) {
+        // The state and HIP are on `device`: nothing to switch, and
+        // nothing to restore unless `f` switches for good.
         audit::touch();
         let _keep = KeepDevice(here);
         return f();
     }
     let previous = with_state(|s| {
         let previous = s.device;
-        s.device = device;
+        s.set(device);
         if let Err(error) = sync_binding(s) {
             log::warn!("switching to {device}: {error}");
         }
@@ -288,28 +292,6 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
     });
     let _restore = RestoreDevice(previous);
     f()
-}
-
-/// Run `call` with `device` current in HIP, from code that is not a drop.
-///
-/// When this thread's state is bound to `device` (as it is after any
-/// ambient call or inside [`with_device`]), HIP is known to be there: a
-/// thread-local compare and no HIP call. Otherwise, or inside another
-/// [`raw::on_device`](crate::raw::on_device)'s switch, it is
-/// `raw::on_device`, which asks HIP and restores HIP's previous device.
-///
-/// It reads the thread's state, so drops must not use it (rule 1): they
-/// use `raw::on_device`, and the drop audit counts a `run_on` inside one.
-/// Like every ambient call it trusts that code calling `hipSetDevice`
-/// itself restores HIP's device.
-#[track_caller]
-#[inline]
-pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
-    if FAST.with(|fast| fast.bound.get()) == device.ordinal() + 1 && !crate::raw::inside_switch() {
-        audit::touch();
-        return Ok(call());
-    }
-    crate::raw::on_device(device, call)
 }
 
 /// The primary context of this thread's device.

@@ -1,6 +1,6 @@
 //! Streams: in-order queues of work on one device.
 
-use crate::raw::{api, on_device};
+use crate::raw::{api, on_device, run_on};
 use crate::shared::{Kept, Shared};
 use crate::{audit, check, Device, Event, HipError, Result};
 use hip_sys::hipStream_t;
@@ -179,7 +179,7 @@ impl Stream {
     /// Make later work on this stream wait for `event` (of any device).
     pub fn wait(&self, event: &Event) -> Result<()> {
         let api = api()?;
-        on_device(self.device(), || {
+        run_on(self.device(), || {
             check(
                 // SAFETY: both handles are live.
                 unsafe { (api.hipStreamWaitEvent)(self.0.handle, event.as_raw(), 0) },

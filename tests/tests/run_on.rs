@@ -1,10 +1,13 @@
-//! `hip_core::run_on`: a call under an explicit device that trusts the
-//! thread's binding only while it is true. Bound to the device, it makes
-//! no HIP call; anywhere else (another device, a thread without state,
-//! inside `raw::on_device`'s switch) HIP ends up on the device asked for.
+//! `hip_core::raw::run_on`: a call under an explicit device that trusts
+//! the crate's record of HIP's current device. On the recorded device it
+//! makes no HIP call; anywhere else (another device, a thread without
+//! state, inside `raw::on_device`'s switch) HIP ends up on the device asked
+//! for and comes back. `raw::on_device`, what drops use, asks HIP instead,
+//! so it stays right after foreign code moved HIP's device.
 
+use hip_core::raw::run_on;
 use hip_core::raw::{hip_current_device, on_device};
-use hip_core::{run_on, set_device, thread_state_exists, Device};
+use hip_core::{set_device, thread_state_exists, Device};
 use hip_sys::{sim, Backend};
 
 fn hip_calls() -> u64 {
@@ -49,16 +52,20 @@ fn on_another_device_it_switches_and_restores() {
 }
 
 #[test]
-fn inside_an_on_device_switch_it_does_not_trust_the_binding() {
+fn inside_an_on_device_switch_it_follows_the_switch() {
     let Some((d0, d1)) = two_devices() else {
         eprintln!("skipped: needs two devices");
         return;
     };
     std::thread::spawn(move || {
         set_device(d0).unwrap();
-        // The thread is bound to d0, but HIP is on d1 for the closure.
-        let seen = on_device(d1, || run_on(d0, || hip_current_device().unwrap()).unwrap()).unwrap();
-        assert_eq!(seen, d0, "run_on trusted the thread's binding inside a switch");
+        // The thread is on d0, but HIP is on d1 for the closure.
+        let seen = on_device(d1, || {
+            let back = run_on(d0, || hip_current_device().unwrap()).unwrap();
+            (back, hip_current_device().unwrap())
+        })
+        .unwrap();
+        assert_eq!(seen, (d0, d1), "run_on inside a switch: where it ran, and where it left HIP");
         assert_eq!(hip_current_device().unwrap(), d0);
     })
     .join()
@@ -71,6 +78,26 @@ fn a_thread_without_state_gets_none() {
         let d0 = Device::new(0).unwrap();
         assert_eq!(run_on(d0, || hip_current_device().unwrap()).unwrap(), d0);
         assert!(!thread_state_exists(), "run_on created thread state");
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn on_device_asks_hip_after_foreign_code_moved_it() {
+    let Some((d0, d1)) = two_devices() else {
+        eprintln!("skipped: needs two devices");
+        return;
+    };
+    std::thread::spawn(move || {
+        set_device(d0).unwrap();
+        let api = hip_sys::hip().unwrap();
+        // SAFETY: a valid ordinal. Foreign code that breaks the rule of
+        // restoring HIP's device.
+        assert_eq!(unsafe { (api.hipSetDevice)(d1.ordinal() as i32) }, hip_sys::hipError_t::hipSuccess);
+        // What a drop does: it must land on d0 although the record says d0.
+        assert_eq!(on_device(d0, || hip_current_device().unwrap()).unwrap(), d0);
+        assert_eq!(hip_current_device().unwrap(), d1, "on_device restores what it found");
     })
     .join()
     .unwrap();

@@ -3,7 +3,8 @@
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
-use hip_core::{run_on, Device, Stream};
+use hip_core::raw::run_on;
+use hip_core::{Device, Stream};
 use hip_pool::{with_uses, Access, Buffer};
 use hip_sys::rocblas::{rocblas_handle, rocblas_status, RocblasApi};
 use std::cell::RefCell;

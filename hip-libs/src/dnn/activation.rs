@@ -7,7 +7,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::audit;
-use hip_core::run_on;
+use hip_core::raw::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenActivationDescriptor_t, miopenActivationMode_t};
 

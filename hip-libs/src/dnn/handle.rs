@@ -6,7 +6,8 @@ use super::status::check;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::Result;
 use hip_core::raw::on_device;
-use hip_core::{run_on, Device, Stream};
+use hip_core::raw::run_on;
+use hip_core::{Device, Stream};
 use hip_sys::miopen::miopenHandle_t;
 use std::cell::RefCell;
 

@@ -6,7 +6,7 @@ use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::run_on;
+use hip_core::raw::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::miopen::{miopenSoftmaxAlgorithm_t, miopenSoftmaxMode_t};
 

@@ -5,7 +5,7 @@ use super::handle::{check, SparseHandle, HANDLES};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
-use hip_core::run_on;
+use hip_core::raw::run_on;
 use hip_pool::{with_uses, Access};
 use hip_sys::rocsparse::{
     rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_operation, rocsparse_order, rocsparse_spmm_alg,
