@@ -13,6 +13,7 @@ use amdgpu::libs::{dnn, fft, sparse};
 use amdgpu::prelude::*;
 use std::process::ExitCode;
 use std::sync::mpsc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How one check went.
@@ -26,43 +27,20 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// What a check returns: `Ok(None)` when the GPU's result matches the
+/// CPU's, `Ok(Some(why))` when it does not, and the library's error when
+/// it could not run. `amdgpu::Error` covers every crate's errors, so `?`
+/// works on all of them.
+type Check = amdgpu::Result<Option<String>>;
+
 impl Outcome {
-    fn of(result: Result<(), Problem>) -> Outcome {
-        match result {
-            Ok(()) => Outcome::Passed,
-            Err(Problem::Unavailable(why)) => Outcome::Skipped(why),
-            Err(Problem::Failed(why)) => Outcome::Failed(why),
+    fn of(check: Check) -> Outcome {
+        match check {
+            Ok(None) => Outcome::Passed,
+            Ok(Some(difference)) => Outcome::Failed(difference),
+            Err(e) if e.is_unavailable() => Outcome::Skipped(e.to_string()),
+            Err(e) => Outcome::Failed(e.to_string()),
         }
-    }
-}
-
-/// Why a check did not pass.
-pub enum Problem {
-    /// A library the backend does not have.
-    Unavailable(String),
-    /// Anything else.
-    Failed(String),
-}
-
-impl From<amdgpu::libs::LibError> for Problem {
-    fn from(e: amdgpu::libs::LibError) -> Self {
-        amdgpu::Error::from(e).into()
-    }
-}
-
-impl From<amdgpu::Error> for Problem {
-    fn from(e: amdgpu::Error) -> Self {
-        if e.is_unavailable() {
-            Problem::Unavailable(e.to_string())
-        } else {
-            Problem::Failed(e.to_string())
-        }
-    }
-}
-
-impl From<String> for Problem {
-    fn from(e: String) -> Self {
-        Problem::Failed(e)
     }
 }
 
@@ -83,7 +61,7 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
 }
 
 /// FFT forward then inverse gives n × x back (rocFFT does not normalize).
-fn fft_round_trip(n: usize) -> Result<(), Problem> {
+fn fft_round_trip(n: usize) -> Check {
     let x: Vec<[f32; 2]> = (0..n).map(|i| [(i as f32 * 0.37).sin(), (i as f32 * 0.11).cos()]).collect();
     let input = DeviceArray::from_slice(&x)?;
     let mut spectrum = DeviceArray::<[f32; 2]>::zeros(n)?;
@@ -96,15 +74,11 @@ fn fft_round_trip(n: usize) -> Result<(), Problem> {
         .zip(&back)
         .map(|(a, b)| ((a[0] * n as f32 - b[0]).abs()).max((a[1] * n as f32 - b[1]).abs()))
         .fold(0.0f32, f32::max);
-    if worst <= 1e-3 * n as f32 {
-        Ok(())
-    } else {
-        Err(format!("round trip off by {worst}").into())
-    }
+    Ok((worst > 1e-3 * n as f32).then(|| format!("round trip off by {worst}")))
 }
 
 /// `C = Aᵀ B` in f32 (column-major), against the CPU.
-fn gemm_check(m: usize, n: usize, k: usize) -> Result<(), Problem> {
+fn gemm_check(m: usize, n: usize, k: usize) -> Check {
     let a: Vec<f32> = (0..k * m).map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.125).collect();
     let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 % 11) as f32 - 5.0) * 0.25).collect();
     let (da, db) = (DeviceArray::from_slice(&a)?, DeviceArray::from_slice(&b)?);
@@ -115,15 +89,15 @@ fn gemm_check(m: usize, n: usize, k: usize) -> Result<(), Problem> {
         for i in 0..m {
             let want: f64 = (0..k).map(|l| a[l + i * k] as f64 * b[l + j * k] as f64).sum();
             if !close(c[i + j * m] as f64, want, 1e-5 * k as f64) {
-                return Err(format!("C[{i}, {j}] = {} but the CPU says {want}", c[i + j * m]).into());
+                return Ok(Some(format!("C[{i}, {j}] = {} but the CPU says {want}", c[i + j * m])));
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// A tridiagonal matrix times a vector, against the CPU.
-fn sparse_product(n: usize) -> Result<(), Problem> {
+fn sparse_product(n: usize) -> Check {
     let (mut row_ptr, mut col_ind, mut values) = (vec![0i32], Vec::new(), Vec::new());
     for i in 0..n {
         for (j, v) in [(i.wrapping_sub(1), -1.0f64), (i, 2.0), (i + 1, -1.0)] {
@@ -145,14 +119,14 @@ fn sparse_product(n: usize) -> Result<(), Problem> {
         let right = if i + 1 < n { x[i + 1] } else { 0.0 };
         let want = 2.0 * x[i] - left - right;
         if !close(y[i], want, 1e-12) {
-            return Err(format!("y[{i}] = {} but the CPU says {want}", y[i]).into());
+            return Ok(Some(format!("y[{i}] = {} but the CPU says {want}", y[i])));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Softmax over channels, against the CPU.
-fn softmax_check() -> Result<(), Problem> {
+fn softmax_check() -> Check {
     let shape = dnn::Shape4::new(2, 8, 3, 3);
     let x: Vec<f32> = (0..shape.len()).map(|i| ((i * 31 % 17) as f32 - 8.0) * 0.25).collect();
     let dx = DeviceArray::from_slice(&x)?;
@@ -168,12 +142,23 @@ fn softmax_check() -> Result<(), Problem> {
             for c in 0..shape.c {
                 let want = (x[index(c)] - max).exp() / sum;
                 if !close(y[index(c)] as f64, want as f64, 1e-5) {
-                    return Err(format!("softmax[{}] = {} but the CPU says {want}", index(c), y[index(c)]).into());
+                    return Ok(Some(format!("softmax[{}] = {} but the CPU says {want}", index(c), y[index(c)])));
                 }
             }
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// Four arrays made here, to be dropped by the thread behind `handoff`.
+fn hand_off(handoff: &mpsc::Sender<DeviceArray<f32>>) -> Check {
+    for i in 0..4 {
+        let array = DeviceArray::from_slice(&vec![i as f32; 1 << 16])?;
+        if handoff.send(array).is_err() {
+            return Ok(Some("the dropping thread is gone".into()));
+        }
+    }
+    Ok(None)
 }
 
 /// One device's work, on the calling thread; arrays to drop elsewhere go
@@ -188,50 +173,53 @@ pub fn work(device: Device, handoff: mpsc::Sender<DeviceArray<f32>>) -> Report {
         checks.push(("FFT round trip (4096)", Outcome::of(fft_round_trip(4096))));
         checks.push(("sparse matrix-vector product (1000)", Outcome::of(sparse_product(1000))));
         checks.push(("softmax over channels", Outcome::of(softmax_check())));
-        let upload = (0..4)
-            .map(|i| DeviceArray::from_slice(&vec![i as f32; 1 << 16]))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| Problem::Failed(e.to_string()))
-            .and_then(|arrays| {
-                arrays.into_iter().try_for_each(|a| handoff.send(a).map_err(|e| Problem::Failed(e.to_string())))
-            });
-        checks.push(("arrays handed to another thread", Outcome::of(upload)));
+        checks.push(("arrays handed to another thread", Outcome::of(hand_off(&handoff))));
     }
     Report { device, checks, elapsed: start.elapsed(), pool: amdgpu::pool::stats(device) }
 }
 
+/// A thread named `name`; as with `std::thread::spawn`, a thread the OS
+/// cannot start is a panic.
+fn spawn<T: Send + 'static>(name: String, f: impl FnOnce() -> T + Send + 'static) -> JoinHandle<T> {
+    std::thread::Builder::new().name(name).spawn(f).expect("the OS starts a thread")
+}
+
+/// A thread's result; if it panicked, its panic goes on here.
+fn join<T>(thread: JoinHandle<T>) -> T {
+    thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// Run one worker per device and a dropper thread; the reports in device
-/// order.
-pub fn run() -> Result<Vec<Report>, String> {
-    let devices = Device::all().map_err(|e| e.to_string())?;
+/// order (none when there is no device).
+pub fn run() -> amdgpu::Result<Vec<Report>> {
+    let devices = Device::all()?;
     if devices.is_empty() {
-        return Err("no GPU device (hint: AMDGPU_BACKEND=sim runs the simulator)".into());
+        return Ok(Vec::new());
     }
     let (tx, rx) = mpsc::channel::<DeviceArray<f32>>();
-    let dropper = std::thread::Builder::new()
-        .name("dropper".into())
-        .spawn(move || rx.into_iter().map(drop).count())
-        .map_err(|e| e.to_string())?;
+    let dropper = spawn("dropper".into(), move || rx.into_iter().map(drop).count());
     let workers: Vec<_> = devices
         .iter()
         .map(|&device| {
             let tx = tx.clone();
-            std::thread::Builder::new().name(format!("worker-{}", device.ordinal())).spawn(move || work(device, tx))
+            spawn(format!("worker-{}", device.ordinal()), move || work(device, tx))
         })
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
+        .collect();
     drop(tx);
-    let reports = workers.into_iter().map(|w| w.join().map_err(|_| "a worker panicked".to_string())).collect();
-    let dropped = dropper.join().map_err(|_| "the dropper panicked".to_string())?;
-    println!("{dropped} arrays were dropped by another thread");
-    reports
+    let reports = workers.into_iter().map(join).collect();
+    println!("{} arrays were dropped by another thread", join(dropper));
+    Ok(reports)
 }
 
 #[allow(dead_code)]
 fn main() -> ExitCode {
     println!("backend: {}", amdgpu::backend());
     let reports = match run() {
-        Ok(r) => r,
+        Ok(reports) if reports.is_empty() => {
+            eprintln!("multi_gpu: no GPU device (hint: AMDGPU_BACKEND=sim runs the simulator)");
+            return ExitCode::FAILURE;
+        }
+        Ok(reports) => reports,
         Err(e) => {
             eprintln!("multi_gpu: {e}");
             return ExitCode::FAILURE;

@@ -1,7 +1,7 @@
 //! `DeviceArray<T>`: a typed array in device memory, and `DeviceSlice`
 //! views of it.
 
-use crate::{Device, Error, Result, Stream};
+use crate::{Device, DeviceMismatch, Error, Result, Stream};
 use hip_core::check;
 use hip_core::raw::{api, on_device};
 use hip_pool::{Access, Buffer};
@@ -76,14 +76,7 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// Reading an element before writing it reads unspecified bytes; `T`
     /// tolerates any bytes ([`DeviceCopy`]), but the values are garbage.
     pub unsafe fn uninit_on(device: Device, len: usize, stream: &Stream) -> Result<Self> {
-        if stream.device() != device {
-            return Err(Error::WrongDevice {
-                operation: "DeviceArray::uninit_on",
-                what: "the stream",
-                expected: device,
-                found: stream.device(),
-            });
-        }
+        DeviceMismatch::check("DeviceArray::uninit_on", "the stream", device, stream.device())?;
         let buffer = hip_pool::alloc_on(device, bytes_of::<T>(len)?, stream)?;
         Ok(DeviceArray { buffer, len, _t: PhantomData })
     }

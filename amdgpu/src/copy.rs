@@ -11,7 +11,8 @@
 
 use crate::host::HostUses;
 use crate::{
-    Device, DeviceArray, DeviceCopy, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut, Result, Stream,
+    Device, DeviceArray, DeviceCopy, DeviceMismatch, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut,
+    Result, Stream,
 };
 use hip_core::raw::{api, run_on};
 use hip_core::{check, HipError};
@@ -67,11 +68,7 @@ fn check_lengths(operation: &'static str, source: usize, destination: usize) -> 
 }
 
 fn check_stream(operation: &'static str, stream: &Stream, device: Device) -> Result<()> {
-    if stream.device() == device {
-        Ok(())
-    } else {
-        Err(Error::WrongDevice { operation, what: "the stream", expected: device, found: stream.device() })
-    }
+    Ok(DeviceMismatch::check(operation, "the stream", device, stream.device())?)
 }
 
 /// Prepare both sides, enqueue `call`, record both sides (also when the
@@ -158,12 +155,7 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
         check_lengths(operation, src.len(), self.len)?;
         let (source, destination) = (src.device(), self.device());
         if stream.device() != source && stream.device() != destination {
-            return Err(Error::WrongDevice {
-                operation,
-                what: "the stream",
-                expected: destination,
-                found: stream.device(),
-            });
+            return Err(DeviceMismatch::new(operation, "the stream", destination, stream.device()).into());
         }
         let call = if source == destination {
             Call::Copy

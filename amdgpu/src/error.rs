@@ -1,15 +1,26 @@
-//! One error type for the facade.
+//! One error type for the facade: every error of the crates below
+//! converts into it with `?`, so users need no error type of their own.
 
 use crate::Device;
+use hip_core::DeviceMismatch;
 
 /// The result of an `amdgpu` operation.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Why an `amdgpu` operation failed.
+/// Why an `amdgpu` operation failed: the facade's own checks, and every
+/// error of the crates below (HIP, the pool, the libraries, the backend
+/// loader), each convertible with `?`.
+///
+/// An operand or a stream on another device than the operation's is a
+/// [`DeviceMismatch`] in every crate, always inside a
+/// [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch),
+/// whichever layer found it: [`Error::device_mismatch`] finds it without
+/// nested matches.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A HIP call or a device rule failed.
+    /// A HIP call or a device rule failed, the backend could not be
+    /// loaded, or an operand is on another device than the operation's.
     #[error(transparent)]
     Hip(#[from] hip_core::HipError),
     /// The memory pool could not serve a request.
@@ -84,18 +95,6 @@ pub enum Error {
          its memory is leaked rather than freed under a copy (the device needs a reset)"
     )]
     HostBufferLost,
-    /// An operand on the wrong device.
-    #[error("{operation}: {what} is on {found}, but {expected} is required")]
-    WrongDevice {
-        /// The operation refused.
-        operation: &'static str,
-        /// The operand.
-        what: &'static str,
-        /// The device needed.
-        expected: Device,
-        /// The operand's device.
-        found: Device,
-    },
     /// A kernel argument shorter than what the kernel's declaration says
     /// the kernel touches.
     #[error(
@@ -140,6 +139,25 @@ impl Error {
     /// case to skip, not to report.
     pub fn is_unavailable(&self) -> bool {
         matches!(self, Error::Lib(hip_libs::LibError::Unavailable(_)))
+    }
+
+    /// The device mismatch this error reports (an operand or the stream on
+    /// another device than the operation's), whichever crate found it.
+    pub fn device_mismatch(&self) -> Option<&DeviceMismatch> {
+        match self {
+            Error::Hip(error) => error.device_mismatch(),
+            Error::Pool(error) => error.device_mismatch(),
+            Error::Lib(error) => error.device_mismatch(),
+            _ => None,
+        }
+    }
+}
+
+/// A mismatch is a [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch),
+/// here as in every crate.
+impl From<DeviceMismatch> for Error {
+    fn from(mismatch: DeviceMismatch) -> Self {
+        Error::Hip(mismatch.into())
     }
 }
 

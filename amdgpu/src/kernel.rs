@@ -5,8 +5,9 @@
 //! user vouches for the signature). Every launch then checks its arguments
 //! against it, before anything is enqueued:
 //!
-//! - each array argument is on the launch's device (else
-//!   [`HipError::DeviceMismatch`] naming the argument);
+//! - the stream and each array argument are on the launch's device (else
+//!   a [`DeviceMismatch`] naming the stream or the argument, in
+//!   [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch));
 //! - each array argument is long enough for what the declaration says the
 //!   kernel touches (its [`LengthRule`]; else [`Error::ArgumentTooShort`]);
 //! - the configuration fits the device ([`LaunchLimits::check`]);
@@ -39,8 +40,10 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 
-use crate::{DeviceArray, DeviceCopy, DeviceSlice, Error, Function, LaunchConfig, Module, Result, Stream};
-use hip_core::{HipError, LaunchLimits};
+use crate::{
+    DeviceArray, DeviceCopy, DeviceMismatch, DeviceSlice, Error, Function, LaunchConfig, Module, Result, Stream,
+};
+use hip_core::LaunchLimits;
 use hip_pool::{Access, Buffer};
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -230,6 +233,9 @@ pub trait Args<P: Params> {
     fn launch(self, function: &Function, config: LaunchConfig, stream: &Stream) -> Result<()>;
 }
 
+/// The operation that errors name.
+const LAUNCH: &str = "Kernel::launch";
+
 /// Names of arguments, for errors.
 const ARGUMENT: [&str; MAX_PARAMS] = [
     "argument 0",
@@ -266,17 +272,13 @@ fn launch_checked(
     stream: &Stream,
 ) -> Result<()> {
     let device = function.device();
-    if stream.device() != device {
-        return Err(mismatch("the stream", device, stream.device()));
-    }
+    DeviceMismatch::check(LAUNCH, "the stream", device, stream.device())?;
     LaunchLimits::of(device)?.check(&config, device)?;
     let len = kinds.iter().zip(args).find(|(k, _)| **k == ParamKind::Len).map(|(_, a)| a.value as u32);
     for (i, (kind, arg)) in kinds.iter().zip(args).enumerate() {
         let (ParamKind::Read(bound) | ParamKind::Write(bound)) = *kind else { continue };
         let Some(array) = arg.array else { continue };
-        if array.buffer.device() != device {
-            return Err(mismatch(ARGUMENT[i], device, array.buffer.device()));
-        }
+        DeviceMismatch::check(LAUNCH, ARGUMENT[i], device, array.buffer.device())?;
         let need = needed(bound, &config, len);
         if (array.len as u64) < need {
             return Err(Error::ArgumentTooShort {
@@ -311,15 +313,6 @@ fn launch_checked(
         }
     }
     Ok(())
-}
-
-fn mismatch(what: &'static str, expected: hip_core::Device, found: hip_core::Device) -> Error {
-    Error::Hip(HipError::DeviceMismatch {
-        operation: "Kernel::launch",
-        what,
-        expected: expected.ordinal() as u32,
-        found: found.ordinal() as u32,
-    })
 }
 
 macro_rules! tuples {

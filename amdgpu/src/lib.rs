@@ -252,6 +252,28 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Errors
+//!
+//! Every fallible call returns [`Error`], or an error of a lower layer
+//! (HIP's, the pool's, the libraries', the backend loader's) that converts
+//! into it with `?`: a function returning [`Result`] needs no error type of
+//! its own. [`Error::is_unavailable`] tells a library that is not here from
+//! one that failed. An operand or a stream on another device than the
+//! operation's is a [`DeviceMismatch`] in every layer, naming the operand
+//! and both devices; [`Error::device_mismatch`] finds it.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! if Device::count()? >= 2 {
+//!     let (d0, d1) = (Device::new(0)?, Device::new(1)?);
+//!     let mut x = DeviceArray::<f32>::zeros_on(&Stream::new_on(d0)?, 4)?;
+//!     let error = x.set_stream(&Stream::new_on(d1)?).unwrap_err();
+//!     let mismatch = error.device_mismatch().expect("a device mismatch");
+//!     assert_eq!((mismatch.what, mismatch.expected, mismatch.found), ("the stream", d0, d1));
+//! }
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
 //! # Async tasks
 //!
 //! A future polled on different threads keeps its device with
@@ -289,6 +311,7 @@ mod slice_mut;
 
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
 pub use error::{Error, Result};
+pub use hip_core::DeviceMismatch;
 pub use hip_core::Stream;
 pub use hip_core::{
     context, default_device, device, on_device_async, on_stream_async, priority, set_default_device, set_device,

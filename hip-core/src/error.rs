@@ -1,7 +1,7 @@
 //! Errors of the safe HIP layer.
 
 use crate::raw;
-use crate::Device;
+use crate::DeviceMismatch;
 use hip_sys::{hipError_t, BackendError};
 
 /// The result of a HIP operation.
@@ -28,18 +28,10 @@ pub enum HipError {
         /// How many devices there are.
         count: usize,
     },
-    /// Two objects that must share a device do not.
-    #[error("{operation}: {what} is on device {found}, but device {expected} is required")]
-    DeviceMismatch {
-        /// The operation refused.
-        operation: &'static str,
-        /// The object on the wrong device.
-        what: &'static str,
-        /// The device that was needed.
-        expected: u32,
-        /// The device the object is on.
-        found: u32,
-    },
+    /// An operand on another device than the operation's: the one place
+    /// where every crate reports a mismatch (see [`DeviceMismatch`]).
+    #[error(transparent)]
+    DeviceMismatch(#[from] DeviceMismatch),
     /// Peer access that the hardware does not offer.
     #[error(
         "device {device} cannot access the memory of device {peer} directly (hipDeviceCanAccessPeer says no): \
@@ -89,7 +81,7 @@ impl HipError {
         match self {
             HipError::Call { code, .. } => raw::error_text(*code).0,
             HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
-            HipError::DeviceMismatch { .. } => "device mismatch".into(),
+            HipError::DeviceMismatch(_) => "device mismatch".into(),
             HipError::PeerAccessUnsupported { .. } => "peer access unsupported".into(),
             HipError::Compile(error) => error.status_name().into(),
             HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
@@ -110,9 +102,12 @@ impl HipError {
         self.code() == Some(hipError_t::hipErrorOutOfMemory)
     }
 
-    /// A mismatch error for `what` being on `found` rather than `expected`.
-    pub(crate) fn mismatch(operation: &'static str, what: &'static str, expected: Device, found: Device) -> Self {
-        HipError::DeviceMismatch { operation, what, expected: expected.ordinal() as u32, found: found.ordinal() as u32 }
+    /// The device mismatch this error reports, if it is one.
+    pub fn device_mismatch(&self) -> Option<&DeviceMismatch> {
+        match self {
+            HipError::DeviceMismatch(mismatch) => Some(mismatch),
+            _ => None,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Events: markers in a stream, for ordering across streams and timing.
 
 use crate::raw::{api, on_device, run_on};
-use crate::{audit, check, Device, HipError, Result, Stream};
+use crate::{audit, check, Device, DeviceMismatch, Result, Stream};
 use hip_sys::hipEvent_t;
 use std::time::Duration;
 
@@ -67,9 +67,7 @@ impl Event {
     /// Record the event on `stream`, which must be on the event's device
     /// (a typed error naming both devices otherwise).
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        if stream.device() != self.device {
-            return Err(HipError::mismatch("Event::record", "the stream", self.device, stream.device()));
-        }
+        DeviceMismatch::check("Event::record", "the stream", self.device, stream.device())?;
         let api = api()?;
         run_on(self.device, || {
             check(
@@ -111,9 +109,7 @@ impl Event {
 
     /// Time from `start` to this event (both recorded and completed, on one device).
     pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
-        if start.device != self.device {
-            return Err(HipError::mismatch("Event::elapsed_since", "the start event", self.device, start.device));
-        }
+        DeviceMismatch::check("Event::elapsed_since", "the start event", self.device, start.device)?;
         let api = api()?;
         let mut ms = 0f32;
         on_device(self.device, || {

@@ -24,6 +24,10 @@
 //! nvidia) and the [`KernelCache`], in memory and optionally on disk;
 //! [`LaunchLimits`] says what a device accepts in one launch.
 //!
+//! Errors are [`HipError`]s; a stream, an event or any other operand on
+//! another device than the operation's is a [`DeviceMismatch`], the one
+//! such error of every crate above too.
+//!
 //! ```
 //! use hip_core::{device, with_device, Device};
 //!
@@ -45,6 +49,7 @@ mod error;
 mod event;
 mod future;
 mod limits;
+mod mismatch;
 mod module;
 mod peer;
 mod program;
@@ -61,6 +66,7 @@ pub use error::{check, HipError, Result};
 pub use event::Event;
 pub use future::{on_device_async, on_stream_async, OnDevice};
 pub use limits::LaunchLimits;
+pub use mismatch::DeviceMismatch;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use program::{Code, CompileError, Program};
 pub use state::{

@@ -1,7 +1,7 @@
 //! Modules (loaded code objects) and their kernels.
 
 use crate::raw::{api, on_device, run_on};
-use crate::{audit, check, Device, HipError, Result, Stream};
+use crate::{audit, check, Device, DeviceMismatch, HipError, Result, Stream};
 use hip_sys::{hipFunction_t, hipModule_t};
 use std::ffi::{c_void, CString};
 use std::sync::Arc;
@@ -199,9 +199,7 @@ impl Function {
         stream: &Stream,
         params: &mut [*mut c_void],
     ) -> Result<()> {
-        if stream.device() != self.device() {
-            return Err(HipError::mismatch("Function::launch", "the stream", self.device(), stream.device()));
-        }
+        DeviceMismatch::check("Function::launch", "the stream", self.device(), stream.device())?;
         let api = api()?;
         let params_ptr = if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() };
         let [gx, gy, gz] = config.grid;

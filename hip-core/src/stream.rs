@@ -2,7 +2,7 @@
 
 use crate::raw::{api, on_device, run_on};
 use crate::shared::{Kept, Shared};
-use crate::{audit, check, Device, Event, HipError, Result};
+use crate::{audit, check, Device, DeviceMismatch, Event, Result};
 use hip_sys::hipStream_t;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -188,13 +188,10 @@ impl Stream {
         })?
     }
 
-    /// `Ok` if the stream is on `device`, else a mismatch error for `operation`.
+    /// `Ok` if the stream is on `device`, else a [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch)
+    /// naming the stream as the operand of `operation`.
     pub fn expect_device(&self, device: Device, operation: &'static str) -> Result<()> {
-        if self.device() == device {
-            Ok(())
-        } else {
-            Err(HipError::mismatch(operation, "the stream", device, self.device()))
-        }
+        Ok(DeviceMismatch::check(operation, "the stream", device, self.device())?)
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the wrappers accept as device operands.
 
-use hip_core::{Device, Stream};
+use hip_core::{Device, DeviceMismatch, Stream};
 use hip_pool::Buffer;
 use std::ffi::c_void;
 
@@ -47,16 +47,15 @@ pub unsafe trait DeviceDataMut<T>: DeviceData<T> {
     fn device_ptr_mut(&mut self) -> *mut c_void;
 }
 
-/// The device all operands must share, or the first that differs.
+/// `Ok` if every operand is on `expected`, the operation's device; else
+/// the mismatch of the first that is not, by its name.
 pub(crate) fn same_device(
     operation: &'static str,
     expected: Device,
     operands: &[(&'static str, Device)],
 ) -> crate::Result<()> {
     for (what, device) in operands {
-        if *device != expected {
-            return Err(crate::LibError::wrong_device(operation, what, expected, *device));
-        }
+        DeviceMismatch::check(operation, what, expected, *device)?;
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Errors of the library wrappers.
 
-use hip_core::{Device, HipError};
+use hip_core::{DeviceMismatch, HipError};
 use hip_pool::PoolError;
 use hip_sys::BackendError;
 
@@ -14,7 +14,9 @@ pub enum LibError {
     /// The library cannot be used with this backend or installation.
     #[error(transparent)]
     Unavailable(#[from] BackendError),
-    /// A HIP call failed.
+    /// A HIP call failed, or an operand or the stream is on another device
+    /// than the operation's ([`HipError::DeviceMismatch`]; see
+    /// [`LibError::device_mismatch`]).
     #[error(transparent)]
     Hip(#[from] HipError),
     /// The memory pool could not serve a work area.
@@ -51,18 +53,6 @@ pub enum LibError {
         /// What is not supported, and what to do instead.
         problem: String,
     },
-    /// Operands on different devices.
-    #[error("{operation}: {what} is on device {found}, but the operation runs on device {expected}")]
-    WrongDevice {
-        /// The operation refused.
-        operation: &'static str,
-        /// The operand.
-        what: &'static str,
-        /// The operation's device.
-        expected: usize,
-        /// The operand's device.
-        found: usize,
-    },
 }
 
 impl LibError {
@@ -70,12 +60,20 @@ impl LibError {
         LibError::InvalidInput { operation, problem: problem.into() }
     }
 
-    pub(crate) fn wrong_device(
-        operation: &'static str,
-        what: &'static str,
-        expected: Device,
-        found: Device,
-    ) -> LibError {
-        LibError::WrongDevice { operation, what, expected: expected.ordinal(), found: found.ordinal() }
+    /// The device mismatch this error reports (an operand or the stream on
+    /// another device than the operation's), if it is one.
+    pub fn device_mismatch(&self) -> Option<&DeviceMismatch> {
+        match self {
+            LibError::Hip(error) => error.device_mismatch(),
+            LibError::Pool(error) => error.device_mismatch(),
+            _ => None,
+        }
+    }
+}
+
+/// A mismatch is a [`HipError::DeviceMismatch`], here as in every crate.
+impl From<DeviceMismatch> for LibError {
+    fn from(mismatch: DeviceMismatch) -> Self {
+        LibError::Hip(mismatch.into())
     }
 }

@@ -56,4 +56,13 @@ impl PoolError {
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, PoolError::OutOfMemory { .. })
     }
+
+    /// The device mismatch this error reports (a stream of another device),
+    /// if it is one.
+    pub fn device_mismatch(&self) -> Option<&hip_core::DeviceMismatch> {
+        match self {
+            PoolError::Hip(error) => error.device_mismatch(),
+            _ => None,
+        }
+    }
 }

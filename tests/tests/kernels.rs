@@ -46,7 +46,7 @@ fn bad_launches_are_typed_errors() {
     let other = Stream::new_on(d1).unwrap();
     // SAFETY: the arguments match fill_f32; the launch is refused anyway.
     let error = unsafe { fill.launch(LaunchConfig::for_elements(256, 64), &other, &args) }.unwrap_err();
-    assert!(matches!(error, hip_core::HipError::DeviceMismatch { expected: 0, found: 1, .. }), "{error}");
+    assert_eq!(common::mismatch(error.device_mismatch()), Some(("the stream", 0, 1)), "{error}");
 
     let stream = Stream::new_on(d0).unwrap();
     // HIP 6.x calls a zero dimension an invalid configuration; 5.7, 7.x

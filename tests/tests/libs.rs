@@ -511,7 +511,7 @@ fn operands_on_another_device_are_refused() {
     let x = with_device(Device::new(1).unwrap(), || DeviceArray::<f32>::zeros(4)).unwrap();
     let mut y = DeviceArray::<f32>::zeros(4).unwrap();
     let error = dnn::activation(&x, &mut y, shape, dnn::Activation::Relu).unwrap_err();
-    assert!(matches!(error, LibError::WrongDevice { expected: 0, found: 1, .. }), "{error}");
+    assert_eq!(common::mismatch(error.device_mismatch()), Some(("x", 0, 1)), "{error}");
 }
 
 #[test]

@@ -93,13 +93,11 @@ fn arguments_on_another_device_are_refused_before_the_launch() {
     let config = LaunchConfig::linear(d0, 64).unwrap();
     let before = launches();
     let error = add.launch(config, &s0, (&a, &b, &mut c, 64)).unwrap_err();
-    assert!(
-        matches!(error, Error::Hip(HipError::DeviceMismatch { what: "argument 1", expected: 0, found: 1, .. })),
-        "{error}"
-    );
+    assert!(matches!(error, Error::Hip(HipError::DeviceMismatch(_))), "{error}");
+    assert_eq!(common::mismatch(error.device_mismatch()), Some(("argument 1", 0, 1)), "{error}");
     assert!(error.to_string().contains("argument 1 is on device 1, but device 0 is required"), "{error}");
     let error = add.launch(config, &s1, (&a, &a, &mut c, 64)).unwrap_err();
-    assert!(matches!(error, Error::Hip(HipError::DeviceMismatch { what: "the stream", .. })), "{error}");
+    assert_eq!(common::mismatch(error.device_mismatch()), Some(("the stream", 0, 1)), "{error}");
     if amdgpu::backend() == Backend::Sim {
         assert_eq!(launches(), before, "nothing was launched");
     }

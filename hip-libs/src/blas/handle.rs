@@ -4,7 +4,7 @@ use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::raw::run_on;
-use hip_core::{Device, Stream};
+use hip_core::{Device, DeviceMismatch, Stream};
 use hip_pool::{with_uses, Access, Buffer};
 use hip_sys::rocblas::{rocblas_handle, rocblas_status, RocblasApi};
 use std::cell::RefCell;
@@ -164,9 +164,7 @@ pub(crate) fn on_handle<R>(
 /// ([`hip_pool::Buffer::prepare`] / [`hip_pool::Buffer::record`]).
 pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocblas_handle) -> R) -> Result<R> {
     use hip_sys::rocblas::rocblas_pointer_mode;
-    if stream.device() != device {
-        return Err(LibError::wrong_device("blas::with_raw_handle", "the stream", device, stream.device()));
-    }
+    DeviceMismatch::check("blas::with_raw_handle", "the stream", device, stream.device())?;
     on_handle(stream, &[], |api, handle| {
         let result = f(handle);
         let (mut now, mut mode) = (std::ptr::null_mut(), rocblas_pointer_mode::rocblas_pointer_mode_host);

@@ -165,7 +165,7 @@ pub fn r2c<T: FftReal>(
     expect_len(OP, "the real input", input.len(), n)?;
     expect_len(OP, "the complex output", output.len(), half_spectrum(shape, batch))?;
     let device = output.device();
-    same_device(OP, device, &[("the input", input.device())])?;
+    same_device(OP, device, &[("the real input", input.device())])?;
     let stream = output.stream().clone();
     let key = PlanKey {
         device,
@@ -229,7 +229,7 @@ pub fn c2r<T: FftReal>(
     expect_len(OP, "the complex input", input.len(), half_spectrum(shape, batch))?;
     expect_len(OP, "the real output", output.len(), n)?;
     let device = output.device();
-    same_device(OP, device, &[("the input", input.device())])?;
+    same_device(OP, device, &[("the complex input", input.device())])?;
     let stream = output.stream().clone();
     let key = PlanKey {
         device,

@@ -4,7 +4,7 @@ use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::raw::run_on;
-use hip_core::{Device, Stream};
+use hip_core::{Device, DeviceMismatch, Stream};
 use hip_sys::rocsparse::{rocsparse_handle, rocsparse_status};
 use std::cell::RefCell;
 
@@ -109,9 +109,7 @@ pub fn clear_idle_handles() {
 /// handle is bound to `stream` again and set to host pointer mode, which
 /// is what the wrappers and the cache's record of its stream assume.
 pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocsparse_handle) -> R) -> Result<R> {
-    if stream.device() != device {
-        return Err(LibError::wrong_device("sparse::with_raw_handle", "the stream", device, stream.device()));
-    }
+    DeviceMismatch::check("sparse::with_raw_handle", "the stream", device, stream.device())?;
     let api = hip_sys::rocsparse()?;
     crate::handle_cache::with_handle::<SparseHandle, _>(&HANDLES, device, stream, |handle| {
         run_on(device, || {

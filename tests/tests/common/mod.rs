@@ -119,3 +119,9 @@ pub fn noise(n: usize, seed: u64) -> Vec<f64> {
         })
         .collect()
 }
+
+/// A device mismatch as `(what, expected ordinal, found ordinal)`: the
+/// operand it names and both devices, to assert on all three at once.
+pub fn mismatch(found: Option<&hip_core::DeviceMismatch>) -> Option<(&'static str, usize, usize)> {
+    found.map(|m| (m.what, m.expected.ordinal(), m.found.ordinal()))
+}
