@@ -86,10 +86,75 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// Our translated `hipGetDevice`/`hipSetDevice` against CUDA's own, in
+/// alternating rounds of a million calls each (the best round of each
+/// printed), so that a drift of the machine during the run cannot pass for
+/// a difference between them. Only on the nvidia backend.
+fn alternate_with_cuda(here: Device) {
+    if hip_sys::backend() != hip_sys::Backend::Nvidia {
+        return;
+    }
+    let api = hip_sys::hip().expect("a backend");
+    let cudart = nvidia::open(&["libcudart.so.13", "libcudart.so.12", "libcudart.so"]);
+    // SAFETY: the CUDA runtime's signatures.
+    let (get, set) = unsafe {
+        (
+            *nvidia::function::<unsafe extern "C" fn(*mut i32) -> i32>(&cudart, "cudaGetDevice"),
+            *nvidia::function::<unsafe extern "C" fn(i32) -> i32>(&cudart, "cudaSetDevice"),
+        )
+    };
+    const CALLS: u32 = 1_000_000;
+    let time = |call: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..CALLS {
+            call();
+        }
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
+    };
+    let ordinal = here.ordinal() as i32;
+    let mut best = [f64::MAX; 4];
+    for _ in 0..7 {
+        let rounds = [
+            time(&|| {
+                let mut d = 0;
+                // SAFETY: a valid out-pointer.
+                let _ = black_box(unsafe { (api.hipGetDevice)(&mut d) });
+            }),
+            time(&|| {
+                let mut d = 0;
+                // SAFETY: a valid out-pointer.
+                black_box(unsafe { get(&mut d) });
+            }),
+            time(&|| {
+                // SAFETY: a valid ordinal.
+                let _ = black_box(unsafe { (api.hipSetDevice)(black_box(ordinal)) });
+            }),
+            time(&|| {
+                // SAFETY: a valid ordinal.
+                black_box(unsafe { set(black_box(ordinal)) });
+            }),
+        ];
+        for (b, r) in best.iter_mut().zip(rounds) {
+            *b = b.min(r);
+        }
+    }
+    println!(
+        "  alternating rounds, best of 7: hipGetDevice {:.2} ns / cudaGetDevice {:.2} ns = {:.3}x; \
+         hipSetDevice (same) {:.2} ns / cudaSetDevice (same) {:.2} ns = {:.3}x",
+        best[0],
+        best[1],
+        best[0] / best[1],
+        best[2],
+        best[3],
+        best[2] / best[3]
+    );
+}
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     benches(&mut criterion);
     criterion.final_summary();
+    alternate_with_cuda(Device::new(0).expect("a device"));
     let Some(base) = mean_ns(GROUP, BASELINE) else {
         println!("(no estimates found; ratios need a full `cargo bench` run)");
         return;
