@@ -7,10 +7,13 @@
 //!   raw is `hipMemcpyAsync` through the `hip-sys` table.
 //! - `pipeline`: 8 chunks of that size / 8, each copied in, run through a
 //!   kernel (`vector_add_f32(x, x, y)`) and copied out, on two streams
-//!   (chunk i on stream i % 2) against all on one stream.
+//!   (chunk i on stream i % 2) against all on one stream; and the same two
+//!   with raw `hipMemcpyAsync` and launches and no tracking (`-raw`), which
+//!   says what the hardware gives two streams.
 //! - `enqueue-4KiB`: the host cost of enqueuing one 4 KiB copy (ours
 //!   records its events; raw is the bare call); the stream is
-//!   synchronized outside the timing, every 64 copies.
+//!   synchronized outside the timing, every 64 copies. `event-record-raw`
+//!   is one bare `hipEventRecord`, what tracking a copy costs at least.
 //!
 //! Run `cargo bench -p amdgpu --bench copies` (any backend; on the
 //! simulator, make the copies smaller with `AMDGPU_BENCH_COPY_MIB=16`).
@@ -35,16 +38,14 @@ fn copy_bytes() -> usize {
     mib.max(1) << 20
 }
 
-/// The raw copy: `hipMemcpyAsync` on `stream`, under its device.
+/// The raw copy: the bare `hipMemcpyAsync` on `stream`, whose device is
+/// the current one (`main` binds it).
 fn raw_copy(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) {
     let api = hip_sys::hip().expect("a backend");
     let kind = hip_sys::hipMemcpyKind::hipMemcpyDefault;
     // SAFETY: both ranges hold `bytes` bytes and outlive the copy (the
     // caller synchronizes the stream before they go).
-    let status = hip_core::raw::on_device(stream.device(), || unsafe {
-        (api.hipMemcpyAsync)(dst, src, bytes, kind, stream.as_raw())
-    })
-    .expect("on_device");
+    let status = unsafe { (api.hipMemcpyAsync)(dst, src, bytes, kind, stream.as_raw()) };
     assert_eq!(status, hip_sys::hipError_t::hipSuccess, "hipMemcpyAsync");
 }
 
@@ -132,8 +133,27 @@ fn pipeline_benches(c: &mut Criterion, device: Device) {
     group.sample_size(10);
     group.bench_function("pipeline-two-streams", |b| b.iter(|| run(2)));
     group.bench_function("pipeline-serialized", |b| b.iter(|| run(1)));
-    group.finish();
     assert!(output.as_slice().expect("read").iter().all(|v| *v == 2.0), "the pipeline's results");
+    // The same work with no tracking at all: what two streams give here.
+    let (input_ptr, output_ptr) = (input.as_ptr(), output.as_ptr().cast_mut());
+    let raw_run = |spread: usize| {
+        for i in 0..CHUNKS {
+            let stream = &streams[i % spread];
+            let (x, y, n) = (ins[i].as_ptr(), outs[i].as_ptr().cast_mut(), chunk as u32);
+            let bytes = chunk * 4;
+            // SAFETY: chunk i of the pinned buffers, inside them; the
+            // streams are synchronized below, before anything is reused.
+            raw_copy(x.cast_mut().cast(), unsafe { input_ptr.add(i * chunk) }.cast(), bytes, stream);
+            // SAFETY: as in `run`.
+            unsafe { add.launch(LaunchConfig::for_elements(chunk, 256), stream, &[&x, &x, &y, &n]) }.expect("launch");
+            // SAFETY: as above.
+            raw_copy(unsafe { output_ptr.add(i * chunk) }.cast(), y.cast_const().cast(), bytes, stream);
+        }
+        streams.iter().for_each(|s| s.synchronize().expect("sync"));
+    };
+    group.bench_function("pipeline-two-streams-raw", |b| b.iter(|| raw_run(2)));
+    group.bench_function("pipeline-serialized-raw", |b| b.iter(|| raw_run(1)));
+    group.finish();
 }
 
 fn enqueue_benches(c: &mut Criterion, device: Device, stream: &Stream) {
@@ -174,11 +194,31 @@ fn enqueue_benches(c: &mut Criterion, device: Device, stream: &Stream) {
             spent
         })
     });
+    let event = hip_core::Event::untimed_on(device).expect("event");
+    let api = hip_sys::hip().expect("a backend");
+    group.bench_function("event-record-raw", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let start = Instant::now();
+                for _ in 0..left.min(BATCH) {
+                    // SAFETY: a live event and stream of the current device.
+                    let _ = black_box(unsafe { (api.hipEventRecord)(event.as_raw(), stream.as_raw()) });
+                }
+                spent += start.elapsed();
+                stream.synchronize().expect("sync");
+                left -= left.min(BATCH);
+            }
+            spent
+        })
+    });
     group.finish();
 }
 
 fn main() {
     let device = Device::new(0).expect("a device");
+    amdgpu::set_device(device).expect("set_device"); // the raw calls run on it
     let stream = Stream::new_on(device).expect("a stream");
     let mut criterion = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -194,7 +234,10 @@ fn main() {
         ("pinned H2D: ours vs hipMemcpyAsync", "h2d-ours", "h2d-raw"),
         ("pinned D2H: ours vs hipMemcpyAsync", "d2h-ours", "d2h-raw"),
         ("8-chunk pipeline: two streams vs one", "pipeline-two-streams", "pipeline-serialized"),
+        ("the same, raw: two streams vs one", "pipeline-two-streams-raw", "pipeline-serialized-raw"),
+        ("two streams: ours vs raw", "pipeline-two-streams", "pipeline-two-streams-raw"),
         ("4 KiB enqueue: ours vs hipMemcpyAsync", "enqueue-4KiB-ours", "enqueue-4KiB-raw"),
+        ("hipEventRecord vs hipMemcpyAsync 4 KiB", "event-record-raw", "enqueue-4KiB-raw"),
     ] {
         if let (Some(a), Some(b)) = (mean_ns(GROUP, first), mean_ns(GROUP, second)) {
             println!("  {what:<40} {:>10.2} us  {:>10.2} us   ratio {:.3}", a / 1e3, b / 1e3, a / b);
