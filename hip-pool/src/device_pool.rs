@@ -1,10 +1,9 @@
 //! One device's pool: the strategy, its lock, limits and statistics.
 
+use crate::driver::{self, events, AsyncPool, Driver};
 use crate::limits::Limits;
 use crate::pending::{self, Pending, Waits};
 use crate::strategy::cached::{self, Cache};
-use crate::strategy::pass_through::{self, Driver};
-use crate::strategy::stream_ordered::AsyncPool;
 use crate::{Buffer, Limit, PoolError, PoolStats, Result, Strategy};
 use hip_core::{Device, Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
@@ -204,7 +203,7 @@ impl PoolInner {
         };
         match self.strategy {
             Strategy::Cached => self.attempt_cached(bytes, size, stream),
-            Strategy::None => self.attempt_driver(bytes, size, stream, |d| pass_through::malloc(d, size)),
+            Strategy::None => self.attempt_driver(bytes, size, stream, |d| driver::malloc(d, size)),
             Strategy::Async => {
                 let Some(pool) = &self.async_pool else {
                     return Attempt::Failed(PoolError::Config("async pool missing".into()));
@@ -239,7 +238,7 @@ impl PoolInner {
         };
         if let Some((mut taken, waits)) = taken {
             let ordered = match &taken.other_stream {
-                Some(previous) => crate::uses::order_after(previous, stream),
+                Some(previous) => events::order_after(previous, stream),
                 None => Ok(()),
             };
             if let Err(error) = ordered.and_then(|()| self.wait_pending(&waits, stream)) {
@@ -262,7 +261,7 @@ impl PoolInner {
         if !self.reserve(segment) {
             return Attempt::OutOfMemory;
         }
-        match pass_through::malloc(self.device, segment) {
+        match driver::malloc(self.device, segment) {
             Driver::Ok(base) => {
                 let mut state = self.lock();
                 state.stats.misses += 1;
@@ -398,11 +397,11 @@ impl PoolInner {
         self.mark_used();
         let synchronized = pending.iter().try_for_each(Event::synchronize);
         for event in pending {
-            crate::events::give(event);
+            events::give(event);
         }
         let result = synchronized.and_then(|()| match (&self.async_pool, self.strategy) {
             (Some(pool), Strategy::Async) => pool.free(self.device, ptr, stream),
-            _ => pass_through::free(self.device, ptr),
+            _ => driver::free(self.device, ptr),
         });
         let mut state = self.lock();
         account_free(&mut state.stats, size);
@@ -428,7 +427,7 @@ impl PoolInner {
         let mut released = 0;
         let mut first_error = None;
         for (ptr, size) in blocks {
-            let result = pass_through::free(self.device, ptr);
+            let result = driver::free(self.device, ptr);
             let mut state = self.lock();
             match result {
                 Ok(()) => {

@@ -21,7 +21,7 @@
 //! made on the first recorded use, so a buffer that never has one carries
 //! a single null pointer (buffers stay small and cheap to move).
 
-use crate::events;
+use crate::driver::events;
 use hip_core::{Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -137,7 +137,7 @@ impl Uses {
             return Ok(());
         }
         if !same {
-            order_after(own, stream)?;
+            events::order_after(own, stream)?;
             if self.is_empty() {
                 return Ok(());
             }
@@ -207,7 +207,7 @@ impl Uses {
         if own.id() == new.id() {
             return Ok(());
         }
-        order_after(own, new)?;
+        events::order_after(own, new)?;
         let Some(uses) = self.boxed_mut() else {
             return Ok(());
         };
@@ -250,15 +250,6 @@ impl Uses {
         let list = uses.list.get_mut_unpoisoned();
         list.drain(..).map(|u| u.event).collect()
     }
-}
-
-/// Make `stream` wait for all work queued so far on `previous`.
-pub(crate) fn order_after(previous: &Stream, stream: &Stream) -> Result<(), HipError> {
-    let event = events::take(previous.device())?;
-    let result = event.record(previous).and_then(|()| stream.wait(&event));
-    // The wait took a snapshot of the recording: the event is free again.
-    events::give(event);
-    result
 }
 
 /// Enqueue work that uses `operands` on `stream`: each buffer is
