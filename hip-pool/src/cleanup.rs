@@ -11,7 +11,6 @@ use crate::reclaim::started_pools;
 use hip_core::Device;
 use hip_sys::sync::{CondvarExt, MutexExt};
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, Once};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -93,7 +92,7 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
         for pool in started_pools() {
             let device = pool.device();
             let count = idle.entry(device).or_insert(0);
-            if pool.0.used.swap(false, Ordering::Relaxed) {
+            if pool.take_used() {
                 *count = 0;
                 continue;
             }

@@ -48,26 +48,20 @@
 //! ```
 
 mod barrier;
-mod buffer;
 pub mod cleanup;
 mod device_pool;
 mod driver;
 mod error;
 mod limits;
-mod oom;
-mod pending;
+mod pool;
 mod reclaim;
 mod stats;
 mod strategy;
 mod thread_cache;
-mod uses;
 
-pub use buffer::Buffer;
-pub use device_pool::Pool;
 pub use error::{PoolError, Result};
 pub use limits::Limit;
-pub use oom::register_reclaim_hook;
+pub use pool::{register_reclaim_hook, with_uses, Access, Buffer, Pool};
 pub use reclaim::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
 pub use strategy::Strategy;
-pub use uses::{with_uses, Access};

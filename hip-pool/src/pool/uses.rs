@@ -251,27 +251,3 @@ impl Uses {
         list.drain(..).map(|u| u.event).collect()
     }
 }
-
-/// Enqueue work that uses `operands` on `stream`: each buffer is
-/// [prepared](crate::Buffer::prepare) for its access, `enqueue` runs, and
-/// each use is [recorded](crate::Buffer::record), also when `enqueue`
-/// failed (part of its work may be queued). The first error wins.
-pub fn with_uses<R, E: From<crate::PoolError>>(
-    stream: &Stream,
-    operands: &[(&crate::Buffer, Access)],
-    enqueue: impl FnOnce() -> Result<R, E>,
-) -> Result<R, E> {
-    for (buffer, access) in operands {
-        buffer.prepare(stream, *access)?;
-    }
-    let result = enqueue();
-    let mut recorded = Ok(());
-    for (buffer, access) in operands {
-        if let Err(error) = buffer.record(stream, *access) {
-            recorded = recorded.and(Err(error));
-        }
-    }
-    let value = result?;
-    recorded?;
-    Ok(value)
-}
