@@ -68,7 +68,7 @@
 //! when a thread exits, blocks go back to the pool. Before the pool asks
 //! the driver for memory, the allocating thread's cache is flushed too.
 //! Blocks with pending stream-use events never enter a cache (see
-//! `pending`).
+//! `device_pool::pending`).
 
 use crate::barrier;
 use crate::device_pool::{Attempt, Block, DevicePool};

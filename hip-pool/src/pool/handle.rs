@@ -11,7 +11,7 @@ use crate::thread_cache::{self, PoolInner};
 use hip_core::{Device, Stream};
 
 /// A memory pool for one device. The process has one per device
-/// ([`crate::pool`]); more can be made with [`Pool::new`] (for example to
+/// ([`crate::pool()`]); more can be made with [`Pool::new`] (for example to
 /// compare strategies). A pool lives for the rest of the process (its
 /// unused memory goes back with [`Pool::reclaim`]), so buffers refer to it
 /// without reference counting: make few. `Pool` is a cheap, `Copy` handle.

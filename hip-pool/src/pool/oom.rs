@@ -3,9 +3,9 @@
 //! When HIP (or the hard limit) says no, the pool escalates, retrying after
 //! each step: synchronize the stream, synchronize the device, `reclaim`
 //! the device's cache, run the registered hooks. Then it reports
-//! [`PoolError::OutOfMemory`]. Any other error is returned at once.
-//! Before asking the driver for more than the soft limit allows, it
-//! reclaims first.
+//! [`PoolError::OutOfMemory`](crate::PoolError::OutOfMemory). Any other
+//! error is returned at once. Before asking the driver for more than the
+//! soft limit allows, it reclaims first.
 
 use super::buffer::Buffer;
 use crate::device_pool::Attempt;
