@@ -5,14 +5,14 @@
 //! It starts with the first pool, ticking every `AMDGPU_POOL_CLEANUP_SECS`
 //! seconds (default 60) and reclaiming after [`DEFAULT_IDLE_TICKS`] idle
 //! ticks. [`start`] restarts it with other settings; [`stop`] stops and
-//! joins it.
+//! joins it. What it trims, the process's pools, is handed to it by the
+//! registry when the first pool starts.
 
-use crate::reclaim::started_pools;
+use crate::pool::Pool;
 use hip_core::Device;
 use hip_sys::sync::{CondvarExt, MutexExt};
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex, Once};
+use std::sync::{Arc, Condvar, Mutex, Once, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -27,8 +27,15 @@ struct Running {
 static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
 static AUTO_START: Once = Once::new();
 
-/// Start the cleanup with the environment's period, once per process.
-pub(crate) fn start_once() {
+/// The pools the cleanup looks at, each tick: the registry's list, handed
+/// over by [`start_once`].
+static POOLS: OnceLock<fn() -> Vec<Pool>> = OnceLock::new();
+
+/// Start the cleanup with the environment's period, once per process;
+/// `pools` lists the pools to trim.
+pub(crate) fn start_once(pools: fn() -> Vec<Pool>) {
+    // The registry hands the same list every time: the first one stays.
+    let _ = POOLS.set(pools);
     AUTO_START.call_once(|| {
         let seconds = std::env::var("AMDGPU_POOL_CLEANUP_SECS")
             .ok()
@@ -90,10 +97,11 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
                 return;
             }
         }
-        for pool in started_pools() {
+        let pools = POOLS.get().map_or_else(Vec::new, |pools| pools());
+        for pool in pools {
             let device = pool.device();
             let count = idle.entry(device).or_insert(0);
-            if pool.0.used.swap(false, Ordering::Relaxed) {
+            if pool.take_used() {
                 *count = 0;
                 continue;
             }

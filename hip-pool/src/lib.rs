@@ -46,28 +46,56 @@
 //! hip_pool::reclaim(device)?;
 //! # Ok::<(), hip_pool::PoolError>(())
 //! ```
+//!
+//! # Layers
+//!
+//! The modules form layers; each uses only those under it (and the value
+//! types `error`, `limits`, `stats`, which use nothing of the crate's
+//! but `error`). Bottom up:
+//!
+//! 1. `strategy`: the [`Strategy`] a pool is made with, and the cached
+//!    strategy's bookkeeping of segments and blocks (`strategy::cached`:
+//!    pure data, no HIP call).
+//! 2. `driver`: the driver calls, `hipMalloc` / `hipFree`, HIP's
+//!    stream-ordered pool, and reused ordering events.
+//! 3. `device_pool`: one device's memory under one lock: its backing (the
+//!    strategy with what it needs), the blocks it keeps, the pending uses
+//!    of free blocks, limits, statistics, and the one grow path to the
+//!    driver. No buffers, no thread caches.
+//! 4. `thread_cache`, `barrier`: each thread's cache of freed blocks in
+//!    front of a device pool, and the paths through both.
+//! 5. `pool`: [`Pool`], [`Buffer`] with its uses on other streams, and the
+//!    out-of-memory ladder.
+//! 6. [`cleanup`]: the idle-trim thread, handed the pools to trim.
+//! 7. `registry`: the process's pools, one per device, and the functions
+//!    that take a device ([`pool()`], [`alloc`], [`reclaim`](reclaim()),
+//!    [`stats`](stats())); it starts the cleanup with its list of pools.
 
-mod barrier;
-mod buffer;
-pub mod cleanup;
-mod device_pool;
+// Values used throughout.
 mod error;
-mod events;
 mod limits;
-mod oom;
-mod pending;
-mod reclaim;
 mod stats;
-mod strategy;
-mod thread_cache;
-mod uses;
 
-pub use buffer::Buffer;
-pub use device_pool::Pool;
+// The layers, bottom up (see above).
+// 1. The strategy; the cached bookkeeping.
+mod strategy;
+// 2. Driver calls.
+mod driver;
+// 3. The device pool core.
+mod device_pool;
+// 4. The thread front.
+mod barrier;
+mod thread_cache;
+// 5. Pools, buffers, the out-of-memory ladder.
+mod pool;
+// 6. The idle cleanup.
+pub mod cleanup;
+// 7. The process's pools.
+mod registry;
+
 pub use error::{PoolError, Result};
 pub use limits::Limit;
-pub use oom::register_reclaim_hook;
-pub use reclaim::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
+pub use pool::{register_reclaim_hook, with_uses, Access, Buffer, Pool};
+pub use registry::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
 pub use strategy::Strategy;
-pub use uses::{with_uses, Access};

@@ -2,7 +2,7 @@
 //! `AMDGPU_SOFT_MEMORY_LIMIT` (or set through the API), checked before the
 //! driver is asked for memory.
 
-use crate::{PoolError, Result};
+use crate::error::{PoolError, Result};
 
 /// A memory limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

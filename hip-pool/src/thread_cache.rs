@@ -1,4 +1,7 @@
-//! Per-thread caches of recently freed blocks (cached strategy).
+//! Per-thread caches of recently freed blocks (cached strategy), in front
+//! of a device pool: [`PoolInner`], what a `Pool` handle points to, is the
+//! device pool with its caches, and the paths that go through both (a
+//! block taken or parked, an allocation attempt, a reclaim).
 //!
 //! A block freed on a thread is parked in that thread's cache for its pool,
 //! tagged with its stream; the next allocation of the same size on the same
@@ -20,7 +23,7 @@
 //! each with its size and its stream's [`Stream::id`] inline (a hit
 //! compares two integers per block and follows no pointer; the stream
 //! handle itself is moved in and out, never cloned). Slots are also listed
-//! in their pool's registry (`PoolInner::thread_caches`), for the threads
+//! in their pool's registry ([`PoolInner::thread_caches`]), for the threads
 //! that drain or count them.
 //!
 //! # Protocol
@@ -65,20 +68,110 @@
 //! when a thread exits, blocks go back to the pool. Before the pool asks
 //! the driver for memory, the allocating thread's cache is flushed too.
 //! Blocks with pending stream-use events never enter a cache (see
-//! `pending`).
+//! `device_pool::pending`).
 
 use crate::barrier;
-use crate::device_pool::PoolInner;
-use hip_core::Stream;
+use crate::device_pool::{Attempt, Block, DevicePool};
+use crate::error::Result;
+use crate::strategy::cached;
+use hip_core::{Event, Stream};
 use hip_sys::sync::MutexExt;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Blocks one thread keeps for one pool at most.
 pub const MAX_BLOCKS: usize = 64;
 /// Bytes one thread keeps for one pool at most.
 pub const MAX_BYTES: usize = 64 << 20;
+
+/// A pool: its device pool and the caches of its blocks that threads keep
+/// in front of it. Made once and never freed, so buffers and threads
+/// refer to it as `&'static`.
+pub(crate) struct PoolInner {
+    /// Small and unique in the process: the index of the pool's slot in
+    /// each thread's caches.
+    pub id: usize,
+    pub core: DevicePool,
+    /// The per-thread caches of this pool, for reclaim and statistics.
+    pub thread_caches: Mutex<Vec<Shared>>,
+}
+
+/// Every pool made, for the life of the process (pools are never freed:
+/// listing them keeps them reachable, as they are).
+static ALL_POOLS: Mutex<Vec<&'static PoolInner>> = Mutex::new(Vec::new());
+
+impl PoolInner {
+    /// Give `core` its id and caches, for the rest of the process.
+    pub fn new(core: DevicePool) -> &'static PoolInner {
+        let mut all = ALL_POOLS.lock_unpoisoned();
+        let inner: &'static PoolInner =
+            Box::leak(Box::new(PoolInner { id: all.len(), core, thread_caches: Mutex::new(Vec::new()) }));
+        all.push(inner);
+        inner
+    }
+
+    /// The fast path of the cached strategy: a block this thread parked,
+    /// of the right size, on `stream`.
+    #[inline(always)]
+    pub fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<(usize, usize, Stream)> {
+        if !self.core.is_cached() || bytes == 0 || stream.device() != self.core.device {
+            return None;
+        }
+        let size = cached::block_size(bytes)?;
+        let (ptr, stream) = take(self, size, stream)?;
+        self.core.mark_used();
+        Some((ptr, size, stream))
+    }
+
+    /// One attempt to allocate, without retries: this thread's cache, the
+    /// pool's free blocks (after this thread's cache is given back), then
+    /// the driver.
+    pub fn attempt(&'static self, bytes: usize, stream: &Stream) -> Attempt {
+        self.core.mark_used();
+        let Some(size) = cached::block_size(bytes) else {
+            return Attempt::OutOfMemory;
+        };
+        if self.core.is_cached() {
+            if let Some((ptr, stream)) = take(self, size, stream) {
+                return Attempt::Done(Block { ptr, size, stream });
+            }
+            if let Some(attempt) = self.core.take(size, stream, || flush_own(self)) {
+                return attempt;
+            }
+        }
+        self.core.grow(size, stream, || self.reclaim())
+    }
+
+    /// Synchronize the device and release unused memory, the blocks parked
+    /// in every thread's cache included; the bytes released.
+    pub fn reclaim(&'static self) -> Result<usize> {
+        self.core.reclaim(|| flush_all(self))
+    }
+
+    /// Return a block of the cached strategy (from a buffer's drop or
+    /// free) with the events of its uses that may still run. No HIP call;
+    /// a block with pending events goes to the pool, not to the thread's
+    /// cache, so that every allocation sees them.
+    #[inline]
+    pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
+        if !pending.is_empty() {
+            self.core.mark_used();
+            return self.core.give_back_to_pool_with(ptr, size, stream, pending);
+        }
+        self.park(ptr, size, stream);
+    }
+
+    /// Give back a block with no pending uses: into this thread's cache,
+    /// else the pool.
+    #[inline(always)]
+    pub fn park(&'static self, ptr: usize, size: usize, stream: Stream) {
+        self.core.mark_used();
+        if let Err(stream) = give(self, ptr, size, stream) {
+            self.core.give_back_to_pool(ptr, size, stream);
+        }
+    }
+}
 
 /// The parked blocks of one slot, oldest first, as parallel arrays of
 /// words (a hit reads and writes single words, never a struct copied
@@ -239,7 +332,7 @@ impl Drop for Local {
             let list = unsafe { list_of(&slot) };
             // The cache's hits become the pool's, and its blocks go back,
             // under the registry lock (see the module docs).
-            pool.add_hits(std::mem::take(&mut list.hits));
+            pool.core.add_hits(std::mem::take(&mut list.hits));
             return_blocks(pool, list);
             registry.retain(|c| !Arc::ptr_eq(c, &slot));
         }
@@ -249,7 +342,7 @@ impl Drop for Local {
 /// Give every block of a list to its pool.
 fn return_blocks(pool: &PoolInner, list: &mut List) {
     for (ptr, size, stream) in list.drain() {
-        pool.give_back_to_pool(ptr, size, stream);
+        pool.core.give_back_to_pool(ptr, size, stream);
     }
 }
 
@@ -324,7 +417,7 @@ fn make_slot(local: &RefCell<Option<Local>>, pool: &'static PoolInner) -> Option
 
 /// A parked block of exactly `size` last used on `stream`, from this thread.
 #[inline]
-pub(crate) fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize, Stream)> {
+fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize, Stream)> {
     let id = stream.id();
     with_slot(pool, false, |slot, fenced| slot.owned(fenced, |list| list.take(size, id))?)
 }
@@ -332,7 +425,7 @@ pub(crate) fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Op
 /// Park a freed block in this thread's cache; the stream back if it is
 /// full, held by a stealer, or the thread is exiting.
 #[inline]
-pub(crate) fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
+fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
     let last = LAST.with(Cell::get);
     if last.pool == pool.id + 1 {
         // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
@@ -355,7 +448,7 @@ fn give_slow(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) 
 }
 
 /// Move this thread's parked blocks of `pool` back into the pool.
-pub(crate) fn flush_own(pool: &'static PoolInner) {
+fn flush_own(pool: &'static PoolInner) {
     let Ok(Some(slot)) = LOCAL.try_with(|local| {
         let local = local.try_borrow().ok()?;
         local.as_ref()?.slots.get(pool.id)?.as_ref().map(|(_, slot)| slot.clone())
@@ -389,7 +482,7 @@ impl<'a> Steal<'a> {
         }
         let steal = Steal { slots };
         if !barrier::heavy() {
-            log::error!("pool of {}: the memory barrier failed; thread caches left alone", pool.device);
+            log::error!("pool of {}: the memory barrier failed; thread caches left alone", pool.core.device);
             return None;
         }
         for slot in steal.slots.iter() {
@@ -422,7 +515,7 @@ impl Drop for Steal<'_> {
 }
 
 /// Move every thread's parked blocks of `pool` back into the pool.
-pub(crate) fn flush_all(pool: &'static PoolInner) {
+fn flush_all(pool: &'static PoolInner) {
     if let Some(mut steal) = Steal::all(pool) {
         for list in steal.lists() {
             return_blocks(pool, list);

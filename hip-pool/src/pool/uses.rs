@@ -21,7 +21,7 @@
 //! made on the first recorded use, so a buffer that never has one carries
 //! a single null pointer (buffers stay small and cheap to move).
 
-use crate::events;
+use crate::driver::events;
 use hip_core::{Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -137,7 +137,7 @@ impl Uses {
             return Ok(());
         }
         if !same {
-            order_after(own, stream)?;
+            events::order_after(own, stream)?;
             if self.is_empty() {
                 return Ok(());
             }
@@ -207,7 +207,7 @@ impl Uses {
         if own.id() == new.id() {
             return Ok(());
         }
-        order_after(own, new)?;
+        events::order_after(own, new)?;
         let Some(uses) = self.boxed_mut() else {
             return Ok(());
         };
@@ -250,37 +250,4 @@ impl Uses {
         let list = uses.list.get_mut_unpoisoned();
         list.drain(..).map(|u| u.event).collect()
     }
-}
-
-/// Make `stream` wait for all work queued so far on `previous`.
-pub(crate) fn order_after(previous: &Stream, stream: &Stream) -> Result<(), HipError> {
-    let event = events::take(previous.device())?;
-    let result = event.record(previous).and_then(|()| stream.wait(&event));
-    // The wait took a snapshot of the recording: the event is free again.
-    events::give(event);
-    result
-}
-
-/// Enqueue work that uses `operands` on `stream`: each buffer is
-/// [prepared](crate::Buffer::prepare) for its access, `enqueue` runs, and
-/// each use is [recorded](crate::Buffer::record), also when `enqueue`
-/// failed (part of its work may be queued). The first error wins.
-pub fn with_uses<R, E: From<crate::PoolError>>(
-    stream: &Stream,
-    operands: &[(&crate::Buffer, Access)],
-    enqueue: impl FnOnce() -> Result<R, E>,
-) -> Result<R, E> {
-    for (buffer, access) in operands {
-        buffer.prepare(stream, *access)?;
-    }
-    let result = enqueue();
-    let mut recorded = Ok(());
-    for (buffer, access) in operands {
-        if let Err(error) = buffer.record(stream, *access) {
-            recorded = recorded.and(Err(error));
-        }
-    }
-    let value = result?;
-    recorded?;
-    Ok(value)
 }

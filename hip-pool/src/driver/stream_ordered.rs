@@ -1,4 +1,4 @@
-//! The `async` strategy: HIP's stream-ordered allocator with one explicit
+//! The `async` backing: HIP's stream-ordered allocator with one explicit
 //! pool per device, its release threshold at maximum (memory stays
 //! reserved until a trim), trimmed by `reclaim`.
 

@@ -110,6 +110,6 @@ pub(crate) fn release(event: Arc<Event>) {
     // `into_inner`, not `try_unwrap`: of two holders letting go at once,
     // exactly one gets the event.
     if let Some(event) = Arc::into_inner(event) {
-        crate::events::give(event);
+        crate::driver::events::give(event);
     }
 }

@@ -1,7 +1,13 @@
 //! The process's pools, one per device, and the functions that take the
-//! device explicitly: `reclaim(device)`, `stats(device)`, limits.
+//! device explicitly: `reclaim(device)`, `stats(device)`, limits. Starting
+//! the first pool starts the idle cleanup, handing it the list of pools.
 
-use crate::{Buffer, Limit, Pool, PoolError, PoolStats, Result, Strategy};
+use crate::cleanup;
+use crate::error::{PoolError, Result};
+use crate::limits::Limit;
+use crate::pool::{Buffer, Pool};
+use crate::stats::PoolStats;
+use crate::strategy::Strategy;
 use hip_core::{Device, Stream};
 use std::sync::OnceLock;
 
@@ -35,14 +41,14 @@ fn start(device: Device) -> Result<Pool> {
         let pool = Pool::new(device, strategy)?;
         pool.set_hard_limit(hard);
         pool.set_soft_limit(soft);
-        crate::cleanup::start_once();
+        cleanup::start_once(started_pools);
         Ok(pool)
     })
     .clone()
 }
 
 /// The pools started so far.
-pub(crate) fn started_pools() -> Vec<Pool> {
+fn started_pools() -> Vec<Pool> {
     POOLS.get().map_or_else(Vec::new, |slots| slots.iter().filter_map(|s| s.get()?.as_ref().ok().cloned()).collect())
 }
 

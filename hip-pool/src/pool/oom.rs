@@ -3,12 +3,14 @@
 //! When HIP (or the hard limit) says no, the pool escalates, retrying after
 //! each step: synchronize the stream, synchronize the device, `reclaim`
 //! the device's cache, run the registered hooks. Then it reports
-//! [`PoolError::OutOfMemory`]. Any other error is returned at once.
-//! Before asking the driver for more than the soft limit allows, it
-//! reclaims first.
+//! [`PoolError::OutOfMemory`](crate::PoolError::OutOfMemory). Any other
+//! error is returned at once. Before asking the driver for more than the
+//! soft limit allows, it reclaims first.
 
-use crate::device_pool::{Attempt, Pool};
-use crate::{Buffer, Result};
+use super::buffer::Buffer;
+use crate::device_pool::Attempt;
+use crate::error::Result;
+use crate::thread_cache::PoolInner;
 use hip_core::{Device, Stream};
 use hip_sys::sync::MutexExt;
 use std::sync::{Arc, Mutex};
@@ -30,31 +32,30 @@ fn run_hooks(device: Device) -> usize {
 }
 
 /// Allocate `bytes` from `pool` on `stream`, climbing the ladder.
-pub(crate) fn allocate(pool: &Pool, bytes: usize, stream: &Stream) -> Result<Buffer> {
+pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, stream: &Stream) -> Result<Buffer> {
     if bytes == 0 {
         return Ok(Buffer::empty(stream));
     }
-    let inner = &pool.0;
     for step in 0..=STEPS {
         if step > 0 {
             escalate(step, pool, stream)?;
-            inner.count_oom_retry();
+            pool.core.count_oom_retry();
         }
-        match inner.attempt(bytes, stream) {
-            Attempt::Done(buffer) => return Ok(buffer),
+        match pool.attempt(bytes, stream) {
+            Attempt::Done(block) => return Ok(Buffer::new(pool, block.ptr, bytes, block.size, block.stream)),
             Attempt::Failed(error) => return Err(error),
             Attempt::OutOfMemory => {}
         }
     }
-    Err(inner.out_of_memory(bytes))
+    Err(pool.core.out_of_memory(bytes))
 }
 
 /// The rungs of the ladder.
 const STEPS: usize = 4;
 
 #[cold]
-fn escalate(step: usize, pool: &Pool, stream: &Stream) -> Result<()> {
-    let device = pool.device();
+fn escalate(step: usize, pool: &'static PoolInner, stream: &Stream) -> Result<()> {
+    let device = pool.core.device;
     match step {
         1 => stream.synchronize()?,
         2 => device.synchronize()?,

@@ -1,5 +1,5 @@
-//! The `none` strategy and the driver calls the cached one shares:
-//! `hipMalloc` and `hipFree` under the pool's device.
+//! `hipMalloc` and `hipFree` under the pool's device: where the cached
+//! backing gets its segments and the `none` backing each block.
 
 use hip_core::raw::{api, on_device};
 use hip_core::{check, Device, HipError};

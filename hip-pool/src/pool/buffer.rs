@@ -1,8 +1,10 @@
-//! `Buffer`: device memory from a pool, returned to it on drop.
+//! `Buffer`: device memory from a pool, returned to it on drop, and
+//! [`with_uses`], which declares the uses of several buffers at once.
 
-use crate::device_pool::Pool;
-use crate::uses::Uses;
-use crate::{Access, Result, Strategy};
+use super::uses::{Access, Uses};
+use crate::device_pool::Backing;
+use crate::error::{PoolError, Result};
+use crate::thread_cache::PoolInner;
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
@@ -44,7 +46,7 @@ use std::mem::ManuallyDrop;
 /// # Ok::<(), hip_pool::PoolError>(())
 /// ```
 pub struct Buffer {
-    pool: Option<Pool>,
+    pool: Option<&'static PoolInner>,
     ptr: usize,
     len: usize,
     block: usize,
@@ -55,7 +57,7 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    pub(crate) fn new(pool: Pool, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
+    pub(crate) fn new(pool: &'static PoolInner, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
         Buffer { pool: Some(pool), ptr, len, block, stream: ManuallyDrop::new(stream), uses: Uses::default() }
     }
 
@@ -193,23 +195,23 @@ impl Buffer {
         let Some(pool) = self.pool else {
             return Ok(());
         };
-        if pool.0.strategy == Strategy::Cached && self.uses.is_empty_mut() {
+        if pool.core.is_cached() && self.uses.is_empty_mut() {
             // The fast path: no HIP call, no events, into this thread's cache.
-            pool.0.park(self.ptr, self.block, stream);
+            pool.park(self.ptr, self.block, stream);
             return Ok(());
         }
         self.release_with_uses(pool, stream)
     }
 
     #[cold]
-    fn release_with_uses(&mut self, pool: Pool, stream: Stream) -> Result<()> {
+    fn release_with_uses(&mut self, pool: &'static PoolInner, stream: Stream) -> Result<()> {
         let pending = self.uses.take_events();
-        match pool.0.strategy {
-            Strategy::Cached => {
-                pool.0.give_back(self.ptr, self.block, stream, pending);
+        match pool.core.backing {
+            Backing::Cached => {
+                pool.give_back(self.ptr, self.block, stream, pending);
                 Ok(())
             }
-            Strategy::None | Strategy::Async => Ok(pool.0.driver_free(self.ptr, self.block, &stream, pending)?),
+            Backing::None | Backing::Async(_) => Ok(pool.core.driver_free(self.ptr, self.block, &stream, pending)?),
         }
     }
 }
@@ -223,7 +225,7 @@ impl Drop for Buffer {
         if let Err(error) = unsafe { self.release() } {
             // Only a buffer with a pool can fail; its pool names the device
             // (the stream has moved out).
-            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.device().to_string());
+            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.core.device.to_string());
             log::error!("dropping a buffer of {device}: {error}");
         }
     }
@@ -233,4 +235,28 @@ impl std::fmt::Debug for Buffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Buffer({:#x}, {} bytes on device {})", self.ptr, self.len, self.device().ordinal())
     }
+}
+
+/// Enqueue work that uses `operands` on `stream`: each buffer is
+/// [prepared](Buffer::prepare) for its access, `enqueue` runs, and each
+/// use is [recorded](Buffer::record), also when `enqueue` failed (part of
+/// its work may be queued). The first error wins.
+pub fn with_uses<R, E: From<PoolError>>(
+    stream: &Stream,
+    operands: &[(&Buffer, Access)],
+    enqueue: impl FnOnce() -> Result<R, E>,
+) -> Result<R, E> {
+    for (buffer, access) in operands {
+        buffer.prepare(stream, *access)?;
+    }
+    let result = enqueue();
+    let mut recorded = Ok(());
+    for (buffer, access) in operands {
+        if let Err(error) = buffer.record(stream, *access) {
+            recorded = recorded.and(Err(error));
+        }
+    }
+    let value = result?;
+    recorded?;
+    Ok(value)
 }

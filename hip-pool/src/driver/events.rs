@@ -1,11 +1,12 @@
-//! Ordering events, reused: one free list per device.
+//! Ordering events, reused: one free list per device, and
+//! [`order_after`], which orders one stream's later work after another's.
 //!
 //! Creating an event costs a driver call (and is slow when threads do it
 //! at once), so the events that order uses of buffers across streams come
 //! from here and go back here. Giving one back makes no HIP call, so a
 //! buffer's drop may do it (rule 1).
 
-use hip_core::{Device, Event, HipError};
+use hip_core::{Device, Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -57,4 +58,13 @@ pub(crate) fn give(event: Event) {
         }
     }
     drop(event);
+}
+
+/// Make `stream` wait for all work queued so far on `previous`.
+pub(crate) fn order_after(previous: &Stream, stream: &Stream) -> Result<(), HipError> {
+    let event = take(previous.device())?;
+    let result = event.record(previous).and_then(|()| stream.wait(&event));
+    // The wait took a snapshot of the recording: the event is free again.
+    give(event);
+    result
 }

@@ -1,0 +1,150 @@
+//! Handing out blocks: a free one of the cached backing's, or new memory
+//! from the driver through the one grow path that every backing shares
+//! (the limits, the driver call, the accounting).
+
+use super::backing::Backing;
+use super::pending::{self, Waits};
+use super::state::{account_alloc, DevicePool};
+use crate::driver::{events, Driver};
+use crate::error::{PoolError, Result};
+use hip_core::{HipError, Stream};
+
+/// A block handed out: its address, its size (the request rounded up) and
+/// the stream it is handed out for.
+pub(crate) struct Block {
+    pub ptr: usize,
+    pub size: usize,
+    pub stream: Stream,
+}
+
+/// What one allocation attempt answered.
+pub(crate) enum Attempt {
+    Done(Block),
+    OutOfMemory,
+    Failed(PoolError),
+}
+
+impl DevicePool {
+    /// A free block of `size` (a block size) of the cached backing for
+    /// `stream`, counted as a hit and ordered after its earlier uses: the
+    /// work of the stream it was last used on and the pending uses of its
+    /// range, all as GPU waits. When none fits, `give_back_own` runs (it
+    /// returns the blocks this thread keeps in front of the pool), the
+    /// exact-fit lists are merged and the pool looks again. `None`: no free
+    /// block fits; memory must come from the driver.
+    pub fn take(&self, size: usize, stream: &Stream, give_back_own: impl FnOnce()) -> Option<Attempt> {
+        let (mut taken, waits) = {
+            let mut state = self.lock();
+            let mut taken = state.cache.take(size, stream);
+            if taken.is_none() {
+                // Before going to the driver, give back what this thread
+                // keeps and merge the exact-fit lists.
+                drop(state);
+                give_back_own();
+                state = self.lock();
+                state.cache.flush_recent();
+                taken = state.cache.take(size, stream);
+            }
+            let taken = taken?;
+            state.stats.hits += 1;
+            account_alloc(&mut state.stats, taken.size);
+            let waits = state.pending.overlapping(taken.ptr, taken.size);
+            (taken, waits)
+        };
+        let ordered = match &taken.other_stream {
+            Some(previous) => events::order_after(previous, stream),
+            None => Ok(()),
+        };
+        if let Err(error) = ordered.and_then(|()| wait_pending(&waits, stream)) {
+            self.lock().pending.restore(waits.removed);
+            // To the pool, not a thread's cache: its range has pending
+            // entries again.
+            self.give_back_to_pool(taken.ptr, taken.size, stream.clone());
+            return Some(Attempt::Failed(error.into()));
+        }
+        release_waits(waits);
+        let stream = taken.same_stream.take().unwrap_or_else(|| stream.clone());
+        Some(Attempt::Done(Block { ptr: taken.ptr, size: taken.size, stream }))
+    }
+
+    /// New memory from the driver for a block of `size` on `stream`, the
+    /// one path of every backing. Going above the soft limit runs
+    /// `reclaim` first (the caller's: it also empties the caches in front
+    /// of the pool); the hard limit refuses before the driver is asked;
+    /// the bytes are counted as reserved before the call and uncounted if
+    /// it fails. The cached backing asks for a whole segment and hands out
+    /// its first `size` bytes, the others for exactly `size`.
+    pub fn grow(&self, size: usize, stream: &Stream, reclaim: impl FnOnce() -> Result<usize>) -> Attempt {
+        let Some(bytes) = self.backing.driver_size(size) else {
+            return Attempt::OutOfMemory;
+        };
+        if self.over_soft_limit(bytes) {
+            if let Err(error) = reclaim() {
+                return Attempt::Failed(error);
+            }
+        }
+        if !self.reserve(bytes) {
+            return Attempt::OutOfMemory;
+        }
+        match self.backing.malloc(self.device, bytes, stream) {
+            Driver::Ok(base) => {
+                let mut state = self.lock();
+                state.stats.misses += 1;
+                state.stats.driver_allocations += 1;
+                let (ptr, size) = match self.backing {
+                    Backing::Cached => {
+                        let taken = state.cache.add_segment(base, bytes, size, stream);
+                        (taken.ptr, taken.size)
+                    }
+                    Backing::Async(_) | Backing::None => (base, size),
+                };
+                account_alloc(&mut state.stats, size);
+                drop(state);
+                Attempt::Done(Block { ptr, size, stream: stream.clone() })
+            }
+            Driver::OutOfMemory => {
+                self.unreserve(bytes);
+                Attempt::OutOfMemory
+            }
+            Driver::Failed(e) => {
+                self.unreserve(bytes);
+                Attempt::Failed(e.into())
+            }
+        }
+    }
+
+    /// Count `bytes` as reserved if the hard limit allows it.
+    fn reserve(&self, bytes: usize) -> bool {
+        let mut state = self.lock();
+        let after = state.stats.reserved.saturating_add(bytes);
+        if state.limits.hard.is_some_and(|h| after > h) {
+            return false;
+        }
+        state.stats.reserved = after;
+        state.stats.reserved_peak = state.stats.reserved_peak.max(after);
+        true
+    }
+
+    fn unreserve(&self, bytes: usize) {
+        let mut state = self.lock();
+        state.stats.reserved -= bytes;
+    }
+}
+
+/// Make `stream` wait for the pending uses of a block it is given.
+fn wait_pending(waits: &Waits, stream: &Stream) -> Result<(), HipError> {
+    if waits.is_empty() {
+        return Ok(());
+    }
+    waits.events().try_for_each(|event| stream.wait(event))
+}
+
+/// Return the events an allocation waited for and no longer needs.
+fn release_waits(waits: Waits) {
+    for entry in waits.removed {
+        pending::release(entry.event);
+    }
+    for event in waits.shared {
+        pending::release(event);
+    }
+}

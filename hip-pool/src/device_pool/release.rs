@@ -1,0 +1,132 @@
+//! Giving memory back: blocks to the pool, driver frees of the `none` and
+//! `async` backings, and the release of unused memory to the driver.
+
+use super::backing::Backing;
+use super::pending;
+use super::state::{account_free, account_release, DevicePool, State};
+use crate::driver::{self, events};
+use crate::error::Result;
+use hip_core::{Event, HipError, Stream};
+
+impl DevicePool {
+    /// Return a block to the pool itself (not a thread's cache).
+    pub fn give_back_to_pool(&self, ptr: usize, size: usize, stream: Stream) {
+        self.give_back_to_pool_with(ptr, size, stream, Vec::new())
+    }
+
+    /// Return a block to the pool with the events of its uses that may
+    /// still run (no HIP call).
+    pub fn give_back_to_pool_with(&self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
+        let mut state = self.lock();
+        if !pending.is_empty() {
+            state.pending.add(ptr, size, pending);
+        }
+        let stream = match state.cache.give_back_recent(ptr, size, stream) {
+            Ok(()) => {
+                account_free(&mut state.stats, size);
+                return;
+            }
+            Err(stream) => stream,
+        };
+        if let Some(size) = state.cache.give_back(ptr, stream) {
+            account_free(&mut state.stats, size);
+        } else {
+            log::error!("pool of {}: a block at {ptr:#x} was returned twice or is unknown", self.device);
+        }
+    }
+
+    /// Free a block of the `none` or `async` backing with HIP, after its
+    /// pending uses (synchronized first).
+    pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream, pending: Vec<Event>) -> Result<(), HipError> {
+        self.mark_used();
+        let synchronized = pending.iter().try_for_each(Event::synchronize);
+        for event in pending {
+            events::give(event);
+        }
+        let result = synchronized.and_then(|()| self.backing.free(self.device, ptr, stream));
+        let mut state = self.lock();
+        account_free(&mut state.stats, size);
+        match &result {
+            Ok(()) => account_release(&mut state.stats, size),
+            // Still held by HIP: the next reclaim tries again.
+            Err(_) => state.failed_frees.push((ptr, size)),
+        }
+        result
+    }
+
+    /// Retry the frees that failed; the bytes released, or the first error.
+    /// After a synchronize, a plain hipFree serves both backings.
+    fn retry_failed_frees(&self) -> Result<usize> {
+        let failed = std::mem::take(&mut self.lock().failed_frees);
+        self.free_blocks(failed, |state, ptr, size| state.failed_frees.push((ptr, size)))
+    }
+
+    /// `hipFree` each of `blocks` (address, size); a block HIP refuses is
+    /// handed to `keep`, under the lock, so that nothing leaks and the
+    /// next reclaim tries again. The bytes released, or the first error.
+    fn free_blocks(&self, blocks: Vec<(usize, usize)>, keep: impl Fn(&mut State, usize, usize)) -> Result<usize> {
+        let mut released = 0;
+        let mut first_error = None;
+        for (ptr, size) in blocks {
+            let result = driver::free(self.device, ptr);
+            let mut state = self.lock();
+            match result {
+                Ok(()) => {
+                    released += size;
+                    account_release(&mut state.stats, size);
+                }
+                Err(e) => {
+                    log::error!("pool of {}: freeing {size} bytes at {ptr:#x}: {e}", self.device);
+                    keep(&mut state, ptr, size);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(released), |e| Err(e.into()))
+    }
+
+    /// Synchronize the device and release unused memory; the bytes
+    /// released. For the cached backing, `give_back_front` runs after the
+    /// synchronize: it returns every block kept in front of the pool (the
+    /// thread caches), so that their segments can go too.
+    pub fn reclaim(&self, give_back_front: impl FnOnce()) -> Result<usize> {
+        self.device.synchronize()?;
+        self.lock().stats.reclaims += 1;
+        match &self.backing {
+            Backing::None => self.retry_failed_frees(),
+            Backing::Async(pool) => {
+                let retried = self.retry_failed_frees()?;
+                let before = pool.reserved(self.device)?;
+                pool.trim(self.device)?;
+                Ok(retried + before.saturating_sub(pool.reserved(self.device)?))
+            }
+            Backing::Cached => {
+                give_back_front();
+                let (unused, pending) = {
+                    let mut state = self.lock();
+                    (state.cache.remove_unused_segments(), state.pending.take_all())
+                };
+                // Uses on other devices' streams are not covered by this
+                // device's synchronize.
+                let synchronized = pending.iter().try_for_each(|entry| entry.event.synchronize());
+                if let Err(error) = synchronized {
+                    let device = self.device;
+                    let mut state = self.lock();
+                    for (base, size) in unused {
+                        state.cache.restore_segment(base, size, Stream::null(device));
+                    }
+                    state.pending.restore(pending);
+                    return Err(error.into());
+                }
+                for entry in pending {
+                    pending::release(entry.event);
+                }
+                let device = self.device;
+                // A segment HIP refuses stays cached, free.
+                self.free_blocks(unused, |state, base, size| {
+                    state.cache.restore_segment(base, size, Stream::null(device))
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `Pool`: the handle to one device's pool.
+
+use super::buffer::Buffer;
+use super::oom;
+use crate::device_pool::DevicePool;
+use crate::error::{PoolError, Result};
+use crate::limits::Limit;
+use crate::stats::PoolStats;
+use crate::strategy::Strategy;
+use crate::thread_cache::{self, PoolInner};
+use hip_core::{Device, Stream};
+
+/// A memory pool for one device. The process has one per device
+/// ([`crate::pool()`]); more can be made with [`Pool::new`] (for example to
+/// compare strategies). A pool lives for the rest of the process (its
+/// unused memory goes back with [`Pool::reclaim`]), so buffers refer to it
+/// without reference counting: make few. `Pool` is a cheap, `Copy` handle.
+#[derive(Clone, Copy)]
+pub struct Pool(pub(crate) &'static PoolInner);
+
+impl Pool {
+    /// A new pool for `device` with `strategy`, without limits.
+    pub fn new(device: Device, strategy: Strategy) -> Result<Pool> {
+        Ok(Pool(PoolInner::new(DevicePool::new(device, strategy)?)))
+    }
+
+    /// The pool's device.
+    pub fn device(&self) -> Device {
+        self.0.core.device
+    }
+
+    /// The pool's strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.0.core.backing.strategy()
+    }
+
+    /// A buffer of `bytes` for use on `stream` (which must be on the
+    /// pool's device), through the out-of-memory ladder.
+    #[inline(always)]
+    pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
+        match self.0.take_parked(bytes, stream) {
+            Some((ptr, size, stream)) => Ok(Buffer::new(self.0, ptr, bytes, size, stream)),
+            None => self.alloc_slow(bytes, stream),
+        }
+    }
+
+    #[inline(never)]
+    fn alloc_slow(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
+        stream.expect_device(self.0.core.device, "Pool::alloc").map_err(PoolError::from)?;
+        oom::allocate(self.0, bytes, stream)
+    }
+
+    /// Synchronize the device and release every unused cached block.
+    /// Returns the bytes given back to the driver.
+    pub fn reclaim(&self) -> Result<usize> {
+        self.0.reclaim()
+    }
+
+    /// This pool's statistics. Current values are exact; `allocated_peak`
+    /// counts blocks parked in per-thread caches as allocated, so it is an
+    /// upper bound of the peak in buffers.
+    pub fn stats(&self) -> PoolStats {
+        thread_cache::with_totals(self.0, |parked| {
+            let mut stats = self.0.core.stats();
+            // Every parked block is counted as allocated, and none moves
+            // while the caches are locked: these never go below zero.
+            stats.allocated = stats.allocated.saturating_sub(parked.bytes);
+            stats.live_buffers = stats.live_buffers.saturating_sub(parked.blocks);
+            stats.hits += parked.hits;
+            stats
+        })
+    }
+
+    /// Set the hard limit: requests that would take the pool's reserved
+    /// memory above it fail before the driver is asked.
+    pub fn set_hard_limit(&self, limit: Limit) {
+        self.0.core.set_hard_limit(limit);
+    }
+
+    /// Set the soft limit: going above it first releases cached memory.
+    pub fn set_soft_limit(&self, limit: Limit) {
+        self.0.core.set_soft_limit(limit);
+    }
+
+    /// The hard limit in bytes, if any.
+    pub fn hard_limit(&self) -> Option<usize> {
+        self.0.core.hard_limit()
+    }
+
+    /// Live blocks as (address, size), for tests of the cached strategy.
+    pub fn live_blocks(&self) -> Vec<(usize, usize)> {
+        let parked = thread_cache::parked_addresses(self.0);
+        self.0.core.live_blocks().into_iter().filter(|(p, _)| !parked.contains(p)).collect()
+    }
+
+    /// Whether the pool was used since the last call (for the idle
+    /// cleanup); clears the mark.
+    pub(crate) fn take_used(&self) -> bool {
+        self.0.core.take_used()
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool({:?} on {})", self.strategy(), self.device())
+    }
+}
