@@ -232,19 +232,31 @@ fn prepare_state_slow() -> Result<Device> {
     with_state(sync_binding)
 }
 
-/// Restores a thread's device and HIP binding when dropped (also on panic).
-struct RestoreDevice(Device);
+/// Restores a thread's device and HIP binding when dropped (also on panic):
+/// the device the state had, and HIP's device as recorded on entry
+/// (`raw::bound`, ordinal + 1) where that was another one, i.e. inside a
+/// [`raw::on_device`] switch, which expects HIP back on its device.
+struct RestoreDevice {
+    previous: Device,
+    hip: usize,
+}
 
 impl Drop for RestoreDevice {
     fn drop(&mut self) {
-        restore_device(self.0);
+        restore_device(self.previous, self.hip);
     }
 }
 
-fn restore_device(previous: Device) {
+fn restore_device(previous: Device, hip: usize) {
     with_state(|s| {
         s.set(previous);
-        if let Err(error) = sync_binding(s) {
+        let restored = match hip {
+            0 => sync_binding(s).map(drop),
+            n if n == previous.ordinal() + 1 => sync_binding(s).map(drop),
+            n if raw::bound() == n => Ok(()),
+            n => bind(Device::from_ordinal_unchecked(n - 1)),
+        };
+        if let Err(error) = restored {
             log::warn!("restoring {previous}: {error}; the next HIP call retries");
         }
     });
@@ -258,7 +270,7 @@ impl Drop for KeepDevice {
     #[inline]
     fn drop(&mut self) {
         if bound_here() != Some(self.0) {
-            restore_device(Device::from_ordinal_unchecked(self.0 - 1));
+            restore_device(Device::from_ordinal_unchecked(self.0 - 1), self.0);
         }
     }
 }
@@ -282,6 +294,7 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
         let _keep = KeepDevice(here);
         return f();
     }
+    let hip = raw::bound();
     let previous = with_state(|s| {
         let previous = s.device;
         s.set(device);
@@ -290,7 +303,7 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
         }
         previous
     });
-    let _restore = RestoreDevice(previous);
+    let _restore = RestoreDevice { previous, hip };
     f()
 }
 

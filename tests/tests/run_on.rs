@@ -102,3 +102,26 @@ fn on_device_asks_hip_after_foreign_code_moved_it() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn with_device_inside_an_on_device_switch_gives_hip_back_to_the_switch() {
+    let Some((d0, d1)) = two_devices() else {
+        eprintln!("skipped: needs two devices");
+        return;
+    };
+    std::thread::spawn(move || {
+        set_device(d0).unwrap();
+        // A closure run under d1 (what `with_raw_handle` hands user code)
+        // that switches the thread to d0 and back.
+        let after = on_device(d1, || {
+            hip_core::with_device(d0, || assert_eq!(hip_current_device().unwrap(), d0));
+            hip_current_device().unwrap()
+        })
+        .unwrap();
+        assert_eq!(after, d1, "with_device left HIP on the thread's device inside a switch to another");
+        assert_eq!(hip_current_device().unwrap(), d0);
+        assert_eq!(hip_core::device(), d0);
+    })
+    .join()
+    .unwrap();
+}
