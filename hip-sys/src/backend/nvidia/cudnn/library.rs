@@ -18,9 +18,9 @@ pub(crate) struct CudnnFwdPerf {
     pub(super) status: CudnnStatus,
     pub(super) time: f32,
     pub(super) memory: usize,
-    pub(super) determinism: c_int,
-    pub(super) math_type: c_int,
-    pub(super) reserved: [c_int; 3],
+    determinism: c_int,
+    math_type: c_int,
+    reserved: [c_int; 3],
 }
 
 const _: () = {
