@@ -1,0 +1,164 @@
+//! The simulator's error codes, call by call, against what real HIP (ROCm
+//! clr) answers in the HIP major version simulated
+//! (`AMDGPU_SIM_HIP_VERSION`, default 7): every code's name and string,
+//! the device attributes HIP does not answer, and invalid arguments.
+//! Every test holds `sim::exclusive()` and runs on a fresh thread.
+
+mod common;
+use common::*;
+use hip_sys::sim;
+use hip_sys::{hipDeviceAttribute_t as Attr, hipError_t as E, hipMemcpyKind};
+use std::ffi::CStr;
+use std::ptr::null_mut;
+
+// ---- 5. error names ----------------------------------------------------------
+
+fn name(e: E) -> String {
+    // SAFETY: hipGetErrorName returns a static NUL-terminated string.
+    unsafe { CStr::from_ptr((api().hipGetErrorName)(e)) }.to_string_lossy().into_owned()
+}
+
+fn text(e: E) -> String {
+    // SAFETY: hipGetErrorString returns a static NUL-terminated string.
+    unsafe { CStr::from_ptr((api().hipGetErrorString)(e)) }.to_string_lossy().into_owned()
+}
+
+#[test]
+fn every_hip_error_code_has_hips_name() {
+    isolated(|| {
+        for (code, expected) in [
+            (0, "hipSuccess"),
+            (2, "hipErrorOutOfMemory"),
+            (3, "hipErrorNotInitialized"),
+            (205, "hipErrorMapFailed"),
+            (400, "hipErrorInvalidHandle"),
+            (709, "hipErrorContextIsDestroyed"),
+            (910, "hipErrorGraphExecUpdateFailure"),
+            (999, "hipErrorUnknown"),
+            (1052, "hipErrorRuntimeMemory"),
+            (1053, "hipErrorRuntimeOther"),
+            (1054, "hipErrorTbd"),
+        ] {
+            assert_eq!(name(E(code)), expected, "{code}");
+        }
+        // clr's ihipGetErrorName has no case for the 6.3 and 7.x codes: its
+        // default gives "hipErrorUnknown", and the string "unknown error".
+        for code in [911, 912, 914, 915, 916, 1055, 4242, u32::MAX] {
+            assert_eq!(name(E(code)), "hipErrorUnknown", "{code}");
+            assert_eq!(text(E(code)), "unknown error", "{code}");
+        }
+        assert_eq!(text(E::hipErrorInvalidValue), "invalid argument");
+        // The crate's own table still names them, for messages.
+        let described = sim::describe(E::hipErrorInvalidTexture).map(|(n, _)| n.to_string_lossy().into_owned());
+        assert_eq!(described.as_deref(), Some("hipErrorInvalidTexture"));
+        assert_eq!(
+            sim::describe(E::hipErrorStreamDetached).map(|(n, _)| n.to_string_lossy().into_owned()).as_deref(),
+            Some("hipErrorStreamDetached")
+        );
+        assert!(sim::describe(E(4242)).is_none());
+    });
+}
+
+// ---- 6. device attributes ---------------------------------------------------
+
+#[test]
+fn attributes_hip_does_not_answer_are_invalid_value() {
+    isolated(|| {
+        let major = hip_major();
+        // Renamed Unused1..5 in HIP 6; never answered by clr (5.7's switch
+        // lacks them too).
+        for attr in [
+            Attr::hipDeviceAttributeUnused1,
+            Attr::hipDeviceAttributeUnused2,
+            Attr::hipDeviceAttributeUnused3,
+            Attr::hipDeviceAttributeUnused4,
+            Attr::hipDeviceAttributeUnused5,
+            Attr::hipDeviceAttributeMaxThreadsDim,
+            Attr::hipDeviceAttributeLuid,
+            Attr::hipDeviceAttributeClockInstructionRate,
+            Attr::hipDeviceAttributeTccDriver,
+            Attr::hipDeviceAttributeSingleToDoublePrecisionPerfRatio,
+            Attr::hipDeviceAttributeCudaCompatibleEnd,
+            Attr::hipDeviceAttributeAmdSpecificEnd,
+            Attr::hipDeviceAttributeVendorSpecificBegin,
+        ] {
+            assert_eq!(attribute(attr, 0), Err(E::hipErrorInvalidValue), "{attr:?}");
+        }
+        // 5.7's switch lacks these; 6.0 added them.
+        for attr in [
+            Attr::hipDeviceAttributePciDomainID,
+            Attr::hipDeviceAttributeStreamPrioritiesSupported,
+            Attr::hipDeviceAttributeTotalGlobalMem,
+        ] {
+            if major == 5 {
+                assert_eq!(attribute(attr, 0), Err(E::hipErrorInvalidValue), "{attr:?}");
+            } else {
+                assert!(attribute(attr, 0).is_ok(), "{attr:?}");
+            }
+        }
+        assert_eq!(attribute(Attr::hipDeviceAttributeWarpSize, 0), Ok(64));
+        assert_eq!(attribute(Attr::hipDeviceAttributeWarpSize, 9), Err(E::hipErrorInvalidDevice));
+        assert_eq!(
+            status!((api().hipDeviceGetAttribute)(null_mut(), Attr::hipDeviceAttributeWarpSize, 0)),
+            E::hipErrorInvalidValue
+        );
+    });
+}
+
+// ---- 8. invalid arguments ---------------------------------------------------
+
+#[test]
+fn invalid_arguments_give_hips_codes() {
+    isolated(|| {
+        let image = sim::code_object(&["fill_f32"]);
+        let mut m = null_mut();
+        ok!((api().hipModuleLoadData)(&mut m, image.as_ptr().cast()));
+        let mut f = null_mut();
+        assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, c"nope".as_ptr())), E::hipErrorNotFound);
+        assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, c"".as_ptr())), E::hipErrorInvalidValue);
+        assert_eq!(status!((api().hipModuleGetFunction)(&mut f, m, std::ptr::null())), E::hipErrorInvalidValue);
+        assert_eq!(status!((api().hipModuleGetFunction)(null_mut(), m, c"fill_f32".as_ptr())), E::hipErrorInvalidValue);
+        assert_eq!(
+            status!((api().hipModuleGetFunction)(&mut f, null_mut(), c"fill_f32".as_ptr())),
+            E::hipErrorInvalidResourceHandle
+        );
+        // A null function is an invalid image (ihipLaunchKernel_validate).
+        assert_eq!(
+            status!((api().hipModuleLaunchKernel)(null_mut(), 1, 1, 1, 1, 1, 1, 0, null_mut(), null_mut(), null_mut())),
+            E::hipErrorInvalidImage
+        );
+        assert_eq!(status!((api().hipModuleUnload)(null_mut())), E::hipErrorInvalidResourceHandle);
+        ok!((api().hipModuleUnload)(m));
+        assert_eq!(status!((api().hipModuleUnload)(m)), E::hipErrorNotFound);
+        assert_eq!(status!((api().hipStreamDestroy)(null_mut())), E::hipErrorInvalidHandle);
+        assert_eq!(status!((api().hipMalloc)(null_mut(), 16)), E::hipErrorInvalidValue);
+        let mut p = malloc(1);
+        assert!(!p.is_null());
+        ok!((api().hipFree)(p));
+        ok!((api().hipMalloc)(&mut p, 0));
+        assert!(p.is_null());
+        ok!((api().hipFree)(null_mut()));
+        // Size 0 copies succeed before any validation.
+        ok!((api().hipMemcpy)(null_mut(), std::ptr::null(), 0, hipMemcpyKind::hipMemcpyDefault));
+        let q = malloc(16);
+        let mut host = [0u8; 16];
+        assert_eq!(
+            status!((api().hipMemcpy)(host.as_mut_ptr().cast(), q, 16, hipMemcpyKind(5))),
+            E::hipErrorInvalidMemcpyDirection
+        );
+        // hipMemcpyDeviceToDeviceNoCU (1024) exists from 6.2 on.
+        let no_cu = if hip_major() >= 7 { E::hipSuccess } else { E::hipErrorInvalidMemcpyDirection };
+        assert_eq!(status!((api().hipMemcpy)(q, q.cast_const(), 16, hipMemcpyKind(1024))), no_cu);
+        assert_eq!(
+            status!((api().hipMemcpy)(null_mut(), q, 16, hipMemcpyKind::hipMemcpyDefault)),
+            E::hipErrorInvalidValue
+        );
+        assert_eq!(
+            status!((api().hipMemcpy)(host.as_mut_ptr().cast(), q, 17, hipMemcpyKind::hipMemcpyDefault)),
+            E::hipErrorInvalidValue
+        );
+        ok!((api().hipFree)(q));
+        assert_eq!(status!((api().hipSetDevice)(-1)), E::hipErrorInvalidDevice);
+        assert_eq!(status!((api().hipSetDevice)(64)), E::hipErrorInvalidDevice);
+    });
+}

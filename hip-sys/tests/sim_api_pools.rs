@@ -1,0 +1,122 @@
+//! The simulator's memory pools, call by call, against what real HIP (ROCm
+//! clr) answers in the HIP major version simulated
+//! (`AMDGPU_SIM_HIP_VERSION`, default 7): the pool attributes' defaults
+//! and checks, and opportunistic reuse. Every test holds
+//! `sim::exclusive()` and runs on a fresh thread.
+
+mod common;
+use common::*;
+use hip_sys::{hipError_t as E, hipMemPoolAttr as PoolAttr, hipMemPool_t, hipStream_t};
+use std::ptr::null_mut;
+
+// ---- 4. memory pool attributes ---------------------------------------------
+
+fn get_u64(pool: hipMemPool_t, attr: PoolAttr) -> u64 {
+    let mut v = 77u64;
+    ok!((api().hipMemPoolGetAttribute)(pool, attr, (&mut v as *mut u64).cast()));
+    v
+}
+
+fn get_i32(pool: hipMemPool_t, attr: PoolAttr) -> i32 {
+    let mut v = 77i32;
+    ok!((api().hipMemPoolGetAttribute)(pool, attr, (&mut v as *mut i32).cast()));
+    v
+}
+
+fn set_u64(pool: hipMemPool_t, attr: PoolAttr, mut v: u64) -> E {
+    status!((api().hipMemPoolSetAttribute)(pool, attr, (&mut v as *mut u64).cast()))
+}
+
+const REUSE: [PoolAttr; 3] = [
+    PoolAttr::hipMemPoolReuseFollowEventDependencies,
+    PoolAttr::hipMemPoolReuseAllowOpportunistic,
+    PoolAttr::hipMemPoolReuseAllowInternalDependencies,
+];
+
+#[test]
+fn pool_attributes_default_and_validate_as_hip_does() {
+    isolated(|| {
+        let mut default = null_mut();
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut default, 0));
+        // SAFETY: an all-zero props struct is valid plain data.
+        let mut props: hip_sys::hipMemPoolProps = unsafe { std::mem::zeroed() };
+        props.allocType = hip_sys::hipMemAllocationType::hipMemAllocationTypePinned;
+        props.location.type_ = hip_sys::hipMemLocationType::hipMemLocationTypeDevice;
+        props.location.id = 0;
+        let mut created = null_mut();
+        ok!((api().hipMemPoolCreate)(&mut created, &props));
+        for pool in [default, created] {
+            for attr in REUSE {
+                assert_eq!(get_i32(pool, attr), 1, "{attr:?}");
+            }
+            assert_eq!(get_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold), 0);
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReservedMemCurrent, 0), E::hipErrorInvalidValue);
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrUsedMemCurrent, 0), E::hipErrorInvalidValue);
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrUsedMemHigh, 5), E::hipErrorInvalidValue);
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReservedMemHigh, 5), E::hipErrorInvalidValue);
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrUsedMemHigh, 0), E::hipSuccess);
+            // 5.7.x and 6.0.x fall through from ReservedMemHigh to the
+            // read-only UsedMemCurrent: resetting it fails (fixed in 6.1).
+            let reset = if hip_major() <= 6 { E::hipErrorInvalidValue } else { E::hipSuccess };
+            assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReservedMemHigh, 0), reset);
+            assert_eq!(set_u64(pool, PoolAttr(99), 0), E::hipErrorInvalidValue);
+            assert_eq!(
+                status!((api().hipMemPoolSetAttribute)(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, null_mut())),
+                E::hipErrorInvalidValue
+            );
+        }
+        assert_eq!(set_u64(null_mut(), PoolAttr::hipMemPoolAttrReleaseThreshold, 0), E::hipErrorInvalidValue);
+        ok!((api().hipMemPoolDestroy)(created));
+    });
+}
+
+fn set_i32(pool: hipMemPool_t, attr: PoolAttr, mut v: i32) -> E {
+    status!((api().hipMemPoolSetAttribute)(pool, attr, (&mut v as *mut i32).cast()))
+}
+
+/// Wait for `s` without a synchronization call (which would tell the
+/// pools that its frees are done).
+fn poll_idle(s: hipStream_t) {
+    while status!((api().hipStreamQuery)(s)) == E::hipErrorNotReady {
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn opportunistic_reuse_follows_its_attribute() {
+    isolated(|| {
+        let mut pool = null_mut();
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, u64::MAX), E::hipSuccess);
+        let (mut s1, mut s2) = (null_mut(), null_mut());
+        ok!((api().hipStreamCreateWithFlags)(&mut s1, hip_sys::hipStreamNonBlocking));
+        ok!((api().hipStreamCreateWithFlags)(&mut s2, hip_sys::hipStreamNonBlocking));
+        let alloc = |s: hipStream_t| {
+            let mut p = null_mut();
+            ok!((api().hipMallocAsync)(&mut p, 4096, s));
+            p
+        };
+        for opportunistic in [1, 0] {
+            assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, opportunistic), E::hipSuccess);
+            let p = alloc(s1);
+            ok!((api().hipFreeAsync)(p, s1));
+            poll_idle(s1);
+            // The free has completed, but nothing orders s2 after it.
+            let q = alloc(s2);
+            assert_eq!(q == p, opportunistic == 1, "opportunistic {opportunistic}");
+            ok!((api().hipFreeAsync)(q, s2));
+            if q != p {
+                // The stream that freed it may always reuse it.
+                let r = alloc(s1);
+                assert_eq!(r, p);
+                ok!((api().hipFreeAsync)(r, s1));
+            }
+            ok!((api().hipDeviceSynchronize)());
+        }
+        assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, 1), E::hipSuccess);
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, 0), E::hipSuccess);
+        ok!((api().hipMemPoolTrimTo)(pool, 0));
+        ok!((api().hipStreamDestroy)(s1));
+        ok!((api().hipStreamDestroy)(s2));
+    });
+}
