@@ -7,7 +7,7 @@
 //! their signatures need.
 
 use crate::apt::{self, Unpacked};
-use crate::table;
+use crate::{names, table};
 use std::path::{Path, PathBuf};
 
 /// One generated file.
@@ -33,6 +33,9 @@ struct Library {
     /// after it (each with the version that added it, in a comment); the
     /// loaders resolve these functions only where the library has them.
     newer: &'static str,
+    /// Status types (as bindgen names them) that get a generated `name()`
+    /// (see [`crate::names`]).
+    statuses: &'static [&'static str],
 }
 
 const HIP_FUNCTIONS: &[&str] = &[
@@ -252,6 +255,7 @@ const LIBRARIES: &[Library] = &[
         ],
         shared_types: &[],
         newer: "",
+        statuses: &["hipError_t"],
     },
     Library {
         file: "rocsparse.rs",
@@ -264,6 +268,7 @@ const LIBRARIES: &[Library] = &[
         extra_vars: &[],
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
         newer: "",
+        statuses: &["rocsparse_status_"],
     },
     Library {
         file: "rocfft.rs",
@@ -276,6 +281,7 @@ const LIBRARIES: &[Library] = &[
         extra_vars: &[],
         shared_types: &[],
         newer: "",
+        statuses: &["rocfft_status_e"],
     },
     Library {
         file: "rocblas.rs",
@@ -288,6 +294,7 @@ const LIBRARIES: &[Library] = &[
         extra_vars: &[],
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
         newer: ROCBLAS_NEWER,
+        statuses: &["rocblas_status_"],
     },
     Library {
         file: "hiprtc.rs",
@@ -300,6 +307,7 @@ const LIBRARIES: &[Library] = &[
         extra_vars: &[],
         shared_types: &[],
         newer: "",
+        statuses: &["hiprtcResult"],
     },
 ];
 
@@ -425,6 +433,7 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
     );
     let body =
         table::split_functions_into_table(&bindings.to_string(), library.table, library.soname, library.functions)?;
+    let body = names::add_status_names(&body, library.statuses)?;
     Ok(format!("{header}{body}"))
 }
 

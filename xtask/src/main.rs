@@ -9,6 +9,7 @@
 mod apt;
 mod audit;
 mod bindgen;
+mod names;
 mod table;
 
 use std::path::PathBuf;

@@ -16,27 +16,14 @@ pub(crate) fn check(status: rocsparse_status, operation: &'static str) -> Result
     Err(LibError::Status { library: "rocSPARSE", operation, status: status.0, name: status_name(status) })
 }
 
-/// rocSPARSE's name for `status`: every value of `rocsparse_status` from
-/// 2.x to 4.x (`continue`, 14, from 3.0 on).
+/// rocSPARSE's name for `status`: the packaged header's (generated with
+/// the bindings), then the value of newer versions (`continue`, 14, from
+/// 3.0 on).
 pub(crate) fn status_name(status: rocsparse_status) -> &'static str {
-    match status.0 {
-        0 => "rocsparse_status_success",
-        1 => "rocsparse_status_invalid_handle",
-        2 => "rocsparse_status_not_implemented",
-        3 => "rocsparse_status_invalid_pointer",
-        4 => "rocsparse_status_invalid_size",
-        5 => "rocsparse_status_memory_error",
-        6 => "rocsparse_status_internal_error",
-        7 => "rocsparse_status_invalid_value",
-        8 => "rocsparse_status_arch_mismatch",
-        9 => "rocsparse_status_zero_pivot",
-        10 => "rocsparse_status_not_initialized",
-        11 => "rocsparse_status_type_mismatch",
-        12 => "rocsparse_status_requires_sorted_storage",
-        13 => "rocsparse_status_thrown_exception",
+    status.name().unwrap_or(match status.0 {
         14 => "rocsparse_status_continue",
         _ => "an unknown rocsparse_status",
-    }
+    })
 }
 
 /// A rocSPARSE handle of one device.

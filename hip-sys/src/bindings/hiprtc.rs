@@ -235,3 +235,25 @@ impl ::core::fmt::Debug for HiprtcApi {
         write!(f, "{} {{ {} functions }}", stringify!(HiprtcApi), 11usize)
     }
 }
+impl hiprtcResult {
+    /// The header's name for this value (the first, where several
+    /// share it); `None` for a value this header does not declare.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("HIPRTC_SUCCESS"),
+            1 => Some("HIPRTC_ERROR_OUT_OF_MEMORY"),
+            2 => Some("HIPRTC_ERROR_PROGRAM_CREATION_FAILURE"),
+            3 => Some("HIPRTC_ERROR_INVALID_INPUT"),
+            4 => Some("HIPRTC_ERROR_INVALID_PROGRAM"),
+            5 => Some("HIPRTC_ERROR_INVALID_OPTION"),
+            6 => Some("HIPRTC_ERROR_COMPILATION"),
+            7 => Some("HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE"),
+            8 => Some("HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION"),
+            9 => Some("HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION"),
+            10 => Some("HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID"),
+            11 => Some("HIPRTC_ERROR_INTERNAL_ERROR"),
+            100 => Some("HIPRTC_ERROR_LINKING"),
+            _ => None,
+        }
+    }
+}

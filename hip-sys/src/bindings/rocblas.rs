@@ -1375,3 +1375,26 @@ impl ::core::fmt::Debug for RocblasApi {
         write!(f, "{} {{ {} functions }}", stringify!(RocblasApi), 43usize)
     }
 }
+impl rocblas_status_ {
+    /// The header's name for this value (the first, where several
+    /// share it); `None` for a value this header does not declare.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("rocblas_status_success"),
+            1 => Some("rocblas_status_invalid_handle"),
+            2 => Some("rocblas_status_not_implemented"),
+            3 => Some("rocblas_status_invalid_pointer"),
+            4 => Some("rocblas_status_invalid_size"),
+            5 => Some("rocblas_status_memory_error"),
+            6 => Some("rocblas_status_internal_error"),
+            7 => Some("rocblas_status_perf_degraded"),
+            8 => Some("rocblas_status_size_query_mismatch"),
+            9 => Some("rocblas_status_size_increased"),
+            10 => Some("rocblas_status_size_unchanged"),
+            11 => Some("rocblas_status_invalid_value"),
+            12 => Some("rocblas_status_continue"),
+            13 => Some("rocblas_status_check_numerics_fail"),
+            _ => None,
+        }
+    }
+}

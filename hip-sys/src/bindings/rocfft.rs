@@ -345,3 +345,21 @@ impl ::core::fmt::Debug for RocfftApi {
         write!(f, "{} {{ {} functions }}", stringify!(RocfftApi), 14usize)
     }
 }
+impl rocfft_status_e {
+    /// The header's name for this value (the first, where several
+    /// share it); `None` for a value this header does not declare.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("rocfft_status_success"),
+            1 => Some("rocfft_status_failure"),
+            2 => Some("rocfft_status_invalid_arg_value"),
+            3 => Some("rocfft_status_invalid_dimensions"),
+            4 => Some("rocfft_status_invalid_array_type"),
+            5 => Some("rocfft_status_invalid_strides"),
+            6 => Some("rocfft_status_invalid_distance"),
+            7 => Some("rocfft_status_invalid_offset"),
+            8 => Some("rocfft_status_invalid_work_buffer"),
+            _ => None,
+        }
+    }
+}

@@ -536,3 +536,26 @@ impl ::core::fmt::Debug for RocsparseApi {
         write!(f, "{} {{ {} functions }}", stringify!(RocsparseApi), 15usize)
     }
 }
+impl rocsparse_status_ {
+    /// The header's name for this value (the first, where several
+    /// share it); `None` for a value this header does not declare.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("rocsparse_status_success"),
+            1 => Some("rocsparse_status_invalid_handle"),
+            2 => Some("rocsparse_status_not_implemented"),
+            3 => Some("rocsparse_status_invalid_pointer"),
+            4 => Some("rocsparse_status_invalid_size"),
+            5 => Some("rocsparse_status_memory_error"),
+            6 => Some("rocsparse_status_internal_error"),
+            7 => Some("rocsparse_status_invalid_value"),
+            8 => Some("rocsparse_status_arch_mismatch"),
+            9 => Some("rocsparse_status_zero_pivot"),
+            10 => Some("rocsparse_status_not_initialized"),
+            11 => Some("rocsparse_status_type_mismatch"),
+            12 => Some("rocsparse_status_requires_sorted_storage"),
+            13 => Some("rocsparse_status_thrown_exception"),
+            _ => None,
+        }
+    }
+}
