@@ -2,8 +2,8 @@
 //! headers, name expressions, architecture, backend and runtime
 //! versions), in memory for the process and, where asked, on disk.
 
-use crate::{Code, Device, HipError, Program, Result};
-use hip_sys::hiprtc::hiprtcResult;
+use crate::raw::rtc::Failed;
+use crate::{raw, Code, CompileError, Device, HipError, Program, Result};
 use hip_sys::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -180,23 +180,16 @@ fn runtime_versions() -> Result<String> {
     if let Some(v) = VERSIONS.get() {
         return Ok(v.clone());
     }
-    let api = crate::raw::api()?;
-    let mut runtime = 0;
-    // SAFETY: a valid out-pointer.
-    crate::check(unsafe { (api.hipRuntimeGetVersion)(&mut runtime) }, "hipRuntimeGetVersion")?;
-    let rtc = hip_sys::hiprtc()?;
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: valid out-pointers.
-    let status = unsafe { (rtc.hiprtcVersion)(&mut major, &mut minor) };
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(HipError::Compile(Box::new(crate::CompileError {
-            operation: "hiprtcVersion",
+    let runtime = raw::runtime::version()?;
+    let (major, minor) = raw::rtc::compiler()?.version().map_err(|Failed { operation, status }| {
+        HipError::Compile(Box::new(CompileError {
+            operation,
             status,
             program: String::new(),
             target: String::new(),
             log: String::new(),
-        })));
-    }
+        }))
+    })?;
     let text = format!("{:?} runtime {runtime} compiler {major}.{minor}", hip_sys::backend());
     Ok(VERSIONS.get_or_init(|| text).clone())
 }
