@@ -1,4 +1,5 @@
-//! Events: markers in a stream, for ordering across streams and timing.
+//! Events: markers in a stream, for ordering across streams and timing,
+//! and the [`Stream`] methods that order by them.
 
 use crate::{audit, raw, Device, DeviceMismatch, Result, Stream};
 use hip_sys::hipEvent_t;
@@ -73,6 +74,22 @@ impl Event {
         // SAFETY: live events (borrowed), both of this device (checked above).
         let ms = unsafe { raw::event::elapsed(self.device, start.handle, self.handle) }?;
         Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+    }
+}
+
+impl Stream {
+    /// A new event (with timing, on the stream's device) recorded on this
+    /// stream now: it completes when the work queued so far has.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new_on(self.device())?;
+        event.record(self)?;
+        Ok(event)
+    }
+
+    /// Make later work on this stream wait for `event` (of any device).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        // SAFETY: both handles are live (borrowed), the stream of its device.
+        unsafe { raw::stream::wait_event(self.device(), self.as_raw(), event.handle) }
     }
 }
 

@@ -1,7 +1,9 @@
-//! Streams: in-order queues of work on one device.
+//! Streams: in-order queues of work on one device. What orders one
+//! stream after another (events recorded on it, waits for them) is in
+//! `event`, which builds on this module.
 
 use crate::shared::{Kept, Shared};
-use crate::{audit, raw, Device, DeviceMismatch, Event, Result};
+use crate::{audit, raw, Device, DeviceMismatch, Result};
 use hip_sys::hipStream_t;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -132,20 +134,6 @@ impl Stream {
     pub fn query(&self) -> Result<bool> {
         // SAFETY: as in synchronize.
         unsafe { raw::stream::query(self.device(), self.0.handle) }
-    }
-
-    /// A new event (with timing, on the stream's device) recorded on this
-    /// stream now: it completes when the work queued so far has.
-    pub fn record_event(&self) -> Result<Event> {
-        let event = Event::new_on(self.device())?;
-        event.record(self)?;
-        Ok(event)
-    }
-
-    /// Make later work on this stream wait for `event` (of any device).
-    pub fn wait(&self, event: &Event) -> Result<()> {
-        // SAFETY: both handles are live (borrowed), the stream of its device.
-        unsafe { raw::stream::wait_event(self.device(), self.0.handle, event.as_raw()) }
     }
 
     /// `Ok` if the stream is on `device`, else a [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch)
