@@ -1,9 +1,11 @@
 //! The kernel cache: compiled [`Code`] keyed by (source, name, options,
 //! headers, name expressions, architecture, backend and runtime
-//! versions), in memory for the process and, where asked, on disk.
+//! versions), in memory for the process and, where asked, on disk; and
+//! the [`Program`] methods that go through it.
 
+use crate::program::target;
 use crate::raw::rtc::Failed;
-use crate::{raw, Code, CompileError, Device, HipError, Program, Result};
+use crate::{raw, Code, CompileError, Device, HipError, Module, Program, Result};
 use hip_sys::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -153,25 +155,18 @@ impl std::fmt::Debug for KernelCache {
     }
 }
 
-/// The architecture `device` compiles for: `sm_XY` on nvidia, the device's
-/// name and version on amd, `sim` on the simulator. Read once per device.
-pub(crate) fn target(device: Device) -> Result<String> {
-    static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
-    if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(device.ordinal()) {
-        return Ok(known.clone());
+impl Program {
+    /// The code for `device`, from the process's [kernel
+    /// cache](crate::KernelCache::global) (and its disk cache where
+    /// `AMDGPU_KERNEL_CACHE` names one), compiled on a miss.
+    pub fn build(&self, device: Device) -> Result<Arc<Code>> {
+        KernelCache::global().get_or_compile(self, device).map(|(code, _)| code)
     }
-    let (major, minor) = device.architecture()?;
-    let target = match hip_sys::backend() {
-        hip_sys::Backend::Nvidia => format!("sm_{major}{minor}"),
-        hip_sys::Backend::Sim => "sim".to_owned(),
-        hip_sys::Backend::Amd => format!("{} ({major}.{minor})", device.name()?),
-    };
-    let mut targets = TARGETS.lock_unpoisoned();
-    if targets.len() <= device.ordinal() {
-        targets.resize(device.ordinal() + 1, None);
+
+    /// [`Program::build`], loaded on `device`.
+    pub fn load(&self, device: Device) -> Result<Module> {
+        self.build(device)?.load(device)
     }
-    targets[device.ordinal()] = Some(target.clone());
-    Ok(target)
 }
 
 /// The backend, the HIP runtime's version and the compiler's, as text.
