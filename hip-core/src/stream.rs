@@ -39,9 +39,9 @@ impl Drop for Inner {
 /// A HIP stream. Clones share one HIP stream, destroyed when the last
 /// clone drops, under the stream's own device, from any thread.
 ///
-/// The streams [`stream()`](fn@crate::stream) gives each thread are kept for the
-/// process instead (an exiting thread hands its streams to the next
-/// thread that needs one), so their clones and drops change no count.
+/// The streams [`stream()`](fn@crate::stream) gives each thread are kept
+/// for the process instead (an exiting thread hands its streams to the
+/// next thread that needs one), so their clones and drops change no count.
 #[derive(Clone)]
 pub struct Stream(Shared<Inner>);
 
