@@ -1,9 +1,11 @@
 //! The kernel cache: compiled [`Code`] keyed by (source, name, options,
 //! headers, name expressions, architecture, backend and runtime
-//! versions), in memory for the process and, where asked, on disk.
+//! versions), in memory for the process and, where asked, on disk; and
+//! the [`Program`] methods that go through it.
 
-use crate::{Code, Device, HipError, Program, Result};
-use hip_sys::hiprtc::hiprtcResult;
+use crate::program::target;
+use crate::raw::rtc::Failed;
+use crate::{raw, Code, CompileError, Device, HipError, Module, Program, Result};
 use hip_sys::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -153,25 +155,18 @@ impl std::fmt::Debug for KernelCache {
     }
 }
 
-/// The architecture `device` compiles for: `sm_XY` on nvidia, the device's
-/// name and version on amd, `sim` on the simulator. Read once per device.
-pub(crate) fn target(device: Device) -> Result<String> {
-    static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
-    if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(device.ordinal()) {
-        return Ok(known.clone());
+impl Program {
+    /// The code for `device`, from the process's [kernel
+    /// cache](crate::KernelCache::global) (and its disk cache where
+    /// `AMDGPU_KERNEL_CACHE` names one), compiled on a miss.
+    pub fn build(&self, device: Device) -> Result<Arc<Code>> {
+        KernelCache::global().get_or_compile(self, device).map(|(code, _)| code)
     }
-    let (major, minor) = device.architecture()?;
-    let target = match hip_sys::backend() {
-        hip_sys::Backend::Nvidia => format!("sm_{major}{minor}"),
-        hip_sys::Backend::Sim => "sim".to_owned(),
-        hip_sys::Backend::Amd => format!("{} ({major}.{minor})", device.name()?),
-    };
-    let mut targets = TARGETS.lock_unpoisoned();
-    if targets.len() <= device.ordinal() {
-        targets.resize(device.ordinal() + 1, None);
+
+    /// [`Program::build`], loaded on `device`.
+    pub fn load(&self, device: Device) -> Result<Module> {
+        self.build(device)?.load(device)
     }
-    targets[device.ordinal()] = Some(target.clone());
-    Ok(target)
 }
 
 /// The backend, the HIP runtime's version and the compiler's, as text.
@@ -180,23 +175,16 @@ fn runtime_versions() -> Result<String> {
     if let Some(v) = VERSIONS.get() {
         return Ok(v.clone());
     }
-    let api = crate::raw::api()?;
-    let mut runtime = 0;
-    // SAFETY: a valid out-pointer.
-    crate::check(unsafe { (api.hipRuntimeGetVersion)(&mut runtime) }, "hipRuntimeGetVersion")?;
-    let rtc = hip_sys::hiprtc()?;
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: valid out-pointers.
-    let status = unsafe { (rtc.hiprtcVersion)(&mut major, &mut minor) };
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(HipError::Compile(Box::new(crate::CompileError {
-            operation: "hiprtcVersion",
+    let runtime = raw::runtime::version()?;
+    let (major, minor) = raw::rtc::compiler()?.version().map_err(|Failed { operation, status }| {
+        HipError::Compile(Box::new(CompileError {
+            operation,
             status,
             program: String::new(),
             target: String::new(),
             log: String::new(),
-        })));
-    }
+        }))
+    })?;
     let text = format!("{:?} runtime {runtime} compiler {major}.{minor}", hip_sys::backend());
     Ok(VERSIONS.get_or_init(|| text).clone())
 }

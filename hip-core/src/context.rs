@@ -1,7 +1,6 @@
 //! Primary contexts: one per device, as HIP has them.
 
-use crate::raw::api;
-use crate::{check, Device, Result};
+use crate::{raw, Device, Result};
 use hip_sys::hipCtx_t;
 
 /// The primary context of a device. HIP's contexts are 1:1 with devices
@@ -21,13 +20,7 @@ unsafe impl Sync for Context {}
 impl Context {
     /// The primary context of `device`.
     pub fn primary(device: Device) -> Result<Context> {
-        let api = api()?;
-        let mut handle: hipCtx_t = std::ptr::null_mut();
-        check(
-            // SAFETY: a valid out-pointer. On AMD, retain is not reference counted; on NVIDIA the primary context lives as long as the process.
-            unsafe { (api.hipDevicePrimaryCtxRetain)(&mut handle, device.ordinal() as i32) },
-            "hipDevicePrimaryCtxRetain",
-        )?;
+        let handle = raw::context::primary(device)?;
         Ok(Context { device, handle })
     }
 

@@ -1,34 +1,16 @@
 //! Devices: ordinals, attributes, and device-wide operations that take
 //! their device explicitly.
 
-use crate::raw::{api, on_device};
-use crate::{check, HipError, Result};
+use crate::{raw, Device, HipError, Result};
 use hip_sys::hipDeviceAttribute_t;
-use std::ffi::c_char;
 use std::sync::OnceLock;
-
-/// A GPU, by its 0-based ordinal. Cheap to copy; valid for the process.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Device(usize);
 
 static COUNT: OnceLock<Result<usize>> = OnceLock::new();
 
 impl Device {
     /// How many devices the backend offers (0 when it has none).
     pub fn count() -> Result<usize> {
-        COUNT
-            .get_or_init(|| {
-                let api = api()?;
-                let mut n = 0;
-                // SAFETY: a valid out-pointer.
-                let status = unsafe { (api.hipGetDeviceCount)(&mut n) };
-                if status == hip_sys::hipError_t::hipErrorNoDevice {
-                    return Ok(0);
-                }
-                check(status, "hipGetDeviceCount")?;
-                Ok(n.max(0) as usize)
-            })
-            .clone()
+        COUNT.get_or_init(raw::device::count).clone()
     }
 
     /// The device with this ordinal; `InvalidDevice` (naming the ordinal
@@ -36,7 +18,7 @@ impl Device {
     pub fn new(ordinal: usize) -> Result<Device> {
         let count = Device::count()?;
         if ordinal < count {
-            Ok(Device(ordinal))
+            Ok(Device::from_ordinal_unchecked(ordinal))
         } else {
             Err(HipError::InvalidDevice { ordinal, count })
         }
@@ -44,41 +26,17 @@ impl Device {
 
     /// Every device, in ordinal order.
     pub fn all() -> Result<Vec<Device>> {
-        Ok((0..Device::count()?).map(Device).collect())
-    }
-
-    pub(crate) fn from_ordinal_unchecked(ordinal: usize) -> Device {
-        Device(ordinal)
-    }
-
-    /// The 0-based ordinal.
-    pub fn ordinal(self) -> usize {
-        self.0
+        Ok((0..Device::count()?).map(Device::from_ordinal_unchecked).collect())
     }
 
     /// The device's name as the runtime reports it.
     pub fn name(self) -> Result<String> {
-        let api = api()?;
-        let mut buffer = [0 as c_char; 256];
-        check(
-            // SAFETY: the buffer holds 256 bytes, as we say.
-            unsafe { (api.hipDeviceGetName)(buffer.as_mut_ptr(), 256, self.0 as i32) },
-            "hipDeviceGetName",
-        )?;
-        // SAFETY: HIP wrote a NUL-terminated string into the buffer.
-        Ok(unsafe { std::ffi::CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
+        raw::device::name(self)
     }
 
     /// A raw attribute through `hipDeviceGetAttribute`.
     pub fn attribute(self, attribute: hipDeviceAttribute_t) -> Result<i32> {
-        let api = api()?;
-        let mut value = 0;
-        check(
-            // SAFETY: a valid out-pointer; the attribute is any value (the runtime validates it).
-            unsafe { (api.hipDeviceGetAttribute)(&mut value, attribute, self.0 as i32) },
-            "hipDeviceGetAttribute",
-        )?;
-        Ok(value)
+        raw::device::attribute(self, attribute)
     }
 
     /// Compute units (multiprocessors).
@@ -106,54 +64,25 @@ impl Device {
 
     /// Total device memory in bytes.
     pub fn total_memory(self) -> Result<usize> {
-        let api = api()?;
-        let mut bytes = 0;
-        check(
-            // SAFETY: a valid out-pointer.
-            unsafe { (api.hipDeviceTotalMem)(&mut bytes, self.0 as i32) },
-            "hipDeviceTotalMem",
-        )?;
-        Ok(bytes)
+        raw::device::total_memory(self)
     }
 
     /// Wait for all work on this device (whatever the thread's device is).
     pub fn synchronize(self) -> Result<()> {
-        let api = api()?;
-        on_device(self, || {
-            check(
-                // SAFETY: no arguments.
-                unsafe { (api.hipDeviceSynchronize)() },
-                "hipDeviceSynchronize",
-            )
-        })?
+        raw::device::synchronize(self)
     }
 
     /// (free, total) bytes of this device (whatever the thread's device is).
     pub fn mem_info(self) -> Result<(usize, usize)> {
-        let api = api()?;
-        let (mut free, mut total) = (0, 0);
-        on_device(self, || {
-            check(
-                // SAFETY: valid out-pointers.
-                unsafe { (api.hipMemGetInfo)(&mut free, &mut total) },
-                "hipMemGetInfo",
-            )
-        })??;
-        Ok((free, total))
+        raw::device::mem_info(self)
     }
 }
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.name() {
-            Ok(name) => write!(f, "Device({}, {name:?})", self.0),
-            Err(_) => write!(f, "Device({})", self.0),
+            Ok(name) => write!(f, "Device({}, {name:?})", self.ordinal()),
+            Err(_) => write!(f, "Device({})", self.ordinal()),
         }
-    }
-}
-
-impl std::fmt::Display for Device {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "device {}", self.0)
     }
 }

@@ -1,8 +1,15 @@
-//! Errors of the safe HIP layer.
+//! Errors of the safe HIP layer: [`HipError`], [`CompileError`] and
+//! [`check`], which turns a HIP status into a `Result`.
+//!
+//! This module sits at the bottom of the crate: it needs `Device` and
+//! [`DeviceMismatch`] as plain types only. Its one C call, HIP's name and
+//! description of a code (made when an error is displayed), is here
+//! rather than in `raw`, because every wrapper there returns these errors.
 
-use crate::raw;
 use crate::DeviceMismatch;
+use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::{hipError_t, BackendError};
+use std::ffi::{c_char, CStr};
 
 /// The result of a HIP operation.
 pub type Result<T, E = HipError> = std::result::Result<T, E>;
@@ -47,7 +54,7 @@ pub enum HipError {
     /// A runtime compilation (hipRTC, NVRTC on nvidia) failed; the error
     /// carries the compiler's log (boxed, as below).
     #[error(transparent)]
-    Compile(Box<crate::CompileError>),
+    Compile(Box<CompileError>),
     /// A launch configuration the device cannot run, found before the
     /// launch: the message names the value and the device's limit.
     #[error("{0}")]
@@ -79,7 +86,7 @@ impl HipError {
     /// of the error kind for errors that are not HIP codes.
     pub fn name(&self) -> String {
         match self {
-            HipError::Call { code, .. } => raw::error_text(*code).0,
+            HipError::Call { code, .. } => error_text(*code).0,
             HipError::InvalidDevice { .. } => "hipErrorInvalidDevice".into(),
             HipError::DeviceMismatch(_) => "device mismatch".into(),
             HipError::PeerAccessUnsupported { .. } => "peer access unsupported".into(),
@@ -92,7 +99,7 @@ impl HipError {
     /// HIP's description of the code, or this error's message.
     pub fn description(&self) -> String {
         match self {
-            HipError::Call { code, .. } => raw::error_text(*code).1,
+            HipError::Call { code, .. } => error_text(*code).1,
             other => other.to_string(),
         }
     }
@@ -117,4 +124,50 @@ pub fn check(status: hipError_t, operation: &'static str) -> Result<()> {
         return Ok(());
     }
     Err(HipError::Call { code: status, operation })
+}
+
+/// HIP's name and description of `status` (numbers when HIP has none).
+fn error_text(status: hipError_t) -> (String, String) {
+    let Ok(api) = hip_sys::hip() else {
+        return (format!("hipError {}", status.0), "no HIP backend".to_string());
+    };
+    // SAFETY: hipGetErrorName/String take any code and return a static,
+    // NUL-terminated string (or null, handled below).
+    let (name, text) = unsafe { ((api.hipGetErrorName)(status), (api.hipGetErrorString)(status)) };
+    let read = |p: *const c_char| {
+        if p.is_null() {
+            None
+        } else {
+            // SAFETY: non-null and NUL-terminated per the HIP API.
+            Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        }
+    };
+    (
+        read(name).unwrap_or_else(|| format!("hipError {}", status.0)),
+        read(text).unwrap_or_else(|| "unknown error".to_string()),
+    )
+}
+
+/// Why a runtime compilation failed: the hipRTC status, the operation,
+/// the program's name, the architecture, and the compiler's log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{operation} failed for program `{program}` ({target}): {}\n{log}", self.status_name())]
+pub struct CompileError {
+    /// The hipRTC call that failed (`hiprtcCompileProgram`).
+    pub operation: &'static str,
+    /// hipRTC's status.
+    pub status: hiprtcResult,
+    /// The program's name.
+    pub program: String,
+    /// The architecture it was compiled for.
+    pub target: String,
+    /// The compiler's log.
+    pub log: String,
+}
+
+impl CompileError {
+    /// hipRTC's name of the status (`HIPRTC_ERROR_COMPILATION`).
+    pub fn status_name(&self) -> &'static str {
+        hip_sys::hiprtc_status_name(self.status).unwrap_or("HIPRTC_ERROR_UNKNOWN")
+    }
 }

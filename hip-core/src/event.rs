@@ -1,7 +1,7 @@
-//! Events: markers in a stream, for ordering across streams and timing.
+//! Events: markers in a stream, for ordering across streams and timing,
+//! and the [`Stream`] methods that order by them.
 
-use crate::raw::{api, on_device, run_on};
-use crate::{audit, check, Device, DeviceMismatch, Result, Stream};
+use crate::{audit, raw, Device, DeviceMismatch, Result, Stream};
 use hip_sys::hipEvent_t;
 use std::time::Duration;
 
@@ -18,23 +18,9 @@ unsafe impl Send for Event {}
 unsafe impl Sync for Event {}
 
 impl Event {
-    /// A new event on the calling thread's device.
-    #[track_caller]
-    pub fn new() -> Result<Event> {
-        Event::new_on(crate::device())
-    }
-
     /// A new event on `device`, with timing.
     pub fn new_on(device: Device) -> Result<Event> {
-        let api = api()?;
-        let mut handle: hipEvent_t = std::ptr::null_mut();
-        on_device(device, || {
-            check(
-                // SAFETY: a valid out-pointer.
-                unsafe { (api.hipEventCreate)(&mut handle) },
-                "hipEventCreate",
-            )
-        })??;
+        let handle = raw::event::create(device)?;
         Ok(Event { handle, device })
     }
 
@@ -42,15 +28,7 @@ impl Event {
     /// cheaper to record, for ordering streams only
     /// ([`Event::elapsed_since`] refuses it).
     pub fn untimed_on(device: Device) -> Result<Event> {
-        let api = api()?;
-        let mut handle: hipEvent_t = std::ptr::null_mut();
-        on_device(device, || {
-            check(
-                // SAFETY: a valid out-pointer and a flag HIP knows.
-                unsafe { (api.hipEventCreateWithFlags)(&mut handle, hip_sys::hipEventDisableTiming) },
-                "hipEventCreateWithFlags",
-            )
-        })??;
+        let handle = raw::event::create_untimed(device)?;
         Ok(Event { handle, device })
     }
 
@@ -68,37 +46,20 @@ impl Event {
     /// (a typed error naming both devices otherwise).
     pub fn record(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("Event::record", "the stream", self.device, stream.device())?;
-        let api = api()?;
-        run_on(self.device, || {
-            check(
-                // SAFETY: both handles are live and on one device.
-                unsafe { (api.hipEventRecord)(self.handle, stream.as_raw()) },
-                "hipEventRecord",
-            )
-        })?
+        // SAFETY: both handles are live (borrowed) and on one device (checked above).
+        unsafe { raw::event::record(self.device, self.handle, stream.as_raw()) }
     }
 
     /// Wait for the last recording to complete.
     pub fn synchronize(&self) -> Result<()> {
-        let api = api()?;
-        on_device(self.device, || {
-            check(
-                // SAFETY: a live event.
-                unsafe { (api.hipEventSynchronize)(self.handle) },
-                "hipEventSynchronize",
-            )
-        })?
+        // SAFETY: a live event of its device.
+        unsafe { raw::event::synchronize(self.device, self.handle) }
     }
 
     /// Whether the last recording has completed.
     pub fn query(&self) -> Result<bool> {
-        let api = api()?;
-        // SAFETY: a live event.
-        let status = on_device(self.device, || unsafe { (api.hipEventQuery)(self.handle) })?;
-        if status == hip_sys::hipError_t::hipErrorNotReady {
-            return Ok(false);
-        }
-        check(status, "hipEventQuery").map(|()| true)
+        // SAFETY: a live event of its device.
+        unsafe { raw::event::query(self.device, self.handle) }
     }
 
     /// Time from this event to `end` (both recorded and completed, on one
@@ -110,29 +71,33 @@ impl Event {
     /// Time from `start` to this event (both recorded and completed, on one device).
     pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
         DeviceMismatch::check("Event::elapsed_since", "the start event", self.device, start.device)?;
-        let api = api()?;
-        let mut ms = 0f32;
-        on_device(self.device, || {
-            // SAFETY: live events and a valid out-pointer.
-            check(unsafe { (api.hipEventElapsedTime)(&mut ms, start.handle, self.handle) }, "hipEventElapsedTime")
-        })??;
+        // SAFETY: live events (borrowed), both of this device (checked above).
+        let ms = unsafe { raw::event::elapsed(self.device, start.handle, self.handle) }?;
         Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+    }
+}
+
+impl Stream {
+    /// A new event (with timing, on the stream's device) recorded on this
+    /// stream now: it completes when the work queued so far has.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new_on(self.device())?;
+        event.record(self)?;
+        Ok(event)
+    }
+
+    /// Make later work on this stream wait for `event` (of any device).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        // SAFETY: both handles are live (borrowed), the stream of its device.
+        unsafe { raw::stream::wait_event(self.device(), self.as_raw(), event.handle) }
     }
 }
 
 impl Drop for Event {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
-        let result = api().and_then(|api| {
-            on_device(self.device, || {
-                check(
-                    // SAFETY: the event is live and dropped once.
-                    unsafe { (api.hipEventDestroy)(self.handle) },
-                    "hipEventDestroy",
-                )
-            })?
-        });
-        if let Err(error) = result {
+        // SAFETY: the event is live and dropped once.
+        if let Err(error) = unsafe { raw::event::destroy(self.device, self.handle) } {
             log::error!("dropping an event of {}: {error}", self.device);
         }
     }

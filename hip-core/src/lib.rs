@@ -40,39 +40,53 @@
 //! # Ok::<(), hip_core::HipError>(())
 //! ```
 
-pub mod audit;
+// Plain types and errors: no HIP call but HIP's name for a status.
+mod error;
+mod mismatch;
+mod ordinal;
+
+// The thin layer over the C table: one function per HIP call, and the
+// device binding (`on_device`, `run_on`).
+pub mod raw;
+
+// Resources and device-wide work: each takes its device as an argument and
+// never reads the thread state.
 mod backoff;
 mod cache;
 mod context;
 mod device;
-mod error;
 mod event;
-mod future;
 mod limits;
-mod mismatch;
 mod module;
 mod peer;
 mod program;
-pub mod raw;
 mod shared;
-mod state;
 mod stream;
 mod wait;
 
+// The thread state, and what reads it.
+mod ambient;
+mod future;
+mod state;
+
+// The drop audit (the `tls-audit` feature).
+pub mod audit;
+
+pub use ambient::context;
 pub use cache::{CacheOrigin, CacheStats, KernelCache};
 pub use context::Context;
-pub use device::Device;
-pub use error::{check, HipError, Result};
+pub use error::{check, CompileError, HipError, Result};
 pub use event::Event;
 pub use future::{on_device_async, on_stream_async, OnDevice};
 pub use limits::LaunchLimits;
 pub use mismatch::DeviceMismatch;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
-pub use program::{Code, CompileError, Program};
+pub use ordinal::Device;
+pub use program::{Code, Program};
 pub use state::{
-    context, default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device,
-    set_device, set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority,
-    with_stream, ThreadState,
+    default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device, set_device,
+    set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority, with_stream,
+    ThreadState,
 };
 pub use stream::Stream;
 pub use wait::{EventWait, StreamSync};

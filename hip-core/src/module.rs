@@ -1,9 +1,8 @@
 //! Modules (loaded code objects) and their kernels.
 
-use crate::raw::{api, on_device, run_on};
-use crate::{audit, check, Device, DeviceMismatch, HipError, Result, Stream};
+use crate::{audit, raw, Device, DeviceMismatch, Result, Stream};
 use hip_sys::{hipFunction_t, hipModule_t};
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 struct Inner {
@@ -19,13 +18,9 @@ unsafe impl Sync for Inner {}
 impl Drop for Inner {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
-        let result = api().and_then(|api| {
-            on_device(self.device, || {
-                // SAFETY: the module is live and unloaded once, here.
-                check(unsafe { (api.hipModuleUnload)(self.handle) }, "hipModuleUnload")
-            })?
-        });
-        if let Err(error) = result {
+        // SAFETY: the module is live and unloaded once, here (no Function
+        // of it is left: each keeps this Inner alive).
+        if let Err(error) = unsafe { raw::module::unload(self.device, self.handle) } {
             log::error!("unloading a module of {}: {error}", self.device);
         }
     }
@@ -41,21 +36,7 @@ impl Module {
     /// backend, PTX or a cubin on nvidia, a sim code object
     /// (`hip_sys::sim::code_object`) on the simulator.
     pub fn load(device: Device, image: &[u8]) -> Result<Module> {
-        let api = api()?;
-        // Text formats (PTX, sim code objects) must end in NUL; a binary
-        // image is unaffected by a trailing NUL.
-        let owned;
-        let image = if image.last() == Some(&0) {
-            image
-        } else {
-            owned = [image, &[0]].concat();
-            &owned
-        };
-        let mut handle: hipModule_t = std::ptr::null_mut();
-        on_device(device, || {
-            // SAFETY: a valid out-pointer and an image that outlives the call.
-            check(unsafe { (api.hipModuleLoadData)(&mut handle, image.as_ptr().cast()) }, "hipModuleLoadData")
-        })??;
+        let handle = raw::module::load(device, image)?;
         Ok(Module(Arc::new(Inner { handle, device })))
     }
 
@@ -66,20 +47,8 @@ impl Module {
 
     /// The kernel called `name`.
     pub fn function(&self, name: &str) -> Result<Function> {
-        let api = api()?;
-        // A name with a NUL byte cannot name a kernel.
-        let c_name = CString::new(name).map_err(|_| HipError::Call {
-            code: hip_sys::hipError_t::hipErrorInvalidValue,
-            operation: "hipModuleGetFunction",
-        })?;
-        let mut handle: hipFunction_t = std::ptr::null_mut();
-        on_device(self.0.device, || {
-            // SAFETY: a live module, a NUL-terminated name and a valid out-pointer.
-            check(
-                unsafe { (api.hipModuleGetFunction)(&mut handle, self.0.handle, c_name.as_ptr()) },
-                "hipModuleGetFunction",
-            )
-        })??;
+        // SAFETY: a live module (borrowed) of its device.
+        let handle = unsafe { raw::module::function(self.0.device, self.0.handle, name) }?;
         Ok(Function { handle, module: self.0.clone(), name: name.to_string() })
     }
 }
@@ -200,31 +169,11 @@ impl Function {
         params: &mut [*mut c_void],
     ) -> Result<()> {
         DeviceMismatch::check("Function::launch", "the stream", self.device(), stream.device())?;
-        let api = api()?;
-        let params_ptr = if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() };
-        let [gx, gy, gz] = config.grid;
-        let [bx, by, bz] = config.block;
-        run_on(self.device(), || {
-            check(
-                // SAFETY: a live function and stream; the caller vouches for the arguments.
-                unsafe {
-                    (api.hipModuleLaunchKernel)(
-                        self.handle,
-                        gx,
-                        gy,
-                        gz,
-                        bx,
-                        by,
-                        bz,
-                        config.shared_memory,
-                        stream.as_raw(),
-                        params_ptr,
-                        std::ptr::null_mut(),
-                    )
-                },
-                "hipModuleLaunchKernel",
-            )
-        })?
+        let (grid, block, shared_memory) = (config.grid, config.block, config.shared_memory);
+        // SAFETY: a live function (its module is kept loaded by `self`) and
+        // stream, both of the kernel's device (checked above); the caller
+        // vouches for the arguments.
+        unsafe { raw::module::launch(self.device(), self.handle, grid, block, shared_memory, stream.as_raw(), params) }
     }
 }
 

@@ -1,9 +1,7 @@
 //! Peer access between devices: whether a device can reach another's
 //! memory, and enabling it, once per pair.
 
-use crate::raw::{api, forget_expected_failure, on_device};
-use crate::{check, Device, HipError, Result};
-use hip_sys::hipError_t;
+use crate::{raw, Device, HipError, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Devices whose enabled peers are remembered (a bit per peer below 64).
@@ -37,12 +35,7 @@ impl Device {
         if self == peer {
             return Ok(true);
         }
-        let api = api()?;
-        let mut can = 0;
-        // SAFETY: a valid out-pointer; the ordinals are checked by HIP.
-        let status = unsafe { (api.hipDeviceCanAccessPeer)(&mut can, self.ordinal() as i32, peer.ordinal() as i32) };
-        check(status, "hipDeviceCanAccessPeer")?;
-        Ok(can != 0)
+        raw::peer::can_access(self, peer)
     }
 
     /// Let this device reach `peer`'s memory directly
@@ -65,18 +58,7 @@ impl Device {
         if remembered(self, peer) {
             return Ok(());
         }
-        let api = api()?;
-        let status = on_device(self, || {
-            // SAFETY: plain integer arguments; flags must be 0.
-            let status = unsafe { (api.hipDeviceEnablePeerAccess)(peer.ordinal() as i32, 0) };
-            if status == hipError_t::hipErrorPeerAccessAlreadyEnabled {
-                // Enabled before (by other code): what was asked for.
-                forget_expected_failure(status);
-                return hipError_t::hipSuccess;
-            }
-            status
-        })?;
-        check(status, "hipDeviceEnablePeerAccess")?;
+        raw::peer::enable(self, peer)?;
         remember(self, peer);
         Ok(())
     }

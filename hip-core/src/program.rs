@@ -1,11 +1,13 @@
 //! Runtime compilation: [`Program`] (HIP source, options, headers, name
 //! expressions) compiled by hipRTC (NVRTC on nvidia) into [`Code`].
 
-use crate::raw::on_device;
-use crate::{Device, HipError, Module, Result};
-use hip_sys::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
-use std::ffi::{c_char, CStr, CString};
-use std::sync::Arc;
+use crate::raw;
+use crate::raw::rtc::{self, Failed};
+use crate::{CompileError, Device, HipError, Module, Result};
+use hip_sys::hiprtc::hiprtcResult;
+use hip_sys::sync::MutexExt;
+use std::ffi::CString;
+use std::sync::Mutex;
 
 /// HIP kernel source to compile at run time, with its options, named
 /// headers and name expressions.
@@ -89,21 +91,9 @@ impl Program {
     /// Compile for `device`'s architecture (under that device, which stays
     /// the thread's HIP device afterwards as before), skipping the cache.
     pub fn compile(&self, device: Device) -> Result<Code> {
-        let api = hip_sys::hiprtc()?;
-        let target = crate::cache::target(device)?;
-        on_device(device, || compile(api, self, target))?
-    }
-
-    /// The code for `device`, from the process's [kernel
-    /// cache](crate::KernelCache::global) (and its disk cache where
-    /// `AMDGPU_KERNEL_CACHE` names one), compiled on a miss.
-    pub fn build(&self, device: Device) -> Result<Arc<Code>> {
-        crate::KernelCache::global().get_or_compile(self, device).map(|(code, _)| code)
-    }
-
-    /// [`Program::build`], loaded on `device`.
-    pub fn load(&self, device: Device) -> Result<Module> {
-        self.build(device)?.load(device)
+        let compiler = rtc::compiler()?;
+        let target = target(device)?;
+        raw::on_device(device, || compile(compiler, self, target))?
     }
 }
 
@@ -145,28 +135,25 @@ impl Code {
     }
 }
 
-/// Why a runtime compilation failed: the hipRTC status, the operation,
-/// the program's name, the architecture, and the compiler's log.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{operation} failed for program `{program}` ({target}): {}\n{log}", self.status_name())]
-pub struct CompileError {
-    /// The hipRTC call that failed (`hiprtcCompileProgram`).
-    pub operation: &'static str,
-    /// hipRTC's status.
-    pub status: hiprtcResult,
-    /// The program's name.
-    pub program: String,
-    /// The architecture it was compiled for.
-    pub target: String,
-    /// The compiler's log.
-    pub log: String,
-}
-
-impl CompileError {
-    /// hipRTC's name of the status (`HIPRTC_ERROR_COMPILATION`).
-    pub fn status_name(&self) -> &'static str {
-        hip_sys::hiprtc_status_name(self.status).unwrap_or("HIPRTC_ERROR_UNKNOWN")
+/// The architecture `device` compiles for: `sm_XY` on nvidia, the device's
+/// name and version on amd, `sim` on the simulator. Read once per device.
+pub(crate) fn target(device: Device) -> Result<String> {
+    static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
+    if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(device.ordinal()) {
+        return Ok(known.clone());
     }
+    let (major, minor) = device.architecture()?;
+    let target = match hip_sys::backend() {
+        hip_sys::Backend::Nvidia => format!("sm_{major}{minor}"),
+        hip_sys::Backend::Sim => "sim".to_owned(),
+        hip_sys::Backend::Amd => format!("{} ({major}.{minor})", device.name()?),
+    };
+    let mut targets = TARGETS.lock_unpoisoned();
+    if targets.len() <= device.ordinal() {
+        targets.resize(device.ordinal() + 1, None);
+    }
+    targets[device.ordinal()] = Some(target.clone());
+    Ok(target)
 }
 
 fn c_string(what: &'static str, text: &str, program: &Program, target: &str) -> Result<CString> {
@@ -181,45 +168,9 @@ fn c_string(what: &'static str, text: &str, program: &Program, target: &str) -> 
     })
 }
 
-/// A hipRTC program, destroyed on drop.
-struct Handle<'a> {
-    api: &'a HiprtcApi,
-    program: hiprtcProgram,
-}
-
-impl Drop for Handle<'_> {
-    fn drop(&mut self) {
-        // SAFETY: a live program, destroyed once, here.
-        let status = unsafe { (self.api.hiprtcDestroyProgram)(&mut self.program) };
-        if status != hiprtcResult::HIPRTC_SUCCESS {
-            log::error!("hiprtcDestroyProgram: status {}", status.0);
-        }
-    }
-}
-
-impl Handle<'_> {
-    fn log(&self) -> String {
-        let mut size = 0;
-        // SAFETY: a live program and a valid out-pointer.
-        if unsafe { (self.api.hiprtcGetProgramLogSize)(self.program, &mut size) } != hiprtcResult::HIPRTC_SUCCESS
-            || size == 0
-        {
-            return String::new();
-        }
-        let mut log = vec![0u8; size];
-        // SAFETY: the buffer holds the size the library reported.
-        if unsafe { (self.api.hiprtcGetProgramLog)(self.program, log.as_mut_ptr().cast()) }
-            != hiprtcResult::HIPRTC_SUCCESS
-        {
-            return String::new();
-        }
-        String::from_utf8_lossy(&log).trim_end_matches('\0').trim_end().to_owned()
-    }
-}
-
 /// Compile under the current device (the caller binds it).
-fn compile(api: &HiprtcApi, program: &Program, target: String) -> Result<Code> {
-    let fail = |operation, status, log: String| {
+fn compile(compiler: rtc::Compiler, program: &Program, target: String) -> Result<Code> {
+    let fail = |Failed { operation, status }, log: String| {
         HipError::Compile(Box::new(CompileError {
             operation,
             status,
@@ -230,81 +181,36 @@ fn compile(api: &HiprtcApi, program: &Program, target: String) -> Result<Code> {
     };
     let source = c_string("source", &program.source, program, &target)?;
     let name = c_string("program name", &program.name, program, &target)?;
-    let mut header_texts = Vec::with_capacity(program.headers.len());
-    let mut header_names = Vec::with_capacity(program.headers.len());
+    let mut headers = Vec::with_capacity(program.headers.len());
     for (include, text) in &program.headers {
-        header_names.push(c_string("header name", include, program, &target)?);
-        header_texts.push(c_string("header text", text, program, &target)?);
+        let include = c_string("header name", include, program, &target)?;
+        headers.push((include, c_string("header text", text, program, &target)?));
     }
-    let mut text_ptrs: Vec<*const c_char> = header_texts.iter().map(|h| h.as_ptr()).collect();
-    let mut name_ptrs: Vec<*const c_char> = header_names.iter().map(|h| h.as_ptr()).collect();
-    let mut raw: hiprtcProgram = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer and C strings alive for the call; the
-    // header arrays hold `len` entries each.
-    let status = unsafe {
-        (api.hiprtcCreateProgram)(
-            &mut raw,
-            source.as_ptr(),
-            name.as_ptr(),
-            text_ptrs.len() as i32,
-            text_ptrs.as_mut_ptr(),
-            name_ptrs.as_mut_ptr(),
-        )
-    };
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(fail("hiprtcCreateProgram", status, String::new()));
-    }
-    let handle = Handle { api, program: raw };
+    let handle = compiler.create(&source, &name, &headers).map_err(|failed| fail(failed, String::new()))?;
     let expressions = program
         .name_expressions
         .iter()
         .map(|e| c_string("name expression", e, program, &target))
         .collect::<Result<Vec<_>>>()?;
     for expression in &expressions {
-        // SAFETY: a live program and a C string.
-        let status = unsafe { (api.hiprtcAddNameExpression)(handle.program, expression.as_ptr()) };
-        if status != hiprtcResult::HIPRTC_SUCCESS {
-            return Err(fail(
-                "hiprtcAddNameExpression",
-                status,
-                format!("name expression `{}`", expression.to_string_lossy()),
-            ));
-        }
+        handle
+            .add_name_expression(expression)
+            .map_err(|failed| fail(failed, format!("name expression `{}`", expression.to_string_lossy())))?;
     }
     let options =
         program.options.iter().map(|o| c_string("option", o, program, &target)).collect::<Result<Vec<_>>>()?;
-    let mut option_ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
-    // SAFETY: a live program and `len` C strings alive for the call.
-    let status =
-        unsafe { (api.hiprtcCompileProgram)(handle.program, option_ptrs.len() as i32, option_ptrs.as_mut_ptr()) };
+    let compiled = handle.compile(&options);
     let log = handle.log();
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(fail("hiprtcCompileProgram", status, log));
-    }
-    let mut size = 0;
-    // SAFETY: a live, compiled program and a valid out-pointer.
-    let status = unsafe { (api.hiprtcGetCodeSize)(handle.program, &mut size) };
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(fail("hiprtcGetCodeSize", status, log));
-    }
-    let mut bytes = vec![0u8; size];
-    // SAFETY: the buffer holds the size the library reported.
-    let status = unsafe { (api.hiprtcGetCode)(handle.program, bytes.as_mut_ptr().cast()) };
-    if status != hiprtcResult::HIPRTC_SUCCESS {
-        return Err(fail("hiprtcGetCode", status, log));
-    }
+    compiled.map_err(|failed| fail(failed, log.clone()))?;
+    // SAFETY: compiled above.
+    let bytes = unsafe { handle.code() }.map_err(|failed| fail(failed, log.clone()))?;
     // Lowered names belong to the program: read them before it goes.
     let mut lowered = Vec::with_capacity(expressions.len());
     for (expression, text) in expressions.iter().zip(&program.name_expressions) {
-        let mut symbol: *const c_char = std::ptr::null();
-        // SAFETY: a live, compiled program, a C string and an out-pointer.
-        let status = unsafe { (api.hiprtcGetLoweredName)(handle.program, expression.as_ptr(), &mut symbol) };
-        if status != hiprtcResult::HIPRTC_SUCCESS || symbol.is_null() {
-            return Err(fail("hiprtcGetLoweredName", status, format!("name expression `{text}`")));
-        }
-        // SAFETY: the library's NUL-terminated string, alive until the
-        // program is destroyed (after this copy).
-        lowered.push((text.clone(), unsafe { CStr::from_ptr(symbol) }.to_string_lossy().into_owned()));
+        // SAFETY: compiled above.
+        let symbol = unsafe { handle.lowered_name(expression) }
+            .map_err(|failed| fail(failed, format!("name expression `{text}`")))?;
+        lowered.push((text.clone(), symbol));
     }
     drop(handle);
     Ok(Code { bytes, log, lowered, target })

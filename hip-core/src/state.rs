@@ -17,9 +17,9 @@
 //! Nothing here drains HIP's last error: [`peek_last_error`] and
 //! [`take_last_error`] are explicit.
 
-use crate::raw::{self, api, bind};
+use crate::raw::{self, bind};
 use crate::stream::KeptStream;
-use crate::{audit, Context, Device, HipError, Result, Stream};
+use crate::{audit, check, Context, Device, HipError, Result, Stream};
 use hip_sys::sync::MutexExt;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -307,12 +307,6 @@ pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The primary context of this thread's device.
-#[track_caller]
-pub fn context() -> Result<Context> {
-    Context::primary(device())
-}
-
 /// Run `f` with `ctx` current (its device), then restore.
 #[track_caller]
 pub fn with_context<R>(ctx: Context, f: impl FnOnce() -> R) -> R {
@@ -419,16 +413,8 @@ pub fn with_priority<R>(priority: i32, f: impl FnOnce() -> R) -> R {
 // ---- the last error ----------------------------------------------------------
 
 fn last_error(take: bool) -> Result<Option<HipError>> {
-    let api = api()?;
-    // SAFETY: no arguments.
-    let status = unsafe {
-        if take {
-            (api.hipGetLastError)()
-        } else {
-            (api.hipPeekAtLastError)()
-        }
-    };
-    Ok(crate::check(status, if take { "hipGetLastError" } else { "hipPeekAtLastError" }).err())
+    let status = if take { raw::last_error::take()? } else { raw::last_error::peek()? };
+    Ok(check(status, if take { "hipGetLastError" } else { "hipPeekAtLastError" }).err())
 }
 
 /// HIP's last error on this thread, left in place.

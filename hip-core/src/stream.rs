@@ -1,8 +1,9 @@
-//! Streams: in-order queues of work on one device.
+//! Streams: in-order queues of work on one device. What orders one
+//! stream after another (events recorded on it, waits for them) is in
+//! `event`, which builds on this module.
 
-use crate::raw::{api, on_device, run_on};
 use crate::shared::{Kept, Shared};
-use crate::{audit, check, Device, DeviceMismatch, Event, Result};
+use crate::{audit, raw, Device, DeviceMismatch, Result};
 use hip_sys::hipStream_t;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -28,29 +29,19 @@ impl Drop for Inner {
         if self.handle.is_null() {
             return; // a device's null stream is never destroyed
         }
-        if let Err(error) = destroy(self.handle, self.device) {
+        // SAFETY: the handle is a live stream owned by the dropped Inner.
+        if let Err(error) = unsafe { raw::stream::destroy(self.device, self.handle) } {
             log::error!("dropping a stream of {}: {error}", self.device);
         }
     }
 }
 
-fn destroy(handle: hipStream_t, device: Device) -> Result<()> {
-    let api = api()?;
-    on_device(device, || {
-        check(
-            // SAFETY: the handle is a live stream owned by the dropped Inner.
-            unsafe { (api.hipStreamDestroy)(handle) },
-            "hipStreamDestroy",
-        )
-    })?
-}
-
 /// A HIP stream. Clones share one HIP stream, destroyed when the last
 /// clone drops, under the stream's own device, from any thread.
 ///
-/// The streams [`crate::stream()`] gives each thread are kept for the
-/// process instead (an exiting thread hands its streams to the next
-/// thread that needs one), so their clones and drops change no count.
+/// The streams [`stream()`](fn@crate::stream) gives each thread are kept
+/// for the process instead (an exiting thread hands its streams to the
+/// next thread that needs one), so their clones and drops change no count.
 #[derive(Clone)]
 pub struct Stream(Shared<Inner>);
 
@@ -68,12 +59,6 @@ impl KeptStream {
 }
 
 impl Stream {
-    /// A new stream on the calling thread's device.
-    #[track_caller]
-    pub fn new() -> Result<Stream> {
-        Stream::new_on(crate::device())
-    }
-
     /// A new stream on `device`, whatever the thread's device is.
     pub fn new_on(device: Device) -> Result<Stream> {
         Stream::with_priority_on(device, 0)
@@ -98,15 +83,9 @@ impl Stream {
     }
 
     fn create(device: Device, priority: i32, share: fn(Inner) -> Shared<Inner>) -> Result<Stream> {
-        let api = api()?;
-        let mut handle: hipStream_t = std::ptr::null_mut();
-        on_device(device, || {
-            // SAFETY: a valid out-pointer.
-            check(unsafe { (api.hipStreamCreateWithPriority)(&mut handle, 0, priority) }, "hipStreamCreateWithPriority")
-        })??;
-        let mut actual = priority;
-        // SAFETY: the stream just created; a valid out-pointer.
-        check(unsafe { (api.hipStreamGetPriority)(handle, &mut actual) }, "hipStreamGetPriority").ok();
+        let handle = raw::stream::create(device, priority)?;
+        // SAFETY: the stream just created.
+        let actual = unsafe { raw::stream::priority(handle) }.unwrap_or(priority);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Ok(Stream(share(Inner { handle, device, priority: actual, id })))
     }
@@ -147,45 +126,14 @@ impl Stream {
 
     /// Wait until all work queued so far has finished.
     pub fn synchronize(&self) -> Result<()> {
-        let api = api()?;
-        on_device(self.device(), || {
-            check(
-                // SAFETY: a live stream (or null, meaning the device's null stream, hence on_device).
-                unsafe { (api.hipStreamSynchronize)(self.0.handle) },
-                "hipStreamSynchronize",
-            )
-        })?
+        // SAFETY: a live stream of its device (or null: that device's null stream).
+        unsafe { raw::stream::synchronize(self.device(), self.0.handle) }
     }
 
     /// Whether all queued work has finished.
     pub fn query(&self) -> Result<bool> {
-        let api = api()?;
         // SAFETY: as in synchronize.
-        let status = on_device(self.device(), || unsafe { (api.hipStreamQuery)(self.0.handle) })?;
-        if status == hip_sys::hipError_t::hipErrorNotReady {
-            return Ok(false);
-        }
-        check(status, "hipStreamQuery").map(|()| true)
-    }
-
-    /// A new event (with timing, on the stream's device) recorded on this
-    /// stream now: it completes when the work queued so far has.
-    pub fn record_event(&self) -> Result<Event> {
-        let event = Event::new_on(self.device())?;
-        event.record(self)?;
-        Ok(event)
-    }
-
-    /// Make later work on this stream wait for `event` (of any device).
-    pub fn wait(&self, event: &Event) -> Result<()> {
-        let api = api()?;
-        run_on(self.device(), || {
-            check(
-                // SAFETY: both handles are live.
-                unsafe { (api.hipStreamWaitEvent)(self.0.handle, event.as_raw(), 0) },
-                "hipStreamWaitEvent",
-            )
-        })?
+        unsafe { raw::stream::query(self.device(), self.0.handle) }
     }
 
     /// `Ok` if the stream is on `device`, else a [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch)

@@ -17,8 +17,7 @@
 //! a successful query, so the runtime (and the simulator's race detector)
 //! sees the host synchronized with the work, as after a blocking wait.
 
-use crate::raw::{api, on_device};
-use crate::{backoff, check, Event, Result, Stream};
+use crate::{backoff, raw, Event, Result, Stream};
 use hip_sys::sync::MutexExt;
 use std::ffi::c_void;
 use std::future::Future;
@@ -140,18 +139,17 @@ impl StreamSync {
 
 /// Enqueue the host function on `stream`.
 fn arm(stream: &Stream) -> Result<Arc<Signal>> {
-    let api = api()?;
     let signal = Arc::new(Signal::default());
-    let raw = Arc::into_raw(signal.clone());
-    let status = on_device(stream.device(), || {
-        // SAFETY: a live stream; `signal_done` takes `raw` back exactly once
-        // when the runtime calls it, which it does once a launch succeeds.
-        unsafe { (api.hipLaunchHostFunc)(stream.as_raw(), Some(signal_done), raw.cast_mut().cast()) }
-    });
-    let launched = status.and_then(|status| check(status, "hipLaunchHostFunc"));
+    let given = Arc::into_raw(signal.clone());
+    // SAFETY: a live stream of its device; `signal_done` takes `given` back
+    // exactly once when the runtime calls it, which it does once a launch
+    // succeeds.
+    let launched = unsafe {
+        raw::stream::launch_host_func(stream.device(), stream.as_raw(), signal_done, given.cast_mut().cast())
+    };
     if launched.is_err() {
         // SAFETY: the runtime did not take the reference: give it back.
-        drop(unsafe { Arc::from_raw(raw) });
+        drop(unsafe { Arc::from_raw(given) });
     }
     launched.map(|()| signal)
 }

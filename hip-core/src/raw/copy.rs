@@ -1,0 +1,54 @@
+//! Blocking copies in a stream's order, for the crates above: built on
+//! `mem` and a [`Stream`](crate::Stream)'s synchronize, so they sit on top
+//! of the layer (they take the stream itself).
+
+use std::ffi::c_void;
+
+use super::mem;
+use crate::{Result, Stream};
+
+/// Copy `bytes` between host and device memory (the direction taken from
+/// the pointers) after the work queued on `stream`, returning only once the
+/// copy is over.
+///
+/// The stream is synchronized first and the copy itself is the blocking
+/// `hipMemcpy`: whatever fails, no copy is left in flight that could later
+/// touch host memory the caller has already freed (an asynchronous copy
+/// followed by a failed synchronize would).
+///
+/// One side must be host memory: `hipMemcpy` between two device pointers
+/// of one device returns before the copy has run (HIP enqueues it on the
+/// null stream). Copy between device memory with [`copy_device_after`].
+///
+/// # Safety
+/// Both ranges are valid for `bytes` until the call returns.
+pub unsafe fn copy_after(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    stream.synchronize()?;
+    // SAFETY: the caller guarantees both ranges.
+    unsafe { mem::copy(stream.device(), dst, src, bytes) }
+}
+
+/// Copy `bytes` from device memory at `src` to device memory at `dst` (of
+/// one device or two) in `stream`'s order, returning only once the copy is
+/// over.
+///
+/// The copy is `hipMemcpyAsync` on `stream`, then the stream is
+/// synchronized. A blocking `hipMemcpy` would not do: within one device it
+/// returns before the copy has run, on the null stream, which streams
+/// created non-blocking do not wait for. A failed synchronize can leave
+/// the copy in flight, which touches device memory only.
+///
+/// # Safety
+/// Both ranges are device memory valid for `bytes` until the copy has run.
+pub unsafe fn copy_device_after(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller guarantees both device ranges; the stream is live
+    // (it is borrowed) and of its own device.
+    unsafe { mem::copy_device_async(stream.device(), dst, src, bytes, stream.as_raw()) }?;
+    stream.synchronize()
+}

@@ -1,0 +1,94 @@
+//! HIP's current device: the crate's one `hipGetDevice` and one
+//! `hipSetDevice`, the record of what they last saw, and the two ways to
+//! run a call under a device, [`on_device`] and [`run_on`].
+
+use crate::{check, Device, Result};
+use std::cell::Cell;
+
+use super::api;
+
+/// HIP's current device on this thread, as HIP sees it (a HIP call).
+pub fn hip_current_device() -> Result<Device> {
+    let api = api()?;
+    let mut ordinal = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { (api.hipGetDevice)(&mut ordinal) }, "hipGetDevice")?;
+    let device = Device::from_ordinal_unchecked(ordinal as usize);
+    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    Ok(device)
+}
+
+thread_local! {
+    /// Ordinal + 1 of HIP's current device on this thread as this crate
+    /// last set or read it; 0 when unknown (a bind failed). Every
+    /// `hipSetDevice` of this crate goes through [`bind`], so it is true
+    /// as long as code calling `hipSetDevice` itself restores HIP's
+    /// device, the rule the thread state already relies on. A record of
+    /// HIP's own state, not thread state: it never says what the thread's
+    /// device *should* be.
+    static BOUND: Cell<usize> = const { Cell::new(0) };
+}
+
+/// HIP's current device as this crate last set or read it (no HIP call),
+/// as ordinal + 1; 0 when unknown.
+#[inline]
+pub(crate) fn bound() -> usize {
+    BOUND.with(Cell::get)
+}
+
+/// Make `device` HIP's current device on this thread (no state change).
+pub(crate) fn bind(device: Device) -> Result<()> {
+    let api = api()?;
+    BOUND.with(|bound| bound.set(0));
+    // SAFETY: plain integer argument.
+    check(unsafe { (api.hipSetDevice)(device.ordinal() as i32) }, "hipSetDevice")?;
+    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    Ok(())
+}
+
+/// Run `call` with `device` current in HIP, then restore HIP's previous
+/// device, also if `call` panics. Reads and changes no per-thread state of
+/// this crate; makes no HIP call beyond `hipGetDevice` when `device` is
+/// already current. It asks HIP rather than trust [`run_on`]'s record, so
+/// a drop lands on the right device even after foreign code moved HIP.
+pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    let previous = hip_current_device()?;
+    if previous == device {
+        return Ok(call());
+    }
+    switch(device, call)
+}
+
+/// Bind `device`, run `call`, bind `previous` back (also on panic).
+fn switch<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    let previous = match bound() {
+        0 => hip_current_device()?,
+        n => Device::from_ordinal_unchecked(n - 1),
+    };
+    bind(device)?;
+    struct Restore(Device);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Err(error) = bind(self.0) {
+                log::error!("could not restore HIP device {}: {error}", self.0.ordinal());
+            }
+        }
+    }
+    let _restore = Restore(previous);
+    Ok(call())
+}
+
+/// Run `call` with `device` current in HIP, for calls made outside drops.
+///
+/// Like [`on_device`], but when this crate's record of HIP's device says
+/// it is `device` already (after any ambient call or bind to it, and
+/// inside another switch to it), it trusts the record: no HIP call at
+/// all. Otherwise it switches and restores as `on_device` does. It reads
+/// no thread state. Drops use [`on_device`], which asks HIP.
+#[inline]
+pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
+    if bound() == device.ordinal() + 1 {
+        return Ok(call());
+    }
+    switch(device, call)
+}

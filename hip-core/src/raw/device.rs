@@ -1,0 +1,87 @@
+//! Devices: how many there are, what one is, and device-wide calls.
+
+use hip_sys::{hipDeviceAttribute_t, hipError_t};
+use std::ffi::{c_char, CStr};
+
+use super::{api, on_device};
+use crate::{check, Device, Result};
+
+/// How many devices the backend offers (`hipGetDeviceCount`; 0 where it
+/// answers `hipErrorNoDevice`).
+pub(crate) fn count() -> Result<usize> {
+    let api = api()?;
+    let mut n = 0;
+    // SAFETY: a valid out-pointer.
+    let status = unsafe { (api.hipGetDeviceCount)(&mut n) };
+    if status == hipError_t::hipErrorNoDevice {
+        return Ok(0);
+    }
+    check(status, "hipGetDeviceCount")?;
+    Ok(n.max(0) as usize)
+}
+
+/// `device`'s name as the runtime reports it (`hipDeviceGetName`, by
+/// ordinal).
+pub(crate) fn name(device: Device) -> Result<String> {
+    let api = api()?;
+    let mut buffer = [0 as c_char; 256];
+    check(
+        // SAFETY: the buffer holds 256 bytes, as we say.
+        unsafe { (api.hipDeviceGetName)(buffer.as_mut_ptr(), 256, device.ordinal() as i32) },
+        "hipDeviceGetName",
+    )?;
+    // SAFETY: HIP wrote a NUL-terminated string into the buffer.
+    Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
+}
+
+/// A raw attribute of `device` (`hipDeviceGetAttribute`, by ordinal).
+pub(crate) fn attribute(device: Device, attribute: hipDeviceAttribute_t) -> Result<i32> {
+    let api = api()?;
+    let mut value = 0;
+    check(
+        // SAFETY: a valid out-pointer; the attribute is any value (the runtime validates it).
+        unsafe { (api.hipDeviceGetAttribute)(&mut value, attribute, device.ordinal() as i32) },
+        "hipDeviceGetAttribute",
+    )?;
+    Ok(value)
+}
+
+/// `device`'s memory in bytes (`hipDeviceTotalMem`, by ordinal).
+pub(crate) fn total_memory(device: Device) -> Result<usize> {
+    let api = api()?;
+    let mut bytes = 0;
+    check(
+        // SAFETY: a valid out-pointer.
+        unsafe { (api.hipDeviceTotalMem)(&mut bytes, device.ordinal() as i32) },
+        "hipDeviceTotalMem",
+    )?;
+    Ok(bytes)
+}
+
+/// Wait for all work on `device` (`hipDeviceSynchronize`, under `device`
+/// through [`on_device`]).
+pub(crate) fn synchronize(device: Device) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        check(
+            // SAFETY: no arguments.
+            unsafe { (api.hipDeviceSynchronize)() },
+            "hipDeviceSynchronize",
+        )
+    })?
+}
+
+/// (free, total) bytes of `device` (`hipMemGetInfo`, under `device`
+/// through [`on_device`]).
+pub(crate) fn mem_info(device: Device) -> Result<(usize, usize)> {
+    let api = api()?;
+    let (mut free, mut total) = (0, 0);
+    on_device(device, || {
+        check(
+            // SAFETY: valid out-pointers.
+            unsafe { (api.hipMemGetInfo)(&mut free, &mut total) },
+            "hipMemGetInfo",
+        )
+    })??;
+    Ok((free, total))
+}

@@ -1,0 +1,117 @@
+//! Events: create and destroy one, record it on a stream, wait for it, and
+//! time between two.
+
+use hip_sys::{hipError_t, hipEvent_t, hipStream_t};
+
+use super::{api, on_device, run_on};
+use crate::{check, Device, Result};
+
+/// A new event on `device`, with timing (`hipEventCreate`, under `device`
+/// through [`on_device`]).
+pub(crate) fn create(device: Device) -> Result<hipEvent_t> {
+    let api = api()?;
+    let mut handle: hipEvent_t = std::ptr::null_mut();
+    on_device(device, || {
+        check(
+            // SAFETY: a valid out-pointer.
+            unsafe { (api.hipEventCreate)(&mut handle) },
+            "hipEventCreate",
+        )
+    })??;
+    Ok(handle)
+}
+
+/// A new event on `device` without timing (`hipEventCreateWithFlags` with
+/// `hipEventDisableTiming`, under `device` through [`on_device`]).
+pub(crate) fn create_untimed(device: Device) -> Result<hipEvent_t> {
+    let api = api()?;
+    let mut handle: hipEvent_t = std::ptr::null_mut();
+    on_device(device, || {
+        check(
+            // SAFETY: a valid out-pointer and a flag HIP knows.
+            unsafe { (api.hipEventCreateWithFlags)(&mut handle, hip_sys::hipEventDisableTiming) },
+            "hipEventCreateWithFlags",
+        )
+    })??;
+    Ok(handle)
+}
+
+/// Destroy `event` (`hipEventDestroy`, under `device` through
+/// [`on_device`]).
+///
+/// # Safety
+/// `event` is a live event of `device`, not used again.
+pub(crate) unsafe fn destroy(device: Device, event: hipEvent_t) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        check(
+            // SAFETY: the caller's live event, destroyed once.
+            unsafe { (api.hipEventDestroy)(event) },
+            "hipEventDestroy",
+        )
+    })?
+}
+
+/// Record `event` on `stream` (`hipEventRecord`, under `device` through
+/// [`run_on`]: a hot call).
+///
+/// # Safety
+/// `event` is a live event of `device`, and `stream` a live stream of
+/// `device` (or null).
+#[inline]
+pub(crate) unsafe fn record(device: Device, event: hipEvent_t, stream: hipStream_t) -> Result<()> {
+    let api = api()?;
+    run_on(device, || {
+        check(
+            // SAFETY: both handles are live and on one device.
+            unsafe { (api.hipEventRecord)(event, stream) },
+            "hipEventRecord",
+        )
+    })?
+}
+
+/// Wait for `event`'s last recording to complete (`hipEventSynchronize`,
+/// under `device` through [`on_device`]).
+///
+/// # Safety
+/// `event` is a live event of `device`.
+pub(crate) unsafe fn synchronize(device: Device, event: hipEvent_t) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        check(
+            // SAFETY: a live event.
+            unsafe { (api.hipEventSynchronize)(event) },
+            "hipEventSynchronize",
+        )
+    })?
+}
+
+/// Whether `event`'s last recording has completed (`hipEventQuery`, under
+/// `device` through [`on_device`]): `false` for `hipErrorNotReady`.
+///
+/// # Safety
+/// `event` is a live event of `device`.
+pub(crate) unsafe fn query(device: Device, event: hipEvent_t) -> Result<bool> {
+    let api = api()?;
+    // SAFETY: a live event.
+    let status = on_device(device, || unsafe { (api.hipEventQuery)(event) })?;
+    if status == hipError_t::hipErrorNotReady {
+        return Ok(false);
+    }
+    check(status, "hipEventQuery").map(|()| true)
+}
+
+/// Milliseconds from `start` to `end` (`hipEventElapsedTime`, under
+/// `device` through [`on_device`]).
+///
+/// # Safety
+/// `start` and `end` are live events of `device`.
+pub(crate) unsafe fn elapsed(device: Device, start: hipEvent_t, end: hipEvent_t) -> Result<f32> {
+    let api = api()?;
+    let mut ms = 0f32;
+    on_device(device, || {
+        // SAFETY: live events and a valid out-pointer.
+        check(unsafe { (api.hipEventElapsedTime)(&mut ms, start, end) }, "hipEventElapsedTime")
+    })??;
+    Ok(ms)
+}

@@ -1,0 +1,35 @@
+//! Peer access between two devices.
+
+use hip_sys::hipError_t;
+
+use super::{api, forget_expected_failure, on_device};
+use crate::{check, Device, Result};
+
+/// Whether `device` can reach `peer`'s memory directly once enabled
+/// (`hipDeviceCanAccessPeer`, by ordinals).
+pub(crate) fn can_access(device: Device, peer: Device) -> Result<bool> {
+    let api = api()?;
+    let mut can = 0;
+    // SAFETY: a valid out-pointer; the ordinals are checked by HIP.
+    let status = unsafe { (api.hipDeviceCanAccessPeer)(&mut can, device.ordinal() as i32, peer.ordinal() as i32) };
+    check(status, "hipDeviceCanAccessPeer")?;
+    Ok(can != 0)
+}
+
+/// Let `device` reach `peer`'s memory (`hipDeviceEnablePeerAccess`, under
+/// `device` through [`on_device`]). `Ok` also where the pair was enabled
+/// before: that answer is forgotten as the thread's last error.
+pub(crate) fn enable(device: Device, peer: Device) -> Result<()> {
+    let api = api()?;
+    let status = on_device(device, || {
+        // SAFETY: plain integer arguments; flags must be 0.
+        let status = unsafe { (api.hipDeviceEnablePeerAccess)(peer.ordinal() as i32, 0) };
+        if status == hipError_t::hipErrorPeerAccessAlreadyEnabled {
+            // Enabled before (by other code): what was asked for.
+            forget_expected_failure(status);
+            return hipError_t::hipSuccess;
+        }
+        status
+    })?;
+    check(status, "hipDeviceEnablePeerAccess")
+}

@@ -1,0 +1,124 @@
+//! Streams: create and destroy one, wait for it, order it after an event,
+//! and queue a host function on it.
+//!
+//! A null `stream` handle names the device's null stream wherever HIP
+//! takes one.
+
+use hip_sys::{hipError_t, hipEvent_t, hipStream_t};
+use std::ffi::c_void;
+
+use super::{api, on_device, run_on};
+use crate::{check, Device, Result};
+
+/// A new stream on `device` with `priority` (`hipStreamCreateWithPriority`,
+/// under `device` through [`on_device`]).
+pub(crate) fn create(device: Device, priority: i32) -> Result<hipStream_t> {
+    let api = api()?;
+    let mut handle: hipStream_t = std::ptr::null_mut();
+    on_device(device, || {
+        // SAFETY: a valid out-pointer.
+        check(unsafe { (api.hipStreamCreateWithPriority)(&mut handle, 0, priority) }, "hipStreamCreateWithPriority")
+    })??;
+    Ok(handle)
+}
+
+/// The priority HIP gave `stream` (`hipStreamGetPriority`; binds no
+/// device).
+///
+/// # Safety
+/// `stream` is a live stream (or null).
+pub(crate) unsafe fn priority(stream: hipStream_t) -> Result<i32> {
+    let api = api()?;
+    let mut priority = 0;
+    // SAFETY: the caller's live stream; a valid out-pointer.
+    check(unsafe { (api.hipStreamGetPriority)(stream, &mut priority) }, "hipStreamGetPriority")?;
+    Ok(priority)
+}
+
+/// Destroy `stream` (`hipStreamDestroy`, under `device` through
+/// [`on_device`]).
+///
+/// # Safety
+/// `stream` is a live stream of `device`, not used again.
+pub(crate) unsafe fn destroy(device: Device, stream: hipStream_t) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        check(
+            // SAFETY: the caller's live stream, destroyed once.
+            unsafe { (api.hipStreamDestroy)(stream) },
+            "hipStreamDestroy",
+        )
+    })?
+}
+
+/// Wait until the work queued on `stream` has finished
+/// (`hipStreamSynchronize`, under `device` through [`on_device`]: a null
+/// stream is that device's).
+///
+/// # Safety
+/// `stream` is a live stream of `device`, or null.
+pub(crate) unsafe fn synchronize(device: Device, stream: hipStream_t) -> Result<()> {
+    let api = api()?;
+    on_device(device, || {
+        check(
+            // SAFETY: a live stream (or null, meaning the device's null stream, hence on_device).
+            unsafe { (api.hipStreamSynchronize)(stream) },
+            "hipStreamSynchronize",
+        )
+    })?
+}
+
+/// Whether the work queued on `stream` has finished (`hipStreamQuery`,
+/// under `device` through [`on_device`]): `false` for `hipErrorNotReady`.
+///
+/// # Safety
+/// As for [`synchronize`].
+pub(crate) unsafe fn query(device: Device, stream: hipStream_t) -> Result<bool> {
+    let api = api()?;
+    // SAFETY: as in synchronize.
+    let status = on_device(device, || unsafe { (api.hipStreamQuery)(stream) })?;
+    if status == hipError_t::hipErrorNotReady {
+        return Ok(false);
+    }
+    check(status, "hipStreamQuery").map(|()| true)
+}
+
+/// Make later work on `stream` wait for `event` (`hipStreamWaitEvent`,
+/// under `device` through [`run_on`]: a hot call).
+///
+/// # Safety
+/// `stream` is a live stream of `device` (or null) and `event` a live
+/// event (of any device).
+#[inline]
+pub(crate) unsafe fn wait_event(device: Device, stream: hipStream_t, event: hipEvent_t) -> Result<()> {
+    let api = api()?;
+    run_on(device, || {
+        check(
+            // SAFETY: both handles are live.
+            unsafe { (api.hipStreamWaitEvent)(stream, event, 0) },
+            "hipStreamWaitEvent",
+        )
+    })?
+}
+
+/// Queue `function(user_data)` on `stream` after the work queued so far
+/// (`hipLaunchHostFunc`, under `device` through [`on_device`]). The
+/// runtime calls it once if, and only if, this returns `Ok`.
+///
+/// # Safety
+/// `stream` is a live stream of `device` (or null), and `function` may be
+/// called with `user_data` once, on a thread of the runtime.
+pub(crate) unsafe fn launch_host_func(
+    device: Device,
+    stream: hipStream_t,
+    function: unsafe extern "C" fn(*mut c_void),
+    user_data: *mut c_void,
+) -> Result<()> {
+    let api = api()?;
+    let status = on_device(device, || {
+        // SAFETY: the caller's live stream, and a function the caller lets
+        // the runtime call once with `user_data`.
+        unsafe { (api.hipLaunchHostFunc)(stream, Some(function), user_data) }
+    });
+    status.and_then(|status| check(status, "hipLaunchHostFunc"))
+}

@@ -1,0 +1,9 @@
+//! The process's HIP table, which every wrapper gets first.
+
+use crate::Result;
+use hip_sys::HipApi;
+
+/// The process's HIP table, or why there is none.
+pub fn api() -> Result<&'static HipApi> {
+    Ok(hip_sys::hip()?)
+}
