@@ -1,5 +1,5 @@
-//! The `amd` backend: AMD's HIP runtime, `libamdhip64.so`, loaded at run
-//! time.
+//! AMD's HIP runtime, `libamdhip64.so`, loaded at run time: the amd
+//! backend's HIP table.
 //!
 //! # Where the library is looked for
 //!
@@ -143,7 +143,7 @@ pub(crate) struct Loaded {
 /// about. On success the library stays loaded for the rest of the process,
 /// so the table's pointers stay valid.
 pub(crate) fn load_from(candidates: &[String]) -> Result<Loaded, BackendError> {
-    let opened = crate::loader::open_first(LIBRARY, candidates, NOT_FOUND_HINT, SYMBOL_HINT)?;
+    let opened = crate::backend::loader::open_first(LIBRARY, candidates, NOT_FOUND_HINT, SYMBOL_HINT)?;
     // SAFETY: every pointer comes from `libamdhip64`, whose exported
     // functions have the C signatures of the HIP headers the table was
     // generated from (the version is checked before any ABI-sensitive call,
@@ -174,7 +174,7 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
     let status = unsafe { (api.hipGetDeviceCount)(&mut count) };
     if status != hipError_t::hipSuccess || count < 1 {
         return Err(BackendError::BackendUnavailable {
-            backend: super::Backend::Amd,
+            backend: crate::Backend::Amd,
             reason: format!(
                 "{path} loaded but reports no AMD GPU (hipGetDeviceCount: {}, count {count}). \
                  To fix: check that the GPU is visible (/dev/kfd and /dev/dri readable, \
@@ -215,7 +215,7 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
         let installed = *REAL_POINTER_GET_ATTRIBUTES.get_or_init(|| real);
         if installed as usize != real as usize {
             return Err(BackendError::BackendUnavailable {
-                backend: super::Backend::Amd,
+                backend: crate::Backend::Amd,
                 reason: format!(
                     "{path} is a second, different HIP runtime in this process; \
                      load one runtime only (unset ROCM_PATH or LD_LIBRARY_PATH entries \

@@ -43,11 +43,11 @@
 
 use super::rocsparse_mode::{count_analysis, record_slow_path, rocsparse_version, RocsparseVersion};
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
+use crate::backend::sim::races::AccessKind;
+use crate::backend::sim::runtime::{current_device, sim};
+use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::violations;
 use crate::bindings::rocsparse::*;
-use crate::sim::races::AccessKind;
-use crate::sim::runtime::{current_device, sim};
-use crate::sim::streams::{self, Target};
-use crate::sim::violations;
 use std::ffi::{c_int, c_void};
 
 type Status = rocsparse_status;

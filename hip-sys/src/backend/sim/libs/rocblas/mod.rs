@@ -45,12 +45,12 @@ pub(crate) use gemm::*;
 pub(crate) use vector::*;
 
 use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Span};
+use crate::backend::sim::races::AccessKind;
+use crate::backend::sim::runtime::sim;
+use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::violations;
 use crate::bindings::rocblas::*;
-use crate::rocblas_rules::{self as rules, GemmShape, Next};
-use crate::sim::races::AccessKind;
-use crate::sim::runtime::sim;
-use crate::sim::streams::{self, Target};
-use crate::sim::violations;
+use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use half::{bf16, f16};
 use std::ffi::{c_char, c_void};
 
@@ -172,7 +172,7 @@ pub(crate) unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -
         violations::check("rocblas_destroy_handle", object.device);
         if let Kind::BlasHandle(h) = &object.kind {
             // rocBLAS's destroy synchronizes the device before freeing.
-            let _ = crate::sim::streams::synchronize_device(object.device);
+            let _ = crate::backend::sim::streams::synchronize_device(object.device);
             release_managed(object.device, h.workspace);
         }
         Ok(())
@@ -254,7 +254,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
         .flatten();
         if let Some(old) = old {
             // Work queued with the old workspace may still run.
-            let _ = crate::sim::streams::synchronize_device(device);
+            let _ = crate::backend::sim::streams::synchronize_device(device);
             release_managed(device, old);
         }
         Ok(())
@@ -391,12 +391,12 @@ mod tests {
     #[test]
     fn current_device_is_read_for_new_handles() {
         // A handle records the device current at creation (the registry's rule).
-        let _guard = crate::sim::exclusive();
+        let _guard = crate::backend::sim::exclusive();
         let mut h: rocblas_handle = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { rocblas_create_handle(&mut h) }, OK);
         let device = with(h as usize, |o| o.device).expect("registered");
-        assert_eq!(device, crate::sim::runtime::current_device());
+        assert_eq!(device, crate::backend::sim::runtime::current_device());
         // SAFETY: created above, destroyed once.
         assert_eq!(unsafe { rocblas_destroy_handle(h) }, OK);
         // SAFETY: a destroyed handle is refused, not used.

@@ -67,7 +67,7 @@ pub(crate) fn cannot_compile_log(program: &str) -> String {
 }
 
 unsafe extern "C" fn hiprtcGetErrorString(result: hiprtcResult) -> *const c_char {
-    crate::libraries::rtc::hiprtc_status_c_name(result)
+    crate::shared::hiprtc_names::hiprtc_status_c_name(result)
 }
 
 unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hiprtcResult {

@@ -39,11 +39,11 @@
 //!     ("No invoker was registered ... Was find executed?").
 
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
+use crate::backend::sim::races::AccessKind;
+use crate::backend::sim::runtime::{current_device, sim};
+use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::violations;
 use crate::bindings::miopen::*;
-use crate::sim::races::AccessKind;
-use crate::sim::runtime::{current_device, sim};
-use crate::sim::streams::{self, Target};
-use crate::sim::violations;
 use std::ffi::{c_int, c_void};
 
 type Status = miopenStatus_t;

@@ -46,12 +46,12 @@
 //!   or without a new setup, as in rocFFT.
 
 use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Real, Span};
+use crate::backend::sim::races::AccessKind;
+use crate::backend::sim::runtime::{current_device, lock, sim};
+use crate::backend::sim::streams;
+use crate::backend::sim::violations;
 use crate::bindings::rocfft::*;
-use crate::libraries::RocfftVersion;
-use crate::sim::races::AccessKind;
-use crate::sim::runtime::{current_device, lock, sim};
-use crate::sim::streams;
-use crate::sim::violations;
+use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 use rustfft::num_complex::Complex;
 use rustfft::{FftNum, FftPlanner};
@@ -110,7 +110,7 @@ pub fn rocfft_version() -> RocfftVersion {
 
 /// Model `version` from now on (`None`: back to the environment's or the
 /// default), for tests of code that must handle older rocFFT behaviour.
-/// Process-wide: take [`crate::sim::exclusive`] around its use.
+/// Process-wide: take [`crate::backend::sim::exclusive`] around its use.
 pub fn set_rocfft_version(version: Option<RocfftVersion>) {
     *lock(&VERSION_OVERRIDE) = version;
 }

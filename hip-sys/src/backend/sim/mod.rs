@@ -275,6 +275,7 @@ mod libs;
 mod memory;
 mod modules;
 mod pools;
+mod provider;
 mod races;
 mod registered;
 mod rtc;
@@ -287,7 +288,6 @@ pub use device::set_peer_reachable;
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
-pub(crate) use libs::rocfft::env_version as rocfft_env_version;
 pub use libs::rocfft::{
     parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
     DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
@@ -304,6 +304,7 @@ pub use runtime::{
 pub use streams::{hold_stream, StreamHold};
 pub use violations::{clear_violations, violations, Violation, ViolationKind};
 
+pub(crate) use provider::PROVIDER;
 pub(crate) use runtime::configure_from_env;
 
 use crate::HipApi;
