@@ -1,5 +1,5 @@
 //! Selecting the process's backend (the rules are in the
-//! [module docs](crate::backend)), and asking it for its providers: the
+//! [module docs](mod@crate::backend)), and asking it for its providers: the
 //! one place that names every backend.
 
 use std::str::FromStr;
@@ -46,7 +46,7 @@ fn selected() -> &'static Selection {
 
 /// The process's HIP function table.
 ///
-/// The first call selects the backend (see the [module docs](crate::backend)); later
+/// The first call selects the backend (see the [module docs](mod@crate::backend)); later
 /// calls cost one atomic load. The error, if any, is the same on every
 /// call.
 pub fn hip() -> Result<&'static HipApi, BackendError> {
@@ -250,7 +250,7 @@ mod tests {
     }
 
     #[test]
-    fn each_backend_provides_its_libraries() {
+    fn each_backend_chooses_its_source() {
         let of = |b: Backend| provider_of(Ok(b)).map(|p| p as *const Provider);
         assert_eq!(of(Backend::Amd), Ok(&amd::PROVIDER as *const Provider));
         assert_eq!(of(Backend::Nvidia), Ok(&nvidia::PROVIDER as *const Provider));

@@ -8,9 +8,9 @@
 //!   the names `librocblas.so` (`.so.5`, `.so.4`, `.so.3`, `.so.0`),
 //!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`) and
 //!   `libMIOpen.so` (`.so.1`). A library that is not found is
-//!   [`BackendError::LibraryNotFound`] (with every path tried), a symbol
-//!   that is missing [`BackendError::SymbolMissing`], a version whose ABI
-//!   this crate does not know [`BackendError::UnsupportedVersion`]. None of
+//!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound) (with every path tried), a symbol
+//!   that is missing [`BackendError::SymbolMissing`](crate::BackendError::SymbolMissing), a version whose ABI
+//!   this crate does not know [`BackendError::UnsupportedVersion`](crate::BackendError::UnsupportedVersion). None of
 //!   them panics.
 //! - **sim**: the simulator's implementations ([`crate::sim`]).
 //! - **nvidia**: rocBLAS is mapped onto cuBLAS (`libcublas.so.13`, `.12`),
@@ -19,11 +19,11 @@
 //!   `.8`), as hipBLAS, hipFFT, hipSPARSE and hipDNN do (see the nvidia
 //!   backend's `cublas.rs`, `cufft.rs`, `cusparse.rs` and `cudnn.rs` for the
 //!   mappings and where they differ). A missing NVIDIA library is
-//!   [`BackendError::LibraryNotFound`], naming every path tried.
+//!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
 //!
 //! If backend selection itself failed, that error is returned. The
 //! functions here ask the process's backend for its table once
-//! ([`crate::backend`] knows which backend provides what) and keep the
+//! ([`crate::backend`](mod@crate::backend) knows which backend provides what) and keep the
 //! answer for the process.
 //!
 //! # ABI versions (amd)

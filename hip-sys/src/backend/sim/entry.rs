@@ -3,64 +3,11 @@
 //! no-device answer, turn a panic into `hipErrorUnknown` (a panic must not
 //! unwind into C callers), and keep the thread's last error.
 
-use super::{faults, runtime};
+use super::calls::count;
+use super::faults;
+use super::machine::sim;
+use super::thread::with_thread;
 use crate::{hipError_t, HipApi};
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-const COUNT: usize = HipApi::SYMBOLS.len();
-
-/// Index of `name` in [`HipApi::SYMBOLS`], for compile-time use.
-pub(crate) const fn index_of(name: &str) -> usize {
-    let mut i = 0;
-    while i < COUNT {
-        if const_str_eq(HipApi::SYMBOLS[i], name) {
-            return i;
-        }
-        i += 1;
-    }
-    panic!("not a HipApi symbol")
-}
-
-const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// `idx!("hipMalloc")`: the compile-time index of a table symbol.
-macro_rules! idx {
-    ($name:literal) => {{
-        const I: usize = $crate::backend::sim::entry::index_of($name);
-        I
-    }};
-}
-pub(crate) use idx;
-
-#[allow(clippy::declare_interior_mutable_const)]
-const ZERO: AtomicU64 = AtomicU64::new(0);
-static CALLS: [AtomicU64; COUNT] = [ZERO; COUNT];
-
-thread_local! {
-    static THREAD_CALLS: RefCell<[u64; COUNT]> = const { RefCell::new([0; COUNT]) };
-}
-
-pub(crate) fn call_count(name: &str) -> u64 {
-    HipApi::SYMBOLS.iter().position(|s| *s == name).map_or(0, |i| CALLS[i].load(Ordering::Relaxed))
-}
-
-pub(crate) fn thread_call_count(name: &str) -> u64 {
-    HipApi::SYMBOLS.iter().position(|s| *s == name).map_or(0, |i| THREAD_CALLS.with(|c| c.borrow()[i]))
-}
 
 /// How a call treats the thread's state and a machine without devices.
 #[derive(Clone, Copy)]
@@ -79,13 +26,12 @@ pub(crate) fn call(index: usize, body: impl FnOnce() -> Result<(), hipError_t>) 
 }
 
 pub(crate) fn call_with(index: usize, flavor: Flavor, body: impl FnOnce() -> Result<(), hipError_t>) -> hipError_t {
-    CALLS[index].fetch_add(1, Ordering::Relaxed);
-    THREAD_CALLS.with(|c| c.borrow_mut()[index] += 1);
+    count(index);
     let status = if let Some(error) = faults::sticky() {
         error
     } else if let Some(error) = faults::injected(index) {
         error
-    } else if !flavor.without_devices && runtime::sim().config.devices == 0 {
+    } else if !flavor.without_devices && sim().config.devices == 0 {
         hipError_t::hipErrorNoDevice
     } else {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
@@ -97,8 +43,8 @@ pub(crate) fn call_with(index: usize, flavor: Flavor, body: impl FnOnce() -> Res
             }
         }
     };
-    if flavor.sets_last_error && records_last_error(runtime::sim().config.hip_major, status) {
-        runtime::with_thread(|t| t.last_error = status);
+    if flavor.sets_last_error && records_last_error(sim().config.hip_major, status) {
+        with_thread(|t| t.last_error = status);
     }
     status
 }
@@ -126,11 +72,6 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), hipError_
     // SAFETY: non-null, and the caller guarantees it is valid for writes.
     unsafe { out.write(value) };
     Ok(())
-}
-
-/// Index of `name` in [`HipApi::SYMBOLS`], at run time.
-pub(crate) fn index_of_runtime(name: &str) -> Option<usize> {
-    HipApi::SYMBOLS.iter().position(|s| *s == name)
 }
 
 #[cfg(test)]

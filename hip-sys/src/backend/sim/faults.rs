@@ -1,7 +1,7 @@
 //! Fault injection: fail the Nth call of a function, or fail everything.
 
-use super::entry::index_of_runtime;
-use super::runtime::lock;
+use super::calls::index_of_runtime;
+use super::lock::lock;
 use crate::hipError_t;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

@@ -17,9 +17,12 @@
 //! flattened over x, y, z) handles element `i` when `i < n`, exactly as the
 //! usual `if (i < n)` guard of a GPU kernel.
 
-use super::memory::{resolve, Allocation, Place};
-use super::races::{race_check_enabled, Access, AccessKind};
-use super::runtime::lock;
+use super::lock::lock;
+use super::memory::Allocation;
+use super::peers::peer_access_enabled;
+use super::place::{resolve, Place};
+use super::races::{race_check_enabled, Access};
+use super::violations::{self, AccessKind};
 use crate::hipError_t;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -281,11 +284,11 @@ fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, u
     let denied = RUNNING.with(|r| {
         let running = r.borrow();
         let launch = running.as_ref()?;
-        (!super::device::peer_access_enabled(launch.device, allocation.device))
+        (!peer_access_enabled(launch.device, allocation.device))
             .then(|| (launch.function, launch.thread.clone(), launch.device))
     });
     if let Some((function, thread, device)) = denied {
-        super::violations::record_peer_access(function, thread, device, allocation.device);
+        violations::record_peer_access(function, thread, device, allocation.device);
         return Err(hipError_t::hipErrorIllegalAddress);
     }
     Ok((allocation, offset))

@@ -253,7 +253,7 @@
 //!
 //! # Introspection for tests
 //!
-//! [`violations`], [`live_allocations`], [`call_count`] (and the per-thread
+//! [`violations()`], [`live_allocations`], [`call_count`] (and the per-thread
 //! [`thread_call_count`]), [`inject_fault`], [`inject_sticky_fault`],
 //! [`reset_faults`], [`hold_stream`]. Counters and faults are process-wide, while tests of
 //! one binary run in parallel: a test that asserts exact counts, injects
@@ -263,28 +263,47 @@
 // The C entry points keep HIP's names.
 #![allow(non_snake_case)]
 
-mod api;
-mod device;
-mod entry;
-pub(crate) mod errors;
-mod events;
+// The simulated machine and the rules it keeps, bottom up: nothing here
+// calls the entry points above it.
+mod addresses;
+mod calls;
+mod config;
+mod event;
+mod exclusive;
 mod faults;
-mod host_funcs;
-mod kernels;
-mod libs;
+mod handles;
+mod limits;
+mod lock;
+mod machine;
 mod memory;
-mod modules;
-mod pools;
-mod provider;
+mod peers;
+mod pinned;
+mod pool;
+mod queue;
 mod races;
-mod registered;
-mod rtc;
-mod runtime;
-mod streams;
+mod thread;
 mod violations;
 
+// Operations over the machine, which the entry points share.
+mod entry;
+mod kernels;
+mod place;
+mod submit;
+mod targets;
+
+// The C entry points: HIP's, hipRTC's and the libraries', and the tables
+// that hold them.
+mod api;
+mod libs;
+mod provider;
+mod rtc;
+mod tables;
+
 pub use crate::error_names::describe;
-pub use device::set_peer_reachable;
+pub use addresses::MAX_DEVICES;
+pub use calls::{call_count, thread_call_count};
+pub use config::{parse_devices, parse_memory, SimConfig};
+pub use exclusive::{exclusive, Exclusive};
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use libs::live_library_objects;
@@ -297,70 +316,12 @@ pub use libs::rocsparse_mode::{
     clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
-pub use races::{expect_races, race_check_enabled, AccessKind, ExpectRaces, RaceOp, StreamRace};
-pub use runtime::{
-    configured_devices, configured_memory, exclusive, parse_devices, parse_memory, Exclusive, SimConfig, MAX_DEVICES,
-};
-pub use streams::{hold_stream, StreamHold};
-pub use violations::{clear_violations, violations, Violation, ViolationKind};
+pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
+pub use peers::set_peer_reachable;
+pub use races::{expect_races, race_check_enabled, ExpectRaces};
+pub use submit::{hold_stream, StreamHold};
+pub use tables::{api, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocsparse_api};
+pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 
+pub(crate) use machine::configure_from_env;
 pub(crate) use provider::PROVIDER;
-pub(crate) use runtime::configure_from_env;
-
-use crate::HipApi;
-
-/// The simulator's function table, whatever backend the process selected:
-/// tests of the simulator itself call it directly.
-pub fn api() -> &'static HipApi {
-    &api::SIM_API
-}
-
-/// The simulator's rocSPARSE table (see the `libs` module docs of the
-/// simulator for what it implements).
-pub fn rocsparse_api() -> &'static crate::rocsparse::RocsparseApi {
-    &libs::rocsparse::SIM_ROCSPARSE
-}
-
-/// The simulator's rocFFT table.
-pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
-    &libs::rocfft::SIM_ROCFFT
-}
-
-/// The simulator's rocBLAS table.
-pub fn rocblas_api() -> &'static crate::rocblas::RocblasApi {
-    &libs::rocblas::SIM_ROCBLAS
-}
-
-/// The simulator's hipRTC table: it cannot compile C++ and says so in the
-/// program's log (see [`crate::libraries::rtc`]).
-pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
-    &rtc::SIM_HIPRTC
-}
-
-/// The simulator's MIOpen table.
-pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
-    &libs::miopen::SIM_MIOPEN
-}
-
-/// Calls of the HIP function `name` made so far, on every thread.
-///
-/// `name` is the C name (`"hipMalloc"`); an unknown name counts 0.
-pub fn call_count(name: &str) -> u64 {
-    entry::call_count(name)
-}
-
-/// Calls of the HIP function `name` made so far by the calling thread.
-pub fn thread_call_count(name: &str) -> u64 {
-    entry::thread_call_count(name)
-}
-
-/// Number of live allocations on `device` (device memory, including blocks
-/// held by stream-ordered pools); 0 for a device that does not exist.
-pub fn live_allocations(device: usize) -> usize {
-    memory::live_allocations(device)
-}
-
-/// Bytes in use on `device` (allocations plus pool reservations).
-pub fn used_bytes(device: usize) -> usize {
-    memory::used_bytes(device)
-}

@@ -14,8 +14,8 @@
 //! synchronization alone, not from when the work happened to run, so a
 //! race is reported on every run, not only on unlucky ones.
 
-use super::runtime::lock;
-use super::violations::{self, Violation, ViolationKind};
+use super::lock::lock;
+use super::violations::{self, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -152,82 +152,6 @@ pub(crate) struct Actor {
 impl Actor {
     pub fn stream(component: u32, name: String) -> Actor {
         Actor { component, name: name.into() }
-    }
-}
-
-/// How an operation touches memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AccessKind {
-    /// Reads the bytes.
-    Read,
-    /// Writes the bytes (a read-modify-write counts as a write).
-    Write,
-    /// Frees them (`hipFree`, `hipFreeAsync`, `hipHostFree`).
-    Free,
-}
-
-impl AccessKind {
-    fn word(self) -> &'static str {
-        match self {
-            AccessKind::Read => "reads",
-            AccessKind::Write => "writes",
-            AccessKind::Free => "frees",
-        }
-    }
-}
-
-/// One side of a [`StreamRace`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RaceOp {
-    /// The HIP or library function that enqueued the operation.
-    pub function: &'static str,
-    /// The stream it ran on (`"host"` for a free by the host).
-    pub stream: String,
-    /// What it did to the bytes.
-    pub access: AccessKind,
-}
-
-/// The details of a [`ViolationKind::StreamRace`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamRace {
-    /// The operation enqueued first.
-    pub first: RaceOp,
-    /// The operation enqueued second, which found the conflict.
-    pub second: RaceOp,
-    /// The first byte both touch.
-    pub address: usize,
-    /// How many bytes both touch.
-    pub len: usize,
-    /// The memory: `"device N memory"` or `"pinned host memory"`, and the
-    /// allocation's base address.
-    pub memory: String,
-    /// The second operation is ordered after the first, which freed the
-    /// memory: a use after free rather than an unordered pair.
-    pub after_free: bool,
-}
-
-impl std::fmt::Display for StreamRace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (a, b) = (&self.first, &self.second);
-        write!(
-            f,
-            "stream race on bytes {:#x}..{:#x} ({} bytes of {}): {} on {} {} them and {} on {} {} them, ",
-            self.address,
-            self.address + self.len,
-            self.len,
-            self.memory,
-            a.function,
-            a.stream,
-            a.access.word(),
-            b.function,
-            b.stream,
-            b.access.word()
-        )?;
-        if self.after_free {
-            write!(f, "after the free (a use after free)")
-        } else {
-            write!(f, "with no order between them (no stream order, event wait, or host synchronization in between)")
-        }
     }
 }
 

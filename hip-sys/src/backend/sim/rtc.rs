@@ -11,8 +11,10 @@
 //! compile `HIPRTC_ERROR_INVALID_PROGRAM`, lowered names asked before a
 //! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`.
 
-use super::runtime::lock;
-use super::streams::new_handle;
+use super::api::hipRuntimeGetVersion;
+use super::handles::new_handle;
+use super::kernels::KERNELS;
+use super::lock::lock;
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
@@ -57,7 +59,7 @@ fn status(result: Result<(), hiprtcResult>) -> hiprtcResult {
 
 /// The log of every compilation on the simulator.
 pub(crate) fn cannot_compile_log(program: &str) -> String {
-    let names: Vec<&str> = super::KERNELS.iter().map(|k| k.name).collect();
+    let names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
     format!(
         "{program}: error: the HIP simulator cannot compile C++ source (it has no compiler; hipRTC needs the amd \
          or nvidia backend). To run kernels on the simulator, load its built-in kernels by name: \
@@ -76,7 +78,7 @@ unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hipr
     }
     let mut encoded = 0;
     // SAFETY: a valid out-pointer.
-    let _ = unsafe { super::device::hipRuntimeGetVersion(&mut encoded) };
+    let _ = unsafe { hipRuntimeGetVersion(&mut encoded) };
     // SAFETY: both checked non-null; the caller passes writable ints.
     unsafe {
         *major = encoded / 10_000_000;

@@ -39,10 +39,12 @@
 //!     ("No invoker was registered ... Was find executed?").
 
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real};
-use crate::backend::sim::races::AccessKind;
-use crate::backend::sim::runtime::{current_device, sim};
-use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::queue::Target;
+use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
+use crate::backend::sim::violations::AccessKind;
+use crate::backend::sim::{submit, targets};
 use crate::bindings::miopen::*;
 use std::ffi::{c_int, c_void};
 
@@ -101,9 +103,9 @@ fn handle_target(function: &'static str, handle: miopenHandle_t) -> Result<Targe
     .ok_or(BAD_PARM)?;
     violations::check(function, device);
     let target = if stream == 0 {
-        streams::null_target(device).map_err(|_| INTERNAL)?
+        targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        streams::target(stream as crate::hipStream_t).map_err(|_| BAD_PARM)?
+        targets::target(stream as crate::hipStream_t).map_err(|_| BAD_PARM)?
     };
     if target.device != device {
         return Err(BAD_PARM);
@@ -318,11 +320,11 @@ pub(crate) unsafe extern "C" fn miopenSoftmaxForward_V2(
         };
         let (shape, real, a, b, xspan, yspan) = unary_operands(x_desc, x, y_desc, y, alpha, beta)?;
         let total = count(&shape);
-        let op = streams::Op::with(
+        let op = submit::Op::with(
             "miopenSoftmaxForward_V2",
             accesses([(&xspan, AccessKind::Read), (&yspan, AccessKind::Write)]),
         );
-        streams::submit(&target, false, op, move || {
+        submit::submit(&target, false, op, move || {
             let xs = as_f32(&xspan.read(real, 0, total)?);
             let mut ys = if b == 0.0 { vec![0.0; total] } else { yspan.read(real, 0, total)? };
             let [n, c, h, w] = shape;
@@ -454,11 +456,11 @@ pub(crate) unsafe extern "C" fn miopenActivationForward(
             return Err(UNKNOWN);
         }
         let total = count(&shape);
-        let op = streams::Op::with(
+        let op = submit::Op::with(
             "miopenActivationForward",
             accesses([(&xspan, AccessKind::Read), (&yspan, AccessKind::Write)]),
         );
-        streams::submit(&target, false, op, move || {
+        submit::submit(&target, false, op, move || {
             let xs = xspan.read(real, 0, total)?;
             let mut ys = vec![0.0; total];
             let f: Vec<f32> = xs
@@ -753,8 +755,8 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
         let wspan = span(w as usize, 4 * count(&ws)).ok_or(BAD_PARM)?;
         let yspan = span(y as usize, 4 * count(&ys)).ok_or(BAD_PARM)?;
         let used = [(&xspan, AccessKind::Read), (&wspan, AccessKind::Read), (&yspan, AccessKind::Write)];
-        let op = streams::Op::with(F, accesses(used));
-        streams::submit(&target, false, op, move || {
+        let op = submit::Op::with(F, accesses(used));
+        submit::submit(&target, false, op, move || {
             let xv = as_f32(&xspan.read(Real::F32, 0, count(&xs))?);
             let wv = as_f32(&wspan.read(Real::F32, 0, count(&ws))?);
             let mut yv = vec![0.0; count(&ys)];

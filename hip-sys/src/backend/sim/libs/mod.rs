@@ -35,9 +35,13 @@ pub(crate) mod rocfft;
 pub(crate) mod rocsparse;
 pub(crate) mod rocsparse_mode;
 
-use super::memory::{resolve, Allocation, Place};
-use super::races::{Access, AccessKind};
-use super::runtime::{current_device, lock};
+use super::handles::new_handle;
+use super::lock::lock;
+use super::memory::Allocation;
+use super::place::{resolve, Place};
+use super::races::{self, Access};
+use super::thread::current_device;
+use super::violations::AccessKind;
 use crate::hipError_t;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -70,7 +74,7 @@ static OBJECTS: Mutex<Option<HashMap<usize, Object>>> = Mutex::new(None);
 
 /// Register `kind` under the current device; returns its handle value.
 pub(crate) fn insert(kind: Kind) -> usize {
-    let handle = super::streams::new_handle();
+    let handle = new_handle();
     let device = current_device();
     lock(&OBJECTS).get_or_insert_with(HashMap::new).insert(handle, Object { device, kind });
     handle
@@ -152,7 +156,7 @@ pub(crate) fn span(ptr: usize, bytes: usize) -> Option<Span> {
 /// what the computation does to it (a span listed twice is best listed
 /// once, as a write).
 pub(crate) fn accesses<'a>(spans: impl IntoIterator<Item = (&'a Span, AccessKind)>) -> Vec<Access> {
-    if !super::races::race_check_enabled() {
+    if !races::race_check_enabled() {
         return Vec::new();
     }
     spans.into_iter().map(|(s, kind)| Access::new(&s.allocation.races, s.offset, s.len, kind)).collect()

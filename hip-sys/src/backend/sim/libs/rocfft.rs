@@ -46,10 +46,12 @@
 //!   or without a new setup, as in rocFFT.
 
 use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Real, Span};
-use crate::backend::sim::races::AccessKind;
-use crate::backend::sim::runtime::{current_device, lock, sim};
-use crate::backend::sim::streams;
+use crate::backend::sim::lock::lock;
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
+use crate::backend::sim::violations::AccessKind;
+use crate::backend::sim::{submit, targets};
 use crate::bindings::rocfft::*;
 use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
@@ -110,7 +112,7 @@ pub fn rocfft_version() -> RocfftVersion {
 
 /// Model `version` from now on (`None`: back to the environment's or the
 /// default), for tests of code that must handle older rocFFT behaviour.
-/// Process-wide: take [`crate::backend::sim::exclusive`] around its use.
+/// Process-wide: take [`crate::sim::exclusive()`] around its use.
 pub fn set_rocfft_version(version: Option<RocfftVersion>) {
     *lock(&VERSION_OVERRIDE) = version;
 }
@@ -610,9 +612,9 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
             )
         };
         let target = if stream == 0 {
-            streams::null_target(device).map_err(|_| FAILURE)?
+            targets::null_target(device).map_err(|_| FAILURE)?
         } else {
-            streams::target(stream as crate::hipStream_t).map_err(|_| INVALID_ARG)?
+            targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_ARG)?
         };
         if target.device != device {
             return Err(INVALID_ARG);
@@ -631,8 +633,8 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
             used.push((&out_span, AccessKind::Write));
         }
         used.extend(work_span.iter().map(|w| (w, AccessKind::Write)));
-        let op = streams::Op::with("rocfft_execute", accesses(used));
-        streams::submit(&target, false, op, move || {
+        let op = submit::Op::with("rocfft_execute", accesses(used));
+        submit::submit(&target, false, op, move || {
             // In place, each transform's input and output start at the same
             // place, at the larger of the two distances.
             let dists =

@@ -43,10 +43,12 @@
 
 use super::rocsparse_mode::{count_analysis, record_slow_path, rocsparse_version, RocsparseVersion};
 use super::{accesses, call, host_scalar, insert, remove_if, span, with, write_out, Kind, Real, Span};
-use crate::backend::sim::races::AccessKind;
-use crate::backend::sim::runtime::{current_device, sim};
-use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::queue::Target;
+use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
+use crate::backend::sim::violations::AccessKind;
+use crate::backend::sim::{submit, targets};
 use crate::bindings::rocsparse::*;
 use std::ffi::{c_int, c_void};
 
@@ -167,9 +169,9 @@ fn handle_target(function: &'static str, handle: rocsparse_handle) -> Result<(us
     .ok_or(INVALID_HANDLE)?;
     violations::check(function, device);
     let target = if stream == 0 {
-        streams::null_target(device).map_err(|_| INTERNAL)?
+        targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        streams::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
+        targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
     };
     if target.device != device {
         return Err(INVALID_VALUE);
@@ -627,8 +629,8 @@ fn spmv(
     let xs = span(xv.values, real.size() * xv.size).ok_or(INVALID_POINTER)?;
     let ys = span(yv.values, real.size() * yv.size).ok_or(INVALID_POINTER)?;
     let used = data.accesses().chain([(&xs, AccessKind::Read), (&buffer, AccessKind::Write), (&ys, AccessKind::Write)]);
-    let op = streams::Op::with(function, accesses(used));
-    streams::submit(&target, false, op, move || {
+    let op = submit::Op::with(function, accesses(used));
+    submit::submit(&target, false, op, move || {
         let x = xs.read(real, 0, in_len)?;
         let y = ys.read(real, 0, out_len)?;
         let nonzeros = triplets(&m, &data)?;
@@ -865,8 +867,8 @@ pub(crate) unsafe extern "C" fn rocsparse_spmm(
         let cs = span(cm.values, real.size() * cm.span_len()).ok_or(INVALID_POINTER)?;
         let used =
             data.accesses().chain([(&bs, AccessKind::Read), (&buffer, AccessKind::Write), (&cs, AccessKind::Write)]);
-        let op = streams::Op::with("rocsparse_spmm", accesses(used));
-        streams::submit(&target, false, op, move || {
+        let op = submit::Op::with("rocsparse_spmm", accesses(used));
+        submit::submit(&target, false, op, move || {
             let b = bs.read(real, 0, bm.span_len())?;
             let mut c = cs.read(real, 0, cm.span_len())?;
             let b_at = |i: usize, j: usize| if tb { b[bm.at(j, i)] } else { b[bm.at(i, j)] };

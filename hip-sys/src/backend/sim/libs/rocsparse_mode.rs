@@ -5,14 +5,14 @@
 //!   rocSPARSE 2.x (ROCm 5.x) or 3.x (ROCm 6.x, whose SpMV and SpMM
 //!   behaviour 4.x in ROCm 7.x keeps). [`set_rocsparse_version`] overrides
 //!   it for the rest of the process (tests holding
-//!   [`exclusive`](crate::backend::sim::exclusive) switch and restore it).
+//!   [`exclusive`](crate::sim::exclusive()) switch and restore it).
 //! - **Slow paths**: real rocSPARSE computes a CSR SpMV whose matrix was
 //!   never preprocessed with its general (row-stream) kernel instead of
 //!   the adaptive one, without any error. The simulator records each such
 //!   compute in [`rocsparse_slow_paths`], so tests can assert that none
 //!   happens; [`rocsparse_analyses`] counts the CSR analyses made.
 
-use crate::backend::sim::runtime::lock;
+use crate::backend::sim::lock::lock;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 

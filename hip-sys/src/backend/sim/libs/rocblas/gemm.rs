@@ -194,10 +194,10 @@ unsafe fn gemm<G: GemmTypes>(
         used.remove(0);
     }
     used.extend(a_span.iter().chain(&b_span).map(|s| (s, AccessKind::Read)));
-    let op = streams::Op::with(function, accesses(used));
+    let op = submit::Op::with(function, accesses(used));
     let xf32 = bound.xf32 && std::any::TypeId::of::<G::Acc>() == std::any::TypeId::of::<f32>();
     let (ldc, ldd) = (shape.ldc as usize, shape.ldd as usize);
-    streams::submit(&bound.target, false, op, move || {
+    submit::submit(&bound.target, false, op, move || {
         workspace.write_bytes(&[0u8; GEMM_WORKSPACE])?;
         let load = |s: &Option<Span>, elem: usize, count: usize, load: fn(&[u8]) -> G::Acc| match s {
             Some(s) => s.bytes(count * elem).map(|b| b.chunks_exact(elem).map(load).collect::<Vec<G::Acc>>()),

@@ -45,10 +45,11 @@ pub(crate) use gemm::*;
 pub(crate) use vector::*;
 
 use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Span};
-use crate::backend::sim::races::AccessKind;
-use crate::backend::sim::runtime::sim;
-use crate::backend::sim::streams::{self, Target};
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::queue::Target;
 use crate::backend::sim::violations;
+use crate::backend::sim::violations::AccessKind;
+use crate::backend::sim::{submit, targets};
 use crate::bindings::rocblas::*;
 use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use half::{bf16, f16};
@@ -117,9 +118,9 @@ fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<B
     .flatten()
     .ok_or(INVALID_HANDLE)?;
     let target = if stream == 0 {
-        streams::null_target(device).map_err(|_| INTERNAL)?
+        targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        streams::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
+        targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
     };
     if target.device != device {
         return Err(INVALID_VALUE);
@@ -172,7 +173,7 @@ pub(crate) unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -
         violations::check("rocblas_destroy_handle", object.device);
         if let Kind::BlasHandle(h) = &object.kind {
             // rocBLAS's destroy synchronizes the device before freeing.
-            let _ = crate::backend::sim::streams::synchronize_device(object.device);
+            let _ = crate::backend::sim::submit::synchronize_device(object.device);
             release_managed(object.device, h.workspace);
         }
         Ok(())
@@ -185,7 +186,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, strea
         // rocBLAS checks a new stream with hipStreamQuery: an unknown one
         // is `invalid_value`.
         if !stream.is_null() {
-            streams::target(stream).map_err(|_| INVALID_VALUE)?;
+            targets::target(stream).map_err(|_| INVALID_VALUE)?;
         }
         with(handle as usize, |o| {
             if let Kind::BlasHandle(h) = &mut o.kind {
@@ -254,7 +255,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
         .flatten();
         if let Some(old) = old {
             // Work queued with the old workspace may still run.
-            let _ = crate::backend::sim::streams::synchronize_device(device);
+            let _ = crate::backend::sim::submit::synchronize_device(device);
             release_managed(device, old);
         }
         Ok(())
@@ -396,7 +397,7 @@ mod tests {
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { rocblas_create_handle(&mut h) }, OK);
         let device = with(h as usize, |o| o.device).expect("registered");
-        assert_eq!(device, crate::backend::sim::runtime::current_device());
+        assert_eq!(device, crate::backend::sim::thread::current_device());
         // SAFETY: created above, destroyed once.
         assert_eq!(unsafe { rocblas_destroy_handle(h) }, OK);
         // SAFETY: a destroyed handle is refused, not used.

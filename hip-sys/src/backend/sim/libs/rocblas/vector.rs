@@ -45,8 +45,8 @@ unsafe fn gemv<T: Elem>(
     let (x_span, xi) = vector(x, x_len, incx, T::SIZE)?;
     let (y_span, yi) = vector(y, y_len, incy, T::SIZE)?;
     let used = [(&a_span, AccessKind::Read), (&x_span, AccessKind::Read), (&y_span, AccessKind::Write)];
-    let op = streams::Op::with(function, accesses(used));
-    streams::submit(&bound.target, false, op, move || {
+    let op = submit::Op::with(function, accesses(used));
+    submit::submit(&bound.target, false, op, move || {
         let av: Vec<T> = read_all(&a_span, matrix_len(m, n, lda))?;
         let xv: Vec<T> = read_all(&x_span, xi.iter().max().map_or(0, |l| l + 1))?;
         let mut yv: Vec<T> = read_all(&y_span, yi.iter().max().map_or(0, |l| l + 1))?;
@@ -128,8 +128,8 @@ macro_rules! axpy_fn {
                 let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
                 let (ys, yi) = vector(y as usize, n as usize, incy, <$elem>::SIZE)?;
                 let op =
-                    streams::Op::with(stringify!($name), accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]));
-                streams::submit(&bound.target, false, op, move || {
+                    submit::Op::with(stringify!($name), accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]));
+                submit::submit(&bound.target, false, op, move || {
                     let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
                     let mut yv: Vec<$elem> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
                     for (&a_at, &y_at) in xi.iter().zip(&yi) {
@@ -167,8 +167,8 @@ macro_rules! scal_fn {
                 let alpha = a.ok_or(INVALID_POINTER)?;
                 let bound = bind(stringify!($name), handle, 0)?;
                 let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
-                let op = streams::Op::with(stringify!($name), accesses([(&xs, AccessKind::Write)]));
-                streams::submit(&bound.target, false, op, move || {
+                let op = submit::Op::with(stringify!($name), accesses([(&xs, AccessKind::Write)]));
+                submit::submit(&bound.target, false, op, move || {
                     let mut xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
                     for &at in &xi {
                         xv[at] = alpha.mul(xv[at]);
@@ -224,8 +224,8 @@ macro_rules! dot_fn {
                 let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
                 let (ys, yi) = vector(y as usize, n as usize, incy, <$elem>::SIZE)?;
                 let used = [(&xs, AccessKind::Read), (&ys, AccessKind::Read), (&workspace, AccessKind::Write)];
-                let op = streams::Op::with(stringify!($name), accesses(used));
-                streams::submit(&bound.target, true, op, move || {
+                let op = submit::Op::with(stringify!($name), accesses(used));
+                submit::submit(&bound.target, true, op, move || {
                     workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
                     let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
                     let yv: Vec<$elem> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
@@ -275,8 +275,8 @@ macro_rules! nrm2_fn {
                 let workspace = bound.workspace.clone().ok_or(MEMORY_ERROR)?;
                 let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
                 let used = [(&xs, AccessKind::Read), (&workspace, AccessKind::Write)];
-                let op = streams::Op::with(stringify!($name), accesses(used));
-                streams::submit(&bound.target, true, op, move || {
+                let op = submit::Op::with(stringify!($name), accesses(used));
+                submit::submit(&bound.target, true, op, move || {
                     workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
                     let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
                     // Summed in the operand's precision.

@@ -1,8 +1,9 @@
-//! The simulator's function table.
+//! The simulator's function table: every entry point, by the module that
+//! implements it.
 
 #![allow(non_snake_case)]
 
-use super::{device, errors, events, host_funcs, memory, modules, pools, registered, streams};
+use super::{copies, device, errors, events, host_funcs, memory, modules, pools, registered, streams};
 use crate::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
@@ -57,14 +58,14 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipHostUnregister: registered::hipHostUnregister,
     hipMemGetInfo: memory::hipMemGetInfo,
     hipPointerGetAttributes: memory::hipPointerGetAttributes,
-    hipMemcpy: memory::hipMemcpy,
-    hipMemcpyAsync: memory::hipMemcpyAsync,
-    hipMemcpyPeer: memory::hipMemcpyPeer,
-    hipMemcpyPeerAsync: memory::hipMemcpyPeerAsync,
-    hipMemset: memory::hipMemset,
-    hipMemsetAsync: memory::hipMemsetAsync,
-    hipMemsetD32: memory::hipMemsetD32,
-    hipMemsetD32Async: memory::hipMemsetD32Async,
+    hipMemcpy: copies::hipMemcpy,
+    hipMemcpyAsync: copies::hipMemcpyAsync,
+    hipMemcpyPeer: copies::hipMemcpyPeer,
+    hipMemcpyPeerAsync: copies::hipMemcpyPeerAsync,
+    hipMemset: copies::hipMemset,
+    hipMemsetAsync: copies::hipMemsetAsync,
+    hipMemsetD32: copies::hipMemsetD32,
+    hipMemsetD32Async: copies::hipMemsetD32Async,
     hipMallocAsync: pools::hipMallocAsync,
     hipFreeAsync: pools::hipFreeAsync,
     hipMallocFromPoolAsync: pools::hipMallocFromPoolAsync,

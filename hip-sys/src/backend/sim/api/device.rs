@@ -1,12 +1,14 @@
 //! Devices, primary contexts, the context stack, versions and peer access.
 
-use super::entry::{call, call_with, idx, write_out, Flavor};
-use super::runtime::{current_device, lock, sim, with_thread};
-use super::streams;
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::entry::{call, call_with, write_out, Flavor};
+use crate::backend::sim::limits::{MAX_GRID_X, MAX_GRID_YZ, MAX_SHARED_MEMORY};
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::peers;
+use crate::backend::sim::submit;
+use crate::backend::sim::thread::{current_device, with_thread};
 use crate::{hipCtx_t, hipDeviceAttribute_t, hipDevice_t, hipError_t};
-use std::collections::HashSet;
 use std::ffi::c_char;
-use std::sync::Mutex;
 
 /// The HIP version the simulator reports by default, in HIP's format
 /// (major × 10⁷ + minor × 10⁵ + patch): 7.0.0.
@@ -143,14 +145,14 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         A::hipDeviceAttributeMaxBlockDimX | A::hipDeviceAttributeMaxBlockDimY | A::hipDeviceAttributeMaxBlockDimZ => {
             1024
         }
-        A::hipDeviceAttributeMaxGridDimX => super::modules::MAX_GRID_X as i32,
-        A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => super::modules::MAX_GRID_YZ as i32,
+        A::hipDeviceAttributeMaxGridDimX => MAX_GRID_X as i32,
+        A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => MAX_GRID_YZ as i32,
         A::hipDeviceAttributeClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,
         A::hipDeviceAttributeComputeCapabilityMajor => 9,
         A::hipDeviceAttributeComputeCapabilityMinor => 0,
-        A::hipDeviceAttributeMaxSharedMemoryPerBlock => super::modules::MAX_SHARED_MEMORY as i32,
+        A::hipDeviceAttributeMaxSharedMemoryPerBlock => MAX_SHARED_MEMORY as i32,
         A::hipDeviceAttributeTotalGlobalMem => memory.min(i32::MAX as usize) as i32,
         A::hipDeviceAttributeL2CacheSize => 8 << 20,
         A::hipDeviceAttributePciBusId => device as i32 + 1,
@@ -189,7 +191,7 @@ pub(crate) unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hip
 
 pub(crate) unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     // Modelled as a synchronization of the current device only.
-    call(idx!("hipDeviceReset"), || streams::synchronize_device(current_device()))
+    call(idx!("hipDeviceReset"), || submit::synchronize_device(current_device()))
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceGetPCIBusId(bus_id: *mut c_char, len: i32, device: i32) -> hipError_t {
@@ -204,48 +206,8 @@ pub(crate) unsafe extern "C" fn hipDeviceCanAccessPeer(can: *mut i32, device: i3
     call(idx!("hipDeviceCanAccessPeer"), || {
         let (device, peer) = (device_arg(device)?, device_arg(peer)?);
         // SAFETY: null is rejected by write_out.
-        unsafe { write_out(can, i32::from(peer_reachable(device, peer))) }
+        unsafe { write_out(can, i32::from(peers::peer_reachable(device, peer))) }
     })
-}
-
-/// Pairs `(device, peer)` made unreachable by [`set_peer_reachable`].
-static UNREACHABLE: Mutex<Option<HashSet<(usize, usize)>>> = Mutex::new(None);
-
-/// Whether `device` could reach `peer`'s memory (clr's `p2pDevices_`):
-/// every pair of distinct devices unless a test said otherwise; never a
-/// device itself (clr answers 0 there).
-fn peer_reachable(device: usize, peer: usize) -> bool {
-    device != peer && !lock(&UNREACHABLE).as_ref().is_some_and(|u| u.contains(&(device, peer)))
-}
-
-/// Model a machine where `device` cannot reach `peer`'s memory (no
-/// peer-to-peer link), or restore the link: `hipDeviceCanAccessPeer` then
-/// answers 0 and `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
-/// refuse with `hipErrorInvalidDevice`, as clr does. Copies between the
-/// two still work (HIP stages them). Not a HIP call; for tests, which
-/// should hold [`exclusive`](super::exclusive) while they change it.
-pub fn set_peer_reachable(device: usize, peer: usize, reachable: bool) {
-    let mut unreachable = lock(&UNREACHABLE);
-    let set = unreachable.get_or_insert_with(HashSet::new);
-    if reachable {
-        set.remove(&(device, peer));
-    } else {
-        set.insert((device, peer));
-        if let Some(peers) = lock(&PEERS).as_mut() {
-            peers.remove(&(device, peer));
-        }
-    }
-}
-
-/// Enabled peer access: `(device, peer)` means kernels on `device` may
-/// touch `peer`'s memory.
-static PEERS: Mutex<Option<HashSet<(usize, usize)>>> = Mutex::new(None);
-
-/// Whether kernels running on `device` may touch memory of `peer`: always
-/// for its own memory, else after `hipDeviceEnablePeerAccess(peer)` on
-/// `device` (and until `hipDeviceDisablePeerAccess`).
-pub(crate) fn peer_access_enabled(device: usize, peer: usize) -> bool {
-    device == peer || lock(&PEERS).as_ref().is_some_and(|p| p.contains(&(device, peer)))
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceEnablePeerAccess(peer: i32, flags: u32) -> hipError_t {
@@ -255,10 +217,10 @@ pub(crate) unsafe extern "C" fn hipDeviceEnablePeerAccess(peer: i32, flags: u32)
         }
         let peer = device_arg(peer)?;
         let device = current_device();
-        if !peer_reachable(device, peer) {
+        if !peers::peer_reachable(device, peer) {
             return Err(hipError_t::hipErrorInvalidDevice);
         }
-        if lock(&PEERS).get_or_insert_with(HashSet::new).insert((device, peer)) {
+        if peers::enable(device, peer) {
             Ok(())
         } else {
             Err(hipError_t::hipErrorPeerAccessAlreadyEnabled)
@@ -270,10 +232,10 @@ pub(crate) unsafe extern "C" fn hipDeviceDisablePeerAccess(peer: i32) -> hipErro
     call(idx!("hipDeviceDisablePeerAccess"), || {
         let peer = device_arg(peer)?;
         let device = current_device();
-        if !peer_reachable(device, peer) {
+        if !peers::peer_reachable(device, peer) {
             return Err(hipError_t::hipErrorInvalidDevice);
         }
-        if lock(&PEERS).get_or_insert_with(HashSet::new).remove(&(device, peer)) {
+        if peers::disable(device, peer) {
             Ok(())
         } else {
             Err(hipError_t::hipErrorPeerAccessNotEnabled)

@@ -1,8 +1,9 @@
 //! The thread's last error, and `hipGetErrorName`/`hipGetErrorString`
 //! over the crate's table of names ([`crate::error_names`]).
 
-use super::entry::{call_with, idx, Flavor};
-use super::runtime::with_thread;
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::entry::{call_with, Flavor};
+use crate::backend::sim::thread::with_thread;
 use crate::error_names::describe_as_hip;
 use crate::hipError_t;
 use std::ffi::c_char;

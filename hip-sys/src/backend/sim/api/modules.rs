@@ -1,10 +1,17 @@
-//! Modules and kernel launches.
+//! Modules and kernel launches: `hipModuleLoadData`, `hipModuleUnload`,
+//! `hipModuleGetFunction`, `hipModuleLaunchKernel`.
 
-use super::entry::{call, idx, write_out};
-use super::kernels::{self, Arg, KernelInfo, Param};
-use super::runtime::{current_device, lock, sim};
-use super::streams::{self, new_handle};
-use super::violations;
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::entry::{call, write_out};
+use crate::backend::sim::handles::new_handle;
+use crate::backend::sim::kernels::{self, Arg, KernelInfo, Param};
+use crate::backend::sim::limits::{max_grid_yz, MAX_GRID_X, MAX_SHARED_MEMORY, MAX_THREADS_PER_BLOCK};
+use crate::backend::sim::lock::lock;
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::submit::{self, Op};
+use crate::backend::sim::targets;
+use crate::backend::sim::thread::current_device;
+use crate::backend::sim::violations;
 use crate::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
@@ -33,28 +40,6 @@ static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     f(lock(&REGISTRY).get_or_insert_with(Registry::default))
 }
-
-/// Largest block (threads in all three dimensions), as on AMD GPUs.
-const MAX_THREADS_PER_BLOCK: u64 = 1024;
-/// Largest `gridDim.x` every HIP version accepts, and reports
-/// (`hipDeviceAttributeMaxGridDimX`): `INT32_MAX`.
-pub(crate) const MAX_GRID_X: u32 = i32::MAX as u32;
-/// The `gridDim.y`/`z` that HIP reports (`hipDeviceAttributeMaxGridDimY/Z`)
-/// in every version, and that 7.x enforces.
-pub(crate) const MAX_GRID_YZ: u32 = 65_536;
-
-/// The largest `gridDim.y`/`z` HIP `major` accepts: 5.7 checks only
-/// `INT32_MAX`, 6.0-6.3 `INT32_MAX / 1024` (more than they report), 7.x
-/// the reported 65536.
-fn max_grid_yz(major: u32) -> u32 {
-    match major {
-        ..=5 => i32::MAX as u32,
-        6 => i32::MAX as u32 / 1024,
-        _ => MAX_GRID_YZ,
-    }
-}
-/// Shared memory per block.
-pub(crate) const MAX_SHARED_MEMORY: u32 = 64 * 1024;
 
 pub(crate) unsafe extern "C" fn hipModuleLoadData(module: *mut hipModule_t, image: *const c_void) -> hipError_t {
     call(idx!("hipModuleLoadData"), || {
@@ -179,7 +164,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         let major = sim().config.hip_major;
         let unknown_stream =
             if major >= 7 { hipError_t::hipErrorContextIsDestroyed } else { hipError_t::hipErrorInvalidValue };
-        let queue = streams::target_or(stream, unknown_stream)?;
+        let queue = targets::target_or(stream, unknown_stream)?;
         let grid = [grid_x, grid_y, grid_z];
         let block_dims = [block_x, block_y, block_z];
         if grid_x > MAX_GRID_X || grid_y > max_grid_yz(major) || grid_z > max_grid_yz(major) {
@@ -231,7 +216,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
             function: "hipModuleLaunchKernel",
             thread: violations::thread_name(),
         };
-        let op = streams::Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads));
-        streams::submit(&queue, false, op, move || kernel.run(&args, threads, launch))
+        let op = Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads));
+        submit::submit(&queue, false, op, move || kernel.run(&args, threads, launch))
     })
 }

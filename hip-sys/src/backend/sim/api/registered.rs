@@ -10,11 +10,14 @@
 //! (clr finds any interior pointer), and `hipHostFree` of registered
 //! memory is `hipErrorInvalidValue`.
 
-use super::entry::{call, idx};
-use super::memory;
-use super::races::{self, Access, AccessKind};
-use super::runtime::current_device;
-use super::streams;
+use crate::backend::sim::addresses::device_of;
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::entry::call;
+use crate::backend::sim::pinned;
+use crate::backend::sim::races::{self, Access};
+use crate::backend::sim::submit;
+use crate::backend::sim::thread::current_device;
+use crate::backend::sim::violations::AccessKind;
 use crate::hipError_t;
 use std::ffi::c_void;
 
@@ -29,11 +32,11 @@ pub(crate) unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, f
         if ptr.is_null() || size == 0 || flags > KNOWN_FLAGS {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        if memory::device_of(ptr as usize).is_some() {
+        if device_of(ptr as usize).is_some() {
             // A device address is not host memory (clr fails to pin it).
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        memory::register_host(ptr as usize, size, current_device(), flags)
+        pinned::register_host(ptr as usize, size, current_device(), flags)
     })
 }
 
@@ -45,8 +48,8 @@ pub(crate) unsafe extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        let host = memory::unregister_host(ptr as usize)?;
-        let synced = streams::synchronize_device(host.device);
+        let host = pinned::unregister_host(ptr as usize)?;
+        let synced = submit::synchronize_device(host.device);
         let free = Access::new(&host.races, 0, host.size, AccessKind::Free);
         races::host_access("hipHostUnregister", host.device, &[free]);
         synced

@@ -7,8 +7,10 @@
 //! it to return. A stream of a device that is not current is a violation,
 //! as for every call on an object of another device.
 
-use super::entry::{call, idx};
-use super::streams::{self, Op};
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::entry::call;
+use crate::backend::sim::submit::{submit, Op};
+use crate::backend::sim::targets::checked_target;
 use crate::{hipError_t, hipHostFn_t, hipStream_t};
 use std::ffi::c_void;
 
@@ -19,10 +21,10 @@ pub(crate) unsafe extern "C" fn hipLaunchHostFunc(
 ) -> hipError_t {
     call(idx!("hipLaunchHostFunc"), || {
         let function = function.ok_or(hipError_t::hipErrorInvalidValue)?;
-        let queue = streams::checked_target("hipLaunchHostFunc", stream)?;
+        let queue = checked_target("hipLaunchHostFunc", stream)?;
         // Carried as an address: the caller vouches for it until the call.
         let user_data = user_data as usize;
-        streams::submit(&queue, false, Op::new("hipLaunchHostFunc"), move || {
+        submit(&queue, false, Op::new("hipLaunchHostFunc"), move || {
             // SAFETY: HIP's contract: the caller gave a function that
             // takes this pointer, valid until the function has run.
             unsafe { function(user_data as *mut c_void) };
