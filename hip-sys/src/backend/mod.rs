@@ -27,12 +27,12 @@
 //! backend: the backends do not know of each other, and nothing outside
 //! the selection knows of the simulator.
 
-pub(crate) mod amd;
+mod amd;
 mod error;
 mod kind;
-pub(crate) mod loader;
+mod loader;
 pub mod nvidia;
-pub(crate) mod provider;
+mod provider;
 mod selection;
 #[cfg(feature = "sim")]
 pub mod sim;
