@@ -28,36 +28,38 @@
 //!   table that every backend's messages use.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
 //!   HIP about which device is current. It runs the project's tests on any
-//!   machine and lets programs run without a GPU.
+//!   machine and lets programs run without a GPU. It is the `sim` backend
+//!   (`backend::sim`), compiled in with the `sim` cargo feature, which is
+//!   on by default.
 //!
 //! ```
+//! # #[cfg(feature = "sim")] {
 //! // With no GPU this selects the simulator (and says so once on stderr).
 //! let api = hip_sys::hip().expect("a backend");
 //! let mut count = 0;
 //! // SAFETY: `count` is a valid out-pointer.
 //! let status = unsafe { (api.hipGetDeviceCount)(&mut count) };
 //! println!("{:?}: {status:?}, {count} devices", hip_sys::backend());
+//! # }
 //! ```
 //!
 //! Everything here is `unsafe` C; the safe API is in `hip-core` and above.
 
 pub mod backend;
 pub mod bindings;
-mod error;
 pub mod error_names;
 pub mod libraries;
-mod loader;
 mod newer;
-mod rocblas_rules;
-pub mod sim;
+mod shared;
 pub mod sync;
 pub mod units;
 
-pub use backend::{backend, hip, last_error_is_sticky, selection, Backend};
+#[cfg(feature = "sim")]
+pub use backend::sim;
+pub use backend::{backend, hip, last_error_is_sticky, selection, Backend, BackendError};
 pub use bindings::hip::*;
 pub use bindings::hiprtc;
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};
-pub use error::BackendError;
 pub use libraries::rtc::{hiprtc, hiprtc_status_name};
 pub use libraries::{
     available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,

@@ -56,10 +56,12 @@ mod attributes;
 mod call;
 mod driver;
 mod errors;
+mod provider;
 mod runtime;
 mod types;
 
 pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ERROR_UNKNOWN};
+pub(crate) use provider::PROVIDER;
 
 /// A `cudaError_t` of the CUDA runtime API.
 pub(crate) type CudaError = c_int;
@@ -152,7 +154,7 @@ macro_rules! fn_table {
             /// # Safety
             /// `library` must export each symbol with the C signature
             /// declared for it.
-            unsafe fn resolve(library: &crate::loader::Opened) -> Result<Self, BackendError> {
+            unsafe fn resolve(library: &crate::backend::loader::Opened) -> Result<Self, BackendError> {
                 Ok(Self {
                     $(
                         $field: {
@@ -377,8 +379,12 @@ pub(crate) fn fns() -> Option<&'static CudaFns> {
 }
 
 /// Open the first of `candidates` for a CUDA library (`name` in messages).
-pub(crate) fn open(name: &str, candidates: &[String], hint: &str) -> Result<crate::loader::Opened, BackendError> {
-    crate::loader::open_first(name, candidates, hint, SYMBOL_HINT)
+pub(crate) fn open(
+    name: &str,
+    candidates: &[String],
+    hint: &str,
+) -> Result<crate::backend::loader::Opened, BackendError> {
+    crate::backend::loader::open_first(name, candidates, hint, SYMBOL_HINT)
 }
 
 /// Load the runtime from the first of `cudart` that opens and the driver

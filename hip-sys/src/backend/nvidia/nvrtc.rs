@@ -127,7 +127,7 @@ pub(crate) fn status(status: NvrtcResult) -> hiprtcResult {
                 .ok()
                 // SAFETY: nvrtcGetErrorString takes any code and returns a
                 // static string.
-                .and_then(|f| unsafe { crate::libraries::rtc::static_text((f.nvrtcGetErrorString)(other)) })
+                .and_then(|f| unsafe { crate::shared::hiprtc_names::static_text((f.nvrtcGetErrorString)(other)) })
                 .unwrap_or("unknown");
             log::warn!(
                 "NVRTC returned {name} ({other}), which hipRTC has no code for: reporting HIPRTC_ERROR_INTERNAL_ERROR"
@@ -166,7 +166,7 @@ static NVRTC_HIPRTC: HiprtcApi = HiprtcApi {
 };
 
 unsafe extern "C" fn hiprtcGetErrorString(result: hiprtcResult) -> *const c_char {
-    crate::libraries::rtc::hiprtc_status_c_name(result)
+    crate::shared::hiprtc_names::hiprtc_status_c_name(result)
 }
 
 unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hiprtcResult {

@@ -45,7 +45,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::{catch_status, library_candidates, open, Handle};
 use crate::rocblas::*;
-use crate::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use crate::sync::MutexExt;
 use crate::BackendError;
 

@@ -1,0 +1,15 @@
+//! What the amd backend provides besides its HIP table: AMD's own math
+//! libraries, each loaded on first use.
+
+use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
+use crate::backend::provider::Provider;
+
+/// AMD's rocBLAS, rocSPARSE, rocFFT, MIOpen and hipRTC.
+pub(crate) static PROVIDER: Provider = Provider {
+    rocblas: rocblas::table,
+    rocsparse: rocsparse::table,
+    rocfft: rocfft::table,
+    rocfft_version: rocfft::version,
+    miopen: miopen::table,
+    hiprtc: hiprtc::table,
+};

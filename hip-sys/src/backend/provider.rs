@@ -1,0 +1,29 @@
+//! What a backend provides besides its HIP table: a way to get each math
+//! library's table. The selection asks the process's backend for its
+//! provider; [`crate::libraries`] calls it once per table and keeps the
+//! answer.
+
+use crate::hiprtc::HiprtcApi;
+use crate::miopen::MiopenApi;
+use crate::rocblas::RocblasApi;
+use crate::rocfft::RocfftApi;
+use crate::rocsparse::RocsparseApi;
+use crate::shared::rocfft_version::RocfftVersion;
+use crate::{BackendError, HipApi};
+
+/// How a backend fills each library table: an error says why it cannot.
+pub(crate) struct Provider {
+    /// rocBLAS.
+    pub rocblas: fn() -> Result<&'static RocblasApi, BackendError>,
+    /// rocSPARSE.
+    pub rocsparse: fn() -> Result<&'static RocsparseApi, BackendError>,
+    /// rocFFT.
+    pub rocfft: fn() -> Result<&'static RocfftApi, BackendError>,
+    /// The rocFFT version whose rules the rocFFT table follows, asked once
+    /// that table has loaded.
+    pub rocfft_version: fn() -> Result<RocfftVersion, BackendError>,
+    /// MIOpen.
+    pub miopen: fn() -> Result<&'static MiopenApi, BackendError>,
+    /// hipRTC, for the backend's HIP table.
+    pub hiprtc: fn(&'static HipApi) -> Result<&'static HiprtcApi, BackendError>,
+}

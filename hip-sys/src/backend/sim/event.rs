@@ -1,0 +1,158 @@
+//! Events: markers recorded on a stream, completed when the stream reaches
+//! them, with the host time of completion for `hipEventElapsedTime`.
+
+use super::lock::lock;
+use super::races::{self, Clock};
+use crate::hipEvent_t;
+use crate::sync::CondvarExt;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+struct EventState {
+    /// Recordings made (0: never recorded).
+    recorded: u64,
+    /// Every recording up to this one has completed.
+    completed_through: u64,
+    /// Recordings after `completed_through` that have completed: an event
+    /// recorded again on another stream can complete out of order, and a
+    /// wait is for the recording it saw, not for any later one.
+    completed_later: BTreeSet<u64>,
+    /// The latest completed recording and its host time.
+    time: Option<(u64, Instant)>,
+    /// The race detector's clock of the latest recording (what waiting for
+    /// it orders after), and which recording that is.
+    clock: Option<(u64, Clock)>,
+}
+
+/// One event.
+pub(crate) struct EventObj {
+    pub device: usize,
+    pub flags: u32,
+    state: Mutex<EventState>,
+    changed: Condvar,
+}
+
+impl EventState {
+    /// Whether recording `generation` has completed (0, never recorded, has).
+    fn done(&self, generation: u64) -> bool {
+        generation <= self.completed_through || self.completed_later.contains(&generation)
+    }
+
+    /// The completion time of the latest recording, once it has completed.
+    fn latest_time(&self) -> Option<Instant> {
+        self.time.filter(|(g, _)| *g == self.recorded).map(|(_, t)| t)
+    }
+}
+
+impl EventObj {
+    /// A new event of `device`, never recorded.
+    pub fn new(device: usize, flags: u32) -> EventObj {
+        EventObj {
+            device,
+            flags,
+            state: Mutex::new(EventState {
+                recorded: 0,
+                completed_through: 0,
+                completed_later: BTreeSet::new(),
+                time: None,
+                clock: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Start a new recording; returns its number.
+    pub fn begin_recording(&self) -> u64 {
+        let mut state = lock(&self.state);
+        state.recorded += 1;
+        state.recorded
+    }
+
+    /// Keep `clock` as the race detector's clock of recording
+    /// `generation`, unless a later recording's is kept already.
+    pub fn set_recording_clock(&self, generation: u64, clock: Clock) {
+        let mut state = lock(&self.state);
+        if state.clock.as_ref().is_none_or(|(g, _)| *g < generation) {
+            state.clock = Some((generation, clock));
+        }
+    }
+
+    /// Whether the latest recording has completed, and which it is.
+    pub fn latest_done(&self) -> (bool, u64) {
+        let state = lock(&self.state);
+        (state.done(state.recorded), state.recorded)
+    }
+
+    /// The latest recording, whether it has completed, and its completion
+    /// time once it has.
+    pub fn timing(&self) -> (u64, bool, Option<Instant>) {
+        let s = lock(&self.state);
+        (s.recorded, s.done(s.recorded), s.latest_time())
+    }
+
+    pub fn last_recording(&self) -> u64 {
+        lock(&self.state).recorded
+    }
+
+    /// The latest recording and, if race checking has it, its clock.
+    pub fn last_recording_clock(&self) -> (u64, Option<Clock>) {
+        let state = lock(&self.state);
+        let clock = state.clock.as_ref().filter(|(g, _)| *g == state.recorded).map(|(_, c)| c.clone());
+        (state.recorded, clock)
+    }
+
+    /// The host has seen recording `generation` complete: it is ordered
+    /// after what that recording captured.
+    pub fn host_saw(&self, generation: u64) {
+        if !races::race_check_enabled() || generation == 0 {
+            return;
+        }
+        let clock = lock(&self.state).clock.as_ref().filter(|(g, _)| *g == generation).map(|(_, c)| c.clone());
+        if let Some(clock) = clock {
+            races::host_join(&clock);
+        }
+    }
+
+    pub fn wait(&self, generation: u64) {
+        let mut state = lock(&self.state);
+        while !state.done(generation) {
+            state = self.changed.wait_unpoisoned(state);
+        }
+    }
+
+    pub fn complete(&self, generation: u64) {
+        let mut state = lock(&self.state);
+        if !state.done(generation) {
+            state.completed_later.insert(generation);
+            loop {
+                let next = state.completed_through + 1;
+                if !state.completed_later.remove(&next) {
+                    break;
+                }
+                state.completed_through = next;
+            }
+        }
+        if state.time.is_none_or(|(g, _)| g < generation) {
+            state.time = Some((generation, Instant::now()));
+        }
+        self.changed.notify_all();
+    }
+}
+
+static EVENTS: Mutex<Option<HashMap<usize, Arc<EventObj>>>> = Mutex::new(None);
+
+/// The live event `event` names.
+pub(crate) fn lookup(event: hipEvent_t) -> Option<Arc<EventObj>> {
+    lock(&EVENTS).as_ref()?.get(&(event as usize)).cloned()
+}
+
+/// Name `event` by `handle` (`hipEventCreate*`).
+pub(crate) fn insert(handle: usize, event: Arc<EventObj>) {
+    lock(&EVENTS).get_or_insert_with(HashMap::new).insert(handle, event);
+}
+
+/// Forget the event named `handle` (`hipEventDestroy`); the event, if it was one.
+pub(crate) fn remove(handle: usize) -> Option<Arc<EventObj>> {
+    lock(&EVENTS).as_mut().and_then(|m| m.remove(&handle))
+}

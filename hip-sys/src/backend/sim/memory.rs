@@ -1,0 +1,143 @@
+//! Device memory: each device's allocations in its own address range.
+
+use super::addresses::{BASE, DEVICE_SPAN};
+use super::lock::lock;
+use super::races::RaceLog;
+use crate::hipError_t;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Allocation granularity and alignment, as HIP's 256-byte minimum.
+pub(crate) const ALIGN: usize = 256;
+
+/// One device allocation; its bytes are zeroed pages taken lazily.
+pub(crate) struct Allocation {
+    pub base: usize,
+    /// The rounded size: the block's extent in the address range.
+    pub size: usize,
+    /// The size the caller asked for, which copies and fills are checked
+    /// against (HIP's `ihipMemcpy_validate` uses it, not the rounded size).
+    /// A pool block reused for a request of another size takes that size.
+    pub requested: AtomicUsize,
+    pub device: usize,
+    pub data: Mutex<Vec<u8>>,
+    /// Which operations on which streams touched it (the race detector).
+    pub races: Arc<RaceLog>,
+}
+
+impl Allocation {
+    pub fn requested(&self) -> usize {
+        self.requested.load(Ordering::Relaxed)
+    }
+}
+
+struct MemoryState {
+    next: usize,
+    used: usize,
+    live: BTreeMap<usize, Arc<Allocation>>,
+}
+
+/// The memory of one device.
+pub(crate) struct DeviceMemory {
+    ordinal: usize,
+    /// Whether anything was ever allocated (HIP's primary context "active").
+    ever: std::sync::atomic::AtomicBool,
+    capacity: usize,
+    state: Mutex<MemoryState>,
+}
+
+impl DeviceMemory {
+    pub fn new(ordinal: usize, capacity: usize) -> DeviceMemory {
+        DeviceMemory {
+            ordinal,
+            ever: std::sync::atomic::AtomicBool::new(false),
+            capacity,
+            state: Mutex::new(MemoryState { next: BASE + ordinal * DEVICE_SPAN, used: 0, live: BTreeMap::new() }),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn ever_allocated(&self) -> bool {
+        self.ever.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn used(&self) -> usize {
+        lock(&self.state).used
+    }
+
+    /// Allocate `size` bytes (rounded up to [`ALIGN`]); `hipErrorOutOfMemory`
+    /// beyond capacity. Addresses are not reused until the device's range
+    /// is spent, so a stale pointer is detected.
+    pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
+        let rounded = size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1)).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let mut state = lock(&self.state);
+        if rounded > self.capacity - state.used {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        let start = BASE + self.ordinal * DEVICE_SPAN;
+        let end = start + DEVICE_SPAN;
+        if rounded + ALIGN > end - state.next {
+            // The range is spent (a terabyte allocated over the process's
+            // life): start again at the bottom, in the first gap that fits.
+            // Freed addresses are reused only then, so a stale pointer is
+            // almost always detected.
+            let mut cursor = start;
+            for (&base, allocation) in &state.live {
+                if base.saturating_sub(cursor) >= rounded + ALIGN {
+                    break;
+                }
+                cursor = base + allocation.size + ALIGN;
+            }
+            if rounded + ALIGN > end - cursor {
+                return Err(hipError_t::hipErrorOutOfMemory);
+            }
+            state.next = cursor;
+        }
+        let base = state.next;
+        self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Leave a gap after each block so off-by-one accesses hit no allocation.
+        state.next += rounded + ALIGN;
+        state.used += rounded;
+        let allocation = Arc::new(Allocation {
+            base,
+            size: rounded,
+            requested: AtomicUsize::new(size),
+            device: self.ordinal,
+            data: Mutex::new(vec![0u8; rounded]),
+            races: RaceLog::new(base, Some(self.ordinal)),
+        });
+        state.live.insert(base, allocation.clone());
+        Ok(allocation)
+    }
+
+    /// Release the allocation that starts exactly at `base`.
+    pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
+        let mut state = lock(&self.state);
+        let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
+        state.used -= allocation.size;
+        Ok(allocation)
+    }
+
+    /// The allocation containing `address`, and the offset into it.
+    pub fn find(&self, address: usize) -> Option<(Arc<Allocation>, usize)> {
+        let state = lock(&self.state);
+        let (_, allocation) = state.live.range(..=address).next_back()?;
+        let offset = address - allocation.base;
+        (offset < allocation.size).then(|| (allocation.clone(), offset))
+    }
+
+    /// A pool block at `base` handed out again for a request of `size` bytes.
+    pub fn set_requested(&self, base: usize, size: usize) {
+        if let Some(allocation) = lock(&self.state).live.get(&base) {
+            allocation.requested.store(size, Ordering::Relaxed);
+        }
+    }
+
+    pub fn live_count(&self) -> usize {
+        lock(&self.state).live.len()
+    }
+}

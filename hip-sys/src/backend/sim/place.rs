@@ -1,0 +1,147 @@
+//! Memory as copies, fills, kernels and libraries see it: an address
+//! resolved to device memory (an allocation and an offset) or host memory,
+//! and the copies and fills between places.
+
+use super::addresses::device_of;
+use super::lock::lock;
+use super::machine::sim;
+use super::memory::Allocation;
+use super::pinned::pinned_containing;
+use super::races::{self, Access};
+use super::violations::AccessKind;
+use crate::hipError_t;
+use std::sync::Arc;
+
+/// A resolved operand of a copy or fill.
+#[derive(Clone)]
+pub(crate) enum Place {
+    /// Host memory the caller vouches for (pinned or not).
+    Host(usize),
+    /// Bytes of a device allocation, at an offset.
+    Device(Arc<Allocation>, usize),
+}
+
+impl Place {
+    pub fn device(&self) -> Option<usize> {
+        match self {
+            Place::Host(_) => None,
+            Place::Device(a, _) => Some(a.device),
+        }
+    }
+
+    /// The race detector's view of `len` bytes here: device memory and
+    /// pinned host memory are tracked, other host memory is not.
+    pub fn access(&self, len: usize, kind: AccessKind) -> Option<Access> {
+        if !races::race_check_enabled() {
+            return None;
+        }
+        match self {
+            Place::Device(a, offset) => Some(Access::new(&a.races, *offset, len, kind)),
+            Place::Host(address) => {
+                let (base, host) = pinned_containing(*address)?;
+                Some(Access::new(&host.races, address - base, len, kind))
+            }
+        }
+    }
+}
+
+/// Resolve `len` bytes at `ptr`. Device memory must lie inside one live
+/// allocation, within the size that was asked for (else
+/// `hipErrorInvalidValue`); so must a range that starts in pinned host
+/// memory; any other address is host memory the caller vouches for.
+pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
+    if ptr == 0 {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let Some(device) = device_of(ptr) else {
+        if let Some((base, host)) = pinned_containing(ptr) {
+            if len > host.size - (ptr - base) {
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
+        }
+        return Ok(Place::Host(ptr));
+    };
+    let memory = &sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?.memory;
+    let (allocation, offset) = memory.find(ptr).ok_or(hipError_t::hipErrorInvalidValue)?;
+    if len > allocation.requested().saturating_sub(offset) {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    Ok(Place::Device(allocation, offset))
+}
+
+/// As [`resolve`], for a copy or fill through the API: a device range must
+/// lie within the bytes the allocation was asked for, else
+/// `hipErrorInvalidValue` (clr: `sizeBytes > getSize() - offset`).
+pub(crate) fn resolve_api(ptr: usize, len: usize) -> Result<Place, hipError_t> {
+    let place = resolve(ptr, len)?;
+    if let Place::Device(allocation, offset) = &place {
+        let requested = allocation.requested.load(std::sync::atomic::Ordering::Relaxed);
+        if *offset > requested || len > requested - offset {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+    }
+    Ok(place)
+}
+
+/// Copy `len` bytes. Host places are raw addresses that the C caller
+/// guarantees valid until the copy has run (HIP's contract).
+pub(crate) fn copy(dst: &Place, src: &Place, len: usize) {
+    if len == 0 {
+        return;
+    }
+    match (dst, src) {
+        (Place::Host(d), Place::Host(s)) => {
+            // SAFETY: both are host ranges of `len` bytes the caller vouches for; `copy` allows overlap.
+            unsafe { std::ptr::copy(*s as *const u8, *d as *mut u8, len) }
+        }
+        (Place::Device(a, off), Place::Host(s)) => {
+            let mut data = lock(&a.data);
+            // SAFETY: the source is a host range of `len` bytes the caller vouches for.
+            let source = unsafe { std::slice::from_raw_parts(*s as *const u8, len) };
+            data[*off..*off + len].copy_from_slice(source);
+        }
+        (Place::Host(d), Place::Device(a, off)) => {
+            let data = lock(&a.data);
+            // SAFETY: the destination is a host range of `len` bytes the caller vouches for.
+            let dest = unsafe { std::slice::from_raw_parts_mut(*d as *mut u8, len) };
+            dest.copy_from_slice(&data[*off..*off + len]);
+        }
+        (Place::Device(da, doff), Place::Device(sa, soff)) => {
+            if Arc::ptr_eq(da, sa) {
+                lock(&da.data).copy_within(*soff..*soff + len, *doff);
+            } else {
+                // Lock in address order so two opposite copies cannot deadlock.
+                let (first, second) = if da.base < sa.base { (da, sa) } else { (sa, da) };
+                let g1 = lock(&first.data);
+                let g2 = lock(&second.data);
+                let (dst_data, src_data) = if da.base < sa.base { (g1, g2) } else { (g2, g1) };
+                let mut dst_data = dst_data;
+                dst_data[*doff..*doff + len].copy_from_slice(&src_data[*soff..*soff + len]);
+            }
+        }
+    }
+}
+
+/// Fill `count` elements of `pattern` (1 or 4 bytes) at a device place, or
+/// at pinned host memory (the caller checked that it is pinned and in bounds).
+pub(crate) fn fill(place: &Place, pattern: &[u8], count: usize) -> Result<(), hipError_t> {
+    let bytes = count * pattern.len();
+    match place {
+        Place::Device(a, off) => {
+            let mut data = lock(&a.data);
+            for chunk in data[*off..*off + bytes].chunks_exact_mut(pattern.len()) {
+                chunk.copy_from_slice(pattern);
+            }
+        }
+        Place::Host(address) => {
+            // SAFETY: a range of `bytes` inside a live hipHostMalloc
+            // allocation (checked by the caller), which hipHostFree does not
+            // release before the device's pending work has run.
+            let dest = unsafe { std::slice::from_raw_parts_mut(*address as *mut u8, bytes) };
+            for chunk in dest.chunks_exact_mut(pattern.len()) {
+                chunk.copy_from_slice(pattern);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! What the simulator provides besides its HIP table: its own rocBLAS,
+//! rocSPARSE, rocFFT, MIOpen and hipRTC.
+
+use super::libs::{miopen, rocblas, rocfft, rocsparse};
+use crate::backend::provider::Provider;
+
+/// The simulator's libraries. rocFFT fails to load when
+/// `AMDGPU_SIM_ROCFFT_VERSION` is invalid, saying why.
+pub(crate) static PROVIDER: Provider = Provider {
+    rocblas: || Ok(&rocblas::SIM_ROCBLAS),
+    rocsparse: || Ok(&rocsparse::SIM_ROCSPARSE),
+    rocfft: || rocfft::env_version().map(|_| &rocfft::SIM_ROCFFT),
+    rocfft_version: || Ok(rocfft::rocfft_version()),
+    miopen: || Ok(&miopen::SIM_MIOPEN),
+    hiprtc: |_hip| Ok(&super::rtc::SIM_HIPRTC),
+};

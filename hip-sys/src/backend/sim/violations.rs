@@ -1,0 +1,202 @@
+//! The strictness log: calls on an object of one device made while the
+//! calling thread's current device was another, kernels touching a peer's
+//! memory without peer access, and stream races (which the race detector,
+//! `races.rs`, finds and records here).
+
+use super::lock::lock;
+use super::thread::current_device;
+use std::sync::Mutex;
+
+/// What a [`Violation`] broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// A call on an object of one device while another was current (real
+    /// HIP often tolerates it; the simulator records it).
+    Context,
+    /// A kernel running on one device touched another device's memory
+    /// without `hipDeviceEnablePeerAccess` (a GPU fault in real HIP).
+    PeerAccess,
+    /// Two operations on streams with no order between them touched
+    /// overlapping memory and at least one wrote it, or an operation
+    /// touched memory that a free not ordered before it (or ordered before
+    /// it: a use after free) released. [`Violation::race`] says which.
+    StreamRace,
+}
+
+/// One violation: a context violation, a peer access or a stream race; see
+/// [`ViolationKind`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// What was broken.
+    pub kind: ViolationKind,
+    /// The HIP function called.
+    pub function: &'static str,
+    /// The device the object belongs to.
+    pub object_device: usize,
+    /// The calling thread's current device at the call; for
+    /// [`ViolationKind::PeerAccess`], the device the kernel ran on.
+    pub current_device: usize,
+    /// The calling thread, by name or id (for a stream race, the thread
+    /// that enqueued the second operation).
+    pub thread: String,
+    /// For [`ViolationKind::StreamRace`]: both operations, their streams
+    /// and the bytes; `None` for the other kinds.
+    pub race: Option<StreamRace>,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(race) = &self.race {
+            return write!(f, "{race} (enqueued by thread {})", self.thread);
+        }
+        if self.kind == ViolationKind::PeerAccess {
+            return write!(
+                f,
+                "a kernel launched by {} from thread {} on device {} touched memory of device {} without peer access \
+                 (call hipDeviceEnablePeerAccess({}, 0) on device {} first)",
+                self.function,
+                self.thread,
+                self.current_device,
+                self.object_device,
+                self.object_device,
+                self.current_device
+            );
+        }
+        write!(
+            f,
+            "{} on an object of device {} while thread {} was on device {}",
+            self.function, self.object_device, self.thread, self.current_device
+        )
+    }
+}
+
+/// How an operation touches memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// Reads the bytes.
+    Read,
+    /// Writes the bytes (a read-modify-write counts as a write).
+    Write,
+    /// Frees them (`hipFree`, `hipFreeAsync`, `hipHostFree`).
+    Free,
+}
+
+impl AccessKind {
+    fn word(self) -> &'static str {
+        match self {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Free => "frees",
+        }
+    }
+}
+
+/// One side of a [`StreamRace`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaceOp {
+    /// The HIP or library function that enqueued the operation.
+    pub function: &'static str,
+    /// The stream it ran on (`"host"` for a free by the host).
+    pub stream: String,
+    /// What it did to the bytes.
+    pub access: AccessKind,
+}
+
+/// The details of a [`ViolationKind::StreamRace`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamRace {
+    /// The operation enqueued first.
+    pub first: RaceOp,
+    /// The operation enqueued second, which found the conflict.
+    pub second: RaceOp,
+    /// The first byte both touch.
+    pub address: usize,
+    /// How many bytes both touch.
+    pub len: usize,
+    /// The memory: `"device N memory"` or `"pinned host memory"`, and the
+    /// allocation's base address.
+    pub memory: String,
+    /// The second operation is ordered after the first, which freed the
+    /// memory: a use after free rather than an unordered pair.
+    pub after_free: bool,
+}
+
+impl std::fmt::Display for StreamRace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (a, b) = (&self.first, &self.second);
+        write!(
+            f,
+            "stream race on bytes {:#x}..{:#x} ({} bytes of {}): {} on {} {} them and {} on {} {} them, ",
+            self.address,
+            self.address + self.len,
+            self.len,
+            self.memory,
+            a.function,
+            a.stream,
+            a.access.word(),
+            b.function,
+            b.stream,
+            b.access.word()
+        )?;
+        if self.after_free {
+            write!(f, "after the free (a use after free)")
+        } else {
+            write!(f, "with no order between them (no stream order, event wait, or host synchronization in between)")
+        }
+    }
+}
+
+static LOG: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
+
+/// Every violation recorded so far in this process.
+pub fn violations() -> Vec<Violation> {
+    lock(&LOG).clone()
+}
+
+/// Forget the recorded violations (tests holding
+/// [`exclusive`](super::exclusive()) may start from a clean log).
+pub fn clear_violations() {
+    lock(&LOG).clear();
+}
+
+/// Record a violation if the calling thread is not on `object_device`.
+pub(crate) fn check(function: &'static str, object_device: usize) {
+    let current = current_device();
+    if current != object_device {
+        let name = thread_name();
+        log::debug!("hip simulator: context violation: {function} on device {object_device} from device {current}");
+        lock(&LOG).push(Violation {
+            kind: ViolationKind::Context,
+            function,
+            object_device,
+            current_device: current,
+            thread: name,
+            race: None,
+        });
+    }
+}
+
+/// The name of the calling thread, as violations record it.
+pub(crate) fn thread_name() -> String {
+    let thread = std::thread::current();
+    thread.name().map_or_else(|| format!("{:?}", thread.id()), str::to_string)
+}
+
+/// Record that a kernel `function` launched from `thread` ran on `device`
+/// and touched memory of `memory_device` without peer access.
+pub(crate) fn record_peer_access(function: &'static str, thread: String, device: usize, memory_device: usize) {
+    log::debug!("hip simulator: {function} on device {device} touched device {memory_device} without peer access");
+    lock(&LOG).push(Violation {
+        kind: ViolationKind::PeerAccess,
+        function,
+        object_device: memory_device,
+        current_device: device,
+        thread,
+        race: None,
+    });
+}
+
+/// Record a violation found elsewhere (the race detector).
+pub(crate) fn record(violation: Violation) {
+    lock(&LOG).push(violation);
+}
