@@ -129,3 +129,27 @@ const UNNAMED_BY_HIP: [hipError_t; 5] = [
 pub(crate) fn describe_as_hip(error: hipError_t) -> Option<(&'static CStr, &'static CStr)> {
     describe(error).filter(|_| !UNNAMED_BY_HIP.contains(&error))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_are_the_generated_ones_where_the_header_has_them() {
+        let mut described = 0;
+        for code in 0..1200 {
+            let error = hipError_t(code);
+            if let Some((name, _)) = describe(error) {
+                match error.c_name() {
+                    Some(generated) => assert_eq!(name, generated, "code {code}"),
+                    // Newer than the packaged header: HIP 6.3 and 7.x.
+                    None => {
+                        assert!([911, 912, 914, 915, 916].contains(&code), "code {code} ({name:?}) is in no header")
+                    }
+                }
+                described += 1;
+            }
+        }
+        assert!(described >= 79, "only {described} codes described");
+    }
+}

@@ -12,7 +12,7 @@ pub fn add_status_names(bindings: &str, types: &[&str]) -> Result<String, String
     let mut out = bindings.to_string();
     for ty in types {
         let constants = constants_of(bindings, ty)?;
-        let mut arms = String::new();
+        let (mut arms, mut c_arms) = (String::new(), String::new());
         let mut seen = Vec::new();
         for (name, value) in &constants {
             if seen.contains(value) {
@@ -20,13 +20,18 @@ pub fn add_status_names(bindings: &str, types: &[&str]) -> Result<String, String
             }
             seen.push(value.clone());
             arms.push_str(&format!("            {value} => Some(\"{name}\"),\n"));
+            c_arms.push_str(&format!("            {value} => Some(c\"{name}\"),\n"));
         }
         out.push_str(&format!(
             "impl {ty} {{\n    \
              /// The header's name for this value (the first, where several\n    \
              /// share it); `None` for a value this header does not declare.\n    \
              pub const fn name(self) -> Option<&'static str> {{\n        \
-             match self.0 {{\n{arms}            _ => None,\n        }}\n    }}\n}}\n"
+             match self.0 {{\n{arms}            _ => None,\n        }}\n    }}\n\n    \
+             /// [`Self::name`] as a C string, for the `*GetErrorName`-style\n    \
+             /// functions a backend implements.\n    \
+             pub const fn c_name(self) -> Option<&'static ::core::ffi::CStr> {{\n        \
+             match self.0 {{\n{c_arms}            _ => None,\n        }}\n    }}\n}}\n"
         ));
     }
     Ok(out)
@@ -82,6 +87,7 @@ impl other {
         assert!(out.starts_with(SAMPLE), "the bindings are kept as they are");
         let added = &out[SAMPLE.len()..];
         assert!(added.contains("0 => Some(\"status_success\"),"), "{added}");
+        assert!(added.contains("0 => Some(c\"status_success\"),"), "{added}");
         assert!(added.contains("3 => Some(\"status_bad\"),"), "{added}");
         assert!(!added.contains("status_also_bad"), "an alias is not a second arm: {added}");
         assert!(added.contains("12 => Some(\"status_with_a_name_too_long_for_one_line\"),"), "{added}");

@@ -256,4 +256,25 @@ impl hiprtcResult {
             _ => None,
         }
     }
+
+    /// [`Self::name`] as a C string, for the `*GetErrorName`-style
+    /// functions a backend implements.
+    pub const fn c_name(self) -> Option<&'static ::core::ffi::CStr> {
+        match self.0 {
+            0 => Some(c"HIPRTC_SUCCESS"),
+            1 => Some(c"HIPRTC_ERROR_OUT_OF_MEMORY"),
+            2 => Some(c"HIPRTC_ERROR_PROGRAM_CREATION_FAILURE"),
+            3 => Some(c"HIPRTC_ERROR_INVALID_INPUT"),
+            4 => Some(c"HIPRTC_ERROR_INVALID_PROGRAM"),
+            5 => Some(c"HIPRTC_ERROR_INVALID_OPTION"),
+            6 => Some(c"HIPRTC_ERROR_COMPILATION"),
+            7 => Some(c"HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE"),
+            8 => Some(c"HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION"),
+            9 => Some(c"HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION"),
+            10 => Some(c"HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID"),
+            11 => Some(c"HIPRTC_ERROR_INTERNAL_ERROR"),
+            100 => Some(c"HIPRTC_ERROR_LINKING"),
+            _ => None,
+        }
+    }
 }

@@ -1397,4 +1397,26 @@ impl rocblas_status_ {
             _ => None,
         }
     }
+
+    /// [`Self::name`] as a C string, for the `*GetErrorName`-style
+    /// functions a backend implements.
+    pub const fn c_name(self) -> Option<&'static ::core::ffi::CStr> {
+        match self.0 {
+            0 => Some(c"rocblas_status_success"),
+            1 => Some(c"rocblas_status_invalid_handle"),
+            2 => Some(c"rocblas_status_not_implemented"),
+            3 => Some(c"rocblas_status_invalid_pointer"),
+            4 => Some(c"rocblas_status_invalid_size"),
+            5 => Some(c"rocblas_status_memory_error"),
+            6 => Some(c"rocblas_status_internal_error"),
+            7 => Some(c"rocblas_status_perf_degraded"),
+            8 => Some(c"rocblas_status_size_query_mismatch"),
+            9 => Some(c"rocblas_status_size_increased"),
+            10 => Some(c"rocblas_status_size_unchanged"),
+            11 => Some(c"rocblas_status_invalid_value"),
+            12 => Some(c"rocblas_status_continue"),
+            13 => Some(c"rocblas_status_check_numerics_fail"),
+            _ => None,
+        }
+    }
 }

@@ -362,4 +362,21 @@ impl rocfft_status_e {
             _ => None,
         }
     }
+
+    /// [`Self::name`] as a C string, for the `*GetErrorName`-style
+    /// functions a backend implements.
+    pub const fn c_name(self) -> Option<&'static ::core::ffi::CStr> {
+        match self.0 {
+            0 => Some(c"rocfft_status_success"),
+            1 => Some(c"rocfft_status_failure"),
+            2 => Some(c"rocfft_status_invalid_arg_value"),
+            3 => Some(c"rocfft_status_invalid_dimensions"),
+            4 => Some(c"rocfft_status_invalid_array_type"),
+            5 => Some(c"rocfft_status_invalid_strides"),
+            6 => Some(c"rocfft_status_invalid_distance"),
+            7 => Some(c"rocfft_status_invalid_offset"),
+            8 => Some(c"rocfft_status_invalid_work_buffer"),
+            _ => None,
+        }
+    }
 }

@@ -558,4 +558,26 @@ impl rocsparse_status_ {
             _ => None,
         }
     }
+
+    /// [`Self::name`] as a C string, for the `*GetErrorName`-style
+    /// functions a backend implements.
+    pub const fn c_name(self) -> Option<&'static ::core::ffi::CStr> {
+        match self.0 {
+            0 => Some(c"rocsparse_status_success"),
+            1 => Some(c"rocsparse_status_invalid_handle"),
+            2 => Some(c"rocsparse_status_not_implemented"),
+            3 => Some(c"rocsparse_status_invalid_pointer"),
+            4 => Some(c"rocsparse_status_invalid_size"),
+            5 => Some(c"rocsparse_status_memory_error"),
+            6 => Some(c"rocsparse_status_internal_error"),
+            7 => Some(c"rocsparse_status_invalid_value"),
+            8 => Some(c"rocsparse_status_arch_mismatch"),
+            9 => Some(c"rocsparse_status_zero_pivot"),
+            10 => Some(c"rocsparse_status_not_initialized"),
+            11 => Some(c"rocsparse_status_type_mismatch"),
+            12 => Some(c"rocsparse_status_requires_sorted_storage"),
+            13 => Some(c"rocsparse_status_thrown_exception"),
+            _ => None,
+        }
+    }
 }

@@ -7,56 +7,16 @@ use std::ffi::{c_char, CStr};
 use crate::hiprtc::hiprtcResult;
 
 /// hipRTC's name of a status (`HIPRTC_ERROR_COMPILATION`), the same on
-/// every backend; `None` for a code hipRTC does not define.
+/// every backend; `None` for a code hipRTC does not define (the names are
+/// generated with the bindings).
 pub fn hiprtc_status_name(status: hiprtcResult) -> Option<&'static str> {
-    Some(match status {
-        hiprtcResult::HIPRTC_SUCCESS => "HIPRTC_SUCCESS",
-        hiprtcResult::HIPRTC_ERROR_OUT_OF_MEMORY => "HIPRTC_ERROR_OUT_OF_MEMORY",
-        hiprtcResult::HIPRTC_ERROR_PROGRAM_CREATION_FAILURE => "HIPRTC_ERROR_PROGRAM_CREATION_FAILURE",
-        hiprtcResult::HIPRTC_ERROR_INVALID_INPUT => "HIPRTC_ERROR_INVALID_INPUT",
-        hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM => "HIPRTC_ERROR_INVALID_PROGRAM",
-        hiprtcResult::HIPRTC_ERROR_INVALID_OPTION => "HIPRTC_ERROR_INVALID_OPTION",
-        hiprtcResult::HIPRTC_ERROR_COMPILATION => "HIPRTC_ERROR_COMPILATION",
-        hiprtcResult::HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE => "HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-        hiprtcResult::HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION => {
-            "HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION"
-        }
-        hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION => {
-            "HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION"
-        }
-        hiprtcResult::HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID => "HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-        hiprtcResult::HIPRTC_ERROR_INTERNAL_ERROR => "HIPRTC_ERROR_INTERNAL_ERROR",
-        hiprtcResult::HIPRTC_ERROR_LINKING => "HIPRTC_ERROR_LINKING",
-        _ => return None,
-    })
+    status.name()
 }
 
 /// The same names as NUL-terminated C strings, for the tables that
 /// implement `hiprtcGetErrorString` themselves.
 pub(crate) fn hiprtc_status_c_name(status: hiprtcResult) -> *const c_char {
-    macro_rules! names {
-        ($($name:ident),*) => {
-            match status {
-                $(hiprtcResult::$name => concat!(stringify!($name), "\0").as_ptr().cast(),)*
-                _ => c"HIPRTC_ERROR_UNKNOWN".as_ptr(),
-            }
-        };
-    }
-    names!(
-        HIPRTC_SUCCESS,
-        HIPRTC_ERROR_OUT_OF_MEMORY,
-        HIPRTC_ERROR_PROGRAM_CREATION_FAILURE,
-        HIPRTC_ERROR_INVALID_INPUT,
-        HIPRTC_ERROR_INVALID_PROGRAM,
-        HIPRTC_ERROR_INVALID_OPTION,
-        HIPRTC_ERROR_COMPILATION,
-        HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE,
-        HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
-        HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION,
-        HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
-        HIPRTC_ERROR_INTERNAL_ERROR,
-        HIPRTC_ERROR_LINKING
-    )
+    status.c_name().unwrap_or(c"HIPRTC_ERROR_UNKNOWN").as_ptr()
 }
 
 /// Read a C string a hipRTC table returned (`hiprtcGetErrorString`).
