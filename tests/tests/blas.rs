@@ -477,3 +477,25 @@ fn a_handle_moving_between_streams_orders_its_workspace_on_the_gpu() {
     let races: Vec<_> = sim::violations().into_iter().filter(|v| v.kind == sim::ViolationKind::StreamRace).collect();
     assert!(races.is_empty(), "the workspace was shared by two unordered streams: {races:?}");
 }
+
+#[test]
+fn a_warm_call_asks_hip_nothing_about_devices() {
+    // The thread's device is HIP's, so a warm library call neither asks
+    // HIP for its device nor binds one (run_on, not on_device).
+    let _x = sim::exclusive();
+    if !have(Library::Rocblas) || hip_sys::backend() != Backend::Sim {
+        return;
+    }
+    on_thread("blas-warm", || {
+        let x = DeviceArray::from_slice(&[1.0f32, 2.0, 3.0]).unwrap();
+        let mut y = DeviceArray::from_slice(&[1.0f32, 1.0, 1.0]).unwrap();
+        blas::axpy(2.0, &x, &mut y).unwrap(); // warm: the handle exists
+        let asked = || sim::thread_call_count("hipGetDevice") + sim::thread_call_count("hipSetDevice");
+        let before = asked();
+        blas::axpy(2.0, &x, &mut y).unwrap();
+        let stream = stream();
+        blas::with_raw_handle(stream.device(), &stream, |_| ()).unwrap();
+        assert_eq!(asked(), before, "a warm rocBLAS call asked HIP for or set its device");
+        assert_eq!(y.to_vec().unwrap(), vec![5.0, 9.0, 13.0]);
+    });
+}
