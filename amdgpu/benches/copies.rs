@@ -156,61 +156,46 @@ fn pipeline_benches(c: &mut Criterion, device: Device) {
     group.finish();
 }
 
-fn enqueue_benches(c: &mut Criterion, device: Device, stream: &Stream) {
+/// The host time of `iters` calls of `enqueue`, in batches of 64 with the
+/// stream drained between batches (outside the timing), so the queue never
+/// fills and back-pressure does not count.
+fn enqueue_time(iters: u64, stream: &Stream, enqueue: &mut dyn FnMut()) -> Duration {
     const BATCH: u64 = 64;
+    let mut spent = Duration::ZERO;
+    let mut left = iters;
+    while left > 0 {
+        let start = Instant::now();
+        for _ in 0..left.min(BATCH) {
+            enqueue();
+        }
+        spent += start.elapsed();
+        stream.synchronize().expect("sync");
+        left -= left.min(BATCH);
+    }
+    spent
+}
+
+fn enqueue_benches(c: &mut Criterion, device: Device, stream: &Stream) {
     let host = HostBuffer::<u8>::zeroed_on(device, 4096).expect("pinned");
     let mut array = DeviceArray::<u8>::zeros_on(stream, 4096).expect("device");
     let mut group = c.benchmark_group(GROUP);
     group.bench_function("enqueue-4KiB-ours", |b| {
         b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            let mut left = iters;
-            while left > 0 {
-                let start = Instant::now();
-                for _ in 0..left.min(BATCH) {
-                    array.copy_from_host_async(black_box(&host), stream).expect("copy");
-                }
-                spent += start.elapsed();
-                stream.synchronize().expect("sync");
-                left -= left.min(BATCH);
-            }
-            spent
+            enqueue_time(iters, stream, &mut || array.copy_from_host_async(black_box(&host), stream).expect("copy"))
         })
     });
     let (hp, dp) = (host.as_ptr().cast::<c_void>(), array.as_mut_ptr().cast::<c_void>());
     group.bench_function("enqueue-4KiB-raw", |b| {
-        b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            let mut left = iters;
-            while left > 0 {
-                let start = Instant::now();
-                for _ in 0..left.min(BATCH) {
-                    raw_copy(dp, black_box(hp), 4096, stream);
-                }
-                spent += start.elapsed();
-                stream.synchronize().expect("sync");
-                left -= left.min(BATCH);
-            }
-            spent
-        })
+        b.iter_custom(|iters| enqueue_time(iters, stream, &mut || raw_copy(dp, black_box(hp), 4096, stream)))
     });
     let event = hip_core::Event::untimed_on(device).expect("event");
     let api = hip_sys::hip().expect("a backend");
     group.bench_function("event-record-raw", |b| {
         b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            let mut left = iters;
-            while left > 0 {
-                let start = Instant::now();
-                for _ in 0..left.min(BATCH) {
-                    // SAFETY: a live event and stream of the current device.
-                    let _ = black_box(unsafe { (api.hipEventRecord)(event.as_raw(), stream.as_raw()) });
-                }
-                spent += start.elapsed();
-                stream.synchronize().expect("sync");
-                left -= left.min(BATCH);
-            }
-            spent
+            enqueue_time(iters, stream, &mut || {
+                // SAFETY: a live event and stream of the current device.
+                let _ = black_box(unsafe { (api.hipEventRecord)(event.as_raw(), stream.as_raw()) });
+            })
         })
     });
     group.finish();
