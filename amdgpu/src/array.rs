@@ -59,13 +59,13 @@ fn bytes_of<T>(len: usize) -> Result<usize> {
     })
 }
 
-/// [`hip_core::raw::copy_after`], with the facade's error.
+/// [`hip_core::copy_after`], with the facade's error.
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.
 unsafe fn copy_sync(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
     // SAFETY: the caller's guarantee, passed on.
-    Ok(unsafe { hip_core::raw::copy_after(dst, src, bytes, stream) }?)
+    Ok(unsafe { hip_core::copy_after(dst, src, bytes, stream) }?)
 }
 
 impl<T: DeviceCopy> DeviceArray<T> {
@@ -226,9 +226,7 @@ impl<T: DeviceCopy> DeviceArray<T> {
         // before the copy has run.
         // SAFETY: both are device ranges of len elements, alive until the
         // copy has been waited for.
-        Ok(unsafe {
-            hip_core::raw::copy_device_after(self.buffer.as_ptr(), other.buffer.as_ptr(), bytes, self.stream())
-        }?)
+        Ok(unsafe { hip_core::copy_device_after(self.buffer.as_ptr(), other.buffer.as_ptr(), bytes, self.stream()) }?)
     }
 
     /// A view of the whole array.

@@ -62,6 +62,7 @@ mod peer;
 mod program;
 mod shared;
 mod stream;
+mod stream_copy;
 mod wait;
 
 // The thread state, and what reads it.
@@ -89,4 +90,5 @@ pub use state::{
     ThreadState,
 };
 pub use stream::Stream;
+pub use stream_copy::{copy_after, copy_device_after};
 pub use wait::{EventWait, StreamSync};

@@ -11,6 +11,6 @@ use hip_core::Stream;
 pub(crate) unsafe fn upload_into<T: Copy>(dst: *mut std::ffi::c_void, data: &[T], stream: &Stream) -> Result<()> {
     // SAFETY: the caller guarantees `dst`; `data` is host memory of that
     // size, alive for the whole (blocking) copy.
-    unsafe { hip_core::raw::copy_after(dst, data.as_ptr().cast(), std::mem::size_of_val(data), stream) }?;
+    unsafe { hip_core::copy_after(dst, data.as_ptr().cast(), std::mem::size_of_val(data), stream) }?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use crate::{check, Device, Result};
 
 /// Copy `bytes` from `src` to `dst`, the direction taken from the
 /// pointers (`hipMemcpy`, under `device` through [`on_device`]).
-/// Synchronous where one side is host memory; see `copy_after`.
+/// Synchronous where one side is host memory; see `crate::copy_after`.
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.

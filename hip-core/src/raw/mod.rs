@@ -45,7 +45,6 @@
 //! (`hipGetErrorName`, `hipGetErrorString`) are not here but in the error
 //! module, below this one, since every wrapper's error is made of them.
 
-mod copy;
 mod current;
 mod table;
 
@@ -60,7 +59,6 @@ pub(crate) mod rtc;
 pub(crate) mod runtime;
 pub(crate) mod stream;
 
-pub use copy::{copy_after, copy_device_after};
 pub(crate) use current::{bind, bound};
 pub use current::{hip_current_device, on_device, run_on};
 pub use last_error::forget_expected_failure;

@@ -1,10 +1,10 @@
-//! Blocking copies in a stream's order, for the crates above: built on
-//! `mem` and a [`Stream`](crate::Stream)'s synchronize, so they sit on top
-//! of the layer (they take the stream itself).
+//! Blocking copies in a stream's order, for the crates above: built on the
+//! thin layer's copies and a [`Stream`](crate::Stream)'s synchronize, so
+//! they sit above both (apart from `raw`, which streams are built on).
 
 use std::ffi::c_void;
 
-use super::mem;
+use crate::raw::mem;
 use crate::{Result, Stream};
 
 /// Copy `bytes` between host and device memory (the direction taken from
