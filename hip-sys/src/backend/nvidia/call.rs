@@ -13,6 +13,7 @@ use crate::hipError_t;
 /// A panic in `body` (there is none by design) becomes
 /// `hipErrorUnknown` instead of unwinding into C. The result is recorded
 /// as the thread's last error (see [`record_last_error`]).
+#[inline]
 pub(super) fn entry(body: impl FnOnce(&'static CudaFns) -> Result<(), hipError_t>) -> hipError_t {
     let status = match catch_unwind(AssertUnwindSafe(|| match fns() {
         Some(f) => body(f),

@@ -272,19 +272,36 @@ pub const CUDA_ERROR_UNKNOWN: CudaError = 999;
 
 /// A CUDA runtime status (`cudaError_t`) as HIP's NVIDIA header translates
 /// it (`hipCUDAErrorTohipError`); unlisted codes become `hipErrorUnknown`.
+///
+/// Inline, so that success (every call on the hot paths) costs a compare
+/// and not a call; failures look the table up out of line.
+#[inline]
 pub fn cuda_error_to_hip(code: CudaError) -> E {
     if code == 0 {
         return E::hipSuccess;
     }
+    cuda_failure_to_hip(code)
+}
+
+#[cold]
+fn cuda_failure_to_hip(code: CudaError) -> E {
     CUDA_TO_HIP.iter().find(|(c, _)| *c == code).map_or(E::hipErrorUnknown, |(_, h)| *h)
 }
 
 /// A CUDA driver status (`CUresult`) as HIP's NVIDIA header translates it
 /// (`hipCUResultTohipError`); unlisted codes become `hipErrorUnknown`.
+///
+/// Inline on success, as [`cuda_error_to_hip`].
+#[inline]
 pub fn cu_result_to_hip(code: CuResult) -> E {
     if code == 0 {
         return E::hipSuccess;
     }
+    cu_failure_to_hip(code)
+}
+
+#[cold]
+fn cu_failure_to_hip(code: CuResult) -> E {
     CU_TO_HIP.iter().find(|(c, _)| *c == code).map_or(E::hipErrorUnknown, |(_, h)| *h)
 }
 
