@@ -372,12 +372,23 @@ impl Last {
 /// `create`), `None` if there is none or the thread is exiting.
 #[inline(always)]
 fn with_slot<R>(pool: &'static PoolInner, create: bool, f: impl FnOnce(&Slot, bool) -> Option<R>) -> Option<R> {
-    let last = LAST.with(Cell::get);
-    if last.pool == pool.id + 1 {
-        // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
-        return f(unsafe { &*last.slot }, last.fenced);
+    match with_last_slot(pool, f, |slot, fenced, f| f(slot, fenced)) {
+        Ok(result) => result,
+        Err(f) => with_slot_slow(pool, create, f),
     }
-    with_slot_slow(pool, create, f)
+}
+
+/// The fast path of every slot lookup: run `f` on the slot this thread
+/// used last, handing it `value`, if that slot is `pool`'s; else `value`
+/// back.
+#[inline(always)]
+fn with_last_slot<T, R>(pool: &'static PoolInner, value: T, f: impl FnOnce(&Slot, bool, T) -> R) -> Result<R, T> {
+    let last = LAST.with(Cell::get);
+    if last.pool != pool.id + 1 {
+        return Err(value);
+    }
+    // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
+    Ok(f(unsafe { &*last.slot }, last.fenced, value))
 }
 
 fn with_slot_slow<R>(pool: &'static PoolInner, create: bool, f: impl FnOnce(&Slot, bool) -> Option<R>) -> Option<R> {
@@ -426,13 +437,13 @@ fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize
 /// full, held by a stealer, or the thread is exiting.
 #[inline]
 fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
-    let last = LAST.with(Cell::get);
-    if last.pool == pool.id + 1 {
-        // SAFETY: `LOCAL` holds this slot (see `Last::slot`).
-        let slot = unsafe { &*last.slot };
-        return slot.owned_with(last.fenced, stream, |list, stream| list.give(ptr, size, stream)).and_then(|r| r);
+    let parked = with_last_slot(pool, stream, |slot, fenced, stream| {
+        slot.owned_with(fenced, stream, |list, stream| list.give(ptr, size, stream)).and_then(|parked| parked)
+    });
+    match parked {
+        Ok(parked) => parked,
+        Err(stream) => give_slow(pool, ptr, size, stream),
     }
-    give_slow(pool, ptr, size, stream)
 }
 
 #[cold]
