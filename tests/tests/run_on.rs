@@ -76,7 +76,12 @@ fn inside_an_on_device_switch_it_follows_the_switch() {
 fn a_thread_without_state_gets_none() {
     std::thread::spawn(|| {
         let d0 = Device::new(0).unwrap();
+        let binds = sim::thread_call_count("hipSetDevice");
         assert_eq!(run_on(d0, || hip_current_device().unwrap()).unwrap(), d0);
+        if hip_sys::backend() == Backend::Sim {
+            // No record yet: HIP is asked, and it is on d0 already.
+            assert_eq!(sim::thread_call_count("hipSetDevice"), binds, "run_on bound the device HIP was on");
+        }
         assert!(!thread_state_exists(), "run_on created thread state");
     })
     .join()

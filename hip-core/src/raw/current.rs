@@ -56,15 +56,11 @@ pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     if previous == device {
         return Ok(call());
     }
-    switch(device, call)
+    switch(previous, device, call)
 }
 
 /// Bind `device`, run `call`, bind `previous` back (also on panic).
-fn switch<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
-    let previous = match bound() {
-        0 => hip_current_device()?,
-        n => Device::from_ordinal_unchecked(n - 1),
-    };
+fn switch<R>(previous: Device, device: Device, call: impl FnOnce() -> R) -> Result<R> {
     bind(device)?;
     struct Restore(Device);
     impl Drop for Restore {
@@ -83,12 +79,14 @@ fn switch<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
 /// Like [`on_device`], but when this crate's record of HIP's device says
 /// it is `device` already (after any ambient call or bind to it, and
 /// inside another switch to it), it trusts the record: no HIP call at
-/// all. Otherwise it switches and restores as `on_device` does. It reads
-/// no thread state. Drops use [`on_device`], which asks HIP.
+/// all. Another recorded device is switched from and restored without
+/// asking HIP; with no record it is `on_device`. It reads no thread state.
+/// Drops use [`on_device`], which asks HIP.
 #[inline]
 pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
-    if bound() == device.ordinal() + 1 {
-        return Ok(call());
+    match bound() {
+        n if n == device.ordinal() + 1 => Ok(call()),
+        0 => on_device(device, call),
+        n => switch(Device::from_ordinal_unchecked(n - 1), device, call),
     }
-    switch(device, call)
 }
