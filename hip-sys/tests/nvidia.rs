@@ -13,71 +13,14 @@ use std::ptr::null_mut;
 
 use hip_sys::{
     hipCtx_t, hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipFunction_t, hipMemPool_t, hipMemcpyKind,
-    hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStream_t, Backend, HipApi,
+    hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStream_t, HipApi,
 };
+
+mod nvidia_common;
+use nvidia_common::{api, device_alloc, device_count, ok, to_device, to_host};
 
 /// The PTX of `hip-sys/kernels/test_kernels.cu`.
 const PTX: &str = include_str!("../kernels/test_kernels.ptx");
-
-/// The nvidia table, or `None` (after saying so) when not asked for.
-fn api() -> Option<&'static HipApi> {
-    let asked = std::env::var("AMDGPU_BACKEND").map(|v| v.trim().eq_ignore_ascii_case("nvidia")).unwrap_or(false);
-    if !asked {
-        println!("skipped: set AMDGPU_BACKEND=nvidia");
-        return None;
-    }
-    let api = match hip_sys::hip() {
-        Ok(api) => api,
-        Err(e) => panic!("AMDGPU_BACKEND=nvidia but the backend does not load: {e}"),
-    };
-    assert_eq!(hip_sys::backend(), Backend::Nvidia);
-    Some(api)
-}
-
-/// Assert that a HIP call succeeded, naming it.
-macro_rules! ok {
-    ($call:expr) => {{
-        // SAFETY: each call site passes valid pointers and handles.
-        let status = unsafe { $call };
-        assert_eq!(status, E::hipSuccess, "{}", stringify!($call));
-    }};
-}
-
-/// A device buffer of `n` elements of `T`.
-fn device_alloc<T>(api: &HipApi, n: usize) -> *mut T {
-    let mut p: *mut c_void = null_mut();
-    ok!((api.hipMalloc)(&mut p, n * std::mem::size_of::<T>()));
-    assert!(!p.is_null());
-    p.cast()
-}
-
-fn to_device<T: Copy>(api: &HipApi, values: &[T]) -> *mut T {
-    let p = device_alloc::<T>(api, values.len());
-    ok!((api.hipMemcpy)(
-        p.cast(),
-        values.as_ptr().cast(),
-        std::mem::size_of_val(values),
-        hipMemcpyKind::hipMemcpyHostToDevice
-    ));
-    p
-}
-
-fn to_host<T: Copy + Default>(api: &HipApi, p: *const T, n: usize) -> Vec<T> {
-    let mut out = vec![T::default(); n];
-    ok!((api.hipMemcpy)(
-        out.as_mut_ptr().cast(),
-        p.cast(),
-        n * std::mem::size_of::<T>(),
-        hipMemcpyKind::hipMemcpyDeviceToHost
-    ));
-    out
-}
-
-fn device_count(api: &HipApi) -> c_int {
-    let mut count = 0;
-    ok!((api.hipGetDeviceCount)(&mut count));
-    count
-}
 
 /// Load the test kernels' PTX as a module (NUL-terminated, as
 /// `cuModuleLoadData` requires for PTX).
@@ -438,40 +381,61 @@ fn kernel_launch_from_ptx() {
     }
 }
 
+/// A gate the test holds shut while work waits behind it on a stream.
+struct Gate {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+/// A host function on a stream: returns once the gate opens.
+unsafe extern "C" fn wait_for_gate(gate: *mut c_void) {
+    // SAFETY: a `Gate` the test keeps alive until the stream has drained.
+    let gate = unsafe { &*gate.cast::<Gate>() };
+    let mut open = gate.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    while !*open {
+        open = gate.opened.wait(open).unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+}
+
 #[test]
-fn streams_really_run_asynchronously() {
+fn calls_return_before_the_stream_runs_them() {
+    // No timing: the stream's first item is a host function that cannot
+    // return before the test opens its gate, so every call queued behind
+    // it must return with its work still pending, and the work must then
+    // run, in order, once the gate opens.
     let Some(api) = api() else { return };
-    let bytes = 1usize << 30; // 1 GiB, copied 16 times on the device: milliseconds of work
-    let a = device_alloc::<u8>(api, bytes);
-    let b = device_alloc::<u8>(api, bytes);
+    let n = 1usize << 20;
+    let pattern: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let a = to_device(api, &pattern);
+    let b = device_alloc::<u32>(api, n);
+    let c = device_alloc::<u32>(api, n);
     let mut stream: hipStream_t = null_mut();
     ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::hipStreamNonBlocking));
-    let (mut start, mut stop): (hipEvent_t, hipEvent_t) = (null_mut(), null_mut());
-    ok!((api.hipEventCreate)(&mut start));
-    ok!((api.hipEventCreate)(&mut stop));
-    let enqueue = std::time::Instant::now();
-    ok!((api.hipEventRecord)(start, stream));
-    for i in 0..16 {
-        let (dst, src) = if i % 2 == 0 { (b, a) } else { (a, b) };
-        ok!((api.hipMemcpyAsync)(dst.cast(), src.cast(), bytes, hipMemcpyKind::hipMemcpyDeviceToDevice, stream));
-    }
-    ok!((api.hipEventRecord)(stop, stream));
-    let host_ms = enqueue.elapsed().as_secs_f64() * 1e3;
-    // SAFETY: a live stream.
-    let busy = unsafe { (api.hipStreamQuery)(stream) };
-    assert_eq!(busy, hip_sys::hipError_t::hipErrorNotReady, "the work was still running when the calls returned");
+    let mut done: hipEvent_t = null_mut();
+    ok!((api.hipEventCreate)(&mut done));
+    let gate = Gate { open: std::sync::Mutex::new(false), opened: std::sync::Condvar::new() };
+    let gate_ptr = (&gate as *const Gate).cast_mut().cast::<c_void>();
+    ok!((api.hipLaunchHostFunc)(stream, Some(wait_for_gate), gate_ptr));
+    let bytes = n * std::mem::size_of::<u32>();
+    ok!((api.hipMemcpyAsync)(b.cast(), a.cast(), bytes, hipMemcpyKind::hipMemcpyDeviceToDevice, stream));
+    ok!((api.hipMemcpyAsync)(c.cast(), b.cast(), bytes, hipMemcpyKind::hipMemcpyDeviceToDevice, stream));
+    ok!((api.hipEventRecord)(done, stream));
+    // SAFETY: a live stream and event.
+    let (stream_state, event_state) = unsafe { ((api.hipStreamQuery)(stream), (api.hipEventQuery)(done)) };
+    assert_eq!(stream_state, E::hipErrorNotReady, "the stream finished behind a shut gate");
+    assert_eq!(event_state, E::hipErrorNotReady, "the event completed behind a shut gate");
+    *gate.open.lock().unwrap() = true;
+    gate.opened.notify_all();
     ok!((api.hipStreamSynchronize)(stream));
     ok!((api.hipStreamQuery)(stream));
-    let mut gpu_ms = 0.0f32;
-    ok!((api.hipEventElapsedTime)(&mut gpu_ms, start, stop));
-    println!("enqueue {host_ms:.3} ms on the host, {gpu_ms:.3} ms on the GPU");
-    assert!((gpu_ms as f64) > host_ms, "enqueueing took longer than the work: not asynchronous");
+    ok!((api.hipEventQuery)(done));
+    assert!(to_host(api, c, n) == pattern, "the copies behind the gate did not run in order");
     // The stream's error state is clean after the expected NotReady.
     // SAFETY: no arguments.
     assert_eq!(unsafe { (api.hipGetLastError)() }, hip_sys::hipError_t::hipSuccess);
-    ok!((api.hipEventDestroy)(start));
-    ok!((api.hipEventDestroy)(stop));
+    ok!((api.hipEventDestroy)(done));
     ok!((api.hipStreamDestroy)(stream));
-    ok!((api.hipFree)(a.cast()));
-    ok!((api.hipFree)(b.cast()));
+    for p in [a, b, c] {
+        ok!((api.hipFree)(p.cast()));
+    }
 }
