@@ -273,6 +273,7 @@ struct Cudnn<'a> {
     set_filter: Symbol<'a, unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, c_int) -> c_int>,
     conv: Symbol<'a, unsafe extern "C" fn(*mut Handle) -> c_int>,
     set_conv: Symbol<'a, unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int) -> c_int>,
+    set_math: Symbol<'a, unsafe extern "C" fn(Handle, c_int) -> c_int>,
     softmax: Symbol<
         'a,
         unsafe extern "C" fn(
@@ -351,6 +352,7 @@ fn dnn_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement:
             set_filter: function(&lib, "cudnnSetFilter4dDescriptor"),
             conv: function(&lib, "cudnnCreateConvolutionDescriptor"),
             set_conv: function(&lib, "cudnnSetConvolution2dDescriptor"),
+            set_math: function(&lib, "cudnnSetConvolutionMathType"),
             softmax: function(&lib, "cudnnSoftmaxForward"),
             find: function(&lib, "cudnnFindConvolutionForwardAlgorithmEx"),
             forward: function(&lib, "cudnnConvolutionForward"),
@@ -401,12 +403,14 @@ fn dnn_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement:
     });
     let (xd, yd) = (cudnn_tensor(&f, [32, 64, 56, 56]), cudnn_tensor(&f, [32, 64, 56, 56]));
     let (mut wd, mut cd): (Handle, Handle) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: valid out-pointers; float (0), NCHW (0), cross-correlation (1).
+    // SAFETY: valid out-pointers; float (0), NCHW (0), cross-correlation
+    // (1), and FP32 arithmetic (CUDNN_FMA_MATH, 3) as ours computes.
     unsafe {
         assert_eq!((f.filter)(&mut wd), 0);
         assert_eq!((f.set_filter)(wd, 0, 0, 64, 64, 3, 3), 0);
         assert_eq!((f.conv)(&mut cd), 0);
         assert_eq!((f.set_conv)(cd, 1, 1, 1, 1, 1, 1, 1, 0), 0);
+        assert_eq!((f.set_math)(cd, 3), 0);
     }
     let workspace_bytes = 256usize << 20;
     let mut workspace = DeviceArray::<u8>::zeros_on(stream, workspace_bytes).expect("workspace");

@@ -66,7 +66,12 @@ def main():
 
     cx = torch.full((32, 64, 56, 56), 0.25, device="cuda")
     cw = torch.full((64, 64, 3, 3), 0.125, device="cuda")
-    results.append(("F.conv2d, ResNet 3x3 (32, 64, 56, 56)", mean_us(lambda: F.conv2d(cx, cw, padding=1))))
+    # FP32 arithmetic, as ours computes (PyTorch's default for convolutions
+    # rounds the operands to TF32 on GPUs since the A100), then the default.
+    for tf32 in (False, True):
+        torch.backends.cudnn.allow_tf32 = tf32
+        arithmetic = "TF32 (PyTorch's default)" if tf32 else "FP32"
+        results.append((f"F.conv2d, ResNet 3x3 (32, 64, 56, 56), {arithmetic}", mean_us(lambda: F.conv2d(cx, cw, padding=1))))
 
     n = 8192
     flops = 2 * n**3

@@ -1,16 +1,34 @@
-//! Convolution descriptors, the forward algorithms and their search, and
-//! convolution forward.
+//! Convolution descriptors, the forward search, and convolution forward.
 
 use std::ffi::{c_int, c_void};
 
-use super::library::{fns, CudnnFwdPerf, CROSS_CORRELATION};
+use super::algorithms::{all_members, family, members, Picks, Problem, Timing, Timings, CUDNN_ALGORITHMS, SEARCHES};
+use super::library::{fns, CudnnFwdPerf, CROSS_CORRELATION, FLOAT, FMA_MATH};
 use super::scalar::Scalar;
 use super::status::{entry, ok};
 use super::tensors::{double, tensor, Tensor};
+use crate::backend::nvidia::Handle;
 use crate::miopen::{
     miopenConvAlgoPerf_algo, miopenConvAlgoPerf_t, miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t,
     miopenConvolutionMode_t, miopenHandle_t, miopenStatus_t, miopenTensorDescriptor_t,
 };
+
+/// A MIOpen convolution descriptor: cuDNN's, and what the search picked
+/// with it.
+#[derive(Debug)]
+struct Convolution {
+    desc: Handle,
+    picks: Picks,
+}
+
+fn convolution<'a>(desc: miopenConvolutionDescriptor_t) -> Result<&'a Convolution, miopenStatus_t> {
+    if desc.is_null() {
+        return Err(miopenStatus_t::miopenStatusBadParm);
+    }
+    // SAFETY: a descriptor made by `miopenCreateConvolutionDescriptor`
+    // below (C contract), alive while the caller uses it.
+    Ok(unsafe { &*desc.cast::<Convolution>() })
+}
 
 pub(super) unsafe extern "C" fn miopenCreateConvolutionDescriptor(
     desc: *mut miopenConvolutionDescriptor_t,
@@ -19,8 +37,13 @@ pub(super) unsafe extern "C" fn miopenCreateConvolutionDescriptor(
         if desc.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
-        // SAFETY: non-null and valid for a write of a descriptor.
-        ok("cudnnCreateConvolutionDescriptor", unsafe { (fns()?.cudnnCreateConvolutionDescriptor)(desc.cast()) })
+        let mut made: Handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        ok("cudnnCreateConvolutionDescriptor", unsafe { (fns()?.cudnnCreateConvolutionDescriptor)(&mut made) })?;
+        let made = Box::into_raw(Box::new(Convolution { desc: made, picks: Picks::default() }));
+        // SAFETY: non-null and valid for a write (C contract).
+        unsafe { desc.write(made.cast()) };
+        Ok(())
     })
 }
 
@@ -36,9 +59,8 @@ pub(super) unsafe extern "C" fn miopenInitConvolutionDescriptor(
     dilation_w: c_int,
 ) -> miopenStatus_t {
     entry(|| {
-        if desc.is_null() {
-            return Err(miopenStatus_t::miopenStatusBadParm);
-        }
+        let f = fns()?;
+        let conv = convolution(desc)?;
         if mode != miopenConvolutionMode_t::miopenConvolution {
             return Err(miopenStatus_t::miopenStatusNotImplemented);
         }
@@ -46,8 +68,8 @@ pub(super) unsafe extern "C" fn miopenInitConvolutionDescriptor(
         // tensors are refused before cuDNN sees them).
         // SAFETY: a live descriptor.
         ok("cudnnSetConvolution2dDescriptor", unsafe {
-            (fns()?.cudnnSetConvolution2dDescriptor)(
-                desc.cast(),
+            (f.cudnnSetConvolution2dDescriptor)(
+                conv.desc,
                 pad_h,
                 pad_w,
                 stride_h,
@@ -55,9 +77,13 @@ pub(super) unsafe extern "C" fn miopenInitConvolutionDescriptor(
                 dilation_h,
                 dilation_w,
                 CROSS_CORRELATION,
-                0,
+                FLOAT,
             )
-        })
+        })?;
+        // FP32 arithmetic, as MIOpen's: cuDNN's default math lets kernels
+        // round the operands to TF32 on GPUs since the A100.
+        // SAFETY: a live descriptor.
+        ok("cudnnSetConvolutionMathType", unsafe { (f.cudnnSetConvolutionMathType)(conv.desc, FMA_MATH) })
     })
 }
 
@@ -65,11 +91,14 @@ pub(super) unsafe extern "C" fn miopenDestroyConvolutionDescriptor(
     desc: miopenConvolutionDescriptor_t,
 ) -> miopenStatus_t {
     entry(|| {
+        let f = fns()?;
         if desc.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
-        // SAFETY: made by cudnnCreateConvolutionDescriptor, destroyed once.
-        ok("cudnnDestroyConvolutionDescriptor", unsafe { (fns()?.cudnnDestroyConvolutionDescriptor)(desc.cast()) })
+        // SAFETY: made by miopenCreateConvolutionDescriptor, destroyed once (C contract).
+        let conv = unsafe { Box::from_raw(desc.cast::<Convolution>()) };
+        // SAFETY: its live cuDNN descriptor, destroyed once.
+        ok("cudnnDestroyConvolutionDescriptor", unsafe { (f.cudnnDestroyConvolutionDescriptor)(conv.desc) })
     })
 }
 
@@ -83,32 +112,15 @@ pub(super) unsafe extern "C" fn miopenGetConvolutionForwardOutputDim(
     w: *mut c_int,
 ) -> miopenStatus_t {
     entry(|| {
-        let (it, ft) = (tensor(input)?, tensor(filter)?);
-        if desc.is_null() || n.is_null() || c.is_null() || h.is_null() || w.is_null() {
+        let (it, ft, conv) = (tensor(input)?, tensor(filter)?, convolution(desc)?);
+        if n.is_null() || c.is_null() || h.is_null() || w.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
         // SAFETY: live descriptors; valid out-pointers.
         ok("cudnnGetConvolution2dForwardOutputDim", unsafe {
-            (fns()?.cudnnGetConvolution2dForwardOutputDim)(desc.cast(), it.tensor, ft.filter, n, c, h, w)
+            (fns()?.cudnnGetConvolution2dForwardOutputDim)(conv.desc, it.tensor, ft.filter, n, c, h, w)
         })
     })
-}
-
-/// MIOpen's forward algorithms and the cuDNN algorithm each stands for.
-const ALGORITHMS: [(miopenConvFwdAlgorithm_t, c_int); 5] = [
-    (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoGEMM, 2),
-    (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect, 0),
-    (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoFFT, 4),
-    (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoWinograd, 6),
-    (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoImplicitGEMM, 1),
-];
-
-fn to_cudnn_algo(algo: miopenConvFwdAlgorithm_t) -> Option<c_int> {
-    ALGORITHMS.iter().find(|(m, _)| *m == algo).map(|(_, c)| *c)
-}
-
-fn to_miopen_algo(algo: c_int) -> Option<miopenConvFwdAlgorithm_t> {
-    ALGORITHMS.iter().find(|(_, c)| *c == algo).map(|(m, _)| *m)
 }
 
 /// Refuse double convolutions as MIOpen does (no solver applies).
@@ -124,6 +136,36 @@ fn convolution_tensors<'a>(
     Ok((xt, wt, yt))
 }
 
+/// The problem the three tensors pose.
+fn problem(xt: &Tensor, wt: &Tensor, yt: &Tensor) -> Problem {
+    [xt.dims, wt.dims, yt.dims]
+}
+
+/// cuDNN's workspace size for `algorithm`, or `None` where it does not apply.
+fn workspace_size(
+    handle: miopenHandle_t,
+    (xt, wt, yt): (&Tensor, &Tensor, &Tensor),
+    conv: &Convolution,
+    algorithm: c_int,
+) -> Result<Option<usize>, miopenStatus_t> {
+    let f = fns()?;
+    let mut bytes = 0usize;
+    // SAFETY: live handle and descriptors; a valid out-pointer. An
+    // algorithm that does not apply answers an error.
+    let status = unsafe {
+        (f.cudnnGetConvolutionForwardWorkspaceSize)(
+            handle.cast(),
+            xt.tensor,
+            wt.filter,
+            conv.desc,
+            yt.tensor,
+            algorithm,
+            &mut bytes,
+        )
+    };
+    Ok((status == 0).then_some(bytes))
+}
+
 pub(super) unsafe extern "C" fn miopenConvolutionForwardGetWorkSpaceSize(
     handle: miopenHandle_t,
     w_desc: miopenTensorDescriptor_t,
@@ -133,28 +175,16 @@ pub(super) unsafe extern "C" fn miopenConvolutionForwardGetWorkSpaceSize(
     size: *mut usize,
 ) -> miopenStatus_t {
     entry(|| {
-        let f = fns()?;
-        let (xt, wt, yt) = convolution_tensors(x_desc, w_desc, y_desc)?;
-        if handle.is_null() || conv_desc.is_null() || size.is_null() {
+        let tensors = convolution_tensors(x_desc, w_desc, y_desc)?;
+        let conv = convolution(conv_desc)?;
+        if handle.is_null() || size.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
+        // The most any algorithm the search may pick needs, as MIOpen's
+        // is the most any of its solvers needs.
         let mut largest = 0usize;
-        for (_, algo) in ALGORITHMS {
-            let mut bytes = 0usize;
-            // SAFETY: live handle and descriptors; a valid out-pointer. An
-            // algorithm that does not apply answers an error, skipped.
-            let status = unsafe {
-                (f.cudnnGetConvolutionForwardWorkspaceSize)(
-                    handle.cast(),
-                    xt.tensor,
-                    wt.filter,
-                    conv_desc.cast(),
-                    yt.tensor,
-                    algo,
-                    &mut bytes,
-                )
-            };
-            if status == 0 {
+        for algorithm in all_members() {
+            if let Some(bytes) = workspace_size(handle, tensors, conv, algorithm)? {
                 largest = largest.max(bytes);
             }
         }
@@ -184,62 +214,71 @@ pub(super) unsafe extern "C" fn miopenFindConvolutionForwardAlgorithm(
     entry(|| {
         let f = fns()?;
         let (xt, wt, yt) = convolution_tensors(x_desc, w_desc, y_desc)?;
-        if handle.is_null()
-            || conv_desc.is_null()
-            || request_algo_count < 1
-            || returned_algo_count.is_null()
-            || perf_results.is_null()
-        {
+        let conv = convolution(conv_desc)?;
+        if handle.is_null() || request_algo_count < 1 || returned_algo_count.is_null() || perf_results.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
         if work_space.is_null() != (work_space_size == 0) {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
-        let mut found = [CudnnFwdPerf::default(); 8];
-        let mut count: c_int = 0;
-        // SAFETY: live handle and descriptors; the buffers hold the tensors
-        // (C contract); `found` holds 8 results; the workspace holds its size.
-        ok("cudnnFindConvolutionForwardAlgorithmEx", unsafe {
-            (f.cudnnFindConvolutionForwardAlgorithmEx)(
-                handle.cast(),
-                xt.tensor,
-                x,
-                wt.filter,
-                w,
-                conv_desc.cast(),
-                yt.tensor,
-                y,
-                8,
-                &mut count,
-                found.as_mut_ptr(),
-                work_space,
-                work_space_size,
-            )
-        })?;
-        let usable = found
-            .iter()
-            .take(usize::try_from(count).unwrap_or(0))
-            .filter(|p| p.status == 0 && p.memory <= work_space_size)
-            .filter_map(|p| to_miopen_algo(p.algo).map(|m| (m, p)));
-        let mut written = 0usize;
+        let mut timings = Timings::default();
+        for _ in 0..SEARCHES {
+            let mut found = [CudnnFwdPerf::default(); CUDNN_ALGORITHMS];
+            let mut count: c_int = 0;
+            // SAFETY: live handle and descriptors; the buffers hold the
+            // tensors (C contract); `found` holds every result; the
+            // workspace holds its size.
+            ok("cudnnFindConvolutionForwardAlgorithmEx", unsafe {
+                (f.cudnnFindConvolutionForwardAlgorithmEx)(
+                    handle.cast(),
+                    xt.tensor,
+                    x,
+                    wt.filter,
+                    w,
+                    conv.desc,
+                    yt.tensor,
+                    y,
+                    CUDNN_ALGORITHMS as c_int,
+                    &mut count,
+                    found.as_mut_ptr(),
+                    work_space,
+                    work_space_size,
+                )
+            })?;
+            for perf in found.iter().take(usize::try_from(count).unwrap_or(0)) {
+                if perf.status == 0 && perf.memory <= work_space_size {
+                    timings.add(Timing { algorithm: perf.algo, time: perf.time, memory: perf.memory });
+                }
+            }
+        }
+        let problem = problem(xt, wt, yt);
         let capacity = usize::try_from(request_algo_count).unwrap_or(0);
-        // cuDNN reports the results fastest first.
-        for (algorithm, perf) in usable.take(capacity) {
+        let mut reported: Vec<miopenConvFwdAlgorithm_t> = Vec::with_capacity(capacity);
+        // Fastest first, so each family's first result is its fastest member.
+        for perf in timings.fastest_first() {
+            if reported.len() == capacity {
+                break;
+            }
+            let Some(algorithm) = family(perf.algorithm) else { continue };
+            if reported.contains(&algorithm) {
+                continue;
+            }
+            conv.picks.record(problem, algorithm, perf.algorithm);
             let result = miopenConvAlgoPerf_t {
                 algo: miopenConvAlgoPerf_algo { fwd_algo: algorithm },
                 time: perf.time,
                 memory: perf.memory,
             };
             // SAFETY: `perf_results` holds `request_algo_count` results (C contract).
-            unsafe { perf_results.add(written).write(result) };
-            written += 1;
+            unsafe { perf_results.add(reported.len()).write(result) };
+            reported.push(algorithm);
         }
-        if written == 0 {
+        if reported.is_empty() {
             log::error!("MIOpen over cuDNN: no forward algorithm fits a workspace of {work_space_size} bytes");
             return Err(miopenStatus_t::miopenStatusUnknownError);
         }
         // SAFETY: non-null and valid for a write.
-        unsafe { returned_algo_count.write(c_int::try_from(written).unwrap_or(c_int::MAX)) };
+        unsafe { returned_algo_count.write(c_int::try_from(reported.len()).unwrap_or(c_int::MAX)) };
         Ok(())
     })
 }
@@ -263,10 +302,11 @@ pub(super) unsafe extern "C" fn miopenConvolutionForward(
     entry(|| {
         let f = fns()?;
         let (xt, wt, yt) = convolution_tensors(x_desc, w_desc, y_desc)?;
-        if handle.is_null() || conv_desc.is_null() {
+        let conv = convolution(conv_desc)?;
+        if handle.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
-        let cudnn_algo = to_cudnn_algo(algo).ok_or(miopenStatus_t::miopenStatusBadParm)?;
+        let family = members(algo).ok_or(miopenStatus_t::miopenStatusBadParm)?;
         // SAFETY: MIOpen's host floats (C contract); the tensors are float.
         let (a, b) = unsafe { (Scalar::read(alpha, false)?, Scalar::read(beta, false)?) };
         if a.value() != 1.0 || b.value() != 0.0 {
@@ -276,6 +316,21 @@ pub(super) unsafe extern "C" fn miopenConvolutionForward(
         if work_space.is_null() != (work_space_size == 0) {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
+        let cudnn_algo = match conv.picks.get(&problem(xt, wt, yt), algo) {
+            Some(picked) => picked,
+            // No search on this descriptor for this problem: the first
+            // member that applies and fits; cuDNN explains if none does.
+            None => {
+                let mut fitting = family[0];
+                for &member in family {
+                    if workspace_size(handle, (xt, wt, yt), conv, member)?.is_some_and(|b| b <= work_space_size) {
+                        fitting = member;
+                        break;
+                    }
+                }
+                fitting
+            }
+        };
         // SAFETY: live handle and descriptors; the buffers hold the tensors
         // and the workspace its size (C contract).
         ok("cudnnConvolutionForward", unsafe {
@@ -286,7 +341,7 @@ pub(super) unsafe extern "C" fn miopenConvolutionForward(
                 x,
                 wt.filter,
                 w,
-                conv_desc.cast(),
+                conv.desc,
                 cudnn_algo,
                 work_space,
                 work_space_size,
@@ -296,21 +351,4 @@ pub(super) unsafe extern "C" fn miopenConvolutionForward(
             )
         })
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn algorithms_pair_one_to_one() {
-        for (m, c) in ALGORITHMS {
-            assert_eq!(to_cudnn_algo(m), Some(c));
-            assert_eq!(to_miopen_algo(c), Some(m));
-        }
-        // cuDNN's direct, FFT tiling and non-fused Winograd are not offered.
-        for c in [3, 5, 7] {
-            assert_eq!(to_miopen_algo(c), None);
-        }
-    }
 }

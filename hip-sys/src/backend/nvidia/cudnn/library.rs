@@ -86,6 +86,9 @@ fn_table! {
         cudnnSetConvolution2dDescriptor = "cudnnSetConvolution2dDescriptor": fn(
             Handle, c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int,
         ) -> CudnnStatus;
+        /// `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t
+        /// mathType)`
+        cudnnSetConvolutionMathType = "cudnnSetConvolutionMathType": fn(Handle, c_int) -> CudnnStatus;
         /// `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)`
         cudnnDestroyConvolutionDescriptor = "cudnnDestroyConvolutionDescriptor": fn(Handle) -> CudnnStatus;
         /// `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc,
@@ -120,10 +123,14 @@ fn_table! {
     }
 }
 
-/// `CUDNN_TENSOR_NCHW`, `CUDNN_CROSS_CORRELATION`, `CUDNN_NOT_PROPAGATE_NAN`.
+/// `CUDNN_TENSOR_NCHW`, `CUDNN_CROSS_CORRELATION`, `CUDNN_NOT_PROPAGATE_NAN`,
+/// `CUDNN_DATA_FLOAT`.
 pub(super) const NCHW: c_int = 0;
 pub(super) const CROSS_CORRELATION: c_int = 1;
 pub(super) const NOT_PROPAGATE_NAN: c_int = 0;
+pub(super) const FLOAT: c_int = 0;
+/// `CUDNN_FMA_MATH` (cuDNN 8 and 9): FP32 kernels only, no TF32.
+pub(super) const FMA_MATH: c_int = 3;
 
 /// The candidate files for cuDNN, in the order they are tried.
 pub(crate) fn candidates() -> Vec<String> {

@@ -25,13 +25,21 @@
 //!   leaky relu have no cuDNN activation and are
 //!   `miopenStatusNotImplemented` at `miopenSetActivationDescriptor`.
 //! - **Convolution**: mode `miopenConvolution` is cuDNN's cross-correlation,
-//!   computed in the tensors' type. Algorithms pair one to one:
-//!   GEMM with `GEMM`, direct with `IMPLICIT_GEMM` (cuDNN has no direct
-//!   kernel), FFT with `FFT`, Winograd with `WINOGRAD`, implicit GEMM with
-//!   `IMPLICIT_PRECOMP_GEMM`; the search (`cudnnFindConvolutionForwardAlgorithmEx`)
-//!   considers only those five and reports the fastest that fits the
-//!   workspace, in MIOpen's numbering. The workspace size is the largest
-//!   any of the five needs. As in MIOpen, alpha must be 1 and beta 0.
+//!   computed in FP32 arithmetic (`CUDNN_FMA_MATH`): cuDNN's default math
+//!   would let kernels round the operands to TF32 on GPUs since the A100,
+//!   a hundred times FP32's error, which MIOpen never does. Each MIOpen
+//!   algorithm stands for a family of cuDNN algorithms that compute the
+//!   same way: GEMM for `GEMM`, direct for `IMPLICIT_GEMM` (cuDNN's
+//!   `DIRECT` has no kernels), FFT for `FFT_TILING` and `FFT`, Winograd
+//!   for `WINOGRAD` and `WINOGRAD_NONFUSED`, implicit GEMM for
+//!   `IMPLICIT_PRECOMP_GEMM`. The search
+//!   (`cudnnFindConvolutionForwardAlgorithmEx`, run three times, each
+//!   algorithm ranked by its fastest time) times all of them and
+//!   reports each family once, at its fastest member that fits the
+//!   workspace, in MIOpen's numbering; the convolution descriptor keeps
+//!   that member per problem and forward runs it (without a search, the
+//!   family's first member that fits). The workspace size is the largest
+//!   any member needs. As in MIOpen, alpha must be 1 and beta 0.
 //! - **Statuses** map by cuDNN's category (cuDNN 9 numbers them in
 //!   thousands: 1xxx not initialized, 2xxx bad parameter, 3xxx not
 //!   supported, 4xxx internal, 5xxx execution failed; cuDNN 8's small
@@ -47,6 +55,7 @@
 //! fails), so code tested there runs on both.
 
 mod activations;
+mod algorithms;
 mod convolution;
 mod handles;
 mod library;

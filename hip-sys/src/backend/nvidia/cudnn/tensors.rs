@@ -15,6 +15,8 @@ pub(super) struct Tensor {
     pub(super) filter: Handle,
     /// `true` for `miopenDouble`; `None` until set.
     pub(super) double: Option<bool>,
+    /// N, C, H, W as set; zeros until then.
+    pub(super) dims: [c_int; 4],
 }
 
 pub(super) fn tensor<'a>(desc: miopenTensorDescriptor_t) -> Result<&'a Tensor, miopenStatus_t> {
@@ -46,7 +48,7 @@ pub(super) unsafe extern "C" fn miopenCreateTensorDescriptor(desc: *mut miopenTe
             let _ = unsafe { (f.cudnnDestroyTensorDescriptor)(tensor) };
             return Err(s);
         }
-        let made = Box::into_raw(Box::new(Tensor { tensor, filter, double: None }));
+        let made = Box::into_raw(Box::new(Tensor { tensor, filter, double: None, dims: [0; 4] }));
         // SAFETY: non-null and valid for a write (C contract).
         unsafe { desc.write(made.cast()) };
         Ok(())
@@ -78,7 +80,11 @@ pub(super) unsafe extern "C" fn miopenSet4dTensorDescriptor(
             (f.cudnnSetFilter4dDescriptor)(t.filter, cudnn_type, NCHW, n, c, h, w)
         })?;
         // SAFETY: the descriptor is used by one caller at a time (MIOpen's rule).
-        unsafe { (*desc.cast::<Tensor>()).double = Some(double) };
+        unsafe {
+            let set = desc.cast::<Tensor>();
+            (*set).double = Some(double);
+            (*set).dims = [n, c, h, w];
+        }
         Ok(())
     })
 }
