@@ -11,9 +11,11 @@
 //!   with raw `hipMemcpyAsync` and launches and no tracking (`-raw`), which
 //!   says what the hardware gives two streams.
 //! - `enqueue-4KiB`: the host cost of enqueuing one 4 KiB copy (ours
-//!   records its events; raw is the bare call); the stream is
-//!   synchronized outside the timing, every 64 copies. `event-record-raw`
-//!   is one bare `hipEventRecord`, what tracking a copy costs at least.
+//!   records its events; `-scoped` is the same copy in an
+//!   `amdgpu::copy_scope`, which records none; raw is the bare call); the
+//!   stream is synchronized outside the timing, every 64 copies.
+//!   `event-record-raw` is one bare `hipEventRecord`, what tracking a copy
+//!   with an event costs at least.
 //!
 //! Run `cargo bench -p amdgpu --bench copies` (any backend; on the
 //! simulator, make the copies smaller with `AMDGPU_BENCH_COPY_MIB=16`).
@@ -185,6 +187,14 @@ fn enqueue_benches(c: &mut Criterion, device: Device, stream: &Stream) {
             enqueue_time(iters, stream, &mut || array.copy_from_host_async(black_box(&host), stream).expect("copy"))
         })
     });
+    group.bench_function("enqueue-4KiB-scoped", |b| {
+        b.iter_custom(|iters| {
+            amdgpu::copy_scope(stream, |scope| {
+                Ok(enqueue_time(iters, stream, &mut || scope.to_device(&mut array, black_box(&host)).expect("copy")))
+            })
+            .expect("scope")
+        })
+    });
     let (hp, dp) = (host.as_ptr().cast::<c_void>(), array.as_mut_ptr().cast::<c_void>());
     group.bench_function("enqueue-4KiB-raw", |b| {
         b.iter_custom(|iters| enqueue_time(iters, stream, &mut || raw_copy(dp, black_box(hp), 4096, stream)))
@@ -223,6 +233,7 @@ fn main() {
         ("the same, raw: two streams vs one", "pipeline-two-streams-raw", "pipeline-serialized-raw"),
         ("two streams: ours vs raw", "pipeline-two-streams", "pipeline-two-streams-raw"),
         ("4 KiB enqueue: ours vs hipMemcpyAsync", "enqueue-4KiB-ours", "enqueue-4KiB-raw"),
+        ("4 KiB enqueue, scoped: ours vs raw", "enqueue-4KiB-scoped", "enqueue-4KiB-raw"),
         ("hipEventRecord vs hipMemcpyAsync 4 KiB", "event-record-raw", "enqueue-4KiB-raw"),
     ] {
         if let (Some(a), Some(b)) = (mean_ns(GROUP, first), mean_ns(GROUP, second)) {

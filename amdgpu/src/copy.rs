@@ -22,15 +22,19 @@ use std::ffi::c_void;
 use std::ops::Range;
 
 /// One side of a copy.
-enum Side<'a> {
+pub(crate) enum Side<'a> {
+    /// A host buffer whose copies record events.
     Host(&'a HostUses, Range<usize>),
+    /// A host buffer borrowed by a [`crate::CopyScope`], which waits for
+    /// its stream before the borrow ends: ordered like `Host`, no event.
+    Scoped(&'a HostUses, Range<usize>),
     Device(&'a Buffer),
 }
 
 impl Side<'_> {
     fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
         match self {
-            Side::Host(uses, bytes) => uses.prepare(stream, bytes, access),
+            Side::Host(uses, bytes) | Side::Scoped(uses, bytes) => uses.prepare(stream, bytes, access),
             Side::Device(buffer) => Ok(buffer.prepare(stream, access)?),
         }
     }
@@ -40,6 +44,7 @@ impl Side<'_> {
     fn record(&self, stream: &Stream, access: Access) -> Result<()> {
         match self {
             Side::Host(uses, bytes) => uses.record(stream, bytes.clone(), access),
+            Side::Scoped(..) => Ok(()),
             Side::Device(buffer) => match buffer.record(stream, access) {
                 Ok(()) => Ok(()),
                 Err(error) => {
@@ -52,14 +57,14 @@ impl Side<'_> {
 }
 
 /// What to enqueue.
-enum Call {
+pub(crate) enum Call {
     /// `hipMemcpyAsync` (the direction taken from the pointers).
     Copy,
     /// `hipMemcpyPeerAsync` from the source device to the destination's.
     Peer { source: Device, destination: Device },
 }
 
-fn check_lengths(operation: &'static str, source: usize, destination: usize) -> Result<()> {
+pub(crate) fn check_lengths(operation: &'static str, source: usize, destination: usize) -> Result<()> {
     if source == destination {
         Ok(())
     } else {
@@ -67,13 +72,13 @@ fn check_lengths(operation: &'static str, source: usize, destination: usize) -> 
     }
 }
 
-fn check_stream(operation: &'static str, stream: &Stream, device: Device) -> Result<()> {
+pub(crate) fn check_stream(operation: &'static str, stream: &Stream, device: Device) -> Result<()> {
     Ok(DeviceMismatch::check(operation, "the stream", device, stream.device())?)
 }
 
 /// Prepare both sides, enqueue `call`, record both sides (also when the
 /// enqueue failed: part of it may be queued). The first error wins.
-fn enqueue(
+pub(crate) fn enqueue(
     stream: &Stream,
     dst: (*mut c_void, Side<'_>),
     src: (*const c_void, Side<'_>),

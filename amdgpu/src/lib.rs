@@ -167,6 +167,31 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! **Copies in a scope.** [`copy_scope`] takes the closure that a guard
+//! cannot: the copies made through its [`CopyScope`] borrow their host
+//! memory until the scope returns, and it returns only after its stream
+//! has drained (on a panic too). Host code cannot touch that memory in
+//! the meantime (a compile error), so these copies record no events: a
+//! small copy costs about what the raw `hipMemcpyAsync` does, where an
+//! event-tracked one costs an event record more. Use it for batches of
+//! copies waited for together; use the event-tracked copies when host
+//! buffers must stay usable while other copies are pending.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let stream = Stream::new()?;
+//! let chunks: Vec<HostBuffer<f32>> = (0..4).map(|i| HostBuffer::from_slice(&[i as f32; 256])).collect::<Result<_, _>>()?;
+//! let mut x = DeviceArray::<f32>::zeros(1024)?;
+//! amdgpu::copy_scope(&stream, |scope| {
+//!     for (i, chunk) in chunks.iter().enumerate() {
+//!         scope.to_device(x.slice_mut(i * 256..(i + 1) * 256)?, chunk)?;
+//!     }
+//!     Ok(())
+//! })?; // the copies are done here
+//! assert_eq!(x.to_vec()?[768], 3.0);
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
 //! Between devices a copy is `hipMemcpyPeerAsync`, after enabling peer
 //! access where the hardware has it ([`Device::can_access_peer`],
 //! [`Device::enable_peer_access`], idempotent); without it the runtime
@@ -303,6 +328,7 @@
 
 mod array;
 mod copy;
+mod copy_scope;
 mod error;
 mod host;
 pub mod kernel;
@@ -310,6 +336,7 @@ pub mod prelude;
 mod slice_mut;
 
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
+pub use copy_scope::{copy_scope, CopyScope};
 pub use error::{Error, Result};
 pub use hip_core::DeviceMismatch;
 pub use hip_core::Stream;

@@ -56,6 +56,12 @@ impl HostUses {
         self.lost.load(Ordering::Acquire)
     }
 
+    /// Refuse host access and never free the memory from now on: a copy
+    /// may still be using it and nothing can wait for it.
+    pub fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
     /// Whether no copy is recorded.
     pub fn is_empty(&self) -> bool {
         self.lock().is_empty()
