@@ -254,8 +254,13 @@ pub(super) unsafe extern "C" fn miopenFindConvolutionForwardAlgorithm(
         let problem = problem(xt, wt, yt);
         let capacity = usize::try_from(request_algo_count).unwrap_or(0);
         let mut reported: Vec<miopenConvFwdAlgorithm_t> = Vec::with_capacity(capacity);
+        let ranked = timings.fastest_first();
+        log::debug!(
+            "MIOpen over cuDNN: the forward search for {problem:?} ranks (cuDNN algorithm, ms): {:?}",
+            ranked.iter().map(|t| (t.algorithm, t.time)).collect::<Vec<_>>()
+        );
         // Fastest first, so each family's first result is its fastest member.
-        for perf in timings.fastest_first() {
+        for perf in ranked {
             if reported.len() == capacity {
                 break;
             }
