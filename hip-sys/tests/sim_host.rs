@@ -3,36 +3,13 @@
 //! `sim::exclusive()` and runs on a fresh thread.
 
 use hip_sys::sim;
-use hip_sys::{hipError_t as E, hipMemcpyKind, hipStream_t, HipApi};
+use hip_sys::{hipError_t as E, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn api() -> &'static HipApi {
-    sim::api()
-}
-
-/// The status of a HIP call.
-macro_rules! status {
-    ($call:expr) => {{
-        // SAFETY: each call site passes arguments the C function accepts.
-        unsafe { $call }
-    }};
-}
-
-/// Assert a HIP call succeeded, naming it.
-macro_rules! ok {
-    ($call:expr) => {{
-        let status = status!($call);
-        assert_eq!(status, E::hipSuccess, "{}", stringify!($call));
-    }};
-}
-
-/// Run `f` on a fresh thread holding the simulator alone.
-fn isolated<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    let _x = sim::exclusive();
-    std::thread::spawn(f).join().expect("test thread panicked")
-}
+mod common;
+use common::{api, isolated, ok, status};
 
 #[test]
 fn host_register_checks_its_arguments_as_clr_does() {

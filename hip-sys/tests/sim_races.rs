@@ -5,42 +5,20 @@
 //! only at the violations that thread's calls found.
 
 use hip_sys::sim::{self, AccessKind, StreamRace, ViolationKind};
-use hip_sys::{hipError_t, hipEvent_t, hipFunction_t, hipMemcpyKind, hipStream_t, HipApi};
+use hip_sys::{hipError_t, hipFunction_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
-fn api() -> &'static HipApi {
-    sim::api()
-}
-
-/// Assert a HIP call succeeded, naming it.
-macro_rules! ok {
-    ($call:expr) => {{
-        // SAFETY: each call site passes valid arguments for the C function.
-        let status = unsafe { $call };
-        assert_eq!(status, hipError_t::hipSuccess, "{}", stringify!($call));
-    }};
-}
+mod common;
+use common::{api, event, malloc, ok};
 
 const N: usize = 256;
 const BYTES: usize = N * 4;
-
-fn malloc(bytes: usize) -> *mut c_void {
-    let mut p = null_mut();
-    ok!((api().hipMalloc)(&mut p, bytes));
-    p
-}
 
 fn stream(flags: u32) -> hipStream_t {
     let mut s = null_mut();
     ok!((api().hipStreamCreateWithFlags)(&mut s, flags));
     s
-}
-
-fn event() -> hipEvent_t {
-    let mut e = null_mut();
-    ok!((api().hipEventCreate)(&mut e));
-    e
 }
 
 fn fill_kernel() -> (hip_sys::hipModule_t, hipFunction_t) {
