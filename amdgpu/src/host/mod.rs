@@ -43,7 +43,9 @@ enum Origin {
 /// for them too before the memory is released (under its device, touching
 /// no thread state). So a pending copy can never race with host code or
 /// outlive the memory, whatever the caller does: misuse is a wait (or a
-/// borrow error at compile time), never a race.
+/// borrow error at compile time), never a race. Copies made in a
+/// [`copy_scope`](crate::copy_scope) record nothing here: they borrow the
+/// buffer until the scope has waited for its stream.
 ///
 /// ```
 /// use amdgpu::prelude::*;
