@@ -1,14 +1,23 @@
 //! A warm handle lookup (rocSPARSE, rocBLAS) and a plan-cache hit, each against making the
 //! handle or plan from scratch, on the same backend in one run.
 //!
+//! First, once the device's context exists and before anything else in
+//! the process uses the libraries, one handle of each and one plan are
+//! made and destroyed, timed once: what the first use in a process costs
+//! (the library's own initialization included). Then criterion times the warm lookups and hits against
+//! making and destroying the same objects again, which is what each call
+//! would pay without the caches.
+//!
 //! Run: `cargo bench -p hip-libs --bench caches` (needs a backend with
-//! rocSPARSE and rocFFT: the simulator or AMD).
+//! rocSPARSE and rocFFT: the simulator, AMD, or the nvidia backend's
+//! mappings onto cuSPARSE, cuBLAS and cuFFT).
 
 use criterion::Criterion;
 use hip_core::{Device, Stream};
 use hip_libs::fft::{self, Placement, PlanKey, TransformKind};
 use hip_libs::{blas, sparse};
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 #[path = "../../hip-core/benches/support/mod.rs"]
 mod support;
@@ -16,13 +25,72 @@ use support::mean_ns;
 
 const GROUP: &str = "hip-libs-caches";
 
+fn key(device: Device) -> PlanKey {
+    PlanKey {
+        device,
+        shape: vec![256, 256],
+        batch: 1,
+        kind: TransformKind::ComplexForward,
+        double: false,
+        placement: Placement::OutOfPlace,
+    }
+}
+
+/// The first handle of each library and the first plan in the process,
+/// made and destroyed, timed once each.
+fn first_uses(device: Device) -> Vec<(&'static str, Duration)> {
+    let timed = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    let mut firsts = Vec::new();
+    let api = hip_sys::rocsparse().expect("rocSPARSE");
+    firsts.push((
+        "rocSPARSE handle",
+        timed(&mut || {
+            hip_core::raw::on_device(device, || {
+                let mut h = std::ptr::null_mut();
+                // SAFETY: a valid out-pointer; the handle is destroyed right after.
+                unsafe {
+                    black_box((api.rocsparse_create_handle)(&mut h));
+                    black_box((api.rocsparse_destroy_handle)(h));
+                }
+            })
+            .expect("on_device")
+        }),
+    ));
+    if let Ok(blas_api) = hip_sys::rocblas() {
+        firsts.push((
+            "rocBLAS handle",
+            timed(&mut || {
+                hip_core::raw::on_device(device, || {
+                    let mut h = std::ptr::null_mut();
+                    // SAFETY: a valid out-pointer; the handle is destroyed right after.
+                    unsafe {
+                        black_box((blas_api.rocblas_create_handle)(&mut h));
+                        black_box((blas_api.rocblas_destroy_handle)(h));
+                    }
+                })
+                .expect("on_device")
+            }),
+        ));
+    }
+    firsts.push(("256 x 256 C2C plan", timed(&mut || drop(black_box(fft::Plan::new(key(device)).expect("plan"))))));
+    firsts
+}
+
 fn benches(c: &mut Criterion) -> bool {
     if !hip_libs::available(hip_libs::Library::Rocsparse) || !hip_libs::available(hip_libs::Library::Rocfft) {
         eprintln!("skipped: rocSPARSE and rocFFT are not available on the {} backend", hip_sys::backend());
         return false;
     }
     let device = Device::new(0).expect("a device");
+    // The device's context first, so that the first uses time the
+    // libraries' own start.
     let stream = Stream::new_on(device).expect("a stream");
+    stream.synchronize().expect("synchronize");
+    let firsts = first_uses(device);
     let api = hip_sys::rocsparse().expect("rocSPARSE");
     let mut group = c.benchmark_group(GROUP);
     group.bench_function("handle lookup (warm)", |b| {
@@ -60,17 +128,18 @@ fn benches(c: &mut Criterion) -> bool {
             })
         });
     }
-    let key = PlanKey {
-        device,
-        shape: vec![256, 256],
-        batch: 1,
-        kind: TransformKind::ComplexForward,
-        double: false,
-        placement: Placement::OutOfPlace,
-    };
+    let key = key(device);
     group.bench_function("plan cache hit", |b| b.iter(|| black_box(fft::cached_plan(key.clone()).expect("plan"))));
     group.bench_function("plan create+destroy", |b| b.iter(|| black_box(fft::Plan::new(key.clone()).expect("plan"))));
     group.finish();
+    let warm = [("rocSPARSE handle", "handle lookup (warm)"), ("rocBLAS handle", "blas handle lookup (warm)")];
+    println!("\nthe first use in the process (made and destroyed once):");
+    for (what, took) in firsts {
+        let cached = warm.iter().find(|(w, _)| *w == what).map_or("plan cache hit", |(_, c)| *c);
+        let ratio = mean_ns(GROUP, cached)
+            .map_or(String::new(), |c| format!("   {:.0}x the {cached}", took.as_nanos() as f64 / c));
+        println!("  {what:<20} {:>12.3} ms{ratio}", took.as_secs_f64() * 1e3);
+    }
     true
 }
 
