@@ -10,32 +10,10 @@
 
 use amdgpu::prelude::*;
 use amdgpu::{copy_scope, Error, HostBuffer};
-use hip_sys::sim::{self, ViolationKind};
-use std::time::Duration;
+use hip_sys::sim;
 
 mod common;
-
-fn on_sim() -> bool {
-    amdgpu::backend() == amdgpu::Backend::Sim
-}
-
-fn races() -> Vec<sim::Violation> {
-    sim::violations().into_iter().filter(|v| v.kind == ViolationKind::StreamRace).collect()
-}
-
-/// Release `hold` from another thread after a while: a scope that waits
-/// for its stream is then already waiting, one that does not returns with
-/// its copies still held.
-fn release_later(hold: sim::StreamHold) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(50));
-        hold.release();
-    })
-}
-
-fn pattern(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761).wrapping_add(seed)).collect()
-}
+use common::{on_sim, pattern, release_later, stream_races};
 
 #[test]
 fn a_scope_returns_with_its_copies_done() {
@@ -65,7 +43,7 @@ fn a_scope_returns_with_its_copies_done() {
             releaser.join().unwrap();
         }
     }
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 #[test]
@@ -141,7 +119,7 @@ fn scoped_copies_wait_for_event_tracked_copies_on_other_streams() {
         releaser.join().unwrap();
     }
     assert_eq!(array.to_vec().unwrap(), data, "the scoped copy read the host buffer before it was written");
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 #[test]

@@ -8,32 +8,10 @@
 use amdgpu::prelude::*;
 use amdgpu::{Error, HostBuffer};
 use hip_core::{LaunchConfig, Module};
-use hip_sys::sim::{self, ViolationKind};
-use std::time::Duration;
+use hip_sys::sim;
 
 mod common;
-
-fn on_sim() -> bool {
-    amdgpu::backend() == amdgpu::Backend::Sim
-}
-
-fn races() -> Vec<sim::Violation> {
-    sim::violations().into_iter().filter(|v| v.kind == ViolationKind::StreamRace).collect()
-}
-
-/// Release `hold` from another thread after a while: a call that should
-/// wait for the held stream is then already waiting (one that does not
-/// wait returns while the stream is still held, and sees that).
-fn release_later(hold: sim::StreamHold) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(50));
-        hold.release();
-    })
-}
-
-fn pattern(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761).wrapping_add(seed)).collect()
-}
+use common::{on_sim, pattern, release_later, stream_races};
 
 #[test]
 fn round_trips_in_every_direction_and_size() {
@@ -62,7 +40,7 @@ fn round_trips_in_every_direction_and_size() {
             assert_eq!(&out[1..], &data[1..], "{n} elements, sliced");
         }
     }
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 #[test]
@@ -156,7 +134,7 @@ fn dropping_a_host_buffer_waits_for_its_pending_copies() {
     drop(from);
     releaser.join().unwrap();
     assert_eq!(target.to_vec().unwrap(), data);
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 #[test]
@@ -183,7 +161,7 @@ fn dropping_an_array_while_a_copy_into_it_is_pending_keeps_its_block() {
     releaser.join().unwrap();
     assert_eq!(next.to_vec().unwrap(), vec![0; data.len()]);
     drop(host);
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 fn kernels() -> Option<Module> {
@@ -221,7 +199,7 @@ fn a_copy_overlaps_a_kernel_on_another_stream() {
     sum.copy_to_host_async(&mut out, &compute).unwrap();
     let expected: Vec<f32> = data.iter().map(|v| v + 1.5).collect();
     assert_eq!(out.as_slice().unwrap(), &expected[..]);
-    assert_eq!(races(), []);
+    assert_eq!(stream_races(), []);
 }
 
 #[test]

@@ -6,16 +6,15 @@ use amdgpu::{Error, HostBuffer};
 use hip_core::HipError;
 use hip_sys::sim::{self, ViolationKind};
 
+mod common;
+use common::on_sim;
+
 fn two_devices() -> Option<(Device, Device)> {
     if Device::count().unwrap() < 2 {
         eprintln!("skipped: needs two devices");
         return None;
     }
     Some((Device::new(0).unwrap(), Device::new(1).unwrap()))
-}
-
-fn on_sim() -> bool {
-    amdgpu::backend() == amdgpu::Backend::Sim
 }
 
 #[test]

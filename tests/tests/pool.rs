@@ -4,15 +4,12 @@
 
 use hip_core::{set_device, Device, Stream};
 use hip_pool::{Limit, Pool, PoolError, Strategy};
-use hip_sys::{sim, Backend};
+use hip_sys::sim;
 use std::time::Duration;
 
 mod common;
-use common::{on_thread, violations_of};
 
-fn on_sim() -> bool {
-    hip_sys::backend() == Backend::Sim
-}
+use common::{on_sim, on_thread, violations_of};
 
 fn two_devices() -> Option<(Device, Device, sim::Exclusive)> {
     let guard = sim::exclusive();

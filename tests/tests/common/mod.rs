@@ -96,6 +96,31 @@ pub fn have(library: hip_libs::Library) -> bool {
     ok
 }
 
+/// Whether the simulator serves this process.
+pub fn on_sim() -> bool {
+    hip_sys::backend() == Backend::Sim
+}
+
+/// The stream races the simulator's detector has recorded.
+pub fn stream_races() -> Vec<hip_sys::sim::Violation> {
+    hip_sys::sim::violations().into_iter().filter(|v| v.kind == hip_sys::sim::ViolationKind::StreamRace).collect()
+}
+
+/// Release `hold` from another thread after a while: a call that should
+/// wait for the held stream is then already waiting (one that does not
+/// wait returns while the stream is still held, and sees that).
+pub fn release_later(hold: hip_sys::sim::StreamHold) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        hold.release();
+    })
+}
+
+/// `n` distinct values from a seed.
+pub fn pattern(n: usize, seed: u32) -> Vec<u32> {
+    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761).wrapping_add(seed)).collect()
+}
+
 /// Run `f` on a new thread named `name` and return its result.
 pub fn on_thread<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
     std::thread::Builder::new().name(name.into()).spawn(f).expect("spawn").join().expect("thread panicked")
