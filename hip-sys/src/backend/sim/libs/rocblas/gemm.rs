@@ -79,26 +79,12 @@ impl<H: Half16> HalfOut for H {
 /// f32 output of a half GEMM.
 #[derive(Clone, Copy)]
 struct F32Out;
-impl GemmTypes for Halves<f16, F32Out> {
+impl<H: Half16> GemmTypes for Halves<H, F32Out> {
     type Acc = f32;
     const IN_SIZE: usize = 2;
     const OUT_SIZE: usize = 4;
     fn load_in(bytes: &[u8]) -> f32 {
-        <f16 as HalfOut>::load(bytes)
-    }
-    fn load_out(bytes: &[u8]) -> f32 {
-        f32::load(bytes)
-    }
-    fn store_out(value: f32, bytes: &mut [u8]) {
-        value.store(bytes)
-    }
-}
-impl GemmTypes for Halves<bf16, F32Out> {
-    type Acc = f32;
-    const IN_SIZE: usize = 2;
-    const OUT_SIZE: usize = 4;
-    fn load_in(bytes: &[u8]) -> f32 {
-        <bf16 as HalfOut>::load(bytes)
+        <H as HalfOut>::load(bytes)
     }
     fn load_out(bytes: &[u8]) -> f32 {
         f32::load(bytes)
