@@ -16,6 +16,8 @@ use criterion::Criterion;
 use hip_core::{Device, Stream};
 use hip_libs::fft::{self, Placement, PlanKey, TransformKind};
 use hip_libs::{blas, sparse};
+use hip_sys::rocblas::RocblasApi;
+use hip_sys::rocsparse::RocsparseApi;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -36,6 +38,32 @@ fn key(device: Device) -> PlanKey {
     }
 }
 
+/// Make and destroy a rocSPARSE handle on `device`.
+fn sparse_round_trip(api: &RocsparseApi, device: Device) {
+    hip_core::raw::on_device(device, || {
+        let mut h = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle is destroyed right after.
+        unsafe {
+            black_box((api.rocsparse_create_handle)(&mut h));
+            black_box((api.rocsparse_destroy_handle)(h));
+        }
+    })
+    .expect("on_device")
+}
+
+/// Make and destroy a rocBLAS handle on `device`.
+fn blas_round_trip(api: &RocblasApi, device: Device) {
+    hip_core::raw::on_device(device, || {
+        let mut h = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle is destroyed right after.
+        unsafe {
+            black_box((api.rocblas_create_handle)(&mut h));
+            black_box((api.rocblas_destroy_handle)(h));
+        }
+    })
+    .expect("on_device")
+}
+
 /// The first handle of each library and the first plan in the process,
 /// made and destroyed, timed once each.
 fn first_uses(device: Device) -> Vec<(&'static str, Duration)> {
@@ -46,35 +74,10 @@ fn first_uses(device: Device) -> Vec<(&'static str, Duration)> {
     };
     let mut firsts = Vec::new();
     let api = hip_sys::rocsparse().expect("rocSPARSE");
-    firsts.push((
-        "rocSPARSE handle",
-        timed(&mut || {
-            hip_core::raw::on_device(device, || {
-                let mut h = std::ptr::null_mut();
-                // SAFETY: a valid out-pointer; the handle is destroyed right after.
-                unsafe {
-                    black_box((api.rocsparse_create_handle)(&mut h));
-                    black_box((api.rocsparse_destroy_handle)(h));
-                }
-            })
-            .expect("on_device")
-        }),
-    ));
-    if let Ok(blas_api) = hip_sys::rocblas() {
-        firsts.push((
-            "rocBLAS handle",
-            timed(&mut || {
-                hip_core::raw::on_device(device, || {
-                    let mut h = std::ptr::null_mut();
-                    // SAFETY: a valid out-pointer; the handle is destroyed right after.
-                    unsafe {
-                        black_box((blas_api.rocblas_create_handle)(&mut h));
-                        black_box((blas_api.rocblas_destroy_handle)(h));
-                    }
-                })
-                .expect("on_device")
-            }),
-        ));
+    firsts.push(("rocSPARSE handle", timed(&mut || sparse_round_trip(api, device))));
+    if hip_libs::available(hip_libs::Library::Rocblas) {
+        let blas_api = hip_sys::rocblas().expect("rocBLAS");
+        firsts.push(("rocBLAS handle", timed(&mut || blas_round_trip(blas_api, device))));
     }
     firsts.push(("256 x 256 C2C plan", timed(&mut || drop(black_box(fft::Plan::new(key(device)).expect("plan"))))));
     firsts
@@ -96,37 +99,13 @@ fn benches(c: &mut Criterion) -> bool {
     group.bench_function("handle lookup (warm)", |b| {
         b.iter(|| black_box(sparse::with_raw_handle(device, &stream, |h| h).expect("handle")))
     });
-    group.bench_function("handle create+destroy", |b| {
-        b.iter(|| {
-            hip_core::raw::on_device(device, || {
-                let mut h = std::ptr::null_mut();
-                // SAFETY: a valid out-pointer; the handle is destroyed right after.
-                unsafe {
-                    black_box((api.rocsparse_create_handle)(&mut h));
-                    black_box((api.rocsparse_destroy_handle)(h));
-                }
-            })
-            .expect("on_device")
-        })
-    });
+    group.bench_function("handle create+destroy", |b| b.iter(|| sparse_round_trip(api, device)));
     if hip_libs::available(hip_libs::Library::Rocblas) {
         let blas_api = hip_sys::rocblas().expect("rocBLAS");
         group.bench_function("blas handle lookup (warm)", |b| {
             b.iter(|| black_box(blas::with_raw_handle(device, &stream, |h| h).expect("handle")))
         });
-        group.bench_function("blas handle create+destroy", |b| {
-            b.iter(|| {
-                hip_core::raw::on_device(device, || {
-                    let mut h = std::ptr::null_mut();
-                    // SAFETY: a valid out-pointer; the handle is destroyed right after.
-                    unsafe {
-                        black_box((blas_api.rocblas_create_handle)(&mut h));
-                        black_box((blas_api.rocblas_destroy_handle)(h));
-                    }
-                })
-                .expect("on_device")
-            })
-        });
+        group.bench_function("blas handle create+destroy", |b| b.iter(|| blas_round_trip(blas_api, device)));
     }
     let key = key(device);
     group.bench_function("plan cache hit", |b| b.iter(|| black_box(fft::cached_plan(key.clone()).expect("plan"))));
