@@ -253,7 +253,7 @@ pub(super) unsafe extern "C" fn miopenFindConvolutionForwardAlgorithm(
         }
         let problem = problem(xt, wt, yt);
         let capacity = usize::try_from(request_algo_count).unwrap_or(0);
-        let mut reported: Vec<miopenConvFwdAlgorithm_t> = Vec::with_capacity(capacity);
+        let mut reported: Vec<miopenConvFwdAlgorithm_t> = Vec::new();
         let ranked = timings.fastest_first();
         log::debug!(
             "MIOpen over cuDNN: the forward search for {problem:?} ranks (cuDNN algorithm, ms): {:?}",
