@@ -147,7 +147,7 @@ impl<'env> CopyScope<'_, 'env> {
         check_stream(OPERATION, &self.drain.stream, dst.device())?;
         let bytes = dst.len() * std::mem::size_of::<T>();
         let uses: &'env HostUses = &src.buffer.uses;
-        self.drain.touched.borrow_mut().push(uses);
+        self.drain.touch(uses);
         let dst_side = (dst.as_mut_ptr().cast::<c_void>(), Side::Device(dst.array.buffer()));
         let src_side = (src.ptr().cast::<c_void>(), Side::Scoped(uses, src.bytes()));
         enqueue(&self.drain.stream, dst_side, src_side, bytes, Call::Copy)
@@ -171,14 +171,23 @@ impl<'env> CopyScope<'_, 'env> {
         // keeps only the buffer's bookkeeping, shared.
         let HostSliceMut { buffer, .. } = dst;
         let uses: &'env HostUses = &buffer.uses;
-        self.drain.touched.borrow_mut().push(uses);
+        self.drain.touch(uses);
         let dst_side = (ptr.cast::<c_void>(), Side::Scoped(uses, range));
         let src_side = (src.as_ptr().cast::<c_void>(), Side::Device(src.array().buffer()));
         enqueue(&self.drain.stream, dst_side, src_side, bytes, Call::Copy)
     }
 }
 
-impl Drain<'_> {
+impl<'env> Drain<'env> {
+    /// Note that a copy touches `uses`' buffer (once for a run of copies
+    /// of the same buffer, so a long scope over one buffer stays small).
+    fn touch(&self, uses: &'env HostUses) {
+        let mut touched = self.touched.borrow_mut();
+        if !touched.last().is_some_and(|last| std::ptr::eq(*last, uses)) {
+            touched.push(uses);
+        }
+    }
+
     /// Wait for the stream, once; on failure the touched buffers are lost.
     fn wait(&self) -> Result<()> {
         if self.drained.replace(true) {
