@@ -13,6 +13,14 @@ use std::sync::OnceLock;
 
 static POOLS: OnceLock<Vec<OnceLock<Result<Pool>>>> = OnceLock::new();
 
+/// The devices whose pools the fast path finds without going through
+/// [`POOLS`] (a machine with more devices finds the others there).
+const FAST_DEVICES: usize = 64;
+
+/// The started pools of the first [`FAST_DEVICES`] devices, by ordinal:
+/// one load and a compare to find a device's pool.
+static STARTED: [OnceLock<Pool>; FAST_DEVICES] = [const { OnceLock::new() }; FAST_DEVICES];
+
 fn slots() -> &'static [OnceLock<Result<Pool>>] {
     POOLS.get_or_init(|| (0..Device::count().unwrap_or(0)).map(|_| OnceLock::new()).collect())
 }
@@ -22,11 +30,17 @@ fn slots() -> &'static [OnceLock<Result<Pool>>] {
 /// `AMDGPU_SOFT_MEMORY_LIMIT`. A bad variable is an error here, every time.
 #[inline]
 pub fn pool(device: Device) -> Result<Pool> {
-    // Started: two loads and a compare, no `Result` of a `PoolError` built.
-    if let Some(Some(Ok(pool))) = POOLS.get().map(|slots| slots.get(device.ordinal()).and_then(OnceLock::get)) {
-        return Ok(*pool);
+    match started(device) {
+        Some(pool) => Ok(pool),
+        None => start(device),
     }
-    start(device)
+}
+
+/// The pool of `device` if it has started: a bounds check, a load and a
+/// compare, no `Result` of a `PoolError` built.
+#[inline(always)]
+fn started(device: Device) -> Option<Pool> {
+    STARTED.get(device.ordinal()).and_then(OnceLock::get).copied()
 }
 
 #[cold]
@@ -34,17 +48,23 @@ fn start(device: Device) -> Result<Pool> {
     let slot = slots()
         .get(device.ordinal())
         .ok_or(PoolError::Hip(hip_core::HipError::InvalidDevice { ordinal: device.ordinal(), count: slots().len() }))?;
-    slot.get_or_init(|| {
-        let strategy = Strategy::from_env()?;
-        let hard = Limit::from_env("AMDGPU_HARD_MEMORY_LIMIT")?;
-        let soft = Limit::from_env("AMDGPU_SOFT_MEMORY_LIMIT")?;
-        let pool = Pool::new(device, strategy)?;
-        pool.set_hard_limit(hard);
-        pool.set_soft_limit(soft);
-        cleanup::start_once(started_pools);
-        Ok(pool)
-    })
-    .clone()
+    let pool = slot
+        .get_or_init(|| {
+            let strategy = Strategy::from_env()?;
+            let hard = Limit::from_env("AMDGPU_HARD_MEMORY_LIMIT")?;
+            let soft = Limit::from_env("AMDGPU_SOFT_MEMORY_LIMIT")?;
+            let pool = Pool::new(device, strategy)?;
+            pool.set_hard_limit(hard);
+            pool.set_soft_limit(soft);
+            cleanup::start_once(started_pools);
+            Ok(pool)
+        })
+        .clone()?;
+    if let Some(fast) = STARTED.get(device.ordinal()) {
+        // The same pool whoever sets it first: `slot` holds it for good.
+        let _ = fast.set(pool);
+    }
+    Ok(pool)
 }
 
 /// The pools started so far.
@@ -54,10 +74,20 @@ fn started_pools() -> Vec<Pool> {
 
 /// `bytes` of device memory on this thread's device, for its stream.
 #[track_caller]
-#[inline]
+#[inline(always)]
 pub fn alloc(bytes: usize) -> Result<Buffer> {
     let stream = hip_core::stream();
-    pool(stream.device())?.alloc(bytes, &stream)
+    match started(stream.device()) {
+        Some(pool) => pool.alloc_with(bytes, stream),
+        None => alloc_starting(bytes, &stream),
+    }
+}
+
+/// [`alloc`] on a device whose pool has not started (or failed to).
+#[cold]
+#[inline(never)]
+fn alloc_starting(bytes: usize, stream: &Stream) -> Result<Buffer> {
+    pool(stream.device())?.alloc(bytes, stream)
 }
 
 /// `bytes` of device memory on `device`, for `stream` (on that device).

@@ -113,9 +113,16 @@ impl PoolInner {
 
     /// The fast path of the cached strategy: a block this thread parked,
     /// of the right size, on `stream`.
+    ///
+    /// It checks neither the strategy nor `stream`'s device: only blocks
+    /// of the cached strategy are parked, each with the id of its
+    /// buffer's stream, which is on the pool's device (`Pool::alloc` and
+    /// `Buffer::set_stream` check that), and stream ids are unique in the
+    /// process. A stream of another device, or a pool of another
+    /// strategy, finds nothing here and goes the slow way, which checks.
     #[inline(always)]
     pub fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<(usize, usize, Stream)> {
-        if !self.core.is_cached() || bytes == 0 || stream.device() != self.core.device {
+        if bytes == 0 {
             return None;
         }
         let size = cached::block_size(bytes)?;
@@ -203,9 +210,25 @@ impl List {
         }
     }
 
-    /// Take the newest block of `size` on stream `id`.
+    /// Take the newest block of `size` on stream `id`. A thread that frees
+    /// and allocates one size in turn finds it on top: that check is
+    /// inline, the search below it is not.
     #[inline(always)]
     fn take(&mut self, size: usize, id: u64) -> Option<(usize, Stream)> {
+        let top = self.len.checked_sub(1)?;
+        if top < MAX_BLOCKS && self.size[top] == size && self.stream_id[top] == id {
+            let stream = self.stream[top].take()?;
+            self.len = top;
+            self.bytes -= size;
+            self.hits += 1;
+            return Some((self.ptr[top], stream));
+        }
+        self.take_below_top(size, id)
+    }
+
+    /// [`List::take`] for a block under the top one.
+    #[inline(never)]
+    fn take_below_top(&mut self, size: usize, id: u64) -> Option<(usize, Stream)> {
         let len = self.len.min(MAX_BLOCKS);
         let index = (0..len).rev().find(|&i| self.size[i] == size && self.stream_id[i] == id)?;
         let stream = self.stream[index].take()?;
@@ -233,7 +256,8 @@ impl List {
         self.ptr[len] = ptr;
         self.size[len] = size;
         self.stream_id[len] = stream.id();
-        self.stream[len] = Some(stream);
+        // The entry above `len` is `None`: nothing to drop there.
+        std::mem::forget(self.stream[len].replace(stream));
         self.len = len + 1;
         self.bytes += size;
         Ok(())

@@ -9,7 +9,10 @@ use crate::error::Result;
 use hip_core::{Event, HipError, Stream};
 
 impl DevicePool {
-    /// Return a block to the pool itself (not a thread's cache).
+    /// Return a block to the pool itself (not a thread's cache). Not
+    /// inlined: it takes the pool's lock, and the hot paths that may end
+    /// here (a drop whose thread cache is full) stay small without it.
+    #[inline(never)]
     pub fn give_back_to_pool(&self, ptr: usize, size: usize, stream: Stream) {
         self.give_back_to_pool_with(ptr, size, stream, Vec::new())
     }

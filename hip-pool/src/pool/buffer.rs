@@ -181,6 +181,29 @@ impl Buffer {
         result
     }
 
+    /// The fast path of a release: a block of the cached strategy with no
+    /// recorded uses goes into this thread's cache, with no HIP call.
+    /// Whether it did (if not, nothing was done).
+    ///
+    /// # Safety
+    ///
+    /// As [`Buffer::release`]: when it returns `true`, the stream has
+    /// moved out.
+    #[inline(always)]
+    unsafe fn park_if_plain(&mut self) -> bool {
+        let Some(pool) = self.pool else {
+            return false;
+        };
+        if !pool.core.is_cached() || !self.uses.is_empty_mut() {
+            return false;
+        }
+        // SAFETY: the caller's contract: once, and nothing reads the
+        // stream afterwards.
+        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
+        pool.park(self.ptr, self.block, stream);
+        true
+    }
+
     /// Give the block back (and drop the stream handle).
     ///
     /// # Safety
@@ -189,22 +212,29 @@ impl Buffer {
     /// stream out.
     #[inline(always)]
     unsafe fn release(&mut self) -> Result<()> {
+        // SAFETY: the caller's contract, handed on.
+        if unsafe { self.park_if_plain() } {
+            return Ok(());
+        }
+        // SAFETY: as above; the fast path did nothing.
+        unsafe { self.release_slow() }
+    }
+
+    /// Every release but the fast path's: an empty buffer, recorded uses,
+    /// the `none` and `async` strategies.
+    ///
+    /// # Safety
+    ///
+    /// As [`Buffer::release`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn release_slow(&mut self) -> Result<()> {
         // SAFETY: the caller's contract: once, and nothing reads the
         // stream afterwards.
         let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
         let Some(pool) = self.pool else {
             return Ok(());
         };
-        if pool.core.is_cached() && self.uses.is_empty_mut() {
-            // The fast path: no HIP call, no events, into this thread's cache.
-            pool.park(self.ptr, self.block, stream);
-            return Ok(());
-        }
-        self.release_with_uses(pool, stream)
-    }
-
-    #[cold]
-    fn release_with_uses(&mut self, pool: &'static PoolInner, stream: Stream) -> Result<()> {
         let pending = self.uses.take_events();
         match pool.core.backing {
             Backing::Cached => {
@@ -214,6 +244,23 @@ impl Buffer {
             Backing::None | Backing::Async(_) => Ok(pool.core.driver_free(self.ptr, self.block, &stream, pending)?),
         }
     }
+
+    /// The slow path of a drop: release, and log what failed.
+    ///
+    /// # Safety
+    ///
+    /// As [`Buffer::release`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn drop_slow(&mut self) {
+        // SAFETY: the caller's contract, handed on.
+        if let Err(error) = unsafe { self.release_slow() } {
+            // Only a buffer with a pool can fail; its pool names the
+            // device (the stream has moved out).
+            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.core.device.to_string());
+            log::error!("dropping a buffer of {device}: {error}");
+        }
+    }
 }
 
 impl Drop for Buffer {
@@ -221,12 +268,12 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
         // SAFETY: a drop runs once, and `free` keeps it from running after
-        // its own release.
-        if let Err(error) = unsafe { self.release() } {
-            // Only a buffer with a pool can fail; its pool names the device
-            // (the stream has moved out).
-            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.core.device.to_string());
-            log::error!("dropping a buffer of {device}: {error}");
+        // its own release; the slow path runs only if the fast one did
+        // nothing.
+        unsafe {
+            if !self.park_if_plain() {
+                self.drop_slow();
+            }
         }
     }
 }

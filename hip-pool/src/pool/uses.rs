@@ -76,11 +76,19 @@ impl Drop for Uses {
     fn drop(&mut self) {
         let list = *self.list.get_mut();
         if !list.is_null() {
-            // SAFETY: made by `Box::into_raw` in `list_or_make`, freed only
-            // here, once (`&mut self`).
-            drop(unsafe { Box::from_raw(list) });
+            free_list(list);
         }
     }
+}
+
+/// Free a buffer's list of uses (out of line: most buffers never have
+/// one, and their drop stays small).
+#[cold]
+#[inline(never)]
+fn free_list(list: *mut List) {
+    // SAFETY: made by `Box::into_raw` in `list_or_make`, freed only by
+    // `Uses::drop`, once (it had `&mut` of the owner).
+    drop(unsafe { Box::from_raw(list) });
 }
 
 impl Uses {
