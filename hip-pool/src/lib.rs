@@ -62,10 +62,13 @@
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the one grow path to the
 //!    driver. No buffers, no thread caches.
-//! 4. `thread_cache`, `barrier`: each thread's cache of freed blocks in
-//!    front of a device pool, and the paths through both.
-//! 5. `pool`: [`Pool`], [`Buffer`] with its uses on other streams, and the
-//!    out-of-memory ladder.
+//! 4. `uses`, `barrier`, `thread_cache`: a buffer's uses on other
+//!    streams (events), and each thread's cache of freed blocks in front
+//!    of a device pool, with the record a block carries while it is out
+//!    of the pool (its length, stream and uses), and the paths through
+//!    both.
+//! 5. `pool`: [`Pool`], [`Buffer`] (a block's address and its record: two
+//!    words), and the out-of-memory ladder.
 //! 6. [`cleanup`]: the idle-trim thread, handed the pools to trim.
 //! 7. `registry`: the process's pools, one per device, and the functions
 //!    that take a device ([`pool()`], [`alloc`], [`reclaim`](reclaim()),
@@ -86,6 +89,7 @@ mod device_pool;
 // 4. The thread front.
 mod barrier;
 mod thread_cache;
+mod uses;
 // 5. Pools, buffers, the out-of-memory ladder.
 mod pool;
 // 6. The idle cleanup.

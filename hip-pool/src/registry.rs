@@ -78,7 +78,7 @@ fn started_pools() -> Vec<Pool> {
 pub fn alloc(bytes: usize) -> Result<Buffer> {
     let stream = hip_core::stream();
     match started(stream.device()) {
-        Some(pool) => pool.alloc_with(bytes, stream),
+        Some(pool) => pool.alloc(bytes, &stream),
         None => alloc_starting(bytes, &stream),
     }
 }

@@ -1,10 +1,10 @@
 //! `Buffer`: device memory from a pool, returned to it on drop, and
 //! [`with_uses`], which declares the uses of several buffers at once.
 
-use super::uses::{Access, Uses};
 use crate::device_pool::Backing;
 use crate::error::{PoolError, Result};
-use crate::thread_cache::PoolInner;
+use crate::thread_cache::{PoolInner, Record};
+use crate::uses::Access;
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
@@ -46,61 +46,57 @@ use std::mem::ManuallyDrop;
 /// # Ok::<(), hip_pool::PoolError>(())
 /// ```
 pub struct Buffer {
-    pool: Option<&'static PoolInner>,
-    ptr: usize,
-    len: usize,
-    block: usize,
-    /// Moved out by `release` (into the pool, with no clone on the hot
-    /// path), which runs exactly once.
-    stream: ManuallyDrop<Stream>,
-    uses: Uses,
+    /// Its address, length, block, pool, stream and uses, boxed with the
+    /// block (see `thread_cache::Record`), so a buffer is one word. Moved
+    /// out by `release`, which runs exactly once.
+    record: ManuallyDrop<Box<Record>>,
 }
 
 impl Buffer {
     pub(crate) fn new(pool: &'static PoolInner, ptr: usize, len: usize, block: usize, stream: Stream) -> Buffer {
-        Buffer { pool: Some(pool), ptr, len, block, stream: ManuallyDrop::new(stream), uses: Uses::default() }
+        Buffer::from_record(Record::new(ptr, Some(pool), len, block, stream))
+    }
+
+    /// A buffer of a block's record (a parked block, or one just out of
+    /// the pool).
+    #[inline(always)]
+    pub(crate) fn from_record(record: Box<Record>) -> Buffer {
+        Buffer { record: ManuallyDrop::new(record) }
     }
 
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
-        Buffer {
-            pool: None,
-            ptr: 0,
-            len: 0,
-            block: 0,
-            stream: ManuallyDrop::new(stream.clone()),
-            uses: Uses::default(),
-        }
+        Buffer::from_record(Record::new(0, None, 0, 0, stream.clone()))
     }
 
     /// The device address (null for an empty buffer).
     pub fn as_ptr(&self) -> *mut c_void {
-        self.ptr as *mut c_void
+        self.record.ptr as *mut c_void
     }
 
     /// The bytes asked for.
     pub fn len(&self) -> usize {
-        self.len
+        self.record.len
     }
 
     /// Whether the buffer has no bytes.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.record.len == 0
     }
 
     /// The size of the block behind the buffer (the request, rounded).
     pub fn block_size(&self) -> usize {
-        self.block
+        self.record.block
     }
 
     /// The buffer's device.
     pub fn device(&self) -> Device {
-        self.stream.device()
+        self.record.stream.device()
     }
 
     /// The buffer's own stream: work on it needs no declaration.
     pub fn stream(&self) -> &Stream {
-        &self.stream
+        &self.record.stream
     }
 
     /// Make `stream` (of the same device) the buffer's own stream. Work
@@ -109,10 +105,11 @@ impl Buffer {
     /// freed in the new stream's order.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
-        if self.len != 0 {
-            self.uses.move_to(&self.stream, stream)?;
+        let record = &mut **self.record;
+        if record.len != 0 {
+            record.uses.move_to(&record.stream, stream)?;
         }
-        *self.stream = stream.clone();
+        record.stream = stream.clone();
         Ok(())
     }
 
@@ -125,10 +122,11 @@ impl Buffer {
     /// load.
     #[inline]
     pub fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
-        if self.len == 0 || (self.stream.id() == stream.id() && self.uses.is_empty()) {
+        let record = &**self.record;
+        if record.len == 0 || (record.stream.id() == stream.id() && record.uses.is_empty()) {
             return Ok(());
         }
-        Ok(self.uses.prepare(&self.stream, stream, access)?)
+        Ok(record.uses.prepare(&record.stream, stream, access)?)
     }
 
     /// Note that a use with `access` was just enqueued on `stream`: on a
@@ -137,10 +135,11 @@ impl Buffer {
     /// for. Nothing to do on the own stream.
     #[inline]
     pub fn record(&self, stream: &Stream, access: Access) -> Result<()> {
-        if self.len == 0 || self.stream.id() == stream.id() {
+        let record = &**self.record;
+        if record.len == 0 || record.stream.id() == stream.id() {
             return Ok(());
         }
-        Ok(self.uses.record(&self.stream, stream, access)?)
+        Ok(record.uses.record(&record.stream, stream, access)?)
     }
 
     /// [`Buffer::prepare`] for a read.
@@ -166,50 +165,48 @@ impl Buffer {
     /// Whether uses on other streams are recorded (and not yet known to
     /// be over), for tests and diagnostics.
     pub fn has_foreign_uses(&self) -> bool {
-        !self.uses.is_empty()
+        !self.record.uses.is_empty()
     }
 
     /// Give the memory back now, reporting any error.
     pub fn free(self) -> Result<()> {
         let mut this = ManuallyDrop::new(self);
-        // SAFETY: `this`'s Drop never runs, so this is the one release.
-        let result = unsafe { this.release() };
-        // SAFETY: the one field left with a destructor (the stream was
-        // taken, the rest is plain data), dropped once; `this` is not used
-        // again.
-        unsafe { std::ptr::drop_in_place(&mut this.uses) };
-        result
+        // SAFETY: `this`'s Drop never runs, so this is the one release
+        // (and the record, moved out by it, is the only field with a
+        // destructor).
+        unsafe { this.release() }
     }
 
     /// The fast path of a release: a block of the cached strategy with no
-    /// recorded uses goes into this thread's cache, with no HIP call.
-    /// Whether it did (if not, nothing was done).
+    /// recorded uses goes into this thread's cache with its record, with
+    /// no HIP call. Whether it did (if not, nothing was done).
     ///
     /// # Safety
     ///
-    /// As [`Buffer::release`]: when it returns `true`, the stream has
+    /// As [`Buffer::release`]: when it returns `true`, the record has
     /// moved out.
     #[inline(always)]
     unsafe fn park_if_plain(&mut self) -> bool {
-        let Some(pool) = self.pool else {
+        let record = &mut **self.record;
+        let Some(pool) = record.pool else {
             return false;
         };
-        if !pool.core.is_cached() || !self.uses.is_empty_mut() {
+        if !pool.core.is_cached() || !record.uses.is_empty_mut() {
             return false;
         }
         // SAFETY: the caller's contract: once, and nothing reads the
-        // stream afterwards.
-        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
-        pool.park(self.ptr, self.block, stream);
+        // record afterwards.
+        let record = unsafe { ManuallyDrop::take(&mut self.record) };
+        pool.park(record);
         true
     }
 
-    /// Give the block back (and drop the stream handle).
+    /// Give the block back (and free its record).
     ///
     /// # Safety
     ///
     /// Called once for a buffer (by `free` or by `Drop`): it moves the
-    /// stream out.
+    /// record out.
     #[inline(always)]
     unsafe fn release(&mut self) -> Result<()> {
         // SAFETY: the caller's contract, handed on.
@@ -230,18 +227,20 @@ impl Buffer {
     #[inline(never)]
     unsafe fn release_slow(&mut self) -> Result<()> {
         // SAFETY: the caller's contract: once, and nothing reads the
-        // stream afterwards.
-        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
-        let Some(pool) = self.pool else {
+        // record afterwards.
+        let mut record = unsafe { ManuallyDrop::take(&mut self.record) };
+        let Some(pool) = record.pool else {
             return Ok(());
         };
-        let pending = self.uses.take_events();
         match pool.core.backing {
             Backing::Cached => {
-                pool.give_back(self.ptr, self.block, stream, pending);
+                pool.give_back(record);
                 Ok(())
             }
-            Backing::None | Backing::Async(_) => Ok(pool.core.driver_free(self.ptr, self.block, &stream, pending)?),
+            Backing::None | Backing::Async(_) => {
+                let pending = record.uses.take_events();
+                Ok(pool.core.driver_free(record.ptr, record.block, &record.stream, pending)?)
+            }
         }
     }
 
@@ -253,11 +252,10 @@ impl Buffer {
     #[cold]
     #[inline(never)]
     unsafe fn drop_slow(&mut self) {
+        // Named before the release moves the record out.
+        let device = self.device();
         // SAFETY: the caller's contract, handed on.
         if let Err(error) = unsafe { self.release_slow() } {
-            // Only a buffer with a pool can fail; its pool names the
-            // device (the stream has moved out).
-            let device = self.pool.map_or_else(|| "its device".to_string(), |p| p.core.device.to_string());
             log::error!("dropping a buffer of {device}: {error}");
         }
     }
@@ -280,7 +278,7 @@ impl Drop for Buffer {
 
 impl std::fmt::Debug for Buffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Buffer({:#x}, {} bytes on device {})", self.ptr, self.len, self.device().ordinal())
+        write!(f, "Buffer({:#x}, {} bytes on device {})", self.record.ptr, self.len(), self.device().ordinal())
     }
 }
 
@@ -306,4 +304,19 @@ pub fn with_uses<R, E: From<PoolError>>(
     let value = result?;
     recorded?;
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Buffer;
+    use std::mem::size_of;
+
+    /// A buffer moves as one word: a copy of a wider value, written field
+    /// by field and read back with wider loads, stalls store-to-load
+    /// forwarding (the cost that a 48-byte buffer paid on every move).
+    #[test]
+    fn a_buffer_is_one_word() {
+        assert_eq!(size_of::<Buffer>(), size_of::<usize>());
+        assert_eq!(size_of::<Option<Buffer>>(), size_of::<usize>());
+    }
 }

@@ -39,22 +39,8 @@ impl Pool {
     #[inline(always)]
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
         match self.0.take_parked(bytes, stream) {
-            Some((ptr, size, stream)) => Ok(Buffer::new(self.0, ptr, bytes, size, stream)),
+            Some(record) => Ok(Buffer::from_record(record)),
             None => self.alloc_slow(bytes, stream),
-        }
-    }
-
-    /// [`Pool::alloc`] taking the stream: a hit drops the parked clone of
-    /// it and moves `stream` into the buffer, so the buffer is the last
-    /// thing made (the compiler then moves it as plain words).
-    #[inline(always)]
-    pub(crate) fn alloc_with(&self, bytes: usize, stream: Stream) -> Result<Buffer> {
-        match self.0.take_parked(bytes, &stream) {
-            Some((ptr, size, parked)) => {
-                drop(parked);
-                Ok(Buffer::new(self.0, ptr, bytes, size, stream))
-            }
-            None => self.alloc_slow(bytes, &stream),
         }
     }
 

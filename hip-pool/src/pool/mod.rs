@@ -1,13 +1,12 @@
-//! What users hold: [`Pool`] handles, the [`Buffer`]s they hand out with
-//! the uses those record on other streams, and the out-of-memory ladder
-//! that an allocation climbs before it fails.
+//! What users hold: [`Pool`] handles and the [`Buffer`]s they hand out,
+//! and the out-of-memory ladder that an allocation climbs before it
+//! fails.
 
 mod buffer;
 mod handle;
 mod oom;
-mod uses;
 
+pub use crate::uses::Access;
 pub use buffer::{with_uses, Buffer};
 pub use handle::Pool;
 pub use oom::register_reclaim_hook;
-pub use uses::Access;

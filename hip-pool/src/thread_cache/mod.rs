@@ -19,10 +19,10 @@
 //! Each pool has a small process-unique id (its index among all pools). A
 //! thread keeps a vector of [`Slot`]s indexed by that id, so finding the
 //! cache is one bounds check and one load, with no search and no reference
-//! count change. A slot holds a last-in first-out list of parked blocks,
-//! each with its size and its stream's [`Stream::id`] inline (a hit
-//! compares two integers per block and follows no pointer; the stream
-//! handle itself is moved in and out, never cloned). Slots are also listed
+//! count change. A slot holds a last-in first-out list of parked blocks
+//! (`list`), each with its size and its stream's [`Stream::id`] inline (a
+//! hit compares two integers per block and follows no pointer) and the
+//! block's [`Record`], moved in and out as one pointer. Slots are also listed
 //! in their pool's registry ([`PoolInner::thread_caches`]), for the threads
 //! that drain or count them.
 //!
@@ -64,26 +64,60 @@
 //! cache and the pool in between: a read never sees a block both parked
 //! and returned (or neither).
 //!
-//! Caches are bounded ([`MAX_BLOCKS`], [`MAX_BYTES`]); beyond that, and
+//! Caches are bounded (`list::MAX_BLOCKS`, `list::MAX_BYTES`); beyond that, and
 //! when a thread exits, blocks go back to the pool. Before the pool asks
 //! the driver for memory, the allocating thread's cache is flushed too.
 //! Blocks with pending stream-use events never enter a cache (see
 //! `device_pool::pending`).
 
+mod list;
+
 use crate::barrier;
 use crate::device_pool::{Attempt, Block, DevicePool};
 use crate::error::Result;
 use crate::strategy::cached;
-use hip_core::{Event, Stream};
+use crate::uses::Uses;
+use hip_core::Stream;
 use hip_sys::sync::MutexExt;
+use list::List;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Blocks one thread keeps for one pool at most.
-pub const MAX_BLOCKS: usize = 64;
-/// Bytes one thread keeps for one pool at most.
-pub const MAX_BYTES: usize = 64 << 20;
+/// What a block carries while it is out of the pool, in a buffer or in a
+/// thread's cache: its pool, its sizes, its stream and its uses on other
+/// streams. Boxed, so that a `Buffer` is two words (moved in registers,
+/// never copied through memory) and a cache hit moves one pointer. A
+/// record is made when a block leaves the pool, never on a cache hit, and
+/// freed when the block goes back to the pool.
+pub(crate) struct Record {
+    /// The block's device address (0 for an empty buffer).
+    pub ptr: usize,
+    /// The pool of the block; `None` for an empty buffer (no block).
+    pub pool: Option<&'static PoolInner>,
+    /// The bytes asked for.
+    pub len: usize,
+    /// The block's size (the request, rounded).
+    pub block: usize,
+    /// The buffer's own stream (a parked block's last one), on the pool's
+    /// device.
+    pub stream: Stream,
+    /// Uses on other streams; always empty in a thread's cache.
+    pub uses: Uses,
+}
+
+impl Record {
+    /// A record of a block just out of the pool.
+    pub fn new(ptr: usize, pool: Option<&'static PoolInner>, len: usize, block: usize, stream: Stream) -> Box<Record> {
+        Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default() })
+    }
+}
+
+/// Give a parked block back to its pool; its record is freed.
+fn unpark(pool: &PoolInner, record: Record) {
+    let Record { ptr, block, stream, .. } = record;
+    pool.core.give_back_to_pool(ptr, block, stream);
+}
 
 /// A pool: its device pool and the caches of its blocks that threads keep
 /// in front of it. Made once and never freed, so buffers and threads
@@ -121,14 +155,15 @@ impl PoolInner {
     /// process. A stream of another device, or a pool of another
     /// strategy, finds nothing here and goes the slow way, which checks.
     #[inline(always)]
-    pub fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<(usize, usize, Stream)> {
+    pub fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<Box<Record>> {
         if bytes == 0 {
             return None;
         }
         let size = cached::block_size(bytes)?;
-        let (ptr, stream) = take(self, size, stream)?;
+        let mut record = take(self, size, stream)?;
+        record.len = bytes;
         self.core.mark_used();
-        Some((ptr, size, stream))
+        Some(record)
     }
 
     /// One attempt to allocate, without retries: this thread's cache, the
@@ -140,8 +175,9 @@ impl PoolInner {
             return Attempt::OutOfMemory;
         };
         if self.core.is_cached() {
-            if let Some((ptr, stream)) = take(self, size, stream) {
-                return Attempt::Done(Block { ptr, size, stream });
+            if let Some(record) = take(self, size, stream) {
+                let Record { ptr, block, stream, .. } = *record;
+                return Attempt::Done(Block { ptr, size: block, stream });
             }
             if let Some(attempt) = self.core.take(size, stream, || flush_own(self)) {
                 return attempt;
@@ -160,116 +196,29 @@ impl PoolInner {
     /// free) with the events of its uses that may still run. No HIP call;
     /// a block with pending events goes to the pool, not to the thread's
     /// cache, so that every allocation sees them.
-    #[inline]
-    pub fn give_back(&'static self, ptr: usize, size: usize, stream: Stream, pending: Vec<Event>) {
+    pub fn give_back(&'static self, mut record: Box<Record>) {
+        let pending = record.uses.take_events();
         if !pending.is_empty() {
             self.core.mark_used();
-            return self.core.give_back_to_pool_with(ptr, size, stream, pending);
+            let Record { ptr, block, stream, .. } = *record;
+            return self.core.give_back_to_pool_with(ptr, block, stream, pending);
         }
-        self.park(ptr, size, stream);
+        self.park(record);
     }
 
     /// Give back a block with no pending uses: into this thread's cache,
     /// else the pool.
     #[inline(always)]
-    pub fn park(&'static self, ptr: usize, size: usize, stream: Stream) {
+    pub fn park(&'static self, record: Box<Record>) {
         self.core.mark_used();
-        if let Err(stream) = give(self, ptr, size, stream) {
-            self.core.give_back_to_pool(ptr, size, stream);
+        if let Err(record) = give(self, record) {
+            unpark(self, *record);
         }
     }
 }
 
-/// The parked blocks of one slot, oldest first, as parallel arrays of
-/// words (a hit reads and writes single words, never a struct copied
-/// through the stack), with their count of bytes and the hits served.
-#[repr(C)]
-struct List {
-    len: usize,
-    bytes: usize,
-    ptr: [usize; MAX_BLOCKS],
-    size: [usize; MAX_BLOCKS],
-    /// `stream.id()` of each block, inline.
-    stream_id: [u64; MAX_BLOCKS],
-    /// `Some` below `len`.
-    stream: [Option<Stream>; MAX_BLOCKS],
-    /// Apart from `bytes`, so the two are not updated as one wide word.
-    hits: u64,
-}
-
-impl List {
-    fn new() -> List {
-        List {
-            len: 0,
-            bytes: 0,
-            ptr: [0; MAX_BLOCKS],
-            size: [0; MAX_BLOCKS],
-            stream_id: [0; MAX_BLOCKS],
-            stream: [const { None }; MAX_BLOCKS],
-            hits: 0,
-        }
-    }
-
-    /// Take the newest block of `size` on stream `id`. A thread that frees
-    /// and allocates one size in turn finds it on top: that check is
-    /// inline, the search below it is not.
-    #[inline(always)]
-    fn take(&mut self, size: usize, id: u64) -> Option<(usize, Stream)> {
-        let top = self.len.checked_sub(1)?;
-        if top < MAX_BLOCKS && self.size[top] == size && self.stream_id[top] == id {
-            let stream = self.stream[top].take()?;
-            self.len = top;
-            self.bytes -= size;
-            self.hits += 1;
-            return Some((self.ptr[top], stream));
-        }
-        self.take_below_top(size, id)
-    }
-
-    /// [`List::take`] for a block under the top one.
-    #[inline(never)]
-    fn take_below_top(&mut self, size: usize, id: u64) -> Option<(usize, Stream)> {
-        let len = self.len.min(MAX_BLOCKS);
-        let index = (0..len).rev().find(|&i| self.size[i] == size && self.stream_id[i] == id)?;
-        let stream = self.stream[index].take()?;
-        let ptr = self.ptr[index];
-        if index + 1 < len {
-            // Keep the order (last in, first out) of the blocks above.
-            self.ptr.copy_within(index + 1..len, index);
-            self.size.copy_within(index + 1..len, index);
-            self.stream_id.copy_within(index + 1..len, index);
-            self.stream[index..len].rotate_left(1);
-        }
-        self.len = len - 1;
-        self.bytes -= size;
-        self.hits += 1;
-        Some((ptr, stream))
-    }
-
-    /// Park a block; the stream back if the list is full.
-    #[inline(always)]
-    fn give(&mut self, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
-        let len = self.len;
-        if len >= MAX_BLOCKS || self.bytes + size > MAX_BYTES {
-            return Err(stream);
-        }
-        self.ptr[len] = ptr;
-        self.size[len] = size;
-        self.stream_id[len] = stream.id();
-        // The entry above `len` is `None`: nothing to drop there.
-        std::mem::forget(self.stream[len].replace(stream));
-        self.len = len + 1;
-        self.bytes += size;
-        Ok(())
-    }
-
-    /// Every block, emptying the list.
-    fn drain(&mut self) -> impl Iterator<Item = (usize, usize, Stream)> + '_ {
-        let len = std::mem::take(&mut self.len).min(MAX_BLOCKS);
-        self.bytes = 0;
-        (0..len).filter_map(move |i| Some((self.ptr[i], self.size[i], self.stream[i].take()?)))
-    }
-}
+/// A slot's list of parked blocks and their records.
+type Parked = List<Box<Record>>;
 
 /// One thread's cache for one pool; see the module docs for who may touch
 /// `list` when.
@@ -278,7 +227,7 @@ pub(crate) struct Slot {
     busy: AtomicBool,
     /// Set by a stealer while it uses `list` (or keeps it still).
     steal: AtomicBool,
-    list: UnsafeCell<List>,
+    list: UnsafeCell<Parked>,
 }
 
 // SAFETY: `list` is only reached by one thread at a time, per the protocol
@@ -296,14 +245,14 @@ impl Slot {
 
     /// Run `f` on the list as its owner, unless a stealer holds the slot.
     #[inline(always)]
-    fn owned<R>(&self, fenced: bool, f: impl FnOnce(&mut List) -> R) -> Option<R> {
+    fn owned<R>(&self, fenced: bool, f: impl FnOnce(&mut Parked) -> R) -> Option<R> {
         self.owned_with(fenced, (), |list, ()| f(list)).ok()
     }
 
     /// [`Slot::owned`] handing `value` to `f`; `value` back if a stealer
     /// holds the slot.
     #[inline(always)]
-    fn owned_with<T, R>(&self, fenced: bool, value: T, f: impl FnOnce(&mut List, T) -> R) -> Result<R, T> {
+    fn owned_with<T, R>(&self, fenced: bool, value: T, f: impl FnOnce(&mut Parked, T) -> R) -> Result<R, T> {
         self.busy.store(true, Ordering::Relaxed);
         barrier::light(fenced);
         if self.steal.load(Ordering::Acquire) {
@@ -335,7 +284,7 @@ fn registry(pool: &PoolInner) -> MutexGuard<'_, Vec<Shared>> {
 /// thread or a stealer that set `steal` and saw `busy` clear after the
 /// heavy barrier (see [`Steal`]).
 #[allow(clippy::mut_from_ref, reason = "exclusive by the protocol, which the caller upholds")]
-unsafe fn list_of(slot: &Slot) -> &mut List {
+unsafe fn list_of(slot: &Slot) -> &mut Parked {
     // SAFETY: exclusive by the caller's contract.
     unsafe { &mut *slot.list.get() }
 }
@@ -364,9 +313,9 @@ impl Drop for Local {
 }
 
 /// Give every block of a list to its pool.
-fn return_blocks(pool: &PoolInner, list: &mut List) {
-    for (ptr, size, stream) in list.drain() {
-        pool.core.give_back_to_pool(ptr, size, stream);
+fn return_blocks(pool: &PoolInner, list: &mut Parked) {
+    for record in list.drain() {
+        unpark(pool, *record);
     }
 }
 
@@ -450,36 +399,38 @@ fn make_slot(local: &RefCell<Option<Local>>, pool: &'static PoolInner) -> Option
     Some((slot, local.fenced))
 }
 
-/// A parked block of exactly `size` last used on `stream`, from this thread.
+/// A parked block of exactly `size` last used on `stream`, from this
+/// thread, with its record.
 #[inline]
-fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<(usize, Stream)> {
+fn take(pool: &'static PoolInner, size: usize, stream: &Stream) -> Option<Box<Record>> {
     let id = stream.id();
     with_slot(pool, false, |slot, fenced| slot.owned(fenced, |list| list.take(size, id))?)
 }
 
-/// Park a freed block in this thread's cache; the stream back if it is
+/// Park a freed block in this thread's cache; the record back if it is
 /// full, held by a stealer, or the thread is exiting.
 #[inline]
-fn give(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
-    let parked = with_last_slot(pool, stream, |slot, fenced, stream| {
-        slot.owned_with(fenced, stream, |list, stream| list.give(ptr, size, stream)).and_then(|parked| parked)
+fn give(pool: &'static PoolInner, record: Box<Record>) -> Result<(), Box<Record>> {
+    let parked = with_last_slot(pool, record, |slot, fenced, record| {
+        slot.owned_with(fenced, record, |list, record| list.give(record.block, record.stream.id(), record))
+            .and_then(|parked| parked)
     });
     match parked {
         Ok(parked) => parked,
-        Err(stream) => give_slow(pool, ptr, size, stream),
+        Err(record) => give_slow(pool, record),
     }
 }
 
 #[cold]
-fn give_slow(pool: &'static PoolInner, ptr: usize, size: usize, stream: Stream) -> Result<(), Stream> {
-    let mut stream = Some(stream);
+fn give_slow(pool: &'static PoolInner, record: Box<Record>) -> Result<(), Box<Record>> {
+    let mut record = Some(record);
     with_slot_slow(pool, true, |slot, fenced| {
-        slot.owned(fenced, |list| match stream.take() {
-            Some(s) => list.give(ptr, size, s).map_err(|s| stream = Some(s)).ok(),
+        slot.owned(fenced, |list| match record.take() {
+            Some(r) => list.give(r.block, r.stream.id(), r).map_err(|r| record = Some(r)).ok(),
             None => None,
         })?
     });
-    stream.map_or(Ok(()), Err)
+    record.map_or(Ok(()), Err)
 }
 
 /// Move this thread's parked blocks of `pool` back into the pool.
@@ -534,7 +485,7 @@ impl<'a> Steal<'a> {
         Some(steal)
     }
 
-    fn lists(&mut self) -> impl Iterator<Item = &mut List> {
+    fn lists(&mut self) -> impl Iterator<Item = &mut Parked> {
         // SAFETY: the registry lock is held, `steal` is set on every slot
         // and each one's `busy` was seen clear after the heavy barrier.
         self.slots.iter().map(|slot| unsafe { list_of(slot) })
@@ -590,5 +541,5 @@ pub(crate) fn parked_addresses(pool: &PoolInner) -> Vec<usize> {
     let Some(mut steal) = Steal::all(pool) else {
         return Vec::new();
     };
-    steal.lists().flat_map(|list| list.ptr[..list.len.min(MAX_BLOCKS)].to_vec()).collect()
+    steal.lists().flat_map(|list| list.items().map(|record| record.ptr).collect::<Vec<_>>()).collect()
 }
