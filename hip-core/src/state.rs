@@ -38,6 +38,7 @@ impl ThreadState {
     fn new() -> ThreadState {
         let device = default_device();
         FAST.with(|fast| fast.device.set(device.ordinal() + 1));
+        raw::expect(device.ordinal() + 1);
         ThreadState { device, priority: 0, streams: SmallMap::default(), installed: SmallMap::default() }
     }
 
@@ -45,6 +46,7 @@ impl ThreadState {
     fn set(&mut self, device: Device) {
         self.device = device;
         FAST.with(|fast| fast.device.set(device.ordinal() + 1));
+        raw::expect(device.ordinal() + 1);
     }
 }
 
@@ -186,11 +188,13 @@ pub fn device() -> Device {
     }
 }
 
-/// Whether HIP is, by this crate's record, on the thread's device.
+/// Whether HIP is, by this crate's record, on the thread's device (its
+/// ordinal + 1 if so): one thread-local load, the word `raw` keeps of
+/// whether its record and the state's device agree.
 #[inline]
 fn bound_here() -> Option<usize> {
-    let here = FAST.with(|fast| fast.device.get());
-    (here != 0 && here == raw::bound()).then_some(here)
+    let ready = raw::ready();
+    (ready != 0).then_some(ready)
 }
 
 /// Bind HIP to the state's device unless the record says it is there.

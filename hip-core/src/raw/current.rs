@@ -14,7 +14,7 @@ pub fn hip_current_device() -> Result<Device> {
     // SAFETY: a valid out-pointer.
     check(unsafe { (api.hipGetDevice)(&mut ordinal) }, "hipGetDevice")?;
     let device = Device::from_ordinal_unchecked(ordinal as usize);
-    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    set_bound(device.ordinal() + 1);
     Ok(device)
 }
 
@@ -27,6 +27,13 @@ thread_local! {
     /// HIP's own state, not thread state: it never says what the thread's
     /// device *should* be.
     static BOUND: Cell<usize> = const { Cell::new(0) };
+    /// Ordinal + 1 of the device the thread state wants HIP on, as the
+    /// state last said ([`expect`]); 0 before it exists. Kept here, next
+    /// to [`BOUND`], only so that one word can say whether the two agree.
+    static EXPECTED: Cell<usize> = const { Cell::new(0) };
+    /// [`BOUND`] where it equals [`EXPECTED`], else 0: whether HIP is on
+    /// the thread's device, in one load (`prepare_state`'s fast path).
+    static READY: Cell<usize> = const { Cell::new(0) };
 }
 
 /// HIP's current device as this crate last set or read it (no HIP call),
@@ -36,13 +43,32 @@ pub(crate) fn bound() -> usize {
     BOUND.with(Cell::get)
 }
 
+/// Ordinal + 1 of the thread's device when HIP is on it by the record,
+/// else 0: one thread-local load.
+#[inline]
+pub(crate) fn ready() -> usize {
+    READY.with(Cell::get)
+}
+
+/// The thread state's device is now `expected` (ordinal + 1).
+pub(crate) fn expect(expected: usize) {
+    EXPECTED.with(|e| e.set(expected));
+    READY.with(|r| r.set(if expected == bound() { expected } else { 0 }));
+}
+
+/// Record HIP's current device (ordinal + 1, 0 for unknown).
+fn set_bound(bound: usize) {
+    BOUND.with(|b| b.set(bound));
+    READY.with(|r| r.set(if bound == EXPECTED.with(Cell::get) { bound } else { 0 }));
+}
+
 /// Make `device` HIP's current device on this thread (no state change).
 pub(crate) fn bind(device: Device) -> Result<()> {
     let api = api()?;
-    BOUND.with(|bound| bound.set(0));
+    set_bound(0);
     // SAFETY: plain integer argument.
     check(unsafe { (api.hipSetDevice)(device.ordinal() as i32) }, "hipSetDevice")?;
-    BOUND.with(|bound| bound.set(device.ordinal() + 1));
+    set_bound(device.ordinal() + 1);
     Ok(())
 }
 

@@ -59,7 +59,7 @@ pub(crate) mod rtc;
 pub(crate) mod runtime;
 pub(crate) mod stream;
 
-pub(crate) use current::{bind, bound};
+pub(crate) use current::{bind, bound, expect, ready};
 pub use current::{hip_current_device, on_device, run_on};
 pub use last_error::forget_expected_failure;
 pub use table::api;
