@@ -151,26 +151,33 @@ fn main() {
             group.bench_with_input(BenchmarkId::new(contender.name(), n), &n, |b, &n| {
                 b.iter_custom(|iters| {
                     let per_thread = iters.div_ceil(n as u64);
-                    let barrier = std::sync::Barrier::new(n + 1);
-                    let elapsed = std::thread::scope(|scope| {
+                    // Timed from the start barrier to the end barrier: the
+                    // pairs only, not the threads' start (a stream made,
+                    // a warm pair) nor their exit (thread-local caches
+                    // and streams handed back), which would otherwise
+                    // weigh more the more threads there are.
+                    let start = std::sync::Barrier::new(n + 1);
+                    let end = std::sync::Barrier::new(n + 1);
+                    std::thread::scope(|scope| {
                         for _ in 0..n {
-                            let barrier = &barrier;
+                            let (start, end) = (&start, &end);
                             scope.spawn(move || {
                                 hip_core::set_device(device).expect("set_device");
                                 let stream = Stream::new_on(device).expect("stream");
                                 contender.pair(64 << 10, &stream); // warm this thread
-                                barrier.wait();
+                                start.wait();
                                 for _ in 0..per_thread {
                                     contender.pair(64 << 10, &stream);
                                 }
+                                end.wait();
                             });
                         }
-                        barrier.wait();
-                        Instant::now()
-                    });
-                    // Joined at the end of the scope: the wall time of all pairs.
-                    let wall = elapsed.elapsed();
-                    wall.div_f64((per_thread * n as u64) as f64 / iters as f64)
+                        start.wait();
+                        let began = Instant::now();
+                        end.wait();
+                        let wall = began.elapsed();
+                        wall.div_f64((per_thread * n as u64) as f64 / iters as f64)
+                    })
                 })
             });
         }
