@@ -86,6 +86,23 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// The CUDA runtime's `cudaGetDevice`, for [`bare_get_device`].
+static CUDA_GET_DEVICE: std::sync::OnceLock<unsafe extern "C" fn(*mut i32) -> i32> = std::sync::OnceLock::new();
+
+/// The least a translation can be: a C function that calls
+/// `cudaGetDevice` and returns its status untranslated, called through a
+/// function pointer as our table's entries are. What a call level costs
+/// by itself, against our `hipGetDevice`'s status translation and error
+/// record.
+#[inline(never)]
+unsafe extern "C" fn bare_get_device(device: *mut i32) -> i32 {
+    match CUDA_GET_DEVICE.get() {
+        // SAFETY: the caller's out-pointer, handed on.
+        Some(get) => unsafe { get(device) },
+        None => 1,
+    }
+}
+
 /// Our translated `hipGetDevice`/`hipSetDevice` against CUDA's own, in
 /// alternating rounds of a million calls each (the best round of each
 /// printed), so that a drift of the machine during the run cannot pass for
@@ -103,6 +120,8 @@ fn alternate_with_cuda(here: Device) {
             *nvidia::function::<unsafe extern "C" fn(i32) -> i32>(&cudart, "cudaSetDevice"),
         )
     };
+    let _ = CUDA_GET_DEVICE.set(get);
+    let bare: unsafe extern "C" fn(*mut i32) -> i32 = black_box(bare_get_device);
     const CALLS: u32 = 1_000_000;
     let time = |call: &dyn Fn()| {
         let start = std::time::Instant::now();
@@ -112,7 +131,7 @@ fn alternate_with_cuda(here: Device) {
         start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
     };
     let ordinal = here.ordinal() as i32;
-    let mut best = [f64::MAX; 4];
+    let mut best = [f64::MAX; 5];
     for _ in 0..7 {
         let rounds = [
             time(&|| {
@@ -133,6 +152,11 @@ fn alternate_with_cuda(here: Device) {
                 // SAFETY: a valid ordinal.
                 black_box(unsafe { set(black_box(ordinal)) });
             }),
+            time(&|| {
+                let mut d = 0;
+                // SAFETY: a valid out-pointer.
+                black_box(unsafe { bare(&mut d) });
+            }),
         ];
         for (b, r) in best.iter_mut().zip(rounds) {
             *b = b.min(r);
@@ -147,6 +171,11 @@ fn alternate_with_cuda(here: Device) {
         best[2],
         best[3],
         best[2] / best[3]
+    );
+    println!(
+        "  a bare call level over cudaGetDevice (no translation): {:.2} ns = {:.3}x of cudaGetDevice",
+        best[4],
+        best[4] / best[1]
     );
 }
 
