@@ -24,6 +24,7 @@ use hip_core::{Device, Stream};
 use hip_pool::{Pool, Strategy};
 use std::ffi::c_void;
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[path = "../../hip-core/benches/support/mod.rs"]
@@ -151,33 +152,45 @@ fn main() {
             group.bench_with_input(BenchmarkId::new(contender.name(), n), &n, |b, &n| {
                 b.iter_custom(|iters| {
                     let per_thread = iters.div_ceil(n as u64);
-                    // Timed from the start barrier to the end barrier: the
-                    // pairs only, not the threads' start (a stream made,
-                    // a warm pair) nor their exit (thread-local caches
-                    // and streams handed back), which would otherwise
-                    // weigh more the more threads there are.
-                    let start = std::sync::Barrier::new(n + 1);
-                    let end = std::sync::Barrier::new(n + 1);
-                    std::thread::scope(|scope| {
-                        for _ in 0..n {
-                            let (start, end) = (&start, &end);
-                            scope.spawn(move || {
-                                hip_core::set_device(device).expect("set_device");
-                                let stream = Stream::new_on(device).expect("stream");
-                                contender.pair(64 << 10, &stream); // warm this thread
-                                start.wait();
-                                for _ in 0..per_thread {
-                                    contender.pair(64 << 10, &stream);
-                                }
-                                end.wait();
-                            });
-                        }
-                        start.wait();
-                        let began = Instant::now();
-                        end.wait();
-                        let wall = began.elapsed();
-                        wall.div_f64((per_thread * n as u64) as f64 / iters as f64)
-                    })
+                    // Timed from the first thread's first pair to the last
+                    // thread's last pair. The threads leave a start
+                    // together (a spin on one counter, not a lock handed
+                    // from thread to thread, which starts the last thread
+                    // tens of microseconds after the first); neither their
+                    // start (a stream made, a warm pair) nor their exit
+                    // (caches flushed, streams handed back) is timed.
+                    let ready = AtomicUsize::new(0);
+                    let spans: Vec<(Instant, Instant)> = std::thread::scope(|scope| {
+                        let workers: Vec<_> = (0..n)
+                            .map(|_| {
+                                let ready = &ready;
+                                scope.spawn(move || {
+                                    hip_core::set_device(device).expect("set_device");
+                                    let stream = Stream::new_on(device).expect("stream");
+                                    contender.pair(64 << 10, &stream); // warm this thread
+                                    ready.fetch_add(1, Ordering::AcqRel);
+                                    let mut spins = 0u32;
+                                    while ready.load(Ordering::Acquire) < n {
+                                        spins += 1;
+                                        if spins % 64 == 0 {
+                                            std::thread::yield_now(); // more threads than cores
+                                        } else {
+                                            std::hint::spin_loop();
+                                        }
+                                    }
+                                    let began = Instant::now();
+                                    for _ in 0..per_thread {
+                                        contender.pair(64 << 10, &stream);
+                                    }
+                                    (began, Instant::now())
+                                })
+                            })
+                            .collect();
+                        workers.into_iter().map(|w| w.join().expect("a worker")).collect()
+                    });
+                    let began = spans.iter().map(|s| s.0).min().expect("a thread");
+                    let ended = spans.iter().map(|s| s.1).max().expect("a thread");
+                    (ended - began).div_f64((per_thread * n as u64) as f64 / iters as f64)
                 })
             });
         }
