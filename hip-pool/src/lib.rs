@@ -67,8 +67,8 @@
 //!    of a device pool, with the record a block carries while it is out
 //!    of the pool (its length, stream and uses), and the paths through
 //!    both.
-//! 5. `pool`: [`Pool`], [`Buffer`] (a block's address and its record: two
-//!    words), and the out-of-memory ladder.
+//! 5. `pool`: [`Pool`], [`Buffer`] (one word: its block's record), and
+//!    the out-of-memory ladder.
 //! 6. [`cleanup`]: the idle-trim thread, handed the pools to trim.
 //! 7. `registry`: the process's pools, one per device, and the functions
 //!    that take a device ([`pool()`], [`alloc`], [`reclaim`](reclaim()),

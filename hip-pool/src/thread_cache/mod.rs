@@ -85,9 +85,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What a block carries while it is out of the pool, in a buffer or in a
-/// thread's cache: its pool, its sizes, its stream and its uses on other
-/// streams. Boxed, so that a `Buffer` is two words (moved in registers,
-/// never copied through memory) and a cache hit moves one pointer. A
+/// thread's cache: its address, its pool, its sizes, its stream and its
+/// uses on other streams. Boxed, so that a `Buffer` is one word (moved
+/// with one load and store, never a wide copy of fields just written,
+/// which stalls) and a cache hit moves one pointer. A
 /// record is made when a block leaves the pool, never on a cache hit, and
 /// freed when the block goes back to the pool.
 pub(crate) struct Record {
