@@ -22,9 +22,9 @@
 //! count change. A slot holds a last-in first-out list of parked blocks
 //! (`list`), each with its size and its stream's [`Stream::id`] inline (a
 //! hit compares two integers per block and follows no pointer) and the
-//! block's [`Record`], moved in and out as one pointer. Slots are also listed
-//! in their pool's registry ([`PoolInner::thread_caches`]), for the threads
-//! that drain or count them.
+//! block's [`Record`], moved in and out as one pointer. Slots are also
+//! listed in their pool's registry ([`PoolInner::thread_caches`]), for the
+//! threads that drain or count them.
 //!
 //! # Protocol
 //!
@@ -64,9 +64,10 @@
 //! cache and the pool in between: a read never sees a block both parked
 //! and returned (or neither).
 //!
-//! Caches are bounded (`list::MAX_BLOCKS`, `list::MAX_BYTES`); beyond that, and
-//! when a thread exits, blocks go back to the pool. Before the pool asks
-//! the driver for memory, the allocating thread's cache is flushed too.
+//! Caches are bounded (`list::MAX_BLOCKS`, `list::MAX_BYTES`); beyond
+//! that, and when a thread exits, blocks go back to the pool. Before the
+//! pool asks the driver for memory, the allocating thread's cache is
+//! flushed too.
 //! Blocks with pending stream-use events never enter a cache (see
 //! `device_pool::pending`).
 
@@ -88,9 +89,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// thread's cache: its address, its pool, its sizes, its stream and its
 /// uses on other streams. Boxed, so that a `Buffer` is one word (moved
 /// with one load and store, never a wide copy of fields just written,
-/// which stalls) and a cache hit moves one pointer. A
-/// record is made when a block leaves the pool, never on a cache hit, and
-/// freed when the block goes back to the pool.
+/// which stalls) and a cache hit moves one pointer. A record is made when
+/// a block leaves the pool, never on a cache hit, and freed when the block
+/// goes back to the pool.
 pub(crate) struct Record {
     /// The block's device address (0 for an empty buffer).
     pub ptr: usize,
