@@ -17,6 +17,9 @@ use hip_sys::HipApi;
 
 mod nvidia_common;
 use nvidia_common::{api, device_alloc, ok, to_device, to_host};
+#[path = "common/noise.rs"]
+mod noise;
+use noise::noise;
 
 macro_rules! mi_ok {
     ($call:expr) => {{
@@ -33,15 +36,9 @@ fn tensor(dnn: &MiopenApi, [n, c, h, w]: [c_int; 4]) -> miopenTensorDescriptor_t
     desc
 }
 
-/// Values in [-1, 1) from a seed, the same on every run.
-fn noise(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 40) as f32 / (1u32 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
+/// `noise` as `f32`, scaled by `scale`.
+fn noise_f32(n: usize, seed: u64, scale: f32) -> Vec<f32> {
+    noise(n, seed).into_iter().map(|v| v as f32 * scale).collect()
 }
 
 /// A 3 × 3 convolution with padding 1 of noise, on the device: its
@@ -65,8 +62,8 @@ impl Problem {
     /// `n` images of `c` channels of `h` × `w`, and `k` filters.
     fn new(api: &'static HipApi, (n, c, h, w, k): (usize, usize, usize, usize, usize)) -> Problem {
         let dnn = hip_sys::miopen().expect("MIOpen over cuDNN loads");
-        let x = noise(n * c * h * w, 31).iter().map(|v| v * 3.0).collect::<Vec<f32>>();
-        let f = noise(k * c * 9, 32);
+        let x = noise_f32(n * c * h * w, 31, 3.0);
+        let f = noise_f32(k * c * 9, 32, 1.0);
         let device = [to_device(api, &x), to_device(api, &f), device_alloc::<f32>(api, n * k * h * w)];
         let dims = |a: usize, b: usize| [a as c_int, b as c_int, h as c_int, w as c_int];
         let descs = [tensor(dnn, dims(n, c)), tensor(dnn, [k as c_int, c as c_int, 3, 3]), tensor(dnn, dims(n, k))];

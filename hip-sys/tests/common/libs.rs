@@ -116,12 +116,4 @@ pub fn assert_close<T: Num>(got: &[T], want: &[f64], what: &str) {
 }
 
 /// A small deterministic pseudo-random sequence in [-1, 1).
-pub fn values(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
+pub use super::noise::noise as values;

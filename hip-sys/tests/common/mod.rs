@@ -6,6 +6,7 @@
 #![allow(dead_code, unused_imports, unused_macros)]
 
 pub mod libs;
+pub mod noise;
 pub mod rocsparse;
 
 use hip_sys::sim;

@@ -134,16 +134,12 @@ pub fn violations_of(name: &str) -> Vec<hip_sys::sim::Violation> {
     hip_sys::sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
-/// A deterministic pseudo-random sequence in [-1, 1).
-pub fn noise(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
+/// A deterministic pseudo-random sequence in [-1, 1): hip-sys's test
+/// generator, shared by path.
+#[path = "../../../hip-sys/tests/common/noise.rs"]
+mod shared_noise;
+#[allow(unused_imports, reason = "each test file uses some of the helpers")]
+pub use shared_noise::noise;
 
 /// A device mismatch as `(what, expected ordinal, found ordinal)`: the
 /// operand it names and both devices, to assert on all three at once.
