@@ -543,5 +543,5 @@ pub(crate) fn parked_addresses(pool: &PoolInner) -> Vec<usize> {
     let Some(mut steal) = Steal::all(pool) else {
         return Vec::new();
     };
-    steal.lists().flat_map(|list| list.items().map(|record| record.ptr).collect::<Vec<_>>()).collect()
+    steal.lists().flat_map(|list| list.items().map(|record| record.ptr)).collect()
 }
