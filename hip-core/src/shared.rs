@@ -152,8 +152,21 @@ mod tests {
         assert!(shared.as_kept().is_none());
         let clones: Vec<_> = (0..8).map(|_| shared.clone()).collect();
         drop(shared);
-        let threads: Vec<_> = clones.into_iter().map(|c| std::thread::spawn(move || drop(c))).collect();
+        // The threads hold their clones until the check below has run:
+        // without the barrier they may all have dropped theirs already.
+        let barrier = Arc::new(std::sync::Barrier::new(clones.len() + 1));
+        let threads: Vec<_> = clones
+            .into_iter()
+            .map(|c| {
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    drop(c)
+                })
+            })
+            .collect();
         assert_eq!(drops.load(Ordering::SeqCst), 0, "dropped while clones were alive");
+        barrier.wait();
         threads.into_iter().for_each(|t| t.join().unwrap());
         assert_eq!(drops.load(Ordering::SeqCst), 1);
     }
