@@ -5,7 +5,7 @@
 
 use crate::program::target;
 use crate::raw::rtc::Failed;
-use crate::{raw, Code, CompileError, Device, HipError, Module, Program, Result};
+use crate::{raw, Code, CompileError, Device, HipError, Module, Program, Result, Target};
 use hip_sys::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -104,6 +104,16 @@ impl KernelCache {
         self.get_or_insert_with(&key, || program.compile(device))
     }
 
+    /// `program`'s code for `target` (no device): from memory, else from
+    /// disk, else compiled with [`Program::compile_for`]. The key holds
+    /// the full target id (`gfx90a:xnack+` and `gfx90a:xnack-` are two
+    /// entries) and the compiler's file and version.
+    pub fn get_or_compile_for(&self, program: &Program, target: &Target) -> Result<(Arc<Code>, CacheOrigin)> {
+        let compiler = raw::rtc::compiler_of(target.compiler())?;
+        let key = key(program, &target.to_string(), &compiler_identity(compiler)?);
+        self.get_or_insert_with(&key, || program.compile_for(target))
+    }
+
     /// The entry of `key`, or what `compile` makes of it.
     pub(crate) fn get_or_insert_with(
         &self,
@@ -167,6 +177,27 @@ impl Program {
     pub fn load(&self, device: Device) -> Result<Module> {
         self.build(device)?.load(device)
     }
+
+    /// The code for `target` (no device), from the process's kernel cache,
+    /// compiled with [`Program::compile_for`] on a miss.
+    pub fn build_for(&self, target: &Target) -> Result<Arc<Code>> {
+        KernelCache::global().get_or_compile_for(self, target).map(|(code, _)| code)
+    }
+}
+
+/// A compiler as text for keys: which, its file and its version (AMD's
+/// hipRTC reports 9.0 in every release, so the file tells releases apart).
+fn compiler_identity(compiler: raw::rtc::Compiler) -> Result<String> {
+    let (major, minor) = compiler.version().map_err(|Failed { operation, status }| {
+        HipError::Compile(Box::new(CompileError {
+            operation,
+            status,
+            program: String::new(),
+            target: String::new(),
+            log: String::new(),
+        }))
+    })?;
+    Ok(format!("{} {} {major}.{minor}", compiler.kind(), compiler.library()))
 }
 
 /// The backend, the HIP runtime's version and the compiler's, as text.
@@ -176,16 +207,8 @@ fn runtime_versions() -> Result<String> {
         return Ok(v.clone());
     }
     let runtime = raw::runtime::version()?;
-    let (major, minor) = raw::rtc::compiler()?.version().map_err(|Failed { operation, status }| {
-        HipError::Compile(Box::new(CompileError {
-            operation,
-            status,
-            program: String::new(),
-            target: String::new(),
-            log: String::new(),
-        }))
-    })?;
-    let text = format!("{:?} runtime {runtime} compiler {major}.{minor}", hip_sys::backend());
+    let compiler = compiler_identity(raw::rtc::compiler()?)?;
+    let text = format!("{:?} runtime {runtime} compiler {compiler}", hip_sys::backend());
     Ok(VERSIONS.get_or_init(|| text).clone())
 }
 

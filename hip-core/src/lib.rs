@@ -53,6 +53,7 @@ pub mod raw;
 // never reads the thread state.
 mod backoff;
 mod cache;
+mod code_object;
 mod context;
 mod device;
 mod event;
@@ -63,6 +64,7 @@ mod program;
 mod shared;
 mod stream;
 mod stream_copy;
+mod target;
 mod wait;
 
 // The thread state, and what reads it.
@@ -75,6 +77,7 @@ pub mod audit;
 
 pub use ambient::context;
 pub use cache::{CacheOrigin, CacheStats, KernelCache};
+pub use code_object::{code_kind, CodeKind};
 pub use context::Context;
 pub use error::{check, CompileError, HipError, Result};
 pub use event::Event;
@@ -91,4 +94,5 @@ pub use state::{
 };
 pub use stream::Stream;
 pub use stream_copy::{copy_after, copy_device_after};
+pub use target::{AmdTarget, NvidiaTarget, Target, TargetError};
 pub use wait::{EventWait, StreamSync};

@@ -1,9 +1,15 @@
 //! Runtime compilation: [`Program`] (HIP source, options, headers, name
-//! expressions) compiled by hipRTC (NVRTC on nvidia) into [`Code`].
+//! expressions) compiled by hipRTC (NVRTC on nvidia) into [`Code`], for a
+//! device or for a named [`Target`] with no device.
+//!
+//! Every compilation gets the portable kernel prelude
+//! ([`hip_sys::prelude`]): headers passed by name, so that one source,
+//! `#include <hip/hip_runtime.h>` and all, compiles with AMD's hipRTC
+//! (ROCm 5.x to 7.x) and with NVRTC.
 
 use crate::raw;
 use crate::raw::rtc::{self, Failed};
-use crate::{CompileError, Device, HipError, Module, Result};
+use crate::{CompileError, Device, HipError, Module, Result, Target};
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::sync::MutexExt;
 use std::ffi::CString;
@@ -12,10 +18,18 @@ use std::sync::Mutex;
 /// HIP kernel source to compile at run time, with its options, named
 /// headers and name expressions.
 ///
-/// [`Program::compile`] always runs the compiler; [`Program::build`] goes
-/// through the [kernel cache](crate::KernelCache) first. On the simulator
-/// nothing compiles: the error's log says so and names the simulator's
-/// built-in kernels, which load by name (`hip_sys::sim::code_object`).
+/// [`Program::compile`] always runs the compiler for a device;
+/// [`Program::build`] goes through the [kernel cache](crate::KernelCache)
+/// first. [`Program::compile_for`] and [`Program::build_for`] compile for
+/// a named [`Target`] with no device: AMD targets with AMD's hipRTC,
+/// NVIDIA ones with NVRTC, whatever the backend. On the simulator nothing
+/// compiles: the error's log says so and names the simulator's built-in
+/// kernels, which load by name (`hip_sys::sim::code_object`).
+///
+/// The source may include `<hip/hip_runtime.h>`, `<hip/hip_cooperative_groups.h>`
+/// and, under NVRTC, `<type_traits>` and `<limits>`: the portable prelude
+/// ([`hip_sys::prelude`]) passes them by name, unless [`Program::header`]
+/// gives a header of the same name.
 ///
 /// ```
 /// use hip_core::{Device, Program};
@@ -90,10 +104,75 @@ impl Program {
 
     /// Compile for `device`'s architecture (under that device, which stays
     /// the thread's HIP device afterwards as before), skipping the cache.
+    ///
+    /// # Errors
+    /// [`HipError::Compile`] with the compiler's log; [`HipError::Backend`]
+    /// where the backend has no compiler.
     pub fn compile(&self, device: Device) -> Result<Code> {
         let compiler = rtc::compiler()?;
         let target = target(device)?;
-        raw::on_device(device, || compile(compiler, self, target))?
+        raw::on_device(device, || compile(compiler, self, target, None))?
+    }
+
+    /// Compile for `target` with no device, skipping the cache: AMD
+    /// targets with AMD's hipRTC, NVIDIA ones with NVRTC, each loaded on
+    /// its own (neither needs a GPU), the simulator's with its own table
+    /// (which compiles nothing).
+    ///
+    /// # Errors
+    /// [`HipError::Backend`] when the target's compiler is not installed
+    /// (the message names every file tried); [`HipError::Compile`] with
+    /// the log when the source does not compile, or when the options name
+    /// another architecture than `target`.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Program, Target};
+    ///
+    /// let program = Program::new("extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }");
+    /// for target in ["gfx90a", "gfx1030", "gfx942:sramecc+:xnack-"] {
+    ///     match program.compile_for(&target.parse::<Target>()?) {
+    ///         Ok(code) => println!("{target}: {} bytes", code.bytes().len()),
+    ///         Err(error) => println!("{target}: {error}"), // hipRTC not installed here
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn compile_for(&self, target: &Target) -> Result<Code> {
+        let compiler = rtc::compiler_of(target.compiler())?;
+        let name = target.to_string();
+        let refuse = |log: String| {
+            Err(HipError::Compile(Box::new(CompileError {
+                operation: "hiprtcCompileProgram",
+                status: hiprtcResult::HIPRTC_ERROR_INVALID_OPTION,
+                program: self.name.clone(),
+                target: name.clone(),
+                log,
+            })))
+        };
+        if let Some(option) = self.options.iter().find(|o| target.names_architecture(o)) {
+            return refuse(format!(
+                "the option `{option}` names an architecture, and so does the target: remove the option \
+                 (compile_for passes {})",
+                target.compiler_option().unwrap_or_default()
+            ));
+        }
+        // hipRTC 5.x aborts the process on a processor it does not know.
+        if let Target::Amd(amd) = target {
+            let info = compiler.info();
+            if !info.knows(amd.processor()) {
+                return refuse(format!(
+                    "{} ({}) does not compile for {}; it knows {}. Install a ROCm release whose compiler \
+                     supports {} and point ROCM_PATH at it",
+                    info.kind,
+                    info.library,
+                    amd.processor(),
+                    info.processors.unwrap_or_default().join(", "),
+                    amd.processor()
+                ));
+            }
+        }
+        compile(compiler, self, name.clone(), target.compiler_option())
     }
 }
 
@@ -119,9 +198,15 @@ impl Code {
     }
 
     /// The architecture compiled for (`sm_90`, the AMD device's name and
-    /// version).
+    /// version, or the [`Target`] of [`Program::compile_for`]).
     pub fn target(&self) -> &str {
         &self.target
+    }
+
+    /// What the code is, read from its header: an amdgcn code object and
+    /// its processor, a CUBIN, PTX.
+    pub fn kind(&self) -> crate::CodeKind {
+        crate::code_kind(&self.bytes)
     }
 
     /// The symbol of a name expression given to [`Program::name_expression`].
@@ -168,8 +253,9 @@ fn c_string(what: &'static str, text: &str, program: &Program, target: &str) -> 
     })
 }
 
-/// Compile under the current device (the caller binds it).
-fn compile(compiler: rtc::Compiler, program: &Program, target: String) -> Result<Code> {
+/// Compile with `compiler`, adding `architecture` to the options (none:
+/// for the current device, which the caller binds).
+fn compile(compiler: rtc::Compiler, program: &Program, target: String, architecture: Option<String>) -> Result<Code> {
     let fail = |Failed { operation, status }, log: String| {
         HipError::Compile(Box::new(CompileError {
             operation,
@@ -181,11 +267,19 @@ fn compile(compiler: rtc::Compiler, program: &Program, target: String) -> Result
     };
     let source = c_string("source", &program.source, program, &target)?;
     let name = c_string("program name", &program.name, program, &target)?;
-    let mut headers = Vec::with_capacity(program.headers.len());
+    let prelude = hip_sys::prelude(compiler.kind());
+    let mut headers = Vec::with_capacity(program.headers.len() + prelude.len());
     for (include, text) in &program.headers {
         let include = c_string("header name", include, program, &target)?;
         headers.push((include, c_string("header text", text, program, &target)?));
     }
+    for header in prelude.iter().filter(|h| !program.headers.iter().any(|(name, _)| name == h.name)) {
+        headers.push((
+            c_string("header name", header.name, program, &target)?,
+            c_string("header text", header.text, program, &target)?,
+        ));
+    }
+    let _exclusive = compiler.exclusive();
     let handle = compiler.create(&source, &name, &headers).map_err(|failed| fail(failed, String::new()))?;
     let expressions = program
         .name_expressions
@@ -197,8 +291,11 @@ fn compile(compiler: rtc::Compiler, program: &Program, target: String) -> Result
             .add_name_expression(expression)
             .map_err(|failed| fail(failed, format!("name expression `{}`", expression.to_string_lossy())))?;
     }
-    let options =
+    let mut options =
         program.options.iter().map(|o| c_string("option", o, program, &target)).collect::<Result<Vec<_>>>()?;
+    if let Some(architecture) = &architecture {
+        options.push(c_string("option", architecture, program, &target)?);
+    }
     let compiled = handle.compile(&options);
     let log = handle.log();
     compiled.map_err(|failed| fail(failed, log.clone()))?;

@@ -60,8 +60,9 @@ pub use backend::{backend, hip, last_error_is_sticky, selection, Backend, Backen
 pub use bindings::hip::*;
 pub use bindings::hiprtc;
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};
-pub use libraries::rtc::{hiprtc, hiprtc_status_name};
+pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
     available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
 pub use newer::*;
+pub use shared::prelude::{prelude, Header};

@@ -12,6 +12,7 @@
 //! first's answer, so they are one step.
 
 use hip_sys::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use hip_sys::CompilerKind;
 use std::ffi::{c_char, CStr, CString};
 
 use crate::Result;
@@ -34,22 +35,58 @@ fn check(status: hiprtcResult, operation: &'static str) -> std::result::Result<(
     }
 }
 
-/// The process's compiler: its table, loaded.
+/// A loaded compiler: what it is, and its table.
 #[derive(Clone, Copy)]
-pub(crate) struct Compiler(&'static HiprtcApi);
+pub(crate) struct Compiler(&'static hip_sys::Compiler);
 
-/// The process's compiler, or why there is none (loads its table on first
-/// use).
+/// The compiler of the process's backend, or why there is none (loads its
+/// table on first use).
 pub(crate) fn compiler() -> Result<Compiler> {
-    Ok(Compiler(hip_sys::hiprtc()?))
+    Ok(Compiler(hip_sys::compiler()?))
+}
+
+/// The compiler of `kind` on its own, whatever the backend.
+pub(crate) fn compiler_of(kind: CompilerKind) -> Result<Compiler> {
+    Ok(Compiler(hip_sys::compiler_of(kind)?))
 }
 
 impl Compiler {
+    /// Which compiler this is.
+    pub(crate) fn kind(self) -> CompilerKind {
+        self.0.kind
+    }
+
+    /// The file it was loaded from.
+    pub(crate) fn library(self) -> &'static str {
+        self.0.library
+    }
+
+    /// Hold this while a program of this compiler lives, where the
+    /// compiler is not safe to call from two threads: AMD's hipRTC before
+    /// ROCm 5.4 runs LLVM with no lock of its own (clr took comgr's lock
+    /// out once comgr locked internally), and concurrent compilations with
+    /// hipRTC 5.2 crash the process. NVRTC is thread-safe: `None`.
+    pub(crate) fn exclusive(self) -> Option<std::sync::MutexGuard<'static, ()>> {
+        static HIPRTC: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        use hip_sys::sync::MutexExt;
+        (self.kind() == CompilerKind::Hiprtc).then(|| HIPRTC.lock_unpoisoned())
+    }
+
+    /// What it knows of itself: which, where from, its version, the
+    /// processors it compiles for.
+    pub(crate) fn info(self) -> &'static hip_sys::Compiler {
+        self.0
+    }
+
+    fn api(self) -> &'static HiprtcApi {
+        self.0.api
+    }
+
     /// The compiler's (major, minor) version (`hiprtcVersion`).
     pub(crate) fn version(self) -> std::result::Result<(i32, i32), Failed> {
         let (mut major, mut minor) = (0, 0);
         // SAFETY: valid out-pointers.
-        check(unsafe { (self.0.hiprtcVersion)(&mut major, &mut minor) }, "hiprtcVersion")?;
+        check(unsafe { (self.api().hiprtcVersion)(&mut major, &mut minor) }, "hiprtcVersion")?;
         Ok((major, minor))
     }
 
@@ -67,7 +104,7 @@ impl Compiler {
         // SAFETY: a valid out-pointer and C strings alive for the call; the
         // header arrays hold `len` entries each.
         let status = unsafe {
-            (self.0.hiprtcCreateProgram)(
+            (self.api().hiprtcCreateProgram)(
                 &mut program,
                 source.as_ptr(),
                 name.as_ptr(),
@@ -77,7 +114,7 @@ impl Compiler {
             )
         };
         check(status, "hiprtcCreateProgram")?;
-        Ok(Handle { api: self.0, program })
+        Ok(Handle { api: self.api(), program })
     }
 }
 

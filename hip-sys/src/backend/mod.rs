@@ -37,7 +37,9 @@ mod selection;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+pub(crate) use amd::hiprtc_compiler;
 pub use error::BackendError;
 pub use kind::Backend;
+pub(crate) use nvidia::nvrtc_compiler;
 pub(crate) use selection::provider;
 pub use selection::{backend, hip, last_error_is_sticky, selection, BACKEND_ENV};

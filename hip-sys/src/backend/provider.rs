@@ -3,13 +3,13 @@
 //! provider; [`crate::libraries`] calls it once per table and keeps the
 //! answer.
 
-use crate::hiprtc::HiprtcApi;
 use crate::miopen::MiopenApi;
 use crate::rocblas::RocblasApi;
 use crate::rocfft::RocfftApi;
 use crate::rocsparse::RocsparseApi;
+use crate::shared::compiler::Compiler;
 use crate::shared::rocfft_version::RocfftVersion;
-use crate::{BackendError, HipApi};
+use crate::BackendError;
 
 /// How a backend fills each library table: an error says why it cannot.
 pub(crate) struct Provider {
@@ -24,6 +24,7 @@ pub(crate) struct Provider {
     pub rocfft_version: fn() -> Result<RocfftVersion, BackendError>,
     /// MIOpen.
     pub miopen: fn() -> Result<&'static MiopenApi, BackendError>,
-    /// hipRTC, for the backend's HIP table.
-    pub hiprtc: fn(&'static HipApi) -> Result<&'static HiprtcApi, BackendError>,
+    /// The runtime compiler that serves the backend's devices: AMD's
+    /// hipRTC, NVRTC, or the simulator's.
+    pub hiprtc: fn() -> Result<&'static Compiler, BackendError>,
 }

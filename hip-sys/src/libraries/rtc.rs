@@ -1,33 +1,63 @@
-//! The runtime compiler's table, [`HiprtcApi`]: AMD's hipRTC, NVRTC on
-//! nvidia, or the simulator's.
+//! The runtime compilers: the one that serves the process's backend
+//! ([`compiler`], [`hiprtc`]), and each on its own, for compiling for a
+//! named target with no device ([`compiler_of`]).
 //!
-//! - **amd**: hipRTC has lived in its own library since ROCm 6.0
-//!   (`libhiprtc.so.6`, `libhiprtc.so.7`); in ROCm 5.x it is part of
-//!   `libamdhip64` itself. The loader reads the HIP runtime's version
-//!   (`hipRuntimeGetVersion`) and opens `libhiprtc.so.<major>` then
-//!   `libhiprtc.so` for 6 and later, `libamdhip64.so.5` then
-//!   `libamdhip64.so` for 5, in `$ROCM_PATH/lib`, `/opt/rocm/lib` and
-//!   through the loader path. Every function of the table has the same
-//!   signature in hipRTC 5.0 to 7.x. The library's own `hiprtcVersion`
-//!   must report the runtime's major version: two ROCm installations
-//!   mixed in one process are refused.
-//! - **nvidia**: NVRTC (`libnvrtc.so.13`, `.12`) behind the same table,
-//!   compiling for the current device's compute capability; see the nvidia
-//!   backend's `nvrtc.rs`.
-//! - **sim**: the simulator cannot compile C++. Its table creates programs
-//!   and answers every compilation with `HIPRTC_ERROR_COMPILATION` and a
-//!   log that says so and names its built-in kernels, which load by name
-//!   through [`crate::sim::code_object`].
+//! - **AMD's hipRTC** ([`CompilerKind::Hiprtc`]): in its own library since
+//!   ROCm 6.0 (`libhiprtc.so.6`, `libhiprtc.so.7`), part of
+//!   `libamdhip64.so.5` in ROCm 5.x. On the amd backend it is the hipRTC
+//!   of the loaded runtime's own installation (the directory the runtime
+//!   was loaded from), whatever its `hiprtcVersion` says: that is a
+//!   constant 9.0 in every ROCm release from 5.2 to 7.x. Without an amd
+//!   runtime (no GPU, or a runtime too old for the backend) it is looked
+//!   for on its own in `$ROCM_PATH/lib`, `/opt/rocm/lib` and the loader's
+//!   path: compiling for a named AMD target needs no GPU, so Debian's
+//!   `libamdhip64-5` on a laptop is enough.
+//! - **NVRTC** ([`CompilerKind::Nvrtc`]): `libnvrtc.so.13`, `.12`, behind
+//!   hipRTC's table (the nvidia backend's `nvrtc.rs`), compiling for the
+//!   current device's compute capability or a named `sm_XY`.
+//! - **The simulator's** ([`CompilerKind::Sim`]): it cannot compile C++.
+//!   Its table creates programs and answers every compilation with
+//!   `HIPRTC_ERROR_COMPILATION` and a log that says so and names its
+//!   built-in kernels, which load by name through
+//!   [`crate::sim::code_object`](crate::sim).
 
 use std::sync::OnceLock;
 
 use crate::hiprtc::HiprtcApi;
 use crate::BackendError;
 
+pub use crate::shared::compiler::{Compiler, CompilerKind};
 pub use crate::shared::hiprtc_names::hiprtc_status_name;
 
-/// The process's hipRTC table (loaded on first use).
+/// The compiler for the process's backend (loaded on first use).
+pub fn compiler() -> Result<&'static Compiler, BackendError> {
+    static COMPILER: OnceLock<Result<&'static Compiler, BackendError>> = OnceLock::new();
+    COMPILER.get_or_init(|| (crate::backend::provider()?.hiprtc)()).clone()
+}
+
+/// The table of the process's compiler ([`compiler`]).
 pub fn hiprtc() -> Result<&'static HiprtcApi, BackendError> {
-    static TABLE: OnceLock<Result<&'static HiprtcApi, BackendError>> = OnceLock::new();
-    TABLE.get_or_init(|| (crate::backend::provider()?.hiprtc)(crate::hip()?)).clone()
+    compiler().map(|c| c.api)
+}
+
+/// The compiler of `kind`, loaded on its own (once per process) whatever
+/// the backend: AMD's hipRTC and NVRTC need no GPU to compile for a named
+/// target. On the amd backend [`CompilerKind::Hiprtc`] is the backend's
+/// own; on nvidia [`CompilerKind::Nvrtc`] is.
+///
+/// # Errors
+/// [`BackendError::LibraryNotFound`] naming every file tried, with what to
+/// install; [`BackendError::SymbolMissing`] for an incomplete library.
+pub fn compiler_of(kind: CompilerKind) -> Result<&'static Compiler, BackendError> {
+    match kind {
+        CompilerKind::Hiprtc => crate::backend::hiprtc_compiler(),
+        CompilerKind::Nvrtc => crate::backend::nvrtc_compiler(),
+        #[cfg(feature = "sim")]
+        CompilerKind::Sim => Ok(crate::sim::compiler()),
+        #[cfg(not(feature = "sim"))]
+        CompilerKind::Sim => Err(BackendError::BackendUnavailable {
+            backend: crate::Backend::Sim,
+            reason: "this build has no simulator (the `sim` feature is off)".to_owned(),
+        }),
+    }
 }

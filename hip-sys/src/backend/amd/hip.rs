@@ -54,16 +54,19 @@ const LIBRARY: &str = "libamdhip64";
 const FILE_NAMES: [&str; 4] = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"];
 
 /// What to do when the library cannot be found.
-const NOT_FOUND_HINT: &str = "install ROCm (5.x, 6.x or 7.x), then set ROCM_PATH to its \
+const NOT_FOUND_HINT: &str = "install ROCm (5.3 or newer: 5.x, 6.x or 7.x), then set ROCM_PATH to its \
      prefix (e.g. /opt/rocm) or add its lib directory to LD_LIBRARY_PATH; \
      or set AMDGPU_BACKEND=sim to use the HIP simulator";
 
 /// What to do when a symbol is missing.
-const SYMBOL_HINT: &str = "point ROCM_PATH at a ROCm 5.x, 6.x or 7.x installation, \
-     or set AMDGPU_BACKEND=sim to use the HIP simulator";
+const SYMBOL_HINT: &str = "this HIP runtime is older than ROCm 5.3, the oldest this crate supports (the \
+     first whose runtime exports every function it calls; hipLaunchHostFunc came in 5.3), or it is not a \
+     complete HIP runtime: point ROCM_PATH at a ROCm 5.3 to 7.x installation, or set AMDGPU_BACKEND=sim to \
+     use the HIP simulator. Compiling for AMD targets does not need a supported runtime: hipRTC loads on \
+     its own (Program::compile_for)";
 
 /// The HIP versions this loader accepts, in messages.
-const SUPPORTED: &str = "HIP 5.x, 6.x and 7.x (ROCm 5.0 to 7.x)";
+const SUPPORTED: &str = "HIP 5.3 to 7.x (ROCm 5.3 to 7.x)";
 
 /// The candidate files for `libamdhip64`, in the order they are tried.
 ///
@@ -106,9 +109,10 @@ impl HipVersion {
         Some(Self { major: v / 10_000_000, minor: (v / 100_000) % 100, patch: v % 100_000 })
     }
 
-    /// Whether the table's signatures are known to match this version.
+    /// Whether the table's signatures are known to match this version
+    /// (5.3, the first with every function of the table, to 7.x).
     pub(crate) fn is_supported(self) -> bool {
-        (5..=7).contains(&self.major)
+        (5..=7).contains(&self.major) && (self.major, self.minor) >= (5, 3)
     }
 
     /// Whether `hipMemoryType` uses the 6.0 numbering.
@@ -206,7 +210,8 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
             })
         }
     };
-    log::debug!("loaded {path}: HIP {version}, {count} device(s)");
+    let runtime = super::installation::record(api.hipRuntimeGetVersion as *const c_void, &path, version);
+    log::debug!("loaded {} ({path}): HIP {version}, {count} device(s)", runtime.path);
 
     if version.renumbered_memory_type() {
         let real = api.hipPointerGetAttributes;
@@ -398,6 +403,9 @@ mod tests {
         assert!(v.is_supported() && v.renumbered_memory_type());
 
         assert!(!HipVersion::from_encoded(40_500_000).expect("ok").is_supported());
+        // 5.2 lacks hipLaunchHostFunc; 5.3 is the oldest supported.
+        assert!(!HipVersion::from_encoded(50_221_153).expect("ok").is_supported());
+        assert!(HipVersion::from_encoded(50_300_000).expect("ok").is_supported());
         assert!(!HipVersion::from_encoded(80_000_000).expect("ok").is_supported());
         assert_eq!(HipVersion::from_encoded(-1), None);
     }

@@ -1,6 +1,9 @@
-//! Where the amd backend looks for AMD's math libraries: under
-//! `$ROCM_PATH/lib`, then `/opt/rocm/lib`, then through the loader's path,
-//! under each library's file names (see [`crate::libraries`]).
+//! Where the amd backend looks for AMD's math libraries: in the loaded HIP
+//! runtime's own directory, and only there, so that one process never
+//! mixes two ROCm installations (see [`super::installation`]). Before a
+//! runtime is loaded (the loaders' own tests), under `$ROCM_PATH/lib`, then
+//! `/opt/rocm/lib`, then through the loader's path, under each library's
+//! file names (see [`crate::libraries`]).
 
 use crate::backend::loader::Opened;
 use crate::shared::library::Library;
@@ -21,6 +24,20 @@ const fn file_names(library: Library) -> &'static [&'static str] {
             &["librocblas.so", "librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"]
         }
     }
+}
+
+/// The candidate files of `library` for this process: beside the loaded
+/// runtime, else [`candidates`] of `ROCM_PATH`.
+pub(crate) fn installed(library: Library) -> Vec<String> {
+    match super::installation::runtime() {
+        Some(runtime) => beside(library, &runtime.directory),
+        None => candidates(library, rocm_path().as_deref()),
+    }
+}
+
+/// The candidate files of `library` in the runtime's directory `dir`.
+pub(crate) fn beside(library: Library, dir: &str) -> Vec<String> {
+    file_names(library).iter().map(|name| format!("{dir}/{name}")).collect()
 }
 
 /// The candidate files of `library`, in the order they are tried.
@@ -70,6 +87,11 @@ mod tests {
         assert_eq!(c[0], "/x/rocm/lib/librocsparse.so");
         assert_eq!(c[3], "/opt/rocm/lib/librocsparse.so");
         assert_eq!(c.last().map(String::as_str), Some("librocsparse.so.0"));
+        assert_eq!(
+            beside(Library::Rocblas, "/x/rocm-6.2/lib")[..2],
+            ["/x/rocm-6.2/lib/librocblas.so", "/x/rocm-6.2/lib/librocblas.so.5"]
+        );
+        assert!(beside(Library::Rocfft, "/x/lib").iter().all(|c| c.starts_with("/x/lib/")));
         assert_eq!(
             candidates(Library::Miopen, None),
             ["/opt/rocm/lib/libMIOpen.so", "/opt/rocm/lib/libMIOpen.so.1", "libMIOpen.so", "libMIOpen.so.1"]

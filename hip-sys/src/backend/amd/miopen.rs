@@ -1,14 +1,14 @@
 //! MIOpen on the amd backend: AMD's `libMIOpen`, versions 2.x and 3.x (see
 //! [`crate::libraries::dnn`]).
 
-use super::libraries::{candidates, open, rocm_path};
+use super::libraries::{installed, open};
 use crate::miopen::{miopenStatus_t, MiopenApi};
 use crate::shared::library::Library;
 use crate::BackendError;
 
 /// MIOpen's table, from the first candidate library that loads.
 pub(crate) fn table() -> Result<&'static MiopenApi, BackendError> {
-    load_miopen(&candidates(Library::Miopen, rocm_path().as_deref()))
+    load_miopen(&installed(Library::Miopen))
 }
 
 fn load_miopen(candidates: &[String]) -> Result<&'static MiopenApi, BackendError> {

@@ -8,6 +8,7 @@
 
 mod hip;
 mod hiprtc;
+mod installation;
 mod libraries;
 mod miopen;
 mod provider;
@@ -18,4 +19,5 @@ mod rocsparse;
 pub(crate) use hip::load;
 #[cfg(test)]
 pub(crate) use hip::load_from;
+pub(crate) use hiprtc::compiler as hiprtc_compiler;
 pub(crate) use provider::PROVIDER;

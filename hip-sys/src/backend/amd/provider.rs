@@ -11,5 +11,5 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft: rocfft::table,
     rocfft_version: rocfft::version,
     miopen: miopen::table,
-    hiprtc: hiprtc::table,
+    hiprtc: hiprtc::compiler,
 };

@@ -4,14 +4,14 @@
 
 use std::ffi::c_char;
 
-use super::libraries::{candidates, open, rocm_path};
+use super::libraries::{installed, open};
 use crate::rocblas::{rocblas_handle, rocblas_math_mode, rocblas_status, RocblasApi};
 use crate::shared::library::Library;
 use crate::BackendError;
 
 /// rocBLAS's table, from the first candidate library that loads.
 pub(crate) fn table() -> Result<&'static RocblasApi, BackendError> {
-    load_rocblas(&candidates(Library::Rocblas, rocm_path().as_deref()))
+    load_rocblas(&installed(Library::Rocblas))
 }
 
 /// The versions the loader accepts, in messages.

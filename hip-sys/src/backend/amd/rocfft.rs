@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use super::libraries::{candidates, open, rocm_path};
+use super::libraries::{installed, open};
 use crate::rocfft::{rocfft_status, RocfftApi};
 use crate::shared::library::Library;
 use crate::shared::rocfft_version::{parse_rocfft_version, RocfftVersion};
@@ -12,7 +12,7 @@ use crate::BackendError;
 
 /// rocFFT's table, from the first candidate library that loads.
 pub(crate) fn table() -> Result<&'static RocfftApi, BackendError> {
-    load_rocfft(&candidates(Library::Rocfft, rocm_path().as_deref()))
+    load_rocfft(&installed(Library::Rocfft))
 }
 
 /// The version the loaded library reported; an error before it loaded.

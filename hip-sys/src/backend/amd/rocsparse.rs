@@ -4,7 +4,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::libraries::{candidates, open, rocm_path};
+use super::libraries::{installed, open};
 use crate::rocsparse::*;
 use crate::shared::library::Library;
 use crate::shared::rocsparse_spmv::{staged_spmv_over, unstaged_spmv_over, SpmvStaged, SpmvUnstaged};
@@ -12,7 +12,7 @@ use crate::BackendError;
 
 /// rocSPARSE's table, from the first candidate library that loads.
 pub(crate) fn table() -> Result<&'static RocsparseApi, BackendError> {
-    load_rocsparse(&candidates(Library::Rocsparse, rocm_path().as_deref()))
+    load_rocsparse(&installed(Library::Rocsparse))
 }
 
 /// How the SpMV entry points of a rocSPARSE version are filled.

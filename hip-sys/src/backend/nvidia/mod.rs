@@ -61,6 +61,7 @@ mod runtime;
 mod types;
 
 pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ERROR_UNKNOWN};
+pub(crate) use nvrtc::compiler as nvrtc_compiler;
 pub(crate) use provider::PROVIDER;
 
 /// A `cudaError_t` of the CUDA runtime API.

@@ -7,11 +7,14 @@
 //!
 //! # The mapping
 //!
-//! - **Sources written for HIP.** `hiprtcCreateProgram` adds a header
-//!   named `hip/hip_runtime.h` (`hip_runtime_nvrtc.h` here: HIP's
-//!   kernel-side names of the common HIP/CUDA subset), unless the caller
-//!   passes a header of that name, so the same kernel source compiles on
-//!   AMD and NVIDIA.
+//! - **Sources written for HIP.** `hiprtcCreateProgram` adds the portable
+//!   kernel prelude's NVRTC headers ([`crate::prelude`]: `hip/hip_runtime.h`
+//!   with HIP's kernel-side names, `hip/hip_cooperative_groups.h`,
+//!   `type_traits`, `limits`), each unless the caller passes a header of
+//!   that name, so the same kernel source compiles on AMD and NVIDIA.
+//!   `hiprtcCompileProgram` pre-includes `hip/hip_runtime.h`
+//!   (`--pre-include`), as hipRTC pre-includes its runtime header: HIP's
+//!   names need no `#include` on either.
 //! - **The architecture.** hipRTC compiles for the current device when no
 //!   `--offload-arch` is given; likewise `hiprtcCompileProgram` adds
 //!   `--gpu-architecture=sm_<major><minor>` from the current device's
@@ -27,11 +30,12 @@
 //! - `hiprtcVersion` reports NVRTC's version (12.9, 13.0), the one that
 //!   matters for what it compiles.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 use super::{catch_status, library_candidates, open};
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::shared::compiler::{Compiler, CompilerKind};
 use crate::BackendError;
 
 /// `nvrtcResult`.
@@ -75,10 +79,20 @@ fn_table! {
     }
 }
 
-/// The header every program gets, under [`HIP_RUNTIME_NAME`].
-pub(crate) const HIP_RUNTIME_HEADER: &str = concat!(include_str!("hip_runtime_nvrtc.h"), "\0");
-/// Its include name.
-const HIP_RUNTIME_NAME: &CStr = c"hip/hip_runtime.h";
+/// hipRTC compiles every program with its runtime header included first,
+/// so HIP's names need no `#include`; NVRTC includes the prelude's first.
+const PRE_INCLUDE: &CStr = c"--pre-include=hip/hip_runtime.h";
+
+/// The prelude's headers as C strings: (include name, text).
+fn prelude() -> &'static [(CString, CString)] {
+    static HEADERS: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
+    HEADERS.get_or_init(|| {
+        crate::prelude(CompilerKind::Nvrtc)
+            .iter()
+            .filter_map(|h| Some((CString::new(h.name).ok()?, CString::new(h.text).ok()?)))
+            .collect()
+    })
+}
 
 /// `cudaDevAttrComputeCapabilityMajor` and `Minor`.
 const CC_MAJOR: c_int = 75;
@@ -94,12 +108,22 @@ const HINT: &str = "install NVRTC (CUDA 12 or 13: the toolkit, or the cuda-nvrtc
 
 /// NVRTC's functions, set by the first load that succeeds.
 static LOADED: OnceLock<Nvrtc> = OnceLock::new();
+/// What was loaded, set with [`LOADED`].
+static COMPILER: OnceLock<Compiler> = OnceLock::new();
+
+/// The process's NVRTC from the standard [`candidates`] (loaded on first
+/// use; an error is kept too). Needs no GPU and no CUDA runtime when the
+/// options name an architecture.
+pub(crate) fn compiler() -> Result<&'static Compiler, BackendError> {
+    static RESULT: OnceLock<Result<&'static Compiler, BackendError>> = OnceLock::new();
+    RESULT.get_or_init(|| load(&candidates())).clone()
+}
 
 /// Load NVRTC from the first of `candidates` that opens (once per
 /// process) and return the hipRTC table over it.
-pub(crate) fn load(candidates: &[String]) -> Result<&'static HiprtcApi, BackendError> {
-    if LOADED.get().is_some() {
-        return Ok(&NVRTC_HIPRTC);
+pub(crate) fn load(candidates: &[String]) -> Result<&'static Compiler, BackendError> {
+    if let Some(compiler) = COMPILER.get() {
+        return Ok(compiler);
     }
     let library = open("libnvrtc", candidates, HINT)?;
     // SAFETY: `library` is NVRTC, whose exported functions have the
@@ -109,9 +133,16 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static HiprtcApi, BackendE
     // SAFETY: valid out-pointers.
     let status = unsafe { (fns.nvrtcVersion)(&mut major, &mut minor) };
     log::debug!("nvidia backend: loaded {} (NVRTC {major}.{minor}, status {status})", library.path());
+    let path: &'static str = Box::leak(library.path().to_owned().into_boxed_str());
     library.keep();
     let _ = LOADED.set(fns);
-    Ok(&NVRTC_HIPRTC)
+    Ok(COMPILER.get_or_init(|| Compiler {
+        kind: CompilerKind::Nvrtc,
+        library: path,
+        version: (major, minor),
+        api: &NVRTC_HIPRTC,
+        processors: None,
+    }))
 }
 
 fn fns() -> Result<&'static Nvrtc, hiprtcResult> {
@@ -187,19 +218,27 @@ unsafe extern "C" fn hiprtcCreateProgram(
         if count > 0 && (headers.is_null() || include_names.is_null()) {
             return Err(hiprtcResult::HIPRTC_ERROR_INVALID_INPUT);
         }
-        let (mut all_headers, mut all_names) = (Vec::with_capacity(count + 1), Vec::with_capacity(count + 1));
-        let mut has_hip_runtime = false;
+        let prelude = prelude();
+        let capacity = count + prelude.len();
+        let (mut all_headers, mut all_names) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
+        let mut given = vec![false; prelude.len()];
         for i in 0..count {
             // SAFETY: both arrays hold `num_headers` entries (hipRTC's contract).
             let (header, include) = unsafe { (*headers.add(i), *include_names.add(i)) };
+            if header.is_null() || include.is_null() {
+                return Err(hiprtcResult::HIPRTC_ERROR_INVALID_INPUT);
+            }
             // SAFETY: a non-null include name is NUL-terminated.
-            has_hip_runtime |= !include.is_null() && unsafe { CStr::from_ptr(include) } == HIP_RUNTIME_NAME;
+            let include_name = unsafe { CStr::from_ptr(include) };
+            for (slot, (name, _)) in given.iter_mut().zip(prelude) {
+                *slot |= include_name == name.as_c_str();
+            }
             all_headers.push(header);
             all_names.push(include);
         }
-        if !has_hip_runtime {
-            all_headers.push(HIP_RUNTIME_HEADER.as_ptr().cast());
-            all_names.push(HIP_RUNTIME_NAME.as_ptr());
+        for ((name, text), _) in prelude.iter().zip(&given).filter(|(_, given)| !**given) {
+            all_headers.push(text.as_ptr());
+            all_names.push(name.as_ptr());
         }
         // SAFETY: the caller's program out-pointer, source and name; the
         // header arrays hold `len` NUL-terminated strings each, alive for
@@ -278,6 +317,7 @@ unsafe extern "C" fn hiprtcCompileProgram(
             architecture = current_architecture()?;
             all.push(architecture.as_ptr().cast());
         }
+        all.push(PRE_INCLUDE.as_ptr());
         // SAFETY: a program of this table and `all.len()` NUL-terminated
         // options, alive for the call.
         ok(unsafe { (f.nvrtcCompileProgram)(prog, all.len() as c_int, all.as_ptr()) })
@@ -375,7 +415,7 @@ mod tests {
         assert!(names_architecture(b"--gpu-architecture=sm_90"));
         assert!(names_architecture(b"-arch=compute_90"));
         assert!(!names_architecture(b"-std=c++17"));
-        assert!(HIP_RUNTIME_HEADER.ends_with('\0') && HIP_RUNTIME_HEADER.contains("HIP_DYNAMIC_SHARED"));
+        assert_eq!(prelude().len(), crate::prelude(CompilerKind::Nvrtc).len(), "every header is a C string");
     }
 
     #[test]

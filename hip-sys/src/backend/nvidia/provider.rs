@@ -15,5 +15,5 @@ pub(crate) static PROVIDER: Provider = Provider {
     // ones: the input rules of rocFFT 1.0.25 and later.
     rocfft_version: || Ok(RocfftVersion::R2C_KEEPS_INPUT),
     miopen: || cudnn::load(&cudnn::candidates()),
-    hiprtc: |_hip| nvrtc::load(&nvrtc::candidates()),
+    hiprtc: nvrtc::compiler,
 };

@@ -320,7 +320,7 @@ pub use machine::{configured_devices, configured_memory, live_allocations, used_
 pub use peers::set_peer_reachable;
 pub use races::{expect_races, race_check_enabled, ExpectRaces};
 pub use submit::{hold_stream, StreamHold};
-pub use tables::{api, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocsparse_api};
+pub use tables::{api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocsparse_api};
 pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 
 pub(crate) use machine::configure_from_env;

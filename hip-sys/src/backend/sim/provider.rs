@@ -12,5 +12,5 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft: || rocfft::env_version().map(|_| &rocfft::SIM_ROCFFT),
     rocfft_version: || Ok(rocfft::rocfft_version()),
     miopen: || Ok(&miopen::SIM_MIOPEN),
-    hiprtc: |_hip| Ok(&super::rtc::SIM_HIPRTC),
+    hiprtc: || Ok(&super::rtc::SIM_COMPILER),
 };

@@ -11,11 +11,11 @@
 //! compile `HIPRTC_ERROR_INVALID_PROGRAM`, lowered names asked before a
 //! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`.
 
-use super::api::hipRuntimeGetVersion;
 use super::handles::new_handle;
 use super::kernels::KERNELS;
 use super::lock::lock;
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::shared::compiler::{Compiler, CompilerKind};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
@@ -34,6 +34,21 @@ pub(crate) static SIM_HIPRTC: HiprtcApi = HiprtcApi {
     hiprtcGetCodeSize,
     hiprtcGetCode,
 };
+
+/// The simulator's compiler, as [`crate::libraries::rtc::compiler`]
+/// describes it: hipRTC's 9.0, as AMD's reports in every release.
+pub(crate) static SIM_COMPILER: Compiler = Compiler {
+    kind: CompilerKind::Sim,
+    library: "built-in",
+    version: HIPRTC_VERSION,
+    api: &SIM_HIPRTC,
+    processors: None,
+};
+
+/// What `hiprtcVersion` answers: 9.0, the constant clr's `hiprtc.cpp`
+/// reports in every ROCm release from 5.2 to 7.x, whatever the runtime's
+/// version (HIP 5.2.3's `libamdhip64.so.5` answers it too).
+pub(crate) const HIPRTC_VERSION: (i32, i32) = (9, 0);
 
 struct SimProgram {
     name: String,
@@ -76,13 +91,10 @@ unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hipr
     if major.is_null() || minor.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    let mut encoded = 0;
-    // SAFETY: a valid out-pointer.
-    let _ = unsafe { hipRuntimeGetVersion(&mut encoded) };
     // SAFETY: both checked non-null; the caller passes writable ints.
     unsafe {
-        *major = encoded / 10_000_000;
-        *minor = (encoded / 100_000) % 100;
+        *major = HIPRTC_VERSION.0;
+        *minor = HIPRTC_VERSION.1;
     }
     hiprtcResult::HIPRTC_SUCCESS
 }

@@ -32,6 +32,11 @@ pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
     &rtc::SIM_HIPRTC
 }
 
+/// The simulator's compiler: its hipRTC table, reporting hipRTC's 9.0.
+pub fn compiler() -> &'static crate::Compiler {
+    &rtc::SIM_COMPILER
+}
+
 /// The simulator's MIOpen table.
 pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
     &libs::miopen::SIM_MIOPEN

@@ -17,5 +17,4 @@ mod registered;
 mod streams;
 mod table;
 
-pub(crate) use device::hipRuntimeGetVersion;
 pub(crate) use table::SIM_API;
