@@ -341,11 +341,14 @@ pub use error::{Error, Result};
 pub use hip_core::DeviceMismatch;
 pub use hip_core::Stream;
 pub use hip_core::{
+    code_kind, runtime_version, AmdTarget, CacheOrigin, CacheStats, Code, CodeKind, CompileError, KernelCache,
+    LaunchLimits, NvidiaTarget, Program, Target, TargetError,
+};
+pub use hip_core::{
     context, default_device, device, on_device_async, on_stream_async, priority, set_default_device, set_device,
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
     LaunchConfig, Module,
 };
-pub use hip_core::{CacheOrigin, CacheStats, Code, CompileError, KernelCache, LaunchLimits, Program};
 pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
 pub use host::{HostBuffer, HostSlice, HostSliceMut};

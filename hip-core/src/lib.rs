@@ -86,7 +86,7 @@ pub use limits::LaunchLimits;
 pub use mismatch::DeviceMismatch;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use ordinal::Device;
-pub use program::{Code, Program};
+pub use program::{runtime_version, Code, Program};
 pub use state::{
     default_device, device, idle_streams, peek_last_error, prepare_state, priority, set_default_device, set_device,
     set_stream, stream, take_last_error, thread_state_exists, with_context, with_device, with_priority, with_stream,

@@ -176,6 +176,22 @@ impl Program {
     }
 }
 
+/// The HIP runtime's version as (major, minor, patch), decoded from
+/// `hipRuntimeGetVersion` (`major * 10^7 + minor * 10^5 + patch`); on
+/// nvidia the CUDA runtime's (`1000 * major + 10 * minor`, as HIP's NVIDIA
+/// platform reports it), with patch 0.
+///
+/// # Errors
+/// [`HipError::Backend`] when no backend loads; the call's error.
+#[doc(alias = "hipRuntimeGetVersion")]
+pub fn runtime_version() -> Result<(u32, u32, u32)> {
+    let encoded = raw::runtime::version()?.max(0) as u32;
+    Ok(match hip_sys::backend() {
+        hip_sys::Backend::Nvidia => (encoded / 1000, (encoded % 1000) / 10, 0),
+        _ => (encoded / 10_000_000, (encoded / 100_000) % 100, encoded % 100_000),
+    })
+}
+
 /// Compiled code: an AMD code object, a CUBIN or PTX on nvidia, with the
 /// compiler's log and the lowered names of the program's name expressions.
 #[derive(Debug, Clone, PartialEq, Eq)]

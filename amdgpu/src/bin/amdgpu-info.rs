@@ -1,14 +1,19 @@
-//! `amdgpu-info`: the backend, its libraries, each device and its pool.
+//! `amdgpu-info`: the backend, its runtime and compiler, its libraries,
+//! each device and its pool; and `amdgpu-info compile`, which compiles HIP
+//! files for named targets with no GPU.
 //!
 //! ```text
-//! amdgpu-info          # a readable report
-//! amdgpu-info --json   # the same as JSON, for scripts
+//! amdgpu-info                                       # a readable report
+//! amdgpu-info --json                                # the same as JSON, for scripts
+//! amdgpu-info compile --target gfx90a --target gfx942:sramecc+:xnack- k.hip [-- OPTIONS]
 //! ```
 //!
-//! Exits 1 with a one-line cause and a hint when there is no usable device,
-//! 2 on a bad argument.
+//! The report exits 1 with a one-line cause and a hint when there is no
+//! usable device. `compile` prints each code object's size and kind, or
+//! the compiler's log, and exits 1 if any compilation failed. Both exit 2
+//! on a bad argument.
 
-use amdgpu::{Device, Error};
+use amdgpu::{Device, Error, Program, Target};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -59,6 +64,78 @@ fn json_string(s: &str) -> String {
     out
 }
 
+/// The runtime's version and the compiler: one line each.
+fn versions() -> (String, String) {
+    let runtime = match amdgpu::runtime_version() {
+        Ok((major, minor, patch)) => format!("{major}.{minor}.{patch}"),
+        Err(e) => format!("unknown ({e})"),
+    };
+    let compiler = match amdgpu::sys::compiler() {
+        Ok(c) => format!("{} {}.{} ({})", c.kind, c.version.0, c.version.1, c.library),
+        Err(e) => format!("unavailable ({e})"),
+    };
+    (runtime, compiler)
+}
+
+const USAGE: &str = "usage: amdgpu-info [--json]\n       amdgpu-info compile --target TARGET [--target TARGET ...] FILE.hip [FILE.hip ...] [-- OPTION ...]";
+
+/// `amdgpu-info compile`: every file for every target; the exit code.
+fn compile(args: &[String]) -> ExitCode {
+    let (mut targets, mut files, mut options) = (Vec::new(), Vec::new(), Vec::new());
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--target" => match args.next().map(|t| t.parse::<Target>()) {
+                Some(Ok(target)) => targets.push(target),
+                Some(Err(e)) => {
+                    eprintln!("amdgpu-info compile: {e}");
+                    return ExitCode::from(2);
+                }
+                None => {
+                    eprintln!("amdgpu-info compile: --target needs a target\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--" => options.extend(args.by_ref().cloned()),
+            other if other.starts_with('-') => {
+                eprintln!("amdgpu-info compile: unknown argument {other:?}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            file => files.push(file.to_owned()),
+        }
+    }
+    if targets.is_empty() || files.is_empty() {
+        eprintln!("amdgpu-info compile: name at least one --target and one file\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut failed = 0;
+    for file in &files {
+        let source = match std::fs::read_to_string(file) {
+            Ok(source) => source,
+            Err(e) => {
+                eprintln!("{file}: cannot read it: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let program = Program::new(source).name(file.as_str()).options(options.iter().cloned());
+        for target in &targets {
+            match program.compile_for(target) {
+                Ok(code) => println!("{file} {target}: {} bytes, {}", code.bytes().len(), code.kind()),
+                Err(e) => {
+                    println!("{file} {target}: failed\n{e}");
+                    failed += 1;
+                }
+            }
+        }
+    }
+    if failed > 0 {
+        eprintln!("amdgpu-info compile: {failed} of {} compilations failed", files.len() * targets.len());
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
 fn gib(bytes: usize) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
@@ -81,9 +158,16 @@ fn report(json: bool) -> Result<String, (String, String)> {
         .collect::<Result<_, _>>()
         .map_err(|e| (e.to_string(), "the runtime failed while answering; see the cause".into()))?;
     let libs = libraries();
+    let (runtime, compiler) = versions();
     let mut out = String::new();
     if json {
-        let _ = write!(out, "{{\"backend\":{},\"libraries\":{{", json_string(&backend.to_string()));
+        let _ = write!(
+            out,
+            "{{\"backend\":{},\"runtime\":{},\"compiler\":{},\"libraries\":{{",
+            json_string(&backend.to_string()),
+            json_string(&runtime),
+            json_string(&compiler)
+        );
         let entries: Vec<String> = libs.iter().map(|(n, a)| format!("{}:{a}", json_string(n))).collect();
         let _ = write!(out, "{}}},\"devices\":[", entries.join(","));
         let devices: Vec<String> = infos
@@ -112,6 +196,8 @@ fn report(json: bool) -> Result<String, (String, String)> {
         let _ = writeln!(out, "{}]}}", devices.join(","));
     } else {
         let _ = writeln!(out, "backend    {backend}");
+        let _ = writeln!(out, "runtime    {runtime}");
+        let _ = writeln!(out, "compiler   {compiler}");
         let libs: Vec<String> =
             libs.iter().map(|(n, a)| format!("{n} ({})", if *a { "available" } else { "unavailable" })).collect();
         let _ = writeln!(out, "libraries  {}", libs.join(", "));
@@ -128,16 +214,24 @@ fn report(json: bool) -> Result<String, (String, String)> {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "compile") {
+        return compile(&args[1..]);
+    }
     let mut json = false;
-    for arg in std::env::args().skip(1) {
+    for arg in &args {
         match arg.as_str() {
             "--json" => json = true,
             "-h" | "--help" => {
-                println!("usage: amdgpu-info [--json]\n\nThe backend, its libraries, each device and its memory pool.");
+                println!(
+                    "{USAGE}\n\nThe backend, its runtime and compiler, its libraries, each device and its memory \
+                     pool; or, with compile, each FILE compiled for each TARGET (gfx90a, gfx942:sramecc+:xnack-, \
+                     sm_90) with no GPU: the code object's size, or the compiler's log."
+                );
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!("amdgpu-info: unknown argument {other:?}; usage: amdgpu-info [--json]");
+                eprintln!("amdgpu-info: unknown argument {other:?}\n{USAGE}");
                 return ExitCode::from(2);
             }
         }
