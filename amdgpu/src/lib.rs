@@ -209,8 +209,13 @@
 //! # Kernels: runtime compilation and checked launches
 //!
 //! [`Program`] compiles HIP source at run time (hipRTC on AMD, NVRTC on
-//! NVIDIA, where a built-in `hip/hip_runtime.h` gives the same source
-//! HIP's kernel-side names); a compile error carries the compiler's log.
+//! NVIDIA); a compile error carries the compiler's log. Every compilation
+//! gets the portable prelude by name ([`sys::prelude`]:
+//! `hip/hip_runtime.h` and friends), so one source builds with AMD's
+//! hipRTC 5.x to 7.x and with NVRTC. [`Program::compile_for`] compiles for
+//! a named [`Target`] (`gfx90a`, `gfx942:sramecc+:xnack-`, `sm_90`) with no
+//! GPU, and [`Code::kind`] says what came out; `amdgpu-info compile` does
+//! the same from the command line.
 //! [`Program::build`] goes through the process's [`KernelCache`], in
 //! memory and, with `AMDGPU_KERNEL_CACHE=<dir>`, on disk across processes.
 //! The simulator cannot compile C++ (its error says so); its built-in

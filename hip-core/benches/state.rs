@@ -5,7 +5,9 @@
 //! report, the ratios of each operation to `raw hipGetDevice` are printed.
 //! On the nvidia backend it also times `cudaGetDevice` and `cudaSetDevice`
 //! straight from the CUDA runtime, and prints our translation's ratio to
-//! them.
+//! them, and our event record + stream wait (whose handles the nvidia
+//! backend checks against its table of live streams and events) against
+//! CUDA's.
 
 use criterion::Criterion;
 use hip_core::{device, prepare_state, stream, with_device, Device};
@@ -182,11 +184,82 @@ fn alternate_with_cuda(here: Device) {
     );
 }
 
+/// The stream and event handles' validity check, measured: our
+/// `hipEventRecord` + `hipStreamWaitEvent` (each resolving its handles in
+/// the table of live streams and events) against `cudaEventRecord` +
+/// `cudaStreamWaitEvent` on CUDA's own objects, in alternating rounds (the
+/// best of 7 printed). Only on the nvidia backend.
+fn alternate_record_wait() {
+    if hip_sys::backend() != hip_sys::Backend::Nvidia {
+        return;
+    }
+    type Handle = *mut std::ffi::c_void;
+    let api = hip_sys::hip().expect("a backend");
+    let cudart = nvidia::open(&["libcudart.so.13", "libcudart.so.12", "libcudart.so"]);
+    // SAFETY: the CUDA runtime's signatures.
+    let (stream_create, event_create, record, wait) = unsafe {
+        (
+            *nvidia::function::<unsafe extern "C" fn(*mut Handle) -> i32>(&cudart, "cudaStreamCreate"),
+            *nvidia::function::<unsafe extern "C" fn(*mut Handle) -> i32>(&cudart, "cudaEventCreate"),
+            *nvidia::function::<unsafe extern "C" fn(Handle, Handle) -> i32>(&cudart, "cudaEventRecord"),
+            *nvidia::function::<unsafe extern "C" fn(Handle, Handle, u32) -> i32>(&cudart, "cudaStreamWaitEvent"),
+        )
+    };
+    let (mut a, mut b, mut e) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    let (mut ca, mut cb, mut ce): (Handle, Handle, Handle) =
+        (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: valid out-pointers; the objects live to the end of the process.
+    unsafe {
+        assert_eq!((api.hipStreamCreate)(&mut a), hip_sys::hipError_t::hipSuccess);
+        assert_eq!((api.hipStreamCreate)(&mut b), hip_sys::hipError_t::hipSuccess);
+        assert_eq!((api.hipEventCreateWithFlags)(&mut e, 2), hip_sys::hipError_t::hipSuccess);
+        assert_eq!(stream_create(&mut ca) | stream_create(&mut cb) | event_create(&mut ce), 0);
+    }
+    const CALLS: u32 = 100_000;
+    let time = |call: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..CALLS {
+            call();
+        }
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
+    };
+    let mut best = [f64::MAX; 2];
+    for _ in 0..7 {
+        let rounds = [
+            time(&|| {
+                // SAFETY: live handles of this table.
+                unsafe {
+                    let _ = black_box((api.hipEventRecord)(e, a));
+                    let _ = black_box((api.hipStreamWaitEvent)(b, e, 0));
+                }
+            }),
+            time(&|| {
+                // SAFETY: live CUDA objects.
+                unsafe {
+                    black_box(record(ce, ca));
+                    black_box(wait(cb, ce, 0));
+                }
+            }),
+        ];
+        for (best, r) in best.iter_mut().zip(rounds) {
+            *best = best.min(r);
+        }
+    }
+    println!(
+        "  alternating rounds, best of 7: hipEventRecord + hipStreamWaitEvent {:.1} ns / cudaEventRecord + \
+         cudaStreamWaitEvent {:.1} ns = {:.3}x (handles resolved through the table of live objects)",
+        best[0],
+        best[1],
+        best[0] / best[1]
+    );
+}
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     benches(&mut criterion);
     criterion.final_summary();
     alternate_with_cuda(Device::new(0).expect("a device"));
+    alternate_record_wait();
     let Some(base) = mean_ns(GROUP, BASELINE) else {
         println!("(no estimates found; ratios need a full `cargo bench` run)");
         return;

@@ -1,6 +1,7 @@
 // Kernels compiled at run time by the tests and benchmarks, from this one
 // HIP source on every backend that compiles: hipRTC on AMD, NVRTC on
-// NVIDIA (whose built-in hip/hip_runtime.h provides the HIP names used).
+// NVIDIA. The include resolves to the portable prelude (hip_sys::prelude),
+// which every compilation gets by name.
 #include <hip/hip_runtime.h>
 
 // c[i] = a[i] + b[i] for i < n.

@@ -140,8 +140,12 @@ pub(super) unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: 
 pub(super) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: c_int, device: hipDevice_t) -> hipError_t {
     entry(|f| {
         non_null(name)?;
+        // clr: no room for a name is hipErrorInvalidValue (CUDA may crash).
+        if len <= 0 {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
         ensure_init(f)?;
-        // SAFETY: `name` is non-null and valid for `len` bytes (caller).
+        // SAFETY: `name` is non-null and valid for `len` > 0 bytes (caller).
         cu(unsafe { (f.drv.cuDeviceGetName)(name, len, device) })
     })
 }
@@ -286,8 +290,10 @@ pub(super) unsafe extern "C" fn hipModuleLaunchKernel(
 ) -> hipError_t {
     entry(|f| {
         ensure_context(f)?;
-        // SAFETY: the arguments are passed through as the caller gave them;
-        // `kernel_params` (or `extra`) describe the kernel's parameters.
+        let stream = super::objects::stream_of(stream)?;
+        // SAFETY: the arguments are passed through as the caller gave them
+        // (the stream resolved to its CUDA stream); `kernel_params` (or
+        // `extra`) describe the kernel's parameters.
         cu(unsafe {
             (f.drv.cuLaunchKernel)(
                 function.cast(),
@@ -323,7 +329,8 @@ pub(super) unsafe extern "C" fn hipMemsetD32Async(
 ) -> hipError_t {
     entry(|f| {
         ensure_context(f)?;
-        // SAFETY: as for `hipMemsetD32`; the stream is passed through.
+        let stream = super::objects::stream_of(stream)?;
+        // SAFETY: as for `hipMemsetD32`; the stream is the handle's.
         cu(unsafe { (f.drv.cuMemsetD32Async)(device_ptr(dst), value as c_uint, count, stream.cast()) })
     })
 }

@@ -56,6 +56,7 @@ mod attributes;
 mod call;
 mod driver;
 mod errors;
+pub(crate) mod objects;
 mod provider;
 mod runtime;
 mod types;
@@ -212,10 +213,6 @@ fn_table! {
         cudaDeviceEnablePeerAccess = "cudaDeviceEnablePeerAccess": fn(c_int, c_uint) -> CudaError;
         /// `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)`
         cudaDeviceDisablePeerAccess = "cudaDeviceDisablePeerAccess": fn(c_int) -> CudaError;
-        /// `cudaError_t cudaStreamCreate(cudaStream_t *pStream)`
-        cudaStreamCreate = "cudaStreamCreate": fn(*mut Handle) -> CudaError;
-        /// `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)`
-        cudaStreamCreateWithFlags = "cudaStreamCreateWithFlags": fn(*mut Handle, c_uint) -> CudaError;
         /// `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)`
         cudaStreamCreateWithPriority = "cudaStreamCreateWithPriority": fn(*mut Handle, c_uint, c_int) -> CudaError;
         /// `cudaError_t cudaStreamDestroy(cudaStream_t stream)`
@@ -230,8 +227,6 @@ fn_table! {
         cudaStreamGetPriority = "cudaStreamGetPriority": fn(Handle, *mut c_int) -> CudaError;
         /// `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)`
         cudaStreamGetFlags = "cudaStreamGetFlags": fn(Handle, *mut c_uint) -> CudaError;
-        /// `cudaError_t cudaEventCreate(cudaEvent_t *event)`
-        cudaEventCreate = "cudaEventCreate": fn(*mut Handle) -> CudaError;
         /// `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)`
         cudaEventCreateWithFlags = "cudaEventCreateWithFlags": fn(*mut Handle, c_uint) -> CudaError;
         /// `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)`

@@ -13,6 +13,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use super::call::{entry, non_null, rt};
 use super::driver::{context_bound, device_reset};
+use super::objects::{event_of, stream_of, EVENTS, STREAMS};
 use super::types::{
     host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda, CudaPointerAttributes,
 };
@@ -52,34 +53,22 @@ pass_through! {
         => cudaDeviceCanAccessPeer(can, device, peer);
     hipDeviceEnablePeerAccess(peer: c_int, flags: c_uint) => cudaDeviceEnablePeerAccess(peer, flags);
     hipDeviceDisablePeerAccess(peer: c_int) => cudaDeviceDisablePeerAccess(peer);
-    hipStreamCreate(stream: *mut hipStream_t) => cudaStreamCreate(stream.cast());
-    hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint)
-        => cudaStreamCreateWithFlags(stream.cast(), flags);
-    hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int)
-        => cudaStreamCreateWithPriority(stream.cast(), flags, priority);
-    hipStreamDestroy(stream: hipStream_t) => cudaStreamDestroy(stream.cast());
-    hipStreamSynchronize(stream: hipStream_t) => cudaStreamSynchronize(stream.cast());
-    hipStreamQuery(stream: hipStream_t) => cudaStreamQuery(stream.cast());
+    hipStreamSynchronize(stream: hipStream_t) => cudaStreamSynchronize(stream_of(stream)?);
+    hipStreamQuery(stream: hipStream_t) => cudaStreamQuery(stream_of(stream)?);
     hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint)
-        => cudaStreamWaitEvent(stream.cast(), event.cast(), flags);
+        => cudaStreamWaitEvent(stream_of(stream)?, event_of(event).map_err(|_| hipError_t::hipErrorInvalidHandle)?, flags);
     hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int)
-        => cudaStreamGetPriority(stream.cast(), priority);
+        => cudaStreamGetPriority(stream_of(stream)?, priority);
     hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint)
-        => cudaStreamGetFlags(stream.cast(), flags);
-    hipEventCreate(event: *mut hipEvent_t) => cudaEventCreate(event.cast());
-    hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint)
-        => cudaEventCreateWithFlags(event.cast(), flags);
+        => cudaStreamGetFlags(stream_of(stream)?, flags);
     hipEventRecord(event: hipEvent_t, stream: hipStream_t)
-        => cudaEventRecord(event.cast(), stream.cast());
-    hipEventSynchronize(event: hipEvent_t) => cudaEventSynchronize(event.cast());
-    hipEventQuery(event: hipEvent_t) => cudaEventQuery(event.cast());
+        => cudaEventRecord(event_of(event)?, stream_of(stream)?);
+    hipEventSynchronize(event: hipEvent_t) => cudaEventSynchronize(event_of(event)?);
+    hipEventQuery(event: hipEvent_t) => cudaEventQuery(event_of(event)?);
     hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t)
-        => cudaEventElapsedTime(ms, start.cast(), stop.cast());
-    hipEventDestroy(event: hipEvent_t) => cudaEventDestroy(event.cast());
+        => cudaEventElapsedTime(ms, event_of(start)?, event_of(stop)?);
     hipMalloc(ptr: *mut *mut c_void, size: usize) => cudaMalloc(ptr, size);
     hipFree(ptr: *mut c_void) => cudaFree(ptr);
-    hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint)
-        => cudaHostAlloc(ptr, size, host_malloc_flags_to_cuda(flags));
     hipHostFree(ptr: *mut c_void) => cudaFreeHost(ptr);
     // hipHostRegister's flags (Portable 1, Mapped 2, IoMemory 4, ReadOnly 8)
     // are cudaHostRegister's.
@@ -87,24 +76,24 @@ pass_through! {
     hipHostUnregister(ptr: *mut c_void) => cudaHostUnregister(ptr);
     // cudaHostFn_t is `void (*)(void*)`, as hipHostFn_t.
     hipLaunchHostFunc(stream: hipStream_t, function: crate::hipHostFn_t, user_data: *mut c_void)
-        => cudaLaunchHostFunc(stream.cast(), function, user_data);
+        => cudaLaunchHostFunc(stream_of(stream)?, function, user_data);
     hipMemGetInfo(free: *mut usize, total: *mut usize) => cudaMemGetInfo(free, total);
     hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind)
         => cudaMemcpy(dst, src, size, memcpy_kind_to_cuda(kind));
     hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind, stream: hipStream_t)
-        => cudaMemcpyAsync(dst, src, size, memcpy_kind_to_cuda(kind), stream.cast());
+        => cudaMemcpyAsync(dst, src, size, memcpy_kind_to_cuda(kind), stream_of(stream)?);
     hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize)
         => cudaMemcpyPeer(dst, dst_device, src, src_device, size);
     hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t)
-        => cudaMemcpyPeerAsync(dst, dst_device, src, src_device, size, stream.cast());
+        => cudaMemcpyPeerAsync(dst, dst_device, src, src_device, size, stream_of(stream)?);
     hipMemset(dst: *mut c_void, value: c_int, size: usize) => cudaMemset(dst, value, size);
     hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t)
-        => cudaMemsetAsync(dst, value, size, stream.cast());
+        => cudaMemsetAsync(dst, value, size, stream_of(stream)?);
     hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t)
-        => cudaMallocAsync(ptr, size, stream.cast());
-    hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) => cudaFreeAsync(ptr, stream.cast());
+        => cudaMallocAsync(ptr, size, stream_of(stream)?);
+    hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) => cudaFreeAsync(ptr, stream_of(stream)?);
     hipMallocFromPoolAsync(ptr: *mut *mut c_void, size: usize, pool: hipMemPool_t, stream: hipStream_t)
-        => cudaMallocFromPoolAsync(ptr, size, pool.cast(), stream.cast());
+        => cudaMallocFromPoolAsync(ptr, size, pool.cast(), stream_of(stream)?);
     hipMemPoolDestroy(pool: hipMemPool_t) => cudaMemPoolDestroy(pool.cast());
     hipMemPoolTrimTo(pool: hipMemPool_t, keep: usize) => cudaMemPoolTrimTo(pool.cast(), keep);
     hipMemPoolSetAttribute(pool: hipMemPool_t, attr: hipMemPoolAttr, value: *mut c_void)
@@ -117,6 +106,137 @@ pass_through! {
         => cudaDeviceGetMemPool(pool.cast(), device);
     hipDeviceSetMemPool(device: c_int, pool: hipMemPool_t) => cudaDeviceSetMemPool(device, pool.cast());
 }
+
+/// Create a CUDA object with `create` (writing it through its out-pointer)
+/// and hand out its handle in `table`, written to `out`; `destroy` undoes
+/// the creation when the table is full.
+fn create_in(
+    table: &'static super::objects::Table,
+    out: *mut *mut c_void,
+    create: impl FnOnce(*mut *mut c_void) -> Result<(), hipError_t>,
+    destroy: impl FnOnce(*mut c_void),
+) -> Result<(), hipError_t> {
+    non_null(out)?;
+    let mut raw: *mut c_void = std::ptr::null_mut();
+    create(&mut raw)?;
+    let Some(handle) = table.insert(raw) else {
+        destroy(raw);
+        return Err(hipError_t::hipErrorOutOfMemory);
+    };
+    // SAFETY: `out` is non-null and valid for a write (caller).
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
+pub(super) unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+    // SAFETY: flags 0 and the default priority, as cudaStreamCreate.
+    unsafe { hipStreamCreateWithPriority(stream, 0, 0) }
+}
+
+pub(super) unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint) -> hipError_t {
+    // SAFETY: the default priority, as cudaStreamCreateWithFlags.
+    unsafe { hipStreamCreateWithPriority(stream, flags, 0) }
+}
+
+pub(super) unsafe extern "C" fn hipStreamCreateWithPriority(
+    stream: *mut hipStream_t,
+    flags: c_uint,
+    priority: c_int,
+) -> hipError_t {
+    entry(|f| {
+        create_in(
+            &STREAMS,
+            stream.cast(),
+            // SAFETY: a valid out-pointer for the new stream.
+            |raw| rt(unsafe { (f.rt.cudaStreamCreateWithPriority)(raw.cast(), flags, priority) }),
+            |raw| {
+                // SAFETY: the stream just made, destroyed once.
+                let _ = unsafe { (f.rt.cudaStreamDestroy)(raw.cast()) };
+            },
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+    entry(|f| {
+        // clr: the null stream is hipErrorInvalidHandle, hipStreamPerThread
+        // hipErrorInvalidResourceHandle (the same code), a destroyed or
+        // unknown stream hipErrorContextIsDestroyed.
+        if (stream as usize) <= 2 {
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        let raw = STREAMS.remove(stream.cast()).map_err(|_| hipError_t::hipErrorContextIsDestroyed)?;
+        // SAFETY: the live stream the handle named, destroyed once: the
+        // handle no longer resolves.
+        rt(unsafe { (f.rt.cudaStreamDestroy)(raw.cast()) })
+    })
+}
+
+/// Every event flag clr's `hipEventCreateWithFlags` accepts: Default 0,
+/// BlockingSync 1, DisableTiming 2, Interprocess 4, and AMD's release
+/// flags (DisableSystemFence, ReleaseToDevice, ReleaseToSystem), of which
+/// at most one.
+const EVENT_FLAGS: c_uint = 0x7 | AMD_RELEASE_FLAGS;
+/// AMD's release and fence flags, which HIP's NVIDIA platform defines as 0.
+const AMD_RELEASE_FLAGS: c_uint =
+    crate::hipEventDisableSystemFence | crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+
+/// `flags` as CUDA's event flags, or `hipErrorInvalidValue` where clr
+/// refuses them: an unknown flag, two release flags, Interprocess without
+/// DisableTiming.
+fn event_flags_to_cuda(flags: c_uint) -> Result<c_uint, hipError_t> {
+    let interprocess = flags & 0x4 != 0;
+    if flags & !EVENT_FLAGS != 0 || (flags & AMD_RELEASE_FLAGS).count_ones() > 1 || (interprocess && flags & 0x2 == 0) {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    Ok(flags & !AMD_RELEASE_FLAGS)
+}
+
+pub(super) unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+    // SAFETY: the default flags, as cudaEventCreate.
+    unsafe { hipEventCreateWithFlags(event, 0) }
+}
+
+pub(super) unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint) -> hipError_t {
+    entry(|f| {
+        let cuda_flags = event_flags_to_cuda(flags)?;
+        create_in(
+            &EVENTS,
+            event.cast(),
+            // SAFETY: a valid out-pointer for the new event.
+            |raw| rt(unsafe { (f.rt.cudaEventCreateWithFlags)(raw.cast(), cuda_flags) }),
+            |raw| {
+                // SAFETY: the event just made, destroyed once.
+                let _ = unsafe { (f.rt.cudaEventDestroy)(raw.cast()) };
+            },
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
+    entry(|f| {
+        if event.is_null() {
+            return Err(hipError_t::hipErrorInvalidHandle);
+        }
+        let raw = EVENTS.remove(event.cast()).map_err(|_| hipError_t::hipErrorContextIsDestroyed)?;
+        // SAFETY: the live event the handle named, destroyed once.
+        rt(unsafe { (f.rt.cudaEventDestroy)(raw.cast()) })
+    })
+}
+
+pub(super) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+    entry(|f| {
+        // clr refuses Coherent together with NonCoherent.
+        if flags & HOST_MALLOC_COHERENCE == HOST_MALLOC_COHERENCE {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // SAFETY: the caller's out-pointer and size; CUDA checks both.
+        rt(unsafe { (f.rt.cudaHostAlloc)(ptr, size, host_malloc_flags_to_cuda(flags)) })
+    })
+}
+
+/// `hipHostMallocCoherent | hipHostMallocNonCoherent`.
+const HOST_MALLOC_COHERENCE: c_uint = 0x4000_0000 | 0x8000_0000;
 
 pub(super) unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
     entry(|f| {
@@ -173,4 +293,21 @@ pub(super) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props:
         // complete `cudaMemPoolProps`.
         rt(unsafe { (f.rt.cudaMemPoolCreate)(pool.cast(), &cuda) })
     })
+}
+
+#[cfg(test)]
+mod flag_tests {
+    use super::*;
+
+    #[test]
+    fn event_flags_follow_clr() {
+        assert_eq!(event_flags_to_cuda(0), Ok(0));
+        assert_eq!(event_flags_to_cuda(1 | 2), Ok(3));
+        assert_eq!(event_flags_to_cuda(2 | 4), Ok(6), "interprocess with disable-timing");
+        assert_eq!(event_flags_to_cuda(4), Err(hipError_t::hipErrorInvalidValue), "interprocess alone");
+        assert_eq!(event_flags_to_cuda(0x8000), Err(hipError_t::hipErrorInvalidValue), "unknown");
+        assert_eq!(event_flags_to_cuda(crate::hipEventReleaseToSystem), Ok(0), "AMD-only flags are 0 on NVIDIA");
+        let two = crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+        assert_eq!(event_flags_to_cuda(two), Err(hipError_t::hipErrorInvalidValue), "two release flags");
+    }
 }

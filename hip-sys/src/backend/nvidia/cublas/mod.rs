@@ -301,7 +301,9 @@ unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_s
 unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, stream: crate::hipStream_t) -> rocblas_status {
     entry(|| {
         let (h, f) = (live(handle)?, fns()?);
-        // SAFETY: a live handle; on this backend a HIP stream is a CUDA stream.
+        let stream = crate::backend::nvidia::objects::stream_of(stream)
+            .map_err(|_| rocblas_status::rocblas_status_invalid_value)?;
+        // SAFETY: a live handle and the HIP stream's CUDA stream.
         ok("cublasSetStream_v2", unsafe { (f.cublasSetStream)(h, stream.cast()) })?;
         let kept = workspaces().as_ref().and_then(|m| m.get(&(handle as usize)).copied());
         if let Some((ptr, size)) = kept {
@@ -319,8 +321,13 @@ unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, stream: *mut cra
         if stream.is_null() {
             return Err(rocblas_status::rocblas_status_invalid_pointer);
         }
+        let mut raw: *mut c_void = std::ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
-        ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, stream.cast()) })
+        ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, (&mut raw as *mut *mut c_void).cast()) })?;
+        let handle = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
+        // SAFETY: checked non-null; the caller's out-pointer.
+        unsafe { stream.write(handle.unwrap_or(std::ptr::null_mut()).cast()) };
+        Ok(())
     })
 }
 

@@ -45,7 +45,9 @@ pub(super) unsafe extern "C" fn miopenSetStream(handle: miopenHandle_t, stream: 
         if handle.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
-        // SAFETY: a live handle; on this backend a HIP stream is a CUDA stream.
+        let stream =
+            crate::backend::nvidia::objects::stream_of(stream).map_err(|_| miopenStatus_t::miopenStatusBadParm)?;
+        // SAFETY: a live handle and the HIP stream's CUDA stream.
         ok("cudnnSetStream", unsafe { (fns()?.cudnnSetStream)(handle.cast(), stream.cast()) })
     })
 }
@@ -58,7 +60,14 @@ pub(super) unsafe extern "C" fn miopenGetStream(
         if handle.is_null() || stream.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
         }
+        let mut raw: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
-        ok("cudnnGetStream", unsafe { (fns()?.cudnnGetStream)(handle.cast(), stream.cast()) })
+        ok("cudnnGetStream", unsafe {
+            (fns()?.cudnnGetStream)(handle.cast(), (&mut raw as *mut *mut std::ffi::c_void).cast())
+        })?;
+        let found = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
+        // SAFETY: checked non-null; the caller's out-pointer.
+        unsafe { stream.write(found.unwrap_or(std::ptr::null_mut()).cast()) };
+        Ok(())
     })
 }

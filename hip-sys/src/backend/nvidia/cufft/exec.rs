@@ -104,8 +104,9 @@ pub(super) unsafe extern "C" fn rocfft_execute(
             input.cast::<u8>().wrapping_add(plan.in_offset_bytes).cast::<c_void>(),
             output.cast::<u8>().wrapping_add(plan.out_offset_bytes).cast::<c_void>(),
         );
-        // SAFETY: a live handle; the stream is the caller's (a CUDA stream
-        // on this backend) or null.
+        let stream = crate::backend::nvidia::objects::stream_of(stream.cast())
+            .map_err(|_| rocfft_status::rocfft_status_invalid_arg_value)?;
+        // SAFETY: a live handle and the HIP stream's CUDA stream (or null).
         ok("cufftSetStream", unsafe { (f.cufftSetStream)(plan.handle, stream) })?;
         if plan.work_size > 0 {
             // SAFETY: a live handle; the work area holds `work_size` bytes.

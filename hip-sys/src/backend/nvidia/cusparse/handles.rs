@@ -57,7 +57,9 @@ pub(super) unsafe extern "C" fn rocsparse_set_stream(
         if handle.is_null() {
             return Err(rocsparse_status::rocsparse_status_invalid_handle);
         }
-        // SAFETY: a live handle; on this backend a HIP stream is a CUDA stream.
+        let stream = crate::backend::nvidia::objects::stream_of(stream)
+            .map_err(|_| rocsparse_status::rocsparse_status_invalid_value)?;
+        // SAFETY: a live handle and the HIP stream's CUDA stream.
         ok("cusparseSetStream", unsafe { (fns()?.fns.cusparseSetStream)(handle.cast(), stream.cast()) })
     })
 }
@@ -73,8 +75,15 @@ pub(super) unsafe extern "C" fn rocsparse_get_stream(
         if stream.is_null() {
             return Err(rocsparse_status::rocsparse_status_invalid_pointer);
         }
+        let mut raw: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
-        ok("cusparseGetStream", unsafe { (fns()?.fns.cusparseGetStream)(handle.cast(), stream.cast()) })
+        ok("cusparseGetStream", unsafe {
+            (fns()?.fns.cusparseGetStream)(handle.cast(), (&mut raw as *mut *mut std::ffi::c_void).cast())
+        })?;
+        let found = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
+        // SAFETY: checked non-null; the caller's out-pointer.
+        unsafe { stream.write(found.unwrap_or(std::ptr::null_mut()).cast()) };
+        Ok(())
     })
 }
 
