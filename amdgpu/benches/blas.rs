@@ -104,7 +104,11 @@ fn main() {
     // workspace lives until the end of main.
     unsafe {
         assert_eq!(create(&mut raw), 0, "cublasCreate_v2");
-        assert_eq!(set_stream(raw, stream.as_raw().cast()), 0, "cublasSetStream_v2");
+        assert_eq!(
+            set_stream(raw, hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream").cast()),
+            0,
+            "cublasSetStream_v2"
+        );
         let (p, len) = (raw_workspace.as_mut_ptr().cast(), raw_workspace.len());
         assert_eq!(set_workspace(raw, p, len), 0, "cublasSetWorkspace_v2");
     }

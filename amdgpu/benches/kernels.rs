@@ -156,6 +156,9 @@ fn cu_launch_bench(
     assert_eq!(unsafe { get(&mut function, module, c"vector_add_f32".as_ptr()) }, 0, "cuModuleGetFunction");
     let n = N as u32;
     let [g, bl] = [config.grid, config.block];
+    // The HIP stream's own CUDA stream (the nvidia backend's handles are
+    // not CUDA objects).
+    let cuda_stream = hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream");
     group.bench_function("launch-cu", |bench| {
         bench.iter_custom(|iters| {
             batched(stream, iters, || {
@@ -176,7 +179,7 @@ fn cu_launch_bench(
                         bl[1],
                         bl[2],
                         0,
-                        stream.as_raw().cast(),
+                        cuda_stream,
                         black_box(params.as_mut_ptr()),
                         std::ptr::null_mut(),
                     )

@@ -68,7 +68,11 @@ fn fft_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement:
     // is a CUDA stream on this backend; the data holds FFT_LEN complex floats.
     unsafe {
         assert_eq!(plan_1d(&mut plan, FFT_LEN as c_int, 0x29, 1), 0, "cufftPlan1d");
-        assert_eq!(set_stream(plan, stream.as_raw().cast()), 0, "cufftSetStream");
+        assert_eq!(
+            set_stream(plan, hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream").cast()),
+            0,
+            "cufftSetStream"
+        );
     }
     group.bench_function("fft-raw", |b| {
         b.iter(|| {
@@ -101,7 +105,11 @@ fn fft_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement:
     // SAFETY: a valid out-pointer; CUFFT_R2C (0x2a); the stream as above.
     unsafe {
         assert_eq!(plan_2d(&mut plan, side as c_int, side as c_int, 0x2a), 0, "cufftPlan2d");
-        assert_eq!(set_stream(plan, stream.as_raw().cast()), 0, "cufftSetStream");
+        assert_eq!(
+            set_stream(plan, hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream").cast()),
+            0,
+            "cufftSetStream"
+        );
     }
     group.bench_function("r2c-raw", |b| {
         b.iter(|| {
@@ -234,7 +242,11 @@ fn spmv_benches(
     // the default algorithm (0); the stream is a CUDA stream here.
     unsafe {
         assert_eq!(create(&mut handle), 0, "cusparseCreate");
-        assert_eq!(set_stream(handle, stream.as_raw().cast()), 0, "cusparseSetStream");
+        assert_eq!(
+            set_stream(handle, hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream").cast()),
+            0,
+            "cusparseSetStream"
+        );
         let nnz = vals.len() as i64;
         let status = create_csr(
             &mut a,
@@ -365,7 +377,14 @@ fn dnn_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement:
     // SAFETY: a valid out-pointer; the stream is a CUDA stream here.
     unsafe {
         assert_eq!((f.create)(&mut handle), 0, "cudnnCreate");
-        assert_eq!((f.set_stream)(handle, stream.as_raw().cast()), 0, "cudnnSetStream");
+        assert_eq!(
+            (f.set_stream)(
+                handle,
+                hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream").cast()
+            ),
+            0,
+            "cudnnSetStream"
+        );
     }
     let (one, zero) = (1.0f32, 0.0f32);
     let (one, zero) = ((&one as *const f32).cast::<c_void>(), (&zero as *const f32).cast::<c_void>());

@@ -200,7 +200,7 @@ fn alternate_record_wait() {
     let (stream_create, event_create, record, wait) = unsafe {
         (
             *nvidia::function::<unsafe extern "C" fn(*mut Handle) -> i32>(&cudart, "cudaStreamCreate"),
-            *nvidia::function::<unsafe extern "C" fn(*mut Handle) -> i32>(&cudart, "cudaEventCreate"),
+            *nvidia::function::<unsafe extern "C" fn(*mut Handle, u32) -> i32>(&cudart, "cudaEventCreateWithFlags"),
             *nvidia::function::<unsafe extern "C" fn(Handle, Handle) -> i32>(&cudart, "cudaEventRecord"),
             *nvidia::function::<unsafe extern "C" fn(Handle, Handle, u32) -> i32>(&cudart, "cudaStreamWaitEvent"),
         )
@@ -213,7 +213,8 @@ fn alternate_record_wait() {
         assert_eq!((api.hipStreamCreate)(&mut a), hip_sys::hipError_t::hipSuccess);
         assert_eq!((api.hipStreamCreate)(&mut b), hip_sys::hipError_t::hipSuccess);
         assert_eq!((api.hipEventCreateWithFlags)(&mut e, 2), hip_sys::hipError_t::hipSuccess);
-        assert_eq!(stream_create(&mut ca) | stream_create(&mut cb) | event_create(&mut ce), 0);
+        // Both events without timing (flag 2), as the pool's are.
+        assert_eq!(stream_create(&mut ca) | stream_create(&mut cb) | event_create(&mut ce, 2), 0);
     }
     const CALLS: u32 = 100_000;
     let time = |call: &dyn Fn()| {

@@ -39,7 +39,17 @@
 //!   where they differ; `abi.rs` checks every struct, enum value and
 //!   attribute number against both versions' headers.
 //! - **hipRTC** is NVRTC (`libnvrtc.so.13`, `.12`) behind the hipRTC
-//!   table, with a built-in `hip/hip_runtime.h`; see `nvrtc.rs`.
+//!   table, with the portable prelude pre-included; see `nvrtc.rs`.
+//! - **Streams and events are handles, not CUDA objects.** HIP's NVIDIA
+//!   header makes `hipStream_t` a `cudaStream_t`, so a destroyed stream
+//!   reaches CUDA as a dangling pointer and may crash the process. Here a
+//!   stream or event is a generation-tagged slot of a table of live
+//!   objects (`objects.rs`): a destroyed or never-created one is clr's
+//!   `hipErrorContextIsDestroyed`, at the cost of two atomic loads per
+//!   handle. To hand one to CUDA or a CUDA library directly, take its CUDA
+//!   object with [`cuda_stream`] or [`cuda_event`]; the null stream,
+//!   `hipStreamPerThread` and CUDA's legacy stream (0, 2 and 1) are the
+//!   same values in both.
 //! - **Modules** are PTX or cubin images (`cuModuleLoadData`), not AMD code
 //!   objects.
 
@@ -62,6 +72,20 @@ mod runtime;
 mod types;
 
 pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ERROR_UNKNOWN};
+
+/// The CUDA stream (`cudaStream_t`, `CUstream`) of a HIP stream of this
+/// backend, for CUDA calls made outside the table; a destroyed or
+/// never-created stream is `hipErrorContextIsDestroyed`.
+pub fn cuda_stream(stream: crate::hipStream_t) -> Result<*mut c_void, crate::hipError_t> {
+    objects::stream_of(stream)
+}
+
+/// The CUDA event (`cudaEvent_t`) of a HIP event of this backend; a null
+/// event is `hipErrorInvalidHandle`, a destroyed or never-created one
+/// `hipErrorContextIsDestroyed`.
+pub fn cuda_event(event: crate::hipEvent_t) -> Result<*mut c_void, crate::hipError_t> {
+    objects::event_of(event)
+}
 pub(crate) use nvrtc::compiler as nvrtc_compiler;
 pub(crate) use provider::PROVIDER;
 
