@@ -99,7 +99,8 @@ fn main() {
         )
     };
     let mut raw: Handle = std::ptr::null_mut();
-    let mut raw_workspace = DeviceArray::<u8>::zeros_on(&stream, blas::workspace_size()).expect("workspace");
+    let mut raw_workspace =
+        DeviceArray::<u8>::zeros_on(&stream, blas::workspace_size(stream.device())).expect("workspace");
     // SAFETY: a valid out-pointer; a CUDA stream on this backend; the
     // workspace lives until the end of main.
     unsafe {

@@ -29,24 +29,33 @@ pub(crate) fn status_name(status: rocblas_status) -> &'static str {
     })
 }
 
-/// The workspace each handle gets from the pool, in bytes: 32 MiB (what
-/// rocBLAS allocates for itself, and what cuBLAS recommends on Hopper),
-/// or `AMDGPU_BLAS_WORKSPACE` (`"64MiB"`, `"0"` for none) read once.
-pub fn workspace_size() -> usize {
-    static SIZE: OnceLock<usize> = OnceLock::new();
-    *SIZE.get_or_init(|| match std::env::var("AMDGPU_BLAS_WORKSPACE") {
-        Ok(text) => match hip_sys::units::parse_bytes(&text) {
-            Ok(size) => size,
-            Err(e) => {
-                log::warn!("AMDGPU_BLAS_WORKSPACE={text:?} is not a size ({e}); using 32 MiB");
-                DEFAULT_WORKSPACE
-            }
-        },
-        Err(_) => DEFAULT_WORKSPACE,
-    })
+/// The workspace a handle of `device` gets from the pool, in bytes:
+/// `AMDGPU_BLAS_WORKSPACE` (`"64MiB"`, `"0"` for none, read once) if set,
+/// else what rocBLAS allocates for itself on that architecture
+/// ([`default_workspace_size`]).
+pub fn workspace_size(device: Device) -> usize {
+    static SIZE: OnceLock<Option<usize>> = OnceLock::new();
+    let forced = *SIZE.get_or_init(|| {
+        let text = std::env::var("AMDGPU_BLAS_WORKSPACE").ok()?;
+        hip_sys::units::parse_bytes(&text)
+            .map_err(|e| log::warn!("AMDGPU_BLAS_WORKSPACE={text:?} is not a size ({e}); using rocBLAS's default"))
+            .ok()
+    });
+    forced.unwrap_or_else(|| default_workspace_size(hip_sys::backend(), device.architecture().unwrap_or((0, 0))))
 }
 
-const DEFAULT_WORKSPACE: usize = 32 << 20;
+/// What rocBLAS allocates for a handle itself (`handle.hpp`,
+/// `getDefaultDeviceMemorySize`): 128 MiB on gfx94x and gfx950 (architecture
+/// 9.4 and later of major 9), whose Tensile kernels skip solutions that
+/// need more workspace than a handle has, else 32 MiB, which is also what
+/// cuBLAS recommends on Hopper.
+pub fn default_workspace_size(backend: hip_sys::Backend, (major, minor): (u32, u32)) -> usize {
+    if backend == hip_sys::Backend::Amd && major == 9 && minor >= 4 {
+        128 << 20
+    } else {
+        32 << 20
+    }
+}
 
 /// A rocBLAS handle of one device, with its workspace.
 pub(crate) struct BlasHandle {
@@ -76,7 +85,7 @@ impl LibHandle for BlasHandle {
         // SAFETY: a valid out-pointer; the handle binds to `device`, current here.
         on_device(device, || check(unsafe { (api.rocblas_create_handle)(&mut raw) }, "rocblas_create_handle"))??;
         let mut handle = BlasHandle { raw, device, workspace: None };
-        let size = workspace_size();
+        let size = workspace_size(device);
         if size > 0 {
             let buffer = hip_pool::alloc_on(device, size, &Stream::null(device))?;
             on_device(device, || {
@@ -198,5 +207,18 @@ mod tests {
         assert_eq!(status_name(rocblas_status(99)), "an unknown rocblas_status");
         let error = check(rocblas_status(4), "rocblas_sgemm").unwrap_err().to_string();
         assert!(error.contains("rocblas_sgemm") && error.contains("rocblas_status_invalid_size"), "{error}");
+    }
+
+    #[test]
+    fn the_workspace_follows_rocblas_per_architecture() {
+        use hip_sys::Backend;
+        for arch in [(9, 4), (9, 5)] {
+            assert_eq!(default_workspace_size(Backend::Amd, arch), 128 << 20, "gfx94x and gfx950");
+        }
+        for arch in [(9, 0), (9, 2), (10, 3), (11, 0)] {
+            assert_eq!(default_workspace_size(Backend::Amd, arch), 32 << 20, "{arch:?}");
+        }
+        assert_eq!(default_workspace_size(Backend::Nvidia, (9, 0)), 32 << 20, "Hopper: cuBLAS's advice");
+        assert_eq!(default_workspace_size(Backend::Sim, (9, 4)), 32 << 20);
     }
 }

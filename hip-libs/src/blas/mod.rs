@@ -26,7 +26,7 @@ mod scalar;
 mod vector;
 
 pub use gemm::{gemm, gemm_strided_batched, Batch, Gemm, Math};
-pub use handle::{clear_idle_handles, handle_stats, with_raw_handle, workspace_size};
+pub use handle::{clear_idle_handles, default_workspace_size, handle_stats, with_raw_handle, workspace_size};
 pub use scalar::{BlasScalar, GemmScalar};
 pub use vector::{axpy, dot, dotc, gemv, nrm2, scal};
 
