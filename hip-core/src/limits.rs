@@ -75,6 +75,18 @@ impl LaunchLimits {
             if config.grid[i] > self.max_grid[i] {
                 return fail(format!("grid.{} = {} is above the device's {}", axis, config.grid[i], self.max_grid[i]));
             }
+            // clr's rule: HIP 5.x and 6.x refuse a global size that does not
+            // fit 32 bits with a bare hipErrorInvalidConfiguration; 7.x
+            // wraps it and launches the wrong number of threads.
+            let global = u64::from(config.grid[i]) * u64::from(config.block[i]);
+            if global > u64::from(u32::MAX) {
+                return fail(format!(
+                    "grid.{axis} × block.{axis} = {} × {} = {global} threads along {axis}, above the 4294967295 \
+                     (u32::MAX) that HIP counts a launch's threads in: have each thread handle several \
+                     elements (a grid-stride loop) or split the launch",
+                    config.grid[i], config.block[i]
+                ));
+            }
         }
         let threads = config.block.iter().map(|&b| u64::from(b)).product::<u64>();
         if threads > u64::from(self.max_threads_per_block) {
@@ -202,6 +214,10 @@ mod tests {
             (LaunchConfig { block: [64, 32, 1], ..ok }, "2048 threads is above the device's 1024 per block"),
             (LaunchConfig { grid: [1, 70_000, 1], ..ok }, "grid.y = 70000 is above the device's 65535"),
             (LaunchConfig { grid: [0, 1, 1], ..ok }, "no zero dimension"),
+            (
+                LaunchConfig { grid: [1 << 23, 1, 1], block: [1024, 1, 1], shared_memory: 0 },
+                "grid.x × block.x = 8388608 × 1024 = 8589934592 threads along x",
+            ),
             (ok.with_shared_memory(64 * 1024), "65536 bytes of dynamic shared memory"),
         ];
         for (config, expected) in cases {
