@@ -9,23 +9,63 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
-/// Plain data that can live in device memory and be copied byte for byte.
+/// Plain data that can live in device memory and be copied byte for byte:
+/// every [`bytemuck::Pod`] type that may cross threads.
 ///
-/// # Safety
-/// Every bit pattern of the type's size must be a valid value (the device
-/// can write any bytes), and the type must hold no pointers to host memory
-/// or resources with drop glue.
-pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+/// Copies read and write a value as its bytes in both directions, so a
+/// type must have no padding (its bytes are all initialised: reading
+/// padding is undefined behaviour) and accept every bit pattern (the
+/// device may write any bytes), and hold no host pointers or drop glue.
+/// That is exactly bytemuck's `Pod`, whose derive checks the layout at
+/// compile time, so this trait has no other implementations than the one
+/// for every `Pod + Send + Sync` type: the numbers, `half::f16` and
+/// `half::bf16`, arrays of them, and your own `#[repr(C)]` structs with
+/// `#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]`
+/// ([`bytemuck`] is re-exported as `amdgpu::bytemuck`).
+///
+/// ```
+/// use amdgpu::prelude::*;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(C)]
+/// struct Particle {
+///     position: [f32; 3],
+///     mass: f32,
+/// }
+///
+/// let mut particles = DeviceArray::<Particle>::zeros(4)?;
+/// particles.fill(Particle { position: [1.0, 2.0, 3.0], mass: 0.5 })?;
+/// assert_eq!(particles.to_vec()?[3].mass, 0.5);
+/// # Ok::<(), amdgpu::Error>(())
+/// ```
+///
+/// A type with padding is refused when it is compiled, so its padding is
+/// never read:
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(C)]
+/// struct Padded {
+///     tag: u8, // three bytes of padding follow
+///     value: u32,
+/// }
+/// let _ = amdgpu::DeviceArray::<Padded>::zeros(1);
+/// ```
+///
+/// Nor can a type opt in by hand without `Pod`:
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Padded {
+///     tag: u8,
+///     value: u32,
+/// }
+/// impl amdgpu::DeviceCopy for Padded {}
+/// ```
+pub trait DeviceCopy: bytemuck::Pod + Send + Sync {}
 
-macro_rules! device_copy {
-    ($($t:ty),*) => { $(
-        // SAFETY: a plain number: every bit pattern is valid.
-        unsafe impl DeviceCopy for $t {}
-    )* };
-}
-device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, half::f16, half::bf16);
-// SAFETY: arrays of plain data are plain data.
-unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+impl<T: bytemuck::Pod + Send + Sync> DeviceCopy for T {}
 
 /// An array of `T` in one device's memory, from that device's pool.
 ///
@@ -197,9 +237,8 @@ impl<T: DeviceCopy> DeviceArray<T> {
 
     /// Set every element to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
-        let size = std::mem::size_of::<T>();
-        // SAFETY: `value` is plain data of `size` bytes.
-        let bytes = unsafe { std::slice::from_raw_parts((&value as *const T).cast::<u8>(), size) };
+        // Pod: every byte of the value is initialised.
+        let bytes = bytemuck::bytes_of(&value);
         if let Some(&first) = bytes.first() {
             if bytes.iter().all(|b| *b == first) {
                 return self.memset(first);
