@@ -361,11 +361,11 @@ pub use kernel::Kernel;
 pub(crate) use slice_mut::bounds;
 pub use slice_mut::DeviceSliceMut;
 
-/// The `f16` and `bf16` element types (the `half` crate).
-pub use half;
 /// The crate whose `Pod` derive makes a type a [`DeviceCopy`] (re-exported
 /// so that its version is ours).
 pub use bytemuck;
+/// The `f16` and `bf16` element types (the `half` crate).
+pub use half;
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
 pub use hip_core as runtime;
 /// rocBLAS, rocSPARSE, rocFFT and MIOpen (`hip-libs`).

@@ -264,3 +264,54 @@ fn plans_made_while_another_thread_cleans_up_always_work() {
     fft::set_plan_cache_capacity(capacity);
     fft::cleanup().unwrap();
 }
+
+/// One cached plan, many threads, each on its own stream: every transform
+/// runs on its caller's stream with its caller's work area. cuFFT keeps a
+/// plan's stream and work area in the plan, so two threads binding them to
+/// one shared plan and executing would run one thread's transform on the
+/// other's stream (and the caller, waiting on its own stream, would read
+/// its output before it ran) or in the other's work area. Each thread
+/// queues many transforms back to back, then reads them all.
+#[test]
+fn threads_sharing_a_cached_plan_each_get_their_own_transform() {
+    if !have(Library::Rocfft) {
+        return;
+    }
+    let on_sim = hip_sys::backend() == Backend::Sim;
+    let (n, threads, queued) = if on_sim { (256, 4, 4) } else { (1 << 16, 8, 48) };
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    // An impulse of height h: its transform is h everywhere.
+                    let height = |r: usize| (t * 1000 + r + 1) as f32;
+                    let inputs: Vec<DeviceArray<[f32; 2]>> = (0..queued)
+                        .map(|r| {
+                            let mut x = vec![[0.0f32; 2]; n];
+                            x[0] = [height(r), 0.0];
+                            DeviceArray::from_slice(&x).unwrap()
+                        })
+                        .collect();
+                    let mut outputs: Vec<DeviceArray<[f32; 2]>> =
+                        (0..queued).map(|_| DeviceArray::zeros(n).unwrap()).collect();
+                    for (x, y) in inputs.iter().zip(&mut outputs) {
+                        fft::c2c(x, y, &[n], 1, fft::Direction::Forward).unwrap();
+                    }
+                    let mut wrong = Vec::new();
+                    for (r, y) in outputs.iter().enumerate() {
+                        let y = y.to_vec().unwrap();
+                        let h = height(r);
+                        if let Some((k, v)) =
+                            y.iter().enumerate().find(|(_, v)| (v[0] - h).abs() > 1e-2 || v[1].abs() > 1e-2)
+                        {
+                            wrong.push(format!("thread {t} transform {r}: y[{k}] = {v:?}, want [{h}, 0]"));
+                        }
+                    }
+                    wrong
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("no panic")).collect()
+    });
+    assert!(failures.is_empty(), "{} transforms read wrong:\n{}", failures.len(), failures.join("\n"));
+}

@@ -7,6 +7,7 @@ use super::library::fns;
 use super::objects::{is_live, register, unregister, ExecutionInfo, Plan};
 use super::status::{entry, ok};
 use crate::rocfft::{rocfft_execution_info, rocfft_plan, rocfft_status};
+use crate::sync::MutexExt;
 
 pub(super) unsafe extern "C" fn rocfft_execution_info_create(info: *mut rocfft_execution_info) -> rocfft_status {
     entry(|| {
@@ -106,6 +107,9 @@ pub(super) unsafe extern "C" fn rocfft_execute(
         );
         let stream = crate::backend::nvidia::objects::stream_of(stream.cast())
             .map_err(|_| rocfft_status::rocfft_status_invalid_arg_value)?;
+        // Bind and enqueue as one step: the cuFFT plan holds one stream and
+        // one work area for every thread that executes it.
+        let _executing = plan.executing.lock_unpoisoned();
         // SAFETY: a live handle and the HIP stream's CUDA stream (or null).
         ok("cufftSetStream", unsafe { (f.cufftSetStream)(plan.handle, stream) })?;
         if plan.work_size > 0 {

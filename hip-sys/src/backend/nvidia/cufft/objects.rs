@@ -26,6 +26,13 @@ pub(super) struct Plan {
     /// Bytes to add to the input and output buffers (offsets of the layout).
     pub(super) in_offset_bytes: usize,
     pub(super) out_offset_bytes: usize,
+    /// Held from binding the stream and work area to the cuFFT plan until
+    /// the transform is enqueued. A rocFFT plan may be executed from many
+    /// threads at once, each with its own execution info; a cuFFT plan
+    /// keeps one stream and one work area, so without it two threads
+    /// would run each other's transform on the wrong stream or in the
+    /// wrong work area.
+    pub(super) executing: Mutex<()>,
 }
 
 /// A `rocfft_execution_info`.

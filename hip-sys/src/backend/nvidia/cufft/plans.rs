@@ -165,6 +165,7 @@ pub(super) unsafe extern "C" fn rocfft_plan_create(
             work_size,
             in_offset_bytes: in_offset * in_size,
             out_offset_bytes: out_offset * out_size,
+            executing: std::sync::Mutex::new(()),
         });
         // SAFETY: `plan` is non-null and valid for a write (C contract).
         unsafe { plan.write(made.cast()) };
