@@ -43,11 +43,21 @@ pub struct Header {
 const COOPERATIVE_GROUPS: Header =
     Header { name: "hip/hip_cooperative_groups.h", text: include_str!("prelude/hip_cooperative_groups.h") };
 
-const AMD: &[Header] =
-    &[Header { name: "hip/hip_runtime.h", text: include_str!("prelude/hip_runtime_amd.h") }, COOPERATIVE_GROUPS];
+// Each compiler's hip/hip_runtime.h is the part both share, then its own,
+// in one text: hipRTC 5.x finds no named header from inside another.
+const AMD: &[Header] = &[
+    Header {
+        name: "hip/hip_runtime.h",
+        text: concat!(include_str!("prelude/portable.h"), include_str!("prelude/hip_runtime_amd.h")),
+    },
+    COOPERATIVE_GROUPS,
+];
 
 const NVRTC: &[Header] = &[
-    Header { name: "hip/hip_runtime.h", text: include_str!("prelude/hip_runtime_nvrtc.h") },
+    Header {
+        name: "hip/hip_runtime.h",
+        text: concat!(include_str!("prelude/portable.h"), include_str!("prelude/hip_runtime_nvrtc.h")),
+    },
     COOPERATIVE_GROUPS,
     Header { name: "type_traits", text: include_str!("prelude/type_traits_nvrtc.h") },
     Header { name: "limits", text: include_str!("prelude/limits_nvrtc.h") },
