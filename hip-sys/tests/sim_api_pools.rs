@@ -120,3 +120,35 @@ fn opportunistic_reuse_follows_its_attribute() {
         ok!((api().hipStreamDestroy)(s2));
     });
 }
+
+/// The device arguments of the pool-of-a-device calls, checked in clr's
+/// order and with its codes (`hip_mempool.cpp`, the same in 5.7 to 6.2):
+/// `hipDeviceGetDefaultMemPool` refuses a null out-pointer first
+/// (`hipErrorInvalidValue`), then a bad device (`hipErrorInvalidDevice`);
+/// `hipDeviceGetMemPool` and `hipDeviceSetMemPool` compare the device as an
+/// unsigned number against the count and answer `hipErrorInvalidValue` for
+/// a bad one, negative included; setting another device's pool is
+/// `hipErrorInvalidDevice`.
+#[test]
+fn pool_calls_check_their_device_as_clr_does() {
+    isolated(|| {
+        let (mut pool0, mut pool1) = (null_mut(), null_mut());
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool0, 0));
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool1, 1));
+        let bad = 99;
+        assert_eq!(status!((api().hipDeviceGetDefaultMemPool)(null_mut(), bad)), E::hipErrorInvalidValue);
+        assert_eq!(status!((api().hipDeviceGetDefaultMemPool)(&mut pool0, bad)), E::hipErrorInvalidDevice);
+        assert_eq!(status!((api().hipDeviceGetDefaultMemPool)(&mut pool0, -1)), E::hipErrorInvalidDevice);
+        let mut got = null_mut();
+        for device in [bad, -1] {
+            assert_eq!(status!((api().hipDeviceGetMemPool)(&mut got, device)), E::hipErrorInvalidValue, "{device}");
+            assert_eq!(status!((api().hipDeviceSetMemPool)(device, pool0)), E::hipErrorInvalidValue, "{device}");
+        }
+        assert_eq!(status!((api().hipDeviceGetMemPool)(null_mut(), 0)), E::hipErrorInvalidValue);
+        assert_eq!(status!((api().hipDeviceSetMemPool)(0, null_mut())), E::hipErrorInvalidValue);
+        assert_eq!(status!((api().hipDeviceSetMemPool)(0, pool1)), E::hipErrorInvalidDevice, "another device's pool");
+        ok!((api().hipDeviceSetMemPool)(0, pool0));
+        ok!((api().hipDeviceGetMemPool)(&mut got, 0));
+        assert_eq!(got, pool0);
+    });
+}

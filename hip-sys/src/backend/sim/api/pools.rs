@@ -233,27 +233,47 @@ pub(crate) unsafe extern "C" fn hipMemPoolGetAttribute(
 
 pub(crate) unsafe extern "C" fn hipDeviceGetDefaultMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
     call(idx!("hipDeviceGetDefaultMemPool"), || {
+        // clr: the out-pointer first, then the device.
+        if pool.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
         let registry = registry(device_arg(device)?)?;
         let default = lock(&registry.state).default;
-        // SAFETY: null is rejected.
+        // SAFETY: checked non-null above.
         unsafe { write_out(pool, default as hipMemPool_t) }
     })
 }
 
+/// The device of `hipDeviceGetMemPool` and `hipDeviceSetMemPool`: clr
+/// compares it, as an unsigned number, against the device count and
+/// answers `hipErrorInvalidValue` (not `InvalidDevice`), negative ones
+/// included.
+fn pool_device_arg(device: i32) -> Result<usize, hipError_t> {
+    device_arg(device).map_err(|_| hipError_t::hipErrorInvalidValue)
+}
+
 pub(crate) unsafe extern "C" fn hipDeviceGetMemPool(pool: *mut hipMemPool_t, device: i32) -> hipError_t {
     call(idx!("hipDeviceGetMemPool"), || {
-        let registry = registry(device_arg(device)?)?;
+        if pool.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let registry = registry(pool_device_arg(device)?)?;
         let current = lock(&registry.state).current;
-        // SAFETY: null is rejected.
+        // SAFETY: checked non-null above.
         unsafe { write_out(pool, current as hipMemPool_t) }
     })
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceSetMemPool(device: i32, pool: hipMemPool_t) -> hipError_t {
     call(idx!("hipDeviceSetMemPool"), || {
-        let device = device_arg(device)?;
-        if device_of_pool(pool)? != device {
+        if pool.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let device = pool_device_arg(device)?;
+        // clr: a pool of another device is hipErrorInvalidDevice (one it
+        // never made, clr reads as a pool; here it is InvalidValue).
+        if device_of_pool(pool)? != device {
+            return Err(hipError_t::hipErrorInvalidDevice);
         }
         let registry = registry(device)?;
         lock(&registry.state).current = pool as usize;
