@@ -1,6 +1,6 @@
 //! The HIP runtime's C API, reachable without ROCm at build time.
 //!
-//! `hip-sys` is the only crate of amdgpu-rs that speaks C. It has four parts:
+//! `hip-sys` is the only crate of amdgpu-rs that speaks C. Its parts:
 //!
 //! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE and rocFFT,
 //!   generated from Debian's headers, and of MIOpen, written by hand; and
@@ -21,9 +21,13 @@
 //!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
-//! - [`hiprtc()`]: the runtime compiler's table ([`hiprtc::HiprtcApi`]):
-//!   AMD's hipRTC, NVRTC behind it on nvidia, and on the simulator a
-//!   table that explains why it cannot compile (see [`libraries::rtc`]).
+//! - [`compiler()`] and [`hiprtc()`]: the runtime compiler of the backend
+//!   ([`hiprtc::HiprtcApi`]): AMD's hipRTC of the runtime's own
+//!   installation, NVRTC behind it on nvidia, and on the simulator a
+//!   table that explains why it cannot compile; [`compiler_of`] loads
+//!   AMD's hipRTC or NVRTC on its own, with no GPU, for compiling for a
+//!   named target; [`prelude()`] is the portable kernel prelude every
+//!   compilation gets (see [`libraries::rtc`]).
 //! - [`error_names`]: HIP's names and descriptions of its error codes, one
 //!   table that every backend's messages use.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
