@@ -105,6 +105,130 @@ fn attributes_hip_does_not_answer_are_invalid_value() {
     });
 }
 
+/// Every attribute clr's `hipDeviceGetAttribute` answers (the `case` labels
+/// of its switch in `hip_device_runtime.cpp`): rocm-5.7.1 for HIP 5.
+const CLR_5_7: &[Attr] = &[
+    Attr::hipDeviceAttributeAsicRevision,
+    Attr::hipDeviceAttributeCanMapHostMemory,
+    Attr::hipDeviceAttributeCanUseStreamWaitValue,
+    Attr::hipDeviceAttributeClockRate,
+    Attr::hipDeviceAttributeComputeCapabilityMajor,
+    Attr::hipDeviceAttributeComputeCapabilityMinor,
+    Attr::hipDeviceAttributeComputeMode,
+    Attr::hipDeviceAttributeConcurrentKernels,
+    Attr::hipDeviceAttributeConcurrentManagedAccess,
+    Attr::hipDeviceAttributeCooperativeLaunch,
+    Attr::hipDeviceAttributeCooperativeMultiDeviceLaunch,
+    Attr::hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim,
+    Attr::hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc,
+    Attr::hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim,
+    Attr::hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem,
+    Attr::hipDeviceAttributeDirectManagedMemAccessFromHost,
+    Attr::hipDeviceAttributeEccEnabled,
+    Attr::hipDeviceAttributeFineGrainSupport,
+    Attr::hipDeviceAttributeHdpMemFlushCntl,
+    Attr::hipDeviceAttributeHdpRegFlushCntl,
+    Attr::hipDeviceAttributeImageSupport,
+    Attr::hipDeviceAttributeIntegrated,
+    Attr::hipDeviceAttributeIsMultiGpuBoard,
+    Attr::hipDeviceAttributeKernelExecTimeout,
+    Attr::hipDeviceAttributeL2CacheSize,
+    Attr::hipDeviceAttributeManagedMemory,
+    Attr::hipDeviceAttributeMaxBlockDimX,
+    Attr::hipDeviceAttributeMaxBlockDimY,
+    Attr::hipDeviceAttributeMaxBlockDimZ,
+    Attr::hipDeviceAttributeMaxGridDimX,
+    Attr::hipDeviceAttributeMaxGridDimY,
+    Attr::hipDeviceAttributeMaxGridDimZ,
+    Attr::hipDeviceAttributeMaxPitch,
+    Attr::hipDeviceAttributeMaxRegistersPerBlock,
+    Attr::hipDeviceAttributeMaxSharedMemoryPerBlock,
+    Attr::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor,
+    Attr::hipDeviceAttributeMaxTexture1DWidth,
+    Attr::hipDeviceAttributeMaxTexture2DHeight,
+    Attr::hipDeviceAttributeMaxTexture2DWidth,
+    Attr::hipDeviceAttributeMaxTexture3DDepth,
+    Attr::hipDeviceAttributeMaxTexture3DHeight,
+    Attr::hipDeviceAttributeMaxTexture3DWidth,
+    Attr::hipDeviceAttributeMaxThreadsPerBlock,
+    Attr::hipDeviceAttributeMaxThreadsPerMultiProcessor,
+    Attr::hipDeviceAttributeMemoryBusWidth,
+    Attr::hipDeviceAttributeMemoryClockRate,
+    Attr::hipDeviceAttributeMemoryPoolsSupported,
+    Attr::hipDeviceAttributeMultiprocessorCount,
+    Attr::hipDeviceAttributePageableMemoryAccess,
+    Attr::hipDeviceAttributePageableMemoryAccessUsesHostPageTables,
+    Attr::hipDeviceAttributePciBusId,
+    Attr::hipDeviceAttributePciDeviceId,
+    Attr::hipDeviceAttributePhysicalMultiProcessorCount,
+    Attr::hipDeviceAttributeTextureAlignment,
+    Attr::hipDeviceAttributeTexturePitchAlignment,
+    Attr::hipDeviceAttributeTotalConstantMemory,
+    Attr::hipDeviceAttributeUnifiedAddressing,
+    Attr::hipDeviceAttributeVirtualMemoryManagementSupported,
+    Attr::hipDeviceAttributeWallClockRate,
+    Attr::hipDeviceAttributeWarpSize,
+];
+
+/// What rocm-6.0.0 answers besides (HIP 6). Not here, because the 5.7
+/// bindings have no name for them: `HostRegisterSupported`.
+const CLR_6_0_ADDED: &[Attr] = &[
+    Attr::hipDeviceAttributeAsyncEngineCount,
+    Attr::hipDeviceAttributeCanUseHostPointerForRegisteredMem,
+    Attr::hipDeviceAttributeComputePreemptionSupported,
+    Attr::hipDeviceAttributeDeviceOverlap,
+    Attr::hipDeviceAttributeGlobalL1CacheSupported,
+    Attr::hipDeviceAttributeHostNativeAtomicSupported,
+    Attr::hipDeviceAttributeIsLargeBar,
+    Attr::hipDeviceAttributeLocalL1CacheSupported,
+    Attr::hipDeviceAttributeLuidDeviceNodeMask,
+    Attr::hipDeviceAttributeMaxBlocksPerMultiProcessor,
+    Attr::hipDeviceAttributeMaxRegistersPerMultiprocessor,
+    Attr::hipDeviceAttributeMaxSurface1D,
+    Attr::hipDeviceAttributeMaxTexture1DLinear,
+    Attr::hipDeviceAttributeMaxTexture1DMipmap,
+    Attr::hipDeviceAttributeMaxTextureCubemap,
+    Attr::hipDeviceAttributeMultiGpuBoardGroupID,
+    Attr::hipDeviceAttributePciDomainID,
+    Attr::hipDeviceAttributePersistingL2CacheMaxSize,
+    Attr::hipDeviceAttributeReservedSharedMemPerBlock,
+    Attr::hipDeviceAttributeSharedMemPerBlockOptin,
+    Attr::hipDeviceAttributeSharedMemPerMultiprocessor,
+    Attr::hipDeviceAttributeStreamPrioritiesSupported,
+    Attr::hipDeviceAttributeSurfaceAlignment,
+    Attr::hipDeviceAttributeTotalGlobalMem,
+];
+
+/// What rocm-6.2.2 answers besides (the simulator's HIP 7 follows the newest
+/// clr read). Not here, for the same reason: `MemoryPoolSupportedHandleTypes`.
+const CLR_6_2_ADDED: &[Attr] = &[Attr::hipDeviceAttributeAccessPolicyMaxWindowSize];
+
+#[test]
+fn every_attribute_clr_answers_is_answered_per_version() {
+    isolated(|| {
+        let major = hip_major();
+        let (answered, refused): (Vec<&Attr>, Vec<&Attr>) = match major {
+            5 => (CLR_5_7.iter().collect(), CLR_6_0_ADDED.iter().chain(CLR_6_2_ADDED).collect()),
+            6 => (CLR_5_7.iter().chain(CLR_6_0_ADDED).collect(), CLR_6_2_ADDED.iter().collect()),
+            _ => (CLR_5_7.iter().chain(CLR_6_0_ADDED).chain(CLR_6_2_ADDED).collect(), Vec::new()),
+        };
+        for attr in answered {
+            let value = attribute(*attr, 1);
+            assert!(matches!(value, Ok(v) if v >= 0), "HIP {major} answers {attr:?}: {value:?}");
+        }
+        for attr in refused {
+            assert_eq!(attribute(*attr, 0), Err(E::hipErrorInvalidValue), "HIP {major} does not answer {attr:?}");
+        }
+        // Plausible and consistent with the rest of the device.
+        assert_eq!(
+            attribute(Attr::hipDeviceAttributePhysicalMultiProcessorCount, 0),
+            attribute(Attr::hipDeviceAttributeMultiprocessorCount, 0)
+        );
+        assert_eq!(attribute(Attr::hipDeviceAttributeManagedMemory, 0), Ok(0), "the simulator has no managed memory");
+        assert_eq!(attribute(Attr::hipDeviceAttributeCooperativeLaunch, 0), Ok(0), "nor cooperative launches");
+    });
+}
+
 // ---- 8. invalid arguments ---------------------------------------------------
 
 #[test]

@@ -115,33 +115,68 @@ pub(crate) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, de
     })
 }
 
-/// Attributes HIP 5.7's `hipDeviceGetAttribute` switch lacks (its default
-/// branch answers `hipErrorInvalidValue`) that the simulator otherwise
-/// answers; HIP 6.0 added them.
-const UNANSWERED_BY_HIP_5: [hipDeviceAttribute_t; 3] = [
-    hipDeviceAttribute_t::hipDeviceAttributePciDomainID,
-    hipDeviceAttribute_t::hipDeviceAttributeStreamPrioritiesSupported,
-    hipDeviceAttribute_t::hipDeviceAttributeTotalGlobalMem,
-];
+/// Attributes clr's `hipDeviceGetAttribute` switch answers from rocm-6.0.0
+/// on and 5.7.1's does not (its default branch answers
+/// `hipErrorInvalidValue`).
+const ADDED_IN_HIP_6: [hipDeviceAttribute_t; 24] = {
+    use hipDeviceAttribute_t as A;
+    [
+        A::hipDeviceAttributeAsyncEngineCount,
+        A::hipDeviceAttributeCanUseHostPointerForRegisteredMem,
+        A::hipDeviceAttributeComputePreemptionSupported,
+        A::hipDeviceAttributeDeviceOverlap,
+        A::hipDeviceAttributeGlobalL1CacheSupported,
+        A::hipDeviceAttributeHostNativeAtomicSupported,
+        A::hipDeviceAttributeIsLargeBar,
+        A::hipDeviceAttributeLocalL1CacheSupported,
+        A::hipDeviceAttributeLuidDeviceNodeMask,
+        A::hipDeviceAttributeMaxBlocksPerMultiProcessor,
+        A::hipDeviceAttributeMaxRegistersPerMultiprocessor,
+        A::hipDeviceAttributeMaxSurface1D,
+        A::hipDeviceAttributeMaxTexture1DLinear,
+        A::hipDeviceAttributeMaxTexture1DMipmap,
+        A::hipDeviceAttributeMaxTextureCubemap,
+        A::hipDeviceAttributeMultiGpuBoardGroupID,
+        A::hipDeviceAttributePciDomainID,
+        A::hipDeviceAttributePersistingL2CacheMaxSize,
+        A::hipDeviceAttributeReservedSharedMemPerBlock,
+        A::hipDeviceAttributeSharedMemPerBlockOptin,
+        A::hipDeviceAttributeSharedMemPerMultiprocessor,
+        A::hipDeviceAttributeStreamPrioritiesSupported,
+        A::hipDeviceAttributeSurfaceAlignment,
+        A::hipDeviceAttributeTotalGlobalMem,
+    ]
+};
 
-/// The simulated device's attributes: a small CDNA-like GPU.
+/// Attributes rocm-6.2 answers and 6.0 does not; the simulator's HIP 7
+/// answers them (it follows the newest clr read, 6.2).
+const ADDED_AFTER_HIP_6_0: [hipDeviceAttribute_t; 1] =
+    [hipDeviceAttribute_t::hipDeviceAttributeAccessPolicyMaxWindowSize];
+
+/// The simulated device's attributes: a small CDNA-like GPU (4 compute
+/// units of 64-lane wavefronts) with no textures, managed memory,
+/// cooperative launches or virtual memory management, which the simulator
+/// does not model, so those answer 0 ("not supported").
 ///
-/// Only attributes every modelled HIP answers are answered (HIP 5 also
-/// lacks [`UNANSWERED_BY_HIP_5`]); the rest are `hipErrorInvalidValue`, as
-/// clr's default branch gives, including 64, 86, 10001, 10003 and 10004
-/// (`hipDeviceAttributeName`, `Uuid`, `Arch`, `GcnArch`, `GcnArchName` in
-/// 5.x, `Unused1..5` from 6.0), which no version answers.
+/// Every attribute the modelled HIP answers is answered: clr 5.7.1's switch
+/// for HIP 5, with [`ADDED_IN_HIP_6`] for 6 and [`ADDED_AFTER_HIP_6_0`] for
+/// 7. The rest are `hipErrorInvalidValue`, as clr's default branch gives,
+/// including 64, 86, 10001, 10003 and 10004 (`hipDeviceAttributeName`,
+/// `Uuid`, `Arch`, `GcnArch`, `GcnArchName` in 5.x, `Unused1..5` from 6.0),
+/// which no version answers.
 fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_t> {
     use hipDeviceAttribute_t as A;
-    if sim().config.hip_major <= 5 && UNANSWERED_BY_HIP_5.contains(&attr) {
+    let major = sim().config.hip_major;
+    if (major <= 5 && ADDED_IN_HIP_6.contains(&attr)) || (major <= 6 && ADDED_AFTER_HIP_6_0.contains(&attr)) {
         return Err(hipError_t::hipErrorInvalidValue);
     }
-    let memory = sim().config.memory;
+    let memory = sim().config.memory.min(i32::MAX as usize) as i32;
     Ok(match attr {
-        A::hipDeviceAttributeMultiprocessorCount => 4,
+        A::hipDeviceAttributeMultiprocessorCount | A::hipDeviceAttributePhysicalMultiProcessorCount => 4,
         A::hipDeviceAttributeWarpSize => 64,
         A::hipDeviceAttributeMaxThreadsPerBlock => 1024,
         A::hipDeviceAttributeMaxThreadsPerMultiProcessor => 2048,
+        A::hipDeviceAttributeMaxBlocksPerMultiProcessor => 2048 / 64,
         A::hipDeviceAttributeMaxBlockDimX | A::hipDeviceAttributeMaxBlockDimY | A::hipDeviceAttributeMaxBlockDimZ => {
             1024
         }
@@ -149,21 +184,75 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         A::hipDeviceAttributeMaxGridDimY | A::hipDeviceAttributeMaxGridDimZ => MAX_GRID_YZ as i32,
         A::hipDeviceAttributeClockRate => 1_000_000,
         A::hipDeviceAttributeMemoryClockRate => 1_000_000,
+        // kHz: AMD's 100 MHz constant clock.
+        A::hipDeviceAttributeWallClockRate => 100_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,
         A::hipDeviceAttributeComputeCapabilityMajor => 9,
         A::hipDeviceAttributeComputeCapabilityMinor => 0,
-        A::hipDeviceAttributeMaxSharedMemoryPerBlock => MAX_SHARED_MEMORY as i32,
-        A::hipDeviceAttributeTotalGlobalMem => memory.min(i32::MAX as usize) as i32,
+        A::hipDeviceAttributeAsicRevision => 0,
+        A::hipDeviceAttributeMaxSharedMemoryPerBlock
+        | A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor
+        | A::hipDeviceAttributeSharedMemPerBlockOptin
+        | A::hipDeviceAttributeSharedMemPerMultiprocessor => MAX_SHARED_MEMORY as i32,
+        A::hipDeviceAttributeReservedSharedMemPerBlock => 0,
+        A::hipDeviceAttributeMaxRegistersPerBlock | A::hipDeviceAttributeMaxRegistersPerMultiprocessor => 65_536,
+        A::hipDeviceAttributeTotalGlobalMem | A::hipDeviceAttributeTotalConstantMemory => memory,
         A::hipDeviceAttributeL2CacheSize => 8 << 20,
+        A::hipDeviceAttributePersistingL2CacheMaxSize | A::hipDeviceAttributeAccessPolicyMaxWindowSize => 0,
+        A::hipDeviceAttributeMaxPitch => i32::MAX,
+        A::hipDeviceAttributeTextureAlignment
+        | A::hipDeviceAttributeTexturePitchAlignment
+        | A::hipDeviceAttributeSurfaceAlignment => 256,
+        A::hipDeviceAttributeMaxTexture1DWidth
+        | A::hipDeviceAttributeMaxTexture1DMipmap
+        | A::hipDeviceAttributeMaxTexture2DWidth
+        | A::hipDeviceAttributeMaxTexture2DHeight
+        | A::hipDeviceAttributeMaxTextureCubemap
+        | A::hipDeviceAttributeMaxSurface1D => 16_384,
+        A::hipDeviceAttributeMaxTexture1DLinear => 1 << 27,
+        A::hipDeviceAttributeMaxTexture3DWidth
+        | A::hipDeviceAttributeMaxTexture3DHeight
+        | A::hipDeviceAttributeMaxTexture3DDepth => 2048,
         A::hipDeviceAttributePciBusId => device as i32 + 1,
-        A::hipDeviceAttributePciDeviceId => 0,
-        A::hipDeviceAttributePciDomainID => 0,
-        A::hipDeviceAttributeConcurrentKernels => 1,
-        A::hipDeviceAttributeMemoryPoolsSupported => 1,
-        A::hipDeviceAttributeUnifiedAddressing => 1,
-        A::hipDeviceAttributeStreamPrioritiesSupported => 1,
-        A::hipDeviceAttributeIntegrated => 0,
-        A::hipDeviceAttributeEccEnabled => 0,
+        A::hipDeviceAttributePciDeviceId | A::hipDeviceAttributePciDomainID => 0,
+        A::hipDeviceAttributeMultiGpuBoardGroupID => device as i32,
+        A::hipDeviceAttributeConcurrentKernels
+        | A::hipDeviceAttributeMemoryPoolsSupported
+        | A::hipDeviceAttributeUnifiedAddressing
+        | A::hipDeviceAttributeStreamPrioritiesSupported
+        | A::hipDeviceAttributeCanMapHostMemory
+        | A::hipDeviceAttributeDeviceOverlap
+        | A::hipDeviceAttributeGlobalL1CacheSupported
+        | A::hipDeviceAttributeLocalL1CacheSupported => 1,
+        A::hipDeviceAttributeAsyncEngineCount => 2,
+        // Not modelled: 0, "not supported".
+        A::hipDeviceAttributeIntegrated
+        | A::hipDeviceAttributeEccEnabled
+        | A::hipDeviceAttributeComputeMode
+        | A::hipDeviceAttributeKernelExecTimeout
+        | A::hipDeviceAttributeIsMultiGpuBoard
+        | A::hipDeviceAttributeIsLargeBar
+        | A::hipDeviceAttributeImageSupport
+        | A::hipDeviceAttributeManagedMemory
+        | A::hipDeviceAttributeConcurrentManagedAccess
+        | A::hipDeviceAttributeDirectManagedMemAccessFromHost
+        | A::hipDeviceAttributePageableMemoryAccess
+        | A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables
+        | A::hipDeviceAttributeCanUseHostPointerForRegisteredMem
+        | A::hipDeviceAttributeHostNativeAtomicSupported
+        | A::hipDeviceAttributeComputePreemptionSupported
+        | A::hipDeviceAttributeVirtualMemoryManagementSupported
+        | A::hipDeviceAttributeCanUseStreamWaitValue
+        | A::hipDeviceAttributeCooperativeLaunch
+        | A::hipDeviceAttributeCooperativeMultiDeviceLaunch
+        | A::hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc
+        | A::hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim
+        | A::hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim
+        | A::hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem
+        | A::hipDeviceAttributeFineGrainSupport
+        | A::hipDeviceAttributeHdpMemFlushCntl
+        | A::hipDeviceAttributeHdpRegFlushCntl
+        | A::hipDeviceAttributeLuidDeviceNodeMask => 0,
         _ => return Err(hipError_t::hipErrorInvalidValue),
     })
 }
