@@ -114,7 +114,7 @@ impl Target {
     /// compiler, which would conflict with the target.
     pub(crate) fn names_architecture(&self, option: &str) -> bool {
         let prefixes: &[&str] = match self {
-            Target::Amd(_) => &["--offload-arch", "--amdgpu-target", "-mcpu"],
+            Target::Amd(_) => &["--offload-arch", "--gpu-architecture", "--amdgpu-target", "-mcpu"],
             Target::Nvidia(_) => &["--gpu-architecture", "-arch", "--gpu-name"],
             Target::Sim => &[],
         };

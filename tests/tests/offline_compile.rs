@@ -313,3 +313,42 @@ fn a_broken_kernel_and_a_conflicting_architecture_are_compile_errors_with_logs()
         .unwrap_err();
     assert!(error.to_string().contains("remove the option"), "{error}");
 }
+
+#[test]
+fn the_raw_hiprtc_table_refuses_an_unknown_processor_instead_of_aborting() {
+    if !hiprtc_present() {
+        return;
+    }
+    let compiler = hip_sys::compiler_of(CompilerKind::Hiprtc).expect("present");
+    if compiler.processors.is_none() {
+        eprintln!("skipped: this hipRTC's comgr lists no processors, so nothing can be checked");
+        return;
+    }
+    let api = compiler.api;
+    let mut program: hip_sys::hiprtc::hiprtcProgram = std::ptr::null_mut();
+    let source = c"extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }";
+    // SAFETY: a valid out-pointer and C strings; no headers.
+    let created = unsafe {
+        (api.hiprtcCreateProgram)(
+            &mut program,
+            source.as_ptr(),
+            c"k.hip".as_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(created, hip_sys::hiprtc::hiprtcResult::HIPRTC_SUCCESS);
+    for (option, expected) in [
+        (c"--offload-arch=gfx9999", hip_sys::hiprtc::hiprtcResult::HIPRTC_ERROR_INVALID_OPTION),
+        (c"--gpu-architecture=gfx9999:xnack+", hip_sys::hiprtc::hiprtcResult::HIPRTC_ERROR_INVALID_OPTION),
+        (c"--offload-arch=gfx90a", hip_sys::hiprtc::hiprtcResult::HIPRTC_SUCCESS),
+    ] {
+        let mut options = [option.as_ptr()];
+        // SAFETY: a live program and one C string.
+        let status = unsafe { (api.hiprtcCompileProgram)(program, 1, options.as_mut_ptr()) };
+        assert_eq!(status, expected, "{option:?}");
+    }
+    // SAFETY: a live program, destroyed once.
+    assert_eq!(unsafe { (api.hiprtcDestroyProgram)(&mut program) }, hip_sys::hiprtc::hiprtcResult::HIPRTC_SUCCESS);
+}
