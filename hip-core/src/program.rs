@@ -3,7 +3,8 @@
 //! device or for a named [`Target`] with no device.
 //!
 //! Every compilation gets the portable kernel prelude
-//! ([`hip_sys::prelude`]): headers passed by name, so that one source,
+//! ([`hip_sys::prelude`], added by the compiler's table in `hip-sys`):
+//! headers passed by name, so that one source,
 //! `#include <hip/hip_runtime.h>` and all, compiles with AMD's hipRTC
 //! (ROCm 5.x to 7.x) and with NVRTC.
 
@@ -283,17 +284,11 @@ fn compile(compiler: rtc::Compiler, program: &Program, target: String, architect
     };
     let source = c_string("source", &program.source, program, &target)?;
     let name = c_string("program name", &program.name, program, &target)?;
-    let prelude = hip_sys::prelude(compiler.kind());
-    let mut headers = Vec::with_capacity(program.headers.len() + prelude.len());
+    // The compiler's table adds the portable prelude after these.
+    let mut headers = Vec::with_capacity(program.headers.len());
     for (include, text) in &program.headers {
         let include = c_string("header name", include, program, &target)?;
         headers.push((include, c_string("header text", text, program, &target)?));
-    }
-    for header in prelude.iter().filter(|h| !program.headers.iter().any(|(name, _)| name == h.name)) {
-        headers.push((
-            c_string("header name", header.name, program, &target)?,
-            c_string("header text", header.text, program, &target)?,
-        ));
     }
     let _exclusive = compiler.exclusive();
     let handle = compiler.create(&source, &name, &headers).map_err(|failed| fail(failed, String::new()))?;

@@ -315,7 +315,7 @@ fn a_broken_kernel_and_a_conflicting_architecture_are_compile_errors_with_logs()
 }
 
 #[test]
-fn the_raw_hiprtc_table_refuses_an_unknown_processor_instead_of_aborting() {
+fn the_raw_hiprtc_table_adds_the_prelude_and_refuses_an_unknown_processor_instead_of_aborting() {
     if !hiprtc_present() {
         return;
     }
@@ -326,7 +326,10 @@ fn the_raw_hiprtc_table_refuses_an_unknown_processor_instead_of_aborting() {
     }
     let api = compiler.api;
     let mut program: hip_sys::hiprtc::hiprtcProgram = std::ptr::null_mut();
-    let source = c"extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }";
+    // The raw table adds the prelude too: the include and the prelude's
+    // names compile with no header given.
+    let source =
+        c"#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(float* x, uint8_t b) { x[hipThreadIdx_x] = b; }";
     // SAFETY: a valid out-pointer and C strings; no headers.
     let created = unsafe {
         (api.hiprtcCreateProgram)(

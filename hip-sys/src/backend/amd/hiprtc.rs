@@ -16,6 +16,10 @@
 //!   present, so offline compilation works on any machine with ROCm's
 //!   compiler libraries (Debian's `libamdhip64-5` is enough).
 //!
+//! The table's `hiprtcCreateProgram` adds the portable prelude
+//! ([`crate::prelude`]), as the nvidia backend's does, and its
+//! `hiprtcCompileProgram` refuses a processor comgr does not know (below).
+//!
 //! `hiprtcVersion` is not a way to tell installations apart: clr
 //! hard-codes 9.0 in `hiprtc.cpp` in every release from 5.2 to 7.x. It is
 //! read and reported, never compared. Every function of the table has the
@@ -28,6 +32,7 @@ use super::installation::{self, Runtime};
 use super::libraries::rocm_path;
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use crate::shared::compiler::{Compiler, CompilerKind};
+use crate::shared::prelude::with_prelude;
 use crate::BackendError;
 
 /// The process's AMD hipRTC (loaded on first use; an error is kept too).
@@ -102,6 +107,12 @@ fn load(candidates: &[String], looked_in: &str) -> Result<&'static Compiler, Bac
     opened.keep();
     let processors = comgr_processors(path.rsplit_once('/').map_or(".", |(dir, _)| dir));
     let mut api = api;
+    // The table's create adds the portable prelude (as the nvidia
+    // backend's does), so programs from the raw table get it too.
+    let real = *REAL_CREATE.get_or_init(|| api.hiprtcCreateProgram);
+    if real as usize == api.hiprtcCreateProgram as usize {
+        api.hiprtcCreateProgram = create_with_prelude;
+    }
     if let Some(list) = processors {
         // The table's compile checks the architecture options first (the
         // process keeps one AMD hipRTC, so one real function and list).
@@ -114,6 +125,41 @@ fn load(candidates: &[String], looked_in: &str) -> Result<&'static Compiler, Bac
     let library: &'static str = Box::leak(path.into_boxed_str());
     let api: &'static HiprtcApi = Box::leak(Box::new(api));
     Ok(Box::leak(Box::new(Compiler { kind: CompilerKind::Hiprtc, library, version: (major, minor), api, processors })))
+}
+
+/// `hiprtcCreateProgram`'s signature.
+type CreateFn = unsafe extern "C" fn(
+    *mut hiprtcProgram,
+    *const c_char,
+    *const c_char,
+    c_int,
+    *mut *const c_char,
+    *mut *const c_char,
+) -> hiprtcResult;
+
+/// AMD's own `hiprtcCreateProgram`, behind [`create_with_prelude`].
+static REAL_CREATE: OnceLock<CreateFn> = OnceLock::new();
+
+/// `hiprtcCreateProgram` of the amd table: AMD's, with the portable
+/// prelude's headers after the caller's (those it does not give by name).
+unsafe extern "C" fn create_with_prelude(
+    prog: *mut hiprtcProgram,
+    src: *const c_char,
+    name: *const c_char,
+    count: c_int,
+    headers: *mut *const c_char,
+    include_names: *mut *const c_char,
+) -> hiprtcResult {
+    let Some(real) = REAL_CREATE.get() else { return hiprtcResult::HIPRTC_ERROR_INTERNAL_ERROR };
+    // SAFETY: the caller's arrays of `count` entries (hipRTC's contract).
+    let mut merged = match unsafe { with_prelude(CompilerKind::Hiprtc, count, headers, include_names) } {
+        Ok(merged) => merged,
+        Err(status) => return status,
+    };
+    // SAFETY: the caller's out-pointer, source and name; the arrays hold
+    // `merged.count()` NUL-terminated strings, alive for the call (hipRTC
+    // copies them).
+    unsafe { real(prog, src, name, merged.count(), merged.texts.as_mut_ptr(), merged.names.as_mut_ptr()) }
 }
 
 /// `hiprtcCompileProgram`'s signature.

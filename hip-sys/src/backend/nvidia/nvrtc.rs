@@ -30,12 +30,13 @@
 //! - `hiprtcVersion` reports NVRTC's version (12.9, 13.0), the one that
 //!   matters for what it compiles.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
 use super::{catch_status, library_candidates, open};
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use crate::shared::compiler::{Compiler, CompilerKind};
+use crate::shared::prelude::with_prelude;
 use crate::BackendError;
 
 /// `nvrtcResult`.
@@ -82,17 +83,6 @@ fn_table! {
 /// hipRTC compiles every program with its runtime header included first,
 /// so HIP's names need no `#include`; NVRTC includes the prelude's first.
 const PRE_INCLUDE: &CStr = c"--pre-include=hip/hip_runtime.h";
-
-/// The prelude's headers as C strings: (include name, text).
-fn prelude() -> &'static [(CString, CString)] {
-    static HEADERS: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
-    HEADERS.get_or_init(|| {
-        crate::prelude(CompilerKind::Nvrtc)
-            .iter()
-            .filter_map(|h| Some((CString::new(h.name).ok()?, CString::new(h.text).ok()?)))
-            .collect()
-    })
-}
 
 /// `cudaDevAttrComputeCapabilityMajor` and `Minor`.
 const CC_MAJOR: c_int = 75;
@@ -214,44 +204,13 @@ unsafe extern "C" fn hiprtcCreateProgram(
     include_names: *mut *const c_char,
 ) -> hiprtcResult {
     entry(|f| {
-        let count = usize::try_from(num_headers).map_err(|_| hiprtcResult::HIPRTC_ERROR_INVALID_INPUT)?;
-        if count > 0 && (headers.is_null() || include_names.is_null()) {
-            return Err(hiprtcResult::HIPRTC_ERROR_INVALID_INPUT);
-        }
-        let prelude = prelude();
-        let capacity = count + prelude.len();
-        let (mut all_headers, mut all_names) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
-        let mut given = vec![false; prelude.len()];
-        for i in 0..count {
-            // SAFETY: both arrays hold `num_headers` entries (hipRTC's contract).
-            let (header, include) = unsafe { (*headers.add(i), *include_names.add(i)) };
-            if header.is_null() || include.is_null() {
-                return Err(hiprtcResult::HIPRTC_ERROR_INVALID_INPUT);
-            }
-            // SAFETY: a non-null include name is NUL-terminated.
-            let include_name = unsafe { CStr::from_ptr(include) };
-            for (slot, (name, _)) in given.iter_mut().zip(prelude) {
-                *slot |= include_name == name.as_c_str();
-            }
-            all_headers.push(header);
-            all_names.push(include);
-        }
-        for ((name, text), _) in prelude.iter().zip(&given).filter(|(_, given)| !**given) {
-            all_headers.push(text.as_ptr());
-            all_names.push(name.as_ptr());
-        }
+        // SAFETY: the caller's arrays of `num_headers` entries (hipRTC's contract).
+        let merged = unsafe { with_prelude(CompilerKind::Nvrtc, num_headers, headers, include_names) }?;
         // SAFETY: the caller's program out-pointer, source and name; the
         // header arrays hold `len` NUL-terminated strings each, alive for
         // the call (NVRTC copies them).
         ok(unsafe {
-            (f.nvrtcCreateProgram)(
-                prog,
-                src,
-                name,
-                all_headers.len() as c_int,
-                all_headers.as_ptr(),
-                all_names.as_ptr(),
-            )
+            (f.nvrtcCreateProgram)(prog, src, name, merged.count(), merged.texts.as_ptr(), merged.names.as_ptr())
         })
     })
 }
@@ -415,7 +374,6 @@ mod tests {
         assert!(names_architecture(b"--gpu-architecture=sm_90"));
         assert!(names_architecture(b"-arch=compute_90"));
         assert!(!names_architecture(b"-std=c++17"));
-        assert_eq!(prelude().len(), crate::prelude(CompilerKind::Nvrtc).len(), "every header is a C string");
     }
 
     #[test]
