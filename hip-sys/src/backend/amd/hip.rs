@@ -73,21 +73,7 @@ const SUPPORTED: &str = "HIP 5.3 to 7.x (ROCm 5.3 to 7.x)";
 /// `rocm_path` is the value of `ROCM_PATH`, if any; an empty value is
 /// ignored.
 pub(crate) fn candidates(rocm_path: Option<&str>) -> Vec<String> {
-    let mut out = Vec::with_capacity(3 * FILE_NAMES.len());
-    let mut dirs = Vec::with_capacity(2);
-    if let Some(root) = rocm_path.map(str::trim).filter(|p| !p.is_empty()) {
-        dirs.push(root.trim_end_matches('/').to_owned());
-    }
-    if !dirs.iter().any(|d| d == "/opt/rocm") {
-        dirs.push("/opt/rocm".to_owned());
-    }
-    for dir in &dirs {
-        for name in FILE_NAMES {
-            out.push(format!("{dir}/lib/{name}"));
-        }
-    }
-    out.extend(FILE_NAMES.iter().map(|name| (*name).to_owned()));
-    out
+    super::libraries::rocm_candidates(&FILE_NAMES, rocm_path)
 }
 
 /// A HIP version as `hipRuntimeGetVersion` reports it:

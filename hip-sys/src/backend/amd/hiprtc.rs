@@ -29,7 +29,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
 use super::installation::{self, Runtime};
-use super::libraries::rocm_path;
+use super::libraries::{rocm_candidates, rocm_path};
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use crate::shared::compiler::{Compiler, CompilerKind};
 use crate::shared::prelude::with_prelude;
@@ -67,19 +67,7 @@ const STANDALONE_NAMES: [&str; 4] = ["libhiprtc.so.7", "libhiprtc.so.6", "libhip
 
 /// The files tried where no runtime is loaded, in order.
 pub(crate) fn standalone(rocm_path: Option<&str>) -> Vec<String> {
-    let mut dirs = Vec::with_capacity(2);
-    if let Some(root) = rocm_path.map(str::trim).filter(|p| !p.is_empty()) {
-        dirs.push(root.trim_end_matches('/').to_owned());
-    }
-    if !dirs.iter().any(|d| d == "/opt/rocm") {
-        dirs.push("/opt/rocm".to_owned());
-    }
-    let mut out = Vec::new();
-    for dir in &dirs {
-        out.extend(STANDALONE_NAMES.iter().map(|name| format!("{dir}/lib/{name}")));
-    }
-    out.extend(STANDALONE_NAMES.iter().map(|name| (*name).to_owned()));
-    out
+    rocm_candidates(&STANDALONE_NAMES, rocm_path)
 }
 
 fn load(candidates: &[String], looked_in: &str) -> Result<&'static Compiler, BackendError> {

@@ -42,6 +42,14 @@ pub(crate) fn beside(library: Library, dir: &str) -> Vec<String> {
 
 /// The candidate files of `library`, in the order they are tried.
 pub(crate) fn candidates(library: Library, rocm_path: Option<&str>) -> Vec<String> {
+    rocm_candidates(file_names(library), rocm_path)
+}
+
+/// Where every amd loader looks for a file of `names` with no runtime to
+/// go by: `$ROCM_PATH/lib` (`rocm_path`, when set and not empty), then
+/// `/opt/rocm/lib`, each name in order in each, then the bare names,
+/// through the system loader's path.
+pub(crate) fn rocm_candidates(names: &[&str], rocm_path: Option<&str>) -> Vec<String> {
     let mut dirs = Vec::with_capacity(2);
     if let Some(root) = rocm_path.map(str::trim).filter(|p| !p.is_empty()) {
         dirs.push(root.trim_end_matches('/').to_owned());
@@ -49,13 +57,11 @@ pub(crate) fn candidates(library: Library, rocm_path: Option<&str>) -> Vec<Strin
     if !dirs.iter().any(|d| d == "/opt/rocm") {
         dirs.push("/opt/rocm".to_owned());
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity((dirs.len() + 1) * names.len());
     for dir in &dirs {
-        for name in file_names(library) {
-            out.push(format!("{dir}/lib/{name}"));
-        }
+        out.extend(names.iter().map(|name| format!("{dir}/lib/{name}")));
     }
-    out.extend(file_names(library).iter().map(|name| (*name).to_owned()));
+    out.extend(names.iter().map(|name| (*name).to_owned()));
     out
 }
 
