@@ -118,15 +118,8 @@ impl fmt::Display for CodeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CodeKind::AmdCodeObject { processor, xnack, sramecc, .. } => {
-                write!(f, "amdgcn code object for {processor}")?;
-                let sign = |on: bool| if on { '+' } else { '-' };
-                if let Some(on) = sramecc {
-                    write!(f, ":sramecc{}", sign(*on))?;
-                }
-                if let Some(on) = xnack {
-                    write!(f, ":xnack{}", sign(*on))?;
-                }
-                Ok(())
+                f.write_str("amdgcn code object for ")?;
+                crate::target::write_amd_id(f, processor, *sramecc, *xnack)
             }
             CodeKind::Cubin => f.write_str("CUBIN"),
             CodeKind::Ptx => f.write_str("PTX"),

@@ -122,6 +122,26 @@ impl Target {
     }
 }
 
+/// An AMD target id in LLVM's canonical form: the processor, then
+/// `:sramecc±`, then `:xnack±`, each where set (targets and code objects
+/// print alike).
+pub(crate) fn write_amd_id(
+    f: &mut fmt::Formatter<'_>,
+    processor: &str,
+    sramecc: Option<bool>,
+    xnack: Option<bool>,
+) -> fmt::Result {
+    f.write_str(processor)?;
+    let sign = |on: bool| if on { '+' } else { '-' };
+    if let Some(on) = sramecc {
+        write!(f, ":sramecc{}", sign(on))?;
+    }
+    if let Some(on) = xnack {
+        write!(f, ":xnack{}", sign(on))?;
+    }
+    Ok(())
+}
+
 fn error(name: &str, reason: impl Into<String>) -> TargetError {
     TargetError { name: name.to_owned(), reason: reason.into() }
 }
@@ -194,17 +214,7 @@ impl fmt::Display for Target {
     /// order (sramecc, then xnack), `sm_XY`, `compute_XY`, `sim`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Target::Amd(amd) => {
-                f.write_str(&amd.processor)?;
-                let sign = |on: bool| if on { '+' } else { '-' };
-                if let Some(on) = amd.sramecc {
-                    write!(f, ":sramecc{}", sign(on))?;
-                }
-                if let Some(on) = amd.xnack {
-                    write!(f, ":xnack{}", sign(on))?;
-                }
-                Ok(())
-            }
+            Target::Amd(amd) => write_amd_id(f, &amd.processor, amd.sramecc, amd.xnack),
             Target::Nvidia(nv) => {
                 let kind = if nv.is_virtual { "compute" } else { "sm" };
                 write!(f, "{kind}_{}{}", nv.major, nv.minor)?;
