@@ -186,11 +186,8 @@ impl Program {
 /// [`HipError::Backend`] when no backend loads; the call's error.
 #[doc(alias = "hipRuntimeGetVersion")]
 pub fn runtime_version() -> Result<(u32, u32, u32)> {
-    let encoded = raw::runtime::version()?.max(0) as u32;
-    Ok(match hip_sys::backend() {
-        hip_sys::Backend::Nvidia => (encoded / 1000, (encoded % 1000) / 10, 0),
-        _ => (encoded / 10_000_000, (encoded / 100_000) % 100, encoded % 100_000),
-    })
+    let encoded = raw::runtime::version()?;
+    Ok(hip_sys::backend::decode_runtime_version(hip_sys::backend(), encoded).unwrap_or((0, 0, 0)))
 }
 
 /// Compiled code: an AMD code object, a CUBIN or PTX on nvidia, with the

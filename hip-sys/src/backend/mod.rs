@@ -43,3 +43,28 @@ pub use kind::Backend;
 pub(crate) use nvidia::nvrtc_compiler;
 pub(crate) use selection::provider;
 pub use selection::{backend, hip, last_error_is_sticky, selection, BACKEND_ENV};
+
+/// What `hipRuntimeGetVersion` answered on `backend`, as (major, minor,
+/// patch): HIP's `major * 10^7 + minor * 10^5 + patch` on amd and the
+/// simulator, CUDA's `1000 * major + 10 * minor` on nvidia (as HIP's NVIDIA
+/// platform reports it), with patch 0. `None` for a negative number.
+pub fn decode_runtime_version(backend: Backend, encoded: i32) -> Option<(u32, u32, u32)> {
+    match backend {
+        Backend::Nvidia => nvidia::decode_version(encoded).map(|(major, minor)| (major, minor, 0)),
+        Backend::Amd | Backend::Sim => amd::HipVersion::from_encoded(encoded).map(|v| (v.major, v.minor, v.patch)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_versions_decode_per_backend() {
+        assert_eq!(decode_runtime_version(Backend::Amd, 60_032_830), Some((6, 0, 32830)));
+        assert_eq!(decode_runtime_version(Backend::Sim, 70_000_000), Some((7, 0, 0)));
+        assert_eq!(decode_runtime_version(Backend::Nvidia, 13_000), Some((13, 0, 0)));
+        assert_eq!(decode_runtime_version(Backend::Nvidia, 12_040), Some((12, 4, 0)));
+        assert_eq!(decode_runtime_version(Backend::Amd, -1), None);
+    }
+}
