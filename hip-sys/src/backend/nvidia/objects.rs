@@ -180,6 +180,12 @@ pub(crate) fn stream_of(stream: hipStream_t) -> Result<*mut c_void, hipError_t> 
     STREAMS.resolve(stream.cast()).map_err(|_| hipError_t::hipErrorContextIsDestroyed)
 }
 
+/// The HIP stream whose CUDA stream is `raw`, for the libraries'
+/// get-stream calls, which answer CUDA's; null where no live handle has it.
+pub(crate) fn hip_stream_of(raw: *mut c_void) -> hipStream_t {
+    STREAMS.handle_of(raw).unwrap_or(std::ptr::null_mut()).cast()
+}
+
 /// The CUDA event of `event`: null is `hipErrorInvalidHandle`, a destroyed
 /// or never-created one `hipErrorContextIsDestroyed`, as clr answers.
 #[inline]

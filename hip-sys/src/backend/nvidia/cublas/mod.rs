@@ -324,9 +324,8 @@ unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, stream: *mut cra
         let mut raw: *mut c_void = std::ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
         ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, (&mut raw as *mut *mut c_void).cast()) })?;
-        let handle = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
         // SAFETY: checked non-null; the caller's out-pointer.
-        unsafe { stream.write(handle.unwrap_or(std::ptr::null_mut()).cast()) };
+        unsafe { stream.write(crate::backend::nvidia::objects::hip_stream_of(raw)) };
         Ok(())
     })
 }

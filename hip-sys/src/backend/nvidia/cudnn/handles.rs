@@ -65,9 +65,8 @@ pub(super) unsafe extern "C" fn miopenGetStream(
         ok("cudnnGetStream", unsafe {
             (fns()?.cudnnGetStream)(handle.cast(), (&mut raw as *mut *mut std::ffi::c_void).cast())
         })?;
-        let found = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
         // SAFETY: checked non-null; the caller's out-pointer.
-        unsafe { stream.write(found.unwrap_or(std::ptr::null_mut()).cast()) };
+        unsafe { stream.write(crate::backend::nvidia::objects::hip_stream_of(raw)) };
         Ok(())
     })
 }

@@ -80,9 +80,8 @@ pub(super) unsafe extern "C" fn rocsparse_get_stream(
         ok("cusparseGetStream", unsafe {
             (fns()?.fns.cusparseGetStream)(handle.cast(), (&mut raw as *mut *mut std::ffi::c_void).cast())
         })?;
-        let found = crate::backend::nvidia::objects::STREAMS.handle_of(raw);
         // SAFETY: checked non-null; the caller's out-pointer.
-        unsafe { stream.write(found.unwrap_or(std::ptr::null_mut()).cast()) };
+        unsafe { stream.write(crate::backend::nvidia::objects::hip_stream_of(raw)) };
         Ok(())
     })
 }
