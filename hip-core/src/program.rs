@@ -287,7 +287,6 @@ fn compile(compiler: rtc::Compiler, program: &Program, target: String, architect
         let include = c_string("header name", include, program, &target)?;
         headers.push((include, c_string("header text", text, program, &target)?));
     }
-    let _exclusive = compiler.exclusive();
     let handle = compiler.create(&source, &name, &headers).map_err(|failed| fail(failed, String::new()))?;
     let expressions = program
         .name_expressions

@@ -61,17 +61,6 @@ impl Compiler {
         self.0.library
     }
 
-    /// Hold this while a program of this compiler lives, where the
-    /// compiler is not safe to call from two threads: AMD's hipRTC before
-    /// ROCm 5.4 runs LLVM with no lock of its own (clr took comgr's lock
-    /// out once comgr locked internally), and concurrent compilations with
-    /// hipRTC 5.2 crash the process. NVRTC is thread-safe: `None`.
-    pub(crate) fn exclusive(self) -> Option<std::sync::MutexGuard<'static, ()>> {
-        static HIPRTC: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        use hip_sys::sync::MutexExt;
-        (self.kind() == CompilerKind::Hiprtc).then(|| HIPRTC.lock_unpoisoned())
-    }
-
     /// What it knows of itself: which, where from, its version, the
     /// processors it compiles for.
     pub(crate) fn info(self) -> &'static hip_sys::Compiler {

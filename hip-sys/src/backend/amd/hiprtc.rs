@@ -16,9 +16,9 @@
 //!   present, so offline compilation works on any machine with ROCm's
 //!   compiler libraries (Debian's `libamdhip64-5` is enough).
 //!
-//! The table's `hiprtcCreateProgram` adds the portable prelude
-//! ([`crate::prelude`]), as the nvidia backend's does, and its
-//! `hiprtcCompileProgram` refuses a processor comgr does not know (below).
+//! The table is AMD's functions behind the guards of [`hiprtc_table`]:
+//! the portable prelude ([`crate::prelude`]) added at creation, one call
+//! at a time, and no processor comgr does not know.
 //!
 //! `hiprtcVersion` is not a way to tell installations apart: clr
 //! hard-codes 9.0 in `hiprtc.cpp` in every release from 5.2 to 7.x. It is
@@ -28,11 +28,11 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
+use super::hiprtc_table;
 use super::installation::{self, Runtime};
 use super::libraries::{rocm_candidates, rocm_path};
-use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::hiprtc::{hiprtcResult, HiprtcApi};
 use crate::shared::compiler::{Compiler, CompilerKind};
-use crate::shared::prelude::with_prelude;
 use crate::BackendError;
 
 /// The process's AMD hipRTC (loaded on first use; an error is kept too).
@@ -92,115 +92,17 @@ fn load(candidates: &[String], looked_in: &str) -> Result<&'static Compiler, Bac
     }
     let path = installation::file_of(api.hiprtcVersion as *const c_void).unwrap_or_else(|| opened.path().to_owned());
     log::debug!("loaded {path}: hipRTC (hiprtcVersion {major}.{minor})");
-    opened.keep();
     let processors = comgr_processors(path.rsplit_once('/').map_or(".", |(dir, _)| dir));
-    let mut api = api;
-    // The table's create adds the portable prelude (as the nvidia
-    // backend's does), so programs from the raw table get it too.
-    let real = *REAL_CREATE.get_or_init(|| api.hiprtcCreateProgram);
-    if real as usize == api.hiprtcCreateProgram as usize {
-        api.hiprtcCreateProgram = create_with_prelude;
-    }
-    if let Some(list) = processors {
-        // The table's compile checks the architecture options first (the
-        // process keeps one AMD hipRTC, so one real function and list).
-        let real = *REAL_COMPILE.get_or_init(|| api.hiprtcCompileProgram);
-        let _ = PROCESSORS.set(list);
-        if real as usize == api.hiprtcCompileProgram as usize {
-            api.hiprtcCompileProgram = compile_known_processors;
-        }
-    }
+    let Some(api) = hiprtc_table::guarded(api, processors) else {
+        return Err(opened.unsupported(
+            "a second AMD hipRTC in a process that already uses one".to_owned(),
+            "the process's first hipRTC",
+        ));
+    };
+    opened.keep();
     let library: &'static str = Box::leak(path.into_boxed_str());
     let api: &'static HiprtcApi = Box::leak(Box::new(api));
     Ok(Box::leak(Box::new(Compiler { kind: CompilerKind::Hiprtc, library, version: (major, minor), api, processors })))
-}
-
-/// `hiprtcCreateProgram`'s signature.
-type CreateFn = unsafe extern "C" fn(
-    *mut hiprtcProgram,
-    *const c_char,
-    *const c_char,
-    c_int,
-    *mut *const c_char,
-    *mut *const c_char,
-) -> hiprtcResult;
-
-/// AMD's own `hiprtcCreateProgram`, behind [`create_with_prelude`].
-static REAL_CREATE: OnceLock<CreateFn> = OnceLock::new();
-
-/// `hiprtcCreateProgram` of the amd table: AMD's, with the portable
-/// prelude's headers after the caller's (those it does not give by name).
-unsafe extern "C" fn create_with_prelude(
-    prog: *mut hiprtcProgram,
-    src: *const c_char,
-    name: *const c_char,
-    count: c_int,
-    headers: *mut *const c_char,
-    include_names: *mut *const c_char,
-) -> hiprtcResult {
-    let Some(real) = REAL_CREATE.get() else { return hiprtcResult::HIPRTC_ERROR_INTERNAL_ERROR };
-    // SAFETY: the caller's arrays of `count` entries (hipRTC's contract).
-    let mut merged = match unsafe { with_prelude(CompilerKind::Hiprtc, count, headers, include_names) } {
-        Ok(merged) => merged,
-        Err(status) => return status,
-    };
-    // SAFETY: the caller's out-pointer, source and name; the arrays hold
-    // `merged.count()` NUL-terminated strings, alive for the call (hipRTC
-    // copies them).
-    unsafe { real(prog, src, name, merged.count(), merged.texts.as_mut_ptr(), merged.names.as_mut_ptr()) }
-}
-
-/// `hiprtcCompileProgram`'s signature.
-type CompileFn = unsafe extern "C" fn(hiprtcProgram, c_int, *mut *const c_char) -> hiprtcResult;
-
-/// AMD's own `hiprtcCompileProgram`, behind [`compile_known_processors`].
-static REAL_COMPILE: OnceLock<CompileFn> = OnceLock::new();
-/// The processors comgr knows, for [`compile_known_processors`].
-static PROCESSORS: OnceLock<&'static [&'static str]> = OnceLock::new();
-
-/// The processor an architecture option names (`--offload-arch=gfx90a:xnack+`
-/// and `--gpu-architecture=gfx90a` give `gfx90a`), if it is one.
-fn named_processor(option: &[u8]) -> Option<&[u8]> {
-    let value =
-        [&b"--offload-arch="[..], b"--gpu-architecture="].iter().find_map(|prefix| option.strip_prefix(*prefix))?;
-    Some(value.split(|b| *b == b':').next().unwrap_or(value))
-}
-
-/// `hiprtcCompileProgram` of the amd table: hipRTC 5.x aborts the process
-/// (`munmap_chunk(): invalid pointer`) when an option names a processor
-/// its comgr does not know, so such an option is
-/// `HIPRTC_ERROR_INVALID_OPTION` here, before AMD's function is called.
-unsafe extern "C" fn compile_known_processors(
-    prog: hiprtcProgram,
-    count: c_int,
-    options: *mut *const c_char,
-) -> hiprtcResult {
-    let Some(real) = REAL_COMPILE.get() else { return hiprtcResult::HIPRTC_ERROR_INTERNAL_ERROR };
-    let known = PROCESSORS.get().copied().unwrap_or_default();
-    if count > 0 && options.is_null() {
-        return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
-    }
-    for i in 0..usize::try_from(count).unwrap_or(0) {
-        // SAFETY: the array holds `count` entries (hipRTC's contract).
-        let option = unsafe { *options.add(i) };
-        if option.is_null() {
-            return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
-        }
-        // SAFETY: a non-null option is NUL-terminated.
-        let text = unsafe { CStr::from_ptr(option) }.to_bytes();
-        if let Some(processor) = named_processor(text) {
-            if !known.iter().any(|k| k.as_bytes() == processor) {
-                log::error!(
-                    "hipRTC: {} names a processor this hipRTC's comgr does not know (it knows {}); refused",
-                    String::from_utf8_lossy(text),
-                    known.join(", ")
-                );
-                return hiprtcResult::HIPRTC_ERROR_INVALID_OPTION;
-            }
-        }
-    }
-    // SAFETY: the caller's arguments, checked above, passed on.
-    unsafe { real(prog, count, options) }
 }
 
 /// `amd_comgr_status_t amd_comgr_get_isa_count(size_t *count)`.
@@ -286,13 +188,6 @@ mod tests {
         assert_eq!(c[8..], STANDALONE_NAMES);
         assert_eq!(standalone(None).len(), 8);
         assert_eq!(standalone(Some(" ")), standalone(None));
-    }
-
-    #[test]
-    fn architecture_options_name_their_processor() {
-        assert_eq!(named_processor(b"--offload-arch=gfx942:sramecc+:xnack-"), Some(&b"gfx942"[..]));
-        assert_eq!(named_processor(b"--gpu-architecture=gfx90a"), Some(&b"gfx90a"[..]));
-        assert_eq!(named_processor(b"-O3"), None);
     }
 
     #[test]

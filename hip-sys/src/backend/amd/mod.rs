@@ -8,6 +8,7 @@
 
 mod hip;
 mod hiprtc;
+mod hiprtc_table;
 mod installation;
 mod libraries;
 mod miopen;
