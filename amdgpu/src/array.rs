@@ -2,8 +2,6 @@
 //! views of it.
 
 use crate::{Device, DeviceMismatch, Error, Result, Stream};
-use hip_core::check;
-use hip_core::raw::{api, on_device};
 use hip_pool::{Access, Buffer};
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -154,16 +152,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
         if bytes == 0 {
             return Ok(());
         }
-        let api = api()?;
         let stream = self.stream().clone();
         self.buffer.prepare(&stream, Access::Write)?;
-        on_device(self.device(), || {
-            // SAFETY: the range is this array's memory.
-            check(
-                unsafe { (api.hipMemsetAsync)(self.buffer.as_ptr(), i32::from(byte), bytes, stream.as_raw()) },
-                "hipMemsetAsync",
-            )
-        })??;
+        // SAFETY: the range is this array's memory, on the stream's device;
+        // the stream is synchronized before the array is handed out.
+        unsafe { hip_core::raw::mem::fill_async(self.device(), self.buffer.as_ptr(), byte, bytes, stream.as_raw()) }?;
         Ok(stream.synchronize()?)
     }
 

@@ -14,10 +14,9 @@ use crate::{
     Device, DeviceArray, DeviceCopy, DeviceMismatch, DeviceSlice, DeviceSliceMut, Error, HostSlice, HostSliceMut,
     Result, Stream,
 };
-use hip_core::raw::{api, run_on};
-use hip_core::{check, HipError};
+use hip_core::raw;
 use hip_pool::{Access, Buffer};
-use hip_sys::hipError_t;
+use hip_sys::{hipError_t, hipMemcpyKind};
 use std::ffi::c_void;
 use std::ops::Range;
 
@@ -88,38 +87,33 @@ pub(crate) fn enqueue(
     if bytes == 0 {
         return Ok(());
     }
-    let api = api()?;
     dst.1.prepare(stream, Access::Write)?;
     src.1.prepare(stream, Access::Read)?;
-    let kind = hip_sys::hipMemcpyKind::hipMemcpyDefault;
-    let status = run_on(stream.device(), || match call {
-        // SAFETY: both ranges hold `bytes` bytes (checked by the callers'
-        // views) and stay alive until the copy is over: the recorded uses
-        // keep host memory and device blocks from being freed or reused
-        // before then.
-        Call::Copy => unsafe { (api.hipMemcpyAsync)(dst.0, src.0, bytes, kind, stream.as_raw()) },
-        Call::Peer { source, destination } => {
-            let (d, s) = (destination.ordinal() as i32, source.ordinal() as i32);
-            // SAFETY: as above, for device memory of two devices.
-            unsafe { (api.hipMemcpyPeerAsync)(dst.0, d, src.0, s, bytes, stream.as_raw()) }
+    let device = stream.device();
+    let enqueued = match call {
+        Call::Copy => {
+            let kind = hipMemcpyKind::hipMemcpyDefault;
+            // SAFETY: both ranges hold `bytes` bytes (checked by the
+            // callers' views) and stay alive until the copy is over: the
+            // recorded uses keep host memory and device blocks from being
+            // freed or reused before then. The stream is live (borrowed)
+            // and of its own device.
+            unsafe { raw::mem::copy_async(device, dst.0, src.0, bytes, kind, stream.as_raw()) }.map_err(Error::from)
         }
-    });
-    let enqueued = status.map_err(Error::from).and_then(|status| match (&call, status) {
-        (_, hipError_t::hipSuccess) => Ok(()),
-        (
-            Call::Peer { source, destination },
-            hipError_t::hipErrorPeerAccessUnsupported
-            | hipError_t::hipErrorNotSupported
-            | hipError_t::hipErrorPeerAccessNotEnabled
-            | hipError_t::hipErrorInvalidDevice,
-        ) => Err(Error::NoPeerPath {
-            from: *source,
-            to: *destination,
-            cause: HipError::Call { code: status, operation: "hipMemcpyPeerAsync" },
-        }),
-        (Call::Peer { .. }, _) => Ok(check(status, "hipMemcpyPeerAsync")?),
-        (Call::Copy, _) => Ok(check(status, "hipMemcpyAsync")?),
-    });
+        Call::Peer { source, destination } => {
+            // SAFETY: as above, for device memory of two devices.
+            unsafe { raw::mem::copy_peer_async(device, (dst.0, destination), (src.0, source), bytes, stream.as_raw()) }
+                .map_err(|cause| match cause.code() {
+                    Some(
+                        hipError_t::hipErrorPeerAccessUnsupported
+                        | hipError_t::hipErrorNotSupported
+                        | hipError_t::hipErrorPeerAccessNotEnabled
+                        | hipError_t::hipErrorInvalidDevice,
+                    ) => Error::NoPeerPath { from: source, to: destination, cause },
+                    _ => Error::from(cause),
+                })
+        }
+    };
     let recorded_dst = dst.1.record(stream, Access::Write);
     let recorded_src = src.1.record(stream, Access::Read);
     enqueued?;

@@ -4,6 +4,8 @@
 
 use std::ffi::c_void;
 
+use hip_sys::hipMemcpyKind;
+
 use crate::raw::mem;
 use crate::{Result, Stream};
 
@@ -49,6 +51,8 @@ pub unsafe fn copy_device_after(dst: *mut c_void, src: *const c_void, bytes: usi
     }
     // SAFETY: the caller guarantees both device ranges; the stream is live
     // (it is borrowed) and of its own device.
-    unsafe { mem::copy_device_async(stream.device(), dst, src, bytes, stream.as_raw()) }?;
+    unsafe {
+        mem::copy_async(stream.device(), dst, src, bytes, hipMemcpyKind::hipMemcpyDeviceToDevice, stream.as_raw())
+    }?;
     stream.synchronize()
 }

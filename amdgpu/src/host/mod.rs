@@ -9,16 +9,12 @@ pub use view::{HostSlice, HostSliceMut};
 pub(crate) use uses::HostUses;
 
 use crate::{bounds, Device, DeviceCopy, Error, Result};
-use hip_core::raw::{api, on_device};
-use hip_core::{audit, check};
+use hip_core::audit;
+use hip_core::raw;
 use hip_pool::Access;
 use std::ffi::c_void;
 use std::ops::RangeBounds;
 use std::ptr::NonNull;
-
-/// `hipHostMallocPortable`: pinned for every device, not only the
-/// allocating one (the value of `cudaHostAllocPortable` too).
-const HOST_MALLOC_PORTABLE: u32 = 1;
 
 /// Where the memory comes from.
 enum Origin {
@@ -100,12 +96,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
                 uses: HostUses::default(),
             });
         }
-        let api = api()?;
-        let mut ptr: *mut c_void = std::ptr::null_mut();
-        on_device(device, || {
-            // SAFETY: a valid out-pointer; the flag is one HIP knows.
-            check(unsafe { (api.hipHostMalloc)(&mut ptr, bytes, HOST_MALLOC_PORTABLE) }, "hipHostMalloc")
-        })??;
+        let ptr = raw::host::malloc(device, bytes)?;
         let Some(ptr) = NonNull::new(ptr.cast::<T>()) else {
             return Err(hip_core::HipError::Call {
                 code: hip_sys::hipError_t::hipErrorOutOfMemory,
@@ -157,15 +148,9 @@ impl<T: DeviceCopy> HostBuffer<T> {
         if bytes == 0 {
             return Ok(buffer);
         }
-        let api = api()?;
-        on_device(device, || {
-            // SAFETY: `bytes` bytes of the vector, which the buffer owns
-            // until it unregisters them.
-            check(
-                unsafe { (api.hipHostRegister)(ptr.as_ptr().cast(), bytes, hip_sys::hipHostRegisterPortable) },
-                "hipHostRegister",
-            )
-        })??;
+        // SAFETY: `bytes` bytes of the vector, which the buffer owns until
+        // it unregisters them.
+        unsafe { raw::host::register(device, ptr.as_ptr().cast(), bytes) }?;
         buffer.origin = Origin::Registered { capacity, pinned: true };
         Ok(buffer)
     }
@@ -266,12 +251,9 @@ impl<T: DeviceCopy> HostBuffer<T> {
 }
 
 fn unregister(device: Device, ptr: *mut c_void) -> Result<()> {
-    let api = api()?;
-    on_device(device, || {
-        // SAFETY: memory this buffer registered, unregistered once.
-        check(unsafe { (api.hipHostUnregister)(ptr) }, "hipHostUnregister")
-    })??;
-    Ok(())
+    // SAFETY: memory this buffer registered, unregistered once, with no
+    // copy pending (the callers waited).
+    Ok(unsafe { raw::host::unregister(device, ptr) }?)
 }
 
 impl<T: DeviceCopy> Drop for HostBuffer<T> {
@@ -291,13 +273,8 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
         let ptr = self.ptr.as_ptr().cast::<c_void>();
         let result = match self.origin {
             Origin::Empty => Ok(()),
-            Origin::Pinned => api().map_err(Error::from).and_then(|api| {
-                on_device(self.device, || {
-                    // SAFETY: allocated by hipHostMalloc, freed once, no copy pending.
-                    check(unsafe { (api.hipHostFree)(ptr) }, "hipHostFree")
-                })??;
-                Ok(())
-            }),
+            // SAFETY: allocated by hipHostMalloc, freed once, no copy pending.
+            Origin::Pinned => unsafe { raw::host::free(self.device, ptr) }.map_err(Error::from),
             Origin::Registered { capacity, pinned } => {
                 let unregistered = if pinned { unregister(self.device, ptr) } else { Ok(()) };
                 if unregistered.is_ok() {

@@ -1,13 +1,20 @@
 //! Primary contexts.
+//!
+//! # References
+//! HIP's [runtime API](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/modules.html) reference.
 
 use hip_sys::hipCtx_t;
 
 use super::api;
 use crate::{check, Device, Result};
 
-/// The handle of `device`'s primary context (`hipDevicePrimaryCtxRetain`,
-/// by ordinal). This crate never releases it: `Context` is `Copy`.
-pub(crate) fn primary(device: Device) -> Result<hipCtx_t> {
+/// `hipDevicePrimaryCtxRetain`: the handle of `device`'s primary context
+/// (by ordinal). This crate never releases it: `Context` is `Copy`.
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDevicePrimaryCtxRetain")]
+pub fn primary(device: Device) -> Result<hipCtx_t> {
     let api = api()?;
     let mut handle: hipCtx_t = std::ptr::null_mut();
     check(

@@ -1,4 +1,7 @@
 //! Devices: how many there are, what one is, and device-wide calls.
+//!
+//! # References
+//! HIP's [device management](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html) reference.
 
 use hip_sys::{hipDeviceAttribute_t, hipError_t};
 use std::ffi::{c_char, CStr};
@@ -6,9 +9,13 @@ use std::ffi::{c_char, CStr};
 use super::{api, on_device};
 use crate::{check, Device, Result};
 
-/// How many devices the backend offers (`hipGetDeviceCount`; 0 where it
+/// `hipGetDeviceCount`: how many devices the backend offers (0 where it
 /// answers `hipErrorNoDevice`).
-pub(crate) fn count() -> Result<usize> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipGetDeviceCount")]
+pub fn count() -> Result<usize> {
     let api = api()?;
     let mut n = 0;
     // SAFETY: a valid out-pointer.
@@ -20,9 +27,13 @@ pub(crate) fn count() -> Result<usize> {
     Ok(n.max(0) as usize)
 }
 
-/// `device`'s name as the runtime reports it (`hipDeviceGetName`, by
+/// `hipDeviceGetName`: `device`'s name as the runtime reports it (by
 /// ordinal).
-pub(crate) fn name(device: Device) -> Result<String> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceGetName")]
+pub fn name(device: Device) -> Result<String> {
     let api = api()?;
     let mut buffer = [0 as c_char; 256];
     check(
@@ -34,8 +45,12 @@ pub(crate) fn name(device: Device) -> Result<String> {
     Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
 }
 
-/// A raw attribute of `device` (`hipDeviceGetAttribute`, by ordinal).
-pub(crate) fn attribute(device: Device, attribute: hipDeviceAttribute_t) -> Result<i32> {
+/// `hipDeviceGetAttribute`: a raw attribute of `device` (by ordinal).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceGetAttribute")]
+pub fn attribute(device: Device, attribute: hipDeviceAttribute_t) -> Result<i32> {
     let api = api()?;
     let mut value = 0;
     check(
@@ -46,8 +61,12 @@ pub(crate) fn attribute(device: Device, attribute: hipDeviceAttribute_t) -> Resu
     Ok(value)
 }
 
-/// `device`'s memory in bytes (`hipDeviceTotalMem`, by ordinal).
-pub(crate) fn total_memory(device: Device) -> Result<usize> {
+/// `hipDeviceTotalMem`: `device`'s memory in bytes (by ordinal).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceTotalMem")]
+pub fn total_memory(device: Device) -> Result<usize> {
     let api = api()?;
     let mut bytes = 0;
     check(
@@ -58,9 +77,13 @@ pub(crate) fn total_memory(device: Device) -> Result<usize> {
     Ok(bytes)
 }
 
-/// Wait for all work on `device` (`hipDeviceSynchronize`, under `device`
+/// `hipDeviceSynchronize`: wait for all work on `device` (under `device`
 /// through [`on_device`]).
-pub(crate) fn synchronize(device: Device) -> Result<()> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceSynchronize")]
+pub fn synchronize(device: Device) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         check(
@@ -71,9 +94,13 @@ pub(crate) fn synchronize(device: Device) -> Result<()> {
     })?
 }
 
-/// (free, total) bytes of `device` (`hipMemGetInfo`, under `device`
+/// `hipMemGetInfo`: (free, total) bytes of `device` (under `device`
 /// through [`on_device`]).
-pub(crate) fn mem_info(device: Device) -> Result<(usize, usize)> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipMemGetInfo")]
+pub fn mem_info(device: Device) -> Result<(usize, usize)> {
     let api = api()?;
     let (mut free, mut total) = (0, 0);
     on_device(device, || {

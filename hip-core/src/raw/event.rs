@@ -1,14 +1,21 @@
 //! Events: create and destroy one, record it on a stream, wait for it, and
 //! time between two.
+//!
+//! # References
+//! HIP's [event management](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___event.html) reference.
 
 use hip_sys::{hipError_t, hipEvent_t, hipStream_t};
 
 use super::{api, on_device, run_on};
 use crate::{check, Device, Result};
 
-/// A new event on `device`, with timing (`hipEventCreate`, under `device`
+/// `hipEventCreate`: a new event on `device`, with timing (under `device`
 /// through [`on_device`]).
-pub(crate) fn create(device: Device) -> Result<hipEvent_t> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipEventCreate")]
+pub fn create(device: Device) -> Result<hipEvent_t> {
     let api = api()?;
     let mut handle: hipEvent_t = std::ptr::null_mut();
     on_device(device, || {
@@ -21,9 +28,13 @@ pub(crate) fn create(device: Device) -> Result<hipEvent_t> {
     Ok(handle)
 }
 
-/// A new event on `device` without timing (`hipEventCreateWithFlags` with
-/// `hipEventDisableTiming`, under `device` through [`on_device`]).
-pub(crate) fn create_untimed(device: Device) -> Result<hipEvent_t> {
+/// `hipEventCreateWithFlags`: a new event on `device` without timing
+/// (`hipEventDisableTiming`, under `device` through [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipEventCreateWithFlags")]
+pub fn create_untimed(device: Device) -> Result<hipEvent_t> {
     let api = api()?;
     let mut handle: hipEvent_t = std::ptr::null_mut();
     on_device(device, || {
@@ -36,12 +47,16 @@ pub(crate) fn create_untimed(device: Device) -> Result<hipEvent_t> {
     Ok(handle)
 }
 
-/// Destroy `event` (`hipEventDestroy`, under `device` through
+/// `hipEventDestroy`: destroy `event` (under `device` through
 /// [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `event` is a live event of `device`, not used again.
-pub(crate) unsafe fn destroy(device: Device, event: hipEvent_t) -> Result<()> {
+#[doc(alias = "hipEventDestroy")]
+pub unsafe fn destroy(device: Device, event: hipEvent_t) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         check(
@@ -52,14 +67,18 @@ pub(crate) unsafe fn destroy(device: Device, event: hipEvent_t) -> Result<()> {
     })?
 }
 
-/// Record `event` on `stream` (`hipEventRecord`, under `device` through
+/// `hipEventRecord`: record `event` on `stream` (under `device` through
 /// [`run_on`]: a hot call).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `event` is a live event of `device`, and `stream` a live stream of
 /// `device` (or null).
 #[inline]
-pub(crate) unsafe fn record(device: Device, event: hipEvent_t, stream: hipStream_t) -> Result<()> {
+#[doc(alias = "hipEventRecord")]
+pub unsafe fn record(device: Device, event: hipEvent_t, stream: hipStream_t) -> Result<()> {
     let api = api()?;
     run_on(device, || {
         check(
@@ -70,12 +89,16 @@ pub(crate) unsafe fn record(device: Device, event: hipEvent_t, stream: hipStream
     })?
 }
 
-/// Wait for `event`'s last recording to complete (`hipEventSynchronize`,
-/// under `device` through [`on_device`]).
+/// `hipEventSynchronize`: wait for `event`'s last recording to complete
+/// (under `device` through [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `event` is a live event of `device`.
-pub(crate) unsafe fn synchronize(device: Device, event: hipEvent_t) -> Result<()> {
+#[doc(alias = "hipEventSynchronize")]
+pub unsafe fn synchronize(device: Device, event: hipEvent_t) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         check(
@@ -86,12 +109,16 @@ pub(crate) unsafe fn synchronize(device: Device, event: hipEvent_t) -> Result<()
     })?
 }
 
-/// Whether `event`'s last recording has completed (`hipEventQuery`, under
+/// `hipEventQuery`: whether `event`'s last recording has completed (under
 /// `device` through [`on_device`]): `false` for `hipErrorNotReady`.
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `event` is a live event of `device`.
-pub(crate) unsafe fn query(device: Device, event: hipEvent_t) -> Result<bool> {
+#[doc(alias = "hipEventQuery")]
+pub unsafe fn query(device: Device, event: hipEvent_t) -> Result<bool> {
     let api = api()?;
     // SAFETY: a live event.
     let status = on_device(device, || unsafe { (api.hipEventQuery)(event) })?;
@@ -101,12 +128,16 @@ pub(crate) unsafe fn query(device: Device, event: hipEvent_t) -> Result<bool> {
     check(status, "hipEventQuery").map(|()| true)
 }
 
-/// Milliseconds from `start` to `end` (`hipEventElapsedTime`, under
+/// `hipEventElapsedTime`: milliseconds from `start` to `end` (under
 /// `device` through [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `start` and `end` are live events of `device`.
-pub(crate) unsafe fn elapsed(device: Device, start: hipEvent_t, end: hipEvent_t) -> Result<f32> {
+#[doc(alias = "hipEventElapsedTime")]
+pub unsafe fn elapsed(device: Device, start: hipEvent_t, end: hipEvent_t) -> Result<f32> {
     let api = api()?;
     let mut ms = 0f32;
     on_device(device, || {

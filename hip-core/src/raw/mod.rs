@@ -29,8 +29,9 @@
 //!
 //! The wrapper binds the device, never its caller. A wrapper whose call
 //! acts on HIP's current device takes that device first and binds it for
-//! the call: with [`run_on`] for the three hot calls made outside drops
-//! (`event::record`, `stream::wait_event`, `module::launch`), with
+//! the call: with [`run_on`] for the hot calls, which drops never make
+//! (`event::record`, `stream::wait_event`, `module::launch`, and the
+//! queued copies and fills of [`mem`]), with
 //! [`on_device`] for every other one (destroys and frees, creation,
 //! synchronizing, queries). Calls that name their device by ordinal
 //! (`device::name`, `context::primary`, `peer::can_access`) or need none
@@ -39,25 +40,35 @@
 //! (`rtc`, which binds nothing) run under one `on_device` of the program's
 //! device.
 //!
-//! The wrappers are the crate's own; what other crates use is re-exported
-//! here: the table, the device binding, the reset of an expected failure
-//! and two blocking copies. HIP's name and description of a status
+//! # One door to HIP
+//!
+//! This module is the workspace's one door to the HIP runtime: hip-pool,
+//! hip-libs and the facade call HIP through these wrappers and nowhere
+//! else (a test of the workspace holds every `(api.hip…)(…)` call to the
+//! `raw` modules). Each wrapper's first line names its C call, which is
+//! also its `doc(alias)`, and each module links HIP's reference for its
+//! subject. What stays private is what only hip-core may do: the
+//! thread's binding record (`bind`, `expect`), the last error (read
+//! only through [`forget_expected_failure`]) and hipRTC (`rtc`, behind
+//! [`Program`](crate::Program)). HIP's name and description of a status
 //! (`hipGetErrorName`, `hipGetErrorString`) are not here but in the error
 //! module, below this one, since every wrapper's error is made of them.
 
 mod current;
 mod table;
 
-pub(crate) mod context;
-pub(crate) mod device;
-pub(crate) mod event;
+pub mod context;
+pub mod device;
+pub mod event;
+pub mod host;
 pub(crate) mod last_error;
-pub(crate) mod mem;
-pub(crate) mod module;
-pub(crate) mod peer;
+pub mod mem;
+pub mod module;
+pub mod peer;
+pub mod pool;
 pub(crate) mod rtc;
-pub(crate) mod runtime;
-pub(crate) mod stream;
+pub mod runtime;
+pub mod stream;
 
 pub(crate) use current::{bind, bound, expect, ready};
 pub use current::{hip_current_device, on_device, run_on};

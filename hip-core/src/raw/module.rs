@@ -1,5 +1,8 @@
 //! Modules: load and unload a code object, find a kernel in it, launch
 //! one.
+//!
+//! # References
+//! HIP's [module management](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___module.html) reference.
 
 use hip_sys::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 use std::ffi::{c_void, CString};
@@ -7,9 +10,13 @@ use std::ffi::{c_void, CString};
 use super::{api, on_device, run_on};
 use crate::{check, Device, HipError, Result};
 
-/// Load the code object `image` on `device` (`hipModuleLoadData`, under
+/// `hipModuleLoadData`: load the code object `image` on `device` (under
 /// `device` through [`on_device`]).
-pub(crate) fn load(device: Device, image: &[u8]) -> Result<hipModule_t> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipModuleLoadData")]
+pub fn load(device: Device, image: &[u8]) -> Result<hipModule_t> {
     let api = api()?;
     // Text formats (PTX, sim code objects) must end in NUL; a binary
     // image is unaffected by a trailing NUL.
@@ -28,13 +35,17 @@ pub(crate) fn load(device: Device, image: &[u8]) -> Result<hipModule_t> {
     Ok(handle)
 }
 
-/// Unload `module` (`hipModuleUnload`, under `device` through
+/// `hipModuleUnload`: unload `module` (under `device` through
 /// [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `module` is a live module of `device`, unloaded once (no function of
 /// it is used again).
-pub(crate) unsafe fn unload(device: Device, module: hipModule_t) -> Result<()> {
+#[doc(alias = "hipModuleUnload")]
+pub unsafe fn unload(device: Device, module: hipModule_t) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         // SAFETY: the caller's live module, unloaded once.
@@ -42,13 +53,17 @@ pub(crate) unsafe fn unload(device: Device, module: hipModule_t) -> Result<()> {
     })?
 }
 
-/// The kernel called `name` in `module` (`hipModuleGetFunction`, under
+/// `hipModuleGetFunction`: the kernel called `name` in `module` (under
 /// `device` through [`on_device`]); a name with a NUL byte, which cannot
 /// name a kernel, is that call's `hipErrorInvalidValue`.
 ///
+/// # Errors
+/// HIP's status.
+///
 /// # Safety
 /// `module` is a live module of `device`.
-pub(crate) unsafe fn function(device: Device, module: hipModule_t, name: &str) -> Result<hipFunction_t> {
+#[doc(alias = "hipModuleGetFunction")]
+pub unsafe fn function(device: Device, module: hipModule_t, name: &str) -> Result<hipFunction_t> {
     let api = api()?;
     let name = CString::new(name)
         .map_err(|_| HipError::Call { code: hipError_t::hipErrorInvalidValue, operation: "hipModuleGetFunction" })?;
@@ -60,10 +75,13 @@ pub(crate) unsafe fn function(device: Device, module: hipModule_t, name: &str) -
     Ok(handle)
 }
 
-/// Launch `function` on `stream` with `grid` blocks of `block` threads,
-/// `shared_memory` bytes of dynamic shared memory and `params` as
-/// `kernelParams` (`hipModuleLaunchKernel`, under `device` through
+/// `hipModuleLaunchKernel`: launch `function` on `stream` with `grid`
+/// blocks of `block` threads, `shared_memory` bytes of dynamic shared
+/// memory and `params` as `kernelParams` (under `device` through
 /// [`run_on`]: a hot call).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `function` is a kernel of a live module of `device`, `stream` a live
@@ -72,7 +90,8 @@ pub(crate) unsafe fn function(device: Device, module: hipModule_t, name: &str) -
 /// readable for the call; every device pointer among the values is valid
 /// for what the kernel does with it until the launch has completed.
 #[inline]
-pub(crate) unsafe fn launch(
+#[doc(alias = "hipModuleLaunchKernel")]
+pub unsafe fn launch(
     device: Device,
     function: hipFunction_t,
     grid: [u32; 3],

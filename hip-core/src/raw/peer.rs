@@ -1,13 +1,20 @@
 //! Peer access between two devices.
+//!
+//! # References
+//! HIP's [peer-to-peer](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html) reference.
 
 use hip_sys::hipError_t;
 
 use super::{api, forget_expected_failure, on_device};
 use crate::{check, Device, Result};
 
-/// Whether `device` can reach `peer`'s memory directly once enabled
-/// (`hipDeviceCanAccessPeer`, by ordinals).
-pub(crate) fn can_access(device: Device, peer: Device) -> Result<bool> {
+/// `hipDeviceCanAccessPeer`: whether `device` can reach `peer`'s memory
+/// directly once enabled (by ordinals).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceCanAccessPeer")]
+pub fn can_access(device: Device, peer: Device) -> Result<bool> {
     let api = api()?;
     let mut can = 0;
     // SAFETY: a valid out-pointer; the ordinals are checked by HIP.
@@ -16,10 +23,14 @@ pub(crate) fn can_access(device: Device, peer: Device) -> Result<bool> {
     Ok(can != 0)
 }
 
-/// Let `device` reach `peer`'s memory (`hipDeviceEnablePeerAccess`, under
+/// `hipDeviceEnablePeerAccess`: let `device` reach `peer`'s memory (under
 /// `device` through [`on_device`]). `Ok` also where the pair was enabled
 /// before: that answer is forgotten as the thread's last error.
-pub(crate) fn enable(device: Device, peer: Device) -> Result<()> {
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceEnablePeerAccess")]
+pub fn enable(device: Device, peer: Device) -> Result<()> {
     let api = api()?;
     let status = on_device(device, || {
         // SAFETY: plain integer arguments; flags must be 0.

@@ -3,6 +3,9 @@
 //!
 //! A null `stream` handle names the device's null stream wherever HIP
 //! takes one.
+//!
+//! # References
+//! HIP's [stream management](https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___stream.html) reference.
 
 use hip_sys::{hipError_t, hipEvent_t, hipStream_t};
 use std::ffi::c_void;
@@ -10,9 +13,13 @@ use std::ffi::c_void;
 use super::{api, on_device, run_on};
 use crate::{check, Device, Result};
 
-/// A new stream on `device` with `priority` (`hipStreamCreateWithPriority`,
-/// under `device` through [`on_device`]).
-pub(crate) fn create(device: Device, priority: i32) -> Result<hipStream_t> {
+/// `hipStreamCreateWithPriority`: a new stream on `device` with
+/// `priority` (under `device` through [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipStreamCreateWithPriority")]
+pub fn create(device: Device, priority: i32) -> Result<hipStream_t> {
     let api = api()?;
     let mut handle: hipStream_t = std::ptr::null_mut();
     on_device(device, || {
@@ -22,12 +29,16 @@ pub(crate) fn create(device: Device, priority: i32) -> Result<hipStream_t> {
     Ok(handle)
 }
 
-/// The priority HIP gave `stream` (`hipStreamGetPriority`; binds no
+/// `hipStreamGetPriority`: the priority HIP gave `stream` (binds no
 /// device).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `stream` is a live stream (or null).
-pub(crate) unsafe fn priority(stream: hipStream_t) -> Result<i32> {
+#[doc(alias = "hipStreamGetPriority")]
+pub unsafe fn priority(stream: hipStream_t) -> Result<i32> {
     let api = api()?;
     let mut priority = 0;
     // SAFETY: the caller's live stream; a valid out-pointer.
@@ -35,12 +46,16 @@ pub(crate) unsafe fn priority(stream: hipStream_t) -> Result<i32> {
     Ok(priority)
 }
 
-/// Destroy `stream` (`hipStreamDestroy`, under `device` through
+/// `hipStreamDestroy`: destroy `stream` (under `device` through
 /// [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `stream` is a live stream of `device`, not used again.
-pub(crate) unsafe fn destroy(device: Device, stream: hipStream_t) -> Result<()> {
+#[doc(alias = "hipStreamDestroy")]
+pub unsafe fn destroy(device: Device, stream: hipStream_t) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         check(
@@ -51,13 +66,17 @@ pub(crate) unsafe fn destroy(device: Device, stream: hipStream_t) -> Result<()> 
     })?
 }
 
-/// Wait until the work queued on `stream` has finished
-/// (`hipStreamSynchronize`, under `device` through [`on_device`]: a null
-/// stream is that device's).
+/// `hipStreamSynchronize`: wait until the work queued on `stream` has
+/// finished (under `device` through [`on_device`]: a null stream is that
+/// device's).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `stream` is a live stream of `device`, or null.
-pub(crate) unsafe fn synchronize(device: Device, stream: hipStream_t) -> Result<()> {
+#[doc(alias = "hipStreamSynchronize")]
+pub unsafe fn synchronize(device: Device, stream: hipStream_t) -> Result<()> {
     let api = api()?;
     on_device(device, || {
         check(
@@ -68,12 +87,16 @@ pub(crate) unsafe fn synchronize(device: Device, stream: hipStream_t) -> Result<
     })?
 }
 
-/// Whether the work queued on `stream` has finished (`hipStreamQuery`,
-/// under `device` through [`on_device`]): `false` for `hipErrorNotReady`.
+/// `hipStreamQuery`: whether the work queued on `stream` has finished
+/// (under `device` through [`on_device`]): `false` for `hipErrorNotReady`.
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// As for [`synchronize`].
-pub(crate) unsafe fn query(device: Device, stream: hipStream_t) -> Result<bool> {
+#[doc(alias = "hipStreamQuery")]
+pub unsafe fn query(device: Device, stream: hipStream_t) -> Result<bool> {
     let api = api()?;
     // SAFETY: as in synchronize.
     let status = on_device(device, || unsafe { (api.hipStreamQuery)(stream) })?;
@@ -83,14 +106,18 @@ pub(crate) unsafe fn query(device: Device, stream: hipStream_t) -> Result<bool> 
     check(status, "hipStreamQuery").map(|()| true)
 }
 
-/// Make later work on `stream` wait for `event` (`hipStreamWaitEvent`,
-/// under `device` through [`run_on`]: a hot call).
+/// `hipStreamWaitEvent`: make later work on `stream` wait for `event`
+/// (under `device` through [`run_on`]: a hot call).
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `stream` is a live stream of `device` (or null) and `event` a live
 /// event (of any device).
 #[inline]
-pub(crate) unsafe fn wait_event(device: Device, stream: hipStream_t, event: hipEvent_t) -> Result<()> {
+#[doc(alias = "hipStreamWaitEvent")]
+pub unsafe fn wait_event(device: Device, stream: hipStream_t, event: hipEvent_t) -> Result<()> {
     let api = api()?;
     run_on(device, || {
         check(
@@ -101,14 +128,18 @@ pub(crate) unsafe fn wait_event(device: Device, stream: hipStream_t, event: hipE
     })?
 }
 
-/// Queue `function(user_data)` on `stream` after the work queued so far
-/// (`hipLaunchHostFunc`, under `device` through [`on_device`]). The
-/// runtime calls it once if, and only if, this returns `Ok`.
+/// `hipLaunchHostFunc`: queue `function(user_data)` on `stream` after the
+/// work queued so far (under `device` through [`on_device`]). The runtime
+/// calls it once if, and only if, this returns `Ok`.
+///
+/// # Errors
+/// HIP's status.
 ///
 /// # Safety
 /// `stream` is a live stream of `device` (or null), and `function` may be
 /// called with `user_data` once, on a thread of the runtime.
-pub(crate) unsafe fn launch_host_func(
+#[doc(alias = "hipLaunchHostFunc")]
+pub unsafe fn launch_host_func(
     device: Device,
     stream: hipStream_t,
     function: unsafe extern "C" fn(*mut c_void),

@@ -7,6 +7,7 @@ use crate::{LibError, Result};
 use hip_core::raw::run_on;
 use hip_core::{Device, Stream};
 use hip_pool::{with_uses, Access};
+use hip_sys::hipMemcpyKind;
 use hip_sys::rocfft::rocfft_execution_info;
 use std::ffi::c_void;
 
@@ -185,30 +186,20 @@ pub fn r2c<T: FftReal>(
             // SAFETY: `input` holds `n` elements (checked above) on `device`,
             // and the block `bytes`; the copy is ordered before the transform
             // on `stream`, and the block returns to the pool in its order.
-            unsafe { copy_on_stream(copy.as_ptr(), input_ptr, bytes, &stream) }?;
+            unsafe {
+                hip_core::raw::mem::copy_async(
+                    device,
+                    copy.as_ptr(),
+                    input_ptr,
+                    bytes,
+                    hipMemcpyKind::hipMemcpyDeviceToDevice,
+                    stream.as_raw(),
+                )
+            }?;
             return execute(key, copy.as_ptr(), output_ptr, &stream);
         }
         execute(key, input_ptr, output_ptr, &stream)
     })
-}
-
-/// Queue a device-to-device copy of `bytes` on `stream`, under its device.
-///
-/// # Safety
-/// Both ranges are device memory valid for `bytes` until the copy has run
-/// on `stream`.
-unsafe fn copy_on_stream(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
-    let api = hip_core::raw::api()?;
-    run_on(stream.device(), || {
-        hip_core::check(
-            // SAFETY: as the caller guarantees; the stream is live and of this device.
-            unsafe {
-                (api.hipMemcpyAsync)(dst, src, bytes, hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice, stream.as_raw())
-            },
-            "hipMemcpyAsync",
-        )
-    })??;
-    Ok(())
 }
 
 /// Complex-to-real transform: the half spectrum back to `batch × shape`
