@@ -5,10 +5,13 @@
 //!   files match what would be generated.
 //! - `audit`: run the integration tests with hip-core's `tls-audit` feature
 //!   and print, per resource drop, how often it ran and touched thread state.
+//! - `doors`: check that every call into C from the crates above hip-sys is
+//!   made through its crate's door (`hip_core::raw`, a library's `raw`).
 
 mod apt;
 mod audit;
 mod bindgen;
+mod doors;
 mod names;
 mod table;
 
@@ -30,6 +33,7 @@ fn main() -> ExitCode {
             bindgen::run(&workspace_root(), check)
         }
         Some("audit") => audit::run(&workspace_root()),
+        Some("doors") => doors::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
     };
@@ -47,7 +51,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   bindgen           regenerate hip-sys/src/bindings from Debian's ROCm headers
   bindgen --check   fail if the committed bindings differ from freshly generated ones
-  audit             run the integration tests counting thread-state accesses inside drops";
+  audit             run the integration tests counting thread-state accesses inside drops
+  doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)";
 
 /// The workspace root: the parent of this crate's manifest directory.
 pub fn workspace_root() -> PathBuf {

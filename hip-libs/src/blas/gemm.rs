@@ -1,7 +1,8 @@
 //! `C = α op(A) op(B) + β C`, one or a strided batch, column-major.
 
-use super::handle::{check, on_handle};
-use super::scalar::{GemmArgs, GemmScalar};
+use super::handle::on_handle;
+use super::raw::scalar::{GemmArgs, GemmScalar};
+use super::raw::{self, check};
 use super::{dim, matrix_len, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
@@ -283,10 +284,7 @@ fn run<T: GemmScalar>(
         let status = unsafe { T::gemm(api, &args(handle), &alpha, &beta) };
         let reset = if tf32 {
             // SAFETY: a live handle; back to the mode the cache assumes.
-            check(
-                unsafe { (api.rocblas_set_math_mode)(handle, rocblas_math_mode::rocblas_default_math) },
-                "rocblas_set_math_mode",
-            )
+            unsafe { raw::set_math_mode(api, handle, rocblas_math_mode::rocblas_default_math) }
         } else {
             Ok(())
         };
@@ -298,11 +296,9 @@ fn run<T: GemmScalar>(
 fn set_tf32(api: &RocblasApi, handle: rocblas_handle, op: &'static str) -> Result<()> {
     let xf32 = rocblas_math_mode::rocblas_xf32_xdl_math_op;
     // SAFETY: a live handle.
-    check(unsafe { (api.rocblas_set_math_mode)(handle, xf32) }, "rocblas_set_math_mode")?;
-    let mut mode = rocblas_math_mode::rocblas_default_math;
-    // SAFETY: a live handle and a valid out-pointer.
-    check(unsafe { (api.rocblas_get_math_mode)(handle, &mut mode) }, "rocblas_get_math_mode")?;
-    if mode != xf32 {
+    unsafe { raw::set_math_mode(api, handle, xf32) }?;
+    // SAFETY: a live handle.
+    if unsafe { raw::math_mode(api, handle) }? != xf32 {
         return Err(LibError::Unsupported {
             library: "rocBLAS",
             operation: op,

@@ -1,33 +1,15 @@
 //! The rocBLAS handle, its workspace from the pool, and its status codes.
 
+use super::raw;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
-use crate::{LibError, Result};
+use crate::Result;
 use hip_core::raw::on_device;
 use hip_core::raw::run_on;
 use hip_core::{Device, DeviceMismatch, Stream};
 use hip_pool::{with_uses, Access, Buffer};
-use hip_sys::rocblas::{rocblas_handle, rocblas_status, RocblasApi};
+use hip_sys::rocblas::{rocblas_handle, RocblasApi};
 use std::cell::RefCell;
 use std::sync::OnceLock;
-
-/// Status to result, naming the rocBLAS function.
-pub(crate) fn check(status: rocblas_status, operation: &'static str) -> Result<()> {
-    if status.0 == 0 {
-        return Ok(());
-    }
-    Err(LibError::Status { library: "rocBLAS", operation, status: status.0, name: status_name(status) })
-}
-
-/// rocBLAS's name for `status`: the packaged header's (generated with the
-/// bindings), then the two values of newer versions
-/// (`excluded_from_build`, 14, from 4.0; `arch_mismatch`, 15, from 4.2).
-pub(crate) fn status_name(status: rocblas_status) -> &'static str {
-    status.name().unwrap_or(match status.0 {
-        14 => "rocblas_status_excluded_from_build",
-        15 => "rocblas_status_arch_mismatch",
-        _ => "an unknown rocblas_status",
-    })
-}
 
 /// The workspace a handle of `device` gets from the pool, in bytes:
 /// `AMDGPU_BLAS_WORKSPACE` (`"64MiB"`, `"0"` for none, read once) if set,
@@ -81,19 +63,16 @@ thread_local! {
 impl LibHandle for BlasHandle {
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::rocblas()?;
-        let mut raw: rocblas_handle = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the handle binds to `device`, current here.
-        on_device(device, || check(unsafe { (api.rocblas_create_handle)(&mut raw) }, "rocblas_create_handle"))??;
+        // The handle binds to `device`, current here.
+        let raw = on_device(device, || raw::create_handle(api))??;
         let mut handle = BlasHandle { raw, device, workspace: None };
         let size = workspace_size(device);
         if size > 0 {
             let buffer = hip_pool::alloc_on(device, size, &Stream::null(device))?;
-            on_device(device, || {
-                // SAFETY: a live handle, and pool memory of `size` bytes on
-                // its device that lives as long as the handle (dropped after
-                // `rocblas_destroy_handle`).
-                check(unsafe { (api.rocblas_set_workspace)(raw, buffer.as_ptr(), size) }, "rocblas_set_workspace")
-            })??;
+            // SAFETY: a live handle, and pool memory of `size` bytes on its
+            // device that lives as long as the handle (dropped after
+            // `rocblas_destroy_handle`).
+            on_device(device, || unsafe { raw::set_workspace(api, raw, buffer.as_ptr(), size) })??;
             handle.workspace = Some(buffer);
         }
         Ok(handle)
@@ -104,18 +83,14 @@ impl LibHandle for BlasHandle {
         if let Some(workspace) = &mut self.workspace {
             workspace.set_stream(stream)?;
         }
-        run_on(self.device, || {
-            // SAFETY: a live handle and a stream of its device.
-            check(unsafe { (api.rocblas_set_stream)(self.raw, stream.as_raw()) }, "rocblas_set_stream")
-        })?
+        // SAFETY: a live handle and a stream of its device.
+        run_on(self.device, || unsafe { raw::set_stream(api, self.raw, stream.as_raw()) })?
     }
 
     fn destroy(self) -> Result<()> {
         let api = hip_sys::rocblas()?;
-        let destroyed = on_device(self.device, || {
-            // SAFETY: a live handle, destroyed once, under its device.
-            check(unsafe { (api.rocblas_destroy_handle)(self.raw) }, "rocblas_destroy_handle")
-        })?;
+        // SAFETY: a live handle, destroyed once, under its device.
+        let destroyed = on_device(self.device, || unsafe { raw::destroy_handle(api, self.raw) })?;
         // The workspace goes back to the pool after the handle, on its
         // stream, so work still queued there keeps it.
         drop(self.workspace);
@@ -162,19 +137,16 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocbla
     DeviceMismatch::check("blas::with_raw_handle", "the stream", device, stream.device())?;
     on_handle(stream, &[], |api, handle| {
         let result = f(handle);
-        let (mut now, mut mode) = (std::ptr::null_mut(), rocblas_pointer_mode::rocblas_pointer_mode_host);
-        // SAFETY: a live handle and valid out-pointers.
-        check(unsafe { (api.rocblas_get_stream)(handle, &mut now) }, "rocblas_get_stream")?;
-        if now != stream.as_raw() {
-            // SAFETY: a live handle of `device`, and a stream of it.
-            check(unsafe { (api.rocblas_set_stream)(handle, stream.as_raw()) }, "rocblas_set_stream")?;
+        // SAFETY: a live handle of `device`, and a stream of it.
+        if unsafe { raw::stream(api, handle) }? != stream.as_raw() {
+            // SAFETY: as above.
+            unsafe { raw::set_stream(api, handle, stream.as_raw()) }?;
         }
-        // SAFETY: as above.
-        check(unsafe { (api.rocblas_get_pointer_mode)(handle, &mut mode) }, "rocblas_get_pointer_mode")?;
-        if mode != rocblas_pointer_mode::rocblas_pointer_mode_host {
-            let host = rocblas_pointer_mode::rocblas_pointer_mode_host;
+        let host = rocblas_pointer_mode::rocblas_pointer_mode_host;
+        // SAFETY: a live handle.
+        if unsafe { raw::pointer_mode(api, handle) }? != host {
             // SAFETY: a live handle.
-            check(unsafe { (api.rocblas_set_pointer_mode)(handle, host) }, "rocblas_set_pointer_mode")?;
+            unsafe { raw::set_pointer_mode(api, handle, host) }?;
         }
         Ok(result)
     })
@@ -195,19 +167,6 @@ pub fn clear_idle_handles() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_rocblas_status_has_its_name() {
-        let names: Vec<&str> = (0..=15).map(|v| status_name(rocblas_status(v))).collect();
-        assert_eq!(names[4], "rocblas_status_invalid_size");
-        assert_eq!(names[14], "rocblas_status_excluded_from_build");
-        for (value, name) in names.iter().enumerate() {
-            assert!(name.starts_with("rocblas_status_"), "{value}: {name}");
-        }
-        assert_eq!(status_name(rocblas_status(99)), "an unknown rocblas_status");
-        let error = check(rocblas_status(4), "rocblas_sgemm").unwrap_err().to_string();
-        assert!(error.contains("rocblas_sgemm") && error.contains("rocblas_status_invalid_size"), "{error}");
-    }
 
     #[test]
     fn the_workspace_follows_rocblas_per_architecture() {

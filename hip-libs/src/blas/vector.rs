@@ -1,7 +1,8 @@
 //! GEMV and the level 1 functions, on contiguous vectors.
 
-use super::handle::{check, on_handle};
-use super::scalar::BlasScalar;
+use super::handle::on_handle;
+use super::raw::check;
+use super::raw::scalar::BlasScalar;
 use super::{dim, matrix_len, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};

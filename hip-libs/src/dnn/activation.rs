@@ -1,7 +1,7 @@
 //! Activation forward.
 
 use super::handle::{DnnHandle, HANDLES};
-use super::status::check;
+use super::raw;
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
@@ -67,7 +67,7 @@ impl Drop for ActivationDesc {
         let _scope = audit::drop_scope();
         if let Ok(api) = hip_sys::miopen() {
             // SAFETY: made by miopenCreateActivationDescriptor, destroyed once.
-            let _ = unsafe { (api.miopenDestroyActivationDescriptor)(self.0) };
+            let _ = unsafe { raw::destroy_activation(api, self.0) };
         }
     }
 }
@@ -93,35 +93,19 @@ pub fn activation<T: DnnScalar>(
     let stream = y.stream().clone();
     let api = hip_sys::miopen()?;
     let tensor = TensorDesc::new::<T>(shape)?;
-    let mut raw: miopenActivationDescriptor_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    check(unsafe { (api.miopenCreateActivationDescriptor)(&mut raw) }, "miopenCreateActivationDescriptor")?;
-    let desc = ActivationDesc(raw);
+    let desc = ActivationDesc(raw::create_activation(api)?);
     let (mode, a, b, g) = function.raw();
     // SAFETY: a live descriptor.
-    check(unsafe { (api.miopenSetActivationDescriptor)(desc.0, mode, a, b, g) }, "miopenSetActivationDescriptor")?;
+    unsafe { raw::set_activation(api, desc.0, mode, (a, b, g)) }?;
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
     let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-            run_on(device, || {
-                check(
-                    // SAFETY: live handle and descriptors; x and y hold `shape` elements.
-                    unsafe {
-                        (api.miopenActivationForward)(
-                            handle.raw,
-                            desc.0,
-                            (&alpha as *const f32).cast(),
-                            tensor.0,
-                            x_ptr,
-                            (&beta as *const f32).cast(),
-                            tensor.0,
-                            y_ptr,
-                        )
-                    },
-                    "miopenActivationForward",
-                )
+            // SAFETY: live handle and descriptors; x and y hold `shape`
+            // elements on the handle's device.
+            run_on(device, || unsafe {
+                raw::activation_forward(api, handle.raw, desc.0, (alpha, beta), (tensor.0, x_ptr), (tensor.0, y_ptr))
             })?
         })
     })

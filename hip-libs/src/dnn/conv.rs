@@ -11,14 +11,13 @@
 
 use super::conv_plan::{Conv2d, ConvPlan};
 use super::handle::{DnnHandle, HANDLES};
-use super::status::check;
+use super::raw;
 use super::tensor::{require_fp32, DnnScalar, Shape4, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
 use hip_pool::{with_uses, Access};
-use hip_sys::miopen::miopenConvAlgoPerf_t;
 use std::ffi::c_void;
 
 /// A work area of `bytes` from the pool, or none for 0 bytes: MIOpen
@@ -95,80 +94,46 @@ pub fn conv2d_forward<T: DnnScalar>(
                     // workspace it needs: no size query, no search.
                     Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
                     None => {
-                        let mut workspace_size = 0usize;
-                        check(
-                            // SAFETY: live handle and descriptors; a valid out-pointer.
-                            unsafe {
-                                (api.miopenConvolutionForwardGetWorkSpaceSize)(
-                                    handle.raw,
-                                    w_desc.0,
-                                    x_desc.0,
-                                    conv.0,
-                                    y_desc.0,
-                                    &mut workspace_size,
-                                )
-                            },
-                            "miopenConvolutionForwardGetWorkSpaceSize",
-                        )?;
+                        let descriptors = [x_desc.0, w_desc.0, y_desc.0];
+                        // SAFETY: live handle and descriptors.
+                        let workspace_size =
+                            unsafe { raw::convolution_forward_workspace_size(api, handle.raw, descriptors, conv.0) }?;
                         let workspace = work_area(device, workspace_size, &stream)?;
-                        let (workspace_ptr, workspace_size) = raw_area(&workspace);
-                        let mut found = 0i32;
-                        // SAFETY: an all-zero result is a valid plain struct.
-                        let mut perf: miopenConvAlgoPerf_t = unsafe { std::mem::zeroed() };
-                        check(
-                            // SAFETY: live handle, descriptors and buffers of the checked sizes; one result.
-                            unsafe {
-                                (api.miopenFindConvolutionForwardAlgorithm)(
-                                    handle.raw,
-                                    x_desc.0,
-                                    x_ptr,
-                                    w_desc.0,
-                                    w_ptr,
-                                    conv.0,
-                                    y_desc.0,
-                                    y_ptr,
-                                    1,
-                                    &mut found,
-                                    &mut perf,
-                                    workspace_ptr,
-                                    workspace_size,
-                                    false,
-                                )
-                            },
-                            "miopenFindConvolutionForwardAlgorithm",
-                        )?;
-                        if found < 1 {
+                        // SAFETY: live handle, descriptors and buffers of the
+                        // checked sizes on its device.
+                        let found = unsafe {
+                            raw::find_convolution_forward(
+                                api,
+                                handle.raw,
+                                ((x_desc.0, x_ptr), (w_desc.0, w_ptr)),
+                                conv.0,
+                                (y_desc.0, y_ptr),
+                                raw_area(&workspace),
+                            )
+                        }?;
+                        let Some(perf) = found else {
                             return Err(LibError::invalid(OP, "MIOpen found no forward algorithm for this problem"));
-                        }
+                        };
                         // SAFETY: the forward search fills the forward member of the union.
                         let algorithm = unsafe { perf.algo.fwd_algo };
                         plan.algorithm = Some((algorithm, perf.memory));
                         (algorithm, workspace)
                     }
                 };
-                let (workspace_ptr, workspace_size) = raw_area(&workspace);
-                let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
-                check(
-                    // SAFETY: as above; the workspace holds `workspace_size` bytes.
-                    unsafe {
-                        (api.miopenConvolutionForward)(
-                            handle.raw,
-                            (&alpha as *const f32).cast(),
-                            x_desc.0,
-                            x_ptr,
-                            w_desc.0,
-                            w_ptr,
-                            conv.0,
-                            algorithm,
-                            (&beta as *const f32).cast(),
-                            y_desc.0,
-                            y_ptr,
-                            workspace_ptr,
-                            workspace_size,
-                        )
-                    },
-                    "miopenConvolutionForward",
-                )?;
+                // SAFETY: as above; the workspace holds what the algorithm
+                // needs.
+                unsafe {
+                    raw::convolution_forward(
+                        api,
+                        handle.raw,
+                        (ALPHA_ONE, BETA_ZERO),
+                        ((x_desc.0, x_ptr), (w_desc.0, w_ptr)),
+                        conv.0,
+                        algorithm,
+                        (y_desc.0, y_ptr),
+                        raw_area(&workspace),
+                    )
+                }?;
                 Ok(output)
             })?
         })

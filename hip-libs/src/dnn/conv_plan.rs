@@ -8,11 +8,11 @@
 //! a repeated convolution makes no descriptor calls, no workspace query
 //! and no search: on cuDNN those took 5 % of a ResNet-50 layer.
 
-use super::status::check;
+use super::raw;
 use super::tensor::{DnnScalar, Shape4, TensorDesc};
 use crate::{LibError, Result};
 use hip_core::audit;
-use hip_sys::miopen::{miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t, miopenConvolutionMode_t};
+use hip_sys::miopen::{miopenConvFwdAlgorithm_t, miopenConvolutionDescriptor_t};
 use std::collections::HashMap;
 
 /// Padding, stride and dilation of a 2-D convolution (height, width).
@@ -39,7 +39,7 @@ impl Drop for ConvDesc {
         let _scope = audit::drop_scope();
         if let Ok(api) = hip_sys::miopen() {
             // SAFETY: made by miopenCreateConvolutionDescriptor, destroyed once.
-            let _ = unsafe { (api.miopenDestroyConvolutionDescriptor)(self.0) };
+            let _ = unsafe { raw::destroy_convolution(api, self.0) };
         }
     }
 }
@@ -59,26 +59,10 @@ pub(crate) fn conv_desc(params: Conv2d) -> Result<ConvDesc> {
         ));
     }
     let api = hip_sys::miopen()?;
-    let mut raw: miopenConvolutionDescriptor_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    check(unsafe { (api.miopenCreateConvolutionDescriptor)(&mut raw) }, "miopenCreateConvolutionDescriptor")?;
-    let desc = ConvDesc(raw);
-    check(
-        // SAFETY: a live descriptor; values fit an int.
-        unsafe {
-            (api.miopenInitConvolutionDescriptor)(
-                desc.0,
-                miopenConvolutionMode_t::miopenConvolution,
-                params.pad.0 as i32,
-                params.pad.1 as i32,
-                params.stride.0 as i32,
-                params.stride.1 as i32,
-                params.dilation.0 as i32,
-                params.dilation.1 as i32,
-            )
-        },
-        "miopenInitConvolutionDescriptor",
-    )?;
+    let desc = ConvDesc(raw::create_convolution(api)?);
+    let pair = |(h, w): (usize, usize)| (h as i32, w as i32);
+    // SAFETY: a live descriptor; values fit an int.
+    unsafe { raw::init_convolution(api, desc.0, [pair(params.pad), pair(params.stride), pair(params.dilation)]) }?;
     Ok(desc)
 }
 

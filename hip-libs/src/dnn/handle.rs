@@ -2,7 +2,7 @@
 //! plans its searches made.
 
 use super::conv_plan::ConvPlans;
-use super::status::check;
+use super::raw;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
 use crate::Result;
 use hip_core::raw::on_device;
@@ -31,24 +31,21 @@ thread_local! {
 impl LibHandle for DnnHandle {
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::miopen()?;
-        let mut raw: miopenHandle_t = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; MIOpen records the current device, `device` here.
-        on_device(device, || check(unsafe { (api.miopenCreate)(&mut raw) }, "miopenCreate"))??;
-        Ok(DnnHandle { raw, device, convolutions: RefCell::new(ConvPlans::default()) })
+        // MIOpen records the current device, `device` here.
+        let handle = on_device(device, || raw::create(api))??;
+        Ok(DnnHandle { raw: handle, device, convolutions: RefCell::new(ConvPlans::default()) })
     }
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::miopen()?;
-        run_on(self.device, || {
-            // SAFETY: a live handle and a stream of its device.
-            check(unsafe { (api.miopenSetStream)(self.raw, stream.as_raw().cast()) }, "miopenSetStream")
-        })?
+        // SAFETY: a live handle and a stream of its device.
+        run_on(self.device, || unsafe { raw::set_stream(api, self.raw, stream.as_raw()) })?
     }
 
     fn destroy(self) -> Result<()> {
         let api = hip_sys::miopen()?;
         // SAFETY: a live handle, destroyed once, under its device.
-        on_device(self.device, || check(unsafe { (api.miopenDestroy)(self.raw) }, "miopenDestroy"))?
+        on_device(self.device, || unsafe { raw::destroy(api, self.raw) })?
     }
 
     fn device(&self) -> Device {

@@ -11,8 +11,8 @@ mod activation;
 mod conv;
 mod conv_plan;
 mod handle;
+mod raw;
 mod softmax;
-mod status;
 mod tensor;
 
 pub use activation::{activation, Activation};

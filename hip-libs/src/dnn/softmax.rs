@@ -1,7 +1,7 @@
 //! Softmax forward.
 
 use super::handle::{DnnHandle, HANDLES};
-use super::status::check;
+use super::raw;
 use super::tensor::{require_fp32, DnnScalar, Shape4, TensorDesc, ALPHA_ONE, BETA_ZERO};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
@@ -68,24 +68,16 @@ pub fn softmax<T: DnnScalar>(
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
     with_uses(&stream, &operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
-            run_on(device, || {
-                check(
-                    // SAFETY: a live handle; x and y hold `shape` elements of T;
-                    // alpha and beta are host floats, as MIOpen reads them.
-                    unsafe {
-                        (api.miopenSoftmaxForward_V2)(
-                            handle.raw,
-                            (&alpha as *const f32).cast(),
-                            desc.0,
-                            x_ptr,
-                            (&beta as *const f32).cast(),
-                            desc.0,
-                            y_ptr,
-                            algorithm,
-                            mode,
-                        )
-                    },
-                    "miopenSoftmaxForward_V2",
+            // SAFETY: a live handle; x and y hold `shape` elements of T
+            // on its device.
+            run_on(device, || unsafe {
+                raw::softmax_forward(
+                    api,
+                    handle.raw,
+                    (alpha, beta),
+                    (desc.0, x_ptr),
+                    (desc.0, y_ptr),
+                    (algorithm, mode),
                 )
             })?
         })

@@ -1,6 +1,6 @@
 //! RAII tensor descriptors.
 
-use super::status::check;
+use super::raw;
 use crate::{LibError, Result};
 use hip_core::audit;
 use hip_sys::miopen::{miopenDataType_t, miopenTensorDescriptor_t};
@@ -97,24 +97,10 @@ pub(crate) struct TensorDesc(pub miopenTensorDescriptor_t);
 impl TensorDesc {
     pub fn new<T: DnnScalar>(shape: Shape4) -> Result<TensorDesc> {
         let api = hip_sys::miopen()?;
-        let mut raw: miopenTensorDescriptor_t = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
-        check(unsafe { (api.miopenCreateTensorDescriptor)(&mut raw) }, "miopenCreateTensorDescriptor")?;
-        let desc = TensorDesc(raw);
-        check(
-            // SAFETY: a live descriptor; dimensions were checked to fit an int.
-            unsafe {
-                (api.miopenSet4dTensorDescriptor)(
-                    desc.0,
-                    T::DATATYPE,
-                    shape.n as i32,
-                    shape.c as i32,
-                    shape.h as i32,
-                    shape.w as i32,
-                )
-            },
-            "miopenSet4dTensorDescriptor",
-        )?;
+        let desc = TensorDesc(raw::create_tensor(api)?);
+        let dims = [shape.n as i32, shape.c as i32, shape.h as i32, shape.w as i32];
+        // SAFETY: a live descriptor; dimensions were checked to fit an int.
+        unsafe { raw::set_4d_tensor(api, desc.0, T::DATATYPE, dims) }?;
         Ok(desc)
     }
 }
@@ -123,10 +109,8 @@ impl Drop for TensorDesc {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
         if let Ok(api) = hip_sys::miopen() {
-            if let Err(e) =
-                // SAFETY: made by miopenCreateTensorDescriptor, destroyed once.
-                check(unsafe { (api.miopenDestroyTensorDescriptor)(self.0) }, "miopenDestroyTensorDescriptor")
-            {
+            // SAFETY: made by miopenCreateTensorDescriptor, destroyed once.
+            if let Err(e) = unsafe { raw::destroy_tensor(api, self.0) } {
                 log::error!("dropping a tensor descriptor: {e}");
             }
         }

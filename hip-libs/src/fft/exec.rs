@@ -1,14 +1,14 @@
 //! Executing transforms.
 
-use super::plan::{check, FftReal, Placement, PlanKey, TransformKind};
+use super::plan::{FftReal, Placement, PlanKey, TransformKind};
 use super::plan_cache::cached_plan;
+use super::raw;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
 use hip_core::{Device, Stream};
 use hip_pool::{with_uses, Access};
 use hip_sys::hipMemcpyKind;
-use hip_sys::rocfft::rocfft_execution_info;
 use std::ffi::c_void;
 
 /// The sign of a complex transform's exponent.
@@ -54,30 +54,21 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
     let api = hip_sys::rocfft()?;
     let work = if plan.work_size() > 0 { Some(hip_pool::alloc_on(device, plan.work_size(), stream)?) } else { None };
     run_on(device, || -> Result<()> {
-        let mut info: rocfft_execution_info = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
-        check(unsafe { (api.rocfft_execution_info_create)(&mut info) }, "rocfft_execution_info_create")?;
+        let info = raw::execution_info_create(api)?;
         let result = (|| {
-            check(
-                // SAFETY: a live info; the stream value (not its address), as rocFFT takes it.
-                unsafe { (api.rocfft_execution_info_set_stream)(info, stream.as_raw().cast()) },
-                "rocfft_execution_info_set_stream",
-            )?;
+            // SAFETY: a live info and a live stream.
+            unsafe { raw::execution_info_set_stream(api, info, stream.as_raw()) }?;
             if let Some(work) = &work {
-                check(
-                    // SAFETY: the work area holds the plan's size and outlives the execution (its block returns to the pool in this stream's order).
-                    unsafe { (api.rocfft_execution_info_set_work_buffer)(info, work.as_ptr(), plan.work_size()) },
-                    "rocfft_execution_info_set_work_buffer",
-                )?;
+                // SAFETY: the work area holds the plan's size and outlives
+                // the execution (its block returns to the pool in this
+                // stream's order).
+                unsafe { raw::execution_info_set_work_buffer(api, info, work.as_ptr(), plan.work_size()) }?;
             }
-            let mut inputs = [input];
-            let mut outputs = [output];
-            let out_ptr = if output.is_null() { std::ptr::null_mut() } else { outputs.as_mut_ptr() };
             // SAFETY: the buffers were checked against the plan's sizes.
-            check(unsafe { (api.rocfft_execute)(plan.raw(), inputs.as_mut_ptr(), out_ptr, info) }, "rocfft_execute")
+            unsafe { raw::execute(api, plan.raw(), input, output, info) }
         })();
         // SAFETY: made above, destroyed once.
-        let _ = unsafe { (api.rocfft_execution_info_destroy)(info) };
+        let _ = unsafe { raw::execution_info_destroy(api, info) };
         result
     })?
 }

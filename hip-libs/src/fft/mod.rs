@@ -25,6 +25,7 @@
 mod exec;
 mod plan;
 mod plan_cache;
+mod raw;
 
 pub use exec::{c2c, c2c_in_place, c2r, r2c, Direction};
 pub use plan::{live_plans, FftReal, Placement, Plan, PlanKey, TransformKind};

@@ -1,11 +1,10 @@
 //! rocFFT plans.
 
+use super::raw;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
 use hip_core::{audit, Device};
-use hip_sys::rocfft::{
-    rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_status, rocfft_transform_type, RocfftApi,
-};
+use hip_sys::rocfft::{rocfft_plan, rocfft_precision, rocfft_result_placement, rocfft_transform_type, RocfftApi};
 use hip_sys::sync::RwLockExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
@@ -63,19 +62,6 @@ pub struct PlanKey {
     pub placement: Placement,
 }
 
-/// rocFFT's name for `status`, as the header names it (generated with the
-/// bindings; the list has not changed from ROCm 5.0 to 6.x).
-fn status_name(status: rocfft_status) -> &'static str {
-    status.name().unwrap_or("a rocfft_status unknown to rocFFT 1.0.x's header")
-}
-
-pub(crate) fn check(status: rocfft_status, operation: &'static str) -> Result<()> {
-    if status == rocfft_status::rocfft_status_success {
-        return Ok(());
-    }
-    Err(LibError::Status { library: "rocFFT", operation, status: status.0, name: status_name(status) })
-}
-
 /// rocFFT's process-wide state, and the lock that orders plan creation
 /// against `rocfft_cleanup`.
 ///
@@ -104,8 +90,9 @@ fn set_up_for(api: &RocfftApi, device: Device) -> Result<RwLockReadGuard<'static
         drop(state);
         let mut state = STATE.write_unpoisoned();
         if !state.set_up {
-            // SAFETY: no arguments; it reads the current device, bound here.
-            on_device(device, || check(unsafe { (api.rocfft_setup)() }, "rocfft_setup"))??;
+            // SAFETY: the write lock: no plan is being made or destroyed;
+            // rocFFT reads the current device, bound here.
+            on_device(device, || unsafe { raw::setup(api) })??;
             state.set_up = true;
         }
         // Take it again for reading: a cleanup may come in between, and the
@@ -125,8 +112,8 @@ pub(crate) fn cleanup_if_unused(api: &RocfftApi) -> Result<()> {
         ));
     }
     if state.set_up {
-        // SAFETY: no arguments; no plan is alive and none is being made.
-        check(unsafe { (api.rocfft_cleanup)() }, "rocfft_cleanup")?;
+        // SAFETY: no plan is alive and none is being made.
+        unsafe { raw::cleanup(api) }?;
         state.set_up = false;
     }
     Ok(())
@@ -188,36 +175,14 @@ impl Plan {
         } else {
             rocfft_precision::rocfft_precision_single
         };
-        let mut raw: rocfft_plan = std::ptr::null_mut();
-        on_device(key.device, || {
-            check(
-                // SAFETY: a valid out-pointer and `lengths.len()` lengths; a
-                // null description means rocFFT's default layouts.
-                unsafe {
-                    (api.rocfft_plan_create)(
-                        &mut raw,
-                        placement,
-                        kind,
-                        precision,
-                        lengths.len(),
-                        lengths.as_ptr(),
-                        key.batch,
-                        std::ptr::null_mut(),
-                    )
-                },
-                op,
-            )
-        })??;
+        let shape = raw::PlanShape { placement, kind, precision, lengths: &lengths, batch: key.batch };
+        // SAFETY: rocFFT is set up, and the read lock keeps a cleanup away
+        // until the plan is counted (a cleanup waits for live plans).
+        let handle = on_device(key.device, || unsafe { raw::plan_create(api, &shape) })??;
         LIVE.fetch_add(1, Ordering::SeqCst);
-        let mut plan = Plan { raw, key, work_size: 0 };
-        let mut size = 0usize;
-        on_device(plan.key.device, || {
-            check(
-                // SAFETY: a live plan and a valid out-pointer.
-                unsafe { (api.rocfft_plan_get_work_buffer_size)(plan.raw, &mut size) },
-                "rocfft_plan_get_work_buffer_size",
-            )
-        })??;
+        let mut plan = Plan { raw: handle, key, work_size: 0 };
+        // SAFETY: a live plan.
+        let size = on_device(plan.key.device, || unsafe { raw::work_buffer_size(api, plan.raw) })??;
         plan.work_size = size;
         Ok(plan)
     }
@@ -243,7 +208,7 @@ impl Drop for Plan {
         let _scope = audit::drop_scope();
         let result = hip_sys::rocfft().map_err(LibError::from).and_then(|api| {
             // SAFETY: the plan is live and destroyed once, here, under its device.
-            on_device(self.key.device, || check(unsafe { (api.rocfft_plan_destroy)(self.raw) }, "rocfft_plan_destroy"))?
+            on_device(self.key.device, || unsafe { raw::plan_destroy(api, self.raw) })?
         });
         LIVE.fetch_sub(1, Ordering::SeqCst);
         if let Err(e) = result {

@@ -1,7 +1,7 @@
 //! `CsrMatrix<T>`: a validated CSR matrix in device memory.
 
 use super::analysis::Analysis;
-use super::handle::check;
+use super::raw;
 use crate::memory::upload_into;
 use crate::{LibError, Result};
 use hip_core::raw::on_device;
@@ -122,28 +122,18 @@ impl<T: SparseScalar> CsrMatrix<T> {
         // SAFETY: offsets inside the block, as above (pointer arithmetic only).
         let (values_ptr, row_ptr_ptr, col_ind_ptr) =
             unsafe { (base.cast(), base.add(layout.row_ptr).cast(), base.add(layout.col_ind).cast()) };
-        let mut descr: rocsparse_spmat_descr = std::ptr::null_mut();
-        on_device(device, || {
-            check(
-                // SAFETY: the buffer holds the validated arrays and outlives the descriptor.
-                unsafe {
-                    (api.rocsparse_create_csr_descr)(
-                        &mut descr,
-                        rows as i64,
-                        cols as i64,
-                        values.len() as i64,
-                        row_ptr_ptr,
-                        col_ind_ptr,
-                        values_ptr,
-                        hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
-                        hip_sys::rocsparse::rocsparse_indextype::rocsparse_indextype_i32,
-                        hip_sys::rocsparse::rocsparse_index_base::rocsparse_index_base_zero,
-                        T::DATATYPE,
-                    )
-                },
-                "rocsparse_create_csr_descr",
-            )
-        })??;
+        let arrays = raw::CsrArrays {
+            rows: rows as i64,
+            cols: cols as i64,
+            nnz: values.len() as i64,
+            row_ptr: row_ptr_ptr,
+            col_ind: col_ind_ptr,
+            values: values_ptr,
+            datatype: T::DATATYPE,
+        };
+        // SAFETY: the buffer holds the validated arrays and outlives the
+        // descriptor.
+        let descr = on_device(device, || unsafe { raw::create_csr_descr(api, &arrays) })??;
         Ok(CsrMatrix {
             rows,
             cols,
@@ -229,10 +219,8 @@ impl<T: SparseScalar> Drop for CsrMatrix<T> {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
         let result = hip_sys::rocsparse().map_err(LibError::from).and_then(|api| {
-            on_device(self.device, || {
-                // SAFETY: the descriptor is live and destroyed once, here.
-                check(unsafe { (api.rocsparse_destroy_spmat_descr)(self.descr) }, "rocsparse_destroy_spmat_descr")
-            })?
+            // SAFETY: the descriptor is live and destroyed once, here.
+            on_device(self.device, || unsafe { raw::destroy_spmat_descr(api, self.descr) })?
         });
         if let Err(e) = result {
             log::error!("dropping a CSR matrix of {}: {e}", self.device);

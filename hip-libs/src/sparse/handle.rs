@@ -1,30 +1,13 @@
 //! The rocSPARSE handle and its status codes.
 
+use super::raw;
 use crate::handle_cache::{HandleCache, HandleStats, LibHandle, ThreadHandles};
-use crate::{LibError, Result};
+use crate::Result;
 use hip_core::raw::on_device;
 use hip_core::raw::run_on;
 use hip_core::{Device, DeviceMismatch, Stream};
-use hip_sys::rocsparse::{rocsparse_handle, rocsparse_status};
+use hip_sys::rocsparse::rocsparse_handle;
 use std::cell::RefCell;
-
-/// Status to result, naming the rocSPARSE function.
-pub(crate) fn check(status: rocsparse_status, operation: &'static str) -> Result<()> {
-    if status.0 == 0 {
-        return Ok(());
-    }
-    Err(LibError::Status { library: "rocSPARSE", operation, status: status.0, name: status_name(status) })
-}
-
-/// rocSPARSE's name for `status`: the packaged header's (generated with
-/// the bindings), then the value of newer versions (`continue`, 14, from
-/// 3.0 on).
-pub(crate) fn status_name(status: rocsparse_status) -> &'static str {
-    status.name().unwrap_or(match status.0 {
-        14 => "rocsparse_status_continue",
-        _ => "an unknown rocsparse_status",
-    })
-}
 
 /// A rocSPARSE handle of one device.
 pub(crate) struct SparseHandle {
@@ -45,26 +28,21 @@ thread_local! {
 impl LibHandle for SparseHandle {
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::rocsparse()?;
-        let mut raw: rocsparse_handle = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the handle binds to `device`, current here.
-        on_device(device, || check(unsafe { (api.rocsparse_create_handle)(&mut raw) }, "rocsparse_create_handle"))??;
+        // The handle binds to `device`, current here.
+        let raw = on_device(device, || raw::create_handle(api))??;
         Ok(SparseHandle { raw, device })
     }
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::rocsparse()?;
-        run_on(self.device, || {
-            // SAFETY: a live handle and stream of its device.
-            check(unsafe { (api.rocsparse_set_stream)(self.raw, stream.as_raw()) }, "rocsparse_set_stream")
-        })?
+        // SAFETY: a live handle and stream of its device.
+        run_on(self.device, || unsafe { raw::set_stream(api, self.raw, stream.as_raw()) })?
     }
 
     fn destroy(self) -> Result<()> {
         let api = hip_sys::rocsparse()?;
-        on_device(self.device, || {
-            // SAFETY: a live handle, destroyed once, under its device.
-            check(unsafe { (api.rocsparse_destroy_handle)(self.raw) }, "rocsparse_destroy_handle")
-        })?
+        // SAFETY: a live handle, destroyed once, under its device.
+        on_device(self.device, || unsafe { raw::destroy_handle(api, self.raw) })?
     }
 
     fn device(&self) -> Device {
@@ -102,37 +80,11 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocspa
         run_on(device, || {
             let result = f(handle.raw);
             // SAFETY: a live handle of `device`, and a stream of it.
-            check(unsafe { (api.rocsparse_set_stream)(handle.raw, stream.as_raw()) }, "rocsparse_set_stream")?;
-            check(
-                // SAFETY: a live handle.
-                unsafe {
-                    (api.rocsparse_set_pointer_mode)(
-                        handle.raw,
-                        hip_sys::rocsparse::rocsparse_pointer_mode::rocsparse_pointer_mode_host,
-                    )
-                },
-                "rocsparse_set_pointer_mode",
-            )?;
+            unsafe { raw::set_stream(api, handle.raw, stream.as_raw()) }?;
+            let host = hip_sys::rocsparse::rocsparse_pointer_mode::rocsparse_pointer_mode_host;
+            // SAFETY: a live handle.
+            unsafe { raw::set_pointer_mode(api, handle.raw, host) }?;
             Ok(result)
         })?
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rocsparse_status_has_its_name() {
-        let names: Vec<&str> = (0..=14).map(|v| status_name(rocsparse_status(v))).collect();
-        assert_eq!(names[12], "rocsparse_status_requires_sorted_storage");
-        assert_eq!(names[13], "rocsparse_status_thrown_exception");
-        assert_eq!(names[14], "rocsparse_status_continue");
-        for (value, name) in names.iter().enumerate() {
-            assert!(name.starts_with("rocsparse_status_"), "{value}: {name}");
-        }
-        assert_eq!(status_name(rocsparse_status(15)), "an unknown rocsparse_status");
-        let error = check(rocsparse_status(14), "rocsparse_spmv").unwrap_err().to_string();
-        assert!(error.contains("rocsparse_status_continue"), "{error}");
-    }
 }

@@ -10,6 +10,7 @@
 mod analysis;
 mod csr;
 mod handle;
+mod raw;
 mod spmv;
 
 pub use csr::{CsrMatrix, SparseScalar};

@@ -1,16 +1,14 @@
 //! Sparse matrix times dense vector or matrix.
 
 use super::csr::{CsrMatrix, SparseScalar};
-use super::handle::{check, SparseHandle, HANDLES};
+use super::handle::{SparseHandle, HANDLES};
+use super::raw;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
 use hip_pool::{with_uses, Access};
-use hip_sys::rocsparse::{
-    rocsparse_dnmat_descr, rocsparse_dnvec_descr, rocsparse_operation, rocsparse_order, rocsparse_spmm_alg,
-    rocsparse_spmm_stage, rocsparse_spmv_alg, rocsparse_spmv_stage,
-};
+use hip_sys::rocsparse::{rocsparse_operation, rocsparse_order, rocsparse_spmm_stage, rocsparse_spmv_stage};
 use std::ffi::c_void;
 
 /// Whether to use the matrix or its transpose.
@@ -94,45 +92,27 @@ pub fn spmv_op<T: SparseScalar>(
     let result = with_uses(&stream, &operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
             run_on(device, || -> Result<()> {
-                let mut x_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
-                let mut y_descr: rocsparse_dnvec_descr = std::ptr::null_mut();
-                check(
-                    // SAFETY: x and y are device vectors of the checked lengths.
-                    unsafe { (api.rocsparse_create_dnvec_descr)(&mut x_descr, x_len as i64, x_ptr, T::DATATYPE) },
-                    "rocsparse_create_dnvec_descr",
-                )?;
+                // SAFETY: x and y are device vectors of the checked lengths.
+                let x_descr = unsafe { raw::create_dnvec_descr(api, x_len as i64, x_ptr, T::DATATYPE) }?;
                 // SAFETY: as above.
-                let y_made = check(
-                    unsafe { (api.rocsparse_create_dnvec_descr)(&mut y_descr, y_len as i64, y_ptr, T::DATATYPE) },
-                    "rocsparse_create_dnvec_descr",
-                );
-                let result = y_made.and_then(|()| {
-                    let call = |stage: rocsparse_spmv_stage, size: &mut usize, temp: *mut c_void| {
-                        // SAFETY: live handle and descriptors; alpha and beta are
-                        // host scalars of T (host pointer mode); `temp` holds `size` bytes.
-                        unsafe {
-                            hip_sys::rocsparse_spmv_staged(
-                                api,
-                                handle.raw,
-                                op.raw(),
-                                (&alpha as *const T).cast(),
-                                a.descr,
-                                x_descr,
-                                (&beta as *const T).cast(),
-                                y_descr,
-                                T::DATATYPE,
-                                rocsparse_spmv_alg::rocsparse_spmv_alg_default,
-                                stage,
-                                size,
-                                temp,
-                            )
-                        }
+                let y_descr = unsafe { raw::create_dnvec_descr(api, y_len as i64, y_ptr, T::DATATYPE) };
+                let result = y_descr.as_ref().map_err(Clone::clone).and_then(|&y_descr| {
+                    let product = raw::Product {
+                        handle: handle.raw,
+                        op: op.raw(),
+                        alpha: (&alpha as *const T).cast(),
+                        beta: (&beta as *const T).cast(),
+                        matrix: a.descr,
+                        input: x_descr,
+                        output: y_descr,
+                        datatype: T::DATATYPE,
                     };
+                    // SAFETY: live handle and descriptors of one device;
+                    // alpha and beta are host scalars of T (host pointer
+                    // mode); `temp` holds `size` bytes.
+                    let call = |stage, size: &mut usize, temp| unsafe { raw::spmv(api, &product, stage, size, temp) };
                     let mut size = 0usize;
-                    check(
-                        call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                        "rocsparse_spmv (buffer size)",
-                    )?;
+                    call(rocsparse_spmv_stage::rocsparse_spmv_stage_buffer_size, &mut size, std::ptr::null_mut())?;
                     let bytes = size.max(4);
                     // The analysis serves the non-transposed product only; a
                     // transposed preprocess would make one rocSPARSE refuses
@@ -143,27 +123,21 @@ pub fn spmv_op<T: SparseScalar>(
                         || {
                             let kept = hip_pool::alloc_on(device, bytes, &stream)?;
                             let mut size = size;
-                            check(
-                                call(rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, &mut size, kept.as_ptr()),
-                                "rocsparse_spmv (preprocess)",
-                            )?;
+                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_preprocess, &mut size, kept.as_ptr())?;
                             Ok(kept)
                         },
                         || {
                             let temp = hip_pool::alloc_on(device, bytes, &stream)?;
                             let mut size = size;
-                            check(
-                                call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr()),
-                                "rocsparse_spmv (compute)",
-                            )
+                            call(rocsparse_spmv_stage::rocsparse_spmv_stage_compute, &mut size, temp.as_ptr())
                         },
                     )
                 });
-                for descr in [x_descr, y_descr] {
-                    if !descr.is_null() {
-                        // SAFETY: made above, destroyed once.
-                        let _ = unsafe { (api.rocsparse_destroy_dnvec_descr)(descr) };
-                    }
+                // SAFETY: made above, destroyed once.
+                let _ = unsafe { raw::destroy_dnvec_descr(api, x_descr) };
+                if let Ok(y_descr) = y_descr {
+                    // SAFETY: as above.
+                    let _ = unsafe { raw::destroy_dnvec_descr(api, y_descr) };
                 }
                 result
             })?
@@ -213,66 +187,30 @@ pub fn spmm<T: SparseScalar>(
     let result = with_uses(&stream, &operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
             run_on(device, || -> Result<()> {
-                let mut b_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
-                let mut c_descr: rocsparse_dnmat_descr = std::ptr::null_mut();
-                // SAFETY: B and C are device matrices of the checked sizes.
-                let made = check(
-                    unsafe {
-                        (api.rocsparse_create_dnmat_descr)(
-                            &mut b_descr,
-                            k as i64,
-                            n as i64,
-                            ld_b as i64,
-                            b_ptr,
-                            T::DATATYPE,
-                            raw_order,
-                        )
-                    },
-                    "rocsparse_create_dnmat_descr",
-                )
-                .and_then(|()| {
-                    check(
-                        // SAFETY: as above.
-                        unsafe {
-                            (api.rocsparse_create_dnmat_descr)(
-                                &mut c_descr,
-                                m as i64,
-                                n as i64,
-                                ld_c as i64,
-                                c_ptr,
-                                T::DATATYPE,
-                                raw_order,
-                            )
-                        },
-                        "rocsparse_create_dnmat_descr",
-                    )
-                });
-                let result = made.and_then(|()| {
-                    let call = |stage: rocsparse_spmm_stage, size: &mut usize, temp: *mut c_void| {
-                        // SAFETY: live handle and descriptors; host scalars; `temp` holds `size` bytes.
-                        unsafe {
-                            (api.rocsparse_spmm)(
-                                handle.raw,
-                                rocsparse_operation::rocsparse_operation_none,
-                                rocsparse_operation::rocsparse_operation_none,
-                                (&alpha as *const T).cast(),
-                                a.descr,
-                                b_descr,
-                                (&beta as *const T).cast(),
-                                c_descr,
-                                T::DATATYPE,
-                                rocsparse_spmm_alg::rocsparse_spmm_alg_default,
-                                stage,
-                                size,
-                                temp,
-                            )
-                        }
+                // SAFETY: B is a device matrix of the checked size.
+                let b_descr = unsafe {
+                    raw::create_dnmat_descr(api, (k as i64, n as i64, ld_b as i64), b_ptr, T::DATATYPE, raw_order)
+                }?;
+                // SAFETY: C is a device matrix of the checked size.
+                let c_descr = unsafe {
+                    raw::create_dnmat_descr(api, (m as i64, n as i64, ld_c as i64), c_ptr, T::DATATYPE, raw_order)
+                };
+                let result = c_descr.as_ref().map_err(Clone::clone).and_then(|&c_descr| {
+                    let product = raw::Product {
+                        handle: handle.raw,
+                        op: rocsparse_operation::rocsparse_operation_none,
+                        alpha: (&alpha as *const T).cast(),
+                        beta: (&beta as *const T).cast(),
+                        matrix: a.descr,
+                        input: b_descr,
+                        output: c_descr,
+                        datatype: T::DATATYPE,
                     };
+                    // SAFETY: live handle and descriptors of one device;
+                    // host scalars; `temp` holds `size` bytes.
+                    let call = |stage, size: &mut usize, temp| unsafe { raw::spmm(api, &product, stage, size, temp) };
                     let mut size = 0usize;
-                    check(
-                        call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut()),
-                        "rocsparse_spmm (buffer size)",
-                    )?;
+                    call(rocsparse_spmm_stage::rocsparse_spmm_stage_buffer_size, &mut size, std::ptr::null_mut())?;
                     // SpMM's preprocess depends on B and C (the merge algorithm
                     // writes its analysis into the buffer, sized by C's
                     // columns), so it runs on every call, and compute gets the
@@ -280,30 +218,18 @@ pub fn spmm<T: SparseScalar>(
                     let temp = hip_pool::alloc_on(device, size.max(4), &stream)?;
                     let mut pre_size = size;
                     a.analysis.spmm(
-                        || {
-                            check(
-                                call(
-                                    rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess,
-                                    &mut pre_size,
-                                    temp.as_ptr(),
-                                ),
-                                "rocsparse_spmm (preprocess)",
-                            )
-                        },
+                        || call(rocsparse_spmm_stage::rocsparse_spmm_stage_preprocess, &mut pre_size, temp.as_ptr()),
                         || {
                             let mut size = size;
-                            check(
-                                call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr()),
-                                "rocsparse_spmm (compute)",
-                            )
+                            call(rocsparse_spmm_stage::rocsparse_spmm_stage_compute, &mut size, temp.as_ptr())
                         },
                     )
                 });
-                for descr in [b_descr, c_descr] {
-                    if !descr.is_null() {
-                        // SAFETY: made above, destroyed once.
-                        let _ = unsafe { (api.rocsparse_destroy_dnmat_descr)(descr) };
-                    }
+                // SAFETY: made above, destroyed once.
+                let _ = unsafe { raw::destroy_dnmat_descr(api, b_descr) };
+                if let Ok(c_descr) = c_descr {
+                    // SAFETY: as above.
+                    let _ = unsafe { raw::destroy_dnmat_descr(api, c_descr) };
                 }
                 result
             })?
