@@ -63,6 +63,46 @@ fn out_of_memory_at_capacity_and_recovery_after_free() {
     });
 }
 
+/// Device memory is charged as ROCr and the kernel driver charge it:
+/// whole 4 KiB pages, small allocations packed into shared 2 MiB blocks,
+/// larger ones in whole blocks; `hipMemGetInfo` reports free memory in
+/// those steps, floored to a KiB (clr's `globalFreeMemory`), and a device
+/// fills at the block, not at the byte.
+#[test]
+fn memory_is_charged_in_pages_and_two_mebibyte_blocks() {
+    let _x = sim::exclusive();
+    on_thread("charge", || {
+        set_device(1);
+        const MIB: usize = 1 << 20;
+        let free = || {
+            let (mut free, mut total) = (0, 0);
+            ok!((api().hipMemGetInfo)(&mut free, &mut total));
+            assert_eq!(free % 1024, 0, "free is whole KiB");
+            free
+        };
+        let start = free();
+        let one = malloc(1);
+        assert_eq!(start - free(), 2 * MIB, "the first small allocation takes a block");
+        let more: Vec<_> = (0..100).map(|_| malloc(4096)).collect();
+        assert_eq!(start - free(), 2 * MIB, "the next ones share it (101 pages of 512)");
+        let three = malloc(3 * MIB);
+        assert_eq!(start - free(), 6 * MIB, "3 MiB takes two blocks of its own");
+        for p in more.into_iter().chain([one, three]) {
+            ok!((api().hipFree)(p));
+        }
+        assert_eq!(free(), start);
+        // A device fills at the block: with all but 1 MiB of it taken by
+        // one allocation (charged the whole), one byte more is too much.
+        let capacity = sim::configured_memory();
+        let before = sim::used_bytes(1);
+        let most = malloc(capacity - before - MIB);
+        let mut p = null_mut();
+        assert_eq!(status!((api().hipMalloc)(&mut p, 1)), hipError_t::hipErrorOutOfMemory);
+        ok!((api().hipFree)(most));
+        assert_eq!(sim::used_bytes(1), before);
+    });
+}
+
 #[test]
 fn double_free_and_unknown_pointers_are_invalid_value() {
     let _x = sim::exclusive();

@@ -11,6 +11,51 @@ use std::sync::{Arc, Mutex};
 /// Allocation granularity and alignment, as HIP's 256-byte minimum.
 pub(crate) const ALIGN: usize = 256;
 
+/// ROCr's page: an allocation takes whole 4 KiB pages of device memory.
+const PAGE: usize = 4 << 10;
+/// The kernel driver's block: ROCr sub-allocates allocations below it
+/// from 2 MiB blocks, and the driver charges device memory by the block,
+/// so the first one-byte `hipMalloc` takes 2 MiB of what `hipMemGetInfo`
+/// reports free, and the next ones in that block take nothing more.
+const BLOCK: usize = 2 << 20;
+
+/// `value` rounded up to a multiple of `unit` (a power of two), or `None`
+/// past `usize::MAX`.
+fn round_up(value: usize, unit: usize) -> Option<usize> {
+    value.checked_add(unit - 1).map(|v| v & !(unit - 1))
+}
+
+/// What live allocations charge the device, as ROCr and the driver count
+/// it: allocations below a block, in pages, packed into shared blocks;
+/// the others each in whole blocks. (Fragmentation of the shared blocks
+/// is not modelled: it only makes real devices fill sooner.)
+#[derive(Clone, Copy, Default)]
+struct Charge {
+    /// Pages of allocations smaller than a block.
+    small: usize,
+    /// Blocks (in bytes) of the other allocations.
+    large: usize,
+}
+
+impl Charge {
+    /// The bytes charged: the large allocations' blocks and the blocks the
+    /// small ones fill.
+    fn bytes(self) -> usize {
+        self.large.saturating_add(round_up(self.small, BLOCK).unwrap_or(usize::MAX))
+    }
+
+    /// With an allocation of `size` bytes added (`add`) or taken away.
+    fn with(self, size: usize, add: bool) -> Option<Charge> {
+        let pages = round_up(size, PAGE)?;
+        let apply = |total: usize, amount: usize| if add { total.checked_add(amount) } else { total.checked_sub(amount) };
+        Some(if pages < BLOCK {
+            Charge { small: apply(self.small, pages)?, ..self }
+        } else {
+            Charge { large: apply(self.large, round_up(size, BLOCK)?)?, ..self }
+        })
+    }
+}
+
 /// One device allocation; its bytes are zeroed pages taken lazily.
 pub(crate) struct Allocation {
     pub base: usize,
@@ -34,7 +79,7 @@ impl Allocation {
 
 struct MemoryState {
     next: usize,
-    used: usize,
+    charge: Charge,
     live: BTreeMap<usize, Arc<Allocation>>,
 }
 
@@ -53,7 +98,11 @@ impl DeviceMemory {
             ordinal,
             ever: std::sync::atomic::AtomicBool::new(false),
             capacity,
-            state: Mutex::new(MemoryState { next: BASE + ordinal * DEVICE_SPAN, used: 0, live: BTreeMap::new() }),
+            state: Mutex::new(MemoryState {
+                next: BASE + ordinal * DEVICE_SPAN,
+                charge: Charge::default(),
+                live: BTreeMap::new(),
+            }),
         }
     }
 
@@ -65,17 +114,21 @@ impl DeviceMemory {
         self.ever.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Bytes of device memory charged to live allocations (pool blocks
+    /// included), in ROCr's pages and the driver's blocks ([`Charge`]).
     pub fn used(&self) -> usize {
-        lock(&self.state).used
+        lock(&self.state).charge.bytes()
     }
 
-    /// Allocate `size` bytes (rounded up to [`ALIGN`]); `hipErrorOutOfMemory`
-    /// beyond capacity. Addresses are not reused until the device's range
-    /// is spent, so a stale pointer is detected.
+    /// Allocate `size` bytes (its extent rounded up to [`ALIGN`]);
+    /// `hipErrorOutOfMemory` where its charge ([`Charge`]) goes beyond
+    /// capacity. Addresses are not reused until the device's range is
+    /// spent, so a stale pointer is detected.
     pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
-        let rounded = size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1)).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let rounded = round_up(size, ALIGN).ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
-        if rounded > self.capacity - state.used {
+        let charge = state.charge.with(rounded, true).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        if charge.bytes() > self.capacity {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
         let start = BASE + self.ordinal * DEVICE_SPAN;
@@ -101,7 +154,7 @@ impl DeviceMemory {
         self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
         // Leave a gap after each block so off-by-one accesses hit no allocation.
         state.next += rounded + ALIGN;
-        state.used += rounded;
+        state.charge = charge;
         let allocation = Arc::new(Allocation {
             base,
             size: rounded,
@@ -118,7 +171,7 @@ impl DeviceMemory {
     pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
         let mut state = lock(&self.state);
         let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
-        state.used -= allocation.size;
+        state.charge = state.charge.with(allocation.size, false).unwrap_or_default();
         Ok(allocation)
     }
 

@@ -130,9 +130,11 @@ pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usiz
     call(idx!("hipMemGetInfo"), || {
         let d = sim().device(current_device()).ok_or(hipError_t::hipErrorInvalidDevice)?;
         let capacity = d.memory.capacity();
+        // clr floors ROCr's free figure to a KiB (`globalFreeMemory`).
+        let available = capacity.saturating_sub(d.memory.used()) & !((1 << 10) - 1);
         // SAFETY: null is rejected by write_out; otherwise valid per the C contract.
         unsafe {
-            write_out(free, capacity - d.memory.used())?;
+            write_out(free, available)?;
             write_out(total, capacity)
         }
     })
