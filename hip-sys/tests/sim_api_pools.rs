@@ -121,6 +121,63 @@ fn opportunistic_reuse_follows_its_attribute() {
     });
 }
 
+/// clr's safe streams of a freed block (`MemoryPool::FreeMemory`,
+/// `Heap::FindMemory`): with opportunistic reuse off, the stream that
+/// allocated it may take it again, the stream that freed it only from 6.2
+/// (HIP 7 here; 5.7 and 6.0 leave it out), and a synchronization makes no
+/// other stream safe. The reuse flags keep only bit 0, and resetting a
+/// high-water mark sets it to 0.
+#[test]
+fn reuse_without_opportunism_is_for_clrs_safe_streams_only() {
+    isolated(|| {
+        let mut pool = null_mut();
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, u64::MAX), E::hipSuccess);
+        assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, 2), E::hipSuccess);
+        assert_eq!(get_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic), 0, "bit 0 of 2");
+        let [s1, s2, s3] = [(); 3].map(|()| {
+            let mut s = null_mut();
+            ok!((api().hipStreamCreateWithFlags)(&mut s, hip_sys::hipStreamNonBlocking));
+            s
+        });
+        let alloc = |s: hipStream_t| {
+            let mut p = null_mut();
+            ok!((api().hipMallocAsync)(&mut p, 4096, s));
+            p
+        };
+        // Allocated on s1, freed on s2 (after s1's work, by the host).
+        let p = alloc(s1);
+        ok!((api().hipStreamSynchronize)(s1));
+        ok!((api().hipFreeAsync)(p, s2));
+        poll_idle(s2);
+        let on_s2 = alloc(s2);
+        assert_eq!(on_s2 == p, hip_major() >= 7, "the freeing stream is safe from 6.2 only");
+        ok!((api().hipFreeAsync)(on_s2, s2));
+        poll_idle(s2);
+        ok!((api().hipDeviceSynchronize)());
+        let on_s3 = alloc(s3);
+        assert_ne!(on_s3, p, "a synchronization makes no other stream safe");
+        let on_s1 = alloc(s1);
+        if on_s2 != p {
+            assert_eq!(on_s1, p, "the allocating stream is safe");
+        }
+        let used = get_u64(pool, PoolAttr::hipMemPoolAttrUsedMemCurrent);
+        assert!(used > 0);
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrUsedMemHigh, 0), E::hipSuccess);
+        assert_eq!(get_u64(pool, PoolAttr::hipMemPoolAttrUsedMemHigh), 0, "clr resets the mark to 0");
+        for (q, s) in [(on_s3, s3), (on_s1, s1)] {
+            ok!((api().hipFreeAsync)(q, s));
+        }
+        ok!((api().hipDeviceSynchronize)());
+        assert_eq!(set_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic, 1), E::hipSuccess);
+        assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, 0), E::hipSuccess);
+        ok!((api().hipMemPoolTrimTo)(pool, 0));
+        for s in [s1, s2, s3] {
+            ok!((api().hipStreamDestroy)(s));
+        }
+    });
+}
+
 /// The device arguments of the pool-of-a-device calls, checked in clr's
 /// order and with its codes (`hip_mempool.cpp`, the same in 5.7 to 6.2):
 /// `hipDeviceGetDefaultMemPool` refuses a null out-pointer first

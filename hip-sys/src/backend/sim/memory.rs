@@ -47,7 +47,8 @@ impl Charge {
     /// With an allocation of `size` bytes added (`add`) or taken away.
     fn with(self, size: usize, add: bool) -> Option<Charge> {
         let pages = round_up(size, PAGE)?;
-        let apply = |total: usize, amount: usize| if add { total.checked_add(amount) } else { total.checked_sub(amount) };
+        let apply =
+            |total: usize, amount: usize| if add { total.checked_add(amount) } else { total.checked_sub(amount) };
         Some(if pages < BLOCK {
             Charge { small: apply(self.small, pages)?, ..self }
         } else {

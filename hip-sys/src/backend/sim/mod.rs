@@ -113,12 +113,14 @@
 //!   memory without it faults as above and is recorded as a
 //!   [`ViolationKind::PeerAccess`] violation. Copies between devices need
 //!   no peer access (HIP stages them).
-//! - **Memory pools** start with the three reuse attributes at 1 and a
-//!   release threshold of 0; the current counters are read-only, the
-//!   high-water marks settable only to 0. A completed free is reused by
-//!   another, unordered stream only while
-//!   `hipMemPoolReuseAllowOpportunistic` is 1; the freeing stream, and any
-//!   stream after a synchronization, may always reuse it.
+//! - **Memory pools** start with the three reuse attributes at 1 (only
+//!   bit 0 of a value set counts) and a release threshold of 0; the
+//!   current counters are read-only, the high-water marks settable only to
+//!   0, which resets them to 0. A completed free is reused by a stream clr
+//!   deems safe for the block (the one that allocated it, and from HIP 7
+//!   the one that freed it) and by any other only while
+//!   `hipMemPoolReuseAllowOpportunistic` is 1; a synchronization adds no
+//!   safe stream.
 //! - **Attributes and names**: `hipDeviceGetAttribute` answers only what
 //!   clr's switch answers in the version (its default branch is
 //!   `hipErrorInvalidValue`; 64, 86, 10001, 10003 and 10004, `Unused1..5`

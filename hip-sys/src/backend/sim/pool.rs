@@ -25,9 +25,26 @@ struct Block {
     pool: usize,
     size: usize,
     state: BlockState,
-    /// The stream (queue address) whose `hipFreeAsync` freed it, until a
-    /// synchronization makes the free known to every stream.
+    /// The stream (queue address) that last allocated it.
+    allocated_on: usize,
+    /// The stream (queue address) whose `hipFreeAsync` freed it; `None`
+    /// for a block freed by `hipFree` (clr keeps no event for it).
     freed_on: Option<usize>,
+}
+
+impl Block {
+    /// Whether `stream` may take this free block without the free's event
+    /// being known complete: clr's "safe streams" of the block. In 6.2 and
+    /// later they are the streams that allocated and freed it; in 5.7 and
+    /// 6.0 the freeing stream is left out (`MemoryPool::FreeMemory` adds
+    /// only the allocating one), which HIP 5 and 6 model, 6 by its
+    /// strictest minor. A block freed by `hipFree` is safe for all.
+    fn safe_for(&self, stream: usize, hip_major: u32) -> bool {
+        match self.freed_on {
+            None => true,
+            Some(freed_on) => stream == self.allocated_on || (hip_major >= 7 && stream == freed_on),
+        }
+    }
 }
 
 /// One pool: its attributes and counters.
@@ -106,11 +123,13 @@ impl PoolRegistry {
 
     /// Take `size` bytes from pool `pool_id` for `stream` (a queue address).
     ///
-    /// A free block is reused by the stream that freed it, and by any
-    /// stream once a synchronization has passed the free; a free that only
-    /// completed on the device is reused by other streams only while the
-    /// pool's `hipMemPoolReuseAllowOpportunistic` is 1 (the default).
-    /// `memory` is the device's.
+    /// The simulator hands out a block only once its free has run, so its
+    /// event is complete: a stream clr deems safe for it
+    /// ([`Block::safe_for`]) takes it, and any other stream only while the
+    /// pool's `hipMemPoolReuseAllowOpportunistic` is 1 (the default). A
+    /// synchronization does not make a block safe for more streams (it
+    /// releases completed blocks above the threshold). `memory` is the
+    /// device's.
     pub fn allocate(
         &self,
         memory: &DeviceMemory,
@@ -121,6 +140,7 @@ impl PoolRegistry {
         let rounded = size.div_ceil(ALIGN) * ALIGN;
         let mut state = lock(&self.state);
         let opportunistic = state.pools.get(&pool_id).is_some_and(|p| p.reuse[1] != 0);
+        let hip_major = super::machine::sim().config.hip_major;
         let reusable = state
             .blocks
             .iter()
@@ -128,7 +148,7 @@ impl PoolRegistry {
                 b.pool == pool_id
                     && b.state == BlockState::Free
                     && b.size == rounded
-                    && (opportunistic || b.freed_on.is_none_or(|s| s == stream))
+                    && (opportunistic || b.safe_for(stream, hip_major))
             })
             .map(|(address, _)| *address);
         let address = match reusable {
@@ -155,13 +175,20 @@ impl PoolRegistry {
                 pool.reserved_high = pool.reserved_high.max(pool.reserved);
                 state.blocks.insert(
                     allocation.base,
-                    Block { pool: pool_id, size: allocation.size, state: BlockState::Free, freed_on: None },
+                    Block {
+                        pool: pool_id,
+                        size: allocation.size,
+                        state: BlockState::Free,
+                        allocated_on: stream,
+                        freed_on: None,
+                    },
                 );
                 allocation.base
             }
         };
         let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
+        block.allocated_on = stream;
         if let Some((allocation, _)) = memory.find(address) {
             // The holder may copy what it asked for, not the block's first request.
             allocation.requested.store(size, std::sync::atomic::Ordering::Relaxed);
@@ -213,9 +240,6 @@ impl PoolRegistry {
     /// back to `memory`, the device's.
     pub fn after_synchronize(&self, memory: &DeviceMemory) {
         let mut state = lock(&self.state);
-        for block in state.blocks.values_mut().filter(|b| b.state == BlockState::Free) {
-            block.freed_on = None;
-        }
         let pools: Vec<(usize, u64)> = state.pools.iter().map(|(id, p)| (*id, p.threshold)).collect();
         for (id, threshold) in pools {
             release_free(&mut state, id, threshold, memory);

@@ -169,8 +169,9 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
             hipMemPoolAttr::hipMemPoolReuseFollowEventDependencies
             | hipMemPoolAttr::hipMemPoolReuseAllowOpportunistic
             | hipMemPoolAttr::hipMemPoolReuseAllowInternalDependencies => {
+                // clr keeps each flag in a one-bit field: only bit 0 counts.
                 // SAFETY: see above.
-                p.reuse[attr.0 as usize - 1] = unsafe { *(value as *const i32) };
+                p.reuse[attr.0 as usize - 1] = unsafe { *(value as *const i32) } & 1;
             }
             hipMemPoolAttr::hipMemPoolAttrReleaseThreshold => {
                 // SAFETY: see above.
@@ -187,10 +188,12 @@ pub(crate) unsafe extern "C" fn hipMemPoolSetAttribute(
                 if unsafe { *(value as *const u64) } != 0 {
                     return Err(hipError_t::hipErrorInvalidValue);
                 }
+                // clr resets the mark to 0, not to the current value as
+                // CUDA does (`MemoryPool::SetAttribute`).
                 if attr == hipMemPoolAttr::hipMemPoolAttrReservedMemHigh {
-                    p.reserved_high = p.reserved;
+                    p.reserved_high = 0;
                 } else {
-                    p.used_high = p.used;
+                    p.used_high = 0;
                 }
             }
             // ReservedMemCurrent and UsedMemCurrent are read-only; unknown
