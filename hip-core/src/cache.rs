@@ -3,7 +3,6 @@
 //! versions), in memory for the process and, where asked, on disk; and
 //! the [`Program`] methods that go through it.
 
-use crate::program::target;
 use crate::raw::rtc::Failed;
 use crate::{raw, Code, CompileError, Device, HipError, Module, Program, Result, Target};
 use hip_sys::sync::MutexExt;
@@ -100,7 +99,7 @@ impl KernelCache {
     /// `program`'s code for `device`: from memory, else from disk, else
     /// compiled (and kept in both). Failures are not cached.
     pub fn get_or_compile(&self, program: &Program, device: Device) -> Result<(Arc<Code>, CacheOrigin)> {
-        let key = key(program, &target(device)?, &runtime_versions()?);
+        let key = key(program, &device.target()?, &runtime_versions()?);
         self.get_or_insert_with(&key, || program.compile(device))
     }
 

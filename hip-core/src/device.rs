@@ -3,7 +3,8 @@
 
 use crate::{raw, Device, HipError, Result};
 use hip_sys::hipDeviceAttribute_t;
-use std::sync::OnceLock;
+use hip_sys::sync::MutexExt;
+use std::sync::{Mutex, OnceLock};
 
 static COUNT: OnceLock<Result<usize>> = OnceLock::new();
 
@@ -52,6 +53,37 @@ impl Device {
     /// Peak clock in kHz.
     pub fn clock_khz(self) -> Result<u32> {
         Ok(self.attribute(hipDeviceAttribute_t::hipDeviceAttributeClockRate)? as u32)
+    }
+
+    /// The target this device compiles for, as a compiler names it: the
+    /// full target id on amd (`gfx90a:sramecc+:xnack-`, its
+    /// `gcnArchName`: the features decide which code objects load, so
+    /// they are part of every cache key; the name and version where the id
+    /// cannot be read), `sm_XY` on nvidia, `sim` on the simulator. Read
+    /// once per device.
+    ///
+    /// # Errors
+    /// HIP's status, where the device's attributes cannot be read.
+    pub fn target(self) -> Result<String> {
+        static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
+        if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(self.ordinal()) {
+            return Ok(known.clone());
+        }
+        let (major, minor) = self.architecture()?;
+        let target = match hip_sys::backend() {
+            hip_sys::Backend::Nvidia => format!("sm_{major}{minor}"),
+            hip_sys::Backend::Sim => "sim".to_owned(),
+            hip_sys::Backend::Amd => match hip_sys::device_target_id(self.ordinal()) {
+                Some(id) => id,
+                None => format!("{} ({major}.{minor})", self.name()?),
+            },
+        };
+        let mut targets = TARGETS.lock_unpoisoned();
+        if targets.len() <= self.ordinal() {
+            targets.resize(self.ordinal() + 1, None);
+        }
+        targets[self.ordinal()] = Some(target.clone());
+        Ok(target)
     }
 
     /// The architecture's (major, minor) version.

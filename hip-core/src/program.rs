@@ -12,9 +12,7 @@ use crate::raw;
 use crate::raw::rtc::{self, Failed};
 use crate::{CompileError, Device, HipError, Module, Result, Target};
 use hip_sys::hiprtc::hiprtcResult;
-use hip_sys::sync::MutexExt;
 use std::ffi::CString;
-use std::sync::Mutex;
 
 /// HIP kernel source to compile at run time, with its options, named
 /// headers and name expressions.
@@ -111,7 +109,7 @@ impl Program {
     /// where the backend has no compiler.
     pub fn compile(&self, device: Device) -> Result<Code> {
         let compiler = rtc::compiler()?;
-        let target = target(device)?;
+        let target = device.target()?;
         raw::on_device(device, || compile(compiler, self, target, None))?
     }
 
@@ -232,27 +230,6 @@ impl Code {
     pub fn load(&self, device: Device) -> Result<Module> {
         Module::load(device, &self.bytes)
     }
-}
-
-/// The architecture `device` compiles for: `sm_XY` on nvidia, the device's
-/// name and version on amd, `sim` on the simulator. Read once per device.
-pub(crate) fn target(device: Device) -> Result<String> {
-    static TARGETS: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
-    if let Some(Some(known)) = TARGETS.lock_unpoisoned().get(device.ordinal()) {
-        return Ok(known.clone());
-    }
-    let (major, minor) = device.architecture()?;
-    let target = match hip_sys::backend() {
-        hip_sys::Backend::Nvidia => format!("sm_{major}{minor}"),
-        hip_sys::Backend::Sim => "sim".to_owned(),
-        hip_sys::Backend::Amd => format!("{} ({major}.{minor})", device.name()?),
-    };
-    let mut targets = TARGETS.lock_unpoisoned();
-    if targets.len() <= device.ordinal() {
-        targets.resize(device.ordinal() + 1, None);
-    }
-    targets[device.ordinal()] = Some(target.clone());
-    Ok(target)
 }
 
 fn c_string(what: &'static str, text: &str, program: &Program, target: &str) -> Result<CString> {

@@ -60,7 +60,7 @@ pub mod units;
 
 #[cfg(feature = "sim")]
 pub use backend::sim;
-pub use backend::{backend, hip, last_error_is_sticky, selection, Backend, BackendError};
+pub use backend::{backend, device_target_id, hip, last_error_is_sticky, selection, Backend, BackendError};
 pub use bindings::hip::*;
 pub use bindings::hiprtc;
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};

@@ -21,6 +21,7 @@ struct DeviceInfo {
     ordinal: usize,
     name: String,
     architecture: (u32, u32),
+    target: String,
     compute_units: u32,
     wavefront: u32,
     clock_mhz: u32,
@@ -35,6 +36,7 @@ fn device_info(device: Device) -> Result<DeviceInfo, Error> {
         ordinal: device.ordinal(),
         name: device.name()?,
         architecture: device.architecture()?,
+        target: device.target()?,
         compute_units: device.compute_units()?,
         wavefront: device.wavefront_size()?,
         clock_mhz: device.clock_khz()? / 1000,
@@ -174,13 +176,14 @@ fn report(json: bool) -> Result<String, (String, String)> {
             .iter()
             .map(|i| {
                 format!(
-                    "{{\"ordinal\":{},\"name\":{},\"architecture\":\"{}.{}\",\"compute_units\":{},\"wavefront_size\":{},\
+                    "{{\"ordinal\":{},\"name\":{},\"architecture\":\"{}.{}\",\"target\":{},\"compute_units\":{},\"wavefront_size\":{},\
                      \"clock_mhz\":{},\"total_memory\":{},\"free_memory\":{},\"pool\":{{\"allocated\":{},\"reserved\":{},\
                      \"hits\":{},\"misses\":{}}}}}",
                     i.ordinal,
                     json_string(&i.name),
                     i.architecture.0,
                     i.architecture.1,
+                    json_string(&i.target),
                     i.compute_units,
                     i.wavefront,
                     i.clock_mhz,
@@ -204,6 +207,7 @@ fn report(json: bool) -> Result<String, (String, String)> {
         for i in &infos {
             let _ = writeln!(out, "\ndevice {}: {}", i.ordinal, i.name);
             let _ = writeln!(out, "  architecture   {}.{}", i.architecture.0, i.architecture.1);
+            let _ = writeln!(out, "  target         {}", i.target);
             let _ = writeln!(out, "  compute units  {} (wavefront {})", i.compute_units, i.wavefront);
             let _ = writeln!(out, "  clock          {} MHz", i.clock_mhz);
             let _ = writeln!(out, "  memory         {:.1} GiB free of {:.1} GiB", gib(i.free), gib(i.total));

@@ -42,7 +42,7 @@ pub use error::BackendError;
 pub use kind::Backend;
 pub(crate) use nvidia::nvrtc_compiler;
 pub(crate) use selection::provider;
-pub use selection::{backend, hip, last_error_is_sticky, selection, BACKEND_ENV};
+pub use selection::{backend, device_target_id, hip, last_error_is_sticky, selection, BACKEND_ENV};
 
 /// What `hipRuntimeGetVersion` answered on `backend`, as (major, minor,
 /// patch): HIP's `major * 10^7 + minor * 10^5 + patch` on amd and the

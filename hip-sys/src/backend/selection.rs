@@ -81,6 +81,18 @@ pub fn last_error_is_sticky() -> bool {
     status == crate::hipError_t::hipSuccess && version >= 70_000_000
 }
 
+/// The full target id of device `ordinal` where the backend knows one
+/// beyond its architecture number: on amd, the device's `gcnArchName`
+/// (`gfx942:sramecc+:xnack-`, whose features decide which code objects
+/// load). `None` on nvidia and the simulator (`sm_XY` and `sim` say it
+/// all) and where it cannot be read.
+pub fn device_target_id(ordinal: usize) -> Option<String> {
+    match backend() {
+        Backend::Amd if hip().is_ok() => amd::target_id(ordinal),
+        _ => None,
+    }
+}
+
 /// The process's backend, or why none could be set up.
 pub fn selection() -> Result<Backend, BackendError> {
     let s = selected();
