@@ -153,10 +153,13 @@ impl<T: DeviceCopy> DeviceArray<T> {
             return Ok(());
         }
         let stream = self.stream().clone();
-        self.buffer.prepare(&stream, Access::Write)?;
-        // SAFETY: the range is this array's memory, on the stream's device;
-        // the stream is synchronized before the array is handed out.
-        unsafe { hip_core::raw::mem::fill_async(self.device(), self.buffer.as_ptr(), byte, bytes, stream.as_raw()) }?;
+        hip_pool::enqueue(&stream, [(&self.buffer, Access::Write)], || {
+            // SAFETY: the range is this array's memory, on the stream's
+            // device; the stream is synchronized before the array is
+            // handed out.
+            unsafe { hip_core::raw::mem::fill_async(self.device(), self.buffer.as_ptr(), byte, bytes, stream.as_raw()) }
+                .map_err(Error::from)
+        })?;
         Ok(stream.synchronize()?)
     }
 
@@ -211,9 +214,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
         }
-        self.buffer.prepare(self.buffer.stream(), Access::Write)?;
-        // SAFETY: both ranges hold len elements; the copy is waited for.
-        unsafe { copy_sync(self.buffer.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), self.stream()) }
+        let stream = self.buffer.stream();
+        hip_pool::enqueue(stream, [(&self.buffer, Access::Write)], || {
+            // SAFETY: both ranges hold len elements; the copy is waited for.
+            unsafe { copy_sync(self.buffer.as_ptr(), data.as_ptr().cast(), std::mem::size_of_val(data), stream) }
+        })
     }
 
     /// Copy the array out into `out`; lengths must be equal. Synchronous
@@ -251,14 +256,16 @@ impl<T: DeviceCopy> DeviceArray<T> {
         // The copy runs on this array's stream: it waits on the GPU for the
         // source's queued work and uses on other streams, and for this
         // array's. It is waited for, so nothing needs recording after.
-        self.buffer.prepare(self.buffer.stream(), Access::Write)?;
-        other.buffer.prepare(self.buffer.stream(), Access::Read)?;
+        let stream = self.buffer.stream();
         let bytes = other.len * std::mem::size_of::<T>();
-        // Not `copy_sync`: a blocking hipMemcpy within one device returns
-        // before the copy has run.
-        // SAFETY: both are device ranges of len elements, alive until the
-        // copy has been waited for.
-        Ok(unsafe { hip_core::copy_device_after(self.buffer.as_ptr(), other.buffer.as_ptr(), bytes, self.stream()) }?)
+        hip_pool::enqueue(stream, [(&self.buffer, Access::Write), (&other.buffer, Access::Read)], || {
+            // Not `copy_sync`: a blocking hipMemcpy within one device
+            // returns before the copy has run.
+            // SAFETY: both are device ranges of len elements, alive until
+            // the copy has been waited for.
+            unsafe { hip_core::copy_device_after(self.buffer.as_ptr(), other.buffer.as_ptr(), bytes, stream) }
+                .map_err(Error::from)
+        })
     }
 
     /// A view of the whole array.
@@ -331,21 +338,25 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
             return Err(Error::LengthMismatch { operation: "copy_to_slice", device: self.len, host: out.len() });
         }
         let stream = self.array.stream();
-        self.array.buffer.prepare(stream, Access::Read)?;
-        // SAFETY: both ranges hold len elements; the copy is waited for.
-        unsafe { copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), std::mem::size_of_val(out), stream) }
+        hip_pool::enqueue(stream, [(&self.array.buffer, Access::Read)], || {
+            // SAFETY: both ranges hold len elements; the copy is waited for.
+            unsafe { copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), std::mem::size_of_val(out), stream) }
+        })
     }
 
     /// The view's contents.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let stream = self.array.stream();
-        self.array.buffer.prepare(stream, Access::Read)?;
         let mut out: Vec<T> = Vec::with_capacity(self.len);
-        // SAFETY: the vector has room for len elements; the copy writes them
-        // all (through a raw pointer: no reference to uninitialised memory)
-        // and is waited for before the length is set.
+        let bytes = self.len * std::mem::size_of::<T>();
+        hip_pool::enqueue(stream, [(&self.array.buffer, Access::Read)], || {
+            // SAFETY: the vector has room for len elements; the copy writes
+            // them all (through a raw pointer: no reference to
+            // uninitialised memory) and is waited for.
+            unsafe { copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), bytes, stream) }
+        })?;
+        // SAFETY: the copy above wrote all len elements.
         unsafe {
-            copy_sync(out.as_mut_ptr().cast(), self.as_ptr().cast(), self.len * std::mem::size_of::<T>(), stream)?;
             out.set_len(self.len);
         }
         Ok(out)

@@ -30,7 +30,9 @@ pub(crate) enum Side<'a> {
     Device(&'a Buffer),
 }
 
-impl Side<'_> {
+impl hip_pool::Operand for Side<'_> {
+    type Error = Error;
+
     fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
         match self {
             Side::Host(uses, bytes) | Side::Scoped(uses, bytes) => uses.prepare(stream, bytes, access),
@@ -38,19 +40,11 @@ impl Side<'_> {
         }
     }
 
-    /// Record the use; where a device buffer cannot record it, wait for
-    /// the stream instead, so the block is never reused under the copy.
     fn record(&self, stream: &Stream, access: Access) -> Result<()> {
         match self {
             Side::Host(uses, bytes) => uses.record(stream, bytes.clone(), access),
             Side::Scoped(..) => Ok(()),
-            Side::Device(buffer) => match buffer.record(stream, access) {
-                Ok(()) => Ok(()),
-                Err(error) => {
-                    stream.synchronize()?;
-                    Err(error.into())
-                }
-            },
+            Side::Device(buffer) => Ok(buffer.record(stream, access)?),
         }
     }
 }
@@ -75,22 +69,21 @@ pub(crate) fn check_stream(operation: &'static str, stream: &Stream, device: Dev
     Ok(DeviceMismatch::check(operation, "the stream", device, stream.device())?)
 }
 
-/// Prepare both sides, enqueue `call`, record both sides (also when the
-/// enqueue failed: part of it may be queued). The first error wins.
+/// Enqueue `call` copying `bytes` from `src` to `dst` on `stream`, under
+/// the operand protocol ([`hip_pool::enqueue`]): both sides prepared,
+/// then recorded also when the copy failed.
 pub(crate) fn enqueue(
     stream: &Stream,
-    dst: (*mut c_void, Side<'_>),
-    src: (*const c_void, Side<'_>),
+    (dst, dst_side): (*mut c_void, Side<'_>),
+    (src, src_side): (*const c_void, Side<'_>),
     bytes: usize,
     call: Call,
 ) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
-    dst.1.prepare(stream, Access::Write)?;
-    src.1.prepare(stream, Access::Read)?;
     let device = stream.device();
-    let enqueued = match call {
+    hip_pool::enqueue(stream, [(&dst_side, Access::Write), (&src_side, Access::Read)], || match call {
         Call::Copy => {
             let kind = hipMemcpyKind::hipMemcpyDefault;
             // SAFETY: both ranges hold `bytes` bytes (checked by the
@@ -98,11 +91,11 @@ pub(crate) fn enqueue(
             // recorded uses keep host memory and device blocks from being
             // freed or reused before then. The stream is live (borrowed)
             // and of its own device.
-            unsafe { raw::mem::copy_async(device, dst.0, src.0, bytes, kind, stream.as_raw()) }.map_err(Error::from)
+            unsafe { raw::mem::copy_async(device, dst, src, bytes, kind, stream.as_raw()) }.map_err(Error::from)
         }
         Call::Peer { source, destination } => {
             // SAFETY: as above, for device memory of two devices.
-            unsafe { raw::mem::copy_peer_async(device, (dst.0, destination), (src.0, source), bytes, stream.as_raw()) }
+            unsafe { raw::mem::copy_peer_async(device, (dst, destination), (src, source), bytes, stream.as_raw()) }
                 .map_err(|cause| match cause.code() {
                     Some(
                         hipError_t::hipErrorPeerAccessUnsupported
@@ -113,12 +106,7 @@ pub(crate) fn enqueue(
                     _ => Error::from(cause),
                 })
         }
-    };
-    let recorded_dst = dst.1.record(stream, Access::Write);
-    let recorded_src = src.1.record(stream, Access::Read);
-    enqueued?;
-    recorded_dst?;
-    recorded_src
+    })
 }
 
 impl<T: DeviceCopy> DeviceSliceMut<'_, T> {

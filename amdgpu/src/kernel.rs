@@ -11,10 +11,10 @@
 //! - each array argument is long enough for what the declaration says the
 //!   kernel touches (its [`LengthRule`]; else [`Error::ArgumentTooShort`]);
 //! - the configuration fits the device ([`LaunchLimits::check`]);
-//! - each array's use is declared per the stream-safety rules:
-//!   [`Buffer::prepare`](hip_pool::Buffer::prepare) before the launch and
-//!   [`Buffer::record`](hip_pool::Buffer::record) after it, on the launch
-//!   stream, as a read ([`In`]) or a write ([`Out`]).
+//! - each array's use is declared through the operand protocol
+//!   ([`hip_pool::enqueue`]), on the launch stream, as a read ([`In`]) or
+//!   a write ([`Out`]): prepared before the launch and recorded after it,
+//!   also when the launch fails (part of it may be queued).
 //!
 //! The arguments' values and the `kernelParams` pointers live in arrays on
 //! the stack: a launch allocates nothing (beyond what an event for a use
@@ -291,28 +291,20 @@ fn launch_checked(
         }
     }
     let access = |kind: &ParamKind| if matches!(kind, ParamKind::Write(_)) { Access::Write } else { Access::Read };
-    for (kind, arg) in kinds.iter().zip(args) {
-        if let Some(array) = arg.array {
-            array.buffer.prepare(stream, access(kind))?;
-        }
-    }
     let mut params = [std::ptr::null_mut::<c_void>(); MAX_PARAMS];
     for (param, value) in params.iter_mut().zip(values.iter_mut()) {
         *param = (value as *mut u64).cast();
     }
-    // SAFETY: the declaration (`Kernel::new`'s contract) vouches that the
-    // kernel's parameters are `kinds`, each given here by a pointer to its
-    // value (the start of a u64); the arrays are on the stream's device,
-    // long enough for what the kernel touches, and ordered on the stream
-    // by the `prepare` calls above and the `record` calls below, which
-    // keep their memory from reuse until the kernel is done.
-    unsafe { function.launch_params(config, stream, &mut params[..values.len()]) }?;
-    for (kind, arg) in kinds.iter().zip(args) {
-        if let Some(array) = arg.array {
-            array.buffer.record(stream, access(kind))?;
-        }
-    }
-    Ok(())
+    let operands = kinds.iter().zip(args).filter_map(|(kind, arg)| arg.array.map(|a| (a.buffer, access(kind))));
+    hip_pool::enqueue(stream, operands, || {
+        // SAFETY: the declaration (`Kernel::new`'s contract) vouches that
+        // the kernel's parameters are `kinds`, each given here by a pointer
+        // to its value (the start of a u64); the arrays are on the stream's
+        // device, long enough for what the kernel touches, and ordered on
+        // the stream by the operand protocol around this launch, which
+        // keeps their memory from reuse until the kernel is done.
+        unsafe { function.launch_params(config, stream, &mut params[..values.len()]) }.map_err(Error::from)
+    })
 }
 
 macro_rules! tuples {

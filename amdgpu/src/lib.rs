@@ -109,8 +109,10 @@
 //!   before the new stream's later work, on the GPU.
 //!
 //! Kernels launched through the unsafe [`Function::launch`] declare their
-//! operands themselves, with the array's [`pool::Buffer`]: `prepare` before
-//! the launch, `record` after, on the launch's stream.
+//! operands themselves, with the arrays' [`pool::Buffer`]s, through the
+//! operand protocol every safe operation uses ([`pool::enqueue`]): each is
+//! prepared before the launch and recorded after, on the launch's stream,
+//! also when the launch fails.
 //!
 //! ```
 //! # use amdgpu::prelude::*;
@@ -118,9 +120,10 @@
 //!
 //! let x = DeviceArray::from_slice(&[1.0f32; 256])?; // on this thread's stream
 //! let other = Stream::new()?;
-//! x.buffer().prepare(&other, Access::Read)?;
-//! // ... launch a kernel on `other` that reads `x` ...
-//! x.buffer().record(&other, Access::Read)?;
+//! amdgpu::pool::enqueue(&other, [(x.buffer(), Access::Read)], || {
+//!     // ... launch a kernel on `other` that reads `x` ...
+//!     Ok::<(), amdgpu::Error>(())
+//! })?;
 //! drop(x); // its block is not reused before that kernel is done
 //! # Ok::<(), amdgpu::Error>(())
 //! ```

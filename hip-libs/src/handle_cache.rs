@@ -133,8 +133,10 @@ impl<H: LibHandle> HandleCache<H> {
 
 struct Entry<H> {
     handle: H,
-    /// The stream the handle is bound to (its raw value).
-    stream: Option<usize>,
+    /// [`Stream::id`] of the stream the handle is bound to: the workspace's
+    /// one notion of stream identity (a raw handle may name a later stream
+    /// once HIP reuses it).
+    stream: Option<u64>,
 }
 
 /// A thread's handles of one kind.
@@ -177,9 +179,9 @@ pub(crate) fn with_handle<H: LibHandle, R>(
         Some(entry) => entry,
         None => Entry { handle: H::cache().acquire(device)?, stream: None },
     };
-    let raw = stream.as_raw() as usize;
-    let result = if entry.stream != Some(raw) {
-        entry.handle.set_stream(stream).map(|()| entry.stream = Some(raw))
+    let id = stream.id();
+    let result = if entry.stream != Some(id) {
+        entry.handle.set_stream(stream).map(|()| entry.stream = Some(id))
     } else {
         Ok(())
     };

@@ -14,7 +14,9 @@
 //!   enqueuing (the stream waits on the GPU for the own stream's queued
 //!   work and for conflicting earlier uses: read after write, write after
 //!   read or write) and [`Buffer::record`] after (an event on that stream,
-//!   kept by the buffer), or with [`with_uses`] for several buffers. A
+//!   kept by the buffer). [`enqueue`] runs an operation between the two
+//!   for all its [`Operand`]s, with one rule for failures: the one way
+//!   every crate above enqueues work that uses memory. A
 //!   dropped buffer hands those events to the pool with its block; the
 //!   block's next owner waits for them on the GPU before it gets the
 //!   block (a block with pending events skips the per-thread caches),
@@ -67,8 +69,9 @@
 //!    of a device pool, with the record a block carries while it is out
 //!    of the pool (its length, stream and uses), and the paths through
 //!    both.
-//! 5. `pool`: [`Pool`], [`Buffer`] (one word: its block's record), and
-//!    the out-of-memory ladder.
+//! 5. `pool`: [`Pool`], [`Buffer`] (one word: its block's record), the
+//!    operand protocol ([`Operand`], [`enqueue`]) and the out-of-memory
+//!    ladder.
 //! 6. [`cleanup`]: the idle-trim thread, handed the pools to trim.
 //! 7. `registry`: the process's pools, one per device, and the functions
 //!    that take a device ([`pool()`], [`alloc`], [`reclaim`](reclaim()),
@@ -99,7 +102,7 @@ mod registry;
 
 pub use error::{PoolError, Result};
 pub use limits::Limit;
-pub use pool::{register_reclaim_hook, with_uses, Access, Buffer, Pool};
+pub use pool::{enqueue, register_reclaim_hook, Access, Buffer, Operand, Pool};
 pub use registry::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
 pub use strategy::Strategy;

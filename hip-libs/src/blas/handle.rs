@@ -6,7 +6,7 @@ use crate::Result;
 use hip_core::raw::on_device;
 use hip_core::raw::run_on;
 use hip_core::{Device, DeviceMismatch, Stream};
-use hip_pool::{with_uses, Access, Buffer};
+use hip_pool::{enqueue, Access, Buffer};
 use hip_sys::rocblas::{rocblas_handle, RocblasApi};
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -116,7 +116,7 @@ pub(crate) fn on_handle<R>(
 ) -> Result<R> {
     let device = stream.device();
     let api = hip_sys::rocblas()?;
-    with_uses(stream, operands, || {
+    enqueue(stream, operands.iter().copied(), || {
         crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
             run_on(device, || call(api, handle.raw))?
         })

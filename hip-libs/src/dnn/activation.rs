@@ -8,7 +8,7 @@ use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::audit;
 use hip_core::raw::run_on;
-use hip_pool::{with_uses, Access};
+use hip_pool::{enqueue, Access};
 use hip_sys::miopen::{miopenActivationDescriptor_t, miopenActivationMode_t};
 
 /// An activation function, with MIOpen's parameters.
@@ -100,7 +100,7 @@ pub fn activation<T: DnnScalar>(
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
     let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || {
+    enqueue(&stream, operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
             // SAFETY: live handle and descriptors; x and y hold `shape`
             // elements on the handle's device.

@@ -17,7 +17,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
-use hip_pool::{with_uses, Access};
+use hip_pool::{enqueue, Access};
 use std::ffi::c_void;
 
 /// A work area of `bytes` from the pool, or none for 0 bytes: MIOpen
@@ -83,7 +83,7 @@ pub fn conv2d_forward<T: DnnScalar>(
     let (x_ptr, w_ptr, y_ptr) = (x.device_ptr(), w.device_ptr(), y.device_ptr_mut());
     let problem = (input, filter, params, T::DATATYPE == hip_sys::miopen::miopenDataType_t::miopenDouble);
     let operands = [(x.buffer(), Access::Read), (w.buffer(), Access::Read), (y.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || {
+    enqueue(&stream, operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
             run_on(device, || -> Result<Shape4> {
                 let mut plans = handle.convolutions.borrow_mut();

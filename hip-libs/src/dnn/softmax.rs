@@ -7,7 +7,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
-use hip_pool::{with_uses, Access};
+use hip_pool::{enqueue, Access};
 use hip_sys::miopen::{miopenSoftmaxAlgorithm_t, miopenSoftmaxMode_t};
 
 /// How softmax is computed.
@@ -66,7 +66,7 @@ pub fn softmax<T: DnnScalar>(
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr_mut());
     let (alpha, beta) = (ALPHA_ONE, BETA_ZERO);
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || {
+    enqueue(&stream, operands, || {
         with_handle::<DnnHandle, _>(&HANDLES, device, &stream, |handle| {
             // SAFETY: a live handle; x and y hold `shape` elements of T
             // on its device.

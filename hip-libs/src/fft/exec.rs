@@ -7,7 +7,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
 use hip_core::{Device, Stream};
-use hip_pool::{with_uses, Access};
+use hip_pool::{enqueue, Access};
 use hip_sys::hipMemcpyKind;
 use std::ffi::c_void;
 
@@ -107,7 +107,7 @@ pub fn c2c<T: FftReal>(
     };
     let (input_ptr, output_ptr) = (input.device_ptr() as *mut c_void, output.device_ptr_mut());
     let operands = [(input.buffer(), Access::Read), (output.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || execute(key, input_ptr, output_ptr, &stream))
+    enqueue(&stream, operands, || execute(key, input_ptr, output_ptr, &stream))
 }
 
 /// Complex-to-complex transform in place, on `data`'s stream.
@@ -134,7 +134,7 @@ pub fn c2c_in_place<T: FftReal>(
         placement: Placement::InPlace,
     };
     let data_ptr = data.device_ptr_mut();
-    with_uses(&stream, &[(data.buffer(), Access::Write)], || execute(key, data_ptr, std::ptr::null_mut(), &stream))
+    enqueue(&stream, [(data.buffer(), Access::Write)], || execute(key, data_ptr, std::ptr::null_mut(), &stream))
 }
 
 /// Real-to-complex transform: `batch × shape` reals to the half spectrum
@@ -170,7 +170,7 @@ pub fn r2c<T: FftReal>(
     let may_overwrite = hip_sys::rocfft_version()?.r2c_may_overwrite_input();
     let (input_ptr, output_ptr) = (input.device_ptr() as *mut c_void, output.device_ptr_mut());
     let operands = [(input.buffer(), Access::Read), (output.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || {
+    enqueue(&stream, operands, || {
         if may_overwrite {
             let bytes = n * std::mem::size_of::<T>();
             let copy = hip_pool::alloc_on(device, bytes, &stream)?;
@@ -224,5 +224,5 @@ pub fn c2r<T: FftReal>(
     let (input_ptr, output_ptr) = (input.device_ptr_mut(), output.device_ptr_mut());
     // The input is scratch space: a write.
     let operands = [(input.buffer(), Access::Write), (output.buffer(), Access::Write)];
-    with_uses(&stream, &operands, || execute(key, input_ptr, output_ptr, &stream))
+    enqueue(&stream, operands, || execute(key, input_ptr, output_ptr, &stream))
 }

@@ -62,7 +62,7 @@ impl Analysis {
                 // product; a compute on another one waits for it, and is
                 // recorded, so that the buffer outlives the compute.
                 Some(kept) if analysed_use => {
-                    return hip_pool::with_uses(stream, &[(kept, Access::Read)], compute);
+                    return hip_pool::enqueue(stream, [(kept, Access::Read)], compute);
                 }
                 _ if !analysed_use => return compute(),
                 _ => {}
@@ -73,7 +73,7 @@ impl Analysis {
             *state = Some(preprocess()?);
         }
         match &*state {
-            Some(kept) => hip_pool::with_uses(stream, &[(kept, Access::Read)], compute),
+            Some(kept) => hip_pool::enqueue(stream, [(kept, Access::Read)], compute),
             None => compute(),
         }
     }

@@ -7,7 +7,7 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::handle_cache::with_handle;
 use crate::{LibError, Result};
 use hip_core::raw::run_on;
-use hip_pool::{with_uses, Access};
+use hip_pool::{enqueue, Access};
 use hip_sys::rocsparse::{rocsparse_operation, rocsparse_order, rocsparse_spmm_stage, rocsparse_spmv_stage};
 use std::ffi::c_void;
 
@@ -89,7 +89,7 @@ pub fn spmv_op<T: SparseScalar>(
     let api = hip_sys::rocsparse()?;
     let (x_ptr, y_ptr) = (x.device_ptr() as *mut c_void, y.device_ptr_mut());
     let operands = [(x.buffer(), Access::Read), (y.buffer(), Access::Write)];
-    let result = with_uses(&stream, &operands, || {
+    let result = enqueue(&stream, operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
             run_on(device, || -> Result<()> {
                 // SAFETY: x and y are device vectors of the checked lengths.
@@ -184,7 +184,7 @@ pub fn spmm<T: SparseScalar>(
     };
     let (b_ptr, c_ptr) = (b.device_ptr() as *mut c_void, c.device_ptr_mut());
     let operands = [(b.buffer(), Access::Read), (c.buffer(), Access::Write)];
-    let result = with_uses(&stream, &operands, || {
+    let result = enqueue(&stream, operands, || {
         with_handle::<SparseHandle, _>(&HANDLES, device, &stream, |handle| {
             run_on(device, || -> Result<()> {
                 // SAFETY: B is a device matrix of the checked size.

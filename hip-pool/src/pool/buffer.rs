@@ -1,8 +1,7 @@
-//! `Buffer`: device memory from a pool, returned to it on drop, and
-//! [`with_uses`], which declares the uses of several buffers at once.
+//! `Buffer`: device memory from a pool, returned to it on drop.
 
 use crate::device_pool::Backing;
-use crate::error::{PoolError, Result};
+use crate::error::Result;
 use crate::thread_cache::{PoolInner, Record};
 use crate::uses::Access;
 use hip_core::{audit, Device, Stream};
@@ -27,9 +26,9 @@ use std::mem::ManuallyDrop;
 /// its work: [`Buffer::prepare`] before (the stream waits, on the GPU, for
 /// the own stream's queued work and for conflicting earlier uses), and
 /// [`Buffer::record`] after (an event on that stream, kept by the buffer).
-/// [`crate::with_uses`] does both for several buffers. A dropped buffer
-/// hands those events to the pool with its block, and the block's next
-/// owner waits for them on the GPU before using it. The safe operations
+/// [`crate::enqueue`] does both for every operand of an operation. A
+/// dropped buffer hands those events to the pool with its block, and the
+/// block's next owner waits for them on the GPU before using it. The safe operations
 /// of `hip-libs` and `amdgpu` declare their operands themselves; code that
 /// launches kernels through the unsafe launch API declares its own:
 ///
@@ -280,30 +279,6 @@ impl std::fmt::Debug for Buffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Buffer({:#x}, {} bytes on device {})", self.record.ptr, self.len(), self.device().ordinal())
     }
-}
-
-/// Enqueue work that uses `operands` on `stream`: each buffer is
-/// [prepared](Buffer::prepare) for its access, `enqueue` runs, and each
-/// use is [recorded](Buffer::record), also when `enqueue` failed (part of
-/// its work may be queued). The first error wins.
-pub fn with_uses<R, E: From<PoolError>>(
-    stream: &Stream,
-    operands: &[(&Buffer, Access)],
-    enqueue: impl FnOnce() -> Result<R, E>,
-) -> Result<R, E> {
-    for (buffer, access) in operands {
-        buffer.prepare(stream, *access)?;
-    }
-    let result = enqueue();
-    let mut recorded = Ok(());
-    for (buffer, access) in operands {
-        if let Err(error) = buffer.record(stream, *access) {
-            recorded = recorded.and(Err(error));
-        }
-    }
-    let value = result?;
-    recorded?;
-    Ok(value)
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! What users hold: [`Pool`] handles and the [`Buffer`]s they hand out,
+//! the operand protocol by which operations declare their uses of them,
 //! and the out-of-memory ladder that an allocation climbs before it
 //! fails.
 
 mod buffer;
 mod handle;
 mod oom;
+mod operand;
 
 pub use crate::uses::Access;
-pub use buffer::{with_uses, Buffer};
+pub use buffer::Buffer;
 pub use handle::Pool;
 pub use oom::register_reclaim_hook;
+pub use operand::{enqueue, Operand};
