@@ -7,11 +7,14 @@
 //!   and print, per resource drop, how often it ran and touched thread state.
 //! - `doors`: check that every call into C from the crates above hip-sys is
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
+//! - `layers`: check that no crate's top-level modules import each other
+//!   in a loop.
 
 mod apt;
 mod audit;
 mod bindgen;
 mod doors;
+mod layers;
 mod names;
 mod table;
 
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         }
         Some("audit") => audit::run(&workspace_root()),
         Some("doors") => doors::run(&workspace_root()),
+        Some("layers") => layers::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
     };
@@ -52,7 +56,8 @@ commands:
   bindgen           regenerate hip-sys/src/bindings from Debian's ROCm headers
   bindgen --check   fail if the committed bindings differ from freshly generated ones
   audit             run the integration tests counting thread-state accesses inside drops
-  doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)";
+  doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
+  layers            fail if a crate's top-level modules import each other in a loop";
 
 /// The workspace root: the parent of this crate's manifest directory.
 pub fn workspace_root() -> PathBuf {

@@ -1,0 +1,299 @@
+//! `layers`: the top-level modules of each crate never import each other
+//! in a loop, so each crate reads bottom up.
+//!
+//! An arrow runs from module `a` to module `b` of a crate when `a`'s files
+//! name `crate::b`, or an item the crate root re-exports from `b`
+//! (`crate::Device`, re-exported by `pub use ordinal::Device`); a
+//! top-level file's `super::` is the root too. Names a root re-exports
+//! through a glob are not followed. Tests (`#[cfg(test)]` modules) are
+//! left out: they may use anything. Run as `cargo xtask layers`; also a
+//! test of this crate.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The crates held to their layers.
+const CRATES: [&str; 5] = ["hip-sys", "hip-core", "hip-pool", "hip-libs", "amdgpu"];
+
+/// A crate's module graph: each top-level module and the modules it uses.
+pub type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn identifier_at(text: &str) -> &str {
+    let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The first segment of each path in the braces of `use crate::{...}`
+/// starting at `text` (just after the opening brace), with whether the
+/// path goes on after it.
+fn braced_heads(text: &str) -> Vec<(&str, bool)> {
+    let mut heads = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                heads.push(text[start..i].trim());
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                heads.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    heads
+        .into_iter()
+        .map(|h| {
+            let head = identifier_at(h);
+            (head, h[head.len()..].starts_with("::"))
+        })
+        .filter(|(h, _)| !h.is_empty())
+        .collect()
+}
+
+/// The names `source` reaches through the crate root: `crate::x` (and,
+/// with `super_is_root`, `super::x`), with the heads inside braces; each
+/// with whether a path goes on after it (`crate::x::y`: `x` is a module).
+pub fn root_names(source: &str, super_is_root: bool) -> BTreeSet<(String, bool)> {
+    let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut names = BTreeSet::new();
+    let prefixes: &[&str] = if super_is_root { &["crate::", "super::"] } else { &["crate::"] };
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or_default();
+        for prefix in prefixes {
+            let mut rest = line;
+            while let Some(at) = rest.find(prefix) {
+                let before = rest[..at].chars().last();
+                let after = &rest[at + prefix.len()..];
+                if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    if let Some(inner) = after.strip_prefix('{') {
+                        names.extend(braced_heads(inner).into_iter().map(|(h, path)| (h.to_owned(), path)));
+                    } else {
+                        let name = identifier_at(after);
+                        if !name.is_empty() {
+                            names.insert((name.to_owned(), after[name.len()..].starts_with("::")));
+                        }
+                    }
+                }
+                rest = after;
+            }
+        }
+    }
+    names
+}
+
+/// What the crate root re-exports under one name: the module it comes
+/// from and the path inside it (`hip::hipError_t`). One name may be two
+/// items, a module and a function (`rocblas`).
+pub type Exports = BTreeMap<String, Vec<(String, String)>>;
+
+/// The crate root's modules and what it re-exports from each.
+pub fn root_map(lib: &str) -> (BTreeSet<String>, Exports) {
+    let mut modules = BTreeSet::new();
+    let mut exported = Exports::new();
+    let code = lib.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut statement = String::new();
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or_default().trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        statement.push_str(line);
+        statement.push(' ');
+        if !line.ends_with(';') {
+            if !(statement.starts_with("pub use") || statement.starts_with("use") || statement.contains("mod ")) {
+                statement.clear();
+            }
+            continue;
+        }
+        let s = std::mem::take(&mut statement);
+        let s = s.trim().trim_end_matches(';').trim();
+        let words: Vec<&str> = s.split_whitespace().collect();
+        if let Some(position) = words.iter().position(|w| *w == "mod") {
+            if let Some(name) = words.get(position + 1) {
+                modules.insert(identifier_at(name).to_owned());
+            }
+        } else if let Some(path) = s.strip_prefix("pub use ").or_else(|| s.strip_prefix("pub(crate) use ")) {
+            let path = path.trim_start_matches("self::");
+            let module = identifier_at(path).to_owned();
+            let rest = &path[module.len()..];
+            let (prefix, items): (&str, Vec<&str>) = match rest.rfind("::{") {
+                Some(open) => (&rest[..open], rest[open + 3..].trim_end_matches('}').split(',').collect()),
+                None => match rest.rfind("::") {
+                    Some(last) => (&rest[..last], vec![&rest[last + 2..]]),
+                    None => ("", vec![]),
+                },
+            };
+            for item in items {
+                let original = item.split(" as ").next().unwrap_or(item).trim();
+                let name = item.split(" as ").last().unwrap_or(item).trim();
+                let name = name.rsplit("::").next().unwrap_or(name).trim();
+                if !name.is_empty() && name != "*" && name != "self" {
+                    let inner = format!("{}::{original}", prefix.trim_start_matches("::"));
+                    exported.entry(name.to_owned()).or_default().push((module.clone(), inner));
+                }
+            }
+        }
+    }
+    (modules, exported)
+}
+
+/// The module graph of the crate at `dir`.
+pub fn graph(dir: &Path) -> Result<Graph, String> {
+    let src = dir.join("src");
+    let lib = ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).find(|p| p.exists());
+    let lib = lib.ok_or_else(|| format!("{} has no lib.rs or main.rs", src.display()))?;
+    let text = std::fs::read_to_string(&lib).map_err(|e| format!("reading {}: {e}", lib.display()))?;
+    let (modules, exported) = root_map(&text);
+    let mut graph = Graph::new();
+    for module in &modules {
+        let mut files = Vec::new();
+        let file = src.join(format!("{module}.rs"));
+        if file.exists() {
+            files.push((file, true));
+        }
+        let folder = src.join(module);
+        if folder.is_dir() {
+            collect(&folder, &mut files)?;
+        }
+        let mut uses = BTreeSet::new();
+        for (file, top) in files {
+            let source = std::fs::read_to_string(&file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+            let super_is_root = top || file.parent() == Some(folder.as_path()) && file.ends_with("mod.rs");
+            for (name, is_path) in root_names(&source, super_is_root) {
+                let target = if modules.contains(&name) {
+                    Some(name)
+                } else {
+                    // A path through a name two items share goes into the
+                    // one that is a module (a file or folder of that name).
+                    let sources = exported.get(&name).map(Vec::as_slice).unwrap_or_default();
+                    let is_module = |(m, inner): &&(String, String)| {
+                        let rel = inner.trim_start_matches("::").replace("::", "/");
+                        let base = if rel.is_empty() { src.join(m) } else { src.join(m).join(rel) };
+                        base.with_extension("rs").exists() || base.is_dir()
+                    };
+                    let chosen = if is_path { sources.iter().find(is_module) } else { None };
+                    chosen.or_else(|| sources.iter().find(|s| !is_path || !is_module(s))).map(|(m, _)| m.clone())
+                };
+                if let Some(target) = target.filter(|t| t != module && modules.contains(t)) {
+                    uses.insert(target);
+                }
+            }
+        }
+        graph.insert(module.clone(), uses);
+    }
+    Ok(graph)
+}
+
+fn collect(dir: &Path, out: &mut Vec<(std::path::PathBuf, bool)>) -> Result<(), String> {
+    for entry in std::fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| format!("reading {}: {e}", dir.display()))?.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((path, false));
+        }
+    }
+    Ok(())
+}
+
+/// A loop of `graph`, if there is one: modules in order, the first again
+/// at the end.
+pub fn find_loop(graph: &Graph) -> Option<Vec<String>> {
+    fn visit(graph: &Graph, module: &str, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|m| m == module) {
+            let mut cycle = path[start..].to_vec();
+            cycle.push(module.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(module) {
+            return None;
+        }
+        path.push(module.to_owned());
+        for next in graph.get(module).into_iter().flatten() {
+            if let Some(cycle) = visit(graph, next, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(module.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|module| visit(graph, module, &mut Vec::new(), &mut done))
+}
+
+/// `cargo xtask layers`: print each crate's arrows; fail on a loop.
+pub fn run(root: &Path) -> Result<(), String> {
+    let mut loops = Vec::new();
+    for krate in CRATES {
+        let graph = graph(&root.join(krate))?;
+        let arrows: usize = graph.values().map(BTreeSet::len).sum();
+        println!("{krate}: {} modules, {arrows} arrows", graph.len());
+        if let Some(cycle) = find_loop(&graph) {
+            loops.push(format!("  {krate}: {}", cycle.join(" -> ")));
+        }
+    }
+    if loops.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "modules import each other in a loop:\n{}\nmove what both need into a module below them",
+        loops.join("\n")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_names_are_found_in_paths_and_braces() {
+        let source = "use crate::raw::{self, on_device};\nuse crate::{check, Device, HipError};\n\
+                      let x = crate::stream::Stream::null(d); // crate::comment\nuse super::ordinal;\n\
+                      #[cfg(test)]\nmod tests { use crate::tested; }";
+        let names: Vec<(String, bool)> = root_names(source, true).into_iter().collect();
+        let expect = [("Device", false), ("HipError", false), ("check", false), ("ordinal", false)];
+        let expect = expect.into_iter().chain([("raw", true), ("stream", true)]);
+        assert_eq!(names, expect.map(|(n, p)| (n.to_owned(), p)).collect::<Vec<_>>());
+        assert!(root_names("use super::x;", false).is_empty(), "a nested file's super is its parent");
+    }
+
+    #[test]
+    fn the_root_maps_re_exports_to_their_modules() {
+        let lib = "mod error;\npub mod raw;\nmod ordinal;\npub use error::{check, HipError as Error};\n\
+                   pub use ordinal::Device;\npub use raw::*;";
+        let (modules, exported) = root_map(lib);
+        assert_eq!(modules.into_iter().collect::<Vec<_>>(), ["error", "ordinal", "raw"]);
+        let from = |name: &str| exported.get(name).map(|list| list[0].0.as_str());
+        assert_eq!(from("Error"), Some("error"));
+        assert_eq!(from("check"), Some("error"));
+        assert_eq!(from("Device"), Some("ordinal"));
+        assert!(!exported.contains_key("*"));
+    }
+
+    #[test]
+    fn a_loop_is_found_and_a_ladder_is_not() {
+        let edges = |list: &[(&str, &str)]| {
+            let mut graph = Graph::new();
+            for (a, b) in list {
+                graph.entry((*a).to_owned()).or_default().insert((*b).to_owned());
+                graph.entry((*b).to_owned()).or_default();
+            }
+            graph
+        };
+        assert_eq!(find_loop(&edges(&[("a", "b"), ("b", "c"), ("a", "c")])), None);
+        assert_eq!(find_loop(&edges(&[("a", "b"), ("b", "c"), ("c", "a")])).map(|c| c.len()), Some(4));
+    }
+
+    #[test]
+    fn no_crate_of_the_workspace_has_a_loop() {
+        let root = crate::workspace_root();
+        let core = graph(&root.join("hip-core")).expect("hip-core reads");
+        assert!(core["state"].contains("raw"), "the scan sees the arrows: {core:?}");
+        run(&root).unwrap();
+    }
+}
