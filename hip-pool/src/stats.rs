@@ -29,6 +29,10 @@ pub struct PoolStats {
     pub reclaims: u64,
     /// Live buffers.
     pub live_buffers: usize,
+    /// Times the pool's lock was taken (counted under it): what threads
+    /// sharing the device can contend for. A block from the thread's own
+    /// cache takes it 0 times, one from the pool once.
+    pub lock_acquisitions: u64,
 }
 
 impl PoolStats {
@@ -64,6 +68,7 @@ impl fmt::Display for PoolStats {
         let rate = if total == 0 { 0.0 } else { 100.0 * self.hits as f64 / total as f64 };
         writeln!(f, "cache      {} hits, {} misses ({rate:.1}% hits)", self.hits, self.misses)?;
         writeln!(f, "driver     {} allocations, {} frees", self.driver_allocations, self.driver_frees)?;
-        write!(f, "pressure   {} reclaims, {} OOM retries, {} OOMs", self.reclaims, self.oom_retries, self.ooms)
+        writeln!(f, "pressure   {} reclaims, {} OOM retries, {} OOMs", self.reclaims, self.oom_retries, self.ooms)?;
+        write!(f, "lock       {} acquisitions", self.lock_acquisitions)
     }
 }

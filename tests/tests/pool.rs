@@ -351,3 +351,43 @@ fn stats_stay_exact_while_threads_exit_and_caches_drain() {
     let stats = pool.stats();
     assert_eq!((stats.allocated, stats.live_buffers), (0, 0), "{stats:?}");
 }
+
+/// The allocation path takes the pool's lock as few times as it can: not
+/// at all for a block from the thread's own cache, once for a free block
+/// of the pool, and for new memory once to look, once to reserve and once
+/// to count (a second look, after taking this thread's own cached blocks
+/// back, only when it has some). Counted by the pool itself
+/// (`PoolStats::lock_acquisitions`; reading the statistics takes it once).
+#[test]
+fn the_allocation_path_takes_the_pools_lock_once_per_step() {
+    let Some((_, d1, _x)) = two_devices() else {
+        return;
+    };
+    on_thread("locks", move || {
+        let pool = Pool::new(d1, Strategy::Cached).unwrap();
+        let stream = Stream::new_on(d1).unwrap();
+        // Each step's acquisitions, less the one of reading them.
+        let locks = |step: &mut dyn FnMut()| {
+            let before = pool.stats().lock_acquisitions;
+            step();
+            pool.stats().lock_acquisitions - before - 1
+        };
+        let mut kept = None;
+        assert_eq!(
+            locks(&mut || kept = Some(pool.alloc(1 << 20, &stream).unwrap())),
+            3,
+            "new memory: look, reserve, count"
+        );
+        drop(kept.take());
+        assert_eq!(locks(&mut || kept = Some(pool.alloc(1 << 20, &stream).unwrap())), 0, "this thread's cache");
+        // A block another thread cached comes back to the pool when that
+        // thread ends; here it is a free block of the pool.
+        std::thread::scope(|s| s.spawn(|| drop(pool.alloc(1 << 19, &stream).unwrap())).join().unwrap());
+        assert_eq!(locks(&mut || drop(pool.alloc(1 << 19, &stream).unwrap())), 1, "a free block of the pool");
+        // With blocks in this thread's cache that do not fit, a request the
+        // pool cannot serve looks twice: before and after taking them back.
+        drop(kept.take());
+        assert_eq!(locks(&mut || drop(pool.alloc(3 << 20, &stream).unwrap())), 4, "new memory, own blocks given back");
+        pool.reclaim().unwrap();
+    });
+}

@@ -17,6 +17,18 @@ pub(crate) struct Block {
     pub stream: Stream,
 }
 
+/// A block a thread gives back from its cache: address, block size and
+/// the stream it was last used on.
+pub(crate) type Returned = (usize, usize, Stream);
+
+/// What [`DevicePool::reserve`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reserve {
+    Done,
+    OverSoft,
+    OverHard,
+}
+
 /// What one allocation attempt answered.
 pub(crate) enum Attempt {
     Done(Block),
@@ -28,20 +40,33 @@ impl DevicePool {
     /// A free block of `size` (a block size) of the cached backing for
     /// `stream`, counted as a hit and ordered after its earlier uses: the
     /// work of the stream it was last used on and the pending uses of its
-    /// range, all as GPU waits. When none fits, `give_back_own` runs (it
-    /// returns the blocks this thread keeps in front of the pool), the
-    /// exact-fit lists are merged and the pool looks again. `None`: no free
-    /// block fits; memory must come from the driver.
-    pub fn take(&self, size: usize, stream: &Stream, give_back_own: impl FnOnce()) -> Option<Attempt> {
+    /// range, all as GPU waits. When none fits, the exact-fit lists are
+    /// merged and the pool looks again; then `own_blocks` runs (it takes
+    /// out the blocks this thread keeps in front of the pool) and, if it
+    /// gave any, they come back under a second taking of the lock and the
+    /// pool looks once more. `None`: no free block fits; memory must come
+    /// from the driver.
+    pub fn take(&self, size: usize, stream: &Stream, own_blocks: impl FnOnce() -> Vec<Returned>) -> Option<Attempt> {
         let (mut taken, waits) = {
             let mut state = self.lock();
             let mut taken = state.cache.take(size, stream);
             if taken.is_none() {
-                // Before going to the driver, give back what this thread
-                // keeps and merge the exact-fit lists.
+                // Before going to the driver, merge the exact-fit lists;
+                // then give back what this thread keeps (taken out without
+                // the lock), if anything.
+                state.cache.flush_recent();
+                taken = state.cache.take(size, stream);
+            }
+            if taken.is_none() {
                 drop(state);
-                give_back_own();
+                let own = own_blocks();
+                if own.is_empty() {
+                    return None;
+                }
                 state = self.lock();
+                for (ptr, size, stream) in own {
+                    self.give_back_locked(&mut state, ptr, size, stream);
+                }
                 state.cache.flush_recent();
                 taken = state.cache.take(size, stream);
             }
@@ -78,12 +103,14 @@ impl DevicePool {
         let Some(bytes) = self.backing.driver_size(size) else {
             return Attempt::OutOfMemory;
         };
-        if self.over_soft_limit(bytes) {
-            if let Err(error) = reclaim() {
-                return Attempt::Failed(error);
-            }
-        }
-        if !self.reserve(bytes) {
+        let reserved = match self.reserve(bytes, true) {
+            Reserve::OverSoft => match reclaim() {
+                Ok(_) => self.reserve(bytes, false),
+                Err(error) => return Attempt::Failed(error),
+            },
+            other => other,
+        };
+        if reserved != Reserve::Done {
             return Attempt::OutOfMemory;
         }
         match self.backing.malloc(self.device, bytes, stream) {
@@ -113,16 +140,22 @@ impl DevicePool {
         }
     }
 
-    /// Count `bytes` as reserved if the hard limit allows it.
-    fn reserve(&self, bytes: usize) -> bool {
+    /// Count `bytes` as reserved if the limits allow it, under one taking
+    /// of the lock: above the soft limit (when `soft` says to look) it
+    /// reserves nothing and says so, for the caller to reclaim first;
+    /// above the hard limit it refuses.
+    fn reserve(&self, bytes: usize, soft: bool) -> Reserve {
         let mut state = self.lock();
         let after = state.stats.reserved.saturating_add(bytes);
+        if soft && state.limits.soft.is_some_and(|s| after > s) {
+            return Reserve::OverSoft;
+        }
         if state.limits.hard.is_some_and(|h| after > h) {
-            return false;
+            return Reserve::OverHard;
         }
         state.stats.reserved = after;
         state.stats.reserved_peak = state.stats.reserved_peak.max(after);
-        true
+        Reserve::Done
     }
 
     fn unreserve(&self, bytes: usize) {

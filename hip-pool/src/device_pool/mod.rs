@@ -10,6 +10,6 @@ mod pending;
 mod release;
 mod state;
 
-pub(crate) use alloc::{Attempt, Block};
+pub(crate) use alloc::{Attempt, Returned};
 pub(crate) use backing::Backing;
 pub(crate) use state::DevicePool;

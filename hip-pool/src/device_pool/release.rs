@@ -24,6 +24,24 @@ impl DevicePool {
         if !pending.is_empty() {
             state.pending.add(ptr, size, pending);
         }
+        self.give_back_locked(&mut state, ptr, size, stream);
+    }
+
+    /// Return blocks with no pending uses (a thread's cache emptied) under
+    /// one taking of the lock.
+    pub fn give_back_all(&self, blocks: impl IntoIterator<Item = (usize, usize, Stream)>) {
+        let mut blocks = blocks.into_iter().peekable();
+        if blocks.peek().is_none() {
+            return;
+        }
+        let mut state = self.lock();
+        for (ptr, size, stream) in blocks {
+            self.give_back_locked(&mut state, ptr, size, stream);
+        }
+    }
+
+    /// Return a block, the lock held.
+    pub(super) fn give_back_locked(&self, state: &mut State, ptr: usize, size: usize, stream: Stream) {
         let stream = match state.cache.give_back_recent(ptr, size, stream) {
             Ok(()) => {
                 account_free(&mut state.stats, size);

@@ -58,8 +58,11 @@ impl DevicePool {
         })
     }
 
+    /// The pool's lock, counted in its statistics.
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock_unpoisoned()
+        let mut state = self.state.lock_unpoisoned();
+        state.stats.lock_acquisitions += 1;
+        state
     }
 
     /// Whether the backing is the cached one: blocks are kept, and a free
@@ -82,12 +85,6 @@ impl DevicePool {
     /// cleanup); clears the mark.
     pub fn take_used(&self) -> bool {
         self.used.swap(false, Ordering::Relaxed)
-    }
-
-    /// Whether reserving `more` bytes would go above the soft limit.
-    pub(super) fn over_soft_limit(&self, more: usize) -> bool {
-        let state = self.lock();
-        state.limits.soft.is_some_and(|s| state.stats.reserved.saturating_add(more) > s)
     }
 
     /// Set the hard limit (a percentage of the device's memory resolved).

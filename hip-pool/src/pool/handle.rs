@@ -6,7 +6,7 @@ use crate::device_pool::DevicePool;
 use crate::error::{PoolError, Result};
 use crate::limits::Limit;
 use crate::stats::PoolStats;
-use crate::strategy::Strategy;
+use crate::strategy::{cached, Strategy};
 use crate::thread_cache::{self, PoolInner};
 use hip_core::{Device, Stream};
 
@@ -20,6 +20,10 @@ pub struct Pool(pub(crate) &'static PoolInner);
 
 impl Pool {
     /// A new pool for `device` with `strategy`, without limits.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`] with HIP's status of `hipDeviceTotalMem`, or, for
+    /// [`Strategy::Async`], of `hipMemPoolCreate` or `hipMemPoolSetAttribute`.
     pub fn new(device: Device, strategy: Strategy) -> Result<Pool> {
         Ok(Pool(PoolInner::new(DevicePool::new(device, strategy)?)))
     }
@@ -36,22 +40,40 @@ impl Pool {
 
     /// A buffer of `bytes` for use on `stream` (which must be on the
     /// pool's device), through the out-of-memory ladder.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`] with a
+    /// [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch) when
+    /// `stream` is on another device; [`PoolError::OutOfMemory`] after the
+    /// ladder (the hard limit included); [`PoolError::Hip`] for any other
+    /// failed HIP call (the driver's allocation, ordering waits, a rung's
+    /// synchronize or reclaim), returned at once.
     #[inline(always)]
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
-        match self.0.take_parked(bytes, stream) {
-            Some(record) => Ok(Buffer::from_record(record)),
-            None => self.alloc_slow(bytes, stream),
+        // The size is rounded here, once, and this thread's cache looked
+        // in once: the slow path goes on with both.
+        let size = cached::block_size(bytes);
+        if let Some(size) = size.filter(|_| bytes != 0) {
+            if let Some(record) = self.0.take_parked(size, bytes, stream) {
+                return Ok(Buffer::from_record(record));
+            }
         }
+        self.alloc_slow(bytes, size, stream)
     }
 
     #[inline(never)]
-    fn alloc_slow(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
+    fn alloc_slow(&self, bytes: usize, size: Option<usize>, stream: &Stream) -> Result<Buffer> {
         stream.expect_device(self.0.core.device, "Pool::alloc").map_err(PoolError::from)?;
-        oom::allocate(self.0, bytes, stream)
+        oom::allocate(self.0, bytes, size, stream)
     }
 
     /// Synchronize the device and release every unused cached block.
     /// Returns the bytes given back to the driver.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`] with HIP's status of `hipDeviceSynchronize`, of
+    /// synchronizing uses on other devices' streams, or of the first failed
+    /// `hipFree` (`hipMemPoolTrimTo` for `async`); blocks not freed stay cached.
     pub fn reclaim(&self) -> Result<usize> {
         self.0.reclaim()
     }

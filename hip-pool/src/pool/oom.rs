@@ -31,8 +31,9 @@ fn run_hooks(device: Device) -> usize {
     hooks.iter().map(|hook| hook(device)).sum()
 }
 
-/// Allocate `bytes` from `pool` on `stream`, climbing the ladder.
-pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, stream: &Stream) -> Result<Buffer> {
+/// Allocate `bytes` (whose block size is `size`) from `pool` on `stream`,
+/// climbing the ladder.
+pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, size: Option<usize>, stream: &Stream) -> Result<Buffer> {
     if bytes == 0 {
         return Ok(Buffer::empty(stream));
     }
@@ -41,7 +42,7 @@ pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, stream: &Stream) 
             escalate(step, pool, stream)?;
             pool.core.count_oom_retry();
         }
-        match pool.attempt(bytes, stream) {
+        match pool.attempt(size, stream) {
             Attempt::Done(block) => return Ok(Buffer::new(pool, block.ptr, bytes, block.size, block.stream)),
             Attempt::Failed(error) => return Err(error),
             Attempt::OutOfMemory => {}

@@ -74,9 +74,8 @@
 mod list;
 
 use crate::barrier;
-use crate::device_pool::{Attempt, Block, DevicePool};
+use crate::device_pool::{Attempt, DevicePool, Returned};
 use crate::error::Result;
-use crate::strategy::cached;
 use crate::uses::Uses;
 use hip_core::Stream;
 use hip_sys::sync::MutexExt;
@@ -157,31 +156,25 @@ impl PoolInner {
     /// process. A stream of another device, or a pool of another
     /// strategy, finds nothing here and goes the slow way, which checks.
     #[inline(always)]
-    pub fn take_parked(&'static self, bytes: usize, stream: &Stream) -> Option<Box<Record>> {
-        if bytes == 0 {
-            return None;
-        }
-        let size = cached::block_size(bytes)?;
+    pub fn take_parked(&'static self, size: usize, bytes: usize, stream: &Stream) -> Option<Box<Record>> {
         let mut record = take(self, size, stream)?;
         record.len = bytes;
         self.core.mark_used();
         Some(record)
     }
 
-    /// One attempt to allocate, without retries: this thread's cache, the
-    /// pool's free blocks (after this thread's cache is given back), then
-    /// the driver.
-    pub fn attempt(&'static self, bytes: usize, stream: &Stream) -> Attempt {
+    /// One attempt to allocate `bytes` (whose block size is `size`, `None`
+    /// where it has none), without retries: the pool's free blocks (after
+    /// this thread's cache is given back), then the driver. This thread's
+    /// cache was looked in already ([`PoolInner::take_parked`]), and
+    /// nothing on the way here parks a block in it.
+    pub fn attempt(&'static self, size: Option<usize>, stream: &Stream) -> Attempt {
         self.core.mark_used();
-        let Some(size) = cached::block_size(bytes) else {
+        let Some(size) = size else {
             return Attempt::OutOfMemory;
         };
         if self.core.is_cached() {
-            if let Some(record) = take(self, size, stream) {
-                let Record { ptr, block, stream, .. } = *record;
-                return Attempt::Done(Block { ptr, size: block, stream });
-            }
-            if let Some(attempt) = self.core.take(size, stream, || flush_own(self)) {
+            if let Some(attempt) = self.core.take(size, stream, || take_own(self)) {
                 return attempt;
             }
         }
@@ -316,9 +309,10 @@ impl Drop for Local {
 
 /// Give every block of a list to its pool.
 fn return_blocks(pool: &PoolInner, list: &mut Parked) {
-    for record in list.drain() {
-        unpark(pool, *record);
-    }
+    pool.core.give_back_all(list.drain().map(|record| {
+        let Record { ptr, block, stream, .. } = *record;
+        (ptr, block, stream)
+    }));
 }
 
 thread_local! {
@@ -435,17 +429,24 @@ fn give_slow(pool: &'static PoolInner, record: Box<Record>) -> Result<(), Box<Re
     record.map_or(Ok(()), Err)
 }
 
-/// Move this thread's parked blocks of `pool` back into the pool.
-fn flush_own(pool: &'static PoolInner) {
+/// Take this thread's parked blocks of `pool` out of its cache, for the
+/// pool to take back under the lock it holds anyway.
+fn take_own(pool: &'static PoolInner) -> Vec<Returned> {
     let Ok(Some(slot)) = LOCAL.try_with(|local| {
         let local = local.try_borrow().ok()?;
         local.as_ref()?.slots.get(pool.id)?.as_ref().map(|(_, slot)| slot.clone())
     }) else {
-        return;
+        return Vec::new();
     };
     let _registry = registry(pool);
     // SAFETY: the owner, holding the registry lock.
-    return_blocks(pool, unsafe { list_of(&slot) });
+    let list = unsafe { list_of(&slot) };
+    list.drain()
+        .map(|record| {
+            let Record { ptr, block, stream, .. } = *record;
+            (ptr, block, stream)
+        })
+        .collect()
 }
 
 /// Every slot of a pool held still: `steal` set on each, the heavy barrier
