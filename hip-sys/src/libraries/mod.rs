@@ -17,8 +17,8 @@
 //!   rocFFT onto cuFFT (`libcufft.so.12`, `.11`), rocSPARSE onto cuSPARSE
 //!   (`libcusparse.so.12`, `.11`) and MIOpen onto cuDNN (`libcudnn.so.9`,
 //!   `.8`), as hipBLAS, hipFFT, hipSPARSE and hipDNN do (see the nvidia
-//!   backend's `cublas.rs`, `cufft.rs`, `cusparse.rs` and `cudnn.rs` for the
-//!   mappings and where they differ). A missing NVIDIA library is
+//!   backend's `rocblas`, `rocfft`, `rocsparse` and `miopen` modules for
+//!   the mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
 //!
 //! If backend selection itself failed, that error is returned. The

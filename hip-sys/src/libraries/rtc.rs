@@ -13,7 +13,7 @@
 //!   path: compiling for a named AMD target needs no GPU, so Debian's
 //!   `libamdhip64-5` on a laptop is enough.
 //! - **NVRTC** ([`CompilerKind::Nvrtc`]): `libnvrtc.so.13`, `.12`, behind
-//!   hipRTC's table (the nvidia backend's `nvrtc.rs`), compiling for the
+//!   hipRTC's table (the nvidia backend's `hiprtc` module), compiling for the
 //!   current device's compute capability or a named `sm_XY`.
 //! - **The simulator's** ([`CompilerKind::Sim`]): it cannot compile C++.
 //!   Its table creates programs and answers every compilation with

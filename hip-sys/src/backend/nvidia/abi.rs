@@ -191,7 +191,7 @@ const CUBLAS_VERSIONS: &[(i64, &str)] =
 /// modes, the default algorithm, statuses and the complex types' sizes.
 #[test]
 fn the_rocblas_mapping_passes_cublas_numbers_of_every_version() {
-    use super::cublas::{
+    use super::rocblas::{
         compute_type, datatype, operation, to_rocblas, COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F, DEFAULT_MATH,
         GEMM_DEFAULT, TF32_TENSOR_OP_MATH,
     };

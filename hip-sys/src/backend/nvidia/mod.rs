@@ -1,7 +1,10 @@
 //! The `nvidia` backend: HIP's NVIDIA platform done in Rust.
 //!
 //! On NVIDIA, HIP is a header of inline wrappers over CUDA with nothing to
-//! load. This backend does the same work at run time: every entry of
+//! load. This backend does the same work at run time, in the module
+//! vocabulary every backend shares: `hip` (the runtime), `hiprtc` (over
+//! NVRTC), `rocblas` (over cuBLAS), `rocsparse` (cuSPARSE), `rocfft`
+//! (cuFFT) and `miopen` (cuDNN). Every entry of
 //! [`HipApi`] is a Rust `extern "C"` function that calls the CUDA runtime
 //! (`libcudart`) or the driver (`libcuda`), translates enums on the way in
 //! and error codes on the way out (`reference/hip_semantics.md` §5).
@@ -39,7 +42,7 @@
 //!   where they differ; `abi.rs` checks every struct, enum value and
 //!   attribute number against both versions' headers.
 //! - **hipRTC** is NVRTC (`libnvrtc.so.13`, `.12`) behind the hipRTC
-//!   table, with the portable prelude pre-included; see `nvrtc.rs`.
+//!   table, with the portable prelude pre-included; see `hiprtc.rs`.
 //! - **Streams and events are handles, not CUDA objects.** HIP's NVIDIA
 //!   header makes `hipStream_t` a `cudaStream_t`, so a destroyed stream
 //!   reaches CUDA as a dangling pointer and may crash the process. Here a
@@ -66,9 +69,9 @@ mod attributes;
 mod call;
 mod driver;
 mod errors;
+mod hip;
 pub(crate) mod objects;
 mod provider;
-mod runtime;
 mod types;
 
 pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ERROR_UNKNOWN};
@@ -86,7 +89,7 @@ pub fn cuda_stream(stream: crate::hipStream_t) -> Result<*mut c_void, crate::hip
 pub fn cuda_event(event: crate::hipEvent_t) -> Result<*mut c_void, crate::hipError_t> {
     objects::event_of(event)
 }
-pub(crate) use nvrtc::compiler as nvrtc_compiler;
+pub(crate) use hiprtc::compiler as nvrtc_compiler;
 pub(crate) use provider::PROVIDER;
 pub(crate) use types::decode_version;
 
@@ -205,11 +208,11 @@ macro_rules! fn_table {
 }
 
 // After `fn_table!`, which they use.
-pub(crate) mod cublas;
-pub(crate) mod cudnn;
-pub(crate) mod cufft;
-pub(crate) mod cusparse;
-pub(crate) mod nvrtc;
+pub(crate) mod hiprtc;
+pub(crate) mod miopen;
+pub(crate) mod rocblas;
+pub(crate) mod rocfft;
+pub(crate) mod rocsparse;
 
 fn_table! {
     /// The CUDA runtime API functions this backend calls
@@ -476,22 +479,22 @@ pub(crate) fn load() -> Result<&'static HipApi, BackendError> {
 /// Every [`HipApi`] entry, implemented over CUDA.
 static NVIDIA_API: HipApi = HipApi {
     hipInit: driver::hipInit,
-    hipDriverGetVersion: runtime::hipDriverGetVersion,
-    hipRuntimeGetVersion: runtime::hipRuntimeGetVersion,
-    hipGetDeviceCount: runtime::hipGetDeviceCount,
-    hipSetDevice: runtime::hipSetDevice,
-    hipGetDevice: runtime::hipGetDevice,
+    hipDriverGetVersion: hip::hipDriverGetVersion,
+    hipRuntimeGetVersion: hip::hipRuntimeGetVersion,
+    hipGetDeviceCount: hip::hipGetDeviceCount,
+    hipSetDevice: hip::hipSetDevice,
+    hipGetDevice: hip::hipGetDevice,
     hipDeviceGet: driver::hipDeviceGet,
     hipDeviceGetName: driver::hipDeviceGetName,
     hipDeviceGetAttribute: attributes::hipDeviceGetAttribute,
     hipDeviceTotalMem: driver::hipDeviceTotalMem,
-    hipDeviceSynchronize: runtime::hipDeviceSynchronize,
-    hipDeviceReset: runtime::hipDeviceReset,
-    hipDeviceGetPCIBusId: runtime::hipDeviceGetPCIBusId,
-    hipDeviceGetStreamPriorityRange: runtime::hipDeviceGetStreamPriorityRange,
-    hipDeviceCanAccessPeer: runtime::hipDeviceCanAccessPeer,
-    hipDeviceEnablePeerAccess: runtime::hipDeviceEnablePeerAccess,
-    hipDeviceDisablePeerAccess: runtime::hipDeviceDisablePeerAccess,
+    hipDeviceSynchronize: hip::hipDeviceSynchronize,
+    hipDeviceReset: hip::hipDeviceReset,
+    hipDeviceGetPCIBusId: hip::hipDeviceGetPCIBusId,
+    hipDeviceGetStreamPriorityRange: hip::hipDeviceGetStreamPriorityRange,
+    hipDeviceCanAccessPeer: hip::hipDeviceCanAccessPeer,
+    hipDeviceEnablePeerAccess: hip::hipDeviceEnablePeerAccess,
+    hipDeviceDisablePeerAccess: hip::hipDeviceDisablePeerAccess,
     hipCtxGetCurrent: driver::hipCtxGetCurrent,
     hipCtxSetCurrent: driver::hipCtxSetCurrent,
     hipCtxGetDevice: driver::hipCtxGetDevice,
@@ -500,50 +503,50 @@ static NVIDIA_API: HipApi = HipApi {
     hipDevicePrimaryCtxRetain: driver::hipDevicePrimaryCtxRetain,
     hipDevicePrimaryCtxRelease: driver::hipDevicePrimaryCtxRelease,
     hipDevicePrimaryCtxGetState: driver::hipDevicePrimaryCtxGetState,
-    hipStreamCreate: runtime::hipStreamCreate,
-    hipStreamCreateWithFlags: runtime::hipStreamCreateWithFlags,
-    hipStreamCreateWithPriority: runtime::hipStreamCreateWithPriority,
-    hipStreamDestroy: runtime::hipStreamDestroy,
-    hipStreamSynchronize: runtime::hipStreamSynchronize,
-    hipStreamQuery: runtime::hipStreamQuery,
-    hipStreamWaitEvent: runtime::hipStreamWaitEvent,
-    hipStreamGetPriority: runtime::hipStreamGetPriority,
-    hipStreamGetFlags: runtime::hipStreamGetFlags,
-    hipLaunchHostFunc: runtime::hipLaunchHostFunc,
-    hipEventCreate: runtime::hipEventCreate,
-    hipEventCreateWithFlags: runtime::hipEventCreateWithFlags,
-    hipEventRecord: runtime::hipEventRecord,
-    hipEventSynchronize: runtime::hipEventSynchronize,
-    hipEventQuery: runtime::hipEventQuery,
-    hipEventElapsedTime: runtime::hipEventElapsedTime,
-    hipEventDestroy: runtime::hipEventDestroy,
-    hipMalloc: runtime::hipMalloc,
-    hipFree: runtime::hipFree,
-    hipHostMalloc: runtime::hipHostMalloc,
-    hipHostFree: runtime::hipHostFree,
-    hipHostRegister: runtime::hipHostRegister,
-    hipHostUnregister: runtime::hipHostUnregister,
-    hipMemGetInfo: runtime::hipMemGetInfo,
-    hipPointerGetAttributes: runtime::hipPointerGetAttributes,
-    hipMemcpy: runtime::hipMemcpy,
-    hipMemcpyAsync: runtime::hipMemcpyAsync,
-    hipMemcpyPeer: runtime::hipMemcpyPeer,
-    hipMemcpyPeerAsync: runtime::hipMemcpyPeerAsync,
-    hipMemset: runtime::hipMemset,
-    hipMemsetAsync: runtime::hipMemsetAsync,
+    hipStreamCreate: hip::hipStreamCreate,
+    hipStreamCreateWithFlags: hip::hipStreamCreateWithFlags,
+    hipStreamCreateWithPriority: hip::hipStreamCreateWithPriority,
+    hipStreamDestroy: hip::hipStreamDestroy,
+    hipStreamSynchronize: hip::hipStreamSynchronize,
+    hipStreamQuery: hip::hipStreamQuery,
+    hipStreamWaitEvent: hip::hipStreamWaitEvent,
+    hipStreamGetPriority: hip::hipStreamGetPriority,
+    hipStreamGetFlags: hip::hipStreamGetFlags,
+    hipLaunchHostFunc: hip::hipLaunchHostFunc,
+    hipEventCreate: hip::hipEventCreate,
+    hipEventCreateWithFlags: hip::hipEventCreateWithFlags,
+    hipEventRecord: hip::hipEventRecord,
+    hipEventSynchronize: hip::hipEventSynchronize,
+    hipEventQuery: hip::hipEventQuery,
+    hipEventElapsedTime: hip::hipEventElapsedTime,
+    hipEventDestroy: hip::hipEventDestroy,
+    hipMalloc: hip::hipMalloc,
+    hipFree: hip::hipFree,
+    hipHostMalloc: hip::hipHostMalloc,
+    hipHostFree: hip::hipHostFree,
+    hipHostRegister: hip::hipHostRegister,
+    hipHostUnregister: hip::hipHostUnregister,
+    hipMemGetInfo: hip::hipMemGetInfo,
+    hipPointerGetAttributes: hip::hipPointerGetAttributes,
+    hipMemcpy: hip::hipMemcpy,
+    hipMemcpyAsync: hip::hipMemcpyAsync,
+    hipMemcpyPeer: hip::hipMemcpyPeer,
+    hipMemcpyPeerAsync: hip::hipMemcpyPeerAsync,
+    hipMemset: hip::hipMemset,
+    hipMemsetAsync: hip::hipMemsetAsync,
     hipMemsetD32: driver::hipMemsetD32,
     hipMemsetD32Async: driver::hipMemsetD32Async,
-    hipMallocAsync: runtime::hipMallocAsync,
-    hipFreeAsync: runtime::hipFreeAsync,
-    hipMallocFromPoolAsync: runtime::hipMallocFromPoolAsync,
-    hipMemPoolCreate: runtime::hipMemPoolCreate,
-    hipMemPoolDestroy: runtime::hipMemPoolDestroy,
-    hipMemPoolTrimTo: runtime::hipMemPoolTrimTo,
-    hipMemPoolSetAttribute: runtime::hipMemPoolSetAttribute,
-    hipMemPoolGetAttribute: runtime::hipMemPoolGetAttribute,
-    hipDeviceGetDefaultMemPool: runtime::hipDeviceGetDefaultMemPool,
-    hipDeviceGetMemPool: runtime::hipDeviceGetMemPool,
-    hipDeviceSetMemPool: runtime::hipDeviceSetMemPool,
+    hipMallocAsync: hip::hipMallocAsync,
+    hipFreeAsync: hip::hipFreeAsync,
+    hipMallocFromPoolAsync: hip::hipMallocFromPoolAsync,
+    hipMemPoolCreate: hip::hipMemPoolCreate,
+    hipMemPoolDestroy: hip::hipMemPoolDestroy,
+    hipMemPoolTrimTo: hip::hipMemPoolTrimTo,
+    hipMemPoolSetAttribute: hip::hipMemPoolSetAttribute,
+    hipMemPoolGetAttribute: hip::hipMemPoolGetAttribute,
+    hipDeviceGetDefaultMemPool: hip::hipDeviceGetDefaultMemPool,
+    hipDeviceGetMemPool: hip::hipDeviceGetMemPool,
+    hipDeviceSetMemPool: hip::hipDeviceSetMemPool,
     hipModuleLoadData: driver::hipModuleLoadData,
     hipModuleUnload: driver::hipModuleUnload,
     hipModuleGetFunction: driver::hipModuleGetFunction,

@@ -2,18 +2,18 @@
 //! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN
 //! and hipRTC over NVRTC, each loaded on first use.
 
-use super::{cublas, cudnn, cufft, cusparse, nvrtc};
+use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
 use crate::backend::provider::Provider;
 use crate::shared::rocfft_version::RocfftVersion;
 
 /// The NVIDIA libraries behind the ROCm tables.
 pub(crate) static PROVIDER: Provider = Provider {
-    rocblas: || cublas::load(&cublas::candidates()),
-    rocsparse: || cusparse::load(&cusparse::candidates()),
-    rocfft: || cufft::load(&cufft::candidates()),
+    rocblas: || rocblas::load(&rocblas::candidates()),
+    rocsparse: || rocsparse::load(&rocsparse::candidates()),
+    rocfft: || rocfft::load(&rocfft::candidates()),
     // cuFFT keeps out-of-place R2C inputs and may overwrite C2R
     // ones: the input rules of rocFFT 1.0.25 and later.
     rocfft_version: || Ok(RocfftVersion::R2C_KEEPS_INPUT),
-    miopen: || cudnn::load(&cudnn::candidates()),
-    hiprtc: nvrtc::compiler,
+    miopen: || miopen::load(&miopen::candidates()),
+    hiprtc: hiprtc::compiler,
 };

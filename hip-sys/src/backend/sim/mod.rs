@@ -293,12 +293,18 @@ mod place;
 mod submit;
 mod targets;
 
-// The C entry points: HIP's, hipRTC's and the libraries', and the tables
-// that hold them.
-mod api;
-mod libs;
+// The C entry points, in the module vocabulary every backend shares
+// (`hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`, `miopen`; `library`
+// is what the four libraries share), and the tables that hold them.
+mod hip;
+mod hiprtc;
+mod library;
+mod miopen;
 mod provider;
-mod rtc;
+mod rocblas;
+mod rocfft;
+mod rocsparse;
+mod rocsparse_mode;
 mod tables;
 
 pub use crate::error_names::describe;
@@ -308,19 +314,19 @@ pub use config::{parse_devices, parse_memory, SimConfig};
 pub use exclusive::{exclusive, Exclusive};
 pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
-pub use libs::live_library_objects;
-pub use libs::rocfft::{
-    parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
-    DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
-};
-pub use libs::rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
-pub use libs::rocsparse_mode::{
-    clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
-    set_rocsparse_version, RocsparseVersion, SlowPath,
-};
+pub use library::live_library_objects;
 pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
 pub use peers::set_peer_reachable;
 pub use races::{expect_races, race_check_enabled, ExpectRaces};
+pub use rocfft::{
+    parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
+    DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
+};
+pub use rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
+pub use rocsparse_mode::{
+    clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
+    set_rocsparse_version, RocsparseVersion, SlowPath,
+};
 pub use submit::{hold_stream, StreamHold};
 pub use tables::{api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocsparse_api};
 pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};

@@ -1,7 +1,7 @@
 //! What the simulator provides besides its HIP table: its own rocBLAS,
 //! rocSPARSE, rocFFT, MIOpen and hipRTC.
 
-use super::libs::{miopen, rocblas, rocfft, rocsparse};
+use super::{miopen, rocblas, rocfft, rocsparse};
 use crate::backend::provider::Provider;
 
 /// The simulator's libraries. rocFFT fails to load when
@@ -12,5 +12,5 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft: || rocfft::env_version().map(|_| &rocfft::SIM_ROCFFT),
     rocfft_version: || Ok(rocfft::rocfft_version()),
     miopen: || Ok(&miopen::SIM_MIOPEN),
-    hiprtc: || Ok(&super::rtc::SIM_COMPILER),
+    hiprtc: || Ok(&super::hiprtc::SIM_COMPILER),
 };

@@ -1,43 +1,43 @@
 //! The simulator's function tables, whatever backend the process selected:
 //! tests of the simulator itself call them directly.
 
-use super::{libs, rtc};
+use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
 use crate::HipApi;
 
 /// The simulator's function table, whatever backend the process selected:
 /// tests of the simulator itself call it directly.
 pub fn api() -> &'static HipApi {
-    &super::api::SIM_API
+    &super::hip::SIM_API
 }
 
-/// The simulator's rocSPARSE table (see the `libs` module docs of the
-/// simulator for what it implements).
+/// The simulator's rocSPARSE table (see the `rocsparse` module docs of
+/// the simulator for what it implements).
 pub fn rocsparse_api() -> &'static crate::rocsparse::RocsparseApi {
-    &libs::rocsparse::SIM_ROCSPARSE
+    &rocsparse::SIM_ROCSPARSE
 }
 
 /// The simulator's rocFFT table.
 pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
-    &libs::rocfft::SIM_ROCFFT
+    &rocfft::SIM_ROCFFT
 }
 
 /// The simulator's rocBLAS table.
 pub fn rocblas_api() -> &'static crate::rocblas::RocblasApi {
-    &libs::rocblas::SIM_ROCBLAS
+    &rocblas::SIM_ROCBLAS
 }
 
 /// The simulator's hipRTC table: it cannot compile C++ and says so in the
 /// program's log (see [`crate::libraries::rtc`]).
 pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
-    &rtc::SIM_HIPRTC
+    &hiprtc::SIM_HIPRTC
 }
 
 /// The simulator's compiler: its hipRTC table, reporting hipRTC's 9.0.
 pub fn compiler() -> &'static crate::shared::compiler::Compiler {
-    &rtc::SIM_COMPILER
+    &hiprtc::SIM_COMPILER
 }
 
 /// The simulator's MIOpen table.
 pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
-    &libs::miopen::SIM_MIOPEN
+    &miopen::SIM_MIOPEN
 }

@@ -4,7 +4,7 @@
 use super::objects::*;
 use super::status::*;
 use super::unary::{as_f32, blend, unary_operands};
-use crate::backend::sim::libs::{accesses, call};
+use crate::backend::sim::library::{accesses, call};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::miopen::*;

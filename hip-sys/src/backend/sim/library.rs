@@ -29,11 +29,7 @@
 //! Arithmetic runs in the operands' precision (single precision in `f32`)
 //! in all three libraries, so single-precision tolerances are a GPU's.
 
-pub(crate) mod miopen;
-pub(crate) mod rocblas;
-pub(crate) mod rocfft;
-pub(crate) mod rocsparse;
-pub(crate) mod rocsparse_mode;
+use super::{miopen, rocblas, rocfft, rocsparse};
 
 use super::handles::new_handle;
 use super::lock::lock;

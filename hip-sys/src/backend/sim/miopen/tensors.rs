@@ -2,7 +2,7 @@
 
 use super::objects::*;
 use super::status::*;
-use crate::backend::sim::libs::{call, insert, remove_if, with, write_out, Kind, Real};
+use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind, Real};
 use crate::bindings::miopen::*;
 use std::ffi::c_int;
 

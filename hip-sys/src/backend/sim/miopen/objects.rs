@@ -2,7 +2,7 @@
 //! descriptors) and how a call finds them.
 
 use super::status::*;
-use crate::backend::sim::libs::{with, Kind, Real};
+use crate::backend::sim::library::{with, Kind, Real};
 use crate::backend::sim::queue::Target;
 use crate::backend::sim::targets;
 use crate::backend::sim::violations;

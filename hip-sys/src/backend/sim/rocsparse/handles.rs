@@ -4,8 +4,8 @@
 
 use super::objects::*;
 use super::status::*;
-use crate::backend::sim::libs::rocsparse_mode::rocsparse_version;
-use crate::backend::sim::libs::{call, insert, remove_if, with, write_out, Kind};
+use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind};
+use crate::backend::sim::rocsparse_mode::rocsparse_version;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
 use crate::bindings::rocsparse::*;

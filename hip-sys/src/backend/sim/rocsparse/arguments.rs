@@ -2,8 +2,8 @@
 //! temporary buffer they compute in.
 
 use super::status::*;
-use crate::backend::sim::libs::rocsparse_mode::{rocsparse_version, RocsparseVersion};
-use crate::backend::sim::libs::{span, Span};
+use crate::backend::sim::library::{span, Span};
+use crate::backend::sim::rocsparse_mode::{rocsparse_version, RocsparseVersion};
 use crate::bindings::rocsparse::*;
 use std::ffi::c_void;
 

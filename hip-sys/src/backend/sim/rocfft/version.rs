@@ -3,7 +3,7 @@
 //! `rocfft_get_version_string`.
 
 use super::status::*;
-use crate::backend::sim::libs::call;
+use crate::backend::sim::library::call;
 use crate::backend::sim::lock::lock;
 use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;

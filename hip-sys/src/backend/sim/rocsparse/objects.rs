@@ -3,7 +3,7 @@
 //! the library itself holds.
 
 use super::status::*;
-use crate::backend::sim::libs::{with, Kind, Real};
+use crate::backend::sim::library::{with, Kind, Real};
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::queue::Target;
 use crate::backend::sim::targets;

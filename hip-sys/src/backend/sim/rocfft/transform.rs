@@ -2,7 +2,7 @@
 //! precision.
 
 use super::plans::{Plan, Transform};
-use crate::backend::sim::libs::Span;
+use crate::backend::sim::library::Span;
 use rustfft::num_complex::Complex;
 use rustfft::{FftNum, FftPlanner};
 

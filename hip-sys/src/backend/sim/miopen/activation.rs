@@ -4,7 +4,7 @@
 use super::objects::*;
 use super::status::*;
 use super::unary::{blend, unary_operands};
-use crate::backend::sim::libs::{accesses, call, insert, remove_if, with, write_out, Kind};
+use crate::backend::sim::library::{accesses, call, insert, remove_if, with, write_out, Kind};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::miopen::*;

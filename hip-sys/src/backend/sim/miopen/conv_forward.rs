@@ -6,7 +6,7 @@ use super::convolution::{check_workspace, conv_shapes, im2col_bytes};
 use super::objects::*;
 use super::status::*;
 use super::unary::{as_f32, blend};
-use crate::backend::sim::libs::{accesses, call, host_scalar, span, with, Kind, Real};
+use crate::backend::sim::library::{accesses, call, host_scalar, span, with, Kind, Real};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::miopen::*;

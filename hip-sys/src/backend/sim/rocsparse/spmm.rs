@@ -6,7 +6,7 @@ use super::arith::csrmm;
 use super::csr::{csr_data, triplets};
 use super::objects::*;
 use super::status::*;
-use crate::backend::sim::libs::{accesses, call, host_scalar, span, write_out, Real};
+use crate::backend::sim::library::{accesses, call, host_scalar, span, write_out, Real};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::rocsparse::*;

@@ -3,7 +3,7 @@
 
 use super::objects::*;
 use super::status::*;
-use crate::backend::sim::libs::{host_scalar, span, Real, Span};
+use crate::backend::sim::library::{host_scalar, span, Real, Span};
 use crate::bindings::miopen::*;
 use std::ffi::c_void;
 

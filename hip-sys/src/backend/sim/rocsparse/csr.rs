@@ -3,7 +3,7 @@
 
 use super::objects::SpMat;
 use super::status::*;
-use crate::backend::sim::libs::{span, Span};
+use crate::backend::sim::library::{span, Span};
 use crate::backend::sim::violations::AccessKind;
 
 /// The CSR matrix's arrays in device memory.

@@ -2,7 +2,7 @@
 //! the cleanups that leave older plans unusable.
 
 use super::status::*;
-use crate::backend::sim::libs::{call, count, Kind};
+use crate::backend::sim::library::{call, count, Kind};
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::thread::current_device;

@@ -44,7 +44,7 @@ mod vector;
 pub(crate) use gemm::*;
 pub(crate) use vector::*;
 
-use super::{accesses, call, insert, remove_if, span, with, write_out, Kind, Span};
+use super::library::{accesses, call, insert, remove_if, span, with, write_out, Kind, Span};
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::queue::Target;
 use crate::backend::sim::violations;

@@ -6,7 +6,7 @@ use super::setup::cleanups;
 use super::status::*;
 use super::transform::{reals_per_transform, run};
 use super::version::rocfft_version;
-use crate::backend::sim::libs::{accesses, call, span, with, Kind, Real};
+use crate::backend::sim::library::{accesses, call, span, with, Kind, Real};
 use crate::backend::sim::violations::AccessKind;
 use crate::backend::sim::{submit, targets};
 use crate::bindings::rocfft::*;

@@ -3,7 +3,7 @@
 
 use super::setup::cleanups;
 use super::status::*;
-use crate::backend::sim::libs::{call, insert, remove_if, with, write_out, Kind, Real};
+use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind, Real};
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;

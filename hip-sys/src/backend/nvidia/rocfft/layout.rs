@@ -148,7 +148,7 @@ pub(super) fn described_sides(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::nvidia::cufft::library::FORWARD;
+    use crate::backend::nvidia::rocfft::library::FORWARD;
 
     #[test]
     fn contiguous_strides_map_to_cufft_embeds() {
