@@ -110,6 +110,12 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// An array of `len` elements whose contents are whatever the memory
     /// held.
     ///
+    /// # Errors
+    /// [`Error::Hip`] with a device mismatch when `stream` is not on
+    /// `device`; [`Error::OutOfBounds`] when `len` elements overflow the
+    /// address space; [`Error::Pool`] as [`hip_pool::alloc_on`] (e.g.
+    /// `PoolError::OutOfMemory` after the out-of-memory ladder).
+    ///
     /// # Safety
     /// Reading an element before writing it reads unspecified bytes; `T`
     /// tolerates any bytes ([`DeviceCopy`]), but the values are garbage.
@@ -120,12 +126,18 @@ impl<T: DeviceCopy> DeviceArray<T> {
     }
 
     /// A copy of `data` on this thread's device, using this thread's stream.
+    ///
+    /// # Errors
+    /// As [`DeviceArray::from_slice_on`].
     #[track_caller]
     pub fn from_slice(data: &[T]) -> Result<Self> {
         Self::from_slice_on(&crate::stream(), data)
     }
 
     /// A copy of `data` on `stream`'s device.
+    ///
+    /// # Errors
+    /// As [`DeviceArray::uninit_on`], then as [`DeviceArray::copy_from_slice`].
     pub fn from_slice_on(stream: &Stream, data: &[T]) -> Result<Self> {
         // SAFETY: every element is written by the copy below before any read.
         let mut array = unsafe { Self::uninit_on(stream.device(), data.len(), stream)? };
@@ -134,12 +146,19 @@ impl<T: DeviceCopy> DeviceArray<T> {
     }
 
     /// `len` zeroed elements on this thread's device.
+    ///
+    /// # Errors
+    /// As [`DeviceArray::zeros_on`].
     #[track_caller]
     pub fn zeros(len: usize) -> Result<Self> {
         Self::zeros_on(&crate::stream(), len)
     }
 
     /// `len` zeroed elements on `stream`'s device.
+    ///
+    /// # Errors
+    /// As [`DeviceArray::uninit_on`]; then [`Error::Hip`] with HIP's status
+    /// of `hipMemsetAsync` or `hipStreamSynchronize`.
     pub fn zeros_on(stream: &Stream, len: usize) -> Result<Self> {
         // SAFETY: the memset below writes every byte before any read.
         let array = unsafe { Self::uninit_on(stream.device(), len, stream)? };
@@ -186,6 +205,10 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// Make `stream` (same device) the array's own stream: later copies
     /// run on it, and work queued so far on the old one is ordered before
     /// them on the GPU.
+    ///
+    /// # Errors
+    /// [`Error::Pool`] as [`Buffer::set_stream`]: a device mismatch when
+    /// `stream` is on another device, or a failed ordering call.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         Ok(self.buffer.set_stream(stream)?)
     }
@@ -210,6 +233,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// for a copy that overlaps other work, copy from a
     /// [`HostBuffer`](crate::HostBuffer) with
     /// [`DeviceArray::copy_from_host_async`].
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the lengths differ (nothing copied);
+    /// [`Error::Hip`] with HIP's status of `hipStreamSynchronize` or
+    /// `hipMemcpy`; [`Error::Pool`] when ordering the array's other uses fails.
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
@@ -224,16 +252,27 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// Copy the array out into `out`; lengths must be equal. Synchronous
     /// (see [`DeviceArray::copy_from_slice`]; the asynchronous copy is
     /// [`DeviceArray::copy_to_host_async`]).
+    ///
+    /// # Errors
+    /// As [`DeviceSlice::copy_to_slice`].
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
         self.as_slice().copy_to_slice(out)
     }
 
     /// The array's contents, copied synchronously.
+    ///
+    /// # Errors
+    /// As [`DeviceSlice::to_vec`].
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
     }
 
     /// Set every element to `value`.
+    ///
+    /// # Errors
+    /// [`Error::Hip`] with HIP's status of `hipMemsetAsync` or
+    /// `hipStreamSynchronize` (a value of one repeated byte), else as
+    /// [`DeviceArray::copy_from_slice`]; [`Error::Pool`] when ordering fails.
     pub fn fill(&mut self, value: T) -> Result<()> {
         // Pod: every byte of the value is initialised.
         let bytes = bytemuck::bytes_of(&value);
@@ -249,6 +288,11 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// Copy another array's contents in (device to device, also across
     /// devices); lengths must be equal. Returns once the copy is done; the
     /// asynchronous copy is [`DeviceArray::copy_from_async`].
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the lengths differ (nothing copied);
+    /// [`Error::Hip`] with HIP's status of `hipMemcpyAsync` or
+    /// `hipStreamSynchronize`; [`Error::Pool`] when ordering the uses fails.
     pub fn copy_from(&mut self, other: &DeviceArray<T>) -> Result<()> {
         if other.len != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from", device: self.len, host: other.len });
@@ -274,6 +318,10 @@ impl<T: DeviceCopy> DeviceArray<T> {
     }
 
     /// A view of `range` (an error if it is out of bounds).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] when the range starts after it ends or ends
+    /// past the array.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
         let start = match range.start_bound() {
             Bound::Included(&s) => s,
@@ -333,6 +381,11 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
     }
 
     /// Copy the view out into `out`; lengths must be equal.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the lengths differ (nothing copied);
+    /// [`Error::Hip`] with HIP's status of `hipStreamSynchronize` or
+    /// `hipMemcpy`; [`Error::Pool`] when ordering the array's other uses fails.
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
         if out.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_to_slice", device: self.len, host: out.len() });
@@ -345,6 +398,10 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
     }
 
     /// The view's contents.
+    ///
+    /// # Errors
+    /// [`Error::Hip`] with HIP's status of `hipStreamSynchronize` or
+    /// `hipMemcpy`; [`Error::Pool`] when ordering the array's other uses fails.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let stream = self.array.stream();
         let mut out: Vec<T> = Vec::with_capacity(self.len);

@@ -110,9 +110,16 @@ pub(crate) fn enqueue(
 }
 
 impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
-    /// Copy `src` (pinned host memory) into this view on `stream`, which
-    /// must be on the array's device; returns once the copy is enqueued.
-    /// Lengths must be equal.
+    /// Copy `src` (pinned host memory) into this view on `stream`
+    /// (`hipMemcpyAsync`), which must be on the array's device; returns once
+    /// the copy is enqueued. Lengths must be equal.
+    ///
+    /// # Errors
+    /// [`Error::SizeMismatch`] when the lengths differ, [`Error::Hip`] with a
+    /// device mismatch when `stream` is on another device (nothing enqueued);
+    /// [`Error::HostBufferLost`] for a lost buffer; else HIP's status of
+    /// `hipMemcpyAsync` or of an ordering call, or [`Error::Pool`].
+    #[doc(alias = "hipMemcpyAsync")]
     pub fn copy_from_host_async<'h>(&mut self, src: impl Into<HostSlice<'h, T>>, stream: &Stream) -> Result<()>
     where
         T: 'h,
@@ -128,11 +135,20 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
     }
 
     /// Copy `src` (device memory of this device or another) into this view
-    /// on `stream`, which must be on either device; returns once the copy
-    /// is enqueued. Between devices the copy is `hipMemcpyPeerAsync`, with
-    /// peer access enabled first where the hardware has it (else the
-    /// runtime stages it); a runtime with no path at all is
-    /// [`Error::NoPeerPath`]. Lengths must be equal.
+    /// on `stream` (`hipMemcpyAsync`), which must be on either device;
+    /// returns once the copy is enqueued. Between devices the copy is
+    /// `hipMemcpyPeerAsync`, with peer access enabled first where the
+    /// hardware has it (else the runtime stages it); a runtime with no path
+    /// at all is [`Error::NoPeerPath`]. Lengths must be equal.
+    ///
+    /// # Errors
+    /// [`Error::SizeMismatch`] when the lengths differ, [`Error::Hip`] with a
+    /// device mismatch when `stream` is on neither device; between devices as
+    /// [`Device::enable_peer_access`](hip_core::Device::enable_peer_access)
+    /// and [`Error::NoPeerPath`]; else HIP's status of the copy or of an
+    /// ordering call, or [`Error::Pool`].
+    #[doc(alias = "hipMemcpyAsync")]
+    #[doc(alias = "hipMemcpyPeerAsync")]
     pub fn copy_from_async<'s>(&mut self, src: impl Into<DeviceSlice<'s, T>>, stream: &Stream) -> Result<()>
     where
         T: 's,
@@ -163,9 +179,14 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
 }
 
 impl<T: DeviceCopy> DeviceSlice<'_, T> {
-    /// Copy this view into `dst` (pinned host memory) on `stream`, which
-    /// must be on the array's device; returns once the copy is enqueued.
-    /// `dst`'s host access waits for it. Lengths must be equal.
+    /// Copy this view into `dst` (pinned host memory) on `stream`
+    /// (`hipMemcpyAsync`), which must be on the array's device; returns once
+    /// the copy is enqueued. `dst`'s host access waits for it. Lengths must
+    /// be equal.
+    ///
+    /// # Errors
+    /// As [`DeviceSliceMut::copy_from_host_async`].
+    #[doc(alias = "hipMemcpyAsync")]
     pub fn copy_to_host_async<'h>(&self, dst: impl Into<HostSliceMut<'h, T>>, stream: &Stream) -> Result<()>
     where
         T: 'h,
@@ -184,6 +205,9 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// Copy `src` (all of a [`crate::HostBuffer`], or a [`HostSlice`] of
     /// one) into the whole array on `stream`, asynchronously: see
     /// [`DeviceSliceMut::copy_from_host_async`].
+    ///
+    /// # Errors
+    /// As [`DeviceSliceMut::copy_from_host_async`].
     pub fn copy_from_host_async<'h>(&mut self, src: impl Into<HostSlice<'h, T>>, stream: &Stream) -> Result<()>
     where
         T: 'h,
@@ -193,6 +217,9 @@ impl<T: DeviceCopy> DeviceArray<T> {
 
     /// Copy the whole array into `dst` on `stream`, asynchronously: see
     /// [`DeviceSlice::copy_to_host_async`].
+    ///
+    /// # Errors
+    /// As [`DeviceSlice::copy_to_host_async`].
     pub fn copy_to_host_async<'h>(&self, dst: impl Into<HostSliceMut<'h, T>>, stream: &Stream) -> Result<()>
     where
         T: 'h,
@@ -202,6 +229,9 @@ impl<T: DeviceCopy> DeviceArray<T> {
 
     /// Copy `src` (of this device or another) into the whole array on
     /// `stream`, asynchronously: see [`DeviceSliceMut::copy_from_async`].
+    ///
+    /// # Errors
+    /// As [`DeviceSliceMut::copy_from_async`].
     pub fn copy_from_async<'s>(&mut self, src: impl Into<DeviceSlice<'s, T>>, stream: &Stream) -> Result<()>
     where
         T: 's,

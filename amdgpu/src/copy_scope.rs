@@ -104,6 +104,11 @@ struct Drain<'env> {
 /// })?;
 /// # Ok::<(), amdgpu::Error>(())
 /// ```
+///
+/// # Errors
+/// `f`'s error, if any; else HIP's status of the final
+/// `hipStreamSynchronize`, as [`Error::Hip`](crate::Error::Hip), the touched
+/// host buffers being lost.
 pub fn copy_scope<'env, F, R>(stream: &Stream, f: F) -> Result<R>
 where
     F: for<'scope> FnOnce(&'scope CopyScope<'scope, 'env>) -> Result<R>,
@@ -134,8 +139,15 @@ impl<'env> CopyScope<'_, 'env> {
     }
 
     /// Copy `src` (pinned host memory, borrowed until the scope ends) into
-    /// `dst` on the scope's stream, which must be on `dst`'s device;
-    /// returns once the copy is enqueued. Lengths must be equal.
+    /// `dst` on the scope's stream (`hipMemcpyAsync`), which must be on
+    /// `dst`'s device; returns once the copy is enqueued. Lengths must be equal.
+    ///
+    /// # Errors
+    /// [`Error::SizeMismatch`](crate::Error::SizeMismatch) when the lengths
+    /// differ, [`Error::Hip`](crate::Error::Hip) with a device mismatch when
+    /// the stream is on another device (nothing enqueued); else HIP's status
+    /// of `hipMemcpyAsync` or of an ordering call, or `Error::Pool`.
+    #[doc(alias = "hipMemcpyAsync")]
     pub fn to_device<'d, T: DeviceCopy + 'env + 'd>(
         &self,
         dst: impl Into<DeviceSliceMut<'d, T>>,
@@ -154,8 +166,12 @@ impl<'env> CopyScope<'_, 'env> {
     }
 
     /// Copy `src` into `dst` (pinned host memory, borrowed until the scope
-    /// ends) on the scope's stream, which must be on `src`'s device;
-    /// returns once the copy is enqueued. Lengths must be equal.
+    /// ends) on the scope's stream (`hipMemcpyAsync`), which must be on
+    /// `src`'s device; returns once the copy is enqueued. Lengths must be equal.
+    ///
+    /// # Errors
+    /// As [`CopyScope::to_device`].
+    #[doc(alias = "hipMemcpyAsync")]
     pub fn to_host<'d, T: DeviceCopy + 'env + 'd>(
         &self,
         dst: impl Into<HostSliceMut<'env, T>>,

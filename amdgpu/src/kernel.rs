@@ -352,6 +352,10 @@ impl<P: Params> Kernel<P> {
     ///
     /// An error if `P` has an array of rule [`Elements`] but no [`Len`].
     ///
+    /// # Errors
+    /// [`Error::KernelDeclaration`] when an array of rule [`Elements`] has no
+    /// [`Len`] parameter to bound it. No HIP call.
+    ///
     /// # Safety
     /// `P` must be the kernel's parameter list exactly: the same number of
     /// parameters, in order, each of the C type its declaration names
@@ -378,6 +382,9 @@ impl<P: Params> Kernel<P> {
 
     /// [`Kernel::new`] of `module`'s kernel `name`.
     ///
+    /// # Errors
+    /// As [`Module::function`] (as [`Error::Hip`]), then as [`Kernel::new`].
+    ///
     /// # Safety
     /// As [`Kernel::new`].
     pub unsafe fn from_module(module: &Module, name: &str) -> Result<Kernel<P>> {
@@ -385,11 +392,19 @@ impl<P: Params> Kernel<P> {
         unsafe { Kernel::new(module.function(name)?) }
     }
 
-    /// Launch on `stream` with `args`, a tuple with one argument per
-    /// parameter: `&DeviceArray<T>` or `DeviceSlice<T>` for [`In<T>`],
-    /// `&mut DeviceArray<T>` for [`Out<T>`], a `u32` for [`Len`], the value
-    /// for a scalar. Everything is checked before the launch; nothing is
-    /// allocated.
+    /// Launch on `stream` (`hipModuleLaunchKernel`) with `args`, a tuple with
+    /// one argument per parameter: `&DeviceArray<T>` or `DeviceSlice<T>` for
+    /// [`In<T>`], `&mut DeviceArray<T>` for [`Out<T>`], a `u32` for [`Len`],
+    /// the value for a scalar. Everything is checked before the launch;
+    /// nothing is allocated.
+    ///
+    /// # Errors
+    /// Before any launch: [`Error::Hip`] with a device mismatch naming the
+    /// stream or the argument on another device, as [`LaunchLimits::of`] and
+    /// [`LaunchLimits::check`] (`HipError::InvalidLaunch`), and
+    /// [`Error::ArgumentTooShort`]. Then [`Error::Pool`] when ordering an
+    /// array fails, or HIP's status of `hipModuleLaunchKernel`.
+    #[doc(alias = "hipModuleLaunchKernel")]
     pub fn launch<A: Args<P>>(&self, config: LaunchConfig, stream: &Stream, args: A) -> Result<()> {
         args.launch(&self.function, config, stream)
     }

@@ -37,6 +37,10 @@ pub struct DeviceSliceMut<'a, T: DeviceCopy> {
 
 impl<T: DeviceCopy> DeviceArray<T> {
     /// A view of `range` for writing (an error if it is out of bounds).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] when the range starts after it ends or ends
+    /// past the array.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let len = self.len();
         let (start, end) = bounds(range, len).map_err(|(start, end)| Error::OutOfBounds { start, end, len })?;

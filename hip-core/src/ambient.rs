@@ -13,6 +13,9 @@ use crate::{Context, Event, Result, Stream};
 
 impl Stream {
     /// A new stream on the calling thread's device.
+    ///
+    /// # Errors
+    /// As [`Stream::new_on`].
     #[track_caller]
     pub fn new() -> Result<Stream> {
         Stream::new_on(device())
@@ -21,6 +24,9 @@ impl Stream {
 
 impl Event {
     /// A new event on the calling thread's device.
+    ///
+    /// # Errors
+    /// As [`Event::new_on`].
     #[track_caller]
     pub fn new() -> Result<Event> {
         Event::new_on(device())
@@ -28,6 +34,9 @@ impl Event {
 }
 
 /// The primary context of this thread's device.
+///
+/// # Errors
+/// As [`Context::primary`].
 #[track_caller]
 pub fn context() -> Result<Context> {
     Context::primary(device())

@@ -98,6 +98,12 @@ impl KernelCache {
 
     /// `program`'s code for `device`: from memory, else from disk, else
     /// compiled (and kept in both). Failures are not cached.
+    ///
+    /// # Errors
+    /// As [`Device::target`]; [`HipError::Backend`] or HIP's status when the
+    /// runtime's or compiler's version (part of the key) cannot be read;
+    /// else as [`Program::compile`] on a miss. A disk entry that cannot be
+    /// read or written is logged and skipped, never an error.
     pub fn get_or_compile(&self, program: &Program, device: Device) -> Result<(Arc<Code>, CacheOrigin)> {
         let key = key(program, &device.target()?, &runtime_versions()?);
         self.get_or_insert_with(&key, || program.compile(device))
@@ -107,6 +113,11 @@ impl KernelCache {
     /// disk, else compiled with [`Program::compile_for`]. The key holds
     /// the full target id (`gfx90a:xnack+` and `gfx90a:xnack-` are two
     /// entries) and the compiler's file and version.
+    ///
+    /// # Errors
+    /// [`HipError::Backend`] when the target's compiler is not installed;
+    /// [`HipError::Compile`] when its version cannot be read; else as
+    /// [`Program::compile_for`] on a miss. Disk failures are only logged.
     pub fn get_or_compile_for(&self, program: &Program, target: &Target) -> Result<(Arc<Code>, CacheOrigin)> {
         let compiler = raw::rtc::compiler_of(target.compiler())?;
         let key = key(program, &target.to_string(), &compiler_identity(compiler)?);
@@ -168,17 +179,26 @@ impl Program {
     /// The code for `device`, from the process's [kernel
     /// cache](crate::KernelCache::global) (and its disk cache where
     /// `AMDGPU_KERNEL_CACHE` names one), compiled on a miss.
+    ///
+    /// # Errors
+    /// As [`KernelCache::get_or_compile`].
     pub fn build(&self, device: Device) -> Result<Arc<Code>> {
         KernelCache::global().get_or_compile(self, device).map(|(code, _)| code)
     }
 
     /// [`Program::build`], loaded on `device`.
+    ///
+    /// # Errors
+    /// As [`Program::build`], then as [`Module::load`].
     pub fn load(&self, device: Device) -> Result<Module> {
         self.build(device)?.load(device)
     }
 
     /// The code for `target` (no device), from the process's kernel cache,
     /// compiled with [`Program::compile_for`] on a miss.
+    ///
+    /// # Errors
+    /// As [`KernelCache::get_or_compile_for`].
     pub fn build_for(&self, target: &Target) -> Result<Arc<Code>> {
         KernelCache::global().get_or_compile_for(self, target).map(|(code, _)| code)
     }

@@ -18,7 +18,13 @@ unsafe impl Send for Context {}
 unsafe impl Sync for Context {}
 
 impl Context {
-    /// The primary context of `device`.
+    /// The primary context of `device` (`hipDevicePrimaryCtxRetain`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipDevicePrimaryCtxRetain`, as
+    /// [`HipError::Call`](crate::HipError::Call);
+    /// [`HipError::Backend`](crate::HipError::Backend) when no backend loads.
+    #[doc(alias = "hipDevicePrimaryCtxRetain")]
     pub fn primary(device: Device) -> Result<Context> {
         let handle = raw::context::primary(device)?;
         Ok(Context { device, handle })

@@ -9,13 +9,24 @@ use std::sync::{Mutex, OnceLock};
 static COUNT: OnceLock<Result<usize>> = OnceLock::new();
 
 impl Device {
-    /// How many devices the backend offers (0 when it has none).
+    /// How many devices the backend offers (`hipGetDeviceCount`; 0 when it
+    /// has none).
+    ///
+    /// # Errors
+    /// [`HipError::Backend`] when no backend loads; HIP's status of
+    /// `hipGetDeviceCount` ([`HipError::Call`]). The first answer is kept,
+    /// so a failure is returned again on every later call.
+    #[doc(alias = "hipGetDeviceCount")]
     pub fn count() -> Result<usize> {
         COUNT.get_or_init(raw::device::count).clone()
     }
 
     /// The device with this ordinal; `InvalidDevice` (naming the ordinal
     /// and the count) if there is none.
+    ///
+    /// # Errors
+    /// [`HipError::InvalidDevice`] when `ordinal` is not below the count;
+    /// else as [`Device::count`].
     pub fn new(ordinal: usize) -> Result<Device> {
         let count = Device::count()?;
         if ordinal < count {
@@ -26,31 +37,54 @@ impl Device {
     }
 
     /// Every device, in ordinal order.
+    ///
+    /// # Errors
+    /// As [`Device::count`].
     pub fn all() -> Result<Vec<Device>> {
         Ok((0..Device::count()?).map(Device::from_ordinal_unchecked).collect())
     }
 
-    /// The device's name as the runtime reports it.
+    /// The device's name as the runtime reports it (`hipDeviceGetName`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceGetName` ([`HipError::Call`]);
+    /// [`HipError::Backend`] when no backend loads.
+    #[doc(alias = "hipDeviceGetName")]
     pub fn name(self) -> Result<String> {
         raw::device::name(self)
     }
 
     /// A raw attribute through `hipDeviceGetAttribute`.
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceGetAttribute` ([`HipError::Call`]), e.g.
+    /// for an attribute the runtime does not know; [`HipError::Backend`]
+    /// when no backend loads.
+    #[doc(alias = "hipDeviceGetAttribute")]
     pub fn attribute(self, attribute: hipDeviceAttribute_t) -> Result<i32> {
         raw::device::attribute(self, attribute)
     }
 
     /// Compute units (multiprocessors).
+    ///
+    /// # Errors
+    /// As [`Device::attribute`].
     pub fn compute_units(self) -> Result<u32> {
         Ok(self.attribute(hipDeviceAttribute_t::hipDeviceAttributeMultiprocessorCount)? as u32)
     }
 
     /// Threads per wavefront (64 on CDNA, 32 on RDNA and NVIDIA).
+    ///
+    /// # Errors
+    /// As [`Device::attribute`].
     pub fn wavefront_size(self) -> Result<u32> {
         Ok(self.attribute(hipDeviceAttribute_t::hipDeviceAttributeWarpSize)? as u32)
     }
 
     /// Peak clock in kHz.
+    ///
+    /// # Errors
+    /// As [`Device::attribute`].
     pub fn clock_khz(self) -> Result<u32> {
         Ok(self.attribute(hipDeviceAttribute_t::hipDeviceAttributeClockRate)? as u32)
     }
@@ -87,6 +121,9 @@ impl Device {
     }
 
     /// The architecture's (major, minor) version.
+    ///
+    /// # Errors
+    /// As [`Device::attribute`].
     pub fn architecture(self) -> Result<(u32, u32)> {
         Ok((
             self.attribute(hipDeviceAttribute_t::hipDeviceAttributeComputeCapabilityMajor)? as u32,
@@ -94,17 +131,36 @@ impl Device {
         ))
     }
 
-    /// Total device memory in bytes.
+    /// Total device memory in bytes (`hipDeviceTotalMem`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceTotalMem` ([`HipError::Call`]);
+    /// [`HipError::Backend`] when no backend loads.
+    #[doc(alias = "hipDeviceTotalMem")]
     pub fn total_memory(self) -> Result<usize> {
         raw::device::total_memory(self)
     }
 
-    /// Wait for all work on this device (whatever the thread's device is).
+    /// Wait for all work on this device, whatever the thread's device is
+    /// (`hipDeviceSynchronize`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceSynchronize`, or of binding the device
+    /// (`hipGetDevice`, `hipSetDevice`), as [`HipError::Call`]: an earlier
+    /// kernel's fault is reported here; [`HipError::Backend`] when no
+    /// backend loads.
+    #[doc(alias = "hipDeviceSynchronize")]
     pub fn synchronize(self) -> Result<()> {
         raw::device::synchronize(self)
     }
 
-    /// (free, total) bytes of this device (whatever the thread's device is).
+    /// (free, total) bytes of this device, whatever the thread's device is
+    /// (`hipMemGetInfo`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipMemGetInfo`, or of binding the device, as
+    /// [`HipError::Call`]; [`HipError::Backend`] when no backend loads.
+    #[doc(alias = "hipMemGetInfo")]
     pub fn mem_info(self) -> Result<(usize, usize)> {
         raw::device::mem_info(self)
     }

@@ -18,15 +18,27 @@ unsafe impl Send for Event {}
 unsafe impl Sync for Event {}
 
 impl Event {
-    /// A new event on `device`, with timing.
+    /// A new event on `device`, with timing (`hipEventCreate`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipEventCreate`, or of binding `device`, as
+    /// [`HipError::Call`](crate::HipError::Call);
+    /// [`HipError::Backend`](crate::HipError::Backend) when no backend loads.
+    #[doc(alias = "hipEventCreate")]
     pub fn new_on(device: Device) -> Result<Event> {
         let handle = raw::event::create(device)?;
         Ok(Event { handle, device })
     }
 
-    /// A new event on `device` without timing (`hipEventDisableTiming`):
-    /// cheaper to record, for ordering streams only
-    /// ([`Event::elapsed_since`] refuses it).
+    /// A new event on `device` without timing (`hipEventCreateWithFlags`
+    /// with `hipEventDisableTiming`): cheaper to record, for ordering
+    /// streams only ([`Event::elapsed_since`] refuses it).
+    ///
+    /// # Errors
+    /// HIP's status of `hipEventCreateWithFlags`, or of binding `device`, as
+    /// [`HipError::Call`](crate::HipError::Call);
+    /// [`HipError::Backend`](crate::HipError::Backend) when no backend loads.
+    #[doc(alias = "hipEventCreateWithFlags")]
     pub fn untimed_on(device: Device) -> Result<Event> {
         let handle = raw::event::create_untimed(device)?;
         Ok(Event { handle, device })
@@ -42,33 +54,62 @@ impl Event {
         self.handle
     }
 
-    /// Record the event on `stream`, which must be on the event's device
-    /// (a typed error naming both devices otherwise).
+    /// Record the event on `stream` (`hipEventRecord`), which must be on the
+    /// event's device (a typed error naming both devices otherwise).
+    ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch) when
+    /// the stream is on another device (before any HIP call); else HIP's
+    /// status of `hipEventRecord`, or of binding the device.
+    #[doc(alias = "hipEventRecord")]
     pub fn record(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("Event::record", "the stream", self.device, stream.device())?;
         // SAFETY: both handles are live (borrowed) and on one device (checked above).
         unsafe { raw::event::record(self.device, self.handle, stream.as_raw()) }
     }
 
-    /// Wait for the last recording to complete.
+    /// Wait for the last recording to complete (`hipEventSynchronize`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipEventSynchronize`, or of binding the event's
+    /// device, as [`HipError::Call`](crate::HipError::Call).
+    #[doc(alias = "hipEventSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live event of its device.
         unsafe { raw::event::synchronize(self.device, self.handle) }
     }
 
-    /// Whether the last recording has completed.
+    /// Whether the last recording has completed (`hipEventQuery`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipEventQuery` other than `hipErrorNotReady` (which
+    /// is `Ok(false)`), or of binding the event's device, as
+    /// [`HipError::Call`](crate::HipError::Call).
+    #[doc(alias = "hipEventQuery")]
     pub fn query(&self) -> Result<bool> {
         // SAFETY: a live event of its device.
         unsafe { raw::event::query(self.device, self.handle) }
     }
 
     /// Time from this event to `end` (both recorded and completed, on one
-    /// device): `end.elapsed_since(self)`.
+    /// device): `end.elapsed_since(self)`, through `hipEventElapsedTime`.
+    ///
+    /// # Errors
+    /// As [`Event::elapsed_since`].
+    #[doc(alias = "hipEventElapsedTime")]
     pub fn elapsed(&self, end: &Event) -> Result<Duration> {
         end.elapsed_since(self)
     }
 
-    /// Time from `start` to this event (both recorded and completed, on one device).
+    /// Time from `start` to this event (both recorded and completed, on one
+    /// device), through `hipEventElapsedTime`.
+    ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch) when
+    /// `start` is on another device; else HIP's status of
+    /// `hipEventElapsedTime`, e.g. for an untimed event or one not yet
+    /// completed.
+    #[doc(alias = "hipEventElapsedTime")]
     pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
         DeviceMismatch::check("Event::elapsed_since", "the start event", self.device, start.device)?;
         // SAFETY: live events (borrowed), both of this device (checked above).
@@ -80,13 +121,22 @@ impl Event {
 impl Stream {
     /// A new event (with timing, on the stream's device) recorded on this
     /// stream now: it completes when the work queued so far has.
+    ///
+    /// # Errors
+    /// As [`Event::new_on`], then as [`Event::record`].
     pub fn record_event(&self) -> Result<Event> {
         let event = Event::new_on(self.device())?;
         event.record(self)?;
         Ok(event)
     }
 
-    /// Make later work on this stream wait for `event` (of any device).
+    /// Make later work on this stream wait for `event`, of any device
+    /// (`hipStreamWaitEvent`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipStreamWaitEvent`, or of binding the stream's
+    /// device, as [`HipError::Call`](crate::HipError::Call).
+    #[doc(alias = "hipStreamWaitEvent")]
     pub fn wait(&self, event: &Event) -> Result<()> {
         // SAFETY: both handles are live (borrowed), the stream of its device.
         unsafe { raw::stream::wait_event(self.device(), self.as_raw(), event.handle) }

@@ -25,6 +25,10 @@ const CACHED_DEVICES: usize = 64;
 
 impl LaunchLimits {
     /// The limits of `device` (read once, then kept for the process).
+    ///
+    /// # Errors
+    /// As [`Device::attribute`], for the first attribute that cannot be
+    /// read; a failure is not kept, so the next call reads again.
     pub fn of(device: Device) -> Result<LaunchLimits> {
         // Read once per device, then without a lock: launches on many
         // threads would otherwise meet on one mutex.
@@ -56,6 +60,11 @@ impl LaunchLimits {
 
     /// Whether `config` fits these limits; the error names the value, the
     /// limit and `device`.
+    ///
+    /// # Errors
+    /// [`HipError::InvalidLaunch`] for a zero grid or block dimension, a
+    /// dimension above its limit, more than `u32::MAX` threads along an
+    /// axis, too many threads per block or too much shared memory.
     pub fn check(&self, config: &LaunchConfig, device: Device) -> Result<()> {
         let axes = ["x", "y", "z"];
         let fail = |problem: String| Err(HipError::InvalidLaunch(format!("launch on {device}: {problem}").into()));
@@ -122,12 +131,19 @@ impl LaunchConfig {
     /// `device`, in blocks of 256 threads (fewer where the device allows
     /// fewer), checked against the device's limits: an error if `n`
     /// needs more blocks than the device's grid allows.
+    ///
+    /// # Errors
+    /// As [`LaunchConfig::linear_with_block`].
     pub fn linear(device: Device, n: usize) -> Result<LaunchConfig> {
         Self::linear_with_block(device, n, 256)
     }
 
     /// [`LaunchConfig::linear`] in blocks of about `block` threads (see
     /// [`LaunchLimits::block_size`]).
+    ///
+    /// # Errors
+    /// As [`LaunchLimits::of`]; [`HipError::InvalidLaunch`] when `n` needs
+    /// more blocks than the device's `grid.x` limit.
     pub fn linear_with_block(device: Device, n: usize, block: u32) -> Result<LaunchConfig> {
         let limits = LaunchLimits::of(device)?;
         let block = limits.block_size(block);
@@ -148,6 +164,10 @@ impl LaunchConfig {
     /// A launch of blocks of `block` threads covering `extent` elements in
     /// x, y and z (one thread per element; zeros count as 1), checked
     /// against `device`'s limits.
+    ///
+    /// # Errors
+    /// [`HipError::InvalidLaunch`] when an axis needs more than `u32::MAX`
+    /// blocks; else as [`LaunchLimits::of`] and [`LaunchLimits::check`].
     pub fn covering(device: Device, extent: [usize; 3], block: [u32; 3]) -> Result<LaunchConfig> {
         let mut grid = [1u32; 3];
         for i in 0..3 {

@@ -50,6 +50,11 @@ impl DeviceMismatch {
     }
 
     /// `Ok` if `found` is `expected`, else the mismatch of `what` in `operation`.
+    ///
+    /// # Errors
+    /// The [`DeviceMismatch`] of `what` in `operation` when `found` is not
+    /// `expected`; `?` turns it into a
+    /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch).
     pub fn check(
         operation: &'static str,
         what: &'static str,

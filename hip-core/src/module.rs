@@ -34,7 +34,15 @@ pub struct Module(Arc<Inner>);
 impl Module {
     /// Load a code object on `device`: an AMD code object on the amd
     /// backend, PTX or a cubin on nvidia, a sim code object
-    /// (`hip_sys::sim::code_object`) on the simulator.
+    /// (`hip_sys::sim::code_object`) on the simulator. Loaded with
+    /// `hipModuleLoadData`.
+    ///
+    /// # Errors
+    /// HIP's status of `hipModuleLoadData`, or of binding `device`, as
+    /// [`HipError::Call`](crate::HipError::Call), e.g. for code of another
+    /// architecture; [`HipError::Backend`](crate::HipError::Backend) when no
+    /// backend loads.
+    #[doc(alias = "hipModuleLoadData")]
     pub fn load(device: Device, image: &[u8]) -> Result<Module> {
         let handle = raw::module::load(device, image)?;
         Ok(Module(Arc::new(Inner { handle, device })))
@@ -45,7 +53,14 @@ impl Module {
         self.0.device
     }
 
-    /// The kernel called `name`.
+    /// The kernel called `name` (`hipModuleGetFunction`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipModuleGetFunction`, or of binding the module's
+    /// device, as [`HipError::Call`](crate::HipError::Call): e.g.
+    /// `hipErrorNotFound` for a name the module lacks, `hipErrorInvalidValue`
+    /// for a name holding a NUL byte.
+    #[doc(alias = "hipModuleGetFunction")]
     pub fn function(&self, name: &str) -> Result<Function> {
         // SAFETY: a live module (borrowed) of its device.
         let handle = unsafe { raw::module::function(self.0.device, self.0.handle, name) }?;
@@ -127,13 +142,17 @@ impl Function {
         self.module.device
     }
 
-    /// Launch the kernel on `stream`, which must be on the kernel's device
-    /// (else a typed error naming both).
+    /// Launch the kernel on `stream` (`hipModuleLaunchKernel`), which must be
+    /// on the kernel's device (else a typed error naming both).
+    ///
+    /// # Errors
+    /// As [`Function::launch_params`].
     ///
     /// # Safety
     /// `args` must match the kernel's parameters in number, order and type,
     /// and every pointer argument must be valid for what the kernel does
     /// with it until the launch has completed on `stream`.
+    #[doc(alias = "hipModuleLaunchKernel")]
     pub unsafe fn launch(&self, config: LaunchConfig, stream: &Stream, args: &[&dyn KernelArg]) -> Result<()> {
         // Up to `STACK_ARGS` parameters live on the stack: no allocation.
         const STACK_ARGS: usize = 16;
@@ -157,11 +176,18 @@ impl Function {
     /// `params` as `hipModuleLaunchKernel`'s `kernelParams`: one pointer
     /// to each argument's value. Allocates nothing.
     ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch) when
+    /// `stream` is on another device (nothing is launched); else HIP's
+    /// status of `hipModuleLaunchKernel`, or of binding the device, e.g.
+    /// `hipErrorInvalidValue` for a configuration the device refuses.
+    ///
     /// # Safety
     /// `params` must hold one pointer per kernel parameter, in order, each
     /// to a value of exactly the parameter's C type, readable for the
     /// call; every device pointer among the values must be valid for what
     /// the kernel does with it until the launch has completed on `stream`.
+    #[doc(alias = "hipModuleLaunchKernel")]
     pub unsafe fn launch_params(
         &self,
         config: LaunchConfig,

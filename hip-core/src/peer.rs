@@ -31,6 +31,12 @@ impl Device {
     /// directly once [`Device::enable_peer_access`] has run
     /// (`hipDeviceCanAccessPeer`). True for the device itself, which HIP
     /// answers with 0: a device always reaches its own memory.
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceCanAccessPeer` ([`HipError::Call`]), e.g.
+    /// for an ordinal HIP does not know; [`HipError::Backend`] when no
+    /// backend loads. No call, and no error, for the device itself.
+    #[doc(alias = "hipDeviceCanAccessPeer")]
     pub fn can_access_peer(self, peer: Device) -> Result<bool> {
         if self == peer {
             return Ok(true);
@@ -48,6 +54,12 @@ impl Device {
     ///
     /// The process remembers the pairs it enabled; disabling one behind
     /// this crate's back (a raw `hipDeviceDisablePeerAccess`) is not seen.
+    ///
+    /// # Errors
+    /// As [`Device::can_access_peer`]; [`HipError::PeerAccessUnsupported`]
+    /// where it says no; else HIP's status of `hipDeviceEnablePeerAccess`,
+    /// or of binding this device (`hipErrorPeerAccessAlreadyEnabled` is `Ok`).
+    #[doc(alias = "hipDeviceEnablePeerAccess")]
     pub fn enable_peer_access(self, peer: Device) -> Result<()> {
         if self == peer {
             return Ok(());

@@ -227,6 +227,9 @@ impl Code {
     }
 
     /// Load the code on `device`.
+    ///
+    /// # Errors
+    /// As [`Module::load`].
     pub fn load(&self, device: Device) -> Result<Module> {
         Module::load(device, &self.bytes)
     }

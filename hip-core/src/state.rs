@@ -167,6 +167,10 @@ pub fn default_device() -> Device {
 
 /// Make `device` the device that threads started from now on begin on.
 /// Threads that already have state keep their device.
+///
+/// # Errors
+/// [`HipError::InvalidDevice`] when `device`'s ordinal is not below
+/// [`Device::count`]; else as [`Device::count`]. The default is unchanged.
 pub fn set_default_device(device: Device) -> Result<()> {
     let device = Device::new(device.ordinal())?;
     default_device(); // the environment is read first, so it cannot override this later
@@ -205,8 +209,15 @@ fn sync_binding(state: &mut ThreadState) -> Result<Device> {
     Ok(state.device)
 }
 
-/// Make this thread's device `device`, for this thread only.
+/// Make this thread's device `device`, for this thread only (binding HIP
+/// with `hipSetDevice`).
+///
+/// # Errors
+/// As [`Device::new`] (the state is then unchanged); else HIP's status of
+/// `hipSetDevice` ([`HipError::Call`]), after the state has switched: the
+/// next [`prepare_state`] binds again.
 #[track_caller]
+#[doc(alias = "hipSetDevice")]
 pub fn set_device(device: Device) -> Result<()> {
     let device = Device::new(device.ordinal())?;
     with_state(|s| {
@@ -218,6 +229,10 @@ pub fn set_device(device: Device) -> Result<()> {
 /// Make HIP's current device match this thread's state before an ambient
 /// HIP call; returns the device. Already bound, it makes no HIP call: a
 /// thread-local read and a compare.
+///
+/// # Errors
+/// HIP's status of `hipSetDevice` ([`HipError::Call`]) when HIP had to be
+/// bound and could not; [`HipError::Backend`] when no backend loads.
 #[track_caller]
 #[inline]
 pub fn prepare_state() -> Result<Device> {
@@ -363,6 +378,10 @@ fn stream_slow() -> Stream {
 
 /// Make `stream` this thread's stream for its device, and that device this
 /// thread's device.
+///
+/// # Errors
+/// As [`set_device`] for the stream's device; the stream is installed only
+/// when that returns `Ok`.
 #[track_caller]
 pub fn set_stream(stream: &Stream) -> Result<()> {
     set_device(stream.device())?;
@@ -426,13 +445,23 @@ fn last_error(take: bool) -> Result<Option<HipError>> {
 /// What it holds depends on the HIP version
 /// ([`hip_sys::last_error_is_sticky`]): under HIP 7 and CUDA, the last
 /// failure since it was last taken; under HIP 5 and 6, the status of the
-/// thread's last HIP call, success included.
+/// thread's last HIP call, success included. Read with `hipPeekAtLastError`.
+///
+/// # Errors
+/// [`HipError::Backend`] when no backend loads; HIP's last error itself
+/// is the `Ok(Some(_))` answer, not an `Err`.
+#[doc(alias = "hipPeekAtLastError")]
 pub fn peek_last_error() -> Result<Option<HipError>> {
     last_error(false)
 }
 
 /// HIP's last error on this thread, reset to success (see
-/// [`peek_last_error`] for what it holds per HIP version).
+/// [`peek_last_error`] for what it holds per HIP version). Read with
+/// `hipGetLastError`.
+///
+/// # Errors
+/// As [`peek_last_error`].
+#[doc(alias = "hipGetLastError")]
 pub fn take_last_error() -> Result<Option<HipError>> {
     last_error(true)
 }

@@ -59,13 +59,24 @@ impl KeptStream {
 }
 
 impl Stream {
-    /// A new stream on `device`, whatever the thread's device is.
+    /// A new stream on `device`, whatever the thread's device is (HIP's
+    /// `hipStreamCreate`: `hipStreamCreateWithPriority` at priority 0).
+    ///
+    /// # Errors
+    /// As [`Stream::with_priority_on`].
+    #[doc(alias = "hipStreamCreate")]
     pub fn new_on(device: Device) -> Result<Stream> {
         Stream::with_priority_on(device, 0)
     }
 
-    /// A new stream on `device` with `priority` (lower is more urgent;
-    /// clamped by HIP to the device's range).
+    /// A new stream on `device` with `priority` (`hipStreamCreateWithPriority`;
+    /// lower is more urgent; clamped by HIP to the device's range).
+    ///
+    /// # Errors
+    /// HIP's status of `hipStreamCreateWithPriority`, or of binding
+    /// `device`, as [`HipError::Call`](crate::HipError::Call);
+    /// [`HipError::Backend`](crate::HipError::Backend) when no backend loads.
+    #[doc(alias = "hipStreamCreateWithPriority")]
     pub fn with_priority_on(device: Device, priority: i32) -> Result<Stream> {
         Stream::create(device, priority, Shared::new)
     }
@@ -124,13 +135,25 @@ impl Stream {
         self.0.handle.is_null()
     }
 
-    /// Wait until all work queued so far has finished.
+    /// Wait until all work queued so far has finished (`hipStreamSynchronize`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipStreamSynchronize`, or of binding the stream's
+    /// device, as [`HipError::Call`](crate::HipError::Call): a fault of
+    /// work queued earlier is reported here.
+    #[doc(alias = "hipStreamSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live stream of its device (or null: that device's null stream).
         unsafe { raw::stream::synchronize(self.device(), self.0.handle) }
     }
 
-    /// Whether all queued work has finished.
+    /// Whether all queued work has finished (`hipStreamQuery`).
+    ///
+    /// # Errors
+    /// HIP's status of `hipStreamQuery` other than `hipErrorNotReady` (which
+    /// is `Ok(false)`), or of binding the stream's device, as
+    /// [`HipError::Call`](crate::HipError::Call).
+    #[doc(alias = "hipStreamQuery")]
     pub fn query(&self) -> Result<bool> {
         // SAFETY: as in synchronize.
         unsafe { raw::stream::query(self.device(), self.0.handle) }
@@ -138,6 +161,10 @@ impl Stream {
 
     /// `Ok` if the stream is on `device`, else a [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch)
     /// naming the stream as the operand of `operation`.
+    ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch) when the
+    /// stream is on another device than `device`; no HIP call is made.
     pub fn expect_device(&self, device: Device, operation: &'static str) -> Result<()> {
         Ok(DeviceMismatch::check(operation, "the stream", device, self.device())?)
     }

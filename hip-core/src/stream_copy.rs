@@ -22,6 +22,11 @@ use crate::{Result, Stream};
 /// of one device returns before the copy has run (HIP enqueues it on the
 /// null stream). Copy between device memory with [`copy_device_after`].
 ///
+/// # Errors
+/// As [`Stream::synchronize`] (nothing is copied); else HIP's status of
+/// `hipMemcpy`, or of binding the stream's device, as
+/// [`HipError::Call`](crate::HipError::Call). No call for 0 bytes.
+///
 /// # Safety
 /// Both ranges are valid for `bytes` until the call returns.
 pub unsafe fn copy_after(dst: *mut c_void, src: *const c_void, bytes: usize, stream: &Stream) -> Result<()> {
@@ -42,6 +47,11 @@ pub unsafe fn copy_after(dst: *mut c_void, src: *const c_void, bytes: usize, str
 /// returns before the copy has run, on the null stream, which streams
 /// created non-blocking do not wait for. A failed synchronize can leave
 /// the copy in flight, which touches device memory only.
+///
+/// # Errors
+/// HIP's status of `hipMemcpyAsync`, or of binding the stream's device, as
+/// [`HipError::Call`](crate::HipError::Call) (nothing queued); else as
+/// [`Stream::synchronize`]. No call for 0 bytes.
 ///
 /// # Safety
 /// Both ranges are device memory valid for `bytes` until the copy has run.

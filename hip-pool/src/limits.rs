@@ -19,6 +19,10 @@ pub enum Limit {
 impl Limit {
     /// Parse `"8GiB"`, `"512MB"`, `"4096"`, `"50%"` or `"none"`
     /// (case-insensitive); `variable` names the source in errors.
+    ///
+    /// # Errors
+    /// [`PoolError::InvalidLimit`] for a percentage that is not a whole
+    /// number from 1 to 100, a size that does not parse, or 0 bytes.
     pub fn parse(variable: &str, value: &str) -> Result<Limit> {
         let invalid = |reason: &str| PoolError::InvalidLimit {
             variable: variable.to_string(),
@@ -53,6 +57,10 @@ impl Limit {
     }
 
     /// The limit from an environment variable (unset: none).
+    ///
+    /// # Errors
+    /// As [`Limit::parse`]; [`PoolError::InvalidLimit`] also for a value
+    /// that is not UTF-8.
     pub fn from_env(variable: &str) -> Result<Limit> {
         match std::env::var(variable) {
             Ok(value) => Limit::parse(variable, &value),

@@ -28,6 +28,12 @@ fn slots() -> &'static [OnceLock<Result<Pool>>] {
 /// The process's pool for `device`, started on first use with the strategy
 /// of `AMDGPU_POOL` and the limits of `AMDGPU_HARD_MEMORY_LIMIT` /
 /// `AMDGPU_SOFT_MEMORY_LIMIT`. A bad variable is an error here, every time.
+///
+/// # Errors
+/// [`PoolError::Hip`] with `HipError::InvalidDevice` for an ordinal past
+/// the device count; [`PoolError::Config`] for a bad `AMDGPU_POOL`,
+/// [`PoolError::InvalidLimit`] for a bad limit variable; else as
+/// [`Pool::new`]. A failed start is kept: later calls return the same error.
 #[inline]
 pub fn pool(device: Device) -> Result<Pool> {
     match started(device) {
@@ -73,6 +79,9 @@ fn started_pools() -> Vec<Pool> {
 }
 
 /// `bytes` of device memory on this thread's device, for its stream.
+///
+/// # Errors
+/// As [`pool()`] for the thread's device, then as [`Pool::alloc`].
 #[track_caller]
 #[inline(always)]
 pub fn alloc(bytes: usize) -> Result<Buffer> {
@@ -91,6 +100,10 @@ fn alloc_starting(bytes: usize, stream: &Stream) -> Result<Buffer> {
 }
 
 /// `bytes` of device memory on `device`, for `stream` (on that device).
+///
+/// # Errors
+/// As [`pool()`], then as [`Pool::alloc`] (a `stream` of another device is
+/// a device mismatch).
 pub fn alloc_on(device: Device, bytes: usize, stream: &Stream) -> Result<Buffer> {
     pool(device)?.alloc(bytes, stream)
 }
@@ -98,6 +111,10 @@ pub fn alloc_on(device: Device, bytes: usize, stream: &Stream) -> Result<Buffer>
 /// Synchronize `device` and release its pool's unused cached memory;
 /// returns the bytes given back. It never reads the calling thread's
 /// device.
+///
+/// # Errors
+/// As [`Pool::reclaim`]; where the pool has not started, [`PoolError::Hip`]
+/// with HIP's status of `hipDeviceSynchronize`.
 pub fn reclaim(device: Device) -> Result<usize> {
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.reclaim(),
@@ -117,12 +134,18 @@ pub fn stats(device: Device) -> PoolStats {
 }
 
 /// Set `device`'s hard limit (starting its pool if needed).
+///
+/// # Errors
+/// As [`pool()`].
 pub fn set_hard_limit(device: Device, limit: Limit) -> Result<()> {
     pool(device)?.set_hard_limit(limit);
     Ok(())
 }
 
 /// Set `device`'s soft limit (starting its pool if needed).
+///
+/// # Errors
+/// As [`pool()`].
 pub fn set_soft_limit(device: Device, limit: Limit) -> Result<()> {
     pool(device)?.set_soft_limit(limit);
     Ok(())

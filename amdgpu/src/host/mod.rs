@@ -79,12 +79,22 @@ fn byte_len<T>(len: usize) -> Result<usize> {
 
 impl<T: DeviceCopy> HostBuffer<T> {
     /// `len` zeroed values in pinned memory, made under this thread's device.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::zeroed_on`].
     #[track_caller]
     pub fn zeroed(len: usize) -> Result<Self> {
         Self::zeroed_on(crate::device(), len)
     }
 
-    /// `len` zeroed values in pinned memory, made under `device`.
+    /// `len` zeroed values in pinned memory, made under `device`
+    /// (`hipHostMalloc`).
+    ///
+    /// # Errors
+    /// [`Error::HostRangeOutOfBounds`] when `len` values overflow the address
+    /// space; [`Error::Hip`] with HIP's status of `hipHostMalloc` (or of
+    /// binding `device`), `hipErrorOutOfMemory` also for a null pointer.
+    #[doc(alias = "hipHostMalloc")]
     pub fn zeroed_on(device: Device, len: usize) -> Result<Self> {
         let bytes = byte_len::<T>(len)?;
         if bytes == 0 {
@@ -111,12 +121,18 @@ impl<T: DeviceCopy> HostBuffer<T> {
     }
 
     /// A copy of `data` in pinned memory, made under this thread's device.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::zeroed_on`].
     #[track_caller]
     pub fn from_slice(data: &[T]) -> Result<Self> {
         Self::from_slice_on(crate::device(), data)
     }
 
     /// A copy of `data` in pinned memory, made under `device`.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::zeroed_on`].
     pub fn from_slice_on(device: Device, data: &[T]) -> Result<Self> {
         let mut buffer = Self::zeroed_on(device, data.len())?;
         buffer.as_mut_slice()?.copy_from_slice(data);
@@ -126,12 +142,20 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// Pin `data`'s memory where it lies (`hipHostRegister`, under this
     /// thread's device) instead of copying it; [`HostBuffer::into_vec`]
     /// gives the vector back. On an error the vector is dropped.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::register_on`].
     #[track_caller]
     pub fn register(data: Vec<T>) -> Result<Self> {
         Self::register_on(crate::device(), data)
     }
 
-    /// [`HostBuffer::register`] under `device`.
+    /// [`HostBuffer::register`] under `device` (`hipHostRegister`).
+    ///
+    /// # Errors
+    /// [`Error::Hip`] with HIP's status of `hipHostRegister`, or of binding
+    /// `device`; the vector is then dropped. No call for an empty vector.
+    #[doc(alias = "hipHostRegister")]
     pub fn register_on(device: Device, data: Vec<T>) -> Result<Self> {
         let mut data = std::mem::ManuallyDrop::new(data);
         let (len, capacity) = (data.len(), data.capacity());
@@ -192,6 +216,11 @@ impl<T: DeviceCopy> HostBuffer<T> {
     }
 
     /// The values, after waiting for every pending copy that writes them.
+    ///
+    /// # Errors
+    /// [`Error::HostBufferLost`] for a buffer lost to a failed device;
+    /// [`Error::Hip`] with HIP's status of `hipEventSynchronize` when waiting
+    /// for a copy fails.
     pub fn as_slice(&self) -> Result<&[T]> {
         self.uses.wait_host(Access::Read)?;
         // SAFETY: `len` initialized values owned by the buffer; no copy
@@ -200,6 +229,9 @@ impl<T: DeviceCopy> HostBuffer<T> {
     }
 
     /// The values for writing, after waiting for every pending copy.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::as_slice`].
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.uses.wait_host(Access::Write)?;
         // SAFETY: as in as_slice; `&mut self` keeps new copies out.
@@ -207,22 +239,35 @@ impl<T: DeviceCopy> HostBuffer<T> {
     }
 
     /// The values in a new vector (after the pending writes).
+    ///
+    /// # Errors
+    /// As [`HostBuffer::as_slice`].
     pub fn to_vec(&self) -> Result<Vec<T>> {
         Ok(self.as_slice()?.to_vec())
     }
 
     /// Wait for every pending copy that touches the buffer.
+    ///
+    /// # Errors
+    /// As [`HostBuffer::as_slice`].
     pub fn synchronize(&self) -> Result<()> {
         self.uses.wait_host(Access::Write)
     }
 
     /// A view of `range`, for copies that read it (an error if out of bounds).
+    ///
+    /// # Errors
+    /// [`Error::HostRangeOutOfBounds`] when the range starts after it ends or
+    /// ends past the buffer.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<HostSlice<'_, T>> {
         let (start, end) = bounds(range, self.len).map_err(|(start, end)| self.out_of_bounds(start, end))?;
         Ok(HostSlice::new(self, start, end - start))
     }
 
     /// A view of `range`, for copies that write it (an error if out of bounds).
+    ///
+    /// # Errors
+    /// As [`HostBuffer::slice`].
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<HostSliceMut<'_, T>> {
         let (start, end) = bounds(range, self.len).map_err(|(start, end)| self.out_of_bounds(start, end))?;
         Ok(HostSliceMut::new(self, start, end - start))
@@ -235,6 +280,11 @@ impl<T: DeviceCopy> HostBuffer<T> {
 
     /// The memory as a vector: a registered vector is unregistered and
     /// given back; pinned memory is copied out (and released).
+    ///
+    /// # Errors
+    /// As [`HostBuffer::as_slice`]; for a registered vector also
+    /// [`Error::Hip`] with HIP's status of `hipHostUnregister`, the memory
+    /// then being leaked rather than freed while still pinned.
     pub fn into_vec(self) -> Result<Vec<T>> {
         if let Origin::Registered { capacity, pinned } = self.origin {
             self.uses.wait_host(Access::Write)?;

@@ -169,7 +169,8 @@ impl Batch {
     }
 }
 
-/// `C = α op(A) op(B) + β C` on C's stream.
+/// `C = α op(A) op(B) + β C` on C's stream (`rocblas_?gemm`, or
+/// `rocblas_gemm_ex` for the half types).
 ///
 /// Operands are column-major; `shape` gives the sizes, transposes,
 /// leading dimensions and math. A, B and C must be on one device and hold
@@ -178,6 +179,19 @@ impl Batch {
 /// ordered on the GPU and kept from reuse until the product is done.
 ///
 /// The guide of the `amdgpu` crate has an example.
+///
+/// # Errors
+/// Before any call: [`LibError::InvalidInput`] for a leading dimension
+/// below its rows, a size over `i32::MAX`, a short operand or TF32 on a
+/// non-f32 type; [`LibError::Hip`] with a device mismatch when A or B is not
+/// on C's device. Then [`LibError::Unsupported`] when rocBLAS has no TF32,
+/// [`LibError::Status`] with rocBLAS's status, [`LibError::Unavailable`]
+/// without rocBLAS, or `Pool`/`Hip` from the workspace or operand ordering.
+#[doc(alias = "rocblas_sgemm")]
+#[doc(alias = "rocblas_dgemm")]
+#[doc(alias = "rocblas_cgemm")]
+#[doc(alias = "rocblas_zgemm")]
+#[doc(alias = "rocblas_gemm_ex")]
 pub fn gemm<T: GemmScalar>(
     shape: &Gemm,
     alpha: T::Scalar,
@@ -195,6 +209,16 @@ pub fn gemm<T: GemmScalar>(
 /// (`rocblas_?gemm_strided_batched`, or `rocblas_gemm_strided_batched_ex`
 /// for the half types). Checked as [`gemm`], with each operand holding its
 /// last matrix and C's matrices not overlapping.
+///
+/// # Errors
+/// As [`gemm`]; [`LibError::InvalidInput`] also when `stride_c` is below
+/// one C's extent (for more than one GEMM), the count exceeds `i32::MAX`
+/// or a stride exceeds `i64::MAX`.
+#[doc(alias = "rocblas_sgemm_strided_batched")]
+#[doc(alias = "rocblas_dgemm_strided_batched")]
+#[doc(alias = "rocblas_cgemm_strided_batched")]
+#[doc(alias = "rocblas_zgemm_strided_batched")]
+#[doc(alias = "rocblas_gemm_strided_batched_ex")]
 pub fn gemm_strided_batched<T: GemmScalar>(
     shape: &Gemm,
     batch: &Batch,

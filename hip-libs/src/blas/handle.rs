@@ -132,6 +132,14 @@ pub(crate) fn on_handle<R>(
 /// set back (only if they changed), since the cache and the wrappers rely
 /// on them. Declaring the operands' stream uses is `f`'s job
 /// ([`hip_pool::Buffer::prepare`] / [`hip_pool::Buffer::record`]).
+///
+/// # Errors
+/// [`LibError::Hip`](crate::LibError::Hip) with a device mismatch when
+/// `stream` is not on `device` (`f` does not run);
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocBLAS;
+/// `LibError::Pool` or `LibError::Hip` when a new handle's workspace or
+/// binding fails; [`LibError::Status`](crate::LibError::Status) when setting
+/// the handle back fails. What `f` returns is its own.
 pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocblas_handle) -> R) -> Result<R> {
     use hip_sys::rocblas::rocblas_pointer_mode;
     DeviceMismatch::check("blas::with_raw_handle", "the stream", device, stream.device())?;

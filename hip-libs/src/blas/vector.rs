@@ -8,12 +8,23 @@ use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_pool::Access;
 
-/// `y = α op(A) x + β y` on y's stream, A m × n column-major with leading
-/// dimension `lda` (at least m, and 1).
+/// `y = α op(A) x + β y` on y's stream (`rocblas_?gemv`), A m × n
+/// column-major with leading dimension `lda` (at least m, and 1).
 ///
 /// x has n elements (m for a transpose) and y m (n for a transpose),
 /// exactly; A holds at least `lda × (n - 1) + m`.
+///
+/// # Errors
+/// [`LibError::Hip`] with a device mismatch when A or x is not on y's
+/// device, and [`LibError::InvalidInput`] for a size over `i32::MAX`, `lda`
+/// below m, or lengths other than these, before any call; else
+/// [`LibError::Status`] with rocBLAS's status, [`LibError::Unavailable`]
+/// without rocBLAS, or `Pool`/`Hip` from the workspace or operand ordering.
 #[allow(clippy::too_many_arguments)]
+#[doc(alias = "rocblas_sgemv")]
+#[doc(alias = "rocblas_dgemv")]
+#[doc(alias = "rocblas_cgemv")]
+#[doc(alias = "rocblas_zgemv")]
 pub fn gemv<T: BlasScalar>(
     op: Op,
     m: usize,
@@ -76,7 +87,16 @@ fn same_len(op: &'static str, x: usize, y: usize) -> Result<i32> {
     dim(op, "the length", x)
 }
 
-/// `y = α x + y` on y's stream.
+/// `y = α x + y` on y's stream (`rocblas_?axpy`).
+///
+/// # Errors
+/// [`LibError::Hip`] with a device mismatch when x is not on y's device,
+/// and [`LibError::InvalidInput`] when the lengths differ or exceed
+/// `i32::MAX`, before any call; then the errors of a call as for [`gemv`].
+#[doc(alias = "rocblas_saxpy")]
+#[doc(alias = "rocblas_daxpy")]
+#[doc(alias = "rocblas_caxpy")]
+#[doc(alias = "rocblas_zaxpy")]
 pub fn axpy<T: BlasScalar>(alpha: T, x: &impl DeviceData<T>, y: &mut impl DeviceDataMut<T>) -> Result<()> {
     const OP: &str = "axpy";
     same_device(OP, y.device(), &[("x", x.device())])?;
@@ -92,7 +112,15 @@ pub fn axpy<T: BlasScalar>(alpha: T, x: &impl DeviceData<T>, y: &mut impl Device
     })
 }
 
-/// `x = α x` on x's stream.
+/// `x = α x` on x's stream (`rocblas_?scal`).
+///
+/// # Errors
+/// [`LibError::InvalidInput`] when the length exceeds `i32::MAX`, before
+/// any call; then the errors of a call as for [`gemv`].
+#[doc(alias = "rocblas_sscal")]
+#[doc(alias = "rocblas_dscal")]
+#[doc(alias = "rocblas_cscal")]
+#[doc(alias = "rocblas_zscal")]
 pub fn scal<T: BlasScalar>(alpha: T, x: &mut impl DeviceDataMut<T>) -> Result<()> {
     const OP: &str = "scal";
     let n = dim(OP, "the length", x.len())?;
@@ -129,18 +157,42 @@ fn dot_impl<T: BlasScalar>(
     Ok(result)
 }
 
-/// `Σ xᵢ yᵢ` (no conjugation), on x's stream; waits for the result.
+/// `Σ xᵢ yᵢ` (no conjugation), on x's stream; waits for the result
+/// (`rocblas_?dot`, `rocblas_?dotu` for complex types).
+///
+/// # Errors
+/// [`LibError::Hip`] with a device mismatch when y is not on x's device,
+/// and [`LibError::InvalidInput`] when the lengths differ or exceed
+/// `i32::MAX`, before any call; then the errors of a call as for [`gemv`].
+#[doc(alias = "rocblas_sdot")]
+#[doc(alias = "rocblas_ddot")]
+#[doc(alias = "rocblas_cdotu")]
+#[doc(alias = "rocblas_zdotu")]
 pub fn dot<T: BlasScalar>(x: &impl DeviceData<T>, y: &impl DeviceData<T>) -> Result<T> {
     dot_impl("dot", x, y, false)
 }
 
-/// `Σ conj(xᵢ) yᵢ`, on x's stream; waits for the result (the same as
-/// [`dot`] for real types).
+/// `Σ conj(xᵢ) yᵢ`, on x's stream; waits for the result (`rocblas_?dotc`;
+/// the same as [`dot`] for real types).
+///
+/// # Errors
+/// As [`dot`].
+#[doc(alias = "rocblas_cdotc")]
+#[doc(alias = "rocblas_zdotc")]
 pub fn dotc<T: BlasScalar>(x: &impl DeviceData<T>, y: &impl DeviceData<T>) -> Result<T> {
     dot_impl("dotc", x, y, true)
 }
 
-/// The Euclidean norm `√Σ|xᵢ|²`, on x's stream; waits for the result.
+/// The Euclidean norm `√Σ|xᵢ|²`, on x's stream; waits for the result
+/// (`rocblas_?nrm2`).
+///
+/// # Errors
+/// [`LibError::InvalidInput`] when the length exceeds `i32::MAX`, before
+/// any call; then the errors of a call as for [`gemv`].
+#[doc(alias = "rocblas_snrm2")]
+#[doc(alias = "rocblas_dnrm2")]
+#[doc(alias = "rocblas_scnrm2")]
+#[doc(alias = "rocblas_dznrm2")]
 pub fn nrm2<T: BlasScalar>(x: &impl DeviceData<T>) -> Result<T::Real> {
     const OP: &str = "nrm2";
     let n = dim(OP, "the length", x.len())?;

@@ -72,7 +72,17 @@ impl Drop for ActivationDesc {
     }
 }
 
-/// `y = f(x)` elementwise over NCHW tensors of `shape`, on `y`'s stream.
+/// `y = f(x)` elementwise over NCHW tensors of `shape`, on `y`'s stream
+/// (`miopenActivationForward`).
+///
+/// # Errors
+/// Before any call: [`LibError::InvalidInput`] for a zero dimension, one
+/// over `i32::MAX`, or x or y of another length than `shape`;
+/// [`LibError::Unsupported`] for `f64`; [`LibError::Hip`] with a device
+/// mismatch when x is not on y's device. Then [`LibError::Unavailable`]
+/// without MIOpen, [`LibError::Status`] with MIOpen's status, or `Pool`/`Hip`
+/// from operand ordering.
+#[doc(alias = "miopenActivationForward")]
 pub fn activation<T: DnnScalar>(
     x: &impl DeviceData<T>,
     y: &mut impl DeviceDataMut<T>,

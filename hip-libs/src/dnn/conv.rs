@@ -32,6 +32,11 @@ fn raw_area(area: &Option<hip_pool::Buffer>) -> (*mut c_void, usize) {
 }
 
 /// The output shape of convolving `input` with `filter` (K × C × R × S).
+///
+/// # Errors
+/// [`LibError::InvalidInput`] for a zero dimension or one over `i32::MAX`,
+/// channels of the input and filter that differ, or a (dilated) filter
+/// larger than the padded input. No library call.
 pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Result<Shape4> {
     const OP: &str = "conv2d";
     input.check(OP, "the input")?;
@@ -58,7 +63,17 @@ pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Res
 
 /// Convolve `x` (`input` shape) with `w` (`filter`: K × C × R × S) into
 /// `y`, whose shape is [`conv2d_output_shape`]; on `y`'s stream. Returns
-/// the output shape.
+/// the output shape. Runs `miopenConvolutionForward`, after this handle's
+/// first `miopenFindConvolutionForwardAlgorithm` for the problem.
+///
+/// # Errors
+/// As [`conv2d_output_shape`]; before any call, [`LibError::InvalidInput`]
+/// for x, w or y of another length, [`LibError::Unsupported`] for `f64`,
+/// [`LibError::Hip`] with a device mismatch when x or w is not on y's device.
+/// Then [`LibError::Status`] with MIOpen's status, [`LibError::InvalidInput`]
+/// when the search finds no algorithm, or `Pool`/`Hip` for the workspace.
+#[doc(alias = "miopenConvolutionForward")]
+#[doc(alias = "miopenFindConvolutionForwardAlgorithm")]
 pub fn conv2d_forward<T: DnnScalar>(
     x: &impl DeviceData<T>,
     input: Shape4,

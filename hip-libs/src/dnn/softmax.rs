@@ -32,7 +32,14 @@ pub enum SoftmaxMode {
     Channel,
 }
 
-/// `y = softmax(x)` over NCHW tensors of `shape`, on `y`'s stream.
+/// `y = softmax(x)` over NCHW tensors of `shape`, on `y`'s stream
+/// (`miopenSoftmaxForward_V2`).
+///
+/// # Errors
+/// As [`activation`](fn@crate::dnn::activation): bad shapes and lengths, `f64`
+/// and device mismatches before any call, then MIOpen's status of
+/// `miopenSoftmaxForward_V2` or a descriptor call.
+#[doc(alias = "miopenSoftmaxForward_V2")]
 pub fn softmax<T: DnnScalar>(
     x: &impl DeviceData<T>,
     y: &mut impl DeviceDataMut<T>,

@@ -74,11 +74,20 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
 }
 
 /// Complex-to-complex transform of `input` into `output` (each
-/// `batch × shape` `[re, im]` pairs), on `output`'s stream.
+/// `batch × shape` `[re, im]` pairs), on `output`'s stream (`rocfft_execute`).
 ///
 /// `input` is left intact: rocFFT never writes the input of an
 /// out-of-place complex transform (in any 1.0.x, ROCm 5.0 on), hence the
 /// `&`.
+///
+/// # Errors
+/// Before any call: [`LibError::InvalidInput`] for 0 or more than 3
+/// dimensions, a zero length or batch, or an operand of another length
+/// than `batch × shape`; [`LibError::Hip`] with a device mismatch when the
+/// input is not on the output's device. Then as [`cached_plan`],
+/// `LibError::Pool` for the work area, and [`LibError::Status`] with
+/// rocFFT's status of `rocfft_execute` or its execution-info calls.
+#[doc(alias = "rocfft_execute")]
 pub fn c2c<T: FftReal>(
     input: &impl DeviceData<[T; 2]>,
     output: &mut impl DeviceDataMut<[T; 2]>,
@@ -110,7 +119,12 @@ pub fn c2c<T: FftReal>(
     enqueue(&stream, operands, || execute(key, input_ptr, output_ptr, &stream))
 }
 
-/// Complex-to-complex transform in place, on `data`'s stream.
+/// Complex-to-complex transform in place, on `data`'s stream
+/// (`rocfft_execute`).
+///
+/// # Errors
+/// As [`c2c`] (with one operand, no device mismatch).
+#[doc(alias = "rocfft_execute")]
 pub fn c2c_in_place<T: FftReal>(
     data: &mut impl DeviceDataMut<[T; 2]>,
     shape: &[usize],
@@ -139,13 +153,19 @@ pub fn c2c_in_place<T: FftReal>(
 
 /// Real-to-complex transform: `batch × shape` reals to the half spectrum
 /// (`shape` with its last length `n` replaced by `n / 2 + 1`), on
-/// `output`'s stream.
+/// `output`'s stream (`rocfft_execute`).
 ///
 /// `input` is left intact, hence the `&`. rocFFT 1.0.25 (ROCm 6.0) and
 /// later do not write an R2C input; older versions may use it as scratch
 /// space, so with those (see [`hip_sys::rocfft_version`]) the input is
 /// first copied, on the stream, into a block from the memory pool, and the
 /// transform reads the copy.
+///
+/// # Errors
+/// As [`c2c`], the output's length being the half spectrum's;
+/// [`LibError::Unavailable`] when rocFFT's version cannot be read; for the
+/// copy of the input, `LibError::Pool` or HIP's status of `hipMemcpyAsync`.
+#[doc(alias = "rocfft_execute")]
 pub fn r2c<T: FftReal>(
     input: &impl DeviceData<T>,
     output: &mut impl DeviceDataMut<[T; 2]>,
@@ -194,12 +214,16 @@ pub fn r2c<T: FftReal>(
 }
 
 /// Complex-to-real transform: the half spectrum back to `batch × shape`
-/// reals (unnormalized), on `output`'s stream.
+/// reals (unnormalized), on `output`'s stream (`rocfft_execute`).
 ///
 /// rocFFT may use a C2R input as scratch space, in every version and
 /// although the transform is not in place: afterwards `input` holds
 /// unspecified values, hence the `&mut`. Copy the spectrum first if it is
 /// still needed.
+///
+/// # Errors
+/// As [`c2c`], the input's length being the half spectrum's.
+#[doc(alias = "rocfft_execute")]
 pub fn c2r<T: FftReal>(
     input: &mut impl DeviceDataMut<[T; 2]>,
     output: &mut impl DeviceDataMut<T>,

@@ -140,8 +140,16 @@ unsafe impl Send for Plan {}
 unsafe impl Sync for Plan {}
 
 impl Plan {
-    /// Make the plan `key` describes, under its device (not cached: see
-    /// [`super::cached_plan`]).
+    /// Make the plan `key` describes (`rocfft_plan_create`), under its device
+    /// (not cached: see [`super::cached_plan`]).
+    ///
+    /// # Errors
+    /// [`LibError::InvalidInput`] for no or more than 3 dimensions, or a zero
+    /// length or batch; [`LibError::Unavailable`] without rocFFT;
+    /// [`LibError::Status`] with rocFFT's status of `rocfft_setup`,
+    /// `rocfft_plan_create` or `rocfft_plan_get_work_buffer_size`;
+    /// [`LibError::Hip`] when the device cannot be bound.
+    #[doc(alias = "rocfft_plan_create")]
     pub fn new(key: PlanKey) -> Result<Plan> {
         let api = hip_sys::rocfft()?;
         let op = "rocfft_plan_create";

@@ -22,6 +22,9 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
 }
 
 /// The plan for `key`, from the cache or made now (and cached).
+///
+/// # Errors
+/// As [`Plan::new`] on a miss; a failed plan is not cached.
 pub fn cached_plan(key: PlanKey) -> Result<Arc<Plan>> {
     {
         let mut cache = lock();
@@ -67,6 +70,12 @@ pub fn set_plan_cache_capacity(capacity: usize) {
 /// Empty the cache and, when no plan is left anywhere, release rocFFT's
 /// global resources (`rocfft_cleanup`). Plans still in use elsewhere make
 /// this an error, and rocFFT is left set up.
+///
+/// # Errors
+/// `LibError::Unavailable` without rocFFT; `LibError::InvalidInput` while
+/// plans are alive (see [`super::live_plans`]); `LibError::Status` with
+/// rocFFT's status of `rocfft_cleanup`.
+#[doc(alias = "rocfft_cleanup")]
 pub fn cleanup() -> Result<()> {
     let evicted: Vec<Arc<Plan>> = lock().plans.drain(..).collect();
     drop(evicted);

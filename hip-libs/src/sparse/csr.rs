@@ -94,10 +94,18 @@ fn validate<T>(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], value
 }
 
 impl<T: SparseScalar> CsrMatrix<T> {
-    /// Upload a host CSR matrix to `stream`'s device after checking it:
-    /// `row_ptr` has `rows + 1` non-decreasing entries from 0 to the number
-    /// of values, `col_ind` and `values` agree in length, every column
-    /// index is in `0..cols`.
+    /// Upload a host CSR matrix to `stream`'s device after checking it
+    /// (then described with `rocsparse_create_csr_descr`): `row_ptr` has
+    /// `rows + 1` non-decreasing entries from 0 to the number of values,
+    /// `col_ind` and `values` agree in length, every column index is in
+    /// `0..cols`.
+    ///
+    /// # Errors
+    /// As [`CsrMatrix::check_host`] (nothing is uploaded); [`LibError::Unavailable`]
+    /// without rocSPARSE; `LibError::Pool` for the device memory;
+    /// `LibError::Hip` with HIP's status of the uploads (`hipMemcpy`, after
+    /// synchronizing `stream`); [`LibError::Status`] with rocSPARSE's status.
+    #[doc(alias = "rocsparse_create_csr_descr")]
     pub fn from_host(
         stream: &Stream,
         rows: usize,
@@ -148,6 +156,12 @@ impl<T: SparseScalar> CsrMatrix<T> {
 
     /// Check host CSR arrays as [`CsrMatrix::from_host`] does, without
     /// uploading them.
+    ///
+    /// # Errors
+    /// [`LibError::InvalidInput`], naming the first problem: sizes that do not
+    /// fit `i32`, a `row_ptr` of another length than `rows + 1`, not from 0 or
+    /// decreasing, or not ending at the number of values, `col_ind` and
+    /// `values` of different lengths, or a column index outside `0..cols`.
     pub fn check_host(rows: usize, cols: usize, row_ptr: &[i32], col_ind: &[i32], values: &[T]) -> Result<()> {
         validate(rows, cols, row_ptr, col_ind, values)
     }

@@ -73,6 +73,14 @@ pub fn clear_idle_handles() {
 /// `f` may change the handle's stream or pointer mode: afterwards the
 /// handle is bound to `stream` again and set to host pointer mode, which
 /// is what the wrappers and the cache's record of its stream assume.
+///
+/// # Errors
+/// [`LibError::Hip`](crate::LibError::Hip) with a device mismatch when
+/// `stream` is not on `device` (`f` does not run);
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocSPARSE;
+/// [`LibError::Status`](crate::LibError::Status) with rocSPARSE's status of
+/// `rocsparse_create_handle`, `rocsparse_set_stream` or
+/// `rocsparse_set_pointer_mode`. What `f` returns is its own.
 pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocsparse_handle) -> R) -> Result<R> {
     DeviceMismatch::check("sparse::with_raw_handle", "the stream", device, stream.device())?;
     let api = hip_sys::rocsparse()?;

@@ -40,7 +40,11 @@ pub enum DenseOrder {
     RowMajor,
 }
 
-/// `y = alpha * A * x + beta * y`.
+/// `y = alpha * A * x + beta * y` (`rocsparse_spmv`).
+///
+/// # Errors
+/// As [`spmv_op`].
+#[doc(alias = "rocsparse_spmv")]
 pub fn spmv<T: SparseScalar>(
     alpha: T,
     a: &CsrMatrix<T>,
@@ -51,13 +55,21 @@ pub fn spmv<T: SparseScalar>(
     spmv_op(Operation::None, alpha, a, x, beta, y)
 }
 
-/// `y = alpha * op(A) * x + beta * y`, on `y`'s stream.
+/// `y = alpha * op(A) * x + beta * y`, on `y`'s stream (`rocsparse_spmv`).
 ///
 /// rocSPARSE's stages run explicitly (buffer size, preprocess, compute;
 /// 3.x and 4.x have no auto stage). The preprocess, rocSPARSE's CSR
 /// analysis, runs once per matrix, at its first product with
 /// [`Operation::None`] (the only operation the analysis serves); its
 /// buffer is kept with the matrix.
+///
+/// # Errors
+/// Before any call: [`LibError::Hip`] with a device mismatch when the
+/// matrix or x is not on y's device; [`LibError::InvalidInput`] when x or y
+/// has another length than `op(A)` needs. Then [`LibError::Unavailable`]
+/// without rocSPARSE, [`LibError::Status`] with rocSPARSE's status of a
+/// stage or descriptor call, or `Pool`/`Hip` from buffers and ordering.
+#[doc(alias = "rocsparse_spmv")]
 pub fn spmv_op<T: SparseScalar>(
     op: Operation,
     alpha: T,
@@ -149,10 +161,16 @@ pub fn spmv_op<T: SparseScalar>(
 }
 
 /// `C = alpha * A * B + beta * C` with dense `B` (`A.cols()` × `n`) and
-/// `C` (`A.rows()` × `n`), both in `order`, on `C`'s stream.
+/// `C` (`A.rows()` × `n`), both in `order`, on `C`'s stream (`rocsparse_spmm`).
 ///
 /// Each call runs rocSPARSE's buffer size, preprocess and compute stages
 /// with one buffer: SpMM's preprocess depends on `B` and `C`.
+///
+/// # Errors
+/// As [`spmv_op`], for the matrix and B off C's device, and
+/// [`LibError::InvalidInput`] when `n` is 0 or B or C holds another number
+/// of elements than these shapes.
+#[doc(alias = "rocsparse_spmm")]
 pub fn spmm<T: SparseScalar>(
     alpha: T,
     a: &CsrMatrix<T>,

@@ -102,6 +102,12 @@ impl Buffer {
     /// queued so far on the old one is ordered before the new one's later
     /// work (a GPU wait, no host synchronization), and the block will be
     /// freed in the new stream's order.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`](crate::PoolError::Hip) with a
+    /// [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch) when
+    /// `stream` is on another device; else with HIP's status of the ordering
+    /// (`hipEventRecord`, `hipStreamWaitEvent`). The own stream is then unchanged.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
         let record = &mut **self.record;
@@ -119,6 +125,11 @@ impl Buffer {
     /// own stream. Only GPU waits (`hipStreamWaitEvent`); on the own
     /// stream with no recorded use it is one comparison and one atomic
     /// load.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`](crate::PoolError::Hip) with HIP's status of an
+    /// ordering call (`hipEventCreateWithFlags`, `hipEventRecord`,
+    /// `hipStreamWaitEvent`, `hipEventQuery`); the use must then not be enqueued.
     #[inline]
     pub fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
         let record = &**self.record;
@@ -132,6 +143,12 @@ impl Buffer {
     /// stream other than the buffer's own, an event recorded there after
     /// it, which later conflicting uses, and the block's next owner, wait
     /// for. Nothing to do on the own stream.
+    ///
+    /// # Errors
+    /// [`PoolError::Hip`](crate::PoolError::Hip) with HIP's status of
+    /// `hipEventCreateWithFlags` or `hipEventRecord`: the use is then not
+    /// recorded, so the caller must synchronize `stream` before the buffer
+    /// can be reused safely.
     #[inline]
     pub fn record(&self, stream: &Stream, access: Access) -> Result<()> {
         let record = &**self.record;
@@ -142,21 +159,33 @@ impl Buffer {
     }
 
     /// [`Buffer::prepare`] for a read.
+    ///
+    /// # Errors
+    /// As [`Buffer::prepare`].
     pub fn prepare_read(&self, stream: &Stream) -> Result<()> {
         self.prepare(stream, Access::Read)
     }
 
     /// [`Buffer::prepare`] for a write.
+    ///
+    /// # Errors
+    /// As [`Buffer::prepare`].
     pub fn prepare_write(&self, stream: &Stream) -> Result<()> {
         self.prepare(stream, Access::Write)
     }
 
     /// [`Buffer::record`] for a read.
+    ///
+    /// # Errors
+    /// As [`Buffer::record`].
     pub fn record_read(&self, stream: &Stream) -> Result<()> {
         self.record(stream, Access::Read)
     }
 
     /// [`Buffer::record`] for a write.
+    ///
+    /// # Errors
+    /// As [`Buffer::record`].
     pub fn record_write(&self, stream: &Stream) -> Result<()> {
         self.record(stream, Access::Write)
     }
@@ -168,6 +197,12 @@ impl Buffer {
     }
 
     /// Give the memory back now, reporting any error.
+    ///
+    /// # Errors
+    /// None with the cached strategy (no HIP call). With `none` and `async`,
+    /// [`PoolError::Hip`](crate::PoolError::Hip) with HIP's status of
+    /// `hipEventSynchronize` (pending uses), `hipFree` or `hipFreeAsync`;
+    /// the block is then kept and retried by the next reclaim.
     pub fn free(self) -> Result<()> {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: `this`'s Drop never runs, so this is the one release
