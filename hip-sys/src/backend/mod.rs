@@ -16,33 +16,35 @@
 //! The simulator reads `AMDGPU_SIM_DEVICES` and `AMDGPU_SIM_MEMORY` when it
 //! is chosen; a bad value is a [`BackendError::InvalidSimConfig`].
 //!
-//! The simulator is compiled in with the `sim` feature, which is on by
-//! default. In a build without it, `AMDGPU_BACKEND=sim`, and detection that
-//! would fall back to the simulator, give a
-//! [`BackendError::BackendUnavailable`] that says how to turn it on; amd
-//! and nvidia work as ever.
+//! Each backend is compiled in with the cargo feature of its name (`amd`,
+//! `nvidia`, `sim`), all on by default. Asking for one that is built out
+//! (`AMDGPU_BACKEND=amd`, or detection reaching it) gives a
+//! [`BackendError::BackendUnavailable`] that names its feature; detection
+//! goes on to the next, and without `sim` ends in that error instead of
+//! the simulator. The others work as ever.
 //!
 //! Each backend provides its HIP table and, through its provider, the math
 //! library tables ([`crate::libraries`]). Only the selection names every
 //! backend: the backends do not know of each other, and nothing outside
 //! the selection knows of the simulator.
 
+#[cfg(feature = "amd")]
 mod amd;
 mod error;
 mod kind;
 mod loader;
+#[cfg(feature = "nvidia")]
 pub mod nvidia;
 mod provider;
 mod selection;
 #[cfg(feature = "sim")]
 pub mod sim;
+mod versions;
 
-pub(crate) use amd::hiprtc_compiler;
 pub use error::BackendError;
 pub use kind::Backend;
-pub(crate) use nvidia::nvrtc_compiler;
-pub(crate) use selection::provider;
 pub use selection::{backend, device_target_id, hip, last_error_is_sticky, selection, BACKEND_ENV};
+pub(crate) use selection::{hiprtc_compiler, nvrtc_compiler, provider};
 
 /// What `hipRuntimeGetVersion` answered on `backend`, as (major, minor,
 /// patch): HIP's `major * 10^7 + minor * 10^5 + patch` on amd and the
@@ -50,8 +52,8 @@ pub use selection::{backend, device_target_id, hip, last_error_is_sticky, select
 /// platform reports it), with patch 0. `None` for a negative number.
 pub fn decode_runtime_version(backend: Backend, encoded: i32) -> Option<(u32, u32, u32)> {
     match backend {
-        Backend::Nvidia => nvidia::decode_version(encoded).map(|(major, minor)| (major, minor, 0)),
-        Backend::Amd | Backend::Sim => amd::HipVersion::from_encoded(encoded).map(|v| (v.major, v.minor, v.patch)),
+        Backend::Nvidia => versions::decode_cuda_version(encoded).map(|(major, minor)| (major, minor, 0)),
+        Backend::Amd | Backend::Sim => versions::HipVersion::from_encoded(encoded).map(|v| (v.major, v.minor, v.patch)),
     }
 }
 

@@ -5,10 +5,14 @@
 use std::str::FromStr;
 use std::sync::OnceLock;
 
+#[cfg(feature = "amd")]
+use super::amd;
+#[cfg(feature = "nvidia")]
+use super::nvidia;
 use super::provider::Provider;
 #[cfg(feature = "sim")]
 use super::sim;
-use super::{amd, nvidia, Backend};
+use super::Backend;
 use crate::{BackendError, HipApi};
 
 /// The environment variable that forces a backend.
@@ -88,8 +92,12 @@ pub fn last_error_is_sticky() -> bool {
 /// all) and where it cannot be read.
 pub fn device_target_id(ordinal: usize) -> Option<String> {
     match backend() {
+        #[cfg(feature = "amd")]
         Backend::Amd if hip().is_ok() => amd::target_id(ordinal),
-        _ => None,
+        _ => {
+            let _ = ordinal;
+            None
+        }
     }
 }
 
@@ -102,7 +110,7 @@ pub fn selection() -> Result<Backend, BackendError> {
 /// Select the backend from the environment and set it up.
 fn select() -> Selection {
     let forced = std::env::var(BACKEND_ENV).ok();
-    match choose(forced.as_deref(), amd::load, nvidia::load) {
+    match choose(forced.as_deref(), load_amd, load_nvidia) {
         Ok(Choice::Amd(api)) => Selection { backend: Backend::Amd, api: Ok(api) },
         Ok(Choice::Nvidia(api)) => Selection { backend: Backend::Nvidia, api: Ok(api) },
         Ok(Choice::Sim { notice }) => Selection { backend: Backend::Sim, api: set_up_sim(notice) },
@@ -183,6 +191,60 @@ fn short_reason(e: &BackendError) -> String {
 /// How the fallback notice ends, after why no GPU runtime was used.
 const FALLBACK_END: &str = "; using the HIP simulator (set AMDGPU_BACKEND to choose)";
 
+/// The amd backend's HIP table (the `amd` feature).
+#[cfg(feature = "amd")]
+fn load_amd() -> Result<&'static HipApi, BackendError> {
+    amd::load()
+}
+
+/// The nvidia backend's HIP table (the `nvidia` feature).
+#[cfg(feature = "nvidia")]
+fn load_nvidia() -> Result<&'static HipApi, BackendError> {
+    nvidia::load()
+}
+
+/// Without the `amd` feature there is no amd backend: the error says so.
+#[cfg(not(feature = "amd"))]
+fn load_amd() -> Result<&'static HipApi, BackendError> {
+    Err(feature_off(Backend::Amd, "amd"))
+}
+
+/// Without the `nvidia` feature there is no nvidia backend: the error says
+/// so.
+#[cfg(not(feature = "nvidia"))]
+fn load_nvidia() -> Result<&'static HipApi, BackendError> {
+    Err(feature_off(Backend::Nvidia, "nvidia"))
+}
+
+/// The error of a backend whose cargo feature is off: what is missing and
+/// how to build it in.
+#[cfg(not(all(feature = "amd", feature = "nvidia")))]
+fn feature_off(backend: Backend, feature: &str) -> BackendError {
+    BackendError::BackendUnavailable {
+        backend,
+        reason: format!(
+            "hip-sys was built without its `{feature}` feature. To fix: build hip-sys with it (on by default: drop \
+             `default-features = false`, or add `features = [\"{feature}\"]`)"
+        ),
+    }
+}
+
+/// AMD's hipRTC on its own (the `amd` feature), for compiling with no GPU.
+pub(crate) fn hiprtc_compiler() -> Result<&'static crate::shared::compiler::Compiler, BackendError> {
+    #[cfg(feature = "amd")]
+    return amd::hiprtc_compiler();
+    #[cfg(not(feature = "amd"))]
+    Err(feature_off(Backend::Amd, "amd"))
+}
+
+/// NVRTC behind hipRTC's table (the `nvidia` feature).
+pub(crate) fn nvrtc_compiler() -> Result<&'static crate::shared::compiler::Compiler, BackendError> {
+    #[cfg(feature = "nvidia")]
+    return nvidia::nvrtc_compiler();
+    #[cfg(not(feature = "nvidia"))]
+    Err(feature_off(Backend::Nvidia, "nvidia"))
+}
+
 /// Set up the simulator, after printing the fallback notice if detection
 /// fell back to it.
 #[cfg(feature = "sim")]
@@ -231,8 +293,15 @@ pub(crate) fn provider() -> Result<&'static Provider, BackendError> {
 /// selection above are the only code that names every backend.
 fn provider_of(selection: Result<Backend, BackendError>) -> Result<&'static Provider, BackendError> {
     match selection? {
+        #[cfg(feature = "amd")]
         Backend::Amd => Ok(&amd::PROVIDER),
+        #[cfg(feature = "nvidia")]
         Backend::Nvidia => Ok(&nvidia::PROVIDER),
+        // Selection never succeeds with a backend whose feature is off.
+        #[cfg(not(feature = "amd"))]
+        Backend::Amd => Err(feature_off(Backend::Amd, "amd")),
+        #[cfg(not(feature = "nvidia"))]
+        Backend::Nvidia => Err(feature_off(Backend::Nvidia, "nvidia")),
         #[cfg(feature = "sim")]
         Backend::Sim => Ok(&sim::PROVIDER),
         // Selection never succeeds with the simulator in a build without it.
@@ -246,11 +315,17 @@ mod tests {
     use super::*;
 
     fn no_runtime() -> Result<u32, BackendError> {
-        amd::load_from(&["/nonexistent/amdgpu-rs/libamdhip64.so".to_owned()]).map(|_| 0)
+        #[cfg(feature = "amd")]
+        return amd::load_from(&["/nonexistent/amdgpu-rs/libamdhip64.so".to_owned()]).map(|_| 0);
+        #[cfg(not(feature = "amd"))]
+        Err(feature_off(Backend::Amd, "amd"))
     }
 
     fn no_cuda() -> Result<u32, BackendError> {
-        nvidia::load_from(&["/nonexistent/amdgpu-rs/libcudart.so".to_owned()], &[]).map(|_| 0)
+        #[cfg(feature = "nvidia")]
+        return nvidia::load_from(&["/nonexistent/amdgpu-rs/libcudart.so".to_owned()], &[]).map(|_| 0);
+        #[cfg(not(feature = "nvidia"))]
+        Err(feature_off(Backend::Nvidia, "nvidia"))
     }
 
     fn unreachable_probe() -> Result<u32, BackendError> {
@@ -262,18 +337,36 @@ mod tests {
     }
 
     #[test]
+    fn a_backend_built_out_is_an_error_that_names_its_feature() {
+        for (backend, feature, built) in
+            [(Backend::Amd, "amd", cfg!(feature = "amd")), (Backend::Nvidia, "nvidia", cfg!(feature = "nvidia"))]
+        {
+            let forced = choose(Some(feature), no_runtime, no_cuda).map(|_| ()).unwrap_err();
+            assert_eq!(forced.0, backend);
+            assert_eq!(forced.1.to_string().contains(&format!("`{feature}` feature")), !built, "{}", forced.1);
+        }
+    }
+
+    #[test]
     fn each_backend_chooses_its_source() {
         let of = |b: Backend| provider_of(Ok(b)).map(|p| p as *const Provider);
+        #[cfg(feature = "amd")]
         assert_eq!(of(Backend::Amd), Ok(&amd::PROVIDER as *const Provider));
+        #[cfg(feature = "nvidia")]
         assert_eq!(of(Backend::Nvidia), Ok(&nvidia::PROVIDER as *const Provider));
         #[cfg(feature = "sim")]
         assert_eq!(of(Backend::Sim), Ok(&sim::PROVIDER as *const Provider));
+        // A backend whose feature is off has no provider, and says why.
+        #[cfg(not(feature = "amd"))]
+        assert!(of(Backend::Amd).is_err_and(|e| e.to_string().contains("`amd` feature")));
+        #[cfg(not(feature = "nvidia"))]
+        assert!(of(Backend::Nvidia).is_err_and(|e| e.to_string().contains("`nvidia` feature")));
         let failed = BackendError::InvalidBackend { value: "x".to_owned() };
         assert_eq!(provider_of(Err(failed.clone())).map(|p| p as *const Provider), Err(failed));
     }
 
     #[test]
-    #[cfg(not(feature = "sim"))]
+    #[cfg(all(not(feature = "sim"), feature = "amd", feature = "nvidia"))]
     fn without_the_sim_feature_choosing_the_simulator_says_how_to_build_it_in() {
         let forced = set_up_sim(None).expect_err("no simulator");
         let Ok(Choice::Sim { notice }) = choose(None, no_runtime, no_cuda) else {
@@ -322,7 +415,9 @@ mod tests {
         assert!(matches!(err, BackendError::InvalidBackend { ref value } if value == "bogus"));
     }
 
+    // The notice names the loaders' reasons, which need both backends.
     #[test]
+    #[cfg(all(feature = "amd", feature = "nvidia"))]
     fn unset_or_empty_detects_and_falls_back_to_sim_with_a_notice() {
         for env in [None, Some(""), Some("  ")] {
             let choice = choose(env, no_runtime, no_cuda).expect("falls back");
@@ -365,6 +460,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "amd")]
     fn forced_amd_does_not_fall_back() {
         let (backend, err) = choose(Some("amd"), no_runtime, unreachable_nvidia).expect_err("error");
         assert_eq!(backend, Backend::Amd);
@@ -383,6 +479,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "nvidia")]
     fn forced_nvidia_does_not_fall_back() {
         let (backend, err) = choose(Some("nvidia"), unreachable_probe, no_cuda).expect_err("error");
         assert_eq!(backend, Backend::Nvidia);

@@ -42,9 +42,9 @@
 //! project keeps record. None of this has been run on AMD hardware yet.
 
 use std::ffi::c_void;
-use std::fmt;
 use std::sync::OnceLock;
 
+use crate::backend::versions::HipVersion;
 use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t, BackendError, HipApi};
 
 /// The library's name in messages.
@@ -74,43 +74,6 @@ const SUPPORTED: &str = "HIP 5.3 to 7.x (ROCm 5.3 to 7.x)";
 /// ignored.
 pub(crate) fn candidates(rocm_path: Option<&str>) -> Vec<String> {
     super::libraries::rocm_candidates(&FILE_NAMES, rocm_path)
-}
-
-/// A HIP version as `hipRuntimeGetVersion` reports it:
-/// `major * 10^7 + minor * 10^5 + patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct HipVersion {
-    /// Major version.
-    pub(crate) major: u32,
-    /// Minor version.
-    pub(crate) minor: u32,
-    /// Patch (build) number.
-    pub(crate) patch: u32,
-}
-
-impl HipVersion {
-    /// Decode HIP's integer encoding; `None` for a negative number.
-    pub(crate) fn from_encoded(encoded: i32) -> Option<Self> {
-        let v = u32::try_from(encoded).ok()?;
-        Some(Self { major: v / 10_000_000, minor: (v / 100_000) % 100, patch: v % 100_000 })
-    }
-
-    /// Whether the table's signatures are known to match this version
-    /// (5.3, the first with every function of the table, to 7.x).
-    pub(crate) fn is_supported(self) -> bool {
-        (5..=7).contains(&self.major) && (self.major, self.minor) >= (5, 3)
-    }
-
-    /// Whether `hipMemoryType` uses the 6.0 numbering.
-    pub(crate) fn renumbered_memory_type(self) -> bool {
-        self.major >= 6
-    }
-}
-
-impl fmt::Display for HipVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
-    }
 }
 
 /// `libamdhip64` loaded and its table resolved, before any HIP call.

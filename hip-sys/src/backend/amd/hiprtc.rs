@@ -152,8 +152,8 @@ fn comgr_processors(dir: &str) -> Option<&'static [&'static str]> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::hip::HipVersion;
     use super::*;
+    use crate::backend::versions::HipVersion;
 
     fn runtime(path: &str, major: u32) -> Runtime {
         let directory = path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default();

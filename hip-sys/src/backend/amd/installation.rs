@@ -12,7 +12,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-use super::hip::HipVersion;
+use crate::backend::versions::HipVersion;
 
 /// The HIP runtime this process loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,6 @@ mod rocsparse;
 pub(crate) use hip::load;
 #[cfg(test)]
 pub(crate) use hip::load_from;
-pub(crate) use hip::HipVersion;
 pub(crate) use hiprtc::compiler as hiprtc_compiler;
 pub(crate) use properties::target_id;
 pub(crate) use provider::PROVIDER;

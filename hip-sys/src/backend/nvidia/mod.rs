@@ -91,7 +91,6 @@ pub fn cuda_event(event: crate::hipEvent_t) -> Result<*mut c_void, crate::hipErr
 }
 pub(crate) use hiprtc::compiler as nvrtc_compiler;
 pub(crate) use provider::PROVIDER;
-pub(crate) use types::decode_version;
 
 /// A `cudaError_t` of the CUDA runtime API.
 pub(crate) type CudaError = c_int;

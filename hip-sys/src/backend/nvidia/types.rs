@@ -146,16 +146,9 @@ pub(crate) fn host_malloc_flags_to_cuda(flags: c_uint) -> c_uint {
     flags & !AMD_ONLY_HOST_MALLOC_FLAGS
 }
 
-/// A CUDA version number (`1000 * major + 10 * minor`, e.g. 13000) as
-/// `(major, minor)`; `None` for a negative number.
-pub(crate) fn decode_version(encoded: c_int) -> Option<(u32, u32)> {
-    let v = u32::try_from(encoded).ok()?;
-    Some((v / 1000, (v % 1000) / 10))
-}
-
 /// A CUDA version number for messages: `"13.0 (13000)"`.
 pub(crate) fn version_string(encoded: c_int) -> String {
-    match decode_version(encoded) {
+    match crate::backend::versions::decode_cuda_version(encoded) {
         Some((major, minor)) if encoded > 0 => format!("{major}.{minor} ({encoded})"),
         _ => format!("unknown ({encoded})"),
     }
@@ -213,10 +206,11 @@ mod tests {
 
     #[test]
     fn cuda_versions_decode() {
-        assert_eq!(decode_version(13000), Some((13, 0)));
-        assert_eq!(decode_version(12040), Some((12, 4)));
-        assert_eq!(decode_version(12090), Some((12, 9)));
-        assert_eq!(decode_version(-1), None);
+        use crate::backend::versions::decode_cuda_version;
+        assert_eq!(decode_cuda_version(13000), Some((13, 0)));
+        assert_eq!(decode_cuda_version(12040), Some((12, 4)));
+        assert_eq!(decode_cuda_version(12090), Some((12, 9)));
+        assert_eq!(decode_cuda_version(-1), None);
         assert_eq!(version_string(13000), "13.0 (13000)");
         assert_eq!(version_string(0), "unknown (0)");
     }
