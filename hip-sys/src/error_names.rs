@@ -3,7 +3,7 @@
 //! simulator and the nvidia backend implement: one table, not a copy per
 //! backend.
 
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::ffi::CStr;
 
 macro_rules! error_table {

@@ -1,6 +1,35 @@
 //! The HIP runtime's C API, reachable without ROCm at build time.
 //!
-//! `hip-sys` is the only crate of amdgpu-rs that speaks C. Its parts:
+//! `hip-sys` is the only crate of amdgpu-rs that speaks C.
+//!
+//! # Design choices
+//!
+//! - **Tables, not symbols.** Every library is a struct of function
+//!   pointers ([`HipApi`] and its siblings) filled at run time, so building
+//!   needs no ROCm or CUDA, one binary serves every backend, and a missing
+//!   library is an error value, never a link failure.
+//! - **One backend per process**, chosen once ([`backend()`]), each a
+//!   cargo feature of its name (`amd`, `nvidia`, `sim`; all on by
+//!   default), each in one folder under [`backend`](mod@backend) with one
+//!   module vocabulary: `hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`,
+//!   `miopen`. A backend's `rocblas` is rocBLAS on that backend, whether it
+//!   loads AMD's, maps it onto cuBLAS or computes it on the CPU.
+//! - **Rules written once.** What every backend must check the same way
+//!   (rocBLAS's argument rules, rocFFT's version facts, the staged SpMV, the
+//!   portable kernel prelude) lives in one shared module that all of them
+//!   call, so the backends cannot drift apart.
+//! - **The simulator is an instrument**, at least as strict as HIP: it
+//!   answers with clr's codes, in clr's order, per HIP version, so that
+//!   what passes on it passes on a GPU.
+//! - **Versions are read, not assumed.** Each library's version is read at
+//!   load and its ABI differences are handled there (shims), so the crates
+//!   above see one signature for every version.
+//! - **The root lists what it re-exports**, with no glob: the HIP names the
+//!   crates above use, the tables and the loaders; the whole C API is under
+//!   [`bindings`].
+//!
+//! # Parts
+//!
 //!
 //! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE and rocFFT,
 //!   generated from Debian's headers, and of MIOpen, written by hand; and
@@ -67,12 +96,21 @@ pub mod units;
 #[cfg(feature = "sim")]
 pub use backend::sim;
 pub use backend::{backend, device_target_id, hip, last_error_is_sticky, selection, Backend, BackendError};
-pub use bindings::hip::*;
+// The HIP names every crate above uses, by name (the rest of HIP's C API
+// is in `bindings::hip`): no glob, so what the root offers is listed here.
+pub use bindings::hip::{
+    hipCtx_t, hipDeviceAttribute_t, hipError_t, hipEventBlockingSync, hipEventDefault, hipEventDisableTiming,
+    hipEventInterprocess, hipEvent_t, hipFunction_t, hipHostRegisterPortable, hipMemAllocationType, hipMemLocation,
+    hipMemLocationType, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipMemoryType, hipModule_t,
+    hipPointerAttribute_t, hipStreamNonBlocking, hipStream_t, HipApi,
+};
 pub use bindings::hiprtc;
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
     available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
-pub use newer::*;
+pub use newer::{
+    hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
+};
 pub use shared::prelude::{prelude, Header};

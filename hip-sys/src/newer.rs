@@ -4,7 +4,7 @@
 
 #![allow(non_upper_case_globals)]
 
-use crate::{hipDeviceAttribute_t, hipError_t, hipStream_t};
+use crate::bindings::hip::{hipDeviceAttribute_t, hipError_t, hipStream_t};
 
 /// `hipStreamPerThread` (`(hipStream_t)2`, every version): the calling
 /// thread's own blocking stream on the current device.

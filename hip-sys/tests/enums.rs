@@ -1,7 +1,7 @@
 //! The generated C enums are newtypes: a value the headers do not know is
 //! kept as it is, never undefined behaviour.
 
-use hip_sys::{hipDeviceAttribute_t, hipError_t};
+use hip_sys::bindings::hip::{hipDeviceAttribute_t, hipError_t};
 
 #[test]
 fn hip_error_keeps_an_unknown_value() {

@@ -11,7 +11,7 @@
 use std::ffi::{c_int, c_uint, c_void, CStr};
 use std::ptr::null_mut;
 
-use hip_sys::{
+use hip_sys::bindings::hip::{
     hipCtx_t, hipDeviceAttribute_t as Attr, hipError_t as E, hipEvent_t, hipFunction_t, hipMemPool_t, hipMemcpyKind,
     hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStream_t, HipApi,
 };
@@ -114,13 +114,13 @@ fn events_time_real_work_on_a_stream() {
     let host = vec![1.0f32; n];
     let d = device_alloc::<f32>(api, n);
     let mut stream: hipStream_t = null_mut();
-    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::hipStreamNonBlocking));
+    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::bindings::hip::hipStreamNonBlocking));
     let mut flags: c_uint = 99;
     ok!((api.hipStreamGetFlags)(stream, &mut flags));
-    assert_eq!(flags, hip_sys::hipStreamNonBlocking);
+    assert_eq!(flags, hip_sys::bindings::hip::hipStreamNonBlocking);
     let (mut start, mut stop): (hipEvent_t, hipEvent_t) = (null_mut(), null_mut());
     ok!((api.hipEventCreate)(&mut start));
-    ok!((api.hipEventCreateWithFlags)(&mut stop, hip_sys::hipEventDefault));
+    ok!((api.hipEventCreateWithFlags)(&mut stop, hip_sys::bindings::hip::hipEventDefault));
     ok!((api.hipEventRecord)(start, stream));
     ok!((api.hipMemcpyAsync)(d.cast(), host.as_ptr().cast(), n * 4, hipMemcpyKind::hipMemcpyHostToDevice, stream));
     ok!((api.hipEventRecord)(stop, stream));
@@ -148,7 +148,7 @@ fn malloc_async_on_one_stream_free_async_on_another() {
     assert!(!p.is_null());
     ok!((api.hipMemsetAsync)(p, 0, 1 << 20, s1));
     let mut done: hipEvent_t = null_mut();
-    ok!((api.hipEventCreateWithFlags)(&mut done, hip_sys::hipEventDisableTiming));
+    ok!((api.hipEventCreateWithFlags)(&mut done, hip_sys::bindings::hip::hipEventDisableTiming));
     ok!((api.hipEventRecord)(done, s1));
     ok!((api.hipStreamWaitEvent)(s2, done, 0));
     ok!((api.hipFreeAsync)(p, s2));
@@ -159,21 +159,24 @@ fn malloc_async_on_one_stream_free_async_on_another() {
     let mut threshold = u64::MAX;
     ok!((api.hipMemPoolSetAttribute)(
         pool,
-        hip_sys::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold,
+        hip_sys::bindings::hip::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold,
         (&mut threshold as *mut u64).cast()
     ));
     let mut read = 0u64;
     ok!((api.hipMemPoolGetAttribute)(
         pool,
-        hip_sys::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold,
+        hip_sys::bindings::hip::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold,
         (&mut read as *mut u64).cast()
     ));
     assert_eq!(read, u64::MAX);
     ok!((api.hipMemPoolTrimTo)(pool, 0));
 
-    let props = hip_sys::hipMemPoolProps {
-        allocType: hip_sys::hipMemAllocationType::hipMemAllocationTypePinned,
-        location: hip_sys::hipMemLocation { type_: hip_sys::hipMemLocationType::hipMemLocationTypeDevice, id: 0 },
+    let props = hip_sys::bindings::hip::hipMemPoolProps {
+        allocType: hip_sys::bindings::hip::hipMemAllocationType::hipMemAllocationTypePinned,
+        location: hip_sys::bindings::hip::hipMemLocation {
+            type_: hip_sys::bindings::hip::hipMemLocationType::hipMemLocationTypeDevice,
+            id: 0,
+        },
         ..Default::default()
     };
     let mut own: hipMemPool_t = null_mut();

@@ -17,7 +17,7 @@ use std::ptr::null_mut;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use hip_sys::{hipError_t as E, hipEvent_t, hipMemcpyKind, hipStream_t};
+use hip_sys::bindings::hip::{hipError_t as E, hipEvent_t, hipMemcpyKind, hipStream_t};
 
 mod nvidia_common;
 use nvidia_common::{api, device_alloc, ok, to_device, to_host};
@@ -79,7 +79,7 @@ fn calls_return_before_the_stream_runs_them() {
     let b = device_alloc::<u32>(api, n);
     let c = device_alloc::<u32>(api, n);
     let mut stream: hipStream_t = null_mut();
-    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::hipStreamNonBlocking));
+    ok!((api.hipStreamCreateWithFlags)(&mut stream, hip_sys::bindings::hip::hipStreamNonBlocking));
     let mut done: hipEvent_t = null_mut();
     ok!((api.hipEventCreate)(&mut done));
     let gate = Arc::new(Gate { open: Mutex::new(false), opened: Condvar::new() });
@@ -107,7 +107,7 @@ fn calls_return_before_the_stream_runs_them() {
     assert!(to_host(api, c, n) == pattern, "the copies behind the gate did not run in order");
     // The stream's error state is clean after the expected NotReady.
     // SAFETY: no arguments.
-    assert_eq!(unsafe { (api.hipGetLastError)() }, hip_sys::hipError_t::hipSuccess);
+    assert_eq!(unsafe { (api.hipGetLastError)() }, hip_sys::bindings::hip::hipError_t::hipSuccess);
     ok!((api.hipEventDestroy)(done));
     ok!((api.hipStreamDestroy)(stream));
     for p in [a, b, c] {

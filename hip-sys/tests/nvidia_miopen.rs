@@ -12,8 +12,8 @@ use std::ffi::c_int;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
+use hip_sys::bindings::hip::HipApi;
 use hip_sys::miopen::*;
-use hip_sys::HipApi;
 
 mod nvidia_common;
 use nvidia_common::{api, device_alloc, ok, to_device, to_host};

@@ -6,8 +6,8 @@
 
 mod common;
 use common::*;
+use hip_sys::bindings::hip::{hipDeviceAttribute_t as Attr, hipError_t as E, hipMemcpyKind};
 use hip_sys::sim;
-use hip_sys::{hipDeviceAttribute_t as Attr, hipError_t as E, hipMemcpyKind};
 use std::ffi::CStr;
 use std::ptr::null_mut;
 

@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use hip_sys::{hipError_t as E, hipEvent_t};
+use hip_sys::bindings::hip::{hipError_t as E, hipEvent_t};
 use std::ptr::null_mut;
 
 // ---- 7. events -----------------------------------------------------------------
@@ -21,9 +21,12 @@ fn create_event(flags: u32) -> Result<hipEvent_t, E> {
 #[test]
 fn event_flags_are_validated_as_clr_does() {
     isolated(|| {
+        use hip_sys::bindings::hip::{
+            hipEventBlockingSync as Blocking, hipEventDisableTiming as NoTiming, hipEventInterprocess as Ipc,
+        };
         use hip_sys::{
-            hipEventBlockingSync as Blocking, hipEventDisableSystemFence as NoFence, hipEventDisableTiming as NoTiming,
-            hipEventInterprocess as Ipc, hipEventReleaseToDevice as ToDevice, hipEventReleaseToSystem as ToSystem,
+            hipEventDisableSystemFence as NoFence, hipEventReleaseToDevice as ToDevice,
+            hipEventReleaseToSystem as ToSystem,
         };
         for flags in [0, Blocking, NoTiming, Blocking | NoTiming, Ipc | NoTiming, NoFence, ToDevice, ToSystem] {
             let e = create_event(flags).unwrap_or_else(|s| panic!("flags {flags:#x}: {s:?}"));
@@ -52,7 +55,7 @@ fn unrecorded_and_untimed_events() {
         ok!((api().hipEventElapsedTime)(&mut ms, a, b));
         ok!((api().hipEventElapsedTime)(&mut ms, a, a));
         assert_eq!(ms, 0.0);
-        let untimed = create_event(hip_sys::hipEventDisableTiming).unwrap();
+        let untimed = create_event(hip_sys::bindings::hip::hipEventDisableTiming).unwrap();
         ok!((api().hipEventRecord)(untimed, null_mut()));
         ok!((api().hipEventSynchronize)(untimed));
         assert_eq!(status!((api().hipEventElapsedTime)(&mut ms, a, untimed)), E::hipErrorInvalidHandle);

@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use hip_sys::{hipError_t as E, hipMemPoolAttr as PoolAttr, hipMemPool_t, hipStream_t};
+use hip_sys::bindings::hip::{hipError_t as E, hipMemPoolAttr as PoolAttr, hipMemPool_t, hipStream_t};
 use std::ptr::null_mut;
 
 // ---- 4. memory pool attributes ---------------------------------------------
@@ -39,9 +39,9 @@ fn pool_attributes_default_and_validate_as_hip_does() {
         let mut default = null_mut();
         ok!((api().hipDeviceGetDefaultMemPool)(&mut default, 0));
         // SAFETY: an all-zero props struct is valid plain data.
-        let mut props: hip_sys::hipMemPoolProps = unsafe { std::mem::zeroed() };
-        props.allocType = hip_sys::hipMemAllocationType::hipMemAllocationTypePinned;
-        props.location.type_ = hip_sys::hipMemLocationType::hipMemLocationTypeDevice;
+        let mut props: hip_sys::bindings::hip::hipMemPoolProps = unsafe { std::mem::zeroed() };
+        props.allocType = hip_sys::bindings::hip::hipMemAllocationType::hipMemAllocationTypePinned;
+        props.location.type_ = hip_sys::bindings::hip::hipMemLocationType::hipMemLocationTypeDevice;
         props.location.id = 0;
         let mut created = null_mut();
         ok!((api().hipMemPoolCreate)(&mut created, &props));
@@ -89,8 +89,8 @@ fn opportunistic_reuse_follows_its_attribute() {
         ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
         assert_eq!(set_u64(pool, PoolAttr::hipMemPoolAttrReleaseThreshold, u64::MAX), E::hipSuccess);
         let (mut s1, mut s2) = (null_mut(), null_mut());
-        ok!((api().hipStreamCreateWithFlags)(&mut s1, hip_sys::hipStreamNonBlocking));
-        ok!((api().hipStreamCreateWithFlags)(&mut s2, hip_sys::hipStreamNonBlocking));
+        ok!((api().hipStreamCreateWithFlags)(&mut s1, hip_sys::bindings::hip::hipStreamNonBlocking));
+        ok!((api().hipStreamCreateWithFlags)(&mut s2, hip_sys::bindings::hip::hipStreamNonBlocking));
         let alloc = |s: hipStream_t| {
             let mut p = null_mut();
             ok!((api().hipMallocAsync)(&mut p, 4096, s));
@@ -137,7 +137,7 @@ fn reuse_without_opportunism_is_for_clrs_safe_streams_only() {
         assert_eq!(get_i32(pool, PoolAttr::hipMemPoolReuseAllowOpportunistic), 0, "bit 0 of 2");
         let [s1, s2, s3] = [(); 3].map(|()| {
             let mut s = null_mut();
-            ok!((api().hipStreamCreateWithFlags)(&mut s, hip_sys::hipStreamNonBlocking));
+            ok!((api().hipStreamCreateWithFlags)(&mut s, hip_sys::bindings::hip::hipStreamNonBlocking));
             s
         });
         let alloc = |s: hipStream_t| {

@@ -6,8 +6,8 @@
 
 mod common;
 use common::*;
+use hip_sys::bindings::hip::{hipError_t as E, hipEvent_t, hipStream_t};
 use hip_sys::sim;
-use hip_sys::{hipError_t as E, hipEvent_t, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
@@ -140,9 +140,9 @@ fn stream_priorities_range_from_minus_one_to_one_and_clamp() {
         let mut p = 99;
         ok!((api().hipStreamGetPriority)(null_mut(), &mut p));
         assert_eq!(p, 0);
-        let nb = stream_with(hip_sys::hipStreamNonBlocking, 0);
+        let nb = stream_with(hip_sys::bindings::hip::hipStreamNonBlocking, 0);
         ok!((api().hipStreamGetFlags)(nb, &mut flags));
-        assert_eq!(flags, hip_sys::hipStreamNonBlocking);
+        assert_eq!(flags, hip_sys::bindings::hip::hipStreamNonBlocking);
         ok!((api().hipStreamDestroy)(nb));
     });
 }

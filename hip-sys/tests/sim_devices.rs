@@ -7,8 +7,8 @@
 
 mod common;
 use common::*;
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind};
 use hip_sys::sim;
-use hip_sys::{hipError_t, hipMemcpyKind};
 use std::ptr::null_mut;
 
 #[test]

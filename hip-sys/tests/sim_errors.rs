@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use hip_sys::hipError_t;
+use hip_sys::bindings::hip::hipError_t;
 use hip_sys::sim::{self, Fault};
 use std::ptr::null_mut;
 
@@ -111,12 +111,12 @@ fn pointer_attributes_and_error_names() {
         set_device(1);
         let p = malloc(64);
         // SAFETY: an all-zero pointer-attribute struct is valid plain data.
-        let mut attrs: hip_sys::hipPointerAttribute_t = unsafe { std::mem::zeroed() };
+        let mut attrs: hip_sys::bindings::hip::hipPointerAttribute_t = unsafe { std::mem::zeroed() };
         ok!((api().hipPointerGetAttributes)(&mut attrs, p));
         assert_eq!(attrs.device, 1);
         // SAFETY: reading the union field the simulator wrote.
         let memory_type = unsafe { attrs.__bindgen_anon_1.type_ };
-        assert_eq!(memory_type, hip_sys::hipMemoryType::hipMemoryTypeDevice);
+        assert_eq!(memory_type, hip_sys::bindings::hip::hipMemoryType::hipMemoryTypeDevice);
         ok!((api().hipFree)(p));
         // SAFETY: hipGetErrorName returns a static NUL-terminated string.
         let name = unsafe { std::ffi::CStr::from_ptr((api().hipGetErrorName)(hipError_t::hipErrorInvalidDevice)) };

@@ -2,8 +2,8 @@
 //! reachability, against what clr answers. Every test holds
 //! `sim::exclusive()` and runs on a fresh thread.
 
+use hip_sys::bindings::hip::{hipError_t as E, hipMemcpyKind, hipStream_t};
 use hip_sys::sim;
-use hip_sys::{hipError_t as E, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ fn host_register_checks_its_arguments_as_clr_does() {
         assert_eq!(status!((api().hipHostRegister)(null_mut(), 16, 0)), E::hipErrorInvalidValue);
         assert_eq!(status!((api().hipHostRegister)(p, 0, 0)), E::hipErrorInvalidValue);
         assert_eq!(status!((api().hipHostRegister)(p, 4096, 16)), E::hipErrorInvalidValue);
-        ok!((api().hipHostRegister)(p, 4096, hip_sys::hipHostRegisterPortable));
+        ok!((api().hipHostRegister)(p, 4096, hip_sys::bindings::hip::hipHostRegisterPortable));
         // Bytes that are pinned already, from the base or inside.
         assert_eq!(status!((api().hipHostRegister)(p, 4096, 0)), E::hipErrorHostMemoryAlreadyRegistered);
         // SAFETY: 100 bytes into a 4096-byte vector.
@@ -46,7 +46,7 @@ fn registered_memory_is_pinned_memory_with_its_bounds_and_device() {
         let mut memory = vec![7u8; 1024];
         let p = memory.as_mut_ptr().cast::<c_void>();
         ok!((api().hipHostRegister)(p, 1024, 0));
-        let mut attributes = hip_sys::hipPointerAttribute_t::default();
+        let mut attributes = hip_sys::bindings::hip::hipPointerAttribute_t::default();
         ok!((api().hipPointerGetAttributes)(&mut attributes, p));
         assert_eq!(attributes.device, 1, "the device current at registration");
         assert_eq!(attributes.hostPointer, p);

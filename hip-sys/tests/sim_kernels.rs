@@ -6,8 +6,8 @@
 
 mod common;
 use common::*;
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind, hipStream_t};
 use hip_sys::sim;
-use hip_sys::{hipError_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 

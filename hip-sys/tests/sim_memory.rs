@@ -7,8 +7,8 @@
 
 mod common;
 use common::*;
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind, hipStream_t};
 use hip_sys::sim;
-use hip_sys::{hipError_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
@@ -122,7 +122,7 @@ fn double_free_and_unknown_pointers_are_invalid_value() {
     });
 }
 
-fn pool_attr(pool: hip_sys::hipMemPool_t, attr: hip_sys::hipMemPoolAttr) -> u64 {
+fn pool_attr(pool: hip_sys::bindings::hip::hipMemPool_t, attr: hip_sys::bindings::hip::hipMemPoolAttr) -> u64 {
     let mut v = 0u64;
     ok!((api().hipMemPoolGetAttribute)(pool, attr, (&mut v as *mut u64).cast()));
     v
@@ -130,7 +130,7 @@ fn pool_attr(pool: hip_sys::hipMemPool_t, attr: hip_sys::hipMemPoolAttr) -> u64 
 
 #[test]
 fn stream_ordered_memory_follows_the_release_threshold() {
-    use hip_sys::hipMemPoolAttr as A;
+    use hip_sys::bindings::hip::hipMemPoolAttr as A;
     let _x = sim::exclusive();
     on_thread("async", || {
         set_device(1);
@@ -334,7 +334,7 @@ fn copy_bounds_are_the_requested_size_not_the_rounded_one() {
         let mut pool = null_mut();
         ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
         let mut max = u64::MAX;
-        let threshold = hip_sys::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold;
+        let threshold = hip_sys::bindings::hip::hipMemPoolAttr::hipMemPoolAttrReleaseThreshold;
         ok!((api().hipMemPoolSetAttribute)(pool, threshold, (&mut max as *mut u64).cast()));
         let (mut a, mut b) = (null_mut(), null_mut());
         ok!((api().hipMallocAsync)(&mut a, 64, s));
@@ -353,9 +353,9 @@ fn copy_bounds_are_the_requested_size_not_the_rounded_one() {
     });
 }
 
-fn pointer_attributes(p: *const c_void) -> Result<hip_sys::hipPointerAttribute_t, hipError_t> {
+fn pointer_attributes(p: *const c_void) -> Result<hip_sys::bindings::hip::hipPointerAttribute_t, hipError_t> {
     // SAFETY: an all-zero pointer-attribute struct is valid plain data.
-    let mut attrs: hip_sys::hipPointerAttribute_t = unsafe { std::mem::zeroed() };
+    let mut attrs: hip_sys::bindings::hip::hipPointerAttribute_t = unsafe { std::mem::zeroed() };
     match status!((api().hipPointerGetAttributes)(&mut attrs, p)) {
         hipError_t::hipSuccess => Ok(attrs),
         error => Err(error),
@@ -364,7 +364,7 @@ fn pointer_attributes(p: *const c_void) -> Result<hip_sys::hipPointerAttribute_t
 
 #[test]
 fn pointer_attributes_of_interior_pointers_and_unknown_ones() {
-    use hip_sys::hipMemoryType as T;
+    use hip_sys::bindings::hip::hipMemoryType as T;
     let _x = sim::exclusive();
     on_thread("interior", || {
         set_device(1);

@@ -12,9 +12,9 @@
 mod common;
 use common::libs::*;
 use common::status;
+use hip_sys::bindings::hip::{hipError_t, hipStream_t};
 use hip_sys::miopen::*;
 use hip_sys::sim;
-use hip_sys::{hipError_t, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 

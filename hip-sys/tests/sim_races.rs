@@ -4,8 +4,8 @@
 //! holds `sim::exclusive()` and runs on its own named thread, and looks
 //! only at the violations that thread's calls found.
 
+use hip_sys::bindings::hip::{hipError_t, hipFunction_t, hipMemcpyKind, hipStream_t};
 use hip_sys::sim::{self, AccessKind, StreamRace, ViolationKind};
-use hip_sys::{hipError_t, hipFunction_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
@@ -21,7 +21,7 @@ fn stream(flags: u32) -> hipStream_t {
     s
 }
 
-fn fill_kernel() -> (hip_sys::hipModule_t, hipFunction_t) {
+fn fill_kernel() -> (hip_sys::bindings::hip::hipModule_t, hipFunction_t) {
     let image = sim::code_object(&["fill_f32"]);
     let mut m = null_mut();
     ok!((api().hipModuleLoadData)(&mut m, image.as_ptr().cast()));
@@ -332,7 +332,7 @@ fn a_non_blocking_stream_is_not_ordered_by_the_null_stream() {
     let found = races_of("race-non-blocking", || {
         let (m, f) = fill_kernel();
         let p = malloc(BYTES);
-        let a = stream(hip_sys::hipStreamNonBlocking);
+        let a = stream(hip_sys::bindings::hip::hipStreamNonBlocking);
         fill(f, p, 1.0, a);
         ok!((api().hipMemsetAsync)(p, 0, BYTES, null_mut()));
         ok!((api().hipDeviceSynchronize)());

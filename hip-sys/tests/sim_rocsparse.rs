@@ -13,9 +13,9 @@ mod common;
 use common::libs::*;
 use common::rocsparse::*;
 use common::status;
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind, hipStream_t};
 use hip_sys::rocsparse::*;
 use hip_sys::sim;
-use hip_sys::{hipError_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 

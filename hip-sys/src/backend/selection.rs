@@ -13,7 +13,8 @@ use super::provider::Provider;
 #[cfg(feature = "sim")]
 use super::sim;
 use super::Backend;
-use crate::{BackendError, HipApi};
+use crate::bindings::hip::HipApi;
+use crate::BackendError;
 
 /// The environment variable that forces a backend.
 pub const BACKEND_ENV: &str = "AMDGPU_BACKEND";
@@ -82,7 +83,7 @@ pub fn last_error_is_sticky() -> bool {
     let mut version = 0;
     // SAFETY: a valid out-pointer.
     let status = unsafe { (api.hipRuntimeGetVersion)(&mut version) };
-    status == crate::hipError_t::hipSuccess && version >= 70_000_000
+    status == crate::bindings::hip::hipError_t::hipSuccess && version >= 70_000_000
 }
 
 /// The full target id of device `ordinal` where the backend knows one

@@ -148,8 +148,10 @@ mod tests {
     #[test]
     #[allow(non_snake_case)]
     fn spmv_shims_compute_like_the_library() {
-        let (hipMemcpyHostToDevice, hipMemcpyDeviceToHost) =
-            (crate::hipMemcpyKind::hipMemcpyHostToDevice, crate::hipMemcpyKind::hipMemcpyDeviceToHost);
+        let (hipMemcpyHostToDevice, hipMemcpyDeviceToHost) = (
+            crate::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice,
+            crate::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost,
+        );
         let _guard = crate::sim::exclusive();
         let sim_table = *crate::sim::rocsparse_api();
         REAL_SPMV_UNSTAGED.get_or_init(|| sim_table.rocsparse_spmv);
@@ -163,9 +165,9 @@ mod tests {
             let mut p = std::ptr::null_mut();
             // SAFETY: valid out-pointer; `bytes` is readable for its length.
             unsafe {
-                assert_eq!((hip.hipMalloc)(&mut p, bytes.len()), crate::hipError_t::hipSuccess);
+                assert_eq!((hip.hipMalloc)(&mut p, bytes.len()), crate::bindings::hip::hipError_t::hipSuccess);
                 let status = (hip.hipMemcpy)(p, bytes.as_ptr().cast(), bytes.len(), hipMemcpyHostToDevice);
-                assert_eq!(status, crate::hipError_t::hipSuccess);
+                assert_eq!(status, crate::bindings::hip::hipError_t::hipSuccess);
             }
             p
         };
@@ -199,7 +201,7 @@ mod tests {
             let mut out = [0f64; 2];
             // SAFETY: `yp` holds two doubles; the copy waits for prior work.
             let status = unsafe { (hip.hipMemcpy)(out.as_mut_ptr().cast(), yp, 16, hipMemcpyDeviceToHost) };
-            assert_eq!(status, crate::hipError_t::hipSuccess);
+            assert_eq!(status, crate::bindings::hip::hipError_t::hipSuccess);
             out
         };
         for table in [&v2, &v3] {
@@ -241,7 +243,7 @@ mod tests {
             }
             assert_eq!(read_y(), [4.0, 14.0]);
             // SAFETY: `yp` holds 16 bytes.
-            assert_eq!(unsafe { (hip.hipMemset)(yp, 0, 16) }, crate::hipError_t::hipSuccess);
+            assert_eq!(unsafe { (hip.hipMemset)(yp, 0, 16) }, crate::bindings::hip::hipError_t::hipSuccess);
         }
         // SAFETY: objects created above, destroyed once.
         unsafe {
@@ -250,7 +252,7 @@ mod tests {
             (sim_table.rocsparse_destroy_spmat_descr)(mat);
             (sim_table.rocsparse_destroy_handle)(handle);
             for p in [offsets, cols, vals, xp, yp, buffer] {
-                assert_eq!((hip.hipFree)(p), crate::hipError_t::hipSuccess);
+                assert_eq!((hip.hipFree)(p), crate::bindings::hip::hipError_t::hipSuccess);
             }
         }
     }

@@ -3,8 +3,8 @@
 //! compared with a tolerance.
 
 pub use super::{api as hip, malloc, set_device};
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind};
 use hip_sys::sim::{self, Exclusive};
-use hip_sys::{hipError_t, hipMemcpyKind};
 use std::ffi::c_void;
 
 /// Take the simulator and start from a clean violation log.

@@ -9,8 +9,8 @@ pub mod libs;
 pub mod noise;
 pub mod rocsparse;
 
+use hip_sys::bindings::hip::{hipDeviceAttribute_t, hipError_t, hipEvent_t, hipMemcpyKind, hipStream_t, HipApi};
 use hip_sys::sim;
-use hip_sys::{hipDeviceAttribute_t, hipError_t, hipEvent_t, hipMemcpyKind, hipStream_t, HipApi};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
@@ -19,7 +19,7 @@ macro_rules! ok {
     ($call:expr) => {{
         // SAFETY: each call site passes valid arguments for the C function.
         let status = unsafe { $call };
-        assert_eq!(status, hip_sys::hipError_t::hipSuccess, "{}", stringify!($call));
+        assert_eq!(status, hip_sys::bindings::hip::hipError_t::hipSuccess, "{}", stringify!($call));
     }};
 }
 pub(crate) use ok;
@@ -102,7 +102,7 @@ pub fn attribute(attr: hipDeviceAttribute_t, device: i32) -> Result<i32, hipErro
 }
 
 /// The simulator's code object of `kernels`, loaded on the current device.
-pub fn module(kernels: &[&str]) -> hip_sys::hipModule_t {
+pub fn module(kernels: &[&str]) -> hip_sys::bindings::hip::hipModule_t {
     let image = sim::code_object(kernels);
     let mut m = null_mut();
     ok!((api().hipModuleLoadData)(&mut m, image.as_ptr().cast()));
@@ -110,7 +110,7 @@ pub fn module(kernels: &[&str]) -> hip_sys::hipModule_t {
 }
 
 /// The kernel `name` of module `m`.
-pub fn function(m: hip_sys::hipModule_t, name: &str) -> hip_sys::hipFunction_t {
+pub fn function(m: hip_sys::bindings::hip::hipModule_t, name: &str) -> hip_sys::bindings::hip::hipFunction_t {
     let name = std::ffi::CString::new(name).unwrap();
     let mut f = null_mut();
     ok!((api().hipModuleGetFunction)(&mut f, m, name.as_ptr()));
@@ -132,7 +132,7 @@ pub fn fill_launcher(p: *mut c_void, n: u32) -> impl Fn([u32; 3], [u32; 3], hipS
         let mut params: [*mut c_void; 3] =
             [(&mut pp as *mut *mut c_void).cast(), (&mut v as *mut f32).cast(), (&mut n as *mut u32).cast()];
         status!((api().hipModuleLaunchKernel)(
-            f as hip_sys::hipFunction_t,
+            f as hip_sys::bindings::hip::hipFunction_t,
             g[0],
             g[1],
             g[2],

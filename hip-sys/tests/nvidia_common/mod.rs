@@ -7,7 +7,8 @@
 use std::ffi::{c_int, c_void};
 use std::ptr::null_mut;
 
-use hip_sys::{hipMemcpyKind, Backend, HipApi};
+use hip_sys::bindings::hip::{hipMemcpyKind, HipApi};
+use hip_sys::Backend;
 
 /// The nvidia table, or `None` (after saying so) when not asked for.
 pub fn api() -> Option<&'static HipApi> {
@@ -29,7 +30,7 @@ macro_rules! ok {
     ($call:expr) => {{
         // SAFETY: each call site passes valid pointers and handles.
         let status = unsafe { $call };
-        assert_eq!(status, hip_sys::hipError_t::hipSuccess, "{}", stringify!($call));
+        assert_eq!(status, hip_sys::bindings::hip::hipError_t::hipSuccess, "{}", stringify!($call));
     }};
 }
 pub(crate) use ok;

@@ -45,7 +45,8 @@ use std::ffi::c_void;
 use std::sync::OnceLock;
 
 use crate::backend::versions::HipVersion;
-use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t, BackendError, HipApi};
+use crate::bindings::hip::{hipError_t, hipMemoryType, hipPointerAttribute_t, HipApi};
+use crate::BackendError;
 
 /// The library's name in messages.
 const LIBRARY: &str = "libamdhip64";
@@ -264,8 +265,8 @@ unsafe extern "C" fn pointer_get_attributes_v6(
 mod tests {
     #[test]
     fn loader_messages_name_the_status() {
-        assert_eq!(super::error_name(crate::hipError_t::hipErrorNoDevice), "hipErrorNoDevice (100)");
-        assert_eq!(super::error_name(crate::hipError_t(123_456)), "hipError_t(123456)");
+        assert_eq!(super::error_name(crate::bindings::hip::hipError_t::hipErrorNoDevice), "hipErrorNoDevice (100)");
+        assert_eq!(super::error_name(crate::bindings::hip::hipError_t(123_456)), "hipError_t(123456)");
     }
 
     use super::*;

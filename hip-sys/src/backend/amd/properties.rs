@@ -19,7 +19,7 @@ use std::ffi::{c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 
 use super::installation;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use crate::sync::MutexExt;
 
 /// `hipError_t hipGetDeviceProperties[R0600](hipDeviceProp_t* prop, int device)`.

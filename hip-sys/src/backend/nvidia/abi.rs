@@ -17,7 +17,7 @@ use std::mem::{offset_of, size_of};
 use super::attributes::{source, Source, REMOVED_IN_CUDA_13, TO_CUDA};
 use super::types::{CudaMemLocation, CudaMemPoolProps, CudaPointerAttributes};
 use super::{CuDevice, CuDevicePtr, CuResult, CudaError};
-use crate::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr};
+use crate::bindings::hip::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr};
 
 /// Each probed CUDA version: its `CUDA_VERSION` and the probe's output.
 const VERSIONS: &[(i64, &str)] =
@@ -113,13 +113,13 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaMemcpyDeviceToHost", 2),
         ("cudaMemcpyDeviceToDevice", 3),
         ("cudaMemcpyDefault", 4),
-        ("cudaStreamDefault", i64::from(crate::hipStreamDefault)),
-        ("cudaStreamNonBlocking", i64::from(crate::hipStreamNonBlocking)),
-        ("cudaEventDefault", i64::from(crate::hipEventDefault)),
-        ("cudaEventBlockingSync", i64::from(crate::hipEventBlockingSync)),
-        ("cudaEventDisableTiming", i64::from(crate::hipEventDisableTiming)),
-        ("cudaEventInterprocess", i64::from(crate::hipEventInterprocess)),
-        ("cudaHostAllocDefault", i64::from(crate::hipHostMallocDefault)),
+        ("cudaStreamDefault", i64::from(crate::bindings::hip::hipStreamDefault)),
+        ("cudaStreamNonBlocking", i64::from(crate::bindings::hip::hipStreamNonBlocking)),
+        ("cudaEventDefault", i64::from(crate::bindings::hip::hipEventDefault)),
+        ("cudaEventBlockingSync", i64::from(crate::bindings::hip::hipEventBlockingSync)),
+        ("cudaEventDisableTiming", i64::from(crate::bindings::hip::hipEventDisableTiming)),
+        ("cudaEventInterprocess", i64::from(crate::bindings::hip::hipEventInterprocess)),
+        ("cudaHostAllocDefault", i64::from(crate::bindings::hip::hipHostMallocDefault)),
         // hipHostMallocPortable, Mapped and WriteCombined (hip_runtime_api.h;
         // not in the generated bindings), which `host_malloc_flags_to_cuda`
         // passes through.
@@ -148,14 +148,14 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaMemHandleTypeWin32Kmt", hipMemAllocationHandleType::hipMemHandleTypeWin32Kmt.0.into()),
         ("cudaMemLocationTypeInvalid", hipMemLocationType::hipMemLocationTypeInvalid.0.into()),
         ("cudaMemLocationTypeDevice", hipMemLocationType::hipMemLocationTypeDevice.0.into()),
-        ("cudaHostRegisterDefault", i64::from(crate::hipHostRegisterDefault)),
-        ("cudaHostRegisterPortable", i64::from(crate::hipHostRegisterPortable)),
+        ("cudaHostRegisterDefault", i64::from(crate::bindings::hip::hipHostRegisterDefault)),
+        ("cudaHostRegisterPortable", i64::from(crate::bindings::hip::hipHostRegisterPortable)),
         // hipHostRegisterMapped, IoMemory and ReadOnly (hip_runtime_api.h;
         // not in the generated bindings), passed through by hipHostRegister.
         ("cudaHostRegisterMapped", 2),
         ("cudaHostRegisterIoMemory", 4),
         ("cudaHostRegisterReadOnly", 8),
-        ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::hipHostFn_t>())),
+        ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::bindings::hip::hipHostFn_t>())),
     ];
     for (v, f) in each_version() {
         for (name, ours) in pairs {

@@ -28,7 +28,7 @@ use std::ffi::c_int;
 use super::call::{cu, entry, non_null, rt};
 use super::driver::ensure_init;
 use super::CuDevice;
-use crate::{hipDeviceAttribute_t as A, hipError_t};
+use crate::bindings::hip::{hipDeviceAttribute_t as A, hipError_t};
 
 /// How an attribute is read on NVIDIA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::errors::{cu_result_to_hip, cuda_error_to_hip, record_last_error};
 use super::{fns, CuResult, CudaError, CudaFns};
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 
 /// Run one entry point's `body` with the loaded CUDA functions.
 ///

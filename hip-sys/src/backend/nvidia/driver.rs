@@ -38,7 +38,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::call::{cu, entry, non_null, rt};
 use super::{CudaFns, Handle};
-use crate::{hipCtx_t, hipDevice_t, hipDeviceptr_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use crate::bindings::hip::{
+    hipCtx_t, hipDevice_t, hipDeviceptr_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t,
+};
 
 /// What this thread knows about its current context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use super::objects::{event_of, stream_of, EVENTS, STREAMS};
 use super::types::{
     host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda, CudaPointerAttributes,
 };
-use crate::{
+use crate::bindings::hip::{
     hipError_t, hipEvent_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipPointerAttribute_t,
     hipStream_t,
 };
@@ -75,7 +75,7 @@ pass_through! {
     hipHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) => cudaHostRegister(ptr, size, flags);
     hipHostUnregister(ptr: *mut c_void) => cudaHostUnregister(ptr);
     // cudaHostFn_t is `void (*)(void*)`, as hipHostFn_t.
-    hipLaunchHostFunc(stream: hipStream_t, function: crate::hipHostFn_t, user_data: *mut c_void)
+    hipLaunchHostFunc(stream: hipStream_t, function: crate::bindings::hip::hipHostFn_t, user_data: *mut c_void)
         => cudaLaunchHostFunc(stream_of(stream)?, function, user_data);
     hipMemGetInfo(free: *mut usize, total: *mut usize) => cudaMemGetInfo(free, total);
     hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind)
@@ -178,8 +178,9 @@ pub(super) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
 /// at most one.
 const EVENT_FLAGS: c_uint = 0x7 | AMD_RELEASE_FLAGS;
 /// AMD's release and fence flags, which HIP's NVIDIA platform defines as 0.
-const AMD_RELEASE_FLAGS: c_uint =
-    crate::hipEventDisableSystemFence | crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+const AMD_RELEASE_FLAGS: c_uint = crate::newer::hipEventDisableSystemFence
+    | crate::newer::hipEventReleaseToDevice
+    | crate::newer::hipEventReleaseToSystem;
 
 /// `flags` as CUDA's event flags, or `hipErrorInvalidValue` where clr
 /// refuses them: an unknown flag, two release flags, Interprocess without
@@ -271,7 +272,7 @@ pub(super) unsafe extern "C" fn hipPointerGetAttributes(
             device: cuda.device,
             devicePointer: cuda.device_pointer,
             hostPointer: cuda.host_pointer,
-            isManaged: c_int::from(memory_type == crate::hipMemoryType::hipMemoryTypeManaged),
+            isManaged: c_int::from(memory_type == crate::bindings::hip::hipMemoryType::hipMemoryTypeManaged),
             allocationFlags: 0,
             ..hipPointerAttribute_t::default()
         };
@@ -306,8 +307,8 @@ mod flag_tests {
         assert_eq!(event_flags_to_cuda(2 | 4), Ok(6), "interprocess with disable-timing");
         assert_eq!(event_flags_to_cuda(4), Err(hipError_t::hipErrorInvalidValue), "interprocess alone");
         assert_eq!(event_flags_to_cuda(0x8000), Err(hipError_t::hipErrorInvalidValue), "unknown");
-        assert_eq!(event_flags_to_cuda(crate::hipEventReleaseToSystem), Ok(0), "AMD-only flags are 0 on NVIDIA");
-        let two = crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+        assert_eq!(event_flags_to_cuda(crate::newer::hipEventReleaseToSystem), Ok(0), "AMD-only flags are 0 on NVIDIA");
+        let two = crate::newer::hipEventReleaseToDevice | crate::newer::hipEventReleaseToSystem;
         assert_eq!(event_flags_to_cuda(two), Err(hipError_t::hipErrorInvalidValue), "two release flags");
     }
 }

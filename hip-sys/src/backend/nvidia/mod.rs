@@ -61,7 +61,8 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
-use crate::{BackendError, HipApi};
+use crate::bindings::hip::HipApi;
+use crate::BackendError;
 
 #[cfg(test)]
 mod abi;
@@ -79,14 +80,14 @@ pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ER
 /// The CUDA stream (`cudaStream_t`, `CUstream`) of a HIP stream of this
 /// backend, for CUDA calls made outside the table; a destroyed or
 /// never-created stream is `hipErrorContextIsDestroyed`.
-pub fn cuda_stream(stream: crate::hipStream_t) -> Result<*mut c_void, crate::hipError_t> {
+pub fn cuda_stream(stream: crate::bindings::hip::hipStream_t) -> Result<*mut c_void, crate::bindings::hip::hipError_t> {
     objects::stream_of(stream)
 }
 
 /// The CUDA event (`cudaEvent_t`) of a HIP event of this backend; a null
 /// event is `hipErrorInvalidHandle`, a destroyed or never-created one
 /// `hipErrorContextIsDestroyed`.
-pub fn cuda_event(event: crate::hipEvent_t) -> Result<*mut c_void, crate::hipError_t> {
+pub fn cuda_event(event: crate::bindings::hip::hipEvent_t) -> Result<*mut c_void, crate::bindings::hip::hipError_t> {
     objects::event_of(event)
 }
 pub(crate) use hiprtc::compiler as nvrtc_compiler;
@@ -279,7 +280,7 @@ fn_table! {
         /// `cudaError_t cudaHostUnregister(void *ptr)`
         cudaHostUnregister = "cudaHostUnregister": fn(*mut c_void) -> CudaError;
         /// `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)`
-        cudaLaunchHostFunc = "cudaLaunchHostFunc": fn(Handle, crate::hipHostFn_t, *mut c_void) -> CudaError;
+        cudaLaunchHostFunc = "cudaLaunchHostFunc": fn(Handle, crate::bindings::hip::hipHostFn_t, *mut c_void) -> CudaError;
         /// `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)`
         cudaMemGetInfo = "cudaMemGetInfo": fn(*mut usize, *mut usize) -> CudaError;
         /// `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)`

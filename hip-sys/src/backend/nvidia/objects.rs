@@ -28,8 +28,8 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::Mutex;
 
+use crate::bindings::hip::{hipError_t, hipEvent_t, hipStream_t};
 use crate::sync::MutexExt;
-use crate::{hipError_t, hipEvent_t, hipStream_t};
 
 /// Slots per chunk.
 const CHUNK: usize = 1024;

@@ -8,7 +8,7 @@
 
 use std::ffi::{c_int, c_long, c_uint, c_void};
 
-use crate::{hipMemPoolProps, hipMemcpyKind, hipMemoryType};
+use crate::bindings::hip::{hipMemPoolProps, hipMemcpyKind, hipMemoryType};
 
 /// `struct cudaPointerAttributes` as CUDA 13 declares it (`driver_types.h`):
 /// 88 bytes, ending in `long reserved[8]`.
@@ -157,7 +157,7 @@ pub(crate) fn version_string(encoded: c_int) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocation, hipMemLocationType};
+    use crate::bindings::hip::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocation, hipMemLocationType};
 
     #[test]
     fn memory_types_translate_from_cuda_numbering() {

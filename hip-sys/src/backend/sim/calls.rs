@@ -1,7 +1,7 @@
 //! The HIP functions of the table by index, and how many times each has
 //! been called, on every thread and per thread.
 
-use crate::HipApi;
+use crate::bindings::hip::HipApi;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -7,7 +7,7 @@ use super::calls::count;
 use super::faults;
 use super::machine::sim;
 use super::thread::with_thread;
-use crate::{hipError_t, HipApi};
+use crate::bindings::hip::{hipError_t, HipApi};
 
 /// How a call treats the thread's state and a machine without devices.
 #[derive(Clone, Copy)]
@@ -77,7 +77,7 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), hipError_
 #[cfg(test)]
 mod tests {
     use super::records_last_error;
-    use crate::hipError_t as E;
+    use crate::bindings::hip::hipError_t as E;
 
     #[test]
     fn hip_6_records_every_status_and_hip_7_only_failures() {

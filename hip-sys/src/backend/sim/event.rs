@@ -3,7 +3,7 @@
 
 use super::lock::lock;
 use super::races::{self, Clock};
-use crate::hipEvent_t;
+use crate::bindings::hip::hipEvent_t;
 use crate::sync::CondvarExt;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Condvar, Mutex};

@@ -2,7 +2,7 @@
 
 use super::calls::index_of_runtime;
 use super::lock::lock;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 

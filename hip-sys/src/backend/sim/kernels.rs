@@ -23,7 +23,7 @@ use super::peers::peer_access_enabled;
 use super::place::{resolve, Place};
 use super::races::{race_check_enabled, Access};
 use super::violations::{self, AccessKind};
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::cell::RefCell;
 use std::sync::Arc;
 

@@ -38,7 +38,7 @@ use super::place::{resolve, Place};
 use super::races::{self, Access};
 use super::thread::current_device;
 use super::violations::AccessKind;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

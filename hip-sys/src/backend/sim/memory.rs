@@ -3,7 +3,7 @@
 use super::addresses::{BASE, DEVICE_SPAN};
 use super::lock::lock;
 use super::races::RaceLog;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
 //! The HIP simulator: a faithful, thread-safe software HIP runtime.
 //!
-//! It fills the same [`crate::HipApi`] table as the real backends,
+//! It fills the same [`crate::bindings::hip::HipApi`] table as the real backends,
 //! so code above `hip-sys` cannot tell it apart from HIP, except that it is
 //! **stricter**. It is the backend of the project's tests and of any machine
 //! without a GPU (`AMDGPU_BACKEND=sim`, or detection finding no GPU).

@@ -4,7 +4,7 @@
 use super::lock::lock;
 use super::memory::ALIGN;
 use super::races::RaceLog;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,7 @@ use super::memory::Allocation;
 use super::pinned::pinned_containing;
 use super::races::{self, Access};
 use super::violations::AccessKind;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::sync::Arc;
 
 /// A resolved operand of a copy or fill.

@@ -9,7 +9,7 @@
 use super::handles::new_handle;
 use super::lock::lock;
 use super::memory::{DeviceMemory, ALIGN};
-use crate::{hipError_t, hipMemPool_t};
+use crate::bindings::hip::{hipError_t, hipMemPool_t};
 use std::collections::HashMap;
 use std::sync::Mutex;
 

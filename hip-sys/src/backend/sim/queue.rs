@@ -11,7 +11,7 @@ use super::event::EventObj;
 use super::faults;
 use super::lock::lock;
 use super::races::{self, Actor, Clock};
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use crate::sync::{CondvarExt, MutexExt};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -96,7 +96,7 @@ impl StreamQueue {
         Arc::new(StreamQueue {
             device,
             is_null,
-            blocking: flags & crate::hipStreamNonBlocking == 0,
+            blocking: flags & crate::bindings::hip::hipStreamNonBlocking == 0,
             flags,
             priority,
             actor: Actor::stream(races::new_component(), name),

@@ -8,8 +8,8 @@ use super::machine::sim;
 use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
 use super::races::{self, Access, Clock, Stamp};
 use super::targets::target;
+use crate::bindings::hip::{hipError_t, hipStream_t};
 use crate::sync::CondvarExt;
-use crate::{hipError_t, hipStream_t};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// What the race detector needs of an enqueued operation.

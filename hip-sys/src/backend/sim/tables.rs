@@ -2,7 +2,7 @@
 //! tests of the simulator itself call them directly.
 
 use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
-use crate::HipApi;
+use crate::bindings::hip::HipApi;
 
 /// The simulator's function table, whatever backend the process selected:
 /// tests of the simulator itself call it directly.

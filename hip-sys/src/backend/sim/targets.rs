@@ -6,7 +6,7 @@ use super::machine::sim;
 use super::queue::{StreamQueue, Target, NORMAL_PRIORITY};
 use super::thread::current_device;
 use super::violations;
-use crate::{hipError_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipStream_t};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -46,8 +46,14 @@ fn per_thread(device: usize) -> Result<Target, hipError_t> {
         streams[device]
             .get_or_insert_with(|| {
                 let name = format!("the per-thread stream of thread {} on device {device}", violations::thread_name());
-                let queue =
-                    StreamQueue::new(device, false, crate::hipStreamDefault, NORMAL_PRIORITY, name, d.retired.clone());
+                let queue = StreamQueue::new(
+                    device,
+                    false,
+                    crate::bindings::hip::hipStreamDefault,
+                    NORMAL_PRIORITY,
+                    name,
+                    d.retired.clone(),
+                );
                 lock(&d.streams).push(Arc::downgrade(&queue));
                 queue
             })

@@ -15,7 +15,7 @@ pub(crate) struct ThreadHip {
     /// The context stack of `hipCtxPushCurrent` / `hipCtxPopCurrent`.
     pub ctx_stack: ContextStack,
     /// The last error, ROCm 7 semantics.
-    pub last_error: crate::hipError_t,
+    pub last_error: crate::bindings::hip::hipError_t,
 }
 
 /// A bounded stack of device ordinals, without heap memory.
@@ -56,7 +56,7 @@ thread_local! {
         RefCell::new(ThreadHip {
             device: None,
             ctx_stack: ContextStack { items: [0; 32], len: 0 },
-            last_error: crate::hipError_t::hipSuccess,
+            last_error: crate::bindings::hip::hipError_t::hipSuccess,
         })
     };
 }

@@ -40,7 +40,10 @@ pub(super) unsafe extern "C" fn miopenDestroy(handle: miopenHandle_t) -> miopenS
     })
 }
 
-pub(super) unsafe extern "C" fn miopenSetStream(handle: miopenHandle_t, stream: crate::hipStream_t) -> miopenStatus_t {
+pub(super) unsafe extern "C" fn miopenSetStream(
+    handle: miopenHandle_t,
+    stream: crate::bindings::hip::hipStream_t,
+) -> miopenStatus_t {
     entry(|| {
         if handle.is_null() {
             return Err(miopenStatus_t::miopenStatusBadParm);
@@ -54,7 +57,7 @@ pub(super) unsafe extern "C" fn miopenSetStream(handle: miopenHandle_t, stream: 
 
 pub(super) unsafe extern "C" fn miopenGetStream(
     handle: miopenHandle_t,
-    stream: *mut crate::hipStream_t,
+    stream: *mut crate::bindings::hip::hipStream_t,
 ) -> miopenStatus_t {
     entry(|| {
         if handle.is_null() || stream.is_null() {

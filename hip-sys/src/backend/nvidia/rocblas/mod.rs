@@ -298,7 +298,10 @@ unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_s
     })
 }
 
-unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, stream: crate::hipStream_t) -> rocblas_status {
+unsafe extern "C" fn rocblas_set_stream(
+    handle: rocblas_handle,
+    stream: crate::bindings::hip::hipStream_t,
+) -> rocblas_status {
     entry(|| {
         let (h, f) = (live(handle)?, fns()?);
         let stream = crate::backend::nvidia::objects::stream_of(stream)
@@ -315,7 +318,10 @@ unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, stream: crate::h
     })
 }
 
-unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, stream: *mut crate::hipStream_t) -> rocblas_status {
+unsafe extern "C" fn rocblas_get_stream(
+    handle: rocblas_handle,
+    stream: *mut crate::bindings::hip::hipStream_t,
+) -> rocblas_status {
     entry(|| {
         let h = live(handle)?;
         if stream.is_null() {

@@ -4,7 +4,7 @@ use std::ffi::c_int;
 
 use super::library::fns;
 use super::status::{entry, ok};
-use crate::hipStream_t;
+use crate::bindings::hip::hipStream_t;
 use crate::rocsparse::{rocsparse_handle, rocsparse_pointer_mode, rocsparse_status};
 
 /// What `rocsparse_get_version` reports: 3.0.0, whose stages this mapping

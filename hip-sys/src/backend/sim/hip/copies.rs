@@ -11,7 +11,7 @@ use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations::{self, AccessKind};
-use crate::{hipError_t, hipMemcpyKind, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipMemcpyKind, hipStream_t};
 use std::ffi::c_void;
 
 /// `hipMemcpyDeviceToDeviceNoCU`, a kind clr accepts from 6.2.

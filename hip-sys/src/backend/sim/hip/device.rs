@@ -7,7 +7,7 @@ use crate::backend::sim::machine::sim;
 use crate::backend::sim::peers;
 use crate::backend::sim::submit;
 use crate::backend::sim::thread::{current_device, with_thread};
-use crate::{hipCtx_t, hipDeviceAttribute_t, hipDevice_t, hipError_t};
+use crate::bindings::hip::{hipCtx_t, hipDeviceAttribute_t, hipDevice_t, hipError_t};
 use std::ffi::c_char;
 
 /// The HIP version the simulator reports by default, in HIP's format

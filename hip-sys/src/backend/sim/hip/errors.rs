@@ -4,8 +4,8 @@
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::entry::{call_with, Flavor};
 use crate::backend::sim::thread::with_thread;
+use crate::bindings::hip::hipError_t;
 use crate::error_names::describe_as_hip;
-use crate::hipError_t;
 use std::ffi::c_char;
 
 /// `hipGetLastError` and `hipPeekAtLastError` report, they do not record.

@@ -10,7 +10,7 @@ use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets::checked_target;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
-use crate::{hipError_t, hipEvent_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipEvent_t, hipStream_t};
 use std::sync::Arc;
 
 fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, hipError_t> {
@@ -23,18 +23,22 @@ fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, h
 }
 
 /// The release and fence flags, of which clr allows at most one.
-const RELEASE_FLAGS: u32 =
-    crate::hipEventDisableSystemFence | crate::hipEventReleaseToDevice | crate::hipEventReleaseToSystem;
+const RELEASE_FLAGS: u32 = crate::newer::hipEventDisableSystemFence
+    | crate::newer::hipEventReleaseToDevice
+    | crate::newer::hipEventReleaseToSystem;
 /// Every flag clr's `ihipEventCreateWithFlags` accepts.
-const KNOWN_FLAGS: u32 =
-    crate::hipEventBlockingSync | crate::hipEventDisableTiming | crate::hipEventInterprocess | RELEASE_FLAGS;
+const KNOWN_FLAGS: u32 = crate::bindings::hip::hipEventBlockingSync
+    | crate::bindings::hip::hipEventDisableTiming
+    | crate::bindings::hip::hipEventInterprocess
+    | RELEASE_FLAGS;
 
 /// Whether clr accepts `flags`: only known bits, at most one release or
 /// fence flag, and `hipEventInterprocess` only with `hipEventDisableTiming`.
 fn valid_flags(flags: u32) -> bool {
     flags & !KNOWN_FLAGS == 0
         && (flags & RELEASE_FLAGS).count_ones() <= 1
-        && (flags & crate::hipEventInterprocess == 0 || flags & crate::hipEventDisableTiming != 0)
+        && (flags & crate::bindings::hip::hipEventInterprocess == 0
+            || flags & crate::bindings::hip::hipEventDisableTiming != 0)
 }
 
 fn create(out: *mut hipEvent_t, flags: u32) -> Result<(), hipError_t> {
@@ -109,7 +113,8 @@ pub(crate) unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEven
         }
         let start = checked("hipEventElapsedTime", start)?;
         let stop = checked("hipEventElapsedTime", stop)?;
-        if start.device != stop.device || (start.flags | stop.flags) & crate::hipEventDisableTiming != 0 {
+        if start.device != stop.device || (start.flags | stop.flags) & crate::bindings::hip::hipEventDisableTiming != 0
+        {
             return Err(hipError_t::hipErrorInvalidHandle);
         }
         let (start_rec, start_done, start_time) = start.timing();

@@ -11,7 +11,7 @@ use crate::backend::sim::calls::idx;
 use crate::backend::sim::entry::call;
 use crate::backend::sim::submit::{submit, Op};
 use crate::backend::sim::targets::checked_target;
-use crate::{hipError_t, hipHostFn_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipHostFn_t, hipStream_t};
 use std::ffi::c_void;
 
 pub(crate) unsafe extern "C" fn hipLaunchHostFunc(

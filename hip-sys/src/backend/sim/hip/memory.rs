@@ -13,7 +13,7 @@ use crate::backend::sim::races::{self, Access};
 use crate::backend::sim::submit;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations::{self, AccessKind};
-use crate::{hipError_t, hipMemoryType, hipPointerAttribute_t};
+use crate::bindings::hip::{hipError_t, hipMemoryType, hipPointerAttribute_t};
 use std::ffi::c_void;
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! (counting, faults, the last error) on the state below it: the machine,
 //! its streams and memory; none of that state calls back up here.
 //!
-//! [`HipApi`]: crate::HipApi
+//! [`HipApi`]: crate::bindings::hip::HipApi
 
 mod copies;
 mod device;

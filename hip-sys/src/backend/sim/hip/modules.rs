@@ -12,7 +12,7 @@ use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
-use crate::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;

@@ -12,7 +12,7 @@ use crate::backend::sim::pool::{self, device_of_pool, Pool, PoolRegistry};
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::violations::{self, AccessKind};
-use crate::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -105,8 +105,8 @@ pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props:
         }
         // SAFETY: checked non-null; the caller passes a valid props struct.
         let props = unsafe { &*props };
-        if props.allocType != crate::hipMemAllocationType::hipMemAllocationTypePinned
-            || props.location.type_ != crate::hipMemLocationType::hipMemLocationTypeDevice
+        if props.allocType != crate::bindings::hip::hipMemAllocationType::hipMemAllocationTypePinned
+            || props.location.type_ != crate::bindings::hip::hipMemLocationType::hipMemLocationTypeDevice
         {
             return Err(hipError_t::hipErrorInvalidValue);
         }

@@ -18,7 +18,7 @@ use crate::backend::sim::races::{self, Access};
 use crate::backend::sim::submit;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations::AccessKind;
-use crate::hipError_t;
+use crate::bindings::hip::hipError_t;
 use std::ffi::c_void;
 
 /// The flags clr accepts: Portable 1, Mapped 2, IoMemory 4, ReadOnly 8.

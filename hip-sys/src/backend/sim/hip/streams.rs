@@ -14,14 +14,14 @@ use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets::{self, checked_target, target, LEGACY, PER_THREAD};
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations;
-use crate::{hipError_t, hipStream_t};
+use crate::bindings::hip::{hipError_t, hipStream_t};
 use std::sync::Arc;
 
 fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipError_t> {
     if out.is_null() {
         return Err(hipError_t::hipErrorInvalidValue);
     }
-    if flags > crate::hipStreamNonBlocking {
+    if flags > crate::bindings::hip::hipStreamNonBlocking {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let device = current_device();
@@ -97,7 +97,7 @@ pub(crate) unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_
 
 pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
     stream: hipStream_t,
-    event: crate::hipEvent_t,
+    event: crate::bindings::hip::hipEvent_t,
     flags: u32,
 ) -> hipError_t {
     call(idx!("hipStreamWaitEvent"), || {

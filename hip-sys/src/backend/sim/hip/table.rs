@@ -4,7 +4,7 @@
 #![allow(non_snake_case)]
 
 use super::{copies, device, errors, events, host_funcs, memory, modules, pools, registered, streams};
-use crate::HipApi;
+use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
 pub(crate) static SIM_API: HipApi = HipApi {

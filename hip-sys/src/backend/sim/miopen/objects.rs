@@ -58,7 +58,7 @@ pub(super) fn handle_target(function: &'static str, handle: miopenHandle_t) -> R
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        targets::target(stream as crate::hipStream_t).map_err(|_| BAD_PARM)?
+        targets::target(stream as crate::bindings::hip::hipStream_t).map_err(|_| BAD_PARM)?
     };
     if target.device != device {
         return Err(BAD_PARM);

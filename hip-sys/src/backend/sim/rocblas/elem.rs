@@ -180,12 +180,12 @@ macro_rules! complex_elem {
 complex_elem!(f32, matrixmultiply::cgemm);
 complex_elem!(f64, matrixmultiply::zgemm);
 
-pub(super) fn read_all<T: Elem>(span: &Span, count: usize) -> Result<Vec<T>, crate::hipError_t> {
+pub(super) fn read_all<T: Elem>(span: &Span, count: usize) -> Result<Vec<T>, crate::bindings::hip::hipError_t> {
     let bytes = span.bytes(count * T::SIZE)?;
     Ok(bytes.chunks_exact(T::SIZE).map(T::load).collect())
 }
 
-pub(super) fn write_all<T: Elem>(span: &Span, values: &[T]) -> Result<(), crate::hipError_t> {
+pub(super) fn write_all<T: Elem>(span: &Span, values: &[T]) -> Result<(), crate::bindings::hip::hipError_t> {
     let mut bytes = vec![0u8; values.len() * T::SIZE];
     for (chunk, v) in bytes.chunks_exact_mut(T::SIZE).zip(values) {
         v.store(chunk);

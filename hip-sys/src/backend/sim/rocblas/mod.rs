@@ -120,7 +120,7 @@ fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<B
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
+        targets::target(stream as crate::bindings::hip::hipStream_t).map_err(|_| INVALID_VALUE)?
     };
     if target.device != device {
         return Err(INVALID_VALUE);
@@ -180,7 +180,10 @@ pub(crate) unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -
     })
 }
 
-pub(crate) unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, stream: crate::hipStream_t) -> Status {
+pub(crate) unsafe extern "C" fn rocblas_set_stream(
+    handle: rocblas_handle,
+    stream: crate::bindings::hip::hipStream_t,
+) -> Status {
     call("rocblas_set_stream", OK, INTERNAL, || {
         handle_device("rocblas_set_stream", handle)?;
         // rocBLAS checks a new stream with hipStreamQuery: an unknown one
@@ -197,7 +200,10 @@ pub(crate) unsafe extern "C" fn rocblas_set_stream(handle: rocblas_handle, strea
     })
 }
 
-pub(crate) unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, stream: *mut crate::hipStream_t) -> Status {
+pub(crate) unsafe extern "C" fn rocblas_get_stream(
+    handle: rocblas_handle,
+    stream: *mut crate::bindings::hip::hipStream_t,
+) -> Status {
     call("rocblas_get_stream", OK, INTERNAL, || {
         handle_device("rocblas_get_stream", handle)?;
         let s = with(handle as usize, |o| match &o.kind {
@@ -206,7 +212,7 @@ pub(crate) unsafe extern "C" fn rocblas_get_stream(handle: rocblas_handle, strea
         })
         .unwrap_or(0);
         // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(stream, s as crate::hipStream_t, INVALID_POINTER) }
+        unsafe { write_out(stream, s as crate::bindings::hip::hipStream_t, INVALID_POINTER) }
     })
 }
 

@@ -65,7 +65,7 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
         let target = if stream == 0 {
             targets::null_target(device).map_err(|_| FAILURE)?
         } else {
-            targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_ARG)?
+            targets::target(stream as crate::bindings::hip::hipStream_t).map_err(|_| INVALID_ARG)?
         };
         if target.device != device {
             return Err(INVALID_ARG);

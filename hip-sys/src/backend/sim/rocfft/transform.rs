@@ -144,7 +144,7 @@ pub(super) fn run<T: Float>(
     output: &Span,
     dists: (usize, usize),
     reals: usize,
-) -> Result<(), crate::hipError_t> {
+) -> Result<(), crate::bindings::hip::hipError_t> {
     let mut planner = FftPlanner::<T>::new();
     for t in 0..p.batch {
         // Values of the operand type, so the widening to f64 is exact.

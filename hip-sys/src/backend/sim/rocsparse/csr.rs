@@ -38,8 +38,8 @@ pub(super) fn csr_data(m: &SpMat) -> Result<CsrData, Status> {
 
 /// The nonzeros as (row, column, value), 0-based; an index outside the
 /// matrix is a memory fault, as the GPU kernel would read out of bounds.
-pub(super) fn triplets(m: &SpMat, d: &CsrData) -> Result<Vec<(usize, usize, f64)>, crate::hipError_t> {
-    let fault = crate::hipError_t::hipErrorIllegalAddress;
+pub(super) fn triplets(m: &SpMat, d: &CsrData) -> Result<Vec<(usize, usize, f64)>, crate::bindings::hip::hipError_t> {
+    let fault = crate::bindings::hip::hipError_t::hipErrorIllegalAddress;
     let offsets = d.row_ptr.read_i32(m.rows + 1)?;
     let (cols, vals) = match (&d.col_ind, &d.values) {
         (Some(c), Some(v)) => (c.read_i32(m.nnz)?, v.read(m.real, 0, m.nnz)?),

@@ -44,7 +44,10 @@ pub(crate) unsafe extern "C" fn rocsparse_destroy_handle(handle: rocsparse_handl
     })
 }
 
-pub(crate) unsafe extern "C" fn rocsparse_set_stream(handle: rocsparse_handle, stream: crate::hipStream_t) -> Status {
+pub(crate) unsafe extern "C" fn rocsparse_set_stream(
+    handle: rocsparse_handle,
+    stream: crate::bindings::hip::hipStream_t,
+) -> Status {
     call("rocsparse_set_stream", OK, INTERNAL, || {
         handle_device("rocsparse_set_stream", handle)?;
         with(handle as usize, |o| {
@@ -58,7 +61,7 @@ pub(crate) unsafe extern "C" fn rocsparse_set_stream(handle: rocsparse_handle, s
 
 pub(crate) unsafe extern "C" fn rocsparse_get_stream(
     handle: rocsparse_handle,
-    stream: *mut crate::hipStream_t,
+    stream: *mut crate::bindings::hip::hipStream_t,
 ) -> Status {
     call("rocsparse_get_stream", OK, INTERNAL, || {
         handle_device("rocsparse_get_stream", handle)?;
@@ -68,7 +71,7 @@ pub(crate) unsafe extern "C" fn rocsparse_get_stream(
         })
         .unwrap_or(0);
         // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(stream, s as crate::hipStream_t, INVALID_POINTER) }
+        unsafe { write_out(stream, s as crate::bindings::hip::hipStream_t, INVALID_POINTER) }
     })
 }
 

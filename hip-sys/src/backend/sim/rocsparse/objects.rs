@@ -116,7 +116,7 @@ pub(super) fn handle_target(function: &'static str, handle: rocsparse_handle) ->
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
-        targets::target(stream as crate::hipStream_t).map_err(|_| INVALID_VALUE)?
+        targets::target(stream as crate::bindings::hip::hipStream_t).map_err(|_| INVALID_VALUE)?
     };
     if target.device != device {
         return Err(INVALID_VALUE);
