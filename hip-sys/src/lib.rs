@@ -86,10 +86,7 @@
 
 pub mod backend;
 pub mod bindings;
-pub mod error_names;
 pub mod libraries;
-mod newer;
-mod shared;
 pub mod sync;
 pub mod units;
 
@@ -98,6 +95,7 @@ pub use backend::sim;
 pub use backend::{backend, device_target_id, hip, last_error_is_sticky, selection, Backend, BackendError};
 // The HIP names every crate above uses, by name (the rest of HIP's C API
 // is in `bindings::hip`): no glob, so what the root offers is listed here.
+pub use bindings::error_names;
 pub use bindings::hip::{
     hipCtx_t, hipDeviceAttribute_t, hipError_t, hipEventBlockingSync, hipEventDefault, hipEventDisableTiming,
     hipEventInterprocess, hipEvent_t, hipFunction_t, hipHostRegisterPortable, hipMemAllocationType, hipMemLocation,
@@ -105,12 +103,12 @@ pub use bindings::hip::{
     hipPointerAttribute_t, hipStreamNonBlocking, hipStream_t, HipApi,
 };
 pub use bindings::hiprtc;
+pub use bindings::newer::{
+    hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
+};
+pub use bindings::shared::prelude::{prelude, Header};
 pub use bindings::{miopen, rocblas, rocfft, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
     available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
 };
-pub use newer::{
-    hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
-};
-pub use shared::prelude::{prelude, Header};

@@ -3,12 +3,12 @@
 //! provider; [`crate::libraries`] calls it once per table and keeps the
 //! answer.
 
+use crate::bindings::shared::compiler::Compiler;
+use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::miopen::MiopenApi;
 use crate::rocblas::RocblasApi;
 use crate::rocfft::RocfftApi;
 use crate::rocsparse::RocsparseApi;
-use crate::shared::compiler::Compiler;
-use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 
 /// How a backend fills each library table: an error says why it cannot.

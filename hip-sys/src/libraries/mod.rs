@@ -45,7 +45,7 @@ pub mod fft;
 pub mod rtc;
 pub mod sparse;
 
-pub use crate::shared::library::Library;
+pub use crate::bindings::shared::library::Library;
 pub use blas::rocblas;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};

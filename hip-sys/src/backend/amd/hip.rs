@@ -187,7 +187,7 @@ fn prepare(loaded: Loaded) -> Result<HipApi, BackendError> {
 /// messages written before any string function of the library is trusted:
 /// the names come from this crate's own table.
 fn error_name(status: hipError_t) -> String {
-    match crate::error_names::describe(status) {
+    match crate::bindings::error_names::describe(status) {
         Some((name, _)) => format!("{} ({})", name.to_string_lossy(), status.0),
         None => format!("hipError_t({})", status.0),
     }

@@ -48,8 +48,8 @@ use std::cell::Cell;
 use std::ffi::c_char;
 
 use super::{fns, CuResult, CudaError};
+use crate::bindings::error_names::describe_as_hip as describe;
 use crate::bindings::hip::hipError_t as E;
-use crate::error_names::describe_as_hip as describe;
 
 /// `hipCUDAErrorTohipError`: the runtime's codes HIP names, and the HIP
 /// code for each. All keep their number; the names differ for some

@@ -178,9 +178,9 @@ pub(super) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
 /// at most one.
 const EVENT_FLAGS: c_uint = 0x7 | AMD_RELEASE_FLAGS;
 /// AMD's release and fence flags, which HIP's NVIDIA platform defines as 0.
-const AMD_RELEASE_FLAGS: c_uint = crate::newer::hipEventDisableSystemFence
-    | crate::newer::hipEventReleaseToDevice
-    | crate::newer::hipEventReleaseToSystem;
+const AMD_RELEASE_FLAGS: c_uint = crate::bindings::newer::hipEventDisableSystemFence
+    | crate::bindings::newer::hipEventReleaseToDevice
+    | crate::bindings::newer::hipEventReleaseToSystem;
 
 /// `flags` as CUDA's event flags, or `hipErrorInvalidValue` where clr
 /// refuses them: an unknown flag, two release flags, Interprocess without
@@ -307,8 +307,12 @@ mod flag_tests {
         assert_eq!(event_flags_to_cuda(2 | 4), Ok(6), "interprocess with disable-timing");
         assert_eq!(event_flags_to_cuda(4), Err(hipError_t::hipErrorInvalidValue), "interprocess alone");
         assert_eq!(event_flags_to_cuda(0x8000), Err(hipError_t::hipErrorInvalidValue), "unknown");
-        assert_eq!(event_flags_to_cuda(crate::newer::hipEventReleaseToSystem), Ok(0), "AMD-only flags are 0 on NVIDIA");
-        let two = crate::newer::hipEventReleaseToDevice | crate::newer::hipEventReleaseToSystem;
+        assert_eq!(
+            event_flags_to_cuda(crate::bindings::newer::hipEventReleaseToSystem),
+            Ok(0),
+            "AMD-only flags are 0 on NVIDIA"
+        );
+        let two = crate::bindings::newer::hipEventReleaseToDevice | crate::bindings::newer::hipEventReleaseToSystem;
         assert_eq!(event_flags_to_cuda(two), Err(hipError_t::hipErrorInvalidValue), "two release flags");
     }
 }

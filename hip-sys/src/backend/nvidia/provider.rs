@@ -4,7 +4,7 @@
 
 use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
 use crate::backend::provider::Provider;
-use crate::shared::rocfft_version::RocfftVersion;
+use crate::bindings::shared::rocfft_version::RocfftVersion;
 
 /// The NVIDIA libraries behind the ROCm tables.
 pub(crate) static PROVIDER: Provider = Provider {

@@ -307,7 +307,7 @@ mod rocsparse;
 mod rocsparse_mode;
 mod tables;
 
-pub use crate::error_names::describe;
+pub use crate::bindings::error_names::describe;
 pub use addresses::MAX_DEVICES;
 pub use calls::{call_count, thread_call_count};
 pub use config::{parse_devices, parse_memory, SimConfig};

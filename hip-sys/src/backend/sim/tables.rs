@@ -33,7 +33,7 @@ pub fn hiprtc_api() -> &'static crate::hiprtc::HiprtcApi {
 }
 
 /// The simulator's compiler: its hipRTC table, reporting hipRTC's 9.0.
-pub fn compiler() -> &'static crate::shared::compiler::Compiler {
+pub fn compiler() -> &'static crate::bindings::shared::compiler::Compiler {
     &hiprtc::SIM_COMPILER
 }
 

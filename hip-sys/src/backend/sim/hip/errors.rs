@@ -1,11 +1,11 @@
 //! The thread's last error, and `hipGetErrorName`/`hipGetErrorString`
-//! over the crate's table of names ([`crate::error_names`]).
+//! over the crate's table of names ([`crate::bindings::error_names`]).
 
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::entry::{call_with, Flavor};
 use crate::backend::sim::thread::with_thread;
+use crate::bindings::error_names::describe_as_hip;
 use crate::bindings::hip::hipError_t;
-use crate::error_names::describe_as_hip;
 use std::ffi::c_char;
 
 /// `hipGetLastError` and `hipPeekAtLastError` report, they do not record.

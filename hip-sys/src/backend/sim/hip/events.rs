@@ -23,9 +23,9 @@ fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, h
 }
 
 /// The release and fence flags, of which clr allows at most one.
-const RELEASE_FLAGS: u32 = crate::newer::hipEventDisableSystemFence
-    | crate::newer::hipEventReleaseToDevice
-    | crate::newer::hipEventReleaseToSystem;
+const RELEASE_FLAGS: u32 = crate::bindings::newer::hipEventDisableSystemFence
+    | crate::bindings::newer::hipEventReleaseToDevice
+    | crate::bindings::newer::hipEventReleaseToSystem;
 /// Every flag clr's `ihipEventCreateWithFlags` accepts.
 const KNOWN_FLAGS: u32 = crate::bindings::hip::hipEventBlockingSync
     | crate::bindings::hip::hipEventDisableTiming

@@ -51,7 +51,7 @@ use crate::backend::sim::violations;
 use crate::backend::sim::violations::AccessKind;
 use crate::backend::sim::{submit, targets};
 use crate::bindings::rocblas::*;
-use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use half::{bf16, f16};
 use std::ffi::{c_char, c_void};
 

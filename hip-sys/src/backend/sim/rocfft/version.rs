@@ -5,7 +5,7 @@
 use super::status::*;
 use crate::backend::sim::library::call;
 use crate::backend::sim::lock::lock;
-use crate::shared::rocfft_version::RocfftVersion;
+use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 use std::ffi::c_char;
 use std::sync::{Mutex, OnceLock};
