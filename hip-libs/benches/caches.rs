@@ -109,6 +109,10 @@ fn benches(c: &mut Criterion) -> bool {
     }
     let key = key(device);
     group.bench_function("plan cache hit", |b| b.iter(|| black_box(fft::cached_plan(key.clone()).expect("plan"))));
+    // What a transform does: the key's shape borrowed, no allocation.
+    group.bench_function("plan cache hit (borrowed key)", |b| {
+        b.iter(|| black_box(fft::cached_plan_for(key.query()).expect("plan")))
+    });
     group.bench_function("plan create+destroy", |b| b.iter(|| black_box(fft::Plan::new(key.clone()).expect("plan"))));
     group.finish();
     let warm = [("rocSPARSE handle", "handle lookup (warm)"), ("rocBLAS handle", "blas handle lookup (warm)")];
@@ -133,6 +137,7 @@ fn main() {
         ("handle lookup (warm)", "handle create+destroy"),
         ("blas handle lookup (warm)", "blas handle create+destroy"),
         ("plan cache hit", "plan create+destroy"),
+        ("plan cache hit (borrowed key)", "plan create+destroy"),
     ] {
         if let (Some(c), Some(f)) = (mean_ns(GROUP, cached), mean_ns(GROUP, fresh)) {
             println!("  {cached:<27} {c:>10.1} ns   {fresh:<27} {f:>10.1} ns   {:.0}x", f / c);

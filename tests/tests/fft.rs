@@ -9,6 +9,8 @@ use amdgpu::libs::{fft, LibError, Library};
 use amdgpu::prelude::*;
 use hip_sys::{sim, Backend};
 
+use std::sync::Arc;
+
 mod common;
 use common::{have, noise, on_thread, violations_of};
 
@@ -118,6 +120,40 @@ fn the_plan_cache_stays_bounded_and_releases_memory() {
     if amdgpu::backend() == Backend::Sim {
         assert!(sim::live_allocations(0) <= baseline, "{} > {baseline}", sim::live_allocations(0));
     }
+    fft::set_plan_cache_capacity(capacity);
+}
+
+/// A lookup by a borrowed key (as the transforms make) finds the plan an
+/// owned key cached, makes it the most recently used, and the least
+/// recently used goes first when the cache is full.
+#[test]
+fn the_plan_cache_is_least_recently_used_by_owned_and_borrowed_keys() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocfft) {
+        return;
+    }
+    let capacity = fft::plan_cache_capacity();
+    fft::cleanup().unwrap();
+    fft::set_plan_cache_capacity(2);
+    let key = |n: usize| fft::PlanKey {
+        device: Device::new(0).unwrap(),
+        shape: vec![n],
+        batch: 1,
+        kind: fft::TransformKind::ComplexForward,
+        double: false,
+        placement: fft::Placement::OutOfPlace,
+    };
+    let a = fft::cached_plan(key(8)).unwrap();
+    let b = fft::cached_plan(key(16)).unwrap();
+    let again = fft::cached_plan_for(key(8).query()).unwrap();
+    assert!(Arc::ptr_eq(&a, &again), "the borrowed key finds the owned key's plan");
+    assert_eq!(fft::plan_cache_len(), 2);
+    // 8 is now the most recent: a third plan evicts 16.
+    drop(fft::cached_plan(key(32)).unwrap());
+    assert!(Arc::ptr_eq(&fft::cached_plan_for(key(8).query()).unwrap(), &a), "8 stayed");
+    assert!(!Arc::ptr_eq(&fft::cached_plan(key(16)).unwrap(), &b), "16 was evicted and made again");
+    drop((a, b, again));
+    fft::cleanup().unwrap();
     fft::set_plan_cache_capacity(capacity);
 }
 

@@ -1,7 +1,7 @@
 //! Executing transforms.
 
-use super::plan::{FftReal, Placement, PlanKey, TransformKind};
-use super::plan_cache::cached_plan;
+use super::plan::{FftReal, Placement, PlanQuery, TransformKind};
+use super::plan_cache::cached_plan_for;
 use super::raw;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
@@ -48,9 +48,9 @@ fn expect_len(operation: &'static str, what: &str, got: usize, want: usize) -> R
 }
 
 /// Execute `key`'s plan on `stream`.
-fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Stream) -> Result<()> {
+fn execute(key: PlanQuery<'_>, input: *mut c_void, output: *mut c_void, stream: &Stream) -> Result<()> {
     let device: Device = key.device;
-    let plan = cached_plan(key)?;
+    let plan = cached_plan_for(key)?;
     let api = hip_sys::rocfft()?;
     let work = if plan.work_size() > 0 { Some(hip_pool::alloc_on(device, plan.work_size(), stream)?) } else { None };
     run_on(device, || -> Result<()> {
@@ -84,7 +84,7 @@ fn execute(key: PlanKey, input: *mut c_void, output: *mut c_void, stream: &Strea
 /// Before any call: [`LibError::InvalidInput`] for 0 or more than 3
 /// dimensions, a zero length or batch, or an operand of another length
 /// than `batch × shape`; [`LibError::Hip`] with a device mismatch when the
-/// input is not on the output's device. Then as [`cached_plan`],
+/// input is not on the output's device. Then as [`cached_plan`](super::cached_plan),
 /// `LibError::Pool` for the work area, and [`LibError::Status`] with
 /// rocFFT's status of `rocfft_execute` or its execution-info calls.
 #[doc(alias = "rocfft_execute")]
@@ -106,14 +106,7 @@ pub fn c2c<T: FftReal>(
         Direction::Forward => TransformKind::ComplexForward,
         Direction::Inverse => TransformKind::ComplexInverse,
     };
-    let key = PlanKey {
-        device,
-        shape: shape.to_vec(),
-        batch,
-        kind,
-        double: T::PRECISION.0 == 1,
-        placement: Placement::OutOfPlace,
-    };
+    let key = PlanQuery { device, shape, batch, kind, double: T::PRECISION.0 == 1, placement: Placement::OutOfPlace };
     let (input_ptr, output_ptr) = (input.device_ptr() as *mut c_void, output.device_ptr_mut());
     let operands = [(input.buffer(), Access::Read), (output.buffer(), Access::Write)];
     enqueue(&stream, operands, || execute(key, input_ptr, output_ptr, &stream))
@@ -139,9 +132,9 @@ pub fn c2c_in_place<T: FftReal>(
         Direction::Inverse => TransformKind::ComplexInverse,
     };
     let stream = data.stream().clone();
-    let key = PlanKey {
+    let key = PlanQuery {
         device: data.device(),
-        shape: shape.to_vec(),
+        shape,
         batch,
         kind,
         double: T::PRECISION.0 == 1,
@@ -179,9 +172,9 @@ pub fn r2c<T: FftReal>(
     let device = output.device();
     same_device(OP, device, &[("the real input", input.device())])?;
     let stream = output.stream().clone();
-    let key = PlanKey {
+    let key = PlanQuery {
         device,
-        shape: shape.to_vec(),
+        shape,
         batch,
         kind: TransformKind::RealForward,
         double: T::PRECISION.0 == 1,
@@ -237,9 +230,9 @@ pub fn c2r<T: FftReal>(
     let device = output.device();
     same_device(OP, device, &[("the complex input", input.device())])?;
     let stream = output.stream().clone();
-    let key = PlanKey {
+    let key = PlanQuery {
         device,
-        shape: shape.to_vec(),
+        shape,
         batch,
         kind: TransformKind::RealInverse,
         double: T::PRECISION.0 == 1,

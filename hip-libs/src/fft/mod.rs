@@ -28,5 +28,7 @@ mod plan_cache;
 mod raw;
 
 pub use exec::{c2c, c2c_in_place, c2r, r2c, Direction};
-pub use plan::{live_plans, FftReal, Placement, Plan, PlanKey, TransformKind};
-pub use plan_cache::{cached_plan, cleanup, plan_cache_capacity, plan_cache_len, set_plan_cache_capacity};
+pub use plan::{live_plans, FftReal, Placement, Plan, PlanKey, PlanQuery, TransformKind};
+pub use plan_cache::{
+    cached_plan, cached_plan_for, cleanup, plan_cache_capacity, plan_cache_len, set_plan_cache_capacity,
+};

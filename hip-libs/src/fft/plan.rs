@@ -62,6 +62,63 @@ pub struct PlanKey {
     pub placement: Placement,
 }
 
+/// A [`PlanKey`] with its shape borrowed: what a transform looks its plan
+/// up by, so that a cache hit allocates nothing
+/// ([`cached_plan_for`](super::cached_plan_for)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanQuery<'a> {
+    /// The device the plan is for.
+    pub device: Device,
+    /// Transform lengths, slowest dimension first.
+    pub shape: &'a [usize],
+    /// Transforms per execution.
+    pub batch: usize,
+    /// The transform.
+    pub kind: TransformKind,
+    /// `true` for double precision.
+    pub double: bool,
+    /// In place or not.
+    pub placement: Placement,
+}
+
+impl PlanQuery<'_> {
+    /// Whether `key` is the key of this query.
+    pub fn matches(&self, key: &PlanKey) -> bool {
+        self.device == key.device
+            && self.shape == key.shape.as_slice()
+            && self.batch == key.batch
+            && self.kind == key.kind
+            && self.double == key.double
+            && self.placement == key.placement
+    }
+
+    /// The owned key (for a plan made on a miss).
+    pub fn to_key(&self) -> PlanKey {
+        PlanKey {
+            device: self.device,
+            shape: self.shape.to_vec(),
+            batch: self.batch,
+            kind: self.kind,
+            double: self.double,
+            placement: self.placement,
+        }
+    }
+}
+
+impl PlanKey {
+    /// This key as a query.
+    pub fn query(&self) -> PlanQuery<'_> {
+        PlanQuery {
+            device: self.device,
+            shape: &self.shape,
+            batch: self.batch,
+            kind: self.kind,
+            double: self.double,
+            placement: self.placement,
+        }
+    }
+}
+
 /// rocFFT's process-wide state, and the lock that orders plan creation
 /// against `rocfft_cleanup`.
 ///

@@ -4,7 +4,7 @@
 //! task had (#1092): here the bound holds, and a plan is destroyed under
 //! its own device when the last user drops it.
 
-use super::plan::{Plan, PlanKey};
+use super::plan::{Plan, PlanKey, PlanQuery};
 use crate::Result;
 use hip_sys::sync::MutexExt;
 use std::sync::{Arc, Mutex};
@@ -26,14 +26,42 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
 /// # Errors
 /// As [`Plan::new`] on a miss; a failed plan is not cached.
 pub fn cached_plan(key: PlanKey) -> Result<Arc<Plan>> {
-    {
-        let mut cache = lock();
-        if let Some(i) = cache.plans.iter().position(|p| *p.key() == key) {
-            let plan = cache.plans.remove(i);
-            cache.plans.push(plan.clone());
-            return Ok(plan);
-        }
+    match hit(key.query()) {
+        Some(plan) => Ok(plan),
+        None => insert(key),
     }
+}
+
+/// The plan `query` describes, from the cache or made now (and cached):
+/// [`cached_plan`] with the shape borrowed, so that a hit allocates
+/// nothing (the transforms look their plans up this way).
+///
+/// # Errors
+/// As [`Plan::new`] on a miss; a failed plan is not cached.
+pub fn cached_plan_for(query: PlanQuery<'_>) -> Result<Arc<Plan>> {
+    match hit(query) {
+        Some(plan) => Ok(plan),
+        None => insert(query.to_key()),
+    }
+}
+
+/// The cached plan of `query`, now the most recently used; `None` on a
+/// miss. A plan already the most recent stays where it is.
+fn hit(query: PlanQuery<'_>) -> Option<Arc<Plan>> {
+    let mut cache = lock();
+    let i = cache.plans.iter().rposition(|p| query.matches(p.key()))?;
+    let last = cache.plans.len() - 1;
+    if i != last {
+        let plan = cache.plans.remove(i);
+        cache.plans.push(plan);
+    }
+    Some(cache.plans[last].clone())
+}
+
+/// Make the plan of `key` and cache it, evicting the least recently used
+/// beyond the capacity.
+#[cold]
+fn insert(key: PlanKey) -> Result<Arc<Plan>> {
     let plan = Arc::new(Plan::new(key)?);
     let evicted: Vec<Arc<Plan>> = {
         let mut cache = lock();
