@@ -119,6 +119,10 @@ impl HipError {
 }
 
 /// Turn a HIP status into a `Result`, naming `operation` on failure.
+///
+/// # Errors
+/// [`HipError::Call`] with `status` and `operation` for every status but
+/// `hipSuccess`.
 pub fn check(status: hipError_t, operation: &'static str) -> Result<()> {
     if status == hipError_t::hipSuccess {
         return Ok(());

@@ -7,7 +7,12 @@ use std::cell::Cell;
 
 use super::api;
 
-/// HIP's current device on this thread, as HIP sees it (a HIP call).
+/// `hipGetDevice`: HIP's current device on this thread, as HIP sees it.
+///
+/// # Errors
+/// HIP's status of `hipGetDevice`; [`HipError::Backend`](crate::HipError::Backend)
+/// without a backend.
+#[doc(alias = "hipGetDevice")]
 pub fn hip_current_device() -> Result<Device> {
     let api = api()?;
     let mut ordinal = 0;
@@ -77,6 +82,10 @@ pub(crate) fn bind(device: Device) -> Result<()> {
 /// this crate; makes no HIP call beyond `hipGetDevice` when `device` is
 /// already current. It asks HIP rather than trust [`run_on`]'s record, so
 /// a drop lands on the right device even after foreign code moved HIP.
+///
+/// # Errors
+/// HIP's status of `hipGetDevice` or `hipSetDevice` (then `call` does not
+/// run); `call`'s own result is the `Ok` value.
 pub fn on_device<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     let previous = hip_current_device()?;
     if previous == device {

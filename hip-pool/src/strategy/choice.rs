@@ -17,7 +17,11 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Parse `cached`, `async` or `none` (case-insensitive).
+    /// Parse `cached`, `async` or `none` (case-insensitive; empty is
+    /// `cached`).
+    ///
+    /// # Errors
+    /// [`PoolError::Config`] naming the value and the three choices.
     pub fn parse(value: &str) -> Result<Strategy> {
         match value.trim().to_ascii_lowercase().as_str() {
             "cached" | "" => Ok(Strategy::Cached),
@@ -30,6 +34,9 @@ impl Strategy {
     }
 
     /// The strategy `AMDGPU_POOL` names (unset: cached).
+    ///
+    /// # Errors
+    /// As [`Strategy::parse`], for a value that names none.
     pub fn from_env() -> Result<Strategy> {
         std::env::var("AMDGPU_POOL").map_or(Ok(Strategy::Cached), |v| Strategy::parse(&v))
     }
