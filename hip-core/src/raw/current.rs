@@ -117,6 +117,9 @@ fn switch<R>(previous: Device, device: Device, call: impl FnOnce() -> R) -> Resu
 /// all. Another recorded device is switched from and restored without
 /// asking HIP; with no record it is `on_device`. It reads no thread state.
 /// Drops use [`on_device`], which asks HIP.
+///
+/// # Errors
+/// As [`on_device`].
 #[inline]
 pub fn run_on<R>(device: Device, call: impl FnOnce() -> R) -> Result<R> {
     match bound() {
