@@ -112,11 +112,16 @@ impl Record {
     pub fn new(ptr: usize, pool: Option<&'static PoolInner>, len: usize, block: usize, stream: Stream) -> Box<Record> {
         Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default() })
     }
+
+    /// What the pool takes back of a parked block (its record is freed).
+    fn returned(self) -> Returned {
+        (self.ptr, self.block, self.stream)
+    }
 }
 
 /// Give a parked block back to its pool; its record is freed.
 fn unpark(pool: &PoolInner, record: Record) {
-    let Record { ptr, block, stream, .. } = record;
+    let (ptr, block, stream) = record.returned();
     pool.core.give_back_to_pool(ptr, block, stream);
 }
 
@@ -309,10 +314,7 @@ impl Drop for Local {
 
 /// Give every block of a list to its pool.
 fn return_blocks(pool: &PoolInner, list: &mut Parked) {
-    pool.core.give_back_all(list.drain().map(|record| {
-        let Record { ptr, block, stream, .. } = *record;
-        (ptr, block, stream)
-    }));
+    pool.core.give_back_all(list.drain().map(|record| record.returned()));
 }
 
 thread_local! {
@@ -441,12 +443,7 @@ fn take_own(pool: &'static PoolInner) -> Vec<Returned> {
     let _registry = registry(pool);
     // SAFETY: the owner, holding the registry lock.
     let list = unsafe { list_of(&slot) };
-    list.drain()
-        .map(|record| {
-            let Record { ptr, block, stream, .. } = *record;
-            (ptr, block, stream)
-        })
-        .collect()
+    list.drain().map(|record| record.returned()).collect()
 }
 
 /// Every slot of a pool held still: `steal` set on each, the heavy barrier
