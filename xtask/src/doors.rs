@@ -17,6 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::sources::rust_files;
+
 /// The crates whose sources are held to their doors.
 const CRATES: [&str; 4] = ["hip-core", "hip-pool", "hip-libs", "amdgpu"];
 
@@ -63,29 +65,13 @@ pub fn c_calls(source: &str) -> Vec<(usize, String)> {
     calls
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("reading {}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            rust_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 /// The C calls of the held crates' sources outside their doors, and how
 /// many calls were found in all (so that a scanner that finds nothing is
 /// seen to).
 pub fn strays(root: &Path) -> Result<(Vec<Stray>, usize), String> {
     let (mut strays, mut total) = (Vec::new(), 0);
     for krate in CRATES {
-        let mut files = Vec::new();
-        rust_files(&root.join(krate).join("src"), &mut files)?;
-        files.sort();
-        for file in files {
+        for file in rust_files(&root.join(krate).join("src"))? {
             let source = std::fs::read_to_string(&file).map_err(|e| format!("reading {}: {e}", file.display()))?;
             let relative = file.strip_prefix(root).unwrap_or(&file).to_owned();
             for (line, call) in c_calls(&source) {

@@ -12,6 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::sources::rust_files;
+
 /// The crates held to their layers.
 const CRATES: [&str; 5] = ["hip-sys", "hip-core", "hip-pool", "hip-libs", "amdgpu"];
 
@@ -157,7 +159,7 @@ pub fn graph(dir: &Path) -> Result<Graph, String> {
         }
         let folder = src.join(module);
         if folder.is_dir() {
-            collect(&folder, &mut files)?;
+            files.extend(rust_files(&folder)?.into_iter().map(|file| (file, false)));
         }
         let mut uses = BTreeSet::new();
         for (file, top) in files {
@@ -186,18 +188,6 @@ pub fn graph(dir: &Path) -> Result<Graph, String> {
         graph.insert(module.clone(), uses);
     }
     Ok(graph)
-}
-
-fn collect(dir: &Path, out: &mut Vec<(std::path::PathBuf, bool)>) -> Result<(), String> {
-    for entry in std::fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))? {
-        let path = entry.map_err(|e| format!("reading {}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            collect(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push((path, false));
-        }
-    }
-    Ok(())
 }
 
 /// A loop of `graph`, if there is one: modules in order, the first again

@@ -16,6 +16,7 @@ mod bindgen;
 mod doors;
 mod layers;
 mod names;
+mod sources;
 mod table;
 
 use std::path::PathBuf;
