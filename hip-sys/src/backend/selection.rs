@@ -90,7 +90,8 @@ pub fn last_error_is_sticky() -> bool {
 /// beyond its architecture number: on amd, the device's `gcnArchName`
 /// (`gfx942:sramecc+:xnack-`, whose features decide which code objects
 /// load). `None` on nvidia and the simulator (`sm_XY` and `sim` say it
-/// all) and where it cannot be read.
+/// all) and where it cannot be read. Each call asks the runtime;
+/// `hip_core::Device::target` keeps the answer per device.
 pub fn device_target_id(ordinal: usize) -> Option<String> {
     match backend() {
         #[cfg(feature = "amd")]

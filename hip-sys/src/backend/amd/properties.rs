@@ -16,11 +16,10 @@
 //! name, never a read out of bounds. Not yet run on AMD hardware.
 
 use std::ffi::{c_int, c_void, CStr};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use super::installation;
 use crate::bindings::hip::hipError_t;
-use crate::sync::MutexExt;
 
 /// `hipError_t hipGetDeviceProperties[R0600](hipDeviceProp_t* prop, int device)`.
 type GetProperties = unsafe extern "C" fn(*mut c_void, c_int) -> hipError_t;
@@ -78,12 +77,9 @@ fn getter() -> Option<(GetProperties, Layout)> {
 }
 
 /// The full target id of device `ordinal` of the amd runtime (its
-/// `gcnArchName`), read once per device; `None` where it cannot be read.
+/// `gcnArchName`), read from the runtime on each call (hip-core's
+/// `Device::target` keeps it per device); `None` where it cannot be read.
 pub(crate) fn target_id(ordinal: usize) -> Option<String> {
-    static KNOWN: Mutex<Vec<Option<String>>> = Mutex::new(Vec::new());
-    if let Some(Some(known)) = KNOWN.lock_unpoisoned().get(ordinal) {
-        return Some(known.clone());
-    }
     let (get, layout) = getter()?;
     let mut properties = Properties([0; 4096]);
     // SAFETY: a writable buffer larger than the struct of this layout, and
@@ -92,13 +88,7 @@ pub(crate) fn target_id(ordinal: usize) -> Option<String> {
     if status != hipError_t::hipSuccess {
         return None;
     }
-    let name = name_in(&properties.0[..layout.size], layout)?;
-    let mut known = KNOWN.lock_unpoisoned();
-    if known.len() <= ordinal {
-        known.resize(ordinal + 1, None);
-    }
-    known[ordinal] = Some(name.clone());
-    Some(name)
+    name_in(&properties.0[..layout.size], layout)
 }
 
 #[cfg(test)]
