@@ -98,9 +98,11 @@ pub use backend::{backend, device_target_id, hip, last_error_is_sticky, selectio
 pub use bindings::error_names;
 pub use bindings::hip::{
     hipCtx_t, hipDeviceAttribute_t, hipError_t, hipEventBlockingSync, hipEventDefault, hipEventDisableTiming,
-    hipEventInterprocess, hipEvent_t, hipFunction_t, hipHostRegisterPortable, hipMemAllocationType, hipMemLocation,
-    hipMemLocationType, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipMemoryType, hipModule_t,
-    hipPointerAttribute_t, hipStreamNonBlocking, hipStream_t, HipApi,
+    hipEventInterprocess, hipEvent_t, hipFunction_t, hipGraphExecUpdateResult, hipGraphExec_t,
+    hipGraphInstantiateFlags, hipGraphNode_t, hipGraph_t, hipHostRegisterPortable, hipMemAllocationType,
+    hipMemLocation, hipMemLocationType, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipMemoryType,
+    hipModule_t, hipPointerAttribute_t, hipStreamCaptureMode, hipStreamCaptureStatus, hipStreamNonBlocking,
+    hipStream_t, HipApi,
 };
 pub use bindings::hiprtc;
 pub use bindings::newer::{

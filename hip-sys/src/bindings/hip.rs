@@ -682,9 +682,99 @@ impl Default for hipMemPoolProps {
         }
     }
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ihipGraph {
+    _unused: [u8; 0],
+}
+pub type hipGraph_t = *mut ihipGraph;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct hipGraphNode {
+    _unused: [u8; 0],
+}
+pub type hipGraphNode_t = *mut hipGraphNode;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct hipGraphExec {
+    _unused: [u8; 0],
+}
+pub type hipGraphExec_t = *mut hipGraphExec;
 pub type hipHostFn_t = ::core::option::Option<
     unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
 >;
+impl hipGraphExecUpdateResult {
+    pub const hipGraphExecUpdateSuccess: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        0,
+    );
+    pub const hipGraphExecUpdateError: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        1,
+    );
+    pub const hipGraphExecUpdateErrorTopologyChanged: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        2,
+    );
+    pub const hipGraphExecUpdateErrorNodeTypeChanged: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        3,
+    );
+    pub const hipGraphExecUpdateErrorFunctionChanged: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        4,
+    );
+    pub const hipGraphExecUpdateErrorParametersChanged: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        5,
+    );
+    pub const hipGraphExecUpdateErrorNotSupported: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        6,
+    );
+    pub const hipGraphExecUpdateErrorUnsupportedFunctionChange: hipGraphExecUpdateResult = hipGraphExecUpdateResult(
+        7,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipGraphExecUpdateResult(pub ::core::ffi::c_uint);
+impl hipStreamCaptureMode {
+    pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = hipStreamCaptureMode(0);
+    pub const hipStreamCaptureModeThreadLocal: hipStreamCaptureMode = hipStreamCaptureMode(
+        1,
+    );
+    pub const hipStreamCaptureModeRelaxed: hipStreamCaptureMode = hipStreamCaptureMode(
+        2,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipStreamCaptureMode(pub ::core::ffi::c_uint);
+impl hipStreamCaptureStatus {
+    pub const hipStreamCaptureStatusNone: hipStreamCaptureStatus = hipStreamCaptureStatus(
+        0,
+    );
+    pub const hipStreamCaptureStatusActive: hipStreamCaptureStatus = hipStreamCaptureStatus(
+        1,
+    );
+    pub const hipStreamCaptureStatusInvalidated: hipStreamCaptureStatus = hipStreamCaptureStatus(
+        2,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipStreamCaptureStatus(pub ::core::ffi::c_uint);
+impl hipGraphInstantiateFlags {
+    pub const hipGraphInstantiateFlagAutoFreeOnLaunch: hipGraphInstantiateFlags = hipGraphInstantiateFlags(
+        1,
+    );
+    pub const hipGraphInstantiateFlagUpload: hipGraphInstantiateFlags = hipGraphInstantiateFlags(
+        2,
+    );
+    pub const hipGraphInstantiateFlagDeviceLaunch: hipGraphInstantiateFlags = hipGraphInstantiateFlags(
+        4,
+    );
+    pub const hipGraphInstantiateFlagUseNodePriority: hipGraphInstantiateFlags = hipGraphInstantiateFlags(
+        8,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipGraphInstantiateFlags(pub ::core::ffi::c_uint);
 /**The functions of `libamdhip64.so` that this project calls, as function pointers.
 
 Every backend fills this same struct: the amd backend with the symbols of `libamdhip64.so`, the others with Rust functions of the same C signature.*/
@@ -1000,6 +1090,92 @@ pub struct HipApi {
         device: ::core::ffi::c_int,
         mem_pool: hipMemPool_t,
     ) -> hipError_t,
+    ///`hipStreamBeginCapture`
+    pub hipStreamBeginCapture: unsafe extern "C" fn(
+        stream: hipStream_t,
+        mode: hipStreamCaptureMode,
+    ) -> hipError_t,
+    ///`hipStreamEndCapture`
+    pub hipStreamEndCapture: unsafe extern "C" fn(
+        stream: hipStream_t,
+        pGraph: *mut hipGraph_t,
+    ) -> hipError_t,
+    ///`hipStreamIsCapturing`
+    pub hipStreamIsCapturing: unsafe extern "C" fn(
+        stream: hipStream_t,
+        pCaptureStatus: *mut hipStreamCaptureStatus,
+    ) -> hipError_t,
+    ///`hipStreamGetCaptureInfo`
+    pub hipStreamGetCaptureInfo: unsafe extern "C" fn(
+        stream: hipStream_t,
+        pCaptureStatus: *mut hipStreamCaptureStatus,
+        pId: *mut ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipStreamGetCaptureInfo_v2`
+    pub hipStreamGetCaptureInfo_v2: unsafe extern "C" fn(
+        stream: hipStream_t,
+        captureStatus_out: *mut hipStreamCaptureStatus,
+        id_out: *mut ::core::ffi::c_ulonglong,
+        graph_out: *mut hipGraph_t,
+        dependencies_out: *mut *const hipGraphNode_t,
+        numDependencies_out: *mut usize,
+    ) -> hipError_t,
+    ///`hipThreadExchangeStreamCaptureMode`
+    pub hipThreadExchangeStreamCaptureMode: unsafe extern "C" fn(
+        mode: *mut hipStreamCaptureMode,
+    ) -> hipError_t,
+    ///`hipGraphCreate`
+    pub hipGraphCreate: unsafe extern "C" fn(
+        pGraph: *mut hipGraph_t,
+        flags: ::core::ffi::c_uint,
+    ) -> hipError_t,
+    ///`hipGraphDestroy`
+    pub hipGraphDestroy: unsafe extern "C" fn(graph: hipGraph_t) -> hipError_t,
+    ///`hipGraphGetNodes`
+    pub hipGraphGetNodes: unsafe extern "C" fn(
+        graph: hipGraph_t,
+        nodes: *mut hipGraphNode_t,
+        numNodes: *mut usize,
+    ) -> hipError_t,
+    ///`hipGraphInstantiate`
+    pub hipGraphInstantiate: unsafe extern "C" fn(
+        pGraphExec: *mut hipGraphExec_t,
+        graph: hipGraph_t,
+        pErrorNode: *mut hipGraphNode_t,
+        pLogBuffer: *mut ::core::ffi::c_char,
+        bufferSize: usize,
+    ) -> hipError_t,
+    ///`hipGraphInstantiateWithFlags`
+    pub hipGraphInstantiateWithFlags: unsafe extern "C" fn(
+        pGraphExec: *mut hipGraphExec_t,
+        graph: hipGraph_t,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipGraphLaunch`
+    pub hipGraphLaunch: unsafe extern "C" fn(
+        graphExec: hipGraphExec_t,
+        stream: hipStream_t,
+    ) -> hipError_t,
+    ///`hipGraphUpload`
+    pub hipGraphUpload: unsafe extern "C" fn(
+        graphExec: hipGraphExec_t,
+        stream: hipStream_t,
+    ) -> hipError_t,
+    ///`hipGraphExecDestroy`
+    pub hipGraphExecDestroy: unsafe extern "C" fn(
+        graphExec: hipGraphExec_t,
+    ) -> hipError_t,
+    ///`hipGraphExecUpdate`
+    pub hipGraphExecUpdate: unsafe extern "C" fn(
+        hGraphExec: hipGraphExec_t,
+        hGraph: hipGraph_t,
+        hErrorNode_out: *mut hipGraphNode_t,
+        updateResult_out: *mut hipGraphExecUpdateResult,
+    ) -> hipError_t,
+    ///`hipDeviceGraphMemTrim`
+    pub hipDeviceGraphMemTrim: unsafe extern "C" fn(
+        device: ::core::ffi::c_int,
+    ) -> hipError_t,
     ///`hipModuleLoadData`
     pub hipModuleLoadData: unsafe extern "C" fn(
         module: *mut hipModule_t,
@@ -1112,6 +1288,22 @@ impl HipApi {
         "hipDeviceGetDefaultMemPool",
         "hipDeviceGetMemPool",
         "hipDeviceSetMemPool",
+        "hipStreamBeginCapture",
+        "hipStreamEndCapture",
+        "hipStreamIsCapturing",
+        "hipStreamGetCaptureInfo",
+        "hipStreamGetCaptureInfo_v2",
+        "hipThreadExchangeStreamCaptureMode",
+        "hipGraphCreate",
+        "hipGraphDestroy",
+        "hipGraphGetNodes",
+        "hipGraphInstantiate",
+        "hipGraphInstantiateWithFlags",
+        "hipGraphLaunch",
+        "hipGraphUpload",
+        "hipGraphExecDestroy",
+        "hipGraphExecUpdate",
+        "hipDeviceGraphMemTrim",
         "hipModuleLoadData",
         "hipModuleUnload",
         "hipModuleGetFunction",
@@ -1711,6 +1903,150 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipDeviceSetMemPool")?)
             },
+            hipStreamBeginCapture: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        mode: hipStreamCaptureMode,
+                    ) -> hipError_t,
+                >(resolve("hipStreamBeginCapture")?)
+            },
+            hipStreamEndCapture: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        pGraph: *mut hipGraph_t,
+                    ) -> hipError_t,
+                >(resolve("hipStreamEndCapture")?)
+            },
+            hipStreamIsCapturing: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        pCaptureStatus: *mut hipStreamCaptureStatus,
+                    ) -> hipError_t,
+                >(resolve("hipStreamIsCapturing")?)
+            },
+            hipStreamGetCaptureInfo: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        pCaptureStatus: *mut hipStreamCaptureStatus,
+                        pId: *mut ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipStreamGetCaptureInfo")?)
+            },
+            hipStreamGetCaptureInfo_v2: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        stream: hipStream_t,
+                        captureStatus_out: *mut hipStreamCaptureStatus,
+                        id_out: *mut ::core::ffi::c_ulonglong,
+                        graph_out: *mut hipGraph_t,
+                        dependencies_out: *mut *const hipGraphNode_t,
+                        numDependencies_out: *mut usize,
+                    ) -> hipError_t,
+                >(resolve("hipStreamGetCaptureInfo_v2")?)
+            },
+            hipThreadExchangeStreamCaptureMode: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(mode: *mut hipStreamCaptureMode) -> hipError_t,
+                >(resolve("hipThreadExchangeStreamCaptureMode")?)
+            },
+            hipGraphCreate: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        pGraph: *mut hipGraph_t,
+                        flags: ::core::ffi::c_uint,
+                    ) -> hipError_t,
+                >(resolve("hipGraphCreate")?)
+            },
+            hipGraphDestroy: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(graph: hipGraph_t) -> hipError_t,
+                >(resolve("hipGraphDestroy")?)
+            },
+            hipGraphGetNodes: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        graph: hipGraph_t,
+                        nodes: *mut hipGraphNode_t,
+                        numNodes: *mut usize,
+                    ) -> hipError_t,
+                >(resolve("hipGraphGetNodes")?)
+            },
+            hipGraphInstantiate: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        pGraphExec: *mut hipGraphExec_t,
+                        graph: hipGraph_t,
+                        pErrorNode: *mut hipGraphNode_t,
+                        pLogBuffer: *mut ::core::ffi::c_char,
+                        bufferSize: usize,
+                    ) -> hipError_t,
+                >(resolve("hipGraphInstantiate")?)
+            },
+            hipGraphInstantiateWithFlags: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        pGraphExec: *mut hipGraphExec_t,
+                        graph: hipGraph_t,
+                        flags: ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipGraphInstantiateWithFlags")?)
+            },
+            hipGraphLaunch: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        graphExec: hipGraphExec_t,
+                        stream: hipStream_t,
+                    ) -> hipError_t,
+                >(resolve("hipGraphLaunch")?)
+            },
+            hipGraphUpload: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        graphExec: hipGraphExec_t,
+                        stream: hipStream_t,
+                    ) -> hipError_t,
+                >(resolve("hipGraphUpload")?)
+            },
+            hipGraphExecDestroy: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(graphExec: hipGraphExec_t) -> hipError_t,
+                >(resolve("hipGraphExecDestroy")?)
+            },
+            hipGraphExecUpdate: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        hGraphExec: hipGraphExec_t,
+                        hGraph: hipGraph_t,
+                        hErrorNode_out: *mut hipGraphNode_t,
+                        updateResult_out: *mut hipGraphExecUpdateResult,
+                    ) -> hipError_t,
+                >(resolve("hipGraphExecUpdate")?)
+            },
+            hipDeviceGraphMemTrim: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(device: ::core::ffi::c_int) -> hipError_t,
+                >(resolve("hipDeviceGraphMemTrim")?)
+            },
             hipModuleLoadData: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -1787,7 +2123,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 77usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 93usize)
     }
 }
 impl hipError_t {

@@ -70,6 +70,7 @@ mod attributes;
 mod call;
 mod driver;
 mod errors;
+mod graphs;
 mod hip;
 pub(crate) mod objects;
 mod provider;
@@ -319,6 +320,34 @@ fn_table! {
         cudaDeviceGetMemPool = "cudaDeviceGetMemPool": fn(*mut Handle, c_int) -> CudaError;
         /// `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)`
         cudaDeviceSetMemPool = "cudaDeviceSetMemPool": fn(c_int, Handle) -> CudaError;
+        /// `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)`
+        cudaStreamBeginCapture = "cudaStreamBeginCapture": fn(Handle, c_int) -> CudaError;
+        /// `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)`
+        cudaStreamEndCapture = "cudaStreamEndCapture": fn(Handle, *mut Handle) -> CudaError;
+        /// `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)`
+        cudaStreamIsCapturing = "cudaStreamIsCapturing": fn(Handle, *mut c_int) -> CudaError;
+        /// `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)`
+        cudaThreadExchangeStreamCaptureMode = "cudaThreadExchangeStreamCaptureMode": fn(*mut c_int) -> CudaError;
+        /// `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)`
+        cudaGraphCreate = "cudaGraphCreate": fn(*mut Handle, c_uint) -> CudaError;
+        /// `cudaError_t cudaGraphDestroy(cudaGraph_t graph)`
+        cudaGraphDestroy = "cudaGraphDestroy": fn(Handle) -> CudaError;
+        /// `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)`
+        cudaGraphGetNodes = "cudaGraphGetNodes": fn(Handle, *mut Handle, *mut usize) -> CudaError;
+        /// `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)`
+        /// (CUDA 12 and 13; `cudaGraphInstantiate` changed its signature in 12 and is not used)
+        cudaGraphInstantiateWithFlags = "cudaGraphInstantiateWithFlags": fn(*mut Handle, Handle, u64) -> CudaError;
+        /// `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)`
+        cudaGraphLaunch = "cudaGraphLaunch": fn(Handle, Handle) -> CudaError;
+        /// `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)`
+        cudaGraphUpload = "cudaGraphUpload": fn(Handle, Handle) -> CudaError;
+        /// `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)`
+        cudaGraphExecDestroy = "cudaGraphExecDestroy": fn(Handle) -> CudaError;
+        /// `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)`
+        /// (the CUDA 12 and 13 signature)
+        cudaGraphExecUpdate = "cudaGraphExecUpdate": fn(Handle, Handle, *mut types::CudaGraphExecUpdateResultInfo) -> CudaError;
+        /// `cudaError_t cudaDeviceGraphMemTrim(int device)`
+        cudaDeviceGraphMemTrim = "cudaDeviceGraphMemTrim": fn(c_int) -> CudaError;
         /// `cudaError_t cudaGetLastError(void)`
         cudaGetLastError = "cudaGetLastError": fn() -> CudaError;
         /// `cudaError_t cudaPeekAtLastError(void)`
@@ -378,6 +407,14 @@ fn_table! {
         cuMemsetD32 = "cuMemsetD32_v2": fn(CuDevicePtr, c_uint, usize) -> CuResult;
         /// `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)`
         cuMemsetD32Async = "cuMemsetD32Async": fn(CuDevicePtr, c_uint, usize, Handle) -> CuResult;
+        /// `CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+        /// cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+        /// size_t *numDependencies_out)` (`cuStreamGetCaptureInfo_v2`: one symbol with one
+        /// signature on CUDA 12 and 13 drivers, where the runtime's `cudaStreamGetCaptureInfo`
+        /// changed its arguments in 13)
+        cuStreamGetCaptureInfo = "cuStreamGetCaptureInfo_v2": fn(
+            Handle, *mut c_int, *mut u64, *mut Handle, *mut *const Handle, *mut usize,
+        ) -> CuResult;
     }
 }
 
@@ -547,6 +584,22 @@ static NVIDIA_API: HipApi = HipApi {
     hipDeviceGetDefaultMemPool: hip::hipDeviceGetDefaultMemPool,
     hipDeviceGetMemPool: hip::hipDeviceGetMemPool,
     hipDeviceSetMemPool: hip::hipDeviceSetMemPool,
+    hipStreamBeginCapture: graphs::hipStreamBeginCapture,
+    hipStreamEndCapture: graphs::hipStreamEndCapture,
+    hipStreamIsCapturing: graphs::hipStreamIsCapturing,
+    hipStreamGetCaptureInfo: graphs::hipStreamGetCaptureInfo,
+    hipStreamGetCaptureInfo_v2: graphs::hipStreamGetCaptureInfo_v2,
+    hipThreadExchangeStreamCaptureMode: graphs::hipThreadExchangeStreamCaptureMode,
+    hipGraphCreate: graphs::hipGraphCreate,
+    hipGraphDestroy: graphs::hipGraphDestroy,
+    hipGraphGetNodes: graphs::hipGraphGetNodes,
+    hipGraphInstantiate: graphs::hipGraphInstantiate,
+    hipGraphInstantiateWithFlags: graphs::hipGraphInstantiateWithFlags,
+    hipGraphLaunch: graphs::hipGraphLaunch,
+    hipGraphUpload: graphs::hipGraphUpload,
+    hipGraphExecDestroy: graphs::hipGraphExecDestroy,
+    hipGraphExecUpdate: graphs::hipGraphExecUpdate,
+    hipDeviceGraphMemTrim: graphs::hipDeviceGraphMemTrim,
     hipModuleLoadData: driver::hipModuleLoadData,
     hipModuleUnload: driver::hipModuleUnload,
     hipModuleGetFunction: driver::hipModuleGetFunction,

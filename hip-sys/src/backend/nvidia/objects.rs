@@ -1,4 +1,4 @@
-//! Streams and events as generation-tagged handles, so that a destroyed or
+//! Streams, events, graphs and executable graphs as generation-tagged handles, so that a destroyed or
 //! never-created handle is an error, never a crash.
 //!
 //! CUDA takes a destroyed `cudaStream_t` or `cudaEvent_t` as a dangling
@@ -172,6 +172,11 @@ impl Table {
 pub(crate) static STREAMS: Table = Table::new();
 /// The process's events.
 pub(crate) static EVENTS: Table = Table::new();
+
+/// The process's graphs (made by `hipGraphCreate` or a capture).
+pub(crate) static GRAPHS: Table = Table::new();
+/// The process's executable graphs.
+pub(crate) static EXECS: Table = Table::new();
 
 /// The CUDA stream of `stream`: a destroyed or never-created one is
 /// `hipErrorContextIsDestroyed`, as clr answers.

@@ -215,3 +215,28 @@ mod tests {
         assert_eq!(version_string(0), "unknown (0)");
     }
 }
+
+/// `struct cudaGraphExecUpdateResultInfo` (CUDA 12 and 13, `driver_types.h`):
+/// the result, then the error node and the edge's other end.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CudaGraphExecUpdateResultInfo {
+    /// `enum cudaGraphExecUpdateResult`: the same values as HIP's
+    /// `hipGraphExecUpdateResult` (0 to 7; CUDA 12 adds 8,
+    /// AttributesChanged, which HIP lacks).
+    pub(crate) result: std::ffi::c_int,
+    /// `cudaGraphNode_t errorNode`.
+    pub(crate) error_node: *mut std::ffi::c_void,
+    /// `cudaGraphNode_t errorFromNode`.
+    pub(crate) error_from_node: *mut std::ffi::c_void,
+}
+
+impl Default for CudaGraphExecUpdateResultInfo {
+    fn default() -> Self {
+        CudaGraphExecUpdateResultInfo {
+            result: 0,
+            error_node: std::ptr::null_mut(),
+            error_from_node: std::ptr::null_mut(),
+        }
+    }
+}
