@@ -1,6 +1,7 @@
 //! Events: markers recorded on a stream, completed when the stream reaches
 //! them, with the host time of completion for `hipEventElapsedTime`.
 
+use super::capture::CapturedRecord;
 use super::lock::lock;
 use super::races::{self, Clock};
 use crate::bindings::hip::hipEvent_t;
@@ -23,6 +24,11 @@ struct EventState {
     /// The race detector's clock of the latest recording (what waiting for
     /// it orders after), and which recording that is.
     clock: Option<(u64, Clock)>,
+    /// The latest `hipEventRecord`, if it was in a capture (no recording
+    /// then), and the stream of the latest one (its race-detector
+    /// component; `None` for the null stream or never recorded).
+    captured: Option<CapturedRecord>,
+    stream: Option<u32>,
 }
 
 /// One event.
@@ -57,16 +63,36 @@ impl EventObj {
                 completed_later: BTreeSet::new(),
                 time: None,
                 clock: None,
+                captured: None,
+                stream: None,
             }),
             changed: Condvar::new(),
         }
     }
 
-    /// Start a new recording; returns its number.
-    pub fn begin_recording(&self) -> u64 {
+    /// Start a new recording on the stream with component `stream`
+    /// (`None`: the null stream); returns its number.
+    pub fn begin_recording(&self, stream: Option<u32>) -> u64 {
         let mut state = lock(&self.state);
         state.recorded += 1;
+        state.captured = None;
+        state.stream = stream;
         state.recorded
+    }
+
+    /// The event was recorded in a capture (on the stream with component
+    /// `stream`): no recording, the capture's nodes instead.
+    pub fn captured_in(&self, record: CapturedRecord, stream: u32) {
+        let mut state = lock(&self.state);
+        state.captured = Some(record);
+        state.stream = Some(stream);
+    }
+
+    /// The latest record if it was in a capture, and the stream of the
+    /// latest record.
+    pub fn capture_record(&self) -> (Option<CapturedRecord>, Option<u32>) {
+        let state = lock(&self.state);
+        (state.captured.clone(), state.stream)
     }
 
     /// Keep `clock` as the race detector's clock of recording

@@ -102,6 +102,7 @@ pub struct KernelInfo {
 }
 
 /// The launch a kernel runs for: the device it runs on, and who launched it.
+#[derive(Clone)]
 pub(crate) struct Launch {
     /// The device of the launch's stream.
     pub device: usize,

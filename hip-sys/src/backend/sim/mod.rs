@@ -269,10 +269,12 @@
 // calls the entry points above it.
 mod addresses;
 mod calls;
+mod capture;
 mod config;
 mod event;
 mod exclusive;
 mod faults;
+mod graph;
 mod handles;
 mod limits;
 mod lock;

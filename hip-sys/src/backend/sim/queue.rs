@@ -17,7 +17,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Work on a stream; an error is a device fault (sticky, as on ROCm 7).
-pub(crate) type Work = Box<dyn FnOnce() -> Result<(), hipError_t> + Send>;
+/// It can run more than once: a captured operation is a graph node that
+/// every launch of the graph runs again.
+pub(crate) type Work = Arc<dyn Fn() -> Result<(), hipError_t> + Send + Sync>;
 
 /// Something a task waits for before running.
 pub(crate) enum Dep {

@@ -2,7 +2,9 @@
 //! legacy null stream, event waits), the race detector's check of what the
 //! work touches, and waiting for it; and device synchronization.
 
+use super::capture::{self, Enqueue};
 use super::faults;
+use super::graph::NodeKind;
 use super::lock::lock;
 use super::machine::sim;
 use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
@@ -22,17 +24,19 @@ pub(crate) struct Op {
     pub after: Option<Clock>,
     /// Whether the caller wants the operation's clock back (an event record).
     pub want_clock: bool,
+    /// The kernel it runs, for a launch (what a graph node of it names).
+    pub kernel: Option<&'static str>,
 }
 
 impl Op {
     /// An operation of `function` touching no memory.
     pub fn new(function: &'static str) -> Op {
-        Op { function, accesses: Vec::new(), after: None, want_clock: false }
+        Op { function, accesses: Vec::new(), after: None, want_clock: false, kernel: None }
     }
 
     /// An operation of `function` making `accesses`.
     pub fn with(function: &'static str, accesses: Vec<Access>) -> Op {
-        Op { function, accesses, after: None, want_clock: false }
+        Op { function, accesses, after: None, want_clock: false, kernel: None }
     }
 }
 
@@ -42,9 +46,9 @@ pub(crate) fn submit(
     target: &Target,
     blocking: bool,
     op: Op,
-    work: impl FnOnce() -> Result<(), hipError_t> + Send + 'static,
+    work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), hipError_t> {
-    submit_with(target, blocking, Vec::new(), op, Box::new(work)).map(drop)
+    submit_with(target, blocking, Vec::new(), op, Arc::new(work)).map(drop)
 }
 
 /// As [`submit`], after `deps` too; returns the operation's clock when
@@ -57,6 +61,10 @@ pub(crate) fn submit_with(
     work: Work,
 ) -> Result<Option<Clock>, hipError_t> {
     let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    let kind = op.kernel.map_or_else(|| NodeKind::of(op.function), NodeKind::Kernel);
+    if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, kind, &op.accesses, &work)? {
+        return Ok(None);
+    }
     let checking = races::race_check_enabled();
     let mut after = Clock::default();
     if target.is_null {

@@ -21,6 +21,11 @@ pub enum ViolationKind {
     /// touched memory that a free not ordered before it (or ordered before
     /// it: a use after free) released. [`Violation::race`] says which.
     StreamRace,
+    /// An executable graph was destroyed while a launch of it was still
+    /// queued: clr before 6.2 frees it at once, under the queued work (a
+    /// use after free in the runtime); 6.2 defers the free to the next
+    /// synchronization, later versions to the launch's completion.
+    GraphExecInUse,
 }
 
 /// One violation: a context violation, a peer access or a stream race; see
@@ -60,6 +65,14 @@ impl std::fmt::Display for Violation {
                 self.object_device,
                 self.object_device,
                 self.current_device
+            );
+        }
+        if self.kind == ViolationKind::GraphExecInUse {
+            return write!(
+                f,
+                "thread {} destroyed an executable graph of device {} with a launch of it still queued \
+                 (HIP before 6.2 frees it under the queued work; wait for the launch first)",
+                self.thread, self.object_device
             );
         }
         write!(

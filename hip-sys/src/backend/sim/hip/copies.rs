@@ -2,6 +2,7 @@
 //! which of them wait for their work.
 
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::call;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::pinned::pinned_containing;
@@ -95,7 +96,10 @@ pub(crate) unsafe extern "C" fn hipMemcpy(
     size: usize,
     kind: hipMemcpyKind,
 ) -> hipError_t {
-    call(idx!("hipMemcpy"), || memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), Wait::AsHip))
+    call(idx!("hipMemcpy"), || {
+        capture::check_synchronous()?;
+        memcpy_on("hipMemcpy", dst, src, size, kind, std::ptr::null_mut(), Wait::AsHip)
+    })
 }
 
 pub(crate) unsafe extern "C" fn hipMemcpyAsync(
@@ -120,6 +124,7 @@ pub(crate) unsafe extern "C" fn hipMemcpyPeer(
     size: usize,
 ) -> hipError_t {
     call(idx!("hipMemcpyPeer"), || {
+        capture::check_synchronous()?;
         check_device(dst_device)?;
         check_device(src_device)?;
         // clr's hipMemcpyPeer is ihipMemcpy: a copy within one device returns early.
@@ -174,7 +179,10 @@ fn memset_on(
 }
 
 pub(crate) unsafe extern "C" fn hipMemset(dst: *mut c_void, value: i32, size: usize) -> hipError_t {
-    call(idx!("hipMemset"), || memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), Wait::AsHip))
+    call(idx!("hipMemset"), || {
+        capture::check_synchronous()?;
+        memset_on("hipMemset", dst, vec![value as u8], size, std::ptr::null_mut(), Wait::AsHip)
+    })
 }
 
 pub(crate) unsafe extern "C" fn hipMemsetAsync(
@@ -188,6 +196,7 @@ pub(crate) unsafe extern "C" fn hipMemsetAsync(
 
 pub(crate) unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: i32, count: usize) -> hipError_t {
     call(idx!("hipMemsetD32"), || {
+        capture::check_synchronous()?;
         memset_on("hipMemsetD32", dst, value.to_ne_bytes().to_vec(), count, std::ptr::null_mut(), Wait::AsHip)
     })
 }

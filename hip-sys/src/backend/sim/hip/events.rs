@@ -2,6 +2,7 @@
 //! queries, `hipEventElapsedTime` and `hipEventDestroy`.
 
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
 use crate::backend::sim::event::{self, EventObj};
 use crate::backend::sim::faults;
@@ -68,10 +69,14 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
             // HIP and CUDA: the event and the stream must share a device.
             return Err(hipError_t::hipErrorInvalidHandle);
         }
-        let generation = event.begin_recording();
+        if let Some(record) = capture::record_event(&queue) {
+            event.captured_in(record, queue.actor.component());
+            return Ok(());
+        }
+        let generation = event.begin_recording((!queue.is_null).then(|| queue.actor.component()));
         let recorded = event.clone();
         let op = Op { want_clock: true, ..Op::new("hipEventRecord") };
-        let work = Box::new(move || {
+        let work = Arc::new(move || {
             recorded.complete(generation);
             Ok(())
         });
@@ -86,6 +91,11 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
 pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     call(idx!("hipEventSynchronize"), || {
         let event = checked("hipEventSynchronize", event)?;
+        let (record, recorded_on) = event.capture_record();
+        capture::check_event_wait(record.as_ref())?;
+        if recorded_on.is_some() {
+            capture::check_other_stream_wait()?;
+        }
         let generation = event.last_recording();
         event.wait(generation);
         event.host_saw(generation);
@@ -96,6 +106,7 @@ pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipErr
 pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     call(idx!("hipEventQuery"), || {
         let event = checked("hipEventQuery", event)?;
+        capture::check_event_wait(event.capture_record().0.as_ref())?;
         let (completed, recorded) = event.latest_done();
         if completed {
             event.host_saw(recorded);

@@ -4,6 +4,7 @@
 
 use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::memory::Allocation;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     call(idx!("hipMalloc"), || {
+        capture::check_allocation()?;
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
@@ -40,6 +42,7 @@ pub(crate) unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) ->
 /// allocation's device (every stream of it, not other devices').
 pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     call(idx!("hipFree"), || {
+        capture::check_allocation()?;
         let address = ptr as usize;
         if address == 0 {
             return Ok(());
@@ -87,6 +90,7 @@ fn host_flags_invalid(flags: u32) -> bool {
 
 pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
     call(idx!("hipHostMalloc"), || {
+        capture::check_allocation()?;
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
@@ -112,6 +116,7 @@ pub(crate) unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize
 /// `hipHostMalloc` (pending copies may still use the memory), not others.
 pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     call(idx!("hipHostFree"), || {
+        capture::check_allocation()?;
         if ptr.is_null() {
             return Ok(());
         }

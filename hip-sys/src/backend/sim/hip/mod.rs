@@ -9,6 +9,7 @@ mod copies;
 mod device;
 mod errors;
 mod events;
+mod graphs;
 mod host_funcs;
 mod memory;
 mod modules;

@@ -216,7 +216,10 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
             function: "hipModuleLaunchKernel",
             thread: violations::thread_name(),
         };
-        let op = Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads));
-        submit::submit(&queue, false, op, move || kernel.run(&args, threads, launch))
+        let op = Op {
+            kernel: Some(kernel.name),
+            ..Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads))
+        };
+        submit::submit(&queue, false, op, move || kernel.run(&args, threads, launch.clone()))
     })
 }

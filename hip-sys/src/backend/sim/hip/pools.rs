@@ -3,6 +3,7 @@
 
 use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
 use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
@@ -42,6 +43,7 @@ fn malloc_from(
     }
     let queue = targets::target_or(stream, hipError_t::hipErrorInvalidHandle)?;
     violations::check(function, queue.device);
+    capture::refuse_graph_memory(&queue)?;
     if size == 0 {
         // SAFETY: checked non-null.
         return unsafe { write_out(ptr, std::ptr::null_mut()) };
@@ -84,6 +86,7 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
         let d = sim_device(device).map_err(|_| hipError_t::hipErrorInvalidValue)?;
         let queue = targets::target_or(stream, hipError_t::hipErrorInvalidHandle)?;
         violations::check("hipFreeAsync", device);
+        capture::refuse_graph_memory(&queue)?;
         d.pools.begin_free(address)?;
         let freed_on = Arc::as_ptr(&queue) as usize;
         let accesses = sim()

@@ -12,6 +12,7 @@
 
 use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::call;
 use crate::backend::sim::pinned;
 use crate::backend::sim::races::{self, Access};
@@ -29,6 +30,7 @@ const KNOWN_FLAGS: u32 = 15;
 /// which `hipHostUnregister` synchronizes.
 pub(crate) unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: u32) -> hipError_t {
     call(idx!("hipHostRegister"), || {
+        capture::check_allocation()?;
         if ptr.is_null() || size == 0 || flags > KNOWN_FLAGS {
             return Err(hipError_t::hipErrorInvalidValue);
         }
@@ -45,6 +47,7 @@ pub(crate) unsafe extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, f
 /// the memory; it is the caller's again.
 pub(crate) unsafe extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
     call(idx!("hipHostUnregister"), || {
+        capture::check_allocation()?;
         if ptr.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }

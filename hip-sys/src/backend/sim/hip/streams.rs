@@ -3,6 +3,7 @@
 //! `hipDeviceSynchronize`.
 
 use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
 use crate::backend::sim::event;
 use crate::backend::sim::handles::new_handle;
@@ -62,6 +63,8 @@ pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
         }
         let queue = targets::remove(stream as usize).ok_or(hipError_t::hipErrorContextIsDestroyed)?;
         violations::check("hipStreamDestroy", queue.device);
+        // clr: no error; the stream leaves its capture (an origin ends it).
+        capture::on_destroy(&queue);
         // Work already queued still runs (its worker holds the queue).
         Ok(())
     })
@@ -70,6 +73,7 @@ pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
 pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     call(idx!("hipStreamSynchronize"), || {
         let queue = checked_target("hipStreamSynchronize", stream)?;
+        capture::check_stream_wait(&queue)?;
         // An empty blocking task waits for everything before it, including,
         // for the null stream, the device's blocking streams.
         submit::submit(&queue, true, Op::new("hipStreamSynchronize"), || Ok(()))?;
@@ -83,6 +87,7 @@ pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hip
 pub(crate) unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     call(idx!("hipStreamQuery"), || {
         let queue = checked_target("hipStreamQuery", stream)?;
+        capture::check_stream_wait(&queue)?;
         if let Some(clock) = queue.idle_clock() {
             // Seen done: the host is now ordered after its work.
             if races::race_check_enabled() {
@@ -106,11 +111,15 @@ pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
         }
         let queue = checked_target("hipStreamWaitEvent", stream)?;
         let event = event::lookup(event).ok_or(hipError_t::hipErrorInvalidHandle)?;
+        let (record, recorded_on) = event.capture_record();
+        if let capture::Wait::Done = capture::wait_event(&queue, record.as_ref(), recorded_on)? {
+            return Ok(());
+        }
         match event.last_recording_clock() {
             (0, _) => Ok(()),
             (generation, clock) => {
                 let op = Op { after: clock, ..Op::new("hipStreamWaitEvent") };
-                submit::submit_with(&queue, false, vec![Dep::Event(event, generation)], op, Box::new(|| Ok(())))
+                submit::submit_with(&queue, false, vec![Dep::Event(event, generation)], op, Arc::new(|| Ok(())))
                     .map(drop)
             }
         }
@@ -155,5 +164,8 @@ pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32,
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    call(idx!("hipDeviceSynchronize"), || submit::synchronize_device(current_device()))
+    call(idx!("hipDeviceSynchronize"), || {
+        capture::check_device_synchronize()?;
+        submit::synchronize_device(current_device())
+    })
 }

@@ -3,7 +3,7 @@
 
 #![allow(non_snake_case)]
 
-use super::{copies, device, errors, events, host_funcs, memory, modules, pools, registered, streams};
+use super::{copies, device, errors, events, graphs, host_funcs, memory, modules, pools, registered, streams};
 use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
@@ -77,6 +77,22 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipDeviceGetDefaultMemPool: pools::hipDeviceGetDefaultMemPool,
     hipDeviceGetMemPool: pools::hipDeviceGetMemPool,
     hipDeviceSetMemPool: pools::hipDeviceSetMemPool,
+    hipStreamBeginCapture: graphs::hipStreamBeginCapture,
+    hipStreamEndCapture: graphs::hipStreamEndCapture,
+    hipStreamIsCapturing: graphs::hipStreamIsCapturing,
+    hipStreamGetCaptureInfo: graphs::hipStreamGetCaptureInfo,
+    hipStreamGetCaptureInfo_v2: graphs::hipStreamGetCaptureInfo_v2,
+    hipThreadExchangeStreamCaptureMode: graphs::hipThreadExchangeStreamCaptureMode,
+    hipGraphCreate: graphs::hipGraphCreate,
+    hipGraphDestroy: graphs::hipGraphDestroy,
+    hipGraphGetNodes: graphs::hipGraphGetNodes,
+    hipGraphInstantiate: graphs::hipGraphInstantiate,
+    hipGraphInstantiateWithFlags: graphs::hipGraphInstantiateWithFlags,
+    hipGraphLaunch: graphs::hipGraphLaunch,
+    hipGraphUpload: graphs::hipGraphUpload,
+    hipGraphExecDestroy: graphs::hipGraphExecDestroy,
+    hipGraphExecUpdate: graphs::hipGraphExecUpdate,
+    hipDeviceGraphMemTrim: graphs::hipDeviceGraphMemTrim,
     hipModuleLoadData: modules::hipModuleLoadData,
     hipModuleUnload: modules::hipModuleUnload,
     hipModuleGetFunction: modules::hipModuleGetFunction,

@@ -1,0 +1,149 @@
+//! Graphs and executable graphs: the operations a capture recorded, and
+//! their replay on a stream.
+//!
+//! A node is the operation as it was enqueued: its work (which can run
+//! again), the memory it touches and the nodes it depends on. Capture
+//! order is a topological order, so a launch replays the nodes one after
+//! another on the launching stream, each through the race detector with the
+//! addresses baked in at capture: memory that was freed, or handed out
+//! again, since the capture is a reported race or use after free. Branches
+//! of one graph run one after another here, so the detector does not see
+//! races between two branches of the same graph (a real GPU may run them
+//! at once).
+
+use super::lock::lock;
+use super::queue::Work;
+use super::races::Access;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What a node does, as `hipGraphExecUpdate` compares nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeKind {
+    /// A kernel (named), or a library operation (named by its function).
+    Kernel(&'static str),
+    /// A copy.
+    Memcpy,
+    /// A fill.
+    Memset,
+    /// A host function.
+    Host,
+    /// Nothing (the simulator's own markers).
+    Empty,
+}
+
+impl NodeKind {
+    /// The kind of a node enqueued by `function` (a HIP or library call).
+    pub fn of(function: &'static str) -> NodeKind {
+        match function {
+            f if f.starts_with("hipMemcpy") => NodeKind::Memcpy,
+            f if f.starts_with("hipMemset") => NodeKind::Memset,
+            "hipLaunchHostFunc" => NodeKind::Host,
+            "hipStreamWaitEvent" | "hipStreamSynchronize" | "hold_stream" => NodeKind::Empty,
+            f => NodeKind::Kernel(f),
+        }
+    }
+}
+
+/// One captured operation.
+#[derive(Clone)]
+pub(crate) struct Node {
+    /// Its `hipGraphNode_t` value.
+    pub handle: usize,
+    pub kind: NodeKind,
+    /// The HIP or library function that enqueued it.
+    pub function: &'static str,
+    pub accesses: Vec<Access>,
+    pub work: Work,
+    /// Indices of the nodes it depends on (all earlier).
+    pub deps: Vec<usize>,
+}
+
+/// A graph (`hipGraph_t`).
+pub(crate) struct GraphObj {
+    pub device: usize,
+    pub nodes: Vec<Node>,
+}
+
+/// An executable graph (`hipGraphExec_t`).
+pub(crate) struct ExecObj {
+    pub device: usize,
+    /// Replaced as a whole by `hipGraphExecUpdate`.
+    pub nodes: Mutex<Arc<Vec<Node>>>,
+    /// Launches queued and not yet run.
+    pub in_flight: Arc<AtomicUsize>,
+}
+
+static GRAPHS: Mutex<Option<HashMap<usize, Arc<GraphObj>>>> = Mutex::new(None);
+static EXECS: Mutex<Option<HashMap<usize, Arc<ExecObj>>>> = Mutex::new(None);
+
+/// Name `graph` by `handle`.
+pub(crate) fn insert_graph(handle: usize, graph: GraphObj) {
+    lock(&GRAPHS).get_or_insert_with(HashMap::new).insert(handle, Arc::new(graph));
+}
+
+/// The graph named `handle`.
+pub(crate) fn graph(handle: usize) -> Option<Arc<GraphObj>> {
+    lock(&GRAPHS).as_ref()?.get(&handle).cloned()
+}
+
+/// Forget the graph named `handle`.
+pub(crate) fn remove_graph(handle: usize) -> Option<Arc<GraphObj>> {
+    lock(&GRAPHS).as_mut()?.remove(&handle)
+}
+
+/// Name `exec` by `handle`.
+pub(crate) fn insert_exec(handle: usize, exec: ExecObj) {
+    lock(&EXECS).get_or_insert_with(HashMap::new).insert(handle, Arc::new(exec));
+}
+
+/// The executable graph named `handle`.
+pub(crate) fn exec(handle: usize) -> Option<Arc<ExecObj>> {
+    lock(&EXECS).as_ref()?.get(&handle).cloned()
+}
+
+/// Forget the executable graph named `handle`.
+pub(crate) fn remove_exec(handle: usize) -> Option<Arc<ExecObj>> {
+    lock(&EXECS).as_mut()?.remove(&handle)
+}
+
+/// Why `hipGraphExecUpdate` refuses a graph: the result and the node
+/// (handle) it names.
+pub(crate) fn update_refusal(
+    old: &[Node],
+    new: &[Node],
+) -> Option<(crate::bindings::hip::hipGraphExecUpdateResult, usize)> {
+    use crate::bindings::hip::hipGraphExecUpdateResult as R;
+    if old.len() != new.len() {
+        return Some((R::hipGraphExecUpdateErrorTopologyChanged, 0));
+    }
+    for (a, b) in old.iter().zip(new) {
+        let kind_differs = std::mem::discriminant(&a.kind) != std::mem::discriminant(&b.kind);
+        if kind_differs {
+            return Some((R::hipGraphExecUpdateErrorNodeTypeChanged, b.handle));
+        }
+        if a.deps != b.deps {
+            return Some((R::hipGraphExecUpdateErrorTopologyChanged, b.handle));
+        }
+        if a.kind != b.kind {
+            // A kernel node of another function: clr's SetParams fails
+            // with hipErrorInvalidDeviceFunction.
+            return Some((R::hipGraphExecUpdateErrorUnsupportedFunctionChange, b.handle));
+        }
+    }
+    None
+}
+
+/// The launches of `exec` in flight, as a guard that counts one more
+/// until the returned closure runs.
+pub(crate) fn launch_started(
+    exec: &ExecObj,
+) -> impl Fn() -> Result<(), crate::bindings::hip::hipError_t> + Send + Sync {
+    exec.in_flight.fetch_add(1, Ordering::AcqRel);
+    let in_flight = exec.in_flight.clone();
+    move || {
+        in_flight.fetch_sub(1, Ordering::AcqRel);
+        Ok(())
+    }
+}

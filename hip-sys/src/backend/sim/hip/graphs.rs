@@ -1,0 +1,366 @@
+//! Stream capture and graphs: `hipStreamBeginCapture`/`EndCapture`, the
+//! capture queries, `hipThreadExchangeStreamCaptureMode`, and graph
+//! creation, instantiation, launch, update and destruction. The capture
+//! rules are in `capture.rs`, the graph objects in `graph.rs`.
+
+use crate::backend::sim::calls::idx;
+use crate::backend::sim::capture;
+use crate::backend::sim::entry::{call, write_out};
+use crate::backend::sim::graph::{self, ExecObj, GraphObj};
+use crate::backend::sim::handles::new_handle;
+use crate::backend::sim::lock::lock;
+use crate::backend::sim::machine::sim;
+use crate::backend::sim::submit::{self, Op};
+use crate::backend::sim::targets::{checked_target, legacy_known, LEGACY};
+use crate::backend::sim::thread::current_device;
+use crate::backend::sim::violations::{self, Violation, ViolationKind};
+use crate::bindings::hip::{
+    hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode,
+    hipStreamCaptureStatus, hipStream_t,
+};
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Whether `stream` names the null stream (or `hipStreamLegacy`, where known).
+fn is_null_stream(stream: hipStream_t) -> bool {
+    stream.is_null() || (stream as usize == LEGACY && legacy_known())
+}
+
+pub(crate) unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+    call(idx!("hipStreamBeginCapture"), || {
+        let queue = checked_target("hipStreamBeginCapture", stream)?;
+        if queue.is_null {
+            // clr: "capture cannot be initiated on legacy stream".
+            return Err(hipError_t::hipErrorStreamCaptureUnsupported);
+        }
+        capture::begin(&queue, mode)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, out: *mut hipGraph_t) -> hipError_t {
+    call(idx!("hipStreamEndCapture"), || {
+        if out.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if is_null_stream(stream) {
+            return Err(hipError_t::hipErrorIllegalState);
+        }
+        let queue = checked_target("hipStreamEndCapture", stream)?;
+        match capture::end(&queue) {
+            Ok(ended) => {
+                let handle = new_handle();
+                graph::insert_graph(handle, GraphObj { device: ended.device, nodes: ended.nodes });
+                // SAFETY: checked non-null.
+                unsafe { write_out(out, handle as hipGraph_t) }
+            }
+            Err(error) => {
+                if error == hipError_t::hipErrorStreamCaptureInvalidated {
+                    // SAFETY: checked non-null.
+                    unsafe { write_out(out, std::ptr::null_mut())? };
+                }
+                Err(error)
+            }
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamIsCapturing(
+    stream: hipStream_t,
+    status: *mut hipStreamCaptureStatus,
+) -> hipError_t {
+    call(idx!("hipStreamIsCapturing"), || {
+        if status.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let queue = checked_target("hipStreamIsCapturing", stream)?;
+        let (now, _) = if queue.is_null {
+            capture::null_stream_status()?;
+            (hipStreamCaptureStatus::hipStreamCaptureStatusNone, 0)
+        } else {
+            capture::status(&queue)
+        };
+        // SAFETY: checked non-null.
+        unsafe { write_out(status, now) }
+    })
+}
+
+/// The capture information of `stream`; each out-pointer may be null
+/// except `status`, and the others are written only while it captures.
+fn capture_info(
+    function: &'static str,
+    stream: hipStream_t,
+    status: *mut hipStreamCaptureStatus,
+    id: *mut c_ulonglong,
+    graph_out: *mut hipGraph_t,
+    dependencies: *mut *const hipGraphNode_t,
+    count: *mut usize,
+) -> Result<(), hipError_t> {
+    if status.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let queue = checked_target(function, stream)?;
+    let now = if queue.is_null {
+        capture::null_stream_status()?;
+        hipStreamCaptureStatus::hipStreamCaptureStatusNone
+    } else {
+        capture::status(&queue).0
+    };
+    // SAFETY: checked non-null.
+    unsafe { write_out(status, now)? };
+    if now != hipStreamCaptureStatus::hipStreamCaptureStatusActive {
+        return Ok(());
+    }
+    let Some((capture_id, nodes, len)) = capture::dependencies(&queue) else {
+        return Ok(());
+    };
+    // SAFETY: each out-pointer is null (skipped) or valid for a write (caller).
+    unsafe {
+        if !id.is_null() {
+            id.write(capture_id);
+        }
+        if !graph_out.is_null() {
+            // The capture's graph has no handle until it ends; HIP hands
+            // out the shared one. Not modelled: refuse rather than lie.
+            return Err(hipError_t::hipErrorNotSupported);
+        }
+        if !dependencies.is_null() {
+            dependencies.write(nodes);
+        }
+        if !count.is_null() {
+            count.write(len);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe extern "C" fn hipStreamGetCaptureInfo(
+    stream: hipStream_t,
+    status: *mut hipStreamCaptureStatus,
+    id: *mut c_ulonglong,
+) -> hipError_t {
+    call(idx!("hipStreamGetCaptureInfo"), || {
+        let none = std::ptr::null_mut();
+        capture_info("hipStreamGetCaptureInfo", stream, status, id, none, std::ptr::null_mut(), std::ptr::null_mut())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
+    stream: hipStream_t,
+    status: *mut hipStreamCaptureStatus,
+    id: *mut c_ulonglong,
+    graph_out: *mut hipGraph_t,
+    dependencies: *mut *const hipGraphNode_t,
+    count: *mut usize,
+) -> hipError_t {
+    call(idx!("hipStreamGetCaptureInfo_v2"), || {
+        capture_info("hipStreamGetCaptureInfo_v2", stream, status, id, graph_out, dependencies, count)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
+    call(idx!("hipThreadExchangeStreamCaptureMode"), || {
+        if mode.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // SAFETY: non-null and valid for a read and a write (caller).
+        unsafe {
+            let old = capture::exchange_mode(mode.read())?;
+            mode.write(old);
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphCreate(out: *mut hipGraph_t, flags: c_uint) -> hipError_t {
+    call(idx!("hipGraphCreate"), || {
+        if out.is_null() || flags != 0 {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let handle = new_handle();
+        graph::insert_graph(handle, GraphObj { device: current_device(), nodes: Vec::new() });
+        // SAFETY: checked non-null.
+        unsafe { write_out(out, handle as hipGraph_t) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
+    call(idx!("hipGraphDestroy"), || {
+        if graph.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // clr: a graph it does not know is hipErrorIllegalState.
+        graph::remove_graph(graph as usize).map(drop).ok_or(hipError_t::hipErrorIllegalState)
+    })
+}
+
+fn graph_of(graph: hipGraph_t) -> Result<Arc<GraphObj>, hipError_t> {
+    graph::graph(graph as usize).ok_or(hipError_t::hipErrorInvalidValue)
+}
+
+fn exec_of(exec: hipGraphExec_t) -> Result<Arc<ExecObj>, hipError_t> {
+    graph::exec(exec as usize).ok_or(hipError_t::hipErrorInvalidValue)
+}
+
+pub(crate) unsafe extern "C" fn hipGraphGetNodes(
+    graph: hipGraph_t,
+    nodes: *mut hipGraphNode_t,
+    count: *mut usize,
+) -> hipError_t {
+    call(idx!("hipGraphGetNodes"), || {
+        if count.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let graph = graph_of(graph)?;
+        let have = graph.nodes.len();
+        // SAFETY: `count` is non-null; `nodes` is null or holds `*count`
+        // slots (caller).
+        unsafe {
+            if nodes.is_null() {
+                count.write(have);
+                return Ok(());
+            }
+            let room = count.read();
+            for i in 0..room {
+                let value = graph.nodes.get(i).map_or(std::ptr::null_mut(), |n| n.handle as hipGraphNode_t);
+                nodes.add(i).write(value);
+            }
+            if room > have {
+                count.write(have);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Instantiate `graph` into `out`.
+fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let graph = graph_of(graph)?;
+    let handle = new_handle();
+    let exec = ExecObj {
+        device: graph.device,
+        nodes: std::sync::Mutex::new(Arc::new(graph.nodes.clone())),
+        in_flight: Arc::default(),
+    };
+    graph::insert_exec(handle, exec);
+    // SAFETY: checked non-null.
+    unsafe { write_out(out, handle as hipGraphExec_t) }
+}
+
+pub(crate) unsafe extern "C" fn hipGraphInstantiate(
+    out: *mut hipGraphExec_t,
+    graph: hipGraph_t,
+    _error_node: *mut hipGraphNode_t,
+    _log: *mut c_char,
+    _log_size: usize,
+) -> hipError_t {
+    // clr ignores the error node and the log.
+    call(idx!("hipGraphInstantiate"), || instantiate(out, graph))
+}
+
+pub(crate) unsafe extern "C" fn hipGraphInstantiateWithFlags(
+    out: *mut hipGraphExec_t,
+    graph: hipGraph_t,
+    flags: c_ulonglong,
+) -> hipError_t {
+    call(idx!("hipGraphInstantiateWithFlags"), || {
+        // clr compares for equality: 0 or AutoFreeOnLaunch (1), from 6.2
+        // also UseNodePriority (8); HIP 6 is modelled by 6.0's refusal.
+        let allowed = flags == 0 || flags == 1 || (flags == 8 && sim().config.hip_major >= 7);
+        if !allowed {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        instantiate(out, graph)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+    call(idx!("hipGraphLaunch"), || {
+        let exec = exec_of(exec)?;
+        let queue = checked_target("hipGraphLaunch", stream)?;
+        if capture::is_member(&queue) {
+            // clr runs the graph at once, outside the capture (it is not
+            // part of the captured graph): refused here, being wrong there.
+            return Err(hipError_t::hipErrorStreamCaptureUnsupported);
+        }
+        let nodes = lock(&exec.nodes).clone();
+        let done = graph::launch_started(&exec);
+        for node in nodes.iter() {
+            let op = Op::with(node.function, node.accesses.clone());
+            if let Err(error) = submit::submit_with(&queue, false, Vec::new(), op, node.work.clone()) {
+                let _ = done();
+                return Err(error);
+            }
+        }
+        submit::submit(&queue, false, Op::new("hipGraphLaunch"), done)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphUpload(exec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
+    call(idx!("hipGraphUpload"), || {
+        // clr validates and does nothing else.
+        exec_of(exec)?;
+        checked_target("hipGraphUpload", stream).map(drop)
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hipError_t {
+    call(idx!("hipGraphExecDestroy"), || {
+        let exec = graph::remove_exec(exec as usize).ok_or(hipError_t::hipErrorInvalidValue)?;
+        if exec.in_flight.load(Ordering::Acquire) > 0 && sim().config.hip_major < 7 {
+            violations::record(Violation {
+                kind: ViolationKind::GraphExecInUse,
+                function: "hipGraphExecDestroy",
+                object_device: exec.device,
+                current_device: current_device(),
+                thread: violations::thread_name(),
+                race: None,
+            });
+        }
+        // The queued replay holds its nodes: it still runs.
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipGraphExecUpdate(
+    exec: hipGraphExec_t,
+    graph: hipGraph_t,
+    error_node: *mut hipGraphNode_t,
+    result: *mut hipGraphExecUpdateResult,
+) -> hipError_t {
+    call(idx!("hipGraphExecUpdate"), || {
+        if error_node.is_null() || result.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let exec = exec_of(exec)?;
+        let graph = graph_of(graph)?;
+        let mut nodes = lock(&exec.nodes);
+        let refusal = graph::update_refusal(&nodes, &graph.nodes);
+        // SAFETY: both checked non-null.
+        unsafe {
+            match refusal {
+                Some((why, node)) => {
+                    error_node.write(node as hipGraphNode_t);
+                    result.write(why);
+                    Err(hipError_t::hipErrorGraphExecUpdateFailure)
+                }
+                None => {
+                    *nodes = Arc::new(graph.nodes.clone());
+                    error_node.write(std::ptr::null_mut());
+                    result.write(hipGraphExecUpdateResult::hipGraphExecUpdateSuccess);
+                    Ok(())
+                }
+            }
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
+    call(idx!("hipDeviceGraphMemTrim"), || {
+        // No graph memory is modelled (see capture.rs): nothing to trim.
+        usize::try_from(device).ok().and_then(|d| sim().device(d)).map(drop).ok_or(hipError_t::hipErrorInvalidDevice)
+    })
+}
