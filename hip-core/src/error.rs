@@ -59,6 +59,13 @@ pub enum HipError {
     /// launch: the message names the value and the device's limit.
     #[error("{0}")]
     InvalidLaunch(Box<str>),
+    /// `hipGraphExecUpdate` refused a graph: it does not have the shape of
+    /// the executable graph's (instantiate it instead).
+    #[error(
+        "the graph cannot update this executable graph: {0} (hipErrorGraphExecUpdateFailure); \
+         instantiate the new graph instead"
+    )]
+    GraphUpdate(GraphUpdateRefusal),
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -78,6 +85,7 @@ impl HipError {
             HipError::Call { code, .. } => Some(*code),
             HipError::InvalidDevice { .. } => Some(hipError_t::hipErrorInvalidDevice),
             HipError::PeerAccessUnsupported { .. } => Some(hipError_t::hipErrorPeerAccessUnsupported),
+            HipError::GraphUpdate(_) => Some(hipError_t::hipErrorGraphExecUpdateFailure),
             _ => None,
         }
     }
@@ -92,6 +100,7 @@ impl HipError {
             HipError::PeerAccessUnsupported { .. } => "peer access unsupported".into(),
             HipError::Compile(error) => error.status_name().into(),
             HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
+            HipError::GraphUpdate(_) => "hipErrorGraphExecUpdateFailure".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }
@@ -173,5 +182,54 @@ impl CompileError {
     /// hipRTC's name of the status (`HIPRTC_ERROR_COMPILATION`).
     pub fn status_name(&self) -> &'static str {
         hip_sys::hiprtc_status_name(self.status).unwrap_or("HIPRTC_ERROR_UNKNOWN")
+    }
+}
+
+/// Why `hipGraphExecUpdate` refused a graph (`hipGraphExecUpdateResult`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GraphUpdateRefusal {
+    /// A different number of nodes, or different dependencies.
+    TopologyChanged,
+    /// A node of another kind (a copy where a kernel was).
+    NodeTypeChanged,
+    /// A kernel node runs another function.
+    FunctionChanged,
+    /// A node's parameters cannot change that way (a copy's direction).
+    ParametersChanged,
+    /// A change HIP cannot make in place.
+    NotSupported,
+    /// A kernel node's function changed in a way HIP cannot follow.
+    UnsupportedFunctionChange,
+    /// Another refusal (HIP's generic `hipGraphExecUpdateError`).
+    Other,
+}
+
+impl std::fmt::Display for GraphUpdateRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GraphUpdateRefusal::TopologyChanged => "the graphs differ in nodes or dependencies",
+            GraphUpdateRefusal::NodeTypeChanged => "a node is of another kind",
+            GraphUpdateRefusal::FunctionChanged => "a kernel node runs another function",
+            GraphUpdateRefusal::ParametersChanged => "a node's parameters cannot change that way",
+            GraphUpdateRefusal::NotSupported => "the change is not supported in place",
+            GraphUpdateRefusal::UnsupportedFunctionChange => "a kernel node's function cannot change that way",
+            GraphUpdateRefusal::Other => "HIP refused the update",
+        })
+    }
+}
+
+impl GraphUpdateRefusal {
+    pub(crate) fn from_raw(result: hip_sys::hipGraphExecUpdateResult) -> Option<GraphUpdateRefusal> {
+        use hip_sys::hipGraphExecUpdateResult as R;
+        Some(match result {
+            R::hipGraphExecUpdateSuccess => return None,
+            R::hipGraphExecUpdateErrorTopologyChanged => GraphUpdateRefusal::TopologyChanged,
+            R::hipGraphExecUpdateErrorNodeTypeChanged => GraphUpdateRefusal::NodeTypeChanged,
+            R::hipGraphExecUpdateErrorFunctionChanged => GraphUpdateRefusal::FunctionChanged,
+            R::hipGraphExecUpdateErrorParametersChanged => GraphUpdateRefusal::ParametersChanged,
+            R::hipGraphExecUpdateErrorNotSupported => GraphUpdateRefusal::NotSupported,
+            R::hipGraphExecUpdateErrorUnsupportedFunctionChange => GraphUpdateRefusal::UnsupportedFunctionChange,
+            _ => GraphUpdateRefusal::Other,
+        })
     }
 }

@@ -12,6 +12,10 @@ fn handles_and_values_are_send_and_sync() {
     use hip_core::*;
     send_sync::<Stream>();
     send_sync::<Event>();
+    send_sync::<Graph>();
+    send_sync::<GraphExec>();
+    send_sync::<CaptureMode>();
+    send_sync::<GraphUpdateRefusal>();
     send_sync::<Module>();
     send_sync::<Function>();
     send_sync::<Context>();

@@ -60,6 +60,7 @@ mod table;
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod graph;
 pub mod host;
 pub(crate) mod last_error;
 pub mod mem;

@@ -1,0 +1,303 @@
+//! Stream capture and graphs: [`Stream::capture`] records the work a
+//! closure enqueues into a [`Graph`]; [`Graph::instantiate`] makes a
+//! [`GraphExec`], which [`GraphExec::launch`] replays on a stream at the
+//! cost of one call.
+//!
+//! A capture is a scope, as `std::thread::scope` is: it begins and ends on
+//! the calling thread around the closure, so it cannot be ended from
+//! another thread (HIP's `hipErrorStreamCaptureWrongThread`) and cannot
+//! stay open across an `.await`. When the closure fails or panics, the
+//! capture still ends and its graph is discarded. When HIP invalidated the
+//! capture (a call the capture forbids, `hipErrorStreamCaptureInvalidated`
+//! at the end), the stream is reset with an empty Relaxed capture, since
+//! clr 6.2 and later leave it invalidated, refusing all later work.
+//!
+//! Work on other streams joins the capture through events, as HIP does: an
+//! event recorded on the capturing stream and waited on by another stream
+//! brings that stream in; it must be joined back (an event recorded there
+//! and waited on by the capturing stream) before the closure returns.
+//!
+//! What this layer does not do yet: keep alive the memory and modules the
+//! captured work uses (the caller keeps them alive while any exec that may
+//! run them lives), or make the pool's allocations inside a capture; see
+//! the facade for those.
+
+use crate::{raw, Device, DeviceMismatch, Event, GraphUpdateRefusal, HipError, Result, Stream};
+use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t, hipStreamCaptureMode};
+use std::sync::Mutex;
+
+/// How a capture interacts with calls HIP forbids while it runs
+/// (`hipStreamCaptureMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CaptureMode {
+    /// Unsafe calls (allocation, synchronization) on any thread not in
+    /// Relaxed mode break the capture.
+    #[default]
+    Global,
+    /// Unsafe calls break the capture only on the capturing thread.
+    ThreadLocal,
+    /// No call breaks the capture; the caller keeps it sound.
+    Relaxed,
+}
+
+impl CaptureMode {
+    fn raw(self) -> hipStreamCaptureMode {
+        match self {
+            CaptureMode::Global => hipStreamCaptureMode::hipStreamCaptureModeGlobal,
+            CaptureMode::ThreadLocal => hipStreamCaptureMode::hipStreamCaptureModeThreadLocal,
+            CaptureMode::Relaxed => hipStreamCaptureMode::hipStreamCaptureModeRelaxed,
+        }
+    }
+}
+
+/// A captured graph: the operations, their order, and the addresses they
+/// use. Destroyed on drop, under its device, from any thread.
+#[derive(Debug)]
+pub struct Graph {
+    handle: hipGraph_t,
+    device: Device,
+}
+
+// SAFETY: HIP graph handles may be used from any thread; the graph is not
+// changed after capture.
+unsafe impl Send for Graph {}
+// SAFETY: as above.
+unsafe impl Sync for Graph {}
+
+impl Graph {
+    /// The device whose stream captured it.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// The HIP handle, valid while `self` lives.
+    pub fn as_raw(&self) -> hipGraph_t {
+        self.handle
+    }
+
+    /// How many nodes (operations) it has (`hipGraphGetNodes`).
+    ///
+    /// # Errors
+    /// HIP's status.
+    #[doc(alias = "hipGraphGetNodes")]
+    pub fn node_count(&self) -> Result<usize> {
+        // SAFETY: a live graph.
+        unsafe { raw::graph::node_count(self.handle) }
+    }
+
+    /// An executable graph of this graph (`hipGraphInstantiateWithFlags`).
+    ///
+    /// # Errors
+    /// HIP's status.
+    #[doc(alias = "hipGraphInstantiate")]
+    pub fn instantiate(&self) -> Result<GraphExec> {
+        // SAFETY: a live graph of its device.
+        let handle = unsafe { raw::graph::instantiate(self.device, self.handle) }?;
+        Ok(GraphExec { handle, device: self.device, last_launch: Mutex::new(None) })
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: our live graph, destroyed once; execs hold their own copy.
+        if let Err(error) = unsafe { raw::graph::destroy_graph(self.device, self.handle) } {
+            log::error!("dropping a graph of {}: {error}", self.device);
+        }
+    }
+}
+
+/// An executable graph: a [`Graph`] ready to launch, any number of times,
+/// on any stream of its device. Dropped, it waits for its last launch to
+/// finish before HIP frees it (HIP before 6.2 frees it at once, under the
+/// queued work).
+#[derive(Debug)]
+pub struct GraphExec {
+    handle: hipGraphExec_t,
+    device: Device,
+    /// Recorded after the latest launch: what drop and update wait for.
+    last_launch: Mutex<Option<Event>>,
+}
+
+// SAFETY: HIP exec handles may be used from any thread; launches are
+// ordered by the caller's streams, the launch marker by its mutex.
+unsafe impl Send for GraphExec {}
+// SAFETY: as above.
+unsafe impl Sync for GraphExec {}
+
+impl GraphExec {
+    /// The device it runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Enqueue one run of the graph on `stream` (`hipGraphLaunch`): every
+    /// captured operation, in its captured order, with the addresses it
+    /// captured.
+    ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`] when the stream is on another device
+    /// (before any HIP call); else HIP's status of `hipGraphLaunch` or of
+    /// the marker recorded after it.
+    #[doc(alias = "hipGraphLaunch")]
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
+        let mut last = self.last_launch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // SAFETY: a live exec and stream of one device (checked above).
+        unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) }?;
+        let marker = match last.take() {
+            Some(event) => event,
+            None => Event::untimed_on(self.device)?,
+        };
+        marker.record(stream)?;
+        *last = Some(marker);
+        Ok(())
+    }
+
+    /// Give this executable graph the parameters of `graph`, which must
+    /// have its shape (`hipGraphExecUpdate`): cheaper than a new
+    /// instantiation when only addresses or values changed. Waits for the
+    /// latest launch first.
+    ///
+    /// # Errors
+    /// [`HipError::GraphUpdate`] with the reason when the shapes differ;
+    /// [`HipError::DeviceMismatch`] for a graph of another device; HIP's
+    /// status otherwise.
+    #[doc(alias = "hipGraphExecUpdate")]
+    pub fn update(&mut self, graph: &Graph) -> Result<()> {
+        DeviceMismatch::check("GraphExec::update", "the graph", self.device, graph.device)?;
+        self.wait_for_last_launch()?;
+        // SAFETY: live exec and graph of one device; no launch queued.
+        let result = unsafe { raw::graph::update(self.device, self.handle, graph.handle) }?;
+        match GraphUpdateRefusal::from_raw(result) {
+            None => Ok(()),
+            Some(reason) => Err(HipError::GraphUpdate(reason)),
+        }
+    }
+
+    fn wait_for_last_launch(&self) -> Result<()> {
+        let last = self.last_launch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        last.as_ref().map_or(Ok(()), Event::synchronize)
+    }
+}
+
+impl Drop for GraphExec {
+    fn drop(&mut self) {
+        if let Err(error) = self.wait_for_last_launch() {
+            log::error!("dropping an executable graph of {}: waiting for its last launch: {error}", self.device);
+        }
+        // SAFETY: our live exec, destroyed once, with no launch queued.
+        if let Err(error) = unsafe { raw::graph::destroy_exec(self.device, self.handle) } {
+            log::error!("dropping an executable graph of {}: {error}", self.device);
+        }
+    }
+}
+
+/// Ends a capture that its closure left by unwinding: the graph is
+/// discarded and the stream reset.
+struct OpenCapture<'a> {
+    stream: &'a Stream,
+}
+
+impl Drop for OpenCapture<'_> {
+    fn drop(&mut self) {
+        let (device, stream) = (self.stream.device(), self.stream.as_raw());
+        // SAFETY: the live stream the capture began on.
+        match unsafe { raw::graph::end_capture(device, stream) } {
+            Ok(graph) => discard(device, graph),
+            Err(error) => reset_after(self.stream, &error),
+        }
+    }
+}
+
+fn discard(device: Device, graph: hipGraph_t) {
+    if graph.is_null() {
+        return;
+    }
+    // SAFETY: the graph the capture just returned, destroyed once.
+    if let Err(error) = unsafe { raw::graph::destroy_graph(device, graph) } {
+        log::error!("discarding a captured graph of {device}: {error}");
+    }
+}
+
+/// After a failed end: clr leaves an invalidated stream invalidated; an
+/// empty Relaxed capture ended at once resets it.
+fn reset_after(stream: &Stream, error: &HipError) {
+    if error.code() != Some(hipError_t::hipErrorStreamCaptureInvalidated) {
+        return;
+    }
+    let (device, raw_stream) = (stream.device(), stream.as_raw());
+    // SAFETY: a live stream, not capturing now (its capture was ended).
+    let reset = unsafe { raw::graph::begin_capture(device, raw_stream, CaptureMode::Relaxed.raw()) }
+        // SAFETY: as above; the empty capture just begun.
+        .and_then(|()| unsafe { raw::graph::end_capture(device, raw_stream) });
+    match reset {
+        Ok(graph) => discard(device, graph),
+        Err(error) => log::debug!("resetting a stream of {device} after an invalidated capture: {error}"),
+    }
+}
+
+impl Stream {
+    /// Capture the work `body` enqueues on this stream (and on streams it
+    /// joins through events) into a [`Graph`], instead of running it.
+    ///
+    /// The capture begins before `body` and ends after it, on this thread.
+    /// If `body` fails or panics, the capture ends, its graph is discarded,
+    /// and the error or panic goes on.
+    ///
+    /// # Errors
+    /// `body`'s error; HIP's status of `hipStreamBeginCapture` (the null
+    /// stream cannot capture: `hipErrorStreamCaptureUnsupported`) or of
+    /// `hipStreamEndCapture`: `hipErrorStreamCaptureInvalidated` when a
+    /// call the capture forbids was made meanwhile (the stream is reset),
+    /// `hipErrorStreamCaptureUnjoined` when a stream that joined was not
+    /// joined back (HIP then refuses further captures on this stream:
+    /// drop it).
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{CaptureMode, Device, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let (graph, ()) = stream.capture(CaptureMode::Global, |_| Ok(()))?;
+    /// assert_eq!(graph.node_count()?, 0);
+    /// let exec = graph.instantiate()?;
+    /// exec.launch(&stream)?;
+    /// stream.synchronize()?;
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
+    #[doc(alias = "hipStreamBeginCapture")]
+    #[doc(alias = "hipStreamEndCapture")]
+    pub fn capture<R>(&self, mode: CaptureMode, body: impl FnOnce(&Stream) -> Result<R>) -> Result<(Graph, R)> {
+        let device = self.device();
+        // SAFETY: a live stream of its device.
+        unsafe { raw::graph::begin_capture(device, self.as_raw(), mode.raw()) }?;
+        let open = OpenCapture { stream: self };
+        let outcome = body(self);
+        std::mem::forget(open);
+        // SAFETY: the live stream the capture began on.
+        let ended = unsafe { raw::graph::end_capture(device, self.as_raw()) };
+        match (outcome, ended) {
+            (Ok(value), Ok(handle)) => Ok((Graph { handle, device }, value)),
+            (Err(error), Ok(handle)) => {
+                discard(device, handle);
+                Err(error)
+            }
+            (outcome, Err(error)) => {
+                reset_after(self, &error);
+                Err(outcome.err().unwrap_or(error))
+            }
+        }
+    }
+
+    /// Whether this stream is capturing now (`hipStreamIsCapturing`).
+    ///
+    /// # Errors
+    /// HIP's status: `hipErrorStreamCaptureImplicit` for the null stream
+    /// while a blocking stream of the device captures.
+    #[doc(alias = "hipStreamIsCapturing")]
+    pub fn is_capturing(&self) -> Result<bool> {
+        // SAFETY: a live stream of its device.
+        let status = unsafe { raw::graph::capture_status(self.device(), self.as_raw()) }?;
+        Ok(status != hip_sys::hipStreamCaptureStatus::hipStreamCaptureStatusNone)
+    }
+}
