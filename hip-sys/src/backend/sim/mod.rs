@@ -67,6 +67,14 @@
 //!   `hipHostUnregister` of its base, which synchronizes the device current
 //!   at registration (anything else is `hipErrorHostMemoryNotRegistered`);
 //!   `hipHostFree` refuses it.
+//! - **Stream capture and graphs** as clr does them, per version (the
+//!   rule table is in `capture.rs`): work on a capturing stream becomes a
+//!   graph node; streams join a capture through events; calls a capture
+//!   forbids return clr's code (900, 901, 903, 904, 905, 906, 907, 908)
+//!   and, from HIP 6, invalidate it; a launch replays the nodes through
+//!   the race detector with their captured addresses;
+//!   `hipGraphExecUpdate` refuses another shape (910). Graph memory nodes
+//!   are not modelled (`hipErrorNotSupported`).
 //! - **Host functions** (`hipLaunchHostFunc`): run on the stream's worker
 //!   in stream order; the stream's later work waits for them.
 //! - **Stream-ordered memory**: `hipMallocAsync` on the stream's device,
