@@ -23,6 +23,7 @@
 //! the facade for those.
 
 use crate::{raw, Device, DeviceMismatch, Event, GraphUpdateRefusal, HipError, Result, Stream};
+use hip_sys::sync::MutexExt;
 use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t, hipStreamCaptureMode};
 use std::sync::Mutex;
 
@@ -141,7 +142,7 @@ impl GraphExec {
     #[doc(alias = "hipGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
-        let mut last = self.last_launch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut last = self.last_launch.lock_unpoisoned();
         // SAFETY: a live exec and stream of one device (checked above).
         unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) }?;
         let marker = match last.take() {
@@ -175,7 +176,7 @@ impl GraphExec {
     }
 
     fn wait_for_last_launch(&self) -> Result<()> {
-        let last = self.last_launch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let last = self.last_launch.lock_unpoisoned();
         last.as_ref().map_or(Ok(()), Event::synchronize)
     }
 }
@@ -209,13 +210,10 @@ impl Drop for OpenCapture<'_> {
     }
 }
 
-fn discard(device: Device, graph: hipGraph_t) {
-    if graph.is_null() {
-        return;
-    }
-    // SAFETY: the graph the capture just returned, destroyed once.
-    if let Err(error) = unsafe { raw::graph::destroy_graph(device, graph) } {
-        log::error!("discarding a captured graph of {device}: {error}");
+/// Drop the graph a capture just returned (HIP gives null for none).
+fn discard(device: Device, handle: hipGraph_t) {
+    if !handle.is_null() {
+        drop(Graph { handle, device });
     }
 }
 

@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
 use super::call::{cu, entry, non_null, rt};
 use super::driver::ensure_context;
-use super::objects::{stream_of, Table, EXECS, GRAPHS};
+use super::objects::{create_in, stream_of, EXECS, GRAPHS};
 use super::types::CudaGraphExecUpdateResultInfo;
 use super::CudaFns;
 use crate::bindings::hip::{
@@ -55,23 +55,6 @@ fn graph_handle(raw: *mut c_void) -> Result<*mut c_void, hipError_t> {
         return Ok(handle);
     }
     GRAPHS.insert(raw).ok_or(hipError_t::hipErrorOutOfMemory)
-}
-
-/// Hand out `raw` (just made by CUDA) in `table` through `out`, or destroy
-/// it with `destroy` when the table is full.
-fn hand_out(
-    table: &'static Table,
-    raw: *mut c_void,
-    out: *mut *mut c_void,
-    destroy: impl FnOnce(*mut c_void),
-) -> Result<(), hipError_t> {
-    let Some(handle) = table.insert(raw) else {
-        destroy(raw);
-        return Err(hipError_t::hipErrorOutOfMemory);
-    };
-    // SAFETY: `out` was checked non-null; valid for a write (caller).
-    unsafe { out.write(handle) };
-    Ok(())
 }
 
 fn destroy_exec(f: &CudaFns, raw: *mut c_void) {
@@ -185,14 +168,16 @@ pub(super) unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hi
 
 pub(super) unsafe extern "C" fn hipGraphCreate(graph: *mut hipGraph_t, flags: c_uint) -> hipError_t {
     entry(|f| {
-        non_null(graph)?;
-        let mut raw: *mut c_void = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; CUDA checks the flags (0).
-        rt(unsafe { (f.rt.cudaGraphCreate)(&mut raw, flags) })?;
-        hand_out(&GRAPHS, raw, graph.cast(), |raw| {
-            // SAFETY: the graph just made, destroyed once.
-            let _ = unsafe { (f.rt.cudaGraphDestroy)(raw) };
-        })
+        create_in(
+            &GRAPHS,
+            graph.cast(),
+            // SAFETY: a valid out-pointer; CUDA checks the flags (0).
+            |raw| rt(unsafe { (f.rt.cudaGraphCreate)(raw, flags) }),
+            |raw| {
+                // SAFETY: the graph just made, destroyed once.
+                let _ = unsafe { (f.rt.cudaGraphDestroy)(raw) };
+            },
+        )
     })
 }
 
@@ -229,7 +214,6 @@ pub(super) unsafe extern "C" fn hipGraphInstantiate(
     log_size: usize,
 ) -> hipError_t {
     entry(|f| {
-        non_null(exec)?;
         let graph = graph_of(graph)?;
         // CUDA 12 reports no error node or log; write none.
         if !error_node.is_null() {
@@ -240,10 +224,9 @@ pub(super) unsafe extern "C" fn hipGraphInstantiate(
             // SAFETY: `log` holds `log_size` > 0 bytes (caller).
             unsafe { log.write(0) };
         }
-        let mut raw: *mut c_void = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and a live graph.
-        rt(unsafe { (f.rt.cudaGraphInstantiateWithFlags)(&mut raw, graph, 0) })?;
-        hand_out(&EXECS, raw, exec.cast(), |raw| destroy_exec(f, raw))
+        let create = |raw| rt(unsafe { (f.rt.cudaGraphInstantiateWithFlags)(raw, graph, 0) });
+        create_in(&EXECS, exec.cast(), create, |raw| destroy_exec(f, raw))
     })
 }
 
@@ -253,14 +236,12 @@ pub(super) unsafe extern "C" fn hipGraphInstantiateWithFlags(
     flags: c_ulonglong,
 ) -> hipError_t {
     entry(|f| {
-        non_null(exec)?;
         let graph = graph_of(graph)?;
-        let mut raw: *mut c_void = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and a live graph; HIP's flag bits
         // (AutoFreeOnLaunch 1, Upload 2, DeviceLaunch 4, UseNodePriority 8)
         // are CUDA's, which CUDA checks.
-        rt(unsafe { (f.rt.cudaGraphInstantiateWithFlags)(&mut raw, graph, flags) })?;
-        hand_out(&EXECS, raw, exec.cast(), |raw| destroy_exec(f, raw))
+        let create = |raw| rt(unsafe { (f.rt.cudaGraphInstantiateWithFlags)(raw, graph, flags) });
+        create_in(&EXECS, exec.cast(), create, |raw| destroy_exec(f, raw))
     })
 }
 

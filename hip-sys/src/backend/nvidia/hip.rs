@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use super::call::{entry, non_null, rt};
 use super::driver::{context_bound, device_reset};
-use super::objects::{event_of, stream_of, EVENTS, STREAMS};
+use super::objects::{create_in, event_of, stream_of, EVENTS, STREAMS};
 use super::types::{
     host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda, CudaPointerAttributes,
 };
@@ -105,27 +105,6 @@ pass_through! {
     hipDeviceGetMemPool(pool: *mut hipMemPool_t, device: c_int)
         => cudaDeviceGetMemPool(pool.cast(), device);
     hipDeviceSetMemPool(device: c_int, pool: hipMemPool_t) => cudaDeviceSetMemPool(device, pool.cast());
-}
-
-/// Create a CUDA object with `create` (writing it through its out-pointer)
-/// and hand out its handle in `table`, written to `out`; `destroy` undoes
-/// the creation when the table is full.
-fn create_in(
-    table: &'static super::objects::Table,
-    out: *mut *mut c_void,
-    create: impl FnOnce(*mut *mut c_void) -> Result<(), hipError_t>,
-    destroy: impl FnOnce(*mut c_void),
-) -> Result<(), hipError_t> {
-    non_null(out)?;
-    let mut raw: *mut c_void = std::ptr::null_mut();
-    create(&mut raw)?;
-    let Some(handle) = table.insert(raw) else {
-        destroy(raw);
-        return Err(hipError_t::hipErrorOutOfMemory);
-    };
-    // SAFETY: `out` is non-null and valid for a write (caller).
-    unsafe { out.write(handle) };
-    Ok(())
 }
 
 pub(super) unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {

@@ -178,6 +178,30 @@ pub(crate) static GRAPHS: Table = Table::new();
 /// The process's executable graphs.
 pub(crate) static EXECS: Table = Table::new();
 
+/// Create a CUDA object with `create` (writing it through its out-pointer)
+/// and hand out its handle in `table`, written to `out`; `destroy` undoes
+/// the creation when the table is full. A null `out` is
+/// `hipErrorInvalidValue`, before anything is created.
+pub(crate) fn create_in(
+    table: &'static Table,
+    out: *mut *mut c_void,
+    create: impl FnOnce(*mut *mut c_void) -> Result<(), hipError_t>,
+    destroy: impl FnOnce(*mut c_void),
+) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let mut raw: *mut c_void = std::ptr::null_mut();
+    create(&mut raw)?;
+    let Some(handle) = table.insert(raw) else {
+        destroy(raw);
+        return Err(hipError_t::hipErrorOutOfMemory);
+    };
+    // SAFETY: `out` is non-null and valid for a write (caller).
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
 /// The CUDA stream of `stream`: a destroyed or never-created one is
 /// `hipErrorContextIsDestroyed`, as clr answers.
 #[inline]

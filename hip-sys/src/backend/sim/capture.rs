@@ -103,6 +103,25 @@ struct Member {
 // SAFETY: `exported` holds node handle values, never dereferenced.
 unsafe impl Send for Member {}
 
+type Members = HashMap<u32, Member>;
+
+/// Put `member` in for the stream with component `key` (counted in
+/// [`MEMBER_COUNT`] if the stream had no entry).
+fn enter(map: &mut Members, key: u32, member: Member) {
+    if map.insert(key, member).is_none() {
+        MEMBER_COUNT.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// Take out the entry of the stream with component `key`, if any.
+fn leave(map: &mut Members, key: u32) -> Option<Member> {
+    let member = map.remove(&key);
+    if member.is_some() {
+        MEMBER_COUNT.fetch_sub(1, Ordering::AcqRel);
+    }
+    member
+}
+
 /// An event's recording in a capture.
 #[derive(Clone)]
 pub(crate) struct CapturedRecord {
@@ -111,7 +130,7 @@ pub(crate) struct CapturedRecord {
 }
 
 /// The capture state of every stream that is or was in one, by component.
-static MEMBERS: Mutex<Option<HashMap<u32, Member>>> = Mutex::new(None);
+static MEMBERS: Mutex<Option<Members>> = Mutex::new(None);
 /// How many streams have a member entry: while 0, enqueues skip the map.
 static MEMBER_COUNT: AtomicUsize = AtomicUsize::new(0);
 /// The listed captures (clr's `g_allCapturingStreams`, by capture).
@@ -326,11 +345,7 @@ pub(crate) fn begin(queue: &Arc<StreamQueue>, mode: hipStreamCaptureMode) -> Res
             blocking_on: if queue.blocking { vec![queue.device] } else { Vec::new() },
         }),
     });
-    let old =
-        map.insert(key, Member { capture: capture.clone(), origin: true, last: Vec::new(), exported: Vec::new() });
-    if old.is_none() {
-        MEMBER_COUNT.fetch_add(1, Ordering::AcqRel);
-    }
+    enter(map, key, Member { capture: capture.clone(), origin: true, last: Vec::new(), exported: Vec::new() });
     drop(members);
     if mode != RELAXED {
         THREAD_CAPTURES.with(|list| list.borrow_mut().push(Arc::downgrade(&capture)));
@@ -351,7 +366,10 @@ pub(crate) struct Ended {
 pub(crate) fn end(queue: &StreamQueue) -> Result<Ended, hipError_t> {
     let key = queue.actor.component();
     let mut members = lock(&MEMBERS);
-    let Some(member) = members.as_mut().and_then(|m| m.get(&key)) else {
+    let Some(map) = members.as_mut() else {
+        return Err(hipError_t::hipErrorIllegalState);
+    };
+    let Some(member) = map.get(&key) else {
         return Err(hipError_t::hipErrorIllegalState);
     };
     if !member.origin {
@@ -376,11 +394,8 @@ pub(crate) fn end(queue: &StreamQueue) -> Result<Ended, hipError_t> {
         return Err(hipError_t::hipErrorStreamCaptureUnjoined);
     }
     let nodes = std::mem::take(&mut state.nodes);
-    let map = members.as_mut().expect("checked above");
     for component in state.members.drain(..) {
-        if map.remove(&component).is_some() {
-            MEMBER_COUNT.fetch_sub(1, Ordering::AcqRel);
-        }
+        leave(map, component);
     }
     Ok(Ended { nodes, device: capture.device })
 }
@@ -407,16 +422,13 @@ pub(crate) fn on_destroy(queue: &StreamQueue) {
     let key = queue.actor.component();
     let mut members = lock(&MEMBERS);
     let Some(map) = members.as_mut() else { return };
-    let Some(member) = map.remove(&key) else { return };
-    MEMBER_COUNT.fetch_sub(1, Ordering::AcqRel);
+    let Some(member) = leave(map, key) else { return };
     let capture = member.capture;
     let mut state = lock(&capture.state);
     state.members.retain(|&c| c != key);
     if member.origin {
         for component in state.members.drain(..) {
-            if map.remove(&component).is_some() {
-                MEMBER_COUNT.fetch_sub(1, Ordering::AcqRel);
-            }
+            leave(map, component);
         }
         state.nodes.clear();
         drop(state);
@@ -424,18 +436,29 @@ pub(crate) fn on_destroy(queue: &StreamQueue) {
     }
 }
 
-/// The capture status of `queue` and its capture's id when active.
-pub(crate) fn status(queue: &StreamQueue) -> (hipStreamCaptureStatus, u64) {
+/// The capture status of `queue` (not the null stream).
+fn status(queue: &StreamQueue) -> hipStreamCaptureStatus {
     match capture_of(queue) {
-        None => (hipStreamCaptureStatus::hipStreamCaptureStatusNone, 0),
-        Some(c) if c.is_invalidated() => (hipStreamCaptureStatus::hipStreamCaptureStatusInvalidated, 0),
-        Some(c) => (hipStreamCaptureStatus::hipStreamCaptureStatusActive, c.id),
+        None => hipStreamCaptureStatus::hipStreamCaptureStatusNone,
+        Some(c) if c.is_invalidated() => hipStreamCaptureStatus::hipStreamCaptureStatusInvalidated,
+        Some(_) => hipStreamCaptureStatus::hipStreamCaptureStatusActive,
     }
+}
+
+/// The capture status `hipStreamIsCapturing` and `hipStreamGetCaptureInfo`
+/// report for `queue`: for the null stream, None, or 906 while a blocking
+/// stream captures (see [`null_stream_status`]).
+pub(crate) fn reported_status(queue: &StreamQueue) -> Result<hipStreamCaptureStatus, hipError_t> {
+    if queue.is_null {
+        null_stream_status()?;
+        return Ok(hipStreamCaptureStatus::hipStreamCaptureStatusNone);
+    }
+    Ok(status(queue))
 }
 
 /// The status the null stream reports: 906 while any blocking stream (of
 /// any device, as clr's `StreamCaptureBlocking`) captures.
-pub(crate) fn null_stream_status() -> Result<(), hipError_t> {
+fn null_stream_status() -> Result<(), hipError_t> {
     if MEMBER_COUNT.load(Ordering::Acquire) == 0 {
         return Ok(());
     }
@@ -476,14 +499,14 @@ pub(crate) enum Enqueue {
     Captured,
 }
 
-/// An operation about to be enqueued on `queue` (`blocking`: the caller
-/// waits for it): a node of its capture if it captures, 901 if the capture
+/// An operation of `function` (running `kernel`, for a launch) about to be
+/// enqueued on `queue` (`blocking`: the caller waits for it): a node of its capture if it captures, 901 if the capture
 /// was invalidated, else run (after the HIP 7 legacy-stream check).
 pub(crate) fn on_enqueue(
     queue: &StreamQueue,
     blocking: bool,
     function: &'static str,
-    kind: NodeKind,
+    kernel: Option<&'static str>,
     accesses: &[Access],
     work: &Work,
 ) -> Result<Enqueue, hipError_t> {
@@ -519,7 +542,7 @@ pub(crate) fn on_enqueue(
     let index = state.nodes.len();
     state.nodes.push(Node {
         handle: new_handle(),
-        kind,
+        kind: kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel),
         function,
         accesses: accesses.to_vec(),
         work: work.clone(),
@@ -602,10 +625,7 @@ pub(crate) fn wait_event(
                 state.blocking_on.push(queue.device);
             }
             drop(state);
-            let old = map.insert(key, Member { capture, origin: false, last: nodes, exported: Vec::new() });
-            if old.is_none() {
-                MEMBER_COUNT.fetch_add(1, Ordering::AcqRel);
-            }
+            enter(map, key, Member { capture, origin: false, last: nodes, exported: Vec::new() });
             Ok(Wait::Done)
         }
     }

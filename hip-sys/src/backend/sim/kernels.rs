@@ -109,7 +109,7 @@ pub(crate) struct Launch {
     /// The HIP function that launched it.
     pub function: &'static str,
     /// The launching thread's name, for violations.
-    pub thread: String,
+    pub thread: std::sync::Arc<str>,
 }
 
 thread_local! {
@@ -286,7 +286,7 @@ fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, u
         let running = r.borrow();
         let launch = running.as_ref()?;
         (!peer_access_enabled(launch.device, allocation.device))
-            .then(|| (launch.function, launch.thread.clone(), launch.device))
+            .then(|| (launch.function, launch.thread.to_string(), launch.device))
     });
     if let Some((function, thread, device)) = denied {
         violations::record_peer_access(function, thread, device, allocation.device);

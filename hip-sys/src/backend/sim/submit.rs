@@ -4,7 +4,6 @@
 
 use super::capture::{self, Enqueue};
 use super::faults;
-use super::graph::NodeKind;
 use super::lock::lock;
 use super::machine::sim;
 use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
@@ -61,8 +60,7 @@ pub(crate) fn submit_with(
     work: Work,
 ) -> Result<Option<Clock>, hipError_t> {
     let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
-    let kind = op.kernel.map_or_else(|| NodeKind::of(op.function), NodeKind::Kernel);
-    if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, kind, &op.accesses, &work)? {
+    if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, op.kernel, &op.accesses, &work)? {
         return Ok(None);
     }
     let checking = races::race_check_enabled();

@@ -11,7 +11,7 @@ use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::submit::{self, Op};
-use crate::backend::sim::targets::{checked_target, legacy_known, LEGACY};
+use crate::backend::sim::targets::checked_target;
 use crate::backend::sim::thread::current_device;
 use crate::backend::sim::violations::{self, Violation, ViolationKind};
 use crate::bindings::hip::{
@@ -21,11 +21,6 @@ use crate::bindings::hip::{
 use std::ffi::{c_char, c_int, c_uint, c_ulonglong};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// Whether `stream` names the null stream (or `hipStreamLegacy`, where known).
-fn is_null_stream(stream: hipStream_t) -> bool {
-    stream.is_null() || (stream as usize == LEGACY && legacy_known())
-}
 
 pub(crate) unsafe extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
     call(idx!("hipStreamBeginCapture"), || {
@@ -43,10 +38,10 @@ pub(crate) unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, out: *m
         if out.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        if is_null_stream(stream) {
+        let queue = checked_target("hipStreamEndCapture", stream)?;
+        if queue.is_null {
             return Err(hipError_t::hipErrorIllegalState);
         }
-        let queue = checked_target("hipStreamEndCapture", stream)?;
         match capture::end(&queue) {
             Ok(ended) => {
                 let handle = new_handle();
@@ -74,12 +69,7 @@ pub(crate) unsafe extern "C" fn hipStreamIsCapturing(
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let queue = checked_target("hipStreamIsCapturing", stream)?;
-        let (now, _) = if queue.is_null {
-            capture::null_stream_status()?;
-            (hipStreamCaptureStatus::hipStreamCaptureStatusNone, 0)
-        } else {
-            capture::status(&queue)
-        };
+        let now = capture::reported_status(&queue)?;
         // SAFETY: checked non-null.
         unsafe { write_out(status, now) }
     })
@@ -100,12 +90,7 @@ fn capture_info(
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let queue = checked_target(function, stream)?;
-    let now = if queue.is_null {
-        capture::null_stream_status()?;
-        hipStreamCaptureStatus::hipStreamCaptureStatusNone
-    } else {
-        capture::status(&queue).0
-    };
+    let now = capture::reported_status(&queue)?;
     // SAFETY: checked non-null.
     unsafe { write_out(status, now)? };
     if now != hipStreamCaptureStatus::hipStreamCaptureStatusActive {

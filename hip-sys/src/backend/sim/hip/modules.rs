@@ -214,7 +214,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         let launch = kernels::Launch {
             device: queue.device,
             function: "hipModuleLaunchKernel",
-            thread: violations::thread_name(),
+            thread: violations::thread_name().into(),
         };
         let op = Op {
             kernel: Some(kernel.name),
