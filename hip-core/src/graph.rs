@@ -94,7 +94,7 @@ impl Graph {
     pub fn instantiate(&self) -> Result<GraphExec> {
         // SAFETY: a live graph of its device.
         let handle = unsafe { raw::graph::instantiate(self.device, self.handle) }?;
-        Ok(GraphExec { handle, device: self.device, last_launch: Mutex::new(None) })
+        Ok(GraphExec { handle, device: self.device, launches: Mutex::new(Launches::default()) })
     }
 }
 
@@ -108,19 +108,31 @@ impl Drop for Graph {
 }
 
 /// An executable graph: a [`Graph`] ready to launch, any number of times,
-/// on any stream of its device. Dropped, it waits for its last launch to
-/// finish before HIP frees it (HIP before 6.2 frees it at once, under the
-/// queued work).
+/// on any stream of its device. Its launches run one after another, even
+/// on different streams (each runs with the same baked addresses, so two
+/// at once would race). Dropped, it waits for its last launch to finish
+/// before HIP frees it (HIP before 6.2 frees it at once, under the queued
+/// work).
 #[derive(Debug)]
 pub struct GraphExec {
     handle: hipGraphExec_t,
     device: Device,
-    /// Recorded after the latest launch: what drop and update wait for.
-    last_launch: Mutex<Option<Event>>,
+    launches: Mutex<Launches>,
+}
+
+/// Where an exec's launches went: what the next launch on another stream,
+/// an update and the drop wait for.
+#[derive(Debug, Default)]
+struct Launches {
+    /// The stream of the latest launch; every earlier launch is ordered
+    /// before its later work.
+    last: Option<Stream>,
+    /// Reused to order a launch on a new stream after the last one.
+    switch: Option<Event>,
 }
 
 // SAFETY: HIP exec handles may be used from any thread; launches are
-// ordered by the caller's streams, the launch marker by its mutex.
+// serialized by the mutex.
 unsafe impl Send for GraphExec {}
 // SAFETY: as above.
 unsafe impl Sync for GraphExec {}
@@ -131,26 +143,37 @@ impl GraphExec {
         self.device
     }
 
+    /// The HIP handle, valid while `self` lives (for calls made outside
+    /// this crate; a launch through it is not ordered after this exec's
+    /// other launches).
+    pub fn as_raw(&self) -> hipGraphExec_t {
+        self.handle
+    }
+
     /// Enqueue one run of the graph on `stream` (`hipGraphLaunch`): every
     /// captured operation, in its captured order, with the addresses it
-    /// captured.
+    /// captured. A launch on another stream than the last one's first
+    /// waits (on the GPU) for the last one; on the same stream it costs
+    /// one comparison over the raw launch.
     ///
     /// # Errors
     /// [`HipError::DeviceMismatch`] when the stream is on another device
-    /// (before any HIP call); else HIP's status of `hipGraphLaunch` or of
-    /// the marker recorded after it.
+    /// (before any HIP call); else HIP's status of `hipGraphLaunch`, or of
+    /// the ordering after the last launch (`hipEventRecord`,
+    /// `hipStreamWaitEvent`), when nothing was launched.
     #[doc(alias = "hipGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
-        let mut last = self.last_launch.lock_unpoisoned();
+        let mut launches = self.launches.lock_unpoisoned();
+        let moved = launches.last.as_ref().is_none_or(|last| last.id() != stream.id());
+        if moved {
+            launches.order_after_last(stream)?;
+        }
         // SAFETY: a live exec and stream of one device (checked above).
         unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) }?;
-        let marker = match last.take() {
-            Some(event) => event,
-            None => Event::untimed_on(self.device)?,
-        };
-        marker.record(stream)?;
-        *last = Some(marker);
+        if moved {
+            launches.last = Some(stream.clone());
+        }
         Ok(())
     }
 
@@ -175,9 +198,28 @@ impl GraphExec {
         }
     }
 
+    /// Wait on the host for the latest launch (and so for every earlier
+    /// one), with whatever was queued after it on its stream.
     fn wait_for_last_launch(&self) -> Result<()> {
-        let last = self.last_launch.lock_unpoisoned();
-        last.as_ref().map_or(Ok(()), Event::synchronize)
+        let launches = self.launches.lock_unpoisoned();
+        launches.last.as_ref().map_or(Ok(()), Stream::synchronize)
+    }
+}
+
+impl Launches {
+    /// Make `stream` wait for the last launch, if there was one.
+    fn order_after_last(&mut self, stream: &Stream) -> Result<()> {
+        let Some(last) = &self.last else {
+            return Ok(());
+        };
+        let event = match self.switch.take() {
+            Some(event) => event,
+            None => Event::untimed_on(stream.device())?,
+        };
+        // A wait takes a snapshot of the recording: the event is free again after it.
+        let ordered = event.record(last).and_then(|()| stream.wait(&event));
+        self.switch = Some(event);
+        ordered
     }
 }
 
@@ -242,6 +284,9 @@ impl Stream {
     /// If `body` fails or panics, the capture ends, its graph is discarded,
     /// and the error or panic goes on.
     ///
+    /// `body` may fail with any error that a [`HipError`] converts into
+    /// (the facade's, a library's), which is what the capture then returns.
+    ///
     /// # Errors
     /// `body`'s error; HIP's status of `hipStreamBeginCapture` (the null
     /// stream cannot capture: `hipErrorStreamCaptureUnsupported`) or of
@@ -256,7 +301,7 @@ impl Stream {
     /// use hip_core::{CaptureMode, Device, Stream};
     ///
     /// let stream = Stream::new_on(Device::new(0)?)?;
-    /// let (graph, ()) = stream.capture(CaptureMode::Global, |_| Ok(()))?;
+    /// let (graph, ()) = stream.capture(CaptureMode::Global, |_| Ok::<_, hip_core::HipError>(()))?;
     /// assert_eq!(graph.node_count()?, 0);
     /// let exec = graph.instantiate()?;
     /// exec.launch(&stream)?;
@@ -265,10 +310,14 @@ impl Stream {
     /// ```
     #[doc(alias = "hipStreamBeginCapture")]
     #[doc(alias = "hipStreamEndCapture")]
-    pub fn capture<R>(&self, mode: CaptureMode, body: impl FnOnce(&Stream) -> Result<R>) -> Result<(Graph, R)> {
+    pub fn capture<R, E: From<HipError>>(
+        &self,
+        mode: CaptureMode,
+        body: impl FnOnce(&Stream) -> std::result::Result<R, E>,
+    ) -> std::result::Result<(Graph, R), E> {
         let device = self.device();
         // SAFETY: a live stream of its device.
-        unsafe { raw::graph::begin_capture(device, self.as_raw(), mode.raw()) }?;
+        unsafe { raw::graph::begin_capture(device, self.as_raw(), mode.raw()) }.map_err(E::from)?;
         let open = OpenCapture { stream: self };
         let outcome = body(self);
         std::mem::forget(open);
@@ -282,7 +331,7 @@ impl Stream {
             }
             (outcome, Err(error)) => {
                 reset_after(self, &error);
-                Err(outcome.err().unwrap_or(error))
+                Err(outcome.err().unwrap_or_else(|| error.into()))
             }
         }
     }

@@ -118,7 +118,7 @@ fn an_invalidated_capture_is_an_error_and_the_stream_works_after() {
         // Forbidden during a Global capture: an allocation.
         let refused = mem::malloc(device, 64);
         assert_eq!(refused.err().and_then(|e| e.code()), Some(hip_sys::hipError_t::hipErrorStreamCaptureUnsupported));
-        Ok(())
+        Ok::<_, HipError>(())
     });
     if invalidates {
         let code = result.err().and_then(|e| e.code());

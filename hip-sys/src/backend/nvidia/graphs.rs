@@ -41,7 +41,7 @@ fn graph_of(graph: hipGraph_t) -> Result<*mut c_void, hipError_t> {
 }
 
 /// The CUDA executable graph of `exec`, with the same errors as [`graph_of`].
-fn exec_of(exec: hipGraphExec_t) -> Result<*mut c_void, hipError_t> {
+pub(super) fn exec_of(exec: hipGraphExec_t) -> Result<*mut c_void, hipError_t> {
     if exec.is_null() {
         return Err(hipError_t::hipErrorInvalidValue);
     }

@@ -91,6 +91,15 @@ pub fn cuda_stream(stream: crate::bindings::hip::hipStream_t) -> Result<*mut c_v
 pub fn cuda_event(event: crate::bindings::hip::hipEvent_t) -> Result<*mut c_void, crate::bindings::hip::hipError_t> {
     objects::event_of(event)
 }
+/// The CUDA executable graph (`cudaGraphExec_t`) of a HIP executable
+/// graph of this backend, for CUDA calls made outside the table (the
+/// benchmarks' raw `cudaGraphLaunch`); a null, destroyed or never-made one
+/// is `hipErrorInvalidValue`.
+pub fn cuda_graph_exec(
+    exec: crate::bindings::hip::hipGraphExec_t,
+) -> Result<*mut c_void, crate::bindings::hip::hipError_t> {
+    graphs::exec_of(exec)
+}
 pub(crate) use hiprtc::compiler as nvrtc_compiler;
 pub(crate) use provider::PROVIDER;
 
