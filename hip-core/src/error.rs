@@ -66,6 +66,20 @@ pub enum HipError {
          instantiate the new graph instead"
     )]
     GraphUpdate(GraphUpdateRefusal),
+    /// A call that a stream capture forbids (it would synchronize, free or
+    /// allocate through the driver, or make what the capture needs)
+    /// was made while one is underway; refused before HIP, so the capture
+    /// stays valid.
+    #[error(
+        "{operation} cannot run during a stream capture: {why}; \
+         do it before the capture begins or after it ends"
+    )]
+    CaptureUnderway {
+        /// What was refused (`"Pool::reclaim"`, `"DeviceArray::to_vec"`).
+        operation: &'static str,
+        /// What it would have done to the capture.
+        why: &'static str,
+    },
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -86,6 +100,7 @@ impl HipError {
             HipError::InvalidDevice { .. } => Some(hipError_t::hipErrorInvalidDevice),
             HipError::PeerAccessUnsupported { .. } => Some(hipError_t::hipErrorPeerAccessUnsupported),
             HipError::GraphUpdate(_) => Some(hipError_t::hipErrorGraphExecUpdateFailure),
+            HipError::CaptureUnderway { .. } => Some(hipError_t::hipErrorStreamCaptureUnsupported),
             _ => None,
         }
     }
@@ -101,6 +116,7 @@ impl HipError {
             HipError::Compile(error) => error.status_name().into(),
             HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
             HipError::GraphUpdate(_) => "hipErrorGraphExecUpdateFailure".into(),
+            HipError::CaptureUnderway { .. } => "refused during a capture".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }

@@ -17,46 +17,36 @@
 //! brings that stream in; it must be joined back (an event recorded there
 //! and waited on by the capturing stream) before the closure returns.
 //!
-//! What this layer does not do yet: keep alive the memory and modules the
-//! captured work uses (the caller keeps them alive while any exec that may
-//! run them lives), or make the pool's allocations inside a capture; see
-//! the facade for those.
+//! The layers above take part through [`crate::capture`]: the pool keeps
+//! a hold on every buffer a capture uses (a [`GraphResource`] of the graph
+//! and of every executable graph made of it, told of each launch, so that
+//! replays are ordered with other work on those buffers and their blocks
+//! are not reused while a replay may run), and allocations inside a
+//! capture come from its private pool.
 
+use crate::capture::{self, CaptureMode, CaptureScope, GraphResource};
 use crate::{raw, Device, DeviceMismatch, Event, GraphUpdateRefusal, HipError, Result, Stream};
 use hip_sys::sync::MutexExt;
-use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t, hipStreamCaptureMode};
-use std::sync::Mutex;
-
-/// How a capture interacts with calls HIP forbids while it runs
-/// (`hipStreamCaptureMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum CaptureMode {
-    /// Unsafe calls (allocation, synchronization) on any thread not in
-    /// Relaxed mode break the capture.
-    #[default]
-    Global,
-    /// Unsafe calls break the capture only on the capturing thread.
-    ThreadLocal,
-    /// No call breaks the capture; the caller keeps it sound.
-    Relaxed,
-}
-
-impl CaptureMode {
-    fn raw(self) -> hipStreamCaptureMode {
-        match self {
-            CaptureMode::Global => hipStreamCaptureMode::hipStreamCaptureModeGlobal,
-            CaptureMode::ThreadLocal => hipStreamCaptureMode::hipStreamCaptureModeThreadLocal,
-            CaptureMode::Relaxed => hipStreamCaptureMode::hipStreamCaptureModeRelaxed,
-        }
-    }
-}
+use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t};
+use std::sync::{Arc, Mutex};
 
 /// A captured graph: the operations, their order, and the addresses they
 /// use. Destroyed on drop, under its device, from any thread.
-#[derive(Debug)]
 pub struct Graph {
     handle: hipGraph_t,
     device: Device,
+    /// What the captured work needs at every replay (see
+    /// [`CaptureScope::keep`](crate::capture::CaptureScope::keep)).
+    kept: Kept,
+}
+
+/// The resources a graph and its executable graphs keep.
+type Kept = Arc<[Arc<dyn GraphResource>]>;
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Graph({:p} on {}, {} kept)", self.handle, self.device, self.kept.len())
+    }
 }
 
 // SAFETY: HIP graph handles may be used from any thread; the graph is not
@@ -94,7 +84,12 @@ impl Graph {
     pub fn instantiate(&self) -> Result<GraphExec> {
         // SAFETY: a live graph of its device.
         let handle = unsafe { raw::graph::instantiate(self.device, self.handle) }?;
-        Ok(GraphExec { handle, device: self.device, launches: Mutex::new(Launches::default()) })
+        Ok(GraphExec {
+            handle,
+            device: self.device,
+            launches: Mutex::new(Launches::default()),
+            kept: self.kept.clone(),
+        })
     }
 }
 
@@ -113,11 +108,18 @@ impl Drop for Graph {
 /// at once would race). Dropped, it waits for its last launch to finish
 /// before HIP frees it (HIP before 6.2 frees it at once, under the queued
 /// work).
-#[derive(Debug)]
 pub struct GraphExec {
     handle: hipGraphExec_t,
     device: Device,
     launches: Mutex<Launches>,
+    /// The graph's resources: released after the last launch is over.
+    kept: Kept,
+}
+
+impl std::fmt::Debug for GraphExec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GraphExec({:p} on {}, {} kept)", self.handle, self.device, self.kept.len())
+    }
 }
 
 /// Where an exec's launches went: what the next launch on another stream,
@@ -169,12 +171,26 @@ impl GraphExec {
         if moved {
             launches.order_after_last(stream)?;
         }
+        for resource in self.kept.iter() {
+            resource.before_replay(stream)?;
+        }
         // SAFETY: a live exec and stream of one device (checked above).
-        unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) }?;
+        let launched = unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) };
         if moved {
             launches.last = Some(stream.clone());
         }
-        Ok(())
+        // The operand protocol's failure rule: a failed launch may have
+        // queued part of the work, so every resource hears of it.
+        let mut noted = Ok(());
+        for resource in self.kept.iter() {
+            noted = noted.and(resource.after_replay(stream));
+        }
+        if noted.is_err() {
+            if let Err(error) = stream.synchronize() {
+                log::error!("synchronizing a stream after a replay could not be noted: {error}");
+            }
+        }
+        launched.and(noted)
     }
 
     /// Give this executable graph the parameters of `graph`, which must
@@ -239,13 +255,20 @@ impl Drop for GraphExec {
 /// discarded and the stream reset.
 struct OpenCapture<'a> {
     stream: &'a Stream,
+    /// Taken when the closure returned: the capture is then ended in line.
+    scope: Option<Arc<CaptureScope>>,
 }
 
 impl Drop for OpenCapture<'_> {
     fn drop(&mut self) {
+        let Some(scope) = self.scope.take() else {
+            return;
+        };
         let (device, stream) = (self.stream.device(), self.stream.as_raw());
         // SAFETY: the live stream the capture began on.
-        match unsafe { raw::graph::end_capture(device, stream) } {
+        let ended = unsafe { raw::graph::end_capture(device, stream) };
+        drop(capture::end(&scope));
+        match ended {
             Ok(graph) => discard(device, graph),
             Err(error) => reset_after(self.stream, &error),
         }
@@ -255,7 +278,7 @@ impl Drop for OpenCapture<'_> {
 /// Drop the graph a capture just returned (HIP gives null for none).
 fn discard(device: Device, handle: hipGraph_t) {
     if !handle.is_null() {
-        drop(Graph { handle, device });
+        drop(Graph { handle, device, kept: Arc::new([]) });
     }
 }
 
@@ -316,15 +339,15 @@ impl Stream {
         body: impl FnOnce(&Stream) -> std::result::Result<R, E>,
     ) -> std::result::Result<(Graph, R), E> {
         let device = self.device();
-        // SAFETY: a live stream of its device.
-        unsafe { raw::graph::begin_capture(device, self.as_raw(), mode.raw()) }.map_err(E::from)?;
-        let open = OpenCapture { stream: self };
+        let scope = capture::begin(self, mode)?;
+        let mut open = OpenCapture { stream: self, scope: Some(scope) };
         let outcome = body(self);
-        std::mem::forget(open);
+        let scope = open.scope.take();
         // SAFETY: the live stream the capture began on.
         let ended = unsafe { raw::graph::end_capture(device, self.as_raw()) };
+        let kept: Kept = scope.map_or_else(Vec::new, |scope| capture::end(&scope)).into();
         match (outcome, ended) {
-            (Ok(value), Ok(handle)) => Ok((Graph { handle, device }, value)),
+            (Ok(value), Ok(handle)) => Ok((Graph { handle, device, kept }, value)),
             (Err(error), Ok(handle)) => {
                 discard(device, handle);
                 Err(error)

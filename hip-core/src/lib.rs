@@ -24,6 +24,10 @@
 //! nvidia) and the [`KernelCache`], in memory and optionally on disk;
 //! [`LaunchLimits`] says what a device accepts in one launch.
 //!
+//! Stream capture is a scope ([`Stream::capture`]) that records work into
+//! a [`Graph`], replayed by a [`GraphExec`]; [`capture`] lists the captures
+//! underway for the layers above, which must not break them.
+//!
 //! Errors are [`HipError`]s; a stream, an event or any other operand on
 //! another device than the operation's is a [`DeviceMismatch`], the one
 //! such error of every crate above too.
@@ -53,6 +57,7 @@ pub mod raw;
 // never reads the thread state.
 mod backoff;
 mod cache;
+pub mod capture;
 mod code_object;
 mod context;
 mod device;
@@ -78,12 +83,13 @@ pub mod audit;
 
 pub use ambient::context;
 pub use cache::{CacheOrigin, CacheStats, KernelCache};
+pub use capture::CaptureMode;
 pub use code_object::{code_kind, CodeKind};
 pub use context::Context;
 pub use error::{check, CompileError, GraphUpdateRefusal, HipError, Result};
 pub use event::Event;
 pub use future::{on_device_async, on_stream_async, OnDevice};
-pub use graph::{CaptureMode, Graph, GraphExec};
+pub use graph::{Graph, GraphExec};
 pub use limits::LaunchLimits;
 pub use mismatch::DeviceMismatch;
 pub use module::{Function, KernelArg, LaunchConfig, Module};

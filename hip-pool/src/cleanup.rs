@@ -6,7 +6,9 @@
 //! seconds (default 60) and reclaiming after [`DEFAULT_IDLE_TICKS`] idle
 //! ticks. [`start`] restarts it with other settings; [`stop`] stops and
 //! joins it. What it trims, the process's pools, is handed to it by the
-//! registry when the first pool starts.
+//! registry when the first pool starts. While a stream capture is
+//! underway it reclaims nothing (a reclaim would break it): an idle device
+//! is reclaimed at the first tick after the captures end.
 
 use crate::pool::Pool;
 use hip_core::Device;
@@ -106,6 +108,12 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
                 continue;
             }
             *count = count.saturating_add(1);
+            if *count == idle_ticks && hip_core::capture::underway() {
+                // A reclaim would wait for the capture to end: try again
+                // at the next tick instead.
+                *count -= 1;
+                continue;
+            }
             if *count == idle_ticks {
                 match pool.reclaim() {
                     Ok(bytes) => log::debug!("idle cleanup released {bytes} bytes on {device}"),

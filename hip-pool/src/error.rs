@@ -34,6 +34,26 @@ pub enum PoolError {
         /// The hard limit in force, if any.
         limit: Option<usize>,
     },
+    /// An allocation inside a stream capture does not fit. The ladder of
+    /// [`PoolError::OutOfMemory`] is not climbed: each rung synchronizes
+    /// or frees, which would break the capture.
+    #[error(
+        "out of memory on {device} during a stream capture: {requested} bytes requested, \
+         {reserved} reserved by the pool{}; the pool cannot synchronize or release memory while \
+         a capture is underway: release memory before capturing (drop buffers, call reclaim) \
+         or capture less",
+        limit.map_or_else(String::new, |l| format!(", limit {l}"))
+    )]
+    OutOfMemoryInCapture {
+        /// The device.
+        device: Device,
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes the pool holds from the driver.
+        reserved: usize,
+        /// The hard limit in force, if any.
+        limit: Option<usize>,
+    },
     /// A memory limit that cannot be parsed or applied.
     #[error(
         "{variable}={value:?} is not a valid memory limit: {reason}; use e.g. \"8GiB\", \"512MB\", \"50%\" or \"none\""
@@ -54,7 +74,7 @@ pub enum PoolError {
 impl PoolError {
     /// Whether this is an out-of-memory error.
     pub fn is_out_of_memory(&self) -> bool {
-        matches!(self, PoolError::OutOfMemory { .. })
+        matches!(self, PoolError::OutOfMemory { .. } | PoolError::OutOfMemoryInCapture { .. })
     }
 
     /// The device mismatch this error reports (a stream of another device),

@@ -30,6 +30,17 @@
 //!   its unused memory; the [`cleanup`] thread does it for idle devices.
 //! - Out of memory climbs a ladder (sync stream, sync device, reclaim,
 //!   [`register_reclaim_hook`] hooks) before [`PoolError::OutOfMemory`].
+//! - Stream capture: inside a capture (`hip_core::Stream::capture`) an
+//!   operand's use records no event and queries none; it is a hold of the
+//!   graph, which orders each replay after the buffer's other uses and
+//!   keeps its block from reuse while the graph or an exec made of it
+//!   lives. Allocations for a capturing stream come from the capture's
+//!   private pool (`private_pool`), reused in capture order. While any
+//!   capture is underway the pool allocates from the driver in the
+//!   Relaxed capture mode, defers driver frees to the next reclaim,
+//!   reclaims only when none is underway (and never inside one) and, out
+//!   of memory, fails with [`PoolError::OutOfMemoryInCapture`] instead of
+//!   climbing the ladder.
 //! - [`Limit`]s, hard and soft, from `AMDGPU_HARD_MEMORY_LIMIT` /
 //!   `AMDGPU_SOFT_MEMORY_LIMIT` or the API, checked before the driver.
 //! - [`stats(device)`](stats()): current and peak allocated and reserved
@@ -64,11 +75,12 @@
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the one grow path to the
 //!    driver. No buffers, no thread caches.
-//! 4. `uses`, `barrier`, `thread_cache`: a buffer's uses on other
-//!    streams (events), and each thread's cache of freed blocks in front
-//!    of a device pool, with the record a block carries while it is out
-//!    of the pool (its length, stream and uses), and the paths through
-//!    both.
+//! 4. `uses`, `captured`, `private_pool`, `barrier`, `thread_cache`: a
+//!    buffer's uses on other streams (events) and the holds of graphs on
+//!    it; a capture's private pool; and each thread's cache of freed
+//!    blocks in front of a device pool, with the record a block carries
+//!    while it is out of the pool (its length, stream and uses), and the
+//!    paths through both.
 //! 5. `pool`: [`Pool`], [`Buffer`] (one word: its block's record), the
 //!    operand protocol ([`Operand`], [`enqueue`]) and the out-of-memory
 //!    ladder.
@@ -91,6 +103,8 @@ mod driver;
 mod device_pool;
 // 4. The thread front.
 mod barrier;
+mod captured;
+mod private_pool;
 mod thread_cache;
 mod uses;
 // 5. Pools, buffers, the out-of-memory ladder.

@@ -119,7 +119,7 @@ pub fn reclaim(device: Device) -> Result<usize> {
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.reclaim(),
         _ => {
-            device.synchronize()?;
+            hip_core::capture::exclusive("hip_pool::reclaim", || device.synchronize())??;
             Ok(0)
         }
     }

@@ -20,12 +20,23 @@
 //! while no entry exists: no lock, no allocation. The list lives in a box
 //! made on the first recorded use, so a buffer that never has one carries
 //! a single null pointer (buffers stay small and cheap to move).
+//!
+//! # Graphs
+//!
+//! Inside a stream capture nothing here records or queries an event: the
+//! captured work runs only at a replay, on whichever stream the replay is
+//! launched. A use in a capture is a *hold* instead ([`List::hold`]): the
+//! graph keeps the list (shared, reference-counted) and applies the same
+//! two steps around each replay, on the replay's stream. While any hold
+//! lives, the buffer's block must not be reused (the graph baked its
+//! address), so a buffer dropped meanwhile leaves its release with the
+//! list ([`List::defer_release`]); the last hold to go runs it.
 
 use crate::driver::events;
 use hip_core::{Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How an operation uses a buffer's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,15 +56,81 @@ pub(crate) struct Use {
     pub(crate) event: Event,
 }
 
-/// The recorded uses, once there has been one.
+/// The recorded uses, once there has been one, and the graphs that hold
+/// the buffer.
 #[derive(Default)]
-struct List {
+pub(crate) struct List {
     /// The list's length, read without the lock.
     count: AtomicUsize,
     list: Mutex<Vec<Use>>,
+    /// How many holds live (`held.holders.len()`), read without the lock.
+    holds: AtomicUsize,
+    held: Mutex<Held>,
+}
+
+/// The graphs holding a buffer, and its release if it was dropped first.
+#[derive(Default)]
+struct Held {
+    /// The ids of the captures (and then graphs) holding it, one each.
+    holders: Vec<u64>,
+    /// Whether a capture used it on another stream than its own.
+    foreign: bool,
+    /// The dropped buffer's release, run when the last hold goes.
+    deferred: Option<Box<dyn FnOnce() + Send>>,
 }
 
 impl List {
+    /// Note that the capture `capture` uses the buffer (on its own stream
+    /// unless `foreign`); once per capture (the caller dedupes).
+    pub fn hold(&self, capture: u64, foreign: bool) {
+        let mut held = self.held.lock_unpoisoned();
+        if !held.holders.contains(&capture) {
+            held.holders.push(capture);
+        }
+        held.foreign |= foreign;
+        self.holds.store(held.holders.len(), Ordering::Release);
+    }
+
+    /// Note another use on a stream other than the buffer's own.
+    pub fn mark_foreign(&self) {
+        self.held.lock_unpoisoned().foreign = true;
+    }
+
+    /// Let go of the hold of `capture`; the deferred release, if this was
+    /// the last hold and the buffer is gone (for the caller to run).
+    #[must_use]
+    pub fn unhold(&self, capture: u64) -> Option<Box<dyn FnOnce() + Send>> {
+        let mut held = self.held.lock_unpoisoned();
+        held.holders.retain(|h| *h != capture);
+        self.holds.store(held.holders.len(), Ordering::Release);
+        if held.holders.is_empty() {
+            held.foreign = false;
+            held.deferred.take()
+        } else {
+            None
+        }
+    }
+
+    /// A buffer with this list is being dropped: run its `release` now if
+    /// no graph holds it, or if the one hold is the capture `reusable_in`
+    /// (still underway), which used it only on its own stream (the block
+    /// may then serve that capture again, later in its order); else keep
+    /// `release` for the last hold to run.
+    pub fn release_or_defer(&self, reusable_in: Option<u64>, release: impl FnOnce() + Send + 'static) {
+        let mut held = self.held.lock_unpoisoned();
+        let now = match held.holders.as_slice() {
+            [] => true,
+            [only] => !held.foreign && reusable_in == Some(*only) && hip_core::capture::is_underway(*only),
+            _ => false,
+        };
+        if now {
+            drop(held);
+            release();
+        } else {
+            held.deferred = Some(Box::new(release));
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Vec<Use>> {
         self.list.lock_unpoisoned()
     }
@@ -64,8 +141,9 @@ impl List {
 }
 
 /// The uses of one buffer on streams other than its own: null until the
-/// first use is recorded, then a [`List`] made by `Box::into_raw`, set
-/// once (compare-exchange) and freed only by `Drop`.
+/// first use is recorded (or the first hold), then a [`List`] made by
+/// `Arc::into_raw`, set once (compare-exchange); `Drop` lets go of it
+/// (holds keep it alive longer).
 #[derive(Default)]
 pub(crate) struct Uses {
     list: AtomicPtr<List>,
@@ -86,9 +164,9 @@ impl Drop for Uses {
 #[cold]
 #[inline(never)]
 fn free_list(list: *mut List) {
-    // SAFETY: made by `Box::into_raw` in `list_or_make`, freed only by
-    // `Uses::drop`, once (it had `&mut` of the owner).
-    drop(unsafe { Box::from_raw(list) });
+    // SAFETY: made by `Arc::into_raw` in `list_or_make`; this is the
+    // owner's one reference, let go once (it had `&mut` of the owner).
+    drop(unsafe { Arc::from_raw(list) });
 }
 
 impl Uses {
@@ -96,8 +174,8 @@ impl Uses {
     #[inline]
     fn list(&self) -> Option<&List> {
         let list = self.list.load(Ordering::Acquire);
-        // SAFETY: null, or a box set once and freed only when `self` drops,
-        // which the borrow of `self` rules out.
+        // SAFETY: null, or a list set once whose owner's reference is let
+        // go only when `self` drops, which the borrow of `self` rules out.
         unsafe { list.as_ref() }
     }
 
@@ -105,36 +183,47 @@ impl Uses {
         if let Some(list) = self.list() {
             return list;
         }
-        let made = Box::into_raw(Box::<List>::default());
+        let made = Arc::into_raw(Arc::<List>::default()).cast_mut();
         match self.list.compare_exchange(std::ptr::null_mut(), made, Ordering::AcqRel, Ordering::Acquire) {
-            // SAFETY: the box just made, now owned by `self` (as in `list`).
+            // SAFETY: the list just made, now owned by `self` (as in `list`).
             Ok(_) => unsafe { &*made },
             Err(existing) => {
                 // SAFETY: `made` was never shared; `existing` as in `list`.
                 unsafe {
-                    drop(Box::from_raw(made));
+                    drop(Arc::from_raw(made));
                     &*existing
                 }
             }
         }
     }
 
-    #[inline]
-    fn boxed_mut(&mut self) -> Option<&mut List> {
-        // SAFETY: as in `list`, and `&mut self` makes it exclusive.
-        unsafe { self.list.get_mut().as_mut() }
+    /// A reference of its own to the list (made if need be), for a hold.
+    pub fn shared(&self) -> Arc<List> {
+        let list: *const List = self.list_or_make();
+        // SAFETY: a live list made by `Arc::into_raw` (the owner's reference
+        // keeps it alive through this call); the count gains the new one.
+        unsafe {
+            Arc::increment_strong_count(list);
+            Arc::from_raw(list)
+        }
     }
 
     #[inline]
-    fn list_mut(&mut self) -> Option<&mut Vec<Use>> {
-        let list = self.boxed_mut()?;
-        Some(list.list.get_mut_unpoisoned())
+    fn boxed_mut(&mut self) -> Option<&List> {
+        // SAFETY: as in `list`; shared with holds, so only `&`.
+        unsafe { self.list.get_mut().as_ref() }
     }
 
     /// Whether no use is recorded (one atomic load).
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.list().is_none_or(|list| list.count.load(Ordering::Acquire) == 0)
+    }
+
+    /// The list, when a graph holds the buffer.
+    #[inline]
+    pub fn held(&mut self) -> Option<&List> {
+        self.boxed_mut().filter(|list| list.holds.load(Ordering::Acquire) != 0)
     }
 
     /// Order a use with `access` on `stream` after the buffer's earlier
@@ -144,15 +233,33 @@ impl Uses {
         if same && self.is_empty() {
             return Ok(());
         }
+        match self.list() {
+            Some(list) => list.prepare(own, stream, access),
+            None => events::order_after(own, stream),
+        }
+    }
+
+    /// Note a use with `access` just enqueued on `stream` (`own` is the
+    /// buffer's stream): an event recorded on `stream` after it.
+    pub fn record(&self, own: &Stream, stream: &Stream, access: Access) -> Result<(), HipError> {
+        if own.id() == stream.id() {
+            return Ok(());
+        }
+        self.list_or_make().record(stream, access)
+    }
+}
+
+impl List {
+    /// [`Uses::prepare`] on this list.
+    pub fn prepare(&self, own: &Stream, stream: &Stream, access: Access) -> Result<(), HipError> {
+        let same = own.id() == stream.id();
         if !same {
             events::order_after(own, stream)?;
-            if self.is_empty() {
-                return Ok(());
-            }
         }
-        let Some(uses) = self.list() else {
+        if self.count.load(Ordering::Acquire) == 0 {
             return Ok(());
-        };
+        }
+        let uses = self;
         let mut list = uses.lock();
         let mut i = 0;
         while i < list.len() {
@@ -184,13 +291,10 @@ impl Uses {
         Ok(())
     }
 
-    /// Note a use with `access` just enqueued on `stream` (`own` is the
-    /// buffer's stream): an event recorded on `stream` after it.
-    pub fn record(&self, own: &Stream, stream: &Stream, access: Access) -> Result<(), HipError> {
-        if own.id() == stream.id() {
-            return Ok(());
-        }
-        let uses = self.list_or_make();
+    /// Note a use with `access` just enqueued on `stream`, not the
+    /// buffer's own: an event recorded on `stream` after it.
+    pub fn record(&self, stream: &Stream, access: Access) -> Result<(), HipError> {
+        let uses = self;
         let mut list = uses.lock();
         if let Some(entry) = list.iter_mut().find(|u| u.stream == stream.id()) {
             entry.event.record(stream)?;
@@ -208,7 +312,9 @@ impl Uses {
         uses.store_count(&list);
         Ok(())
     }
+}
 
+impl Uses {
     /// The buffer moves to `new` (its new own stream), after `own`'s
     /// queued work; uses recorded on `new` are in its order from now on.
     pub fn move_to(&mut self, own: &Stream, new: &Stream) -> Result<(), HipError> {
@@ -219,7 +325,7 @@ impl Uses {
         let Some(uses) = self.boxed_mut() else {
             return Ok(());
         };
-        let list = uses.list.get_mut_unpoisoned();
+        let mut list = uses.lock();
         let mut k = 0;
         while k < list.len() {
             if list[k].stream == new.id() {
@@ -232,19 +338,20 @@ impl Uses {
         Ok(())
     }
 
-    /// Whether [`Uses::take_events`] would return nothing, without
-    /// making the vector.
+    /// Whether [`Uses::take_events`] would return nothing and no graph
+    /// holds the buffer, without making the vector.
     #[inline]
     pub fn is_empty_mut(&mut self) -> bool {
-        self.list_mut().is_none_or(|list| list.is_empty())
+        self.boxed_mut()
+            .is_none_or(|list| list.count.load(Ordering::Acquire) == 0 && list.holds.load(Ordering::Acquire) == 0)
     }
 
     /// The pending events, for the pool (no HIP call, no lock: the buffer
     /// is going away). Allocates only when there are some.
     #[inline]
     pub fn take_events(&mut self) -> Vec<Event> {
-        match self.list_mut() {
-            Some(list) if !list.is_empty() => self.drain_events(),
+        match self.boxed_mut() {
+            Some(list) if list.count.load(Ordering::Acquire) != 0 => self.drain_events(),
             _ => Vec::new(),
         }
     }
@@ -254,8 +361,8 @@ impl Uses {
         let Some(uses) = self.boxed_mut() else {
             return Vec::new();
         };
+        let mut list = uses.lock();
         uses.count.store(0, Ordering::Release);
-        let list = uses.list.get_mut_unpoisoned();
         list.drain(..).map(|u| u.event).collect()
     }
 }

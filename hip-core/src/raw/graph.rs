@@ -82,6 +82,31 @@ pub unsafe fn capture_status(device: Device, stream: hipStream_t) -> Result<hipS
     Ok(status)
 }
 
+/// `hipStreamGetCaptureInfo`: `stream`'s capture status and, while it
+/// captures, the capture's process-unique id (under `device` through
+/// [`on_device`]).
+///
+/// # Errors
+/// HIP's status: `hipErrorStreamCaptureImplicit` for the null stream while
+/// a blocking stream captures.
+///
+/// # Safety
+/// `stream` is a live stream of `device` (or null).
+#[doc(alias = "hipStreamGetCaptureInfo")]
+pub unsafe fn capture_info(device: Device, stream: hipStream_t) -> Result<(hipStreamCaptureStatus, u64)> {
+    let api = api()?;
+    let mut status = hipStreamCaptureStatus::hipStreamCaptureStatusNone;
+    let mut id: std::ffi::c_ulonglong = 0;
+    on_device(device, || {
+        check(
+            // SAFETY: the caller's live stream and valid out-pointers.
+            unsafe { (api.hipStreamGetCaptureInfo)(stream, &mut status, &mut id) },
+            "hipStreamGetCaptureInfo",
+        )
+    })??;
+    Ok((status, id))
+}
+
 /// `hipThreadExchangeStreamCaptureMode`: set the calling thread's
 /// interaction mode with captures; returns the previous one. Binds no
 /// device: the mode is the thread's.

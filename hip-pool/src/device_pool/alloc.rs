@@ -5,7 +5,7 @@
 use super::backing::Backing;
 use super::pending::{self, Waits};
 use super::state::{account_alloc, DevicePool};
-use crate::driver::{events, Driver};
+use crate::driver::{self, events, Driver};
 use crate::error::{PoolError, Result};
 use hip_core::{HipError, Stream};
 
@@ -104,6 +104,9 @@ impl DevicePool {
             return Attempt::OutOfMemory;
         };
         let reserved = match self.reserve(bytes, true) {
+            // A reclaim synchronizes the device, which would break a
+            // capture: the soft limit waits until none is underway.
+            Reserve::OverSoft if hip_core::capture::underway() => self.reserve(bytes, false),
             Reserve::OverSoft => match reclaim() {
                 Ok(_) => self.reserve(bytes, false),
                 Err(error) => return Attempt::Failed(error),
@@ -136,6 +139,32 @@ impl DevicePool {
             Driver::Failed(e) => {
                 self.unreserve(bytes);
                 Attempt::Failed(e.into())
+            }
+        }
+    }
+
+    /// New memory from the driver for a capture's private pool: exactly
+    /// `size` bytes (a block size), counted as reserved under the hard
+    /// limit. Nothing is reclaimed first (that synchronizes, which would
+    /// break the capture), so the soft limit is not looked at.
+    pub fn grow_private(&self, size: usize) -> Result<usize> {
+        if self.reserve(size, false) != Reserve::Done {
+            return Err(self.out_of_memory_in_capture(size));
+        }
+        match driver::malloc(self.device, size) {
+            Driver::Ok(base) => {
+                let mut state = self.lock();
+                state.stats.misses += 1;
+                state.stats.driver_allocations += 1;
+                Ok(base)
+            }
+            Driver::OutOfMemory => {
+                self.unreserve(size);
+                Err(self.out_of_memory_in_capture(size))
+            }
+            Driver::Failed(e) => {
+                self.unreserve(size);
+                Err(e.into())
             }
         }
     }

@@ -56,13 +56,58 @@ impl DevicePool {
         }
     }
 
+    /// Take in the memory of a capture's private pool, whose graphs are
+    /// gone: each block (address, size, the stream it was last used on,
+    /// the events of its uses that may still run) becomes a free segment
+    /// of the cached backing; for the other backings it is freed, or, while
+    /// a capture is underway (a free would break it), left to the next
+    /// reclaim. No HIP call for the cached backing.
+    pub fn adopt(&self, blocks: Vec<(usize, usize, Stream, Vec<Event>)>) {
+        if blocks.is_empty() {
+            return;
+        }
+        self.mark_used();
+        if self.is_cached() {
+            let mut state = self.lock();
+            for (ptr, size, stream, pending) in blocks {
+                state.pending.add(ptr, size, pending);
+                state.cache.restore_segment(ptr, size, stream);
+            }
+            return;
+        }
+        for (ptr, size, _, pending) in blocks {
+            let synchronized = pending.iter().try_for_each(Event::synchronize);
+            for event in pending {
+                events::give(event);
+            }
+            let freed = match synchronized {
+                Ok(()) if !hip_core::capture::underway() => driver::free(self.device, ptr),
+                Ok(()) => Err(HipError::CaptureUnderway { operation: "hipFree", why: "deferred" }),
+                Err(error) => Err(error),
+            };
+            let mut state = self.lock();
+            match freed {
+                Ok(()) => account_release(&mut state.stats, size),
+                Err(_) => state.failed_frees.push((ptr, size)),
+            }
+        }
+    }
+
     /// Free a block of the `none` or `async` backing with HIP, after its
-    /// pending uses (synchronized first).
+    /// pending uses (synchronized first). While a stream capture is
+    /// underway the free is left to the next reclaim instead.
     pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream, pending: Vec<Event>) -> Result<(), HipError> {
         self.mark_used();
         let synchronized = pending.iter().try_for_each(Event::synchronize);
         for event in pending {
             events::give(event);
+        }
+        if synchronized.is_ok() && hip_core::capture::underway() {
+            // A free now would break the capture: the next reclaim does it.
+            let mut state = self.lock();
+            account_free(&mut state.stats, size);
+            state.failed_frees.push((ptr, size));
+            return Ok(());
         }
         let result = synchronized.and_then(|()| self.backing.free(self.device, ptr, stream));
         let mut state = self.lock();

@@ -124,6 +124,18 @@ impl DevicePool {
         self.lock().stats.oom_retries += 1;
     }
 
+    /// The error of an allocation inside a capture that does not fit.
+    pub fn out_of_memory_in_capture(&self, requested: usize) -> PoolError {
+        let mut state = self.lock();
+        state.stats.ooms += 1;
+        PoolError::OutOfMemoryInCapture {
+            device: self.device,
+            requested,
+            reserved: state.stats.reserved,
+            limit: state.limits.hard,
+        }
+    }
+
     pub fn out_of_memory(&self, requested: usize) -> PoolError {
         let free = self.device.mem_info().map(|(free, _)| free).unwrap_or(0);
         let mut state = self.lock();

@@ -61,7 +61,28 @@ pub(crate) fn give(event: Event) {
 }
 
 /// Make `stream` wait for all work queued so far on `previous`.
+///
+/// When `previous` captures, the work queued on it is what came before the
+/// capture (captured work does not run then): `stream` waits for the event
+/// the capture recorded there as it began, since one recorded now would
+/// record into the graph (and a stream waiting on it would join the
+/// capture).
+///
+/// # Errors
+/// HIP's status of the event calls; [`HipError::CaptureUnderway`] when
+/// `previous` joined a capture begun elsewhere (its work before joining
+/// has no event to wait for).
 pub(crate) fn order_after(previous: &Stream, stream: &Stream) -> Result<(), HipError> {
+    if let Some(scope) = hip_core::capture::of(previous)? {
+        return match scope.before(previous) {
+            Some(event) => stream.wait(event),
+            None => Err(HipError::CaptureUnderway {
+                operation: "ordering memory after a stream",
+                why: "the stream joined a capture begun on another stream, so the work queued on it \
+                      before cannot be waited for",
+            }),
+        };
+    }
     let event = take(previous.device())?;
     let result = event.record(previous).and_then(|()| stream.wait(&event));
     // The wait took a snapshot of the recording: the event is free again.

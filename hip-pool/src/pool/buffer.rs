@@ -1,5 +1,6 @@
 //! `Buffer`: device memory from a pool, returned to it on drop.
 
+use crate::captured;
 use crate::device_pool::Backing;
 use crate::error::Result;
 use crate::thread_cache::{PoolInner, Record};
@@ -111,6 +112,16 @@ impl Buffer {
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
         let record = &mut **self.record;
+        if record.uses.held().is_some()
+            || hip_core::capture::of(&record.stream)?.is_some()
+            || hip_core::capture::of(stream)?.is_some()
+        {
+            return Err(hip_core::HipError::CaptureUnderway {
+                operation: "Buffer::set_stream",
+                why: "a graph uses the buffer with its own stream, or one of the streams captures",
+            }
+            .into());
+        }
         if record.len != 0 {
             record.uses.move_to(&record.stream, stream)?;
         }
@@ -133,10 +144,31 @@ impl Buffer {
     #[inline]
     pub fn prepare(&self, stream: &Stream, access: Access) -> Result<()> {
         let record = &**self.record;
-        if record.len == 0 || (record.stream.id() == stream.id() && record.uses.is_empty()) {
+        if record.len == 0 {
+            return Ok(());
+        }
+        if hip_core::capture::underway() {
+            return self.prepare_while_capturing(stream, access);
+        }
+        if record.stream.id() == stream.id() && record.uses.is_empty() {
             return Ok(());
         }
         Ok(record.uses.prepare(&record.stream, stream, access)?)
+    }
+
+    /// [`Buffer::prepare`] while a capture is underway: a use on a stream
+    /// that captures is a hold of the graph (see `captured`), the others
+    /// as always.
+    #[cold]
+    fn prepare_while_capturing(&self, stream: &Stream, access: Access) -> Result<()> {
+        let record = &**self.record;
+        match hip_core::capture::of(stream)? {
+            Some(scope) => {
+                captured::use_in_capture(&record.uses, &record.stream, stream, access, &scope);
+                Ok(())
+            }
+            None => Ok(record.uses.prepare(&record.stream, stream, access)?),
+        }
     }
 
     /// Note that a use with `access` was just enqueued on `stream`: on a
@@ -153,6 +185,10 @@ impl Buffer {
     pub fn record(&self, stream: &Stream, access: Access) -> Result<()> {
         let record = &**self.record;
         if record.len == 0 || record.stream.id() == stream.id() {
+            return Ok(());
+        }
+        if hip_core::capture::underway() && hip_core::capture::of(stream)?.is_some() {
+            // Its hold was noted by `prepare`; replays record on their own.
             return Ok(());
         }
         Ok(record.uses.record(&record.stream, stream, access)?)
@@ -263,6 +299,31 @@ impl Buffer {
         // SAFETY: the caller's contract: once, and nothing reads the
         // record afterwards.
         let mut record = unsafe { ManuallyDrop::take(&mut self.record) };
+        if record.uses.held().is_some() {
+            // A graph may still run on the block: its last hold releases it.
+            let list = record.uses.shared();
+            let reusable_in = record.private.as_ref().map(|p| p.capture());
+            list.release_or_defer(reusable_in, move || {
+                let device = record.stream.device();
+                if let Err(error) = release_record(record) {
+                    log::error!("releasing a buffer of {device} after the graphs that used it: {error}");
+                }
+            });
+            return Ok(());
+        }
+        release_record(record)
+    }
+}
+
+/// Give a block back to where it came from, with the events of its uses.
+fn release_record(mut record: Box<Record>) -> Result<()> {
+    if let Some(private) = record.private.take() {
+        let events = record.uses.take_events();
+        let Record { ptr, stream, .. } = *record;
+        private.give_back(ptr, stream, events);
+        return Ok(());
+    }
+    {
         let Some(pool) = record.pool else {
             return Ok(());
         };
@@ -277,7 +338,9 @@ impl Buffer {
             }
         }
     }
+}
 
+impl Buffer {
     /// The slow path of a drop: release, and log what failed.
     ///
     /// # Safety

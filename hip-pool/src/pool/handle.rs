@@ -5,10 +5,12 @@ use super::oom;
 use crate::device_pool::DevicePool;
 use crate::error::{PoolError, Result};
 use crate::limits::Limit;
+use crate::private_pool::{PrivateHold, PrivatePool};
 use crate::stats::PoolStats;
 use crate::strategy::{cached, Strategy};
-use crate::thread_cache::{self, PoolInner};
+use crate::thread_cache::{self, PoolInner, Record};
 use hip_core::{Device, Stream};
+use std::sync::Arc;
 
 /// A memory pool for one device. The process has one per device
 /// ([`crate::pool()`]); more can be made with [`Pool::new`] (for example to
@@ -53,12 +55,37 @@ impl Pool {
         // The size is rounded here, once, and this thread's cache looked
         // in once: the slow path goes on with both.
         let size = cached::block_size(bytes);
+        if hip_core::capture::underway() {
+            return self.alloc_while_capturing(bytes, size, stream);
+        }
         if let Some(size) = size.filter(|_| bytes != 0) {
             if let Some(record) = self.0.take_parked(size, bytes, stream) {
                 return Ok(Buffer::from_record(record));
             }
         }
         self.alloc_slow(bytes, size, stream)
+    }
+
+    /// [`Pool::alloc`] while a capture is underway: for a stream that
+    /// captures, from the capture's private pool; else as always.
+    #[cold]
+    fn alloc_while_capturing(&self, bytes: usize, size: Option<usize>, stream: &Stream) -> Result<Buffer> {
+        stream.expect_device(self.0.core.device, "Pool::alloc").map_err(PoolError::from)?;
+        let Some(scope) = hip_core::capture::of(stream)? else {
+            return self.alloc_slow(bytes, size, stream);
+        };
+        if bytes == 0 {
+            return Ok(Buffer::empty(stream));
+        }
+        let Some(size) = size else {
+            return Err(self.0.core.out_of_memory_in_capture(bytes));
+        };
+        let core: &'static DevicePool = &self.0.core;
+        let key = core as *const DevicePool as usize;
+        let private = scope.keep(key, || PrivateHold(Arc::new(PrivatePool::new(core, scope.id())))).0.clone();
+        let ptr = private.take(size, stream)?;
+        self.0.core.mark_used();
+        Ok(Buffer::from_record(Record::new_private(ptr, bytes, size, stream.clone(), private)))
     }
 
     #[inline(never)]

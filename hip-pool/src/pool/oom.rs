@@ -4,7 +4,10 @@
 //! each step: synchronize the stream, synchronize the device, `reclaim`
 //! the device's cache, run the registered hooks. Then it reports
 //! [`PoolError::OutOfMemory`](crate::PoolError::OutOfMemory). Any other
-//! error is returned at once. Before asking the driver for more than the
+//! error is returned at once. While a stream capture is underway the
+//! ladder is not climbed (each rung would break the capture):
+//! [`PoolError::OutOfMemoryInCapture`](crate::PoolError::OutOfMemoryInCapture)
+//! comes at once. Before asking the driver for more than the
 //! soft limit allows, it reclaims first.
 
 use super::buffer::Buffer;
@@ -39,6 +42,11 @@ pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, size: Option<usiz
     }
     for step in 0..=STEPS {
         if step > 0 {
+            if hip_core::capture::underway() {
+                // Every rung synchronizes or frees: any of them would
+                // break the capture.
+                return Err(pool.core.out_of_memory_in_capture(bytes));
+            }
             escalate(step, pool, stream)?;
             pool.core.count_oom_retry();
         }

@@ -76,6 +76,7 @@ mod list;
 use crate::barrier;
 use crate::device_pool::{Attempt, DevicePool, Returned};
 use crate::error::Result;
+use crate::private_pool::PrivatePool;
 use crate::uses::Uses;
 use hip_core::Stream;
 use hip_sys::sync::MutexExt;
@@ -105,12 +106,20 @@ pub(crate) struct Record {
     pub stream: Stream,
     /// Uses on other streams; always empty in a thread's cache.
     pub uses: Uses,
+    /// The capture's private pool the block belongs to (then `pool` is
+    /// `None`, so the drop's fast path never parks it).
+    pub private: Option<Arc<PrivatePool>>,
 }
 
 impl Record {
     /// A record of a block just out of the pool.
     pub fn new(ptr: usize, pool: Option<&'static PoolInner>, len: usize, block: usize, stream: Stream) -> Box<Record> {
-        Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default() })
+        Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default(), private: None })
+    }
+
+    /// A record of a block of a capture's private pool.
+    pub fn new_private(ptr: usize, len: usize, block: usize, stream: Stream, private: Arc<PrivatePool>) -> Box<Record> {
+        Box::new(Record { ptr, pool: None, len, block, stream, uses: Uses::default(), private: Some(private) })
     }
 
     /// What the pool takes back of a parked block (its record is freed).
@@ -188,8 +197,15 @@ impl PoolInner {
 
     /// Synchronize the device and release unused memory, the blocks parked
     /// in every thread's cache included; the bytes released.
+    ///
+    /// It runs when no stream capture is underway and holds new ones back
+    /// meanwhile (a device synchronize and driver frees would break them).
+    ///
+    /// # Errors
+    /// [`hip_core::HipError::CaptureUnderway`] on a thread inside a
+    /// capture; else as [`DevicePool::reclaim`].
     pub fn reclaim(&'static self) -> Result<usize> {
-        self.core.reclaim(|| flush_all(self))
+        hip_core::capture::exclusive("hip_pool::reclaim", || self.core.reclaim(|| flush_all(self)))?
     }
 
     /// Return a block of the cached strategy (from a buffer's drop or

@@ -1,0 +1,260 @@
+//! The pool under stream capture: buffers a graph uses are not reused
+//! while it may run; allocations inside a capture come from the capture's
+//! private pool, reused in capture order; nothing on a capturing path
+//! queries an event, synchronizes or frees; reclaims wait for captures and
+//! are refused inside one; running out of memory inside one is its own
+//! error; an allocation on another thread does not break a Global capture.
+//!
+//! Run as the simulator's default HIP version, as HIP 6 in CI's second
+//! run, and as HIP 5 through a child process.
+
+use hip_core::raw::mem;
+use hip_core::{CaptureMode, Device, HipError, Stream};
+use hip_pool::{enqueue, Access, Buffer, Limit, Pool, PoolError, Strategy};
+use hip_sys::sim;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+mod common;
+
+const BYTES: usize = 1 << 16;
+
+/// Enqueue a fill of `buffer` with `byte` on `stream`, under the operand protocol.
+fn fill(buffer: &Buffer, byte: u8, stream: &Stream) -> Result<(), PoolError> {
+    enqueue(stream, [(buffer, Access::Write)], || {
+        // SAFETY: the buffer's bytes, kept alive past the work by the protocol.
+        unsafe { mem::fill_async(stream.device(), buffer.as_ptr(), byte, buffer.len(), stream.as_raw()) }
+            .map_err(PoolError::from)
+    })
+}
+
+/// Enqueue a copy of `from` into `to` on `stream`, under the operand protocol.
+fn copy(to: &Buffer, from: &Buffer, stream: &Stream) -> Result<(), PoolError> {
+    enqueue(stream, [(from, Access::Read), (to, Access::Write)], || {
+        // SAFETY: both hold `len` bytes of this device.
+        unsafe {
+            mem::copy_async(
+                stream.device(),
+                to.as_ptr(),
+                from.as_ptr(),
+                to.len(),
+                hip_sys::hipMemcpyKind::hipMemcpyDeviceToDevice,
+                stream.as_raw(),
+            )
+        }
+        .map_err(PoolError::from)
+    })
+}
+
+/// The buffer's bytes, read after everything queued on it.
+fn read(buffer: &Buffer) -> Vec<u8> {
+    buffer.stream().synchronize().unwrap();
+    let mut out = vec![0u8; buffer.len()];
+    // SAFETY: `len` bytes each side.
+    unsafe { mem::copy(buffer.device(), out.as_mut_ptr().cast(), buffer.as_ptr(), buffer.len()) }.unwrap();
+    out
+}
+
+fn setup() -> (sim::Exclusive, Device, Pool, Stream) {
+    let guard = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    (guard, device, Pool::new(device, Strategy::Cached).unwrap(), Stream::new_on(device).unwrap())
+}
+
+/// The calls of the capture-sensitive HIP functions this thread made.
+fn sensitive_calls() -> [u64; 6] {
+    ["hipMalloc", "hipFree", "hipEventQuery", "hipEventSynchronize", "hipStreamSynchronize", "hipDeviceSynchronize"]
+        .map(sim::thread_call_count)
+}
+
+#[test]
+fn a_buffer_a_graph_uses_is_not_reused_until_the_graph_and_its_execs_are_gone() {
+    let (_x, _device, pool, stream) = setup();
+    let used = pool.alloc(BYTES, &stream).unwrap();
+    let address = used.as_ptr();
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| fill(&used, 5, s)).unwrap();
+    drop(used);
+    let exec = graph.instantiate().unwrap();
+    let other = pool.alloc(BYTES, &stream).unwrap();
+    assert_ne!(other.as_ptr(), address, "the block the graph writes was handed out again");
+    drop(graph);
+    let again = pool.alloc(BYTES, &stream).unwrap();
+    assert_ne!(again.as_ptr(), address, "the exec still holds the block");
+    exec.launch(&stream).unwrap();
+    drop(again);
+    drop(exec);
+    let reused = pool.alloc(BYTES, &stream).unwrap();
+    assert_eq!(reused.as_ptr(), address, "with the graph and its exec gone, the block is the pool's again");
+}
+
+#[test]
+fn replays_on_another_stream_are_ordered_with_eager_work_on_the_buffers() {
+    let (_x, device, pool, stream) = setup();
+    let races = common::stream_races().len();
+    let (input, output) = (pool.alloc(BYTES, &stream).unwrap(), pool.alloc(BYTES, &stream).unwrap());
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| copy(&output, &input, s)).unwrap();
+    let exec = graph.instantiate().unwrap();
+    let replay = Stream::new_on(device).unwrap();
+    for byte in 1..=3u8 {
+        // Eager on the buffers' own stream, replayed on another, read on the own.
+        fill(&input, byte, &stream).unwrap();
+        exec.launch(&replay).unwrap();
+        assert_eq!(read(&output), vec![byte; BYTES]);
+    }
+    replay.synchronize().unwrap();
+    assert_eq!(common::stream_races().len(), races, "a replay overlapped eager work on its buffers");
+}
+
+#[test]
+fn a_capture_allocates_from_its_private_pool_and_reuses_blocks_in_capture_order() {
+    let (_x, _device, pool, stream) = setup();
+    let before = pool.stats();
+    let result = pool.alloc(BYTES, &stream).unwrap();
+    let (graph, addresses) = stream
+        .capture(CaptureMode::Global, |s| {
+            let scratch = pool.alloc(BYTES, s)?;
+            fill(&scratch, 7, s)?;
+            copy(&result, &scratch, s)?;
+            let first = scratch.as_ptr();
+            drop(scratch);
+            // Same size, same stream, later in the capture: the same block.
+            let again = pool.alloc(BYTES, s)?;
+            fill(&again, 9, s)?;
+            Ok::<_, PoolError>((first, again.as_ptr()))
+        })
+        .unwrap();
+    assert_eq!(addresses.0, addresses.1, "a block freed in the capture serves it again");
+    assert_eq!(pool.stats().driver_allocations - before.driver_allocations, 2, "one for `result`, one private");
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(read(&result), vec![7; BYTES]);
+    // Eagerly, the private block is out of the general pool's reach.
+    let eager = pool.alloc(BYTES, &stream).unwrap();
+    assert_ne!(eager.as_ptr(), addresses.0);
+    drop(eager);
+    pool.reclaim().unwrap();
+    drop((exec, graph));
+    // Graphs gone: the private block is a free segment of the general
+    // pool, which the next reclaim gives back.
+    assert_eq!(pool.reclaim().unwrap(), BYTES);
+}
+
+#[test]
+fn nothing_on_a_capturing_path_queries_an_event_synchronizes_or_frees() {
+    let (_x, device, pool, stream) = setup();
+    let other = Stream::new_on(device).unwrap();
+    // A buffer with uses on another stream, and one whose own stream is another.
+    let shared = pool.alloc(BYTES, &stream).unwrap();
+    fill(&shared, 1, &other).unwrap();
+    let foreign = pool.alloc(BYTES, &other).unwrap();
+    let calls = sensitive_calls();
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            copy(&shared, &foreign, s)?;
+            let scratch = pool.alloc(BYTES, s)?;
+            copy(&scratch, &shared, s)?;
+            drop(scratch);
+            Ok::<_, PoolError>(())
+        })
+        .unwrap();
+    let after = sensitive_calls();
+    // One hipMalloc, in the Relaxed mode, for the private block; nothing else.
+    assert_eq!([after[0] - calls[0], after[1] - calls[1], after[2] - calls[2]], [1, 0, 0]);
+    assert_eq!([after[3] - calls[3], after[4] - calls[4], after[5] - calls[5]], [0, 0, 0]);
+    let exec = graph.instantiate().unwrap();
+    fill(&foreign, 6, &other).unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(read(&shared), vec![6; BYTES]);
+}
+
+#[test]
+fn reclaim_is_refused_inside_a_capture_and_waits_for_one_elsewhere() {
+    let (_x, device, pool, stream) = setup();
+    let buffer = pool.alloc(BYTES, &stream).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            let refused = pool.reclaim();
+            assert!(matches!(refused, Err(PoolError::Hip(HipError::CaptureUnderway { .. }))), "{refused:?}");
+            let waiting = {
+                let done = done.clone();
+                std::thread::spawn(move || {
+                    let reclaimed = hip_pool::reclaim(device);
+                    done.store(true, Ordering::Release);
+                    reclaimed
+                })
+            };
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!done.load(Ordering::Acquire), "a reclaim ran during the capture");
+            fill(&buffer, 3, s)?;
+            Ok::<_, PoolError>(waiting)
+        })
+        .map(|(graph, waiting)| {
+            waiting.join().unwrap().unwrap();
+            (graph, ())
+        })
+        .unwrap();
+    assert!(done.load(Ordering::Acquire));
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(read(&buffer), vec![3; BYTES]);
+}
+
+#[test]
+fn out_of_memory_inside_a_capture_is_its_own_error_and_the_capture_survives() {
+    let (_x, _device, pool, stream) = setup();
+    pool.set_hard_limit(Limit::Bytes(4 * BYTES));
+    let calls = sensitive_calls();
+    let (graph, refused) = stream
+        .capture(CaptureMode::Global, |s| {
+            let kept = pool.alloc(BYTES, s)?;
+            let refused = pool.alloc(8 * BYTES, s).map(|_| ()).unwrap_err();
+            fill(&kept, 1, s)?;
+            Ok::<_, PoolError>(refused)
+        })
+        .unwrap();
+    assert!(
+        matches!(refused, PoolError::OutOfMemoryInCapture { requested, .. } if requested == 8 * BYTES),
+        "{refused}"
+    );
+    assert!(refused.is_out_of_memory());
+    let after = sensitive_calls();
+    assert_eq!(after[4] - calls[4] + after[5] - calls[5], 0, "the ladder synchronized during the capture");
+    assert_eq!(graph.node_count().unwrap(), 1);
+}
+
+#[test]
+fn an_allocation_on_another_thread_does_not_break_a_global_capture() {
+    let (_x, device, pool, stream) = setup();
+    let buffer = pool.alloc(BYTES, &stream).unwrap();
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            fill(&buffer, 4, s)?;
+            // A size the pool has never seen: a driver allocation (Relaxed).
+            let fresh = common::on_thread("allocator", move || {
+                let stream = Stream::new_on(device).unwrap();
+                pool.alloc(48 << 20, &stream).map(|b| b.len())
+            });
+            assert_eq!(fresh.unwrap(), 48 << 20);
+            Ok::<_, PoolError>(())
+        })
+        .unwrap();
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(read(&buffer), vec![4; BYTES]);
+}
+
+#[test]
+fn every_rule_holds_as_hip_5() {
+    if !common::on_sim() || std::env::var_os("AMDGPU_SIM_HIP_VERSION").is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .env("AMDGPU_SIM_HIP_VERSION", "5")
+        .env("AMDGPU_BACKEND", "sim")
+        .arg("--test-threads=1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "as HIP 5:\n{text}");
+    assert!(text.contains("test result: ok"), "{text}");
+}
