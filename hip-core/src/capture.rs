@@ -187,6 +187,13 @@ pub fn is_underway(id: u64) -> bool {
     underway() && GATE.lock_unpoisoned().scopes.iter().any(|s| s.id == id)
 }
 
+/// Whether a capture begun in [`CaptureMode::Global`] is underway: then a
+/// driver allocation or a synchronization on *any* thread not in the
+/// Relaxed mode breaks it.
+pub fn global_underway() -> bool {
+    underway() && GATE.lock_unpoisoned().scopes.iter().any(|s| s.mode == CaptureMode::Global)
+}
+
 /// Whether the calling thread is inside a [`Stream::capture`].
 pub fn on_this_thread() -> bool {
     MINE.with(Cell::get) != 0

@@ -17,6 +17,8 @@ use std::thread::LocalKey;
 
 /// A library handle the cache manages.
 pub(crate) trait LibHandle: Sized + Send + 'static {
+    /// The C call that makes one (`"rocblas_create_handle"`), for errors.
+    const CREATE: &'static str;
     /// Make a handle for `device` (under that device).
     fn create(device: Device) -> Result<Self>;
     /// Bind the handle to `stream`.
@@ -79,6 +81,7 @@ impl<H: LibHandle> HandleCache<H> {
         if let Some(handle) = Self::list(&mut self.lock(), device).pop() {
             return Ok(handle);
         }
+        refuse_during_capture(H::CREATE)?;
         let handle = H::create(device)?;
         self.created.fetch_add(1, Ordering::Relaxed);
         Ok(handle)
@@ -157,6 +160,35 @@ impl<H: LibHandle> Drop for ThreadHandles<H> {
             H::cache().release(entry.handle);
         }
     }
+}
+
+/// Refuse to make a library object (`operation`, its C call) while doing so
+/// would break a capture: the libraries allocate device memory and
+/// synchronize when they make a handle or a plan (rocSPARSE's handle: five
+/// `hipMalloc` and a `hipStreamSynchronize`; rocFFT's plan: its twiddle
+/// tables), which breaks a capture of the calling thread, and a Global
+/// capture of any thread.
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// naming `operation`.
+pub(crate) fn refuse_during_capture(operation: &'static str) -> Result<()> {
+    refuse_during_capture_because(
+        operation,
+        "the library allocates device memory and synchronizes to make it, which breaks the capture; \
+         make one call of the same kind on this device before capturing, so that it exists",
+    )
+}
+
+/// [`refuse_during_capture`] with the reason and the fix in `why`.
+///
+/// # Errors
+/// As [`refuse_during_capture`].
+pub(crate) fn refuse_during_capture_because(operation: &'static str, why: &'static str) -> Result<()> {
+    if hip_core::capture::on_this_thread() || hip_core::capture::global_underway() {
+        return Err(hip_core::HipError::CaptureUnderway { operation, why }.into());
+    }
+    Ok(())
 }
 
 /// Run `f` with this thread's handle for `device`, bound to `stream`.

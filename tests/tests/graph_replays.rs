@@ -6,8 +6,9 @@
 
 use amdgpu::blas::{self, Gemm};
 use amdgpu::kernel::{In, Kernel, Len, Out};
-use amdgpu::libs::{fft, sparse, Library};
+use amdgpu::libs::{dnn, fft, sparse, LibError, Library};
 use amdgpu::runtime::CaptureMode;
+use amdgpu::runtime::HipError;
 use amdgpu::{Device, DeviceArray, LaunchConfig, Stream};
 use hip_sys::sim;
 
@@ -91,6 +92,8 @@ fn gemm_fft_and_spmv_replay_what_they_compute_eagerly() {
         let a = sparse::CsrMatrix::from_host(&stream, rows, cols, &row_ptr, &col_ind, &values).unwrap();
         let dx = DeviceArray::from_slice_on(&stream, &[1.0, 2.0, 3.0, 4.0]).unwrap();
         let mut y = DeviceArray::<f64>::zeros_on(&stream, rows).unwrap();
+        // The first product analyses the matrix: eagerly, before capturing.
+        sparse::spmv(2.0, &a, &dx, 0.0, &mut y).unwrap();
         let (graph, ()) = stream.capture(CaptureMode::Global, |_| sparse::spmv(2.0, &a, &dx, 0.0, &mut y)).unwrap();
         let exec = graph.instantiate().unwrap();
         for _ in 0..2 {
@@ -122,4 +125,110 @@ fn launches_of_one_exec_on_two_streams_run_one_after_the_other() {
     first.synchronize().unwrap();
     assert_eq!(common::stream_races().len(), races, "replays of one exec overlapped");
     assert_eq!(y.to_vec().unwrap(), vec![7; 4096]);
+}
+
+/// Whether `result` is the typed refusal of a capture naming `operation`.
+fn refused<T: std::fmt::Debug>(result: &Result<T, LibError>, operation: &str) -> bool {
+    matches!(result, Err(LibError::Hip(HipError::CaptureUnderway { operation: op, .. })) if *op == operation)
+}
+
+#[test]
+fn library_objects_that_a_capture_cannot_make_are_refused_and_the_capture_survives() {
+    let _x = sim::exclusive();
+    let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+    if have(Library::Rocfft) {
+        // A size no other test plans: its plan would be made in the capture.
+        let x = DeviceArray::<[f64; 2]>::zeros_on(&stream, 97).unwrap();
+        let mut y = DeviceArray::<[f64; 2]>::zeros_on(&stream, 97).unwrap();
+        let (graph, outcome) = stream
+            .capture(CaptureMode::Global, |_| {
+                Ok::<_, amdgpu::Error>(fft::c2c(&x, &mut y, &[97], 1, fft::Direction::Forward))
+            })
+            .unwrap();
+        assert!(refused(&outcome, "rocfft_plan_create"));
+        assert_eq!(graph.node_count().unwrap(), 0);
+        // Outside the capture the same call makes its plan.
+        fft::c2c(&x, &mut y, &[97], 1, fft::Direction::Forward).unwrap();
+    }
+    if have(Library::Rocsparse) {
+        common::on_thread("fresh", || {
+            let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+            let a = sparse::CsrMatrix::from_host(&stream, 2, 2, &[0, 1, 2], &[0, 1], &[1.0, 2.0]).unwrap();
+            let dx = DeviceArray::from_slice_on(&stream, &[1.0, 1.0]).unwrap();
+            let mut y = DeviceArray::<f64>::zeros_on(&stream, 2).unwrap();
+            // No handle on this thread, none idle: the call would make one.
+            sparse::clear_idle_handles();
+            let spmv = |y: &mut DeviceArray<f64>| sparse::spmv(1.0, &a, &dx, 0.0, y);
+            let (_graph, outcome) =
+                stream.capture(CaptureMode::Global, |_| Ok::<_, amdgpu::Error>(spmv(&mut y))).unwrap();
+            assert!(refused(&outcome, "rocsparse_create_handle"), "{outcome:?}");
+            // With a handle, a matrix's first product (its analysis) is refused.
+            let b = sparse::CsrMatrix::from_host(&stream, 1, 1, &[0, 1], &[0], &[3.0]).unwrap();
+            let (bx, mut by) = (
+                DeviceArray::from_slice_on(&stream, &[1.0]).unwrap(),
+                DeviceArray::<f64>::zeros_on(&stream, 1).unwrap(),
+            );
+            sparse::spmv(1.0, &b, &bx, 0.0, &mut by).unwrap();
+            let (_graph, outcome) =
+                stream.capture(CaptureMode::Global, |_| Ok::<_, amdgpu::Error>(spmv(&mut y))).unwrap();
+            assert!(refused(&outcome, "rocsparse_spmv (preprocess)"), "{outcome:?}");
+            spmv(&mut y).unwrap();
+            assert_eq!(y.to_vec().unwrap(), vec![1.0, 2.0]);
+        });
+    }
+    if have(Library::Miopen) {
+        let shape = dnn::Shape4::new(1, 2, 5, 5);
+        let filter = dnn::Shape4::new(3, 2, 3, 3);
+        let params = dnn::Conv2d { pad: (0, 0), stride: (1, 1), dilation: (1, 1) };
+        let out = dnn::conv2d_output_shape(shape, filter, params).unwrap();
+        let x = DeviceArray::from_slice_on(&stream, &vec![1.0f32; shape.len()]).unwrap();
+        let w = DeviceArray::from_slice_on(&stream, &vec![1.0f32; filter.len()]).unwrap();
+        let mut y = DeviceArray::<f32>::zeros_on(&stream, out.len()).unwrap();
+        // This thread's handle exists (another problem's search made it).
+        let small = dnn::Shape4::new(1, 1, 3, 3);
+        let (sx, sw) = (
+            DeviceArray::from_slice_on(&stream, &[1.0f32; 9]).unwrap(),
+            DeviceArray::from_slice_on(&stream, &[1.0f32; 9]).unwrap(),
+        );
+        let mut sy = DeviceArray::<f32>::zeros_on(&stream, 1).unwrap();
+        dnn::conv2d_forward(&sx, small, &sw, small, &mut sy, params).unwrap();
+        let (_graph, outcome) = stream
+            .capture(CaptureMode::Global, |_| {
+                Ok::<_, amdgpu::Error>(dnn::conv2d_forward(&x, shape, &w, filter, &mut y, params))
+            })
+            .unwrap();
+        assert!(refused(&outcome, "miopenFindConvolutionForwardAlgorithm"), "{outcome:?}");
+    }
+}
+
+#[test]
+fn the_simulated_libraries_refuse_what_the_real_ones_cannot_do_in_a_capture() {
+    let _x = sim::exclusive();
+    if !on_sim() {
+        return;
+    }
+    let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+    let api = hip_sys::rocsparse().unwrap();
+    let (graph, status) = stream
+        .capture(CaptureMode::Relaxed, |_| {
+            let mut handle = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer.
+            Ok::<_, HipError>(unsafe { (api.rocsparse_create_handle)(&mut handle) })
+        })
+        .unwrap();
+    // Relaxed: nothing is refused, as with HIP's own calls.
+    assert_eq!(status, hip_sys::rocsparse::rocsparse_status::rocsparse_status_success);
+    drop(graph);
+    let result = stream.capture(CaptureMode::Global, |_| {
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        Ok::<_, HipError>(unsafe { (api.rocsparse_create_handle)(&mut handle) })
+    });
+    match result {
+        Ok((_, status)) => {
+            assert_eq!(status, hip_sys::rocsparse::rocsparse_status::rocsparse_status_internal_error)
+        }
+        // HIP 6 and later invalidate the capture as its hipMalloc would.
+        Err(error) => assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorStreamCaptureInvalidated)),
+    }
 }

@@ -61,6 +61,8 @@ thread_local! {
 }
 
 impl LibHandle for BlasHandle {
+    const CREATE: &'static str = "rocblas_create_handle";
+
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::rocblas()?;
         // The handle binds to `device`, current here.

@@ -109,6 +109,11 @@ pub fn conv2d_forward<T: DnnScalar>(
                     // workspace it needs: no size query, no search.
                     Some((algorithm, bytes)) => (algorithm, work_area(device, bytes, &stream)?),
                     None => {
+                        crate::handle_cache::refuse_during_capture_because(
+                            "miopenFindConvolutionForwardAlgorithm",
+                            "MIOpen's search runs and times every algorithm, which a capture cannot do; \
+                             run this convolution once on this device before capturing",
+                        )?;
                         let descriptors = [x_desc.0, w_desc.0, y_desc.0];
                         // SAFETY: live handle and descriptors.
                         let workspace_size =

@@ -29,6 +29,8 @@ thread_local! {
 }
 
 impl LibHandle for DnnHandle {
+    const CREATE: &'static str = "miopenCreate";
+
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::miopen()?;
         // MIOpen records the current device, `device` here.

@@ -62,6 +62,7 @@ fn hit(query: PlanQuery<'_>) -> Option<Arc<Plan>> {
 /// beyond the capacity.
 #[cold]
 fn insert(key: PlanKey) -> Result<Arc<Plan>> {
+    crate::handle_cache::refuse_during_capture("rocfft_plan_create")?;
     let plan = Arc::new(Plan::new(key)?);
     let evicted: Vec<Arc<Plan>> = {
         let mut cache = lock();

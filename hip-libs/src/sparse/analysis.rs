@@ -70,6 +70,11 @@ impl Analysis {
         }
         let mut state = self.write();
         if state.is_none() {
+            crate::handle_cache::refuse_during_capture_because(
+                "rocsparse_spmv (preprocess)",
+                "a matrix's first product analyses it, with allocations and synchronizations that break \
+                 the capture; run one product with this matrix before capturing",
+            )?;
             *state = Some(preprocess()?);
         }
         match &*state {

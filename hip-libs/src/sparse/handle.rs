@@ -26,6 +26,8 @@ thread_local! {
 }
 
 impl LibHandle for SparseHandle {
+    const CREATE: &'static str = "rocsparse_create_handle";
+
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::rocsparse()?;
         // The handle binds to `device`, current here.

@@ -96,6 +96,11 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
             rocfft_result_placement::rocfft_placement_notinplace => false,
             _ => return Err(INVALID_ARG),
         };
+        // rocFFT builds the plan's twiddle tables in device memory
+        // (hipMalloc, then a synchronous hipMemcpy): a capture refuses as
+        // those calls would; the library answers failure.
+        crate::backend::sim::capture::check_allocation().map_err(|_| FAILURE)?;
+        crate::backend::sim::capture::check_synchronous().map_err(|_| FAILURE)?;
         let work = if dimensions > 1 { WORK_BUFFER_SIZE } else { 0 };
         // Building a plan takes a while in rocFFT (kernels, twiddle
         // tables): let other threads run, as they would meanwhile.

@@ -25,6 +25,11 @@ pub(crate) unsafe extern "C" fn rocsparse_create_handle(handle: *mut rocsparse_h
         if handle.is_null() {
             return Err(INVALID_HANDLE);
         }
+        // rocSPARSE's handle makes its buffers with five hipMalloc and ends
+        // with a hipStreamSynchronize: a capture refuses (and, from HIP 6,
+        // is invalidated) as by the first hipMalloc; the library reports
+        // the failed HIP call as an internal error.
+        crate::backend::sim::capture::check_allocation().map_err(|_| INTERNAL)?;
         let device = current_device();
         let memory = allocate_all(device, std::iter::once(HANDLE_BUFFER).chain(HANDLE_SCALARS))?;
         let h = insert(Kind::SparseHandle(Handle { stream: 0, memory }));
