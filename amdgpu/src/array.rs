@@ -172,6 +172,8 @@ impl<T: DeviceCopy> DeviceArray<T> {
             return Ok(());
         }
         let stream = self.stream().clone();
+        // Before the fill is queued: it is waited for below.
+        hip_core::capture::check_wait("DeviceArray::fill", &stream)?;
         hip_pool::enqueue(&stream, [(&self.buffer, Access::Write)], || {
             // SAFETY: the range is this array's memory, on the stream's
             // device; the stream is synchronized before the array is

@@ -113,6 +113,9 @@ pub fn copy_scope<'env, F, R>(stream: &Stream, f: F) -> Result<R>
 where
     F: for<'scope> FnOnce(&'scope CopyScope<'scope, 'env>) -> Result<R>,
 {
+    // The scope ends with a wait for its stream: inside a capture its
+    // copies would be recorded, not run, and outlive the borrows.
+    hip_core::capture::check_wait("copy_scope", stream)?;
     let scope = CopyScope {
         drain: Drain { stream: stream.clone(), touched: RefCell::new(Vec::new()), drained: Cell::new(false) },
         scope: PhantomData,

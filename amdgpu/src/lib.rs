@@ -357,6 +357,7 @@ pub use hip_core::{
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
     LaunchConfig, Module,
 };
+pub use hip_core::{CaptureMode, Graph, GraphExec, GraphUpdateRefusal};
 pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
 pub use host::{HostBuffer, HostSlice, HostSliceMut};

@@ -26,37 +26,19 @@
 //! Captures begun through the raw API are not listed: the layers above do
 //! not know about them and may break them.
 
-use crate::{raw, Device, HipError, Result, Stream};
+use crate::underway::{self, check_wait_raw};
+use crate::{raw, Device, Result, Stream};
+use hip_sys::hipStreamCaptureStatus;
 use hip_sys::sync::MutexExt;
-use hip_sys::{hipStreamCaptureMode, hipStreamCaptureStatus};
 use std::any::Any;
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
-/// How a capture interacts with calls HIP forbids while it runs
-/// (`hipStreamCaptureMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum CaptureMode {
-    /// Unsafe calls (allocation, synchronization) on any thread not in
-    /// Relaxed mode break the capture.
-    #[default]
-    Global,
-    /// Unsafe calls break the capture only on the capturing thread.
-    ThreadLocal,
-    /// No call breaks the capture; the caller keeps it sound.
-    Relaxed,
-}
+pub use crate::underway::{
+    check_blocking, exclusive, global_underway, is_underway, on_this_thread, try_exclusive, underway, CaptureMode,
+};
 
-impl CaptureMode {
-    pub(crate) fn raw(self) -> hipStreamCaptureMode {
-        match self {
-            CaptureMode::Global => hipStreamCaptureMode::hipStreamCaptureModeGlobal,
-            CaptureMode::ThreadLocal => hipStreamCaptureMode::hipStreamCaptureModeThreadLocal,
-            CaptureMode::Relaxed => hipStreamCaptureMode::hipStreamCaptureModeRelaxed,
-        }
-    }
-}
+/// The scopes of the listed captures, for [`of`].
+static SCOPES: Mutex<Vec<Arc<CaptureScope>>> = Mutex::new(Vec::new());
 
 /// Something captured work needs at every replay: kept alive by the graph
 /// and by every executable graph made of it, and told of each launch.
@@ -99,7 +81,8 @@ pub struct CaptureScope {
     device: Device,
     mode: CaptureMode,
     origin: u64,
-    /// Recorded on the origin stream just before the capture began.
+    /// Complete with the origin's work queued before the capture began
+    /// (recorded on a relay stream, see `mark_before`).
     before: crate::Event,
     kept: Mutex<Vec<Kept>>,
 }
@@ -131,10 +114,12 @@ impl CaptureScope {
         self.origin
     }
 
-    /// An event recorded on `stream` just before the capture began on it,
-    /// if `stream` is the origin: what work on another stream waits for to
-    /// follow the origin's work queued before the capture (an event
-    /// recorded on a capturing stream records into the graph instead).
+    /// An event that completes with the work queued on `stream` before the
+    /// capture began on it, if `stream` is the origin: what work on another
+    /// stream waits for to follow that work (an event recorded on a
+    /// capturing stream records into the graph instead, and HIP refuses a
+    /// wait on one recorded there earlier, so this one is recorded on a
+    /// stream that never captures).
     pub fn before(&self, stream: &Stream) -> Option<&crate::Event> {
         (stream.id() == self.origin).then_some(&self.before)
     }
@@ -156,47 +141,6 @@ impl CaptureScope {
     fn take_kept(&self) -> Vec<Arc<dyn GraphResource>> {
         self.kept.lock_unpoisoned().drain(..).map(|k| k.resource).collect()
     }
-}
-
-/// The listed captures, and whether [`exclusive`] work holds new ones back.
-struct Gate {
-    scopes: Vec<Arc<CaptureScope>>,
-    exclusive: bool,
-}
-
-static GATE: Mutex<Gate> = Mutex::new(Gate { scopes: Vec::new(), exclusive: false });
-static CHANGED: Condvar = Condvar::new();
-/// `GATE.scopes.len()`, read without the lock.
-static UNDERWAY: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// How many captures this thread has begun and not ended.
-    static MINE: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Whether any capture begun through [`Stream::capture`] is underway, on
-/// any thread (one atomic load).
-#[inline]
-pub fn underway() -> bool {
-    UNDERWAY.load(Ordering::Acquire) != 0
-}
-
-/// Whether the capture of id `id` (a [`CaptureScope::id`]) is still
-/// underway.
-pub fn is_underway(id: u64) -> bool {
-    underway() && GATE.lock_unpoisoned().scopes.iter().any(|s| s.id == id)
-}
-
-/// Whether a capture begun in [`CaptureMode::Global`] is underway: then a
-/// driver allocation or a synchronization on *any* thread not in the
-/// Relaxed mode breaks it.
-pub fn global_underway() -> bool {
-    underway() && GATE.lock_unpoisoned().scopes.iter().any(|s| s.mode == CaptureMode::Global)
-}
-
-/// Whether the calling thread is inside a [`Stream::capture`].
-pub fn on_this_thread() -> bool {
-    MINE.with(Cell::get) != 0
 }
 
 /// The capture `stream` records into, when it is one begun through
@@ -223,102 +167,86 @@ fn scope_of(stream: &Stream) -> Result<Option<Arc<CaptureScope>>> {
     if status == hipStreamCaptureStatus::hipStreamCaptureStatusNone {
         return Ok(None);
     }
-    let gate = GATE.lock_unpoisoned();
-    Ok(gate.scopes.iter().find(|s| s.id == id && s.device == stream.device()).cloned())
+    let scopes = SCOPES.lock_unpoisoned();
+    Ok(scopes.iter().find(|s| s.id == id && s.device == stream.device()).cloned())
 }
 
-/// Run `work`, which would break a capture (it synchronizes a device or
-/// frees through the driver), when no capture is underway, and hold new
-/// captures back until it returns.
+/// Refuse a wait for `stream` (`hipStreamSynchronize`, `hipStreamQuery`)
+/// that would break a capture, before it is made: `stream` captures (its
+/// work is being recorded, not run; any capture, also one begun through
+/// the raw API), or a Global capture is underway, or one of the calling
+/// thread's that is not Relaxed (HIP refuses such a wait and invalidates
+/// those captures).
 ///
 /// # Errors
-/// [`HipError::CaptureUnderway`] naming `operation` when the calling
-/// thread is inside a capture (waiting for it would never end).
-pub fn exclusive<R>(operation: &'static str, work: impl FnOnce() -> R) -> Result<R> {
-    if on_this_thread() {
-        return Err(HipError::CaptureUnderway {
-            operation,
-            why: "it synchronizes or frees device memory, and waiting for the capture to end would never return",
-        });
-    }
-    let mut gate = GATE.lock_unpoisoned();
-    while gate.exclusive || !gate.scopes.is_empty() {
-        gate = CHANGED.wait(gate).unwrap_or_else(std::sync::PoisonError::into_inner);
-    }
-    gate.exclusive = true;
-    drop(gate);
-    let _done = Reopen;
-    Ok(work())
-}
-
-/// [`exclusive`] without waiting: `None` while a capture is underway.
-pub fn try_exclusive<R>(work: impl FnOnce() -> R) -> Option<R> {
-    if on_this_thread() {
-        return None;
-    }
-    let mut gate = GATE.lock_unpoisoned();
-    if gate.exclusive || !gate.scopes.is_empty() {
-        return None;
-    }
-    gate.exclusive = true;
-    drop(gate);
-    let _done = Reopen;
-    Some(work())
-}
-
-/// Ends exclusive work, also on a panic.
-struct Reopen;
-
-impl Drop for Reopen {
-    fn drop(&mut self) {
-        GATE.lock_unpoisoned().exclusive = false;
-        CHANGED.notify_all();
-    }
+/// [`HipError::CaptureUnderway`](crate::HipError::CaptureUnderway) naming
+/// `operation`; HIP's status of `hipStreamGetCaptureInfo`.
+#[inline]
+pub fn check_wait(operation: &'static str, stream: &Stream) -> Result<()> {
+    check_wait_raw(operation, stream.device(), stream.as_raw())
 }
 
 /// Begin capturing `stream` in `mode` and list the capture (after any
 /// exclusive work). The caller must [`end`] it, on every path.
 pub(crate) fn begin(stream: &Stream, mode: CaptureMode) -> Result<Arc<CaptureScope>> {
     let device = stream.device();
-    let mut gate = GATE.lock_unpoisoned();
-    while gate.exclusive {
-        gate = CHANGED.wait(gate).unwrap_or_else(std::sync::PoisonError::into_inner);
-    }
-    let before = crate::Event::untimed_on(device)?;
-    before.record(stream)?;
-    // Under the gate's lock: exclusive work cannot start in between.
-    // SAFETY: a live stream of its device.
-    unsafe { raw::graph::begin_capture(device, stream.as_raw(), mode.raw()) }?;
-    // SAFETY: as above; it captures now.
-    let id = match unsafe { raw::graph::capture_info(device, stream.as_raw()) } {
-        Ok((_, id)) => id,
-        Err(error) => {
-            // SAFETY: as above: end what was just begun.
-            if let Ok(graph) = unsafe { raw::graph::end_capture(device, stream.as_raw()) } {
-                if !graph.is_null() {
-                    // SAFETY: the empty graph just returned, destroyed once.
-                    let _ = unsafe { raw::graph::destroy_graph(device, graph) };
+    let scope = underway::list(mode, || {
+        let before = mark_before(stream)?;
+        // SAFETY: a live stream of its device.
+        unsafe { raw::graph::begin_capture(device, stream.as_raw(), mode.raw()) }?;
+        // SAFETY: as above; it captures now.
+        let id = match unsafe { raw::graph::capture_info(device, stream.as_raw()) } {
+            Ok((_, id)) => id,
+            Err(error) => {
+                // SAFETY: as above: end what was just begun.
+                if let Ok(graph) = unsafe { raw::graph::end_capture(device, stream.as_raw()) } {
+                    if !graph.is_null() {
+                        // SAFETY: the empty graph just returned, destroyed once.
+                        let _ = unsafe { raw::graph::destroy_graph(device, graph) };
+                    }
                 }
+                return Err(error);
             }
-            return Err(error);
+        };
+        let scope =
+            Arc::new(CaptureScope { id, device, mode, origin: stream.id(), before, kept: Mutex::new(Vec::new()) });
+        SCOPES.lock_unpoisoned().push(scope.clone());
+        Ok((id, scope))
+    })?;
+    Ok(scope)
+}
+
+/// An event that completes with the work queued so far on `stream`, and
+/// that is recorded on another stream, one that never captures: clr
+/// refuses a wait on an event recorded on a stream that captures now, if
+/// the recording was not part of the capture (`hipErrorStreamCaptureIsolation`),
+/// whoever waits.
+fn mark_before(stream: &Stream) -> Result<crate::Event> {
+    static RELAYS: Mutex<Vec<(Device, Stream)>> = Mutex::new(Vec::new());
+    let device = stream.device();
+    let relay = {
+        let mut relays = RELAYS.lock_unpoisoned();
+        match relays.iter().find(|(d, _)| *d == device) {
+            Some((_, relay)) => relay.clone(),
+            None => {
+                let relay = Stream::new_on(device)?;
+                relays.push((device, relay.clone()));
+                relay
+            }
         }
     };
-    let scope = Arc::new(CaptureScope { id, device, mode, origin: stream.id(), before, kept: Mutex::new(Vec::new()) });
-    gate.scopes.push(scope.clone());
-    UNDERWAY.store(gate.scopes.len(), Ordering::Release);
-    MINE.with(|mine| mine.set(mine.get() + 1));
-    Ok(scope)
+    let queued = crate::Event::untimed_on(device)?;
+    queued.record(stream)?;
+    relay.wait(&queued)?;
+    let before = crate::Event::untimed_on(device)?;
+    before.record(&relay)?;
+    Ok(before)
 }
 
 /// Unlist a capture that [`begin`] listed (its HIP capture ended); what
 /// its graph keeps.
 pub(crate) fn end(scope: &CaptureScope) -> Vec<Arc<dyn GraphResource>> {
-    {
-        let mut gate = GATE.lock_unpoisoned();
-        gate.scopes.retain(|s| !std::ptr::eq(&**s, scope));
-        UNDERWAY.store(gate.scopes.len(), Ordering::Release);
-    }
-    MINE.with(|mine| mine.set(mine.get().saturating_sub(1)));
-    CHANGED.notify_all();
+    SCOPES.lock_unpoisoned().retain(|s| !std::ptr::eq(&**s, scope));
+    underway::unlist(scope.id, scope.mode);
     scope.take_kept()
 }

@@ -151,6 +151,7 @@ impl Device {
     /// backend loads.
     #[doc(alias = "hipDeviceSynchronize")]
     pub fn synchronize(self) -> Result<()> {
+        crate::underway::check_blocking("Device::synchronize")?;
         raw::device::synchronize(self)
     }
 

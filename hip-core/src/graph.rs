@@ -215,10 +215,27 @@ impl GraphExec {
     }
 
     /// Wait on the host for the latest launch (and so for every earlier
-    /// one), with whatever was queued after it on its stream.
+    /// one), with whatever was queued after it on its stream so far.
     fn wait_for_last_launch(&self) -> Result<()> {
         let launches = self.launches.lock_unpoisoned();
-        launches.last.as_ref().map_or(Ok(()), Stream::synchronize)
+        let Some(last) = &launches.last else {
+            return Ok(());
+        };
+        // A host wait for an event, not a stream synchronize: the second
+        // would break a capture underway elsewhere.
+        if let Some(scope) = capture::of(last)? {
+            // Every launch was queued before this capture began on `last`.
+            return match scope.before(last) {
+                Some(before) => before.synchronize(),
+                None => Err(HipError::CaptureUnderway {
+                    operation: "waiting for a graph's last launch",
+                    why: "its stream joined a capture begun on another stream",
+                }),
+            };
+        }
+        let marker = Event::untimed_on(self.device)?;
+        marker.record(last)?;
+        marker.synchronize()
     }
 }
 

@@ -71,6 +71,7 @@ mod shared;
 mod stream;
 mod stream_copy;
 mod target;
+mod underway;
 mod wait;
 
 // The thread state, and what reads it.

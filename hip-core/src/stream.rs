@@ -143,6 +143,7 @@ impl Stream {
     /// work queued earlier is reported here.
     #[doc(alias = "hipStreamSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
+        crate::underway::check_wait_raw("Stream::synchronize", self.device(), self.as_raw())?;
         // SAFETY: a live stream of its device (or null: that device's null stream).
         unsafe { raw::stream::synchronize(self.device(), self.0.handle) }
     }
@@ -155,6 +156,7 @@ impl Stream {
     /// [`HipError::Call`](crate::HipError::Call).
     #[doc(alias = "hipStreamQuery")]
     pub fn query(&self) -> Result<bool> {
+        crate::underway::check_wait_raw("Stream::query", self.device(), self.as_raw())?;
         // SAFETY: as in synchronize.
         unsafe { raw::stream::query(self.device(), self.0.handle) }
     }

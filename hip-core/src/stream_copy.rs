@@ -33,6 +33,7 @@ pub unsafe fn copy_after(dst: *mut c_void, src: *const c_void, bytes: usize, str
     if bytes == 0 {
         return Ok(());
     }
+    crate::underway::check_blocking("a synchronous copy (hipMemcpy)")?;
     stream.synchronize()?;
     // SAFETY: the caller guarantees both ranges.
     unsafe { mem::copy(stream.device(), dst, src, bytes) }
@@ -59,6 +60,9 @@ pub unsafe fn copy_device_after(dst: *mut c_void, src: *const c_void, bytes: usi
     if bytes == 0 {
         return Ok(());
     }
+    // Before anything is queued: a copy enqueued into a capture that then
+    // cannot be waited for would stay in its graph.
+    crate::underway::check_wait_raw("a synchronous device copy", stream.device(), stream.as_raw())?;
     // SAFETY: the caller guarantees both device ranges; the stream is live
     // (it is borrowed) and of its own device.
     unsafe {

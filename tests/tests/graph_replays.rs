@@ -232,3 +232,42 @@ fn the_simulated_libraries_refuse_what_the_real_ones_cannot_do_in_a_capture() {
         Err(error) => assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorStreamCaptureInvalidated)),
     }
 }
+
+#[test]
+fn safe_calls_that_would_break_a_capture_are_typed_errors_and_the_capture_survives() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let other = Stream::new_on(device).unwrap();
+    let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
+    let mut z = DeviceArray::<u32>::zeros_on(&other, 256).unwrap();
+    let config = LaunchConfig::linear(device, 256).unwrap();
+    let underway = |e: &amdgpu::Error| matches!(e, amdgpu::Error::Hip(HipError::CaptureUnderway { .. }));
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            fill.launch(config, s, (&mut y, 7, 256))?;
+            // Each would wait for the capturing stream, or (a Global capture)
+            // for any stream, or block: refused before HIP sees it.
+            assert!(underway(&y.to_vec().unwrap_err()));
+            assert!(underway(&y.fill(3).unwrap_err()));
+            assert!(underway(&z.to_vec().unwrap_err()));
+            let e = z.copy_from(&y).unwrap_err();
+            assert!(underway(&e), "{e:?}");
+            assert!(underway(&DeviceArray::from_slice_on(&other, &[1u32; 4]).map(|_| ()).unwrap_err()));
+            assert!(underway(&amdgpu::Error::from(s.synchronize().unwrap_err())));
+            assert!(underway(&amdgpu::Error::from(other.synchronize().unwrap_err())));
+            assert!(underway(&amdgpu::Error::from(device.synchronize().unwrap_err())));
+            assert!(underway(&amdgpu::copy_scope(s, |_| Ok(())).unwrap_err()));
+            Ok::<_, amdgpu::Error>(())
+        })
+        .unwrap();
+    assert_eq!(graph.node_count().unwrap(), 1, "only the kernel was captured");
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![7; 256]);
+    // After the capture the same calls work.
+    z.copy_from(&y).unwrap();
+    assert_eq!(z.to_vec().unwrap(), vec![7; 256]);
+}

@@ -73,6 +73,16 @@ impl HostUses {
         if self.is_lost() {
             return Err(Error::HostBufferLost);
         }
+        if hip_core::capture::of(stream)?.is_some() {
+            // Host memory has no hold of a graph yet: a replay could copy
+            // into it after it was freed, and host access would not wait.
+            return Err(hip_core::HipError::CaptureUnderway {
+                operation: "a copy of pinned host memory",
+                why: "host buffers cannot be captured yet (a graph does not keep them alive or order host \
+                      access after its replays); copy into a DeviceArray outside the capture",
+            }
+            .into());
+        }
         let list = self.lock();
         for entry in list.iter() {
             if entry.stream != stream.id() && overlap(&entry.bytes, bytes) && conflict(entry.access, access) {

@@ -1,0 +1,216 @@
+//! Which stream captures are underway, below every resource type: the
+//! counters and the gate that [`crate::capture`] lists its captures in,
+//! and the checks that a stream's or a device's synchronize, and the
+//! blocking copies, make before they run (a refused call is a typed error,
+//! not a broken capture).
+//!
+//! Only plain values live here (ids, devices, modes), so that `Stream`,
+//! `Device` and the copies may ask without importing the capture scopes.
+
+use crate::{raw, Device, HipError, Result};
+use hip_sys::sync::MutexExt;
+use hip_sys::{hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// How a capture interacts with calls HIP forbids while it runs
+/// (`hipStreamCaptureMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CaptureMode {
+    /// Unsafe calls (allocation, synchronization) on any thread not in
+    /// Relaxed mode break the capture.
+    #[default]
+    Global,
+    /// Unsafe calls break the capture only on the capturing thread.
+    ThreadLocal,
+    /// No call breaks the capture; the caller keeps it sound.
+    Relaxed,
+}
+
+impl CaptureMode {
+    pub(crate) fn raw(self) -> hipStreamCaptureMode {
+        match self {
+            CaptureMode::Global => hipStreamCaptureMode::hipStreamCaptureModeGlobal,
+            CaptureMode::ThreadLocal => hipStreamCaptureMode::hipStreamCaptureModeThreadLocal,
+            CaptureMode::Relaxed => hipStreamCaptureMode::hipStreamCaptureModeRelaxed,
+        }
+    }
+}
+
+/// One listed capture.
+struct Listed {
+    id: u64,
+    mode: CaptureMode,
+}
+
+/// The listed captures, and whether [`exclusive`] work holds new ones back.
+struct Gate {
+    listed: Vec<Listed>,
+    exclusive: bool,
+}
+
+static GATE: Mutex<Gate> = Mutex::new(Gate { listed: Vec::new(), exclusive: false });
+static CHANGED: Condvar = Condvar::new();
+/// `GATE.listed.len()`, read without the lock.
+static UNDERWAY: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// How many captures this thread has begun and not ended.
+    static MINE: Cell<usize> = const { Cell::new(0) };
+    /// How many of them are not Relaxed (those its waits would break).
+    static MINE_STRICT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether any capture begun through [`Stream::capture`](crate::Stream::capture)
+/// is underway, on any thread (one atomic load).
+#[inline]
+pub fn underway() -> bool {
+    UNDERWAY.load(Ordering::Acquire) != 0
+}
+
+/// Whether the capture of id `id` (a
+/// [`CaptureScope::id`](crate::capture::CaptureScope::id)) is still underway.
+pub fn is_underway(id: u64) -> bool {
+    underway() && GATE.lock_unpoisoned().listed.iter().any(|l| l.id == id)
+}
+
+/// Whether a capture begun in [`CaptureMode::Global`] is underway: then a
+/// driver allocation or a synchronization on *any* thread not in the
+/// Relaxed mode breaks it.
+pub fn global_underway() -> bool {
+    underway() && GATE.lock_unpoisoned().listed.iter().any(|l| l.mode == CaptureMode::Global)
+}
+
+/// Whether the calling thread is inside a [`Stream::capture`](crate::Stream::capture).
+pub fn on_this_thread() -> bool {
+    MINE.with(Cell::get) != 0
+}
+
+/// [`check_wait`](crate::capture::check_wait) of the stream `handle` of
+/// `device`.
+#[inline]
+pub(crate) fn check_wait_raw(operation: &'static str, device: Device, handle: hipStream_t) -> Result<()> {
+    if !underway() {
+        return Ok(());
+    }
+    check_wait_slow(operation, device, handle)
+}
+
+#[cold]
+fn check_wait_slow(operation: &'static str, device: Device, handle: hipStream_t) -> Result<()> {
+    // SAFETY: the caller's live stream of `device`.
+    let (status, _) = unsafe { raw::graph::capture_info(device, handle) }?;
+    if status != hipStreamCaptureStatus::hipStreamCaptureStatusNone {
+        return Err(HipError::CaptureUnderway {
+            operation,
+            why: "it waits for a stream that captures, whose work is recorded, not run",
+        });
+    }
+    if MINE_STRICT.with(Cell::get) != 0 || global_underway() {
+        return Err(HipError::CaptureUnderway {
+            operation,
+            why: "it waits for a stream, which breaks a capture in the Global mode on any thread (and one \
+                  in the ThreadLocal mode on its own thread)",
+        });
+    }
+    Ok(())
+}
+
+/// Refuse a blocking copy or fill (`hipMemcpy`, `hipMemset`) or a device
+/// synchronize while any capture is underway: on AMD either breaks every
+/// capture of the process, whatever its mode.
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`] naming `operation`.
+#[inline]
+pub fn check_blocking(operation: &'static str) -> Result<()> {
+    if !underway() {
+        return Ok(());
+    }
+    Err(HipError::CaptureUnderway {
+        operation,
+        why: "a blocking copy, fill or device synchronize on any thread breaks every capture underway (on AMD)",
+    })
+}
+
+/// Run `work`, which would break a capture (it synchronizes a device or
+/// frees through the driver), when no capture is underway, and hold new
+/// captures back until it returns.
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`] naming `operation` when the calling
+/// thread is inside a capture (waiting for it would never end).
+pub fn exclusive<R>(operation: &'static str, work: impl FnOnce() -> R) -> Result<R> {
+    if on_this_thread() {
+        return Err(HipError::CaptureUnderway {
+            operation,
+            why: "it synchronizes or frees device memory, and waiting for the capture to end would never return",
+        });
+    }
+    let mut gate = GATE.lock_unpoisoned();
+    while gate.exclusive || !gate.listed.is_empty() {
+        gate = CHANGED.wait(gate).unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+    gate.exclusive = true;
+    drop(gate);
+    let _done = Reopen;
+    Ok(work())
+}
+
+/// [`exclusive`] without waiting: `None` while a capture is underway.
+pub fn try_exclusive<R>(work: impl FnOnce() -> R) -> Option<R> {
+    if on_this_thread() {
+        return None;
+    }
+    let mut gate = GATE.lock_unpoisoned();
+    if gate.exclusive || !gate.listed.is_empty() {
+        return None;
+    }
+    gate.exclusive = true;
+    drop(gate);
+    let _done = Reopen;
+    Some(work())
+}
+
+/// Ends exclusive work, also on a panic.
+struct Reopen;
+
+impl Drop for Reopen {
+    fn drop(&mut self) {
+        GATE.lock_unpoisoned().exclusive = false;
+        CHANGED.notify_all();
+    }
+}
+
+/// Begin a capture in `mode` with `begin` (which returns its id) once no
+/// exclusive work runs, under the gate's lock (none can start meanwhile),
+/// and list it.
+pub(crate) fn list<T>(mode: CaptureMode, begin: impl FnOnce() -> Result<(u64, T)>) -> Result<T> {
+    let mut gate = GATE.lock_unpoisoned();
+    while gate.exclusive {
+        gate = CHANGED.wait(gate).unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+    let (id, value) = begin()?;
+    gate.listed.push(Listed { id, mode });
+    UNDERWAY.store(gate.listed.len(), Ordering::Release);
+    MINE.with(|mine| mine.set(mine.get() + 1));
+    if mode != CaptureMode::Relaxed {
+        MINE_STRICT.with(|mine| mine.set(mine.get() + 1));
+    }
+    Ok(value)
+}
+
+/// Unlist the capture `id` (begun in `mode` on this thread).
+pub(crate) fn unlist(id: u64, mode: CaptureMode) {
+    {
+        let mut gate = GATE.lock_unpoisoned();
+        gate.listed.retain(|l| l.id != id);
+        UNDERWAY.store(gate.listed.len(), Ordering::Release);
+    }
+    MINE.with(|mine| mine.set(mine.get().saturating_sub(1)));
+    if mode != CaptureMode::Relaxed {
+        MINE_STRICT.with(|mine| mine.set(mine.get().saturating_sub(1)));
+    }
+    CHANGED.notify_all();
+}
