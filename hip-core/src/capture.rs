@@ -216,6 +216,33 @@ pub(crate) fn begin(stream: &Stream, mode: CaptureMode) -> Result<Arc<CaptureSco
     Ok(scope)
 }
 
+/// Work that waits for the captures to end (it synchronizes), queued by
+/// [`after_captures`].
+type After = Box<dyn FnOnce() + Send>;
+static AFTER: Mutex<Vec<After>> = Mutex::new(Vec::new());
+
+/// Run `work` now if no capture is underway, else once the last one has
+/// ended (on the thread that ends it). For cleanup that must wait for the
+/// GPU, such as freeing an executable graph after its last launch.
+pub fn after_captures(work: impl FnOnce() + Send + 'static) {
+    if !underway() {
+        return work();
+    }
+    AFTER.lock_unpoisoned().push(Box::new(work));
+    // The last capture may have ended meanwhile, before the push.
+    if !underway() {
+        run_after_captures();
+    }
+}
+
+/// Run what [`after_captures`] queued (each item once, whoever takes it).
+fn run_after_captures() {
+    let queued = std::mem::take(&mut *AFTER.lock_unpoisoned());
+    for work in queued {
+        work();
+    }
+}
+
 /// An event that completes with the work queued so far on `stream`, and
 /// that is recorded on another stream, one that never captures: clr
 /// refuses a wait on an event recorded on a stream that captures now, if
@@ -248,5 +275,8 @@ fn mark_before(stream: &Stream) -> Result<crate::Event> {
 pub(crate) fn end(scope: &CaptureScope) -> Vec<Arc<dyn GraphResource>> {
     SCOPES.lock_unpoisoned().retain(|s| !std::ptr::eq(&**s, scope));
     underway::unlist(scope.id, scope.mode);
+    if !underway() {
+        run_after_captures();
+    }
     scope.take_kept()
 }

@@ -107,7 +107,8 @@ impl Drop for Graph {
 /// on different streams (each runs with the same baked addresses, so two
 /// at once would race). Dropped, it waits for its last launch to finish
 /// before HIP frees it (HIP before 6.2 frees it at once, under the queued
-/// work).
+/// work); dropped while a capture is underway (which forbids the wait), it
+/// is freed when the captures have ended.
 pub struct GraphExec {
     handle: hipGraphExec_t,
     device: Device,
@@ -215,27 +216,14 @@ impl GraphExec {
     }
 
     /// Wait on the host for the latest launch (and so for every earlier
-    /// one), with whatever was queued after it on its stream so far.
+    /// one), with whatever was queued after it on its stream.
+    ///
+    /// # Errors
+    /// As [`Stream::synchronize`]: [`HipError::CaptureUnderway`] while a
+    /// capture forbids the wait.
     fn wait_for_last_launch(&self) -> Result<()> {
         let launches = self.launches.lock_unpoisoned();
-        let Some(last) = &launches.last else {
-            return Ok(());
-        };
-        // A host wait for an event, not a stream synchronize: the second
-        // would break a capture underway elsewhere.
-        if let Some(scope) = capture::of(last)? {
-            // Every launch was queued before this capture began on `last`.
-            return match scope.before(last) {
-                Some(before) => before.synchronize(),
-                None => Err(HipError::CaptureUnderway {
-                    operation: "waiting for a graph's last launch",
-                    why: "its stream joined a capture begun on another stream",
-                }),
-            };
-        }
-        let marker = Event::untimed_on(self.device)?;
-        marker.record(last)?;
-        marker.synchronize()
+        launches.last.as_ref().map_or(Ok(()), Stream::synchronize)
     }
 }
 
@@ -258,13 +246,41 @@ impl Launches {
 
 impl Drop for GraphExec {
     fn drop(&mut self) {
-        if let Err(error) = self.wait_for_last_launch() {
-            log::error!("dropping an executable graph of {}: waiting for its last launch: {error}", self.device);
+        let last = self.launches.get_mut_unpoisoned().last.take();
+        let kept = std::mem::replace(&mut self.kept, Arc::new([]));
+        Retire { handle: self.handle, device: self.device, last, kept }.run();
+    }
+}
+
+/// An executable graph being dropped: destroyed, with its resources let
+/// go, once its last launch is over. A capture underway forbids the wait
+/// (it synchronizes), so then the retirement waits for the captures to end.
+struct Retire {
+    handle: hipGraphExec_t,
+    device: Device,
+    last: Option<Stream>,
+    kept: Kept,
+}
+
+// SAFETY: an exec handle may be used from any thread; it is destroyed once,
+// by whichever thread runs the retirement.
+unsafe impl Send for Retire {}
+
+impl Retire {
+    fn run(self) {
+        let waited = self.last.as_ref().map_or(Ok(()), Stream::synchronize);
+        match waited {
+            Err(HipError::CaptureUnderway { .. }) => return capture::after_captures(move || self.run()),
+            Err(error) => {
+                log::error!("dropping an executable graph of {}: waiting for its last launch: {error}", self.device)
+            }
+            Ok(()) => {}
         }
         // SAFETY: our live exec, destroyed once, with no launch queued.
         if let Err(error) = unsafe { raw::graph::destroy_exec(self.device, self.handle) } {
             log::error!("dropping an executable graph of {}: {error}", self.device);
         }
+        drop(self.kept);
     }
 }
 

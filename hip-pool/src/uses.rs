@@ -269,7 +269,9 @@ impl List {
                 i += 1;
                 continue;
             }
-            if entry.event.query()? {
+            // No query while a capture is underway (CUDA refuses it and
+            // breaks the capture): the entry is waited for instead.
+            if !hip_core::capture::underway() && entry.event.query()? {
                 events::give(list.swap_remove(i).event);
                 continue;
             }

@@ -61,7 +61,8 @@ fn setup() -> (sim::Exclusive, Device, Pool, Stream) {
     (guard, device, Pool::new(device, Strategy::Cached).unwrap(), Stream::new_on(device).unwrap())
 }
 
-/// The calls of the capture-sensitive HIP functions this thread made.
+/// The calls of the capture-sensitive HIP functions this thread made (the
+/// simulator counts them; elsewhere they read 0).
 fn sensitive_calls() -> [u64; 6] {
     ["hipMalloc", "hipFree", "hipEventQuery", "hipEventSynchronize", "hipStreamSynchronize", "hipDeviceSynchronize"]
         .map(sim::thread_call_count)
@@ -158,9 +159,11 @@ fn nothing_on_a_capturing_path_queries_an_event_synchronizes_or_frees() {
         })
         .unwrap();
     let after = sensitive_calls();
-    // One hipMalloc, in the Relaxed mode, for the private block; nothing else.
-    assert_eq!([after[0] - calls[0], after[1] - calls[1], after[2] - calls[2]], [1, 0, 0]);
-    assert_eq!([after[3] - calls[3], after[4] - calls[4], after[5] - calls[5]], [0, 0, 0]);
+    if common::on_sim() {
+        // One hipMalloc, in the Relaxed mode, for the private block; nothing else.
+        assert_eq!([after[0] - calls[0], after[1] - calls[1], after[2] - calls[2]], [1, 0, 0]);
+        assert_eq!([after[3] - calls[3], after[4] - calls[4], after[5] - calls[5]], [0, 0, 0]);
+    }
     let exec = graph.instantiate().unwrap();
     fill(&foreign, 6, &other).unwrap();
     exec.launch(&stream).unwrap();

@@ -456,6 +456,19 @@ fn waiting_for_a_capturing_stream_or_its_events_is_refused() {
     hip!(hipError_t::hipErrorStreamCaptureUnsupported, (api().hipStreamSynchronize)(other));
     hip!((api().hipStreamDestroy)(other));
     assert_invalidated_per_version(s);
+    // An event recorded outside captures, waited for or queried during a
+    // Global capture: refused (the query by CUDA's rule, which clr lacks).
+    let e = event();
+    let other = stream();
+    hip!((api().hipEventRecord)(e, other));
+    hip!((api().hipStreamSynchronize)(other));
+    for wait in [api().hipEventSynchronize, api().hipEventQuery] {
+        let s = capturing(GLOBAL);
+        hip!(hipError_t::hipErrorStreamCaptureUnsupported, wait(e));
+        assert_invalidated_per_version(s);
+    }
+    hip!((api().hipEventDestroy)(e));
+    hip!((api().hipStreamDestroy)(other));
 }
 
 #[test]

@@ -256,7 +256,8 @@ fn safe_calls_that_would_break_a_capture_are_typed_errors_and_the_capture_surviv
             assert!(underway(&z.to_vec().unwrap_err()));
             let e = z.copy_from(&y).unwrap_err();
             assert!(underway(&e), "{e:?}");
-            assert!(underway(&DeviceArray::from_slice_on(&other, &[1u32; 4]).map(|_| ()).unwrap_err()));
+            let e = DeviceArray::from_slice_on(&other, &[1u32; 4]).map(|_| ()).unwrap_err();
+            assert!(underway(&e), "{e:?}");
             assert!(underway(&amdgpu::Error::from(s.synchronize().unwrap_err())));
             assert!(underway(&amdgpu::Error::from(other.synchronize().unwrap_err())));
             assert!(underway(&amdgpu::Error::from(device.synchronize().unwrap_err())));
@@ -270,4 +271,38 @@ fn safe_calls_that_would_break_a_capture_are_typed_errors_and_the_capture_surviv
     // After the capture the same calls work.
     z.copy_from(&y).unwrap();
     assert_eq!(z.to_vec().unwrap(), vec![7; 256]);
+}
+
+#[test]
+fn an_exec_dropped_during_a_capture_is_freed_after_it_and_the_capture_survives() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let mut y = DeviceArray::<u32>::zeros_on(&first, 256).unwrap();
+    let mut z = DeviceArray::<u32>::zeros_on(&second, 256).unwrap();
+    let config = LaunchConfig::linear(device, 256).unwrap();
+    let (graph, ()) = first.capture(CaptureMode::Global, |s| fill.launch(config, s, (&mut y, 5, 256))).unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&first).unwrap();
+    let destroyed = || sim::thread_call_count("hipGraphExecDestroy");
+    let before = destroyed();
+    let (other, ()) = second
+        .capture(CaptureMode::Global, |s| {
+            // Waiting for its launch would break this capture.
+            drop(exec);
+            if on_sim() {
+                assert_eq!(destroyed(), before, "freed during the capture");
+            }
+            fill.launch(config, s, (&mut z, 6, 256))
+        })
+        .unwrap();
+    if on_sim() {
+        assert_eq!(destroyed(), before + 1, "freed when the capture ended");
+    }
+    other.instantiate().unwrap().launch(&second).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![5; 256]);
+    assert_eq!(z.to_vec().unwrap(), vec![6; 256]);
 }

@@ -97,7 +97,8 @@ impl HostUses {
     /// buffer is lost and the error returned.
     pub fn record(&self, stream: &Stream, bytes: Range<usize>, access: Access) -> Result<()> {
         let mut list = self.lock();
-        if list.len() > PRUNE_ABOVE {
+        // Pruning queries events, which a capture underway forbids (CUDA).
+        if list.len() > PRUNE_ABOVE && !hip_core::capture::underway() {
             list.retain(|entry| !entry.event.query().unwrap_or(false));
         }
         let recorded = match list.iter_mut().find(|e| e.stream == stream.id() && e.bytes == bytes) {

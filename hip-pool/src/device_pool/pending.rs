@@ -68,7 +68,8 @@ impl Pending {
         if self.entries.is_empty() {
             return waits;
         }
-        if self.entries.len() > PRUNE_ABOVE {
+        // Pruning queries events, which a capture underway forbids (CUDA).
+        if self.entries.len() > PRUNE_ABOVE && !hip_core::capture::underway() {
             self.prune();
         }
         let end = ptr + size;

@@ -35,7 +35,13 @@ fn list(device: Device) -> Option<std::sync::MutexGuard<'static, VecDeque<Event>
 /// finish first, is the kind of subtlety a runtime (the simulator's event
 /// counter, for one) can get wrong; an event is therefore reused only once
 /// its recording is over (one `hipEventQuery`).
+///
+/// While a stream capture is underway no event is queried (CUDA refuses
+/// and breaks the capture): a new event is made instead.
 pub(crate) fn take(device: Device) -> Result<Event, HipError> {
+    if hip_core::capture::underway() {
+        return Event::untimed_on(device);
+    }
     let oldest = list(device).and_then(|mut free| free.pop_front());
     if let Some(event) = oldest {
         if event.query().unwrap_or(false) {

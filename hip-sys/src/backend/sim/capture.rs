@@ -22,6 +22,7 @@
 //! | [`check_device_synchronize`] | `hipDeviceSynchronize` | any capture (HIP 6 and 7 only) | 900 | every capture |
 //! | [`check_stream_wait`] | `hipStreamSynchronize`, `hipStreamQuery` of a stream | the stream captures, or (thread mode not Relaxed) any Global capture or one of the thread's | 900 | the stream's capture, else those captures |
 //! | [`check_event_wait`] | `hipEventQuery`, `hipEventSynchronize` | the event was recorded in a capture still active (HIP 6 and 7) | 907 | that capture |
+//! | [`check_other_stream_wait`] | `hipEventSynchronize`, `hipEventQuery` (CUDA's rule, see below) of an event recorded outside captures | as for a stream that does not capture | 900 | those captures |
 //! | [`on_enqueue`] | every asynchronous operation | its stream's capture is invalidated | 901 | — |
 //! | [`on_enqueue`] (HIP 7) | work on the legacy null stream | a blocking stream of the device captures | 906 | those captures |
 //!
@@ -48,6 +49,10 @@
 //! capturing into a graph it may delete); here the whole capture is
 //! invalidated. clr never returns 902 and corrupts the graphs instead when
 //! a member of one capture waits on an event of another; here that is 902.
+//! `hipEventQuery` of an event recorded outside captures is refused as
+//! `hipEventSynchronize` is, during a Global capture or one of the
+//! thread's: clr allows it, CUDA does not (`cudaErrorStreamCaptureUnsupported`,
+//! the capture invalidated), and code must run on both.
 //! A stream-ordered allocation inside a capture (a graph memory node) is
 //! not modelled: `hipMallocAsync`/`hipFreeAsync` on a capturing stream are
 //! `hipErrorNotSupported`. Everything else, including clr's leftovers

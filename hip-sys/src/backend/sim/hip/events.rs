@@ -106,7 +106,15 @@ pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipErr
 pub(crate) unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     call(idx!("hipEventQuery"), || {
         let event = checked("hipEventQuery", event)?;
-        capture::check_event_wait(event.capture_record().0.as_ref())?;
+        let (record, recorded_on) = event.capture_record();
+        capture::check_event_wait(record.as_ref())?;
+        if recorded_on.is_some() {
+            // Stricter than clr, as CUDA is (cudaEventQuery of an event
+            // recorded outside the capture, during a Global capture or one
+            // of the thread's, is cudaErrorStreamCaptureUnsupported and
+            // invalidates it): code that runs on both must not do it.
+            capture::check_other_stream_wait()?;
+        }
         let (completed, recorded) = event.latest_done();
         if completed {
             event.host_saw(recorded);
