@@ -306,3 +306,13 @@ fn an_exec_dropped_during_a_capture_is_freed_after_it_and_the_capture_survives()
     assert_eq!(y.to_vec().unwrap(), vec![5; 256]);
     assert_eq!(z.to_vec().unwrap(), vec![6; 256]);
 }
+
+#[allow(dead_code)]
+#[path = "../../amdgpu/examples/train_step.rs"]
+mod train_step;
+
+#[test]
+fn the_training_step_example_replays_what_the_cpu_computes() {
+    let _x = sim::exclusive();
+    assert_eq!(train_step::run().unwrap(), Ok(()));
+}
