@@ -9,18 +9,25 @@
 //! - new memory comes from the driver, one block at a time, in the Relaxed
 //!   capture mode (a Global-mode allocation breaks every capture); nothing
 //!   is queried, synchronized or freed;
-//! - a buffer dropped during its capture, used there only on its own
-//!   stream, gives its block back here at once: a later allocation of the
-//!   same size on that stream, in the same capture, reuses it (in capture
-//!   order, which is replay order);
-//! - the pool lives while its graphs, their executable graphs and its
-//!   buffers do (each holds it); then its blocks go to the general pool
+//! - a buffer dropped, used by its captures only on its own stream, gives
+//!   its block back here at once (its graphs keep the pool, not the
+//!   block): a later allocation of the same size on that stream, in the
+//!   same capture or a later one into this pool, reuses it (in capture
+//!   order, which is replay order); blocks are never handed to work
+//!   outside the captures into the pool;
+//! - captures may share one pool (`GraphPool`, PyTorch's
+//!   `graph_pool_handle`): a block freed in one capture then serves the
+//!   next capture on the same stream, so that graphs replayed one after
+//!   another, in capture order and never at once, need the memory of one;
+//! - the pool lives while its graphs, their executable graphs, its buffers
+//!   and its `GraphPool` handles do (each holds it); then its blocks go
+//!   to the general pool
 //!   (cached strategy: as free segments, with no HIP call) or back to the
 //!   driver (the other strategies; while a capture is underway, at the
 //!   next reclaim).
 
 use crate::device_pool::DevicePool;
-use crate::error::Result;
+use crate::error::Result as PoolResult;
 use hip_core::capture::GraphResource;
 use hip_core::{Event, Stream};
 use hip_sys::sync::MutexExt;
@@ -38,20 +45,39 @@ struct Block {
 /// The memory of one capture (see the module docs).
 pub(crate) struct PrivatePool {
     core: &'static DevicePool,
-    /// The capture it serves.
-    capture: u64,
+    /// The captures it served (more than one when shared).
+    captures: Mutex<Vec<u64>>,
     blocks: Mutex<Vec<Block>>,
 }
 
 impl PrivatePool {
-    /// The private pool of the capture `capture`, drawing on `core`.
-    pub fn new(core: &'static DevicePool, capture: u64) -> PrivatePool {
-        PrivatePool { core, capture, blocks: Mutex::new(Vec::new()) }
+    /// A private pool drawing on `core`, serving no capture yet.
+    pub fn new(core: &'static DevicePool) -> PrivatePool {
+        PrivatePool { core, captures: Mutex::new(Vec::new()), blocks: Mutex::new(Vec::new()) }
     }
 
-    /// The capture it serves.
-    pub fn capture(&self) -> u64 {
-        self.capture
+    /// Whether the capture `id` took memory from it (its blocks may serve
+    /// that capture's later allocations, and the later captures'.)
+    pub fn served(&self, id: u64) -> bool {
+        self.captures.lock_unpoisoned().contains(&id)
+    }
+
+    /// Its device.
+    pub fn device(&self) -> hip_core::Device {
+        self.core.device
+    }
+
+    /// The key a capture keeps it under (its device pool's address).
+    pub fn key(&self) -> usize {
+        self.core as *const DevicePool as usize
+    }
+
+    /// Note that the capture `id` takes memory from it.
+    pub fn serve(&self, id: u64) {
+        let mut captures = self.captures.lock_unpoisoned();
+        if !captures.contains(&id) {
+            captures.push(id);
+        }
     }
 
     /// A block of `size` (a block size) for `stream`: a free one last used
@@ -60,7 +86,7 @@ impl PrivatePool {
     /// # Errors
     /// [`PoolError::OutOfMemoryInCapture`](crate::PoolError::OutOfMemoryInCapture)
     /// when the hard limit or the driver refuses; HIP's status otherwise.
-    pub fn take(&self, size: usize, stream: &Stream) -> Result<usize> {
+    pub fn take(&self, size: usize, stream: &Stream) -> PoolResult<usize> {
         {
             let mut blocks = self.blocks.lock_unpoisoned();
             let reusable = blocks.iter_mut().find(|b| {

@@ -112,17 +112,14 @@ impl List {
     }
 
     /// A buffer with this list is being dropped: run its `release` now if
-    /// no graph holds it, or if the one hold is the capture `reusable_in`
-    /// (still underway), which used it only on its own stream (the block
-    /// may then serve that capture again, later in its order); else keep
-    /// `release` for the last hold to run.
-    pub fn release_or_defer(&self, reusable_in: Option<u64>, release: impl FnOnce() + Send + 'static) {
+    /// no graph holds it, or if every hold is of a capture for which
+    /// `reusable` says yes and the captures used it only on its own stream
+    /// (a capture's private pool: the block then serves that pool's later
+    /// allocations, in capture order); else keep `release` for the last
+    /// hold to run.
+    pub fn release_or_defer(&self, reusable: impl Fn(u64) -> bool, release: impl FnOnce() + Send + 'static) {
         let mut held = self.held.lock_unpoisoned();
-        let now = match held.holders.as_slice() {
-            [] => true,
-            [only] => !held.foreign && reusable_in == Some(*only) && hip_core::capture::is_underway(*only),
-            _ => false,
-        };
+        let now = held.holders.is_empty() || (!held.foreign && held.holders.iter().all(|h| reusable(*h)));
         if now {
             drop(held);
             release();

@@ -10,7 +10,7 @@
 
 use hip_core::raw::mem;
 use hip_core::{CaptureMode, Device, HipError, Stream};
-use hip_pool::{enqueue, Access, Buffer, Limit, Pool, PoolError, Strategy};
+use hip_pool::{capture_into, enqueue, Access, Buffer, GraphPool, Limit, Pool, PoolError, Strategy};
 use hip_sys::sim;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -243,6 +243,35 @@ fn an_allocation_on_another_thread_does_not_break_a_global_capture() {
         .unwrap();
     graph.instantiate().unwrap().launch(&stream).unwrap();
     assert_eq!(read(&buffer), vec![4; BYTES]);
+}
+
+#[test]
+fn captures_sharing_a_graph_pool_reuse_its_blocks_and_others_do_not() {
+    let (_x, _device, pool, stream) = setup();
+    let (a, b) = (pool.alloc(BYTES, &stream).unwrap(), pool.alloc(BYTES, &stream).unwrap());
+    // Each capture: scratch = byte; out = scratch; the scratch dropped.
+    let step = |out: &Buffer, byte: u8, s: &Stream| {
+        let scratch = pool.alloc(BYTES, s)?;
+        fill(&scratch, byte, s)?;
+        copy(out, &scratch, s)?;
+        Ok::<_, PoolError>(scratch.as_ptr())
+    };
+    let shared = GraphPool::new(pool);
+    let (first, p1) = capture_into(&shared, &stream, CaptureMode::Global, |s| step(&a, 1, s)).unwrap();
+    let (second, p2) = capture_into(&shared, &stream, CaptureMode::Global, |s| step(&b, 2, s)).unwrap();
+    assert_eq!(p1, p2, "the second capture reuses the block the first freed");
+    let (third, p3) = stream.capture(CaptureMode::Global, |s| step(&b, 3, s)).unwrap();
+    assert_ne!(p3, p1, "a capture of its own does not take the shared pool's blocks");
+    // Replayed in capture order, one after another.
+    let execs = (first.instantiate().unwrap(), second.instantiate().unwrap());
+    execs.0.launch(&stream).unwrap();
+    execs.1.launch(&stream).unwrap();
+    assert_eq!((read(&a), read(&b)), (vec![1; BYTES], vec![2; BYTES]));
+    drop((execs, first, second, third));
+    // The third capture's block goes back; the shared one is held by the handle.
+    assert_eq!(pool.reclaim().unwrap(), BYTES);
+    drop(shared);
+    assert_eq!(pool.reclaim().unwrap(), BYTES, "the handle was the last holder");
 }
 
 #[test]

@@ -316,3 +316,39 @@ fn the_training_step_example_replays_what_the_cpu_computes() {
     let _x = sim::exclusive();
     assert_eq!(train_step::run().unwrap(), Ok(()));
 }
+
+#[test]
+fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocblas) {
+        return;
+    }
+    let device = Device::new(0).unwrap();
+    let size = blas::workspace_size(device);
+    let workspaces = || hip_pool::pool(device).unwrap().live_blocks().iter().filter(|(_, s)| *s == size).count();
+    let (graph, mut c) = common::on_thread("capturing", move || {
+        let stream = Stream::new_on(device).unwrap();
+        let a = DeviceArray::from_slice_on(&stream, &[1.0f64; 4]).unwrap();
+        let mut c = DeviceArray::<f64>::zeros_on(&stream, 4).unwrap();
+        let shape = Gemm::new(2, 2, 2);
+        blas::gemm(&shape, 1.0, &a, &a, 0.0, &mut c).unwrap();
+        let (graph, ()) =
+            stream.capture(CaptureMode::Global, |_| blas::gemm(&shape, 1.0, &a, &a, 1.0, &mut c)).unwrap();
+        drop(a);
+        (graph, c)
+    });
+    // The thread's handle went to the idle list; destroy it (and the
+    // others), with their workspaces.
+    blas::clear_idle_handles();
+    if size > 0 {
+        assert_eq!(workspaces(), 1, "the graph's workspace went back to the pool with its handle");
+    }
+    let exec = graph.instantiate().unwrap();
+    exec.launch(c.stream()).unwrap();
+    assert_eq!(c.to_vec().unwrap(), vec![4.0; 4]);
+    c.fill(0.0).unwrap();
+    drop((exec, graph));
+    if size > 0 {
+        assert_eq!(workspaces(), 0, "the workspace is the pool's again once the graph is gone");
+    }
+}

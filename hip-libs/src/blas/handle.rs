@@ -83,7 +83,14 @@ impl LibHandle for BlasHandle {
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         let api = hip_sys::rocblas()?;
         if let Some(workspace) = &mut self.workspace {
-            workspace.set_stream(stream)?;
+            // Moved along so that calls on the handle's stream find it
+            // there (the operand protocol's same-stream case). A workspace
+            // that a graph holds, or a move between capturing streams,
+            // stays: the calls' operand declaration orders it instead.
+            match workspace.set_stream(stream) {
+                Err(hip_pool::PoolError::Hip(hip_core::HipError::CaptureUnderway { .. })) | Ok(()) => {}
+                Err(error) => return Err(error.into()),
+            }
         }
         // SAFETY: a live handle and a stream of its device.
         run_on(self.device, || unsafe { raw::set_stream(api, self.raw, stream.as_raw()) })?
@@ -118,10 +125,12 @@ pub(crate) fn on_handle<R>(
 ) -> Result<R> {
     let device = stream.device();
     let api = hip_sys::rocblas()?;
-    enqueue(stream, operands.iter().copied(), || {
-        crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
-            run_on(device, || call(api, handle.raw))?
-        })
+    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
+        // The workspace is an operand of every call: rocBLAS may write it.
+        // (A graph that captures the call holds it this way, so that it is
+        // not reused while the graph may run, even after the handle.)
+        let workspace = handle.workspace.as_ref().map(|w| (w, Access::Write));
+        enqueue(stream, operands.iter().copied().chain(workspace), || run_on(device, || call(api, handle.raw))?)
     })
 }
 

@@ -10,6 +10,16 @@
 //! `nrm2`, whose result comes back to the host, on x's stream, and the call
 //! waits for it).
 //!
+//! # Capture
+//!
+//! GEMM, batched GEMM, GEMV, `axpy` and `scal` capture (inside
+//! `Stream::capture` their kernels are recorded, with each handle's
+//! workspace, which is pool memory the graph holds). `dot`, `dotc` and
+//! `nrm2` return their result to the host and wait for it, so inside a
+//! capture they are refused before any call (`HipError::CaptureUnderway`),
+//! as is making this thread's first handle for a device: make one call
+//! before capturing.
+//!
 //! Each (thread, device) has its own rocBLAS handle, made on first use and
 //! returned, when the thread exits, to an idle list of the device it was
 //! made on ([`handle_stats`]). Each handle has a workspace of

@@ -148,6 +148,8 @@ fn dot_impl<T: BlasScalar>(
         return Ok(result);
     }
     let stream = x.stream().clone();
+    // The result comes back to the host, waited for: not capturable.
+    hip_core::capture::check_wait("rocblas_?dot", &stream)?;
     let (x_ptr, y_ptr) = (x.device_ptr(), y.device_ptr());
     on_handle(&stream, &[(x.buffer(), Access::Read), (y.buffer(), Access::Read)], |api, handle| {
         // SAFETY: a live handle on x's stream; two vectors of n elements;
@@ -201,6 +203,8 @@ pub fn nrm2<T: BlasScalar>(x: &impl DeviceData<T>) -> Result<T::Real> {
         return Ok(result);
     }
     let stream = x.stream().clone();
+    // The result comes back to the host, waited for: not capturable.
+    hip_core::capture::check_wait("rocblas_?nrm2", &stream)?;
     let x_ptr = x.device_ptr();
     on_handle(&stream, &[(x.buffer(), Access::Read)], |api, handle| {
         // SAFETY: a live handle on x's stream; a vector of n elements; a

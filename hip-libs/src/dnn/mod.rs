@@ -6,6 +6,14 @@
 //! Tensor descriptors are RAII values. A convolution's descriptors and
 //! algorithm search are made once per (handle, shapes, parameters) and
 //! kept with the handle, as MIOpen's search results are.
+//!
+//! # Capture
+//!
+//! Softmax, activations and a convolution whose algorithm this handle
+//! already found capture; the algorithm search (it runs and times every
+//! algorithm) and a thread's first handle are refused inside a capture
+//! (`HipError::CaptureUnderway`): run each convolution once before
+//! capturing.
 
 mod activation;
 mod conv;

@@ -11,6 +11,13 @@
 //! memory pool; each execution binds its own execution info to the
 //! output's stream.
 //!
+//! # Capture
+//!
+//! Transforms capture once their plan exists; making a plan (rocFFT builds
+//! twiddle tables with allocations and a blocking copy) is refused inside
+//! a capture (`HipError::CaptureUnderway`): run each shape once before
+//! capturing. Work areas come from the capture's private pool.
+//!
 //! Inputs: out-of-place complex and real-to-complex transforms take their
 //! input by `&` and leave it intact (with rocFFT before 1.0.25, which may
 //! overwrite an R2C input, the input is copied first); complex-to-real

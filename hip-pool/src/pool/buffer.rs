@@ -302,8 +302,9 @@ impl Buffer {
         if record.uses.held().is_some() {
             // A graph may still run on the block: its last hold releases it.
             let list = record.uses.shared();
-            let reusable_in = record.private.as_ref().map(|p| p.capture());
-            list.release_or_defer(reusable_in, move || {
+            let private = record.private.clone();
+            let reusable = move |capture: u64| private.as_ref().is_some_and(|p| p.served(capture));
+            list.release_or_defer(reusable, move || {
                 let device = record.stream.device();
                 if let Err(error) = release_record(record) {
                     log::error!("releasing a buffer of {device} after the graphs that used it: {error}");

@@ -81,8 +81,9 @@ impl Pool {
             return Err(self.0.core.out_of_memory_in_capture(bytes));
         };
         let core: &'static DevicePool = &self.0.core;
-        let key = core as *const DevicePool as usize;
-        let private = scope.keep(key, || PrivateHold(Arc::new(PrivatePool::new(core, scope.id())))).0.clone();
+        let private = scope.keep(core as *const DevicePool as usize, || PrivateHold(Arc::new(PrivatePool::new(core))));
+        let private = private.0.clone();
+        private.serve(scope.id());
         let ptr = private.take(size, stream)?;
         self.0.core.mark_used();
         Ok(Buffer::from_record(Record::new_private(ptr, bytes, size, stream.clone(), private)))
