@@ -17,7 +17,8 @@
 //! brings that stream in; it must be joined back (an event recorded there
 //! and waited on by the capturing stream) before the closure returns.
 //!
-//! The layers above take part through [`crate::capture`]: the pool keeps
+//! A graph keeps loaded the modules whose kernels it launches. The layers
+//! above take part through [`crate::capture`]: the pool keeps
 //! a hold on every buffer a capture uses (a [`GraphResource`] of the graph
 //! and of every executable graph made of it, told of each launch, so that
 //! replays are ordered with other work on those buffers and their blocks

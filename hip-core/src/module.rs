@@ -26,6 +26,11 @@ impl Drop for Inner {
     }
 }
 
+/// What a graph keeps of a module its captured launches run.
+struct Loaded(#[allow(dead_code, reason = "held, never read")] Arc<Inner>);
+
+impl crate::capture::GraphResource for Loaded {}
+
 /// A code object loaded on one device. Unloaded when it and every
 /// [`Function`] taken from it are dropped, under its device, from any thread.
 #[derive(Clone)]
@@ -195,11 +200,24 @@ impl Function {
         params: &mut [*mut c_void],
     ) -> Result<()> {
         DeviceMismatch::check("Function::launch", "the stream", self.device(), stream.device())?;
+        if crate::underway::underway() {
+            self.keep_for_capture(stream)?;
+        }
         let (grid, block, shared_memory) = (config.grid, config.block, config.shared_memory);
         // SAFETY: a live function (its module is kept loaded by `self`) and
         // stream, both of the kernel's device (checked above); the caller
         // vouches for the arguments.
         unsafe { raw::module::launch(self.device(), self.handle, grid, block, shared_memory, stream.as_raw(), params) }
+    }
+
+    /// A launch on a capturing stream: the graph keeps the module loaded
+    /// while it, or an executable graph made of it, lives.
+    #[cold]
+    fn keep_for_capture(&self, stream: &Stream) -> Result<()> {
+        if let Some(scope) = crate::capture::of(stream)? {
+            scope.keep(Arc::as_ptr(&self.module) as usize, || Loaded(self.module.clone()));
+        }
+        Ok(())
     }
 }
 

@@ -352,3 +352,30 @@ fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
         assert_eq!(workspaces(), 0, "the workspace is the pool's again once the graph is gone");
     }
 }
+
+#[test]
+fn a_graph_keeps_the_module_of_its_kernels_loaded() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
+    let config = LaunchConfig::linear(device, 256).unwrap();
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| fill.launch(config, s, (&mut y, 9, 256))).unwrap();
+    let unloads = || sim::thread_call_count("hipModuleUnload");
+    let before = unloads();
+    drop((fill, module));
+    let exec = graph.instantiate().unwrap();
+    drop(graph);
+    if on_sim() {
+        assert_eq!(unloads(), before, "the module was unloaded under the graph");
+    }
+    exec.launch(&stream).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![9; 256]);
+    drop(exec);
+    if on_sim() {
+        assert_eq!(unloads(), before + 1, "the module is unloaded with the last exec");
+    }
+}
