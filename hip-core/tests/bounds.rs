@@ -16,6 +16,8 @@ fn handles_and_values_are_send_and_sync() {
     send_sync::<GraphExec>();
     send_sync::<CaptureMode>();
     send_sync::<GraphUpdateRefusal>();
+    send_sync::<capture::CaptureScope>();
+    send_sync::<std::sync::Arc<dyn capture::GraphResource>>();
     send_sync::<Module>();
     send_sync::<Function>();
     send_sync::<Context>();
