@@ -215,6 +215,17 @@ fn the_simulated_libraries_refuse_what_the_real_ones_cannot_do_in_a_capture() {
         return;
     }
     let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+    // rocBLAS's handle allocates its device memory: refused in a Global capture.
+    let blas = hip_sys::rocblas().unwrap();
+    let result = stream.capture(CaptureMode::Global, |_| {
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        Ok::<_, HipError>(unsafe { (blas.rocblas_create_handle)(&mut handle) })
+    });
+    match result {
+        Ok((_, status)) => assert_eq!(status, hip_sys::rocblas::rocblas_status::rocblas_status_internal_error),
+        Err(error) => assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorStreamCaptureInvalidated)),
+    }
     let api = hip_sys::rocsparse().unwrap();
     let (graph, status) = stream
         .capture(CaptureMode::Relaxed, |_| {

@@ -155,6 +155,12 @@ pub(crate) unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handl
         if handle.is_null() {
             return Err(INVALID_HANDLE);
         }
+        // rocBLAS's handle constructor allocates its default device memory
+        // with hipMalloc (its handle.cpp): a capture refuses (and, from HIP
+        // 6, is invalidated) as that call would; the library reports the
+        // failed HIP call as an internal error. (The memory itself is
+        // modelled as allocated when first needed.)
+        crate::backend::sim::capture::check_allocation().map_err(|_| INTERNAL)?;
         let h = insert(Kind::BlasHandle(Handle { stream: 0, xf32: false, workspace: Workspace::Managed(None) }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocblas_handle, INVALID_HANDLE) }
