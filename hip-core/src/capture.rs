@@ -34,7 +34,8 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 pub use crate::underway::{
-    check_blocking, exclusive, global_underway, is_underway, on_this_thread, try_exclusive, underway, CaptureMode,
+    check_blocking, exclusive, global_underway, is_underway, on_this_thread, relaxed, try_exclusive, underway,
+    CaptureMode,
 };
 
 /// The scopes of the listed captures, for [`of`].

@@ -134,6 +134,35 @@ pub fn check_blocking(operation: &'static str) -> Result<()> {
     })
 }
 
+/// Run `call` with the calling thread in the Relaxed capture mode while
+/// any capture is underway (`hipThreadExchangeStreamCaptureMode`), and the
+/// mode restored after, also on a panic; with none underway, just `call`.
+///
+/// For a call that is safe for every capture but that HIP refuses in the
+/// Global mode (and then breaks the capture): an allocation or free of
+/// memory no captured work uses, such as new pool memory or pinned host
+/// memory made or freed on any thread.
+///
+/// # Errors
+/// HIP's status of `hipThreadExchangeStreamCaptureMode` (then `call` does
+/// not run).
+pub fn relaxed<R>(call: impl FnOnce() -> R) -> Result<R> {
+    if !underway() {
+        return Ok(call());
+    }
+    let previous = raw::graph::exchange_capture_mode(CaptureMode::Relaxed.raw())?;
+    struct Restore(hipStreamCaptureMode);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Err(error) = raw::graph::exchange_capture_mode(self.0) {
+                log::error!("restoring the thread's capture mode: {error}");
+            }
+        }
+    }
+    let _restore = Restore(previous);
+    Ok(call())
+}
+
 /// Run `work`, which would break a capture (it synchronizes a device or
 /// frees through the driver), when no capture is underway, and hold new
 /// captures back until it returns.

@@ -397,3 +397,32 @@ fn a_graph_keeps_the_module_of_its_kernels_loaded() {
         assert_eq!(unloads(), before + 1, "the module is unloaded with the last exec");
     }
 }
+
+#[test]
+fn pinned_host_memory_made_and_freed_during_a_global_capture_does_not_break_it() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
+    let config = LaunchConfig::linear(device, 256).unwrap();
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            fill.launch(config, s, (&mut y, 4, 256))?;
+            // On this thread and another: HIP refuses both calls in the
+            // Global mode, and would break the capture.
+            let staged = amdgpu::HostBuffer::from_slice_on(device, &[1u32; 64])?;
+            drop(staged);
+            common::on_thread("pinned", move || {
+                let registered = amdgpu::HostBuffer::register_on(device, vec![2u32; 64]).unwrap();
+                drop(amdgpu::HostBuffer::from_slice_on(device, &[3u8; 64]).unwrap());
+                drop(registered);
+            });
+            Ok::<_, amdgpu::Error>(())
+        })
+        .unwrap();
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![4; 256]);
+}

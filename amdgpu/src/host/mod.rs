@@ -106,7 +106,9 @@ impl<T: DeviceCopy> HostBuffer<T> {
                 uses: HostUses::default(),
             });
         }
-        let ptr = raw::host::malloc(device, bytes)?;
+        // Relaxed while a capture is underway: new pinned memory is safe for
+        // it, but HIP refuses the call in the Global mode and breaks it.
+        let ptr = hip_core::capture::relaxed(|| raw::host::malloc(device, bytes))??;
         let Some(ptr) = NonNull::new(ptr.cast::<T>()) else {
             return Err(hip_core::HipError::Call {
                 code: hip_sys::hipError_t::hipErrorOutOfMemory,
@@ -174,7 +176,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
         }
         // SAFETY: `bytes` bytes of the vector, which the buffer owns until
         // it unregisters them.
-        unsafe { raw::host::register(device, ptr.as_ptr().cast(), bytes) }?;
+        hip_core::capture::relaxed(|| unsafe { raw::host::register(device, ptr.as_ptr().cast(), bytes) })??;
         buffer.origin = Origin::Registered { capacity, pinned: true };
         Ok(buffer)
     }
@@ -303,7 +305,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
 fn unregister(device: Device, ptr: *mut c_void) -> Result<()> {
     // SAFETY: memory this buffer registered, unregistered once, with no
     // copy pending (the callers waited).
-    Ok(unsafe { raw::host::unregister(device, ptr) }?)
+    Ok(hip_core::capture::relaxed(|| unsafe { raw::host::unregister(device, ptr) })??)
 }
 
 impl<T: DeviceCopy> Drop for HostBuffer<T> {
@@ -323,8 +325,11 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
         let ptr = self.ptr.as_ptr().cast::<c_void>();
         let result = match self.origin {
             Origin::Empty => Ok(()),
+            // Relaxed while a capture is underway, as the allocation.
             // SAFETY: allocated by hipHostMalloc, freed once, no copy pending.
-            Origin::Pinned => unsafe { raw::host::free(self.device, ptr) }.map_err(Error::from),
+            Origin::Pinned => hip_core::capture::relaxed(|| unsafe { raw::host::free(self.device, ptr) })
+                .and_then(|freed| freed)
+                .map_err(Error::from),
             Origin::Registered { capacity, pinned } => {
                 let unregistered = if pinned { unregister(self.device, ptr) } else { Ok(()) };
                 if unregistered.is_ok() {

@@ -36,25 +36,7 @@ impl Driver {
 /// on any thread and break the capture (`hipErrorStreamCaptureUnsupported`),
 /// although new memory is safe for it (nothing captured uses it yet).
 pub(crate) fn malloc(device: Device, bytes: usize) -> Driver {
-    if hip_core::capture::underway() {
-        return relaxed(|| Driver::of(raw::mem::malloc(device, bytes)));
-    }
-    Driver::of(raw::mem::malloc(device, bytes))
-}
-
-/// Run `call` with the calling thread in the Relaxed capture mode
-/// (`hipThreadExchangeStreamCaptureMode`), restoring the mode after.
-fn relaxed(call: impl FnOnce() -> Driver) -> Driver {
-    let relaxed = hip_sys::hipStreamCaptureMode::hipStreamCaptureModeRelaxed;
-    let previous = match raw::graph::exchange_capture_mode(relaxed) {
-        Ok(previous) => previous,
-        Err(error) => return Driver::Failed(error),
-    };
-    let answer = call();
-    if let Err(error) = raw::graph::exchange_capture_mode(previous) {
-        log::error!("restoring the thread's capture mode after an allocation: {error}");
-    }
-    answer
+    hip_core::capture::relaxed(|| Driver::of(raw::mem::malloc(device, bytes))).unwrap_or_else(Driver::Failed)
 }
 
 /// `hipFree(ptr)` on `device`.
