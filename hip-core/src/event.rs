@@ -71,10 +71,13 @@ impl Event {
     /// Wait for the last recording to complete (`hipEventSynchronize`).
     ///
     /// # Errors
-    /// HIP's status of `hipEventSynchronize`, or of binding the event's
-    /// device, as [`HipError::Call`](crate::HipError::Call).
+    /// [`HipError::CaptureUnderway`](crate::HipError::CaptureUnderway) while
+    /// a Global capture (or one of this thread's) is underway, which the
+    /// wait would break; else HIP's status of `hipEventSynchronize`, or of
+    /// binding the event's device, as [`HipError::Call`](crate::HipError::Call).
     #[doc(alias = "hipEventSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
+        crate::underway::check_event_wait("Event::synchronize")?;
         // SAFETY: a live event of its device.
         unsafe { raw::event::synchronize(self.device, self.handle) }
     }
@@ -82,11 +85,14 @@ impl Event {
     /// Whether the last recording has completed (`hipEventQuery`).
     ///
     /// # Errors
-    /// HIP's status of `hipEventQuery` other than `hipErrorNotReady` (which
-    /// is `Ok(false)`), or of binding the event's device, as
+    /// [`HipError::CaptureUnderway`](crate::HipError::CaptureUnderway) as
+    /// for [`Event::synchronize`] (CUDA refuses the query then); else HIP's
+    /// status of `hipEventQuery` other than `hipErrorNotReady` (which is
+    /// `Ok(false)`), or of binding the event's device, as
     /// [`HipError::Call`](crate::HipError::Call).
     #[doc(alias = "hipEventQuery")]
     pub fn query(&self) -> Result<bool> {
+        crate::underway::check_event_wait("Event::query")?;
         // SAFETY: a live event of its device.
         unsafe { raw::event::query(self.device, self.handle) }
     }

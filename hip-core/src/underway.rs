@@ -117,6 +117,29 @@ fn check_wait_slow(operation: &'static str, device: Device, handle: hipStream_t)
     Ok(())
 }
 
+/// Refuse a host wait for an event, or a query of one
+/// (`hipEventSynchronize`, `hipEventQuery`), that would break a capture:
+/// while a Global capture, or one of the calling thread's that is not
+/// Relaxed, is underway (HIP refuses the wait, CUDA the query too, and
+/// both invalidate those captures).
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`] naming `operation`.
+#[inline]
+pub(crate) fn check_event_wait(operation: &'static str) -> Result<()> {
+    if !underway() {
+        return Ok(());
+    }
+    if MINE_STRICT.with(Cell::get) != 0 || global_underway() {
+        return Err(HipError::CaptureUnderway {
+            operation,
+            why: "waiting for or querying an event breaks a capture in the Global mode on any thread (and \
+                  one in the ThreadLocal mode on its own thread)",
+        });
+    }
+    Ok(())
+}
+
 /// Refuse a blocking copy or fill (`hipMemcpy`, `hipMemset`) or a device
 /// synchronize while any capture is underway: on AMD either breaks every
 /// capture of the process, whatever its mode.

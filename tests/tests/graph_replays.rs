@@ -426,3 +426,41 @@ fn pinned_host_memory_made_and_freed_during_a_global_capture_does_not_break_it()
     graph.instantiate().unwrap().launch(&stream).unwrap();
     assert_eq!(y.to_vec().unwrap(), vec![4; 256]);
 }
+
+#[test]
+fn event_waits_and_host_buffers_with_copies_pending_do_not_break_a_global_capture() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let (stream, other) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
+    let config = LaunchConfig::linear(device, 256).unwrap();
+    // A host buffer with a copy pending on another stream, and an event.
+    let mut host = amdgpu::HostBuffer::<u32>::zeroed_on(device, 256).unwrap();
+    let source = DeviceArray::from_slice_on(&other, &[8u32; 256]).unwrap();
+    source.copy_to_host_async(&mut host, &other).unwrap();
+    let event = other.record_event().unwrap();
+    let frees = || sim::thread_call_count("hipHostFree");
+    let before = frees();
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            fill.launch(config, s, (&mut y, 6, 256))?;
+            let refused = [event.synchronize().unwrap_err(), event.query().unwrap_err()];
+            assert!(refused.iter().all(|e| matches!(e, HipError::CaptureUnderway { .. })), "{refused:?}");
+            // Its drop would wait for the copy: it waits for the capture.
+            drop(host);
+            if on_sim() {
+                assert_eq!(frees(), before, "freed during the capture");
+            }
+            Ok::<_, amdgpu::Error>(())
+        })
+        .unwrap();
+    if on_sim() {
+        assert_eq!(frees(), before + 1, "freed (not leaked) once the capture ended");
+    }
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![6; 256]);
+    event.synchronize().unwrap();
+}

@@ -314,6 +314,18 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
     /// memory is leaked (logged) rather than freed under a copy.
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
+        if hip_core::capture::underway() && !self.uses.is_empty() {
+            // Waiting for its copies would break the capture: the buffer
+            // is released when the captures have ended.
+            let parts = HostBuffer {
+                ptr: self.ptr,
+                len: self.len,
+                device: self.device,
+                origin: std::mem::replace(&mut self.origin, Origin::Empty),
+                uses: std::mem::take(&mut self.uses),
+            };
+            return hip_core::capture::after_captures(move || drop(parts));
+        }
         let settled = self.uses.settle_for_drop();
         if !settled {
             log::error!(
