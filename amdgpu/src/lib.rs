@@ -320,18 +320,20 @@
 //! discards its graph.
 //!
 //! Everything in this crate that uses memory works inside a capture:
-//! kernels, device copies, the libraries' calls. A graph keeps a hold on
-//! every array its work uses: each replay is ordered after the array's
-//! other uses and before later ones, as any operation is, and the array's
-//! memory is not reused while the graph or an exec made of it lives, even
-//! if the array is dropped. Arrays allocated inside the capture come from
+//! kernels, device copies, asynchronous copies of pinned host memory, the
+//! libraries' calls. A graph keeps a hold on every array and host buffer
+//! its work uses: each replay is ordered after their other uses and before
+//! later ones (host access waits for the replays that copy the buffer), as
+//! any operation is, and their memory is not reused or freed while the
+//! graph or an exec made of it lives, even if they are dropped; it keeps
+//! the modules of its kernels loaded too. Arrays allocated inside the capture come from
 //! its private pool (blocks freed in the capture are reused in its order).
 //! What a capture cannot do is refused with
 //! [`HipError::CaptureUnderway`](runtime::HipError::CaptureUnderway) before
 //! anything is queued, never a broken capture: waiting for a stream
 //! (`to_vec`, `fill`, `copy_from`, `synchronize`, [`copy_scope`]), a blocking
-//! copy or device synchronize while any capture runs, copies of pinned host
-//! memory, and what a library must allocate and synchronize to make (a
+//! copy or device synchronize while any capture runs, a host wait for an
+//! event, and what a library must allocate and synchronize to make (a
 //! handle, an FFT plan, a sparse matrix's analysis, a MIOpen algorithm
 //! search): run the step once before capturing, and those exist.
 //!

@@ -4,8 +4,10 @@
 //! two streams never overlap; what a capture cannot do (a library's
 //! handle, plan, analysis or search; a wait; a blocking copy) is a typed
 //! error and the capture survives; an exec dropped during a capture is
-//! freed after it; a graph keeps the rocBLAS workspace and the kernels'
-//! module it uses; the training-step example. On the GPU the chain is
+//! freed after it; a graph keeps the rocBLAS workspace, the kernels'
+//! module and the pinned host buffers it uses, and host access waits for
+//! its replays; pinned memory and event waits on any thread during a
+//! capture; the training-step example. On the GPU the chain is
 //! 2048 kernels replayed 100 times; on the simulator 2048 kernels replayed
 //! 3 times (each kernel runs on the CPU there).
 
@@ -463,4 +465,54 @@ fn event_waits_and_host_buffers_with_copies_pending_do_not_break_a_global_captur
     graph.instantiate().unwrap().launch(&stream).unwrap();
     assert_eq!(y.to_vec().unwrap(), vec![6; 256]);
     event.synchronize().unwrap();
+}
+
+#[test]
+fn copies_of_pinned_host_memory_replay_and_the_graph_keeps_the_memory() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let Some(module) = test_module(device) else { return };
+    // SAFETY: axpy_f32(float a, const float* x, float* y, uint32_t n) touches [0, n) of x and y.
+    let axpy = unsafe { Kernel::<Axpy>::from_module(&module, "axpy_f32") }.unwrap();
+    let (stream, replay) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let n = 256;
+    let mut input = amdgpu::HostBuffer::<f32>::zeroed_on(device, n).unwrap();
+    let mut output = amdgpu::HostBuffer::<f32>::zeroed_on(device, n).unwrap();
+    let mut x = DeviceArray::<f32>::zeros_on(&stream, n).unwrap();
+    let mut y = DeviceArray::<f32>::zeros_on(&stream, n).unwrap();
+    let config = LaunchConfig::linear(device, n).unwrap();
+    // Each replay: x = input; y += 2 x; output = y.
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            x.copy_from_host_async(&input, s)?;
+            axpy.launch(config, s, (2.0, &x, &mut y, n as u32))?;
+            y.copy_to_host_async(&mut output, s)?;
+            Ok::<_, amdgpu::Error>(())
+        })
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    let mut want = vec![0.0f32; n];
+    for round in 1..=3 {
+        // Host writes wait for the last replay's read of `input`.
+        let values: Vec<f32> = (0..n).map(|i| (i * round) as f32).collect();
+        input.as_mut_slice().unwrap().copy_from_slice(&values);
+        exec.launch(&replay).unwrap();
+        for (w, v) in want.iter_mut().zip(&values) {
+            *w += 2.0 * v;
+        }
+        // Host reads wait for the replay's write of `output`.
+        assert_eq!(output.as_slice().unwrap(), want.as_slice(), "round {round}");
+    }
+    // Dropped while the exec lives: freed only after it.
+    let frees = || sim::thread_call_count("hipHostFree");
+    let before = frees();
+    drop((input, output, graph));
+    if on_sim() {
+        assert_eq!(frees(), before, "host memory freed under the graph");
+    }
+    exec.launch(&replay).unwrap();
+    drop(exec);
+    if on_sim() {
+        assert_eq!(frees(), before + 2, "host memory freed after the last exec");
+    }
 }

@@ -286,9 +286,20 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// # Errors
     /// As [`HostBuffer::as_slice`]; for a registered vector also
     /// [`Error::Hip`] with HIP's status of `hipHostUnregister`, the memory
-    /// then being leaked rather than freed while still pinned.
+    /// then being leaked rather than freed while still pinned, and with
+    /// `HipError::CaptureUnderway` while a graph that copies the buffer
+    /// lives (the buffer is then dropped after those graphs).
     pub fn into_vec(self) -> Result<Vec<T>> {
         if let Origin::Registered { capacity, pinned } = self.origin {
+            if self.uses.is_held() {
+                // A graph may still copy into the vector's memory.
+                return Err(hip_core::HipError::CaptureUnderway {
+                    operation: "HostBuffer::into_vec",
+                    why: "a graph that copies this buffer still lives; drop its executable graphs first, or \
+                          take a copy with to_vec",
+                }
+                .into());
+            }
             self.uses.wait_host(Access::Write)?;
             let this = std::mem::ManuallyDrop::new(self);
             if pinned {
@@ -314,6 +325,19 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
     /// memory is leaked (logged) rather than freed under a copy.
     fn drop(&mut self) {
         let _scope = audit::drop_scope();
+        if self.uses.is_held() {
+            // A graph may still copy from or into it: the last hold
+            // releases it.
+            let parts = HostBuffer {
+                ptr: self.ptr,
+                len: self.len,
+                device: self.device,
+                origin: std::mem::replace(&mut self.origin, Origin::Empty),
+                uses: std::mem::take(&mut self.uses),
+            };
+            let uses = parts.uses.shared_handle();
+            return uses.release_after_holds(move || drop(parts));
+        }
         if hip_core::capture::underway() && !self.uses.is_empty() {
             // Waiting for its copies would break the capture: the buffer
             // is released when the captures have ended.
