@@ -9,7 +9,7 @@
 //! synchronous copy on *any* thread breaks *every* capture). The pieces
 //! here let those layers ask and act:
 //!
-//! - [`underway`]: whether any capture of this process is (one atomic load;
+//! - [`underway()`]: whether any capture of this process is (one atomic load;
 //!   while it says no, nothing below costs anything);
 //! - [`of`]: the [`CaptureScope`] a stream captures into, if it is one of
 //!   ours (the origin stream or one joined to it through an event);

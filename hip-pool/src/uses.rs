@@ -30,7 +30,7 @@
 //! two steps around each replay, on the replay's stream. While any hold
 //! lives, the buffer's block must not be reused (the graph baked its
 //! address), so a buffer dropped meanwhile leaves its release with the
-//! list ([`List::defer_release`]); the last hold to go runs it.
+//! list ([`List::release_or_defer`]); the last hold to go runs it.
 
 use crate::driver::events;
 use hip_core::{Event, HipError, Stream};
