@@ -195,6 +195,20 @@ impl GraphExec {
         launched.and(noted)
     }
 
+    /// Prepare the graph for running, in `stream`'s order
+    /// (`hipGraphUpload`), so that its first launch costs what later ones
+    /// do. Launching without it is correct: the first launch uploads.
+    ///
+    /// # Errors
+    /// [`HipError::DeviceMismatch`] when the stream is on another device
+    /// (before any HIP call); else HIP's status of `hipGraphUpload`.
+    #[doc(alias = "hipGraphUpload")]
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        DeviceMismatch::check("GraphExec::upload", "the stream", self.device, stream.device())?;
+        // SAFETY: a live exec and stream of one device (checked above).
+        unsafe { raw::graph::upload(self.device, self.handle, stream.as_raw()) }
+    }
+
     /// Give this executable graph the parameters of `graph`, which must
     /// have its shape (`hipGraphExecUpdate`): cheaper than a new
     /// instantiation when only addresses or values changed. Waits for the

@@ -69,6 +69,9 @@ fn a_captured_fill_runs_at_each_launch_and_not_at_capture() {
     stream.synchronize().unwrap();
     assert_eq!(buffer.read(), vec![0; BYTES], "capture does not run the work");
     let exec = graph.instantiate().unwrap();
+    exec.upload(&stream).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(buffer.read(), vec![0; BYTES], "an upload runs nothing");
     for _ in 0..3 {
         buffer.write(0);
         exec.launch(&stream).unwrap();

@@ -204,6 +204,28 @@ pub unsafe fn launch(device: Device, exec: hipGraphExec_t, stream: hipStream_t) 
     })?
 }
 
+/// `hipGraphUpload`: make `exec` ready to run on `stream`'s device ahead
+/// of its first launch, in `stream`'s order (under `device` through
+/// [`run_on`]).
+///
+/// # Errors
+/// HIP's status.
+///
+/// # Safety
+/// `exec` is a live executable graph of `device`, `stream` a live stream
+/// of `device` (or null).
+#[doc(alias = "hipGraphUpload")]
+pub unsafe fn upload(device: Device, exec: hipGraphExec_t, stream: hipStream_t) -> Result<()> {
+    let api = api()?;
+    run_on(device, || {
+        check(
+            // SAFETY: the caller's live exec and stream.
+            unsafe { (api.hipGraphUpload)(exec, stream) },
+            "hipGraphUpload",
+        )
+    })?
+}
+
 /// `hipGraphExecUpdate`: give `exec` the parameters of `graph`, of the
 /// same shape (under `device` through [`on_device`]). Returns HIP's
 /// result: `hipGraphExecUpdateSuccess`, or why the graph does not fit
