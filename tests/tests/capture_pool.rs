@@ -275,6 +275,33 @@ fn captures_sharing_a_graph_pool_reuse_its_blocks_and_others_do_not() {
 }
 
 #[test]
+fn a_driver_free_during_a_capture_runs_when_it_ends() {
+    let (_x, device, _pool, stream) = setup();
+    let pass_through = Pool::new(device, Strategy::None).unwrap();
+    let other = Stream::new_on(device).unwrap();
+    let buffer = pass_through.alloc(BYTES, &other).unwrap();
+    let target = pass_through.alloc(BYTES, &stream).unwrap();
+    let frees = || sim::thread_call_count("hipFree");
+    let before = frees();
+    let (graph, ()) = stream
+        .capture(CaptureMode::Global, |s| {
+            fill(&target, 2, s)?;
+            // hipFree in a Global capture breaks it: the free waits.
+            drop(buffer);
+            if common::on_sim() {
+                assert_eq!(frees(), before, "freed during the capture");
+            }
+            Ok::<_, PoolError>(())
+        })
+        .unwrap();
+    if common::on_sim() {
+        assert_eq!(frees(), before + 1, "freed when the capture ended");
+    }
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(read(&target), vec![2; BYTES]);
+}
+
+#[test]
 fn every_rule_holds_as_hip_5() {
     if !common::on_sim() || std::env::var_os("AMDGPU_SIM_HIP_VERSION").is_some() {
         return;

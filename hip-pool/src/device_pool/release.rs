@@ -59,10 +59,10 @@ impl DevicePool {
     /// Take in the memory of a capture's private pool, whose graphs are
     /// gone: each block (address, size, the stream it was last used on,
     /// the events of its uses that may still run) becomes a free segment
-    /// of the cached backing; for the other backings it is freed, or, while
-    /// a capture is underway (a free would break it), left to the next
-    /// reclaim. No HIP call for the cached backing.
-    pub fn adopt(&self, blocks: Vec<(usize, usize, Stream, Vec<Event>)>) {
+    /// of the cached backing, with no HIP call; for the other backings it
+    /// is freed after its pending uses, once no capture is underway (the
+    /// waits and the free would break one).
+    pub fn adopt(&'static self, blocks: Vec<(usize, usize, Stream, Vec<Event>)>) {
         if blocks.is_empty() {
             return;
         }
@@ -75,19 +75,18 @@ impl DevicePool {
             }
             return;
         }
+        if hip_core::capture::underway() {
+            return hip_core::capture::after_captures(move || self.adopt(blocks));
+        }
         for (ptr, size, _, pending) in blocks {
-            let synchronized = pending.iter().try_for_each(Event::synchronize);
+            let freed = pending.iter().try_for_each(Event::synchronize).and_then(|()| driver::free(self.device, ptr));
             for event in pending {
                 events::give(event);
             }
-            let freed = match synchronized {
-                Ok(()) if !hip_core::capture::underway() => driver::free(self.device, ptr),
-                Ok(()) => Err(HipError::CaptureUnderway { operation: "hipFree", why: "deferred" }),
-                Err(error) => Err(error),
-            };
             let mut state = self.lock();
             match freed {
                 Ok(()) => account_release(&mut state.stats, size),
+                // The next reclaim tries again.
                 Err(_) => state.failed_frees.push((ptr, size)),
             }
         }
@@ -95,21 +94,32 @@ impl DevicePool {
 
     /// Free a block of the `none` or `async` backing with HIP, after its
     /// pending uses (synchronized first). While a stream capture is
-    /// underway the free is left to the next reclaim instead.
-    pub fn driver_free(&self, ptr: usize, size: usize, stream: &Stream, pending: Vec<Event>) -> Result<(), HipError> {
+    /// underway (the waits and the free would break it) both run when the
+    /// captures have ended, and this returns at once.
+    pub fn driver_free(
+        &'static self,
+        ptr: usize,
+        size: usize,
+        stream: Stream,
+        pending: Vec<Event>,
+    ) -> Result<(), HipError> {
+        if hip_core::capture::underway() {
+            hip_core::capture::after_captures(move || {
+                if let Err(error) = self.driver_free(ptr, size, stream, pending) {
+                    log::error!(
+                        "pool of {}: freeing {size} bytes at {ptr:#x} after the captures: {error}",
+                        self.device
+                    );
+                }
+            });
+            return Ok(());
+        }
         self.mark_used();
         let synchronized = pending.iter().try_for_each(Event::synchronize);
         for event in pending {
             events::give(event);
         }
-        if synchronized.is_ok() && hip_core::capture::underway() {
-            // A free now would break the capture: the next reclaim does it.
-            let mut state = self.lock();
-            account_free(&mut state.stats, size);
-            state.failed_frees.push((ptr, size));
-            return Ok(());
-        }
-        let result = synchronized.and_then(|()| self.backing.free(self.device, ptr, stream));
+        let result = synchronized.and_then(|()| self.backing.free(self.device, ptr, &stream));
         let mut state = self.lock();
         account_free(&mut state.stats, size);
         match &result {

@@ -334,19 +334,9 @@ fn release_record(mut record: Box<Record>) -> Result<()> {
                 Ok(())
             }
             Backing::None | Backing::Async(_) => {
-                if hip_core::capture::underway() {
-                    // The free waits for the pending uses, which a capture
-                    // forbids: it runs when the captures have ended.
-                    hip_core::capture::after_captures(move || {
-                        let device = record.stream.device();
-                        if let Err(error) = release_record(record) {
-                            log::error!("freeing a buffer of {device} after the captures: {error}");
-                        }
-                    });
-                    return Ok(());
-                }
                 let pending = record.uses.take_events();
-                Ok(pool.core.driver_free(record.ptr, record.block, &record.stream, pending)?)
+                let Record { ptr, block, stream, .. } = *record;
+                Ok(pool.core.driver_free(ptr, block, stream, pending)?)
             }
         }
     }

@@ -70,10 +70,10 @@ impl Pool {
     /// captures, from the capture's private pool; else as always.
     #[cold]
     fn alloc_while_capturing(&self, bytes: usize, size: Option<usize>, stream: &Stream) -> Result<Buffer> {
-        stream.expect_device(self.0.core.device, "Pool::alloc").map_err(PoolError::from)?;
         let Some(scope) = hip_core::capture::of(stream)? else {
             return self.alloc_slow(bytes, size, stream);
         };
+        stream.expect_device(self.0.core.device, "Pool::alloc").map_err(PoolError::from)?;
         if bytes == 0 {
             return Ok(Buffer::empty(stream));
         }
