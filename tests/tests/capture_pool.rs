@@ -303,17 +303,5 @@ fn a_driver_free_during_a_capture_runs_when_it_ends() {
 
 #[test]
 fn every_rule_holds_as_hip_5() {
-    if !common::on_sim() || std::env::var_os("AMDGPU_SIM_HIP_VERSION").is_some() {
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .env("AMDGPU_SIM_HIP_VERSION", "5")
-        .env("AMDGPU_BACKEND", "sim")
-        .arg("--test-threads=1")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "as HIP 5:\n{text}");
-    assert!(text.contains("test result: ok"), "{text}");
+    common::rerun_as_hip_5();
 }

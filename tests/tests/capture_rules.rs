@@ -24,6 +24,8 @@ const ACTIVE: hipStreamCaptureStatus = hipStreamCaptureStatus::hipStreamCaptureS
 const INVALIDATED: hipStreamCaptureStatus = hipStreamCaptureStatus::hipStreamCaptureStatusInvalidated;
 const N: usize = 1024;
 
+mod common;
+
 fn api() -> &'static HipApi {
     hip_sys::hip().expect("a backend")
 }
@@ -584,19 +586,5 @@ fn stream_ordered_allocation_in_a_capture_is_not_modelled_and_says_so() {
 
 #[test]
 fn every_rule_holds_as_hip_5() {
-    sim_only!();
-    if std::env::var_os("AMDGPU_SIM_HIP_VERSION").is_some() {
-        // Already a run for one version (CI's HIP 6 run, or the child below).
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .env("AMDGPU_SIM_HIP_VERSION", "5")
-        .env("AMDGPU_BACKEND", "sim")
-        .arg("--test-threads=1")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "as HIP 5:\n{text}");
-    assert!(text.contains("test result: ok"), "{text}");
+    common::rerun_as_hip_5();
 }

@@ -16,13 +16,23 @@ use amdgpu::kernel::{In, Kernel, Len, Out};
 use amdgpu::libs::{dnn, fft, sparse, LibError, Library};
 use amdgpu::runtime::CaptureMode;
 use amdgpu::runtime::HipError;
-use amdgpu::{Device, DeviceArray, LaunchConfig, Stream};
+use amdgpu::{Device, DeviceArray, LaunchConfig, Module, Stream};
 use hip_sys::sim;
 
 mod common;
 use common::{have, noise, on_sim, test_module};
 
 type Axpy = (f32, In<f32>, Out<f32>, Len);
+type Fill = (Out<u32>, u32, Len);
+
+/// The test kernels' `fill_u32` on `device`, with the module that keeps it
+/// loaded; `None` (with a note) where the backend has no test kernels.
+fn fill_kernel(device: Device) -> Option<(Module, Kernel<Fill>)> {
+    let module = test_module(device)?;
+    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
+    let fill = unsafe { Kernel::<Fill>::from_module(&module, "fill_u32") }.unwrap();
+    Some((module, fill))
+}
 
 #[test]
 fn a_chain_of_2048_kernels_replays_exactly_at_every_launch() {
@@ -117,9 +127,7 @@ fn gemm_fft_and_spmv_replay_on_another_stream_what_they_compute_eagerly() {
 fn launches_of_one_exec_on_two_streams_run_one_after_the_other() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((_module, fill)) = fill_kernel(device) else { return };
     let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
     let mut y = DeviceArray::<u32>::zeros_on(&first, 4096).unwrap();
     let config = LaunchConfig::linear(device, 4096).unwrap();
@@ -257,9 +265,7 @@ fn the_simulated_libraries_refuse_what_the_real_ones_cannot_do_in_a_capture() {
 fn safe_calls_that_would_break_a_capture_are_typed_errors_and_the_capture_survives() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((_module, fill)) = fill_kernel(device) else { return };
     let stream = Stream::new_on(device).unwrap();
     let other = Stream::new_on(device).unwrap();
     let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
@@ -297,9 +303,7 @@ fn safe_calls_that_would_break_a_capture_are_typed_errors_and_the_capture_surviv
 fn an_exec_dropped_during_a_capture_is_freed_after_it_and_the_capture_survives() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((_module, fill)) = fill_kernel(device) else { return };
     let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
     let mut y = DeviceArray::<u32>::zeros_on(&first, 256).unwrap();
     let mut z = DeviceArray::<u32>::zeros_on(&second, 256).unwrap();
@@ -377,9 +381,7 @@ fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
 fn a_graph_keeps_the_module_of_its_kernels_loaded() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((module, fill)) = fill_kernel(device) else { return };
     let stream = Stream::new_on(device).unwrap();
     let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
     let config = LaunchConfig::linear(device, 256).unwrap();
@@ -404,9 +406,7 @@ fn a_graph_keeps_the_module_of_its_kernels_loaded() {
 fn pinned_host_memory_made_and_freed_during_a_global_capture_does_not_break_it() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((_module, fill)) = fill_kernel(device) else { return };
     let stream = Stream::new_on(device).unwrap();
     let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
     let config = LaunchConfig::linear(device, 256).unwrap();
@@ -433,9 +433,7 @@ fn pinned_host_memory_made_and_freed_during_a_global_capture_does_not_break_it()
 fn event_waits_and_host_buffers_with_copies_pending_do_not_break_a_global_capture() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
-    let Some(module) = test_module(device) else { return };
-    // SAFETY: fill_u32(uint32_t* out, uint32_t value, uint32_t n) writes [0, n).
-    let fill = unsafe { Kernel::<(Out<u32>, u32, Len)>::from_module(&module, "fill_u32") }.unwrap();
+    let Some((_module, fill)) = fill_kernel(device) else { return };
     let (stream, other) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
     let mut y = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
     let config = LaunchConfig::linear(device, 256).unwrap();
