@@ -27,9 +27,8 @@ use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-#[path = "../../hip-core/benches/support/mod.rs"]
-mod support;
-use support::mean_ns;
+mod common;
+use common::{batched, mean_ns, print_ratios, test_kernels};
 
 const GROUP: &str = "graphs";
 const N: usize = 1024;
@@ -37,37 +36,6 @@ const CHAIN: usize = 128;
 const NODES: [usize; 5] = [1, 16, 128, 512, 2048];
 
 type Axpy = (f32, In<f32>, Out<f32>, Len);
-
-/// The test kernels for this backend.
-fn image() -> Option<Vec<u8>> {
-    match amdgpu::backend() {
-        Backend::Sim => Some(amdgpu::sys::sim::code_object(&["axpy_f32"])),
-        Backend::Nvidia => {
-            let mut ptx = include_bytes!("../../hip-sys/kernels/test_kernels.ptx").to_vec();
-            ptx.push(0);
-            Some(ptx)
-        }
-        _ => None,
-    }
-}
-
-/// Time `iters` runs of `run`, in batches of `batch`, draining `stream`
-/// between batches outside the timing.
-fn batched(stream: &Stream, iters: u64, batch: u64, mut run: impl FnMut()) -> Duration {
-    let mut total = Duration::ZERO;
-    let mut left = iters;
-    while left > 0 {
-        let now = left.min(batch);
-        let start = Instant::now();
-        for _ in 0..now {
-            run();
-        }
-        total += start.elapsed();
-        stream.synchronize().expect("sync");
-        left -= now;
-    }
-    total
-}
 
 struct Chain {
     stream: Stream,
@@ -100,7 +68,7 @@ impl Chain {
 
 fn main() {
     let device = Device::new(0).expect("a device");
-    let Some(image) = image() else {
+    let Some(image) = test_kernels(&["axpy_f32"]) else {
         eprintln!("graphs: skipped, no test kernels for the {} backend", amdgpu::backend());
         return;
     };
@@ -212,18 +180,16 @@ fn cuda_graph_launch(
 }
 
 fn summary() {
-    println!("\nbackend {:?}: ratio = first / second (1.00 = the same time)", amdgpu::backend());
-    for (what, first, second) in [
-        ("128 Kernel::launch vs one GraphExec::launch", "chain-128-launches", "chain-128-replay"),
-        ("GraphExec::launch vs raw hipGraphLaunch", "chain-128-replay", "chain-128-raw-hip"),
-        ("GraphExec::launch vs cudaGraphLaunch", "chain-128-replay", "chain-128-raw-cuda"),
-        ("raw hipGraphLaunch vs cudaGraphLaunch", "chain-128-raw-hip", "chain-128-raw-cuda"),
-        ("exec update vs new instantiation", "update-128", "instantiate-128"),
-    ] {
-        if let (Some(a), Some(b)) = (mean_ns(GROUP, first), mean_ns(GROUP, second)) {
-            println!("  {what:<46} {a:>12.1} ns {b:>12.1} ns   ratio {:.3}", a / b);
-        }
-    }
+    print_ratios(
+        GROUP,
+        &[
+            ("128 Kernel::launch vs one GraphExec::launch", "chain-128-launches", "chain-128-replay"),
+            ("GraphExec::launch vs raw hipGraphLaunch", "chain-128-replay", "chain-128-raw-hip"),
+            ("GraphExec::launch vs cudaGraphLaunch", "chain-128-replay", "chain-128-raw-cuda"),
+            ("raw hipGraphLaunch vs cudaGraphLaunch", "chain-128-raw-hip", "chain-128-raw-cuda"),
+            ("exec update vs new instantiation", "update-128", "instantiate-128"),
+        ],
+    );
     if let Some(capture) = mean_ns(GROUP, "capture-instantiate-128") {
         println!("  capture + instantiate of 128 kernels           {capture:>12.1} ns");
     }

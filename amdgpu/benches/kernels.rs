@@ -23,11 +23,10 @@ use amdgpu::{Backend, CacheOrigin, Device, DeviceArray, KernelCache, LaunchConfi
 use criterion::Criterion;
 use std::ffi::{c_uint, c_void};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-#[path = "../../hip-core/benches/support/mod.rs"]
-mod support;
-use support::mean_ns;
+mod common;
+use common::{print_ratios, test_kernels};
 
 const GROUP: &str = "kernels";
 const N: usize = 1024;
@@ -35,38 +34,8 @@ const BATCH: u64 = 100;
 
 type VectorAdd = (In<f32>, In<f32>, Out<f32>, Len);
 
-/// The test kernels for this backend.
-fn image() -> Option<Vec<u8>> {
-    match amdgpu::backend() {
-        Backend::Sim => Some(amdgpu::sys::sim::code_object(&["vector_add_f32"])),
-        Backend::Nvidia => {
-            let mut ptx = include_bytes!("../../hip-sys/kernels/test_kernels.ptx").to_vec();
-            ptx.push(0);
-            Some(ptx)
-        }
-        _ => None,
-    }
-}
-
-/// Time `launch` in batches of [`BATCH`], draining `stream` between them.
-fn batched(stream: &Stream, iters: u64, mut launch: impl FnMut()) -> Duration {
-    let mut total = Duration::ZERO;
-    let mut left = iters;
-    while left > 0 {
-        let now = left.min(BATCH);
-        let start = Instant::now();
-        for _ in 0..now {
-            launch();
-        }
-        total += start.elapsed();
-        stream.synchronize().expect("sync");
-        left -= now;
-    }
-    total
-}
-
 fn launch_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, device: Device) {
-    let Some(image) = image() else {
+    let Some(image) = test_kernels(&["vector_add_f32"]) else {
         eprintln!("launches: skipped, no test kernels for the {} backend", amdgpu::backend());
         return;
     };
@@ -81,7 +50,7 @@ fn launch_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measureme
 
     group.bench_function("launch-typed", |bench| {
         bench.iter_custom(|iters| {
-            batched(&stream, iters, || {
+            common::batched(&stream, iters, BATCH, || {
                 add.launch(config, &stream, (&a, &b, black_box(&mut c), N as u32)).expect("launch")
             })
         })
@@ -91,7 +60,7 @@ fn launch_benches(group: &mut criterion::BenchmarkGroup<'_, criterion::measureme
     let function = add.function();
     group.bench_function("launch-hip", |bench| {
         bench.iter_custom(|iters| {
-            batched(&stream, iters, || {
+            common::batched(&stream, iters, BATCH, || {
                 let mut params = [
                     &pa as *const _ as *mut c_void,
                     &pb as *const _ as *mut c_void,
@@ -161,7 +130,7 @@ fn cu_launch_bench(
     let cuda_stream = hip_sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream");
     group.bench_function("launch-cu", |bench| {
         bench.iter_custom(|iters| {
-            batched(stream, iters, || {
+            common::batched(stream, iters, BATCH, || {
                 let mut params = [
                     &pointers[0] as *const _ as *mut c_void,
                     &pointers[1] as *const _ as *mut c_void,
@@ -244,17 +213,15 @@ fn main() {
         group.finish();
     }
     criterion.final_summary();
-    println!("\nbackend {:?}: ratio = first / second (1.00 = the same time)", amdgpu::backend());
-    for (what, first, second) in [
-        ("Kernel::launch vs raw hipModuleLaunchKernel", "launch-typed", "launch-hip"),
-        ("raw hipModuleLaunchKernel vs cuLaunchKernel", "launch-hip", "launch-cu"),
-        ("Kernel::launch vs cuLaunchKernel", "launch-typed", "launch-cu"),
-        ("memory hit alone vs compile + load", "memory-hit", "compile-load"),
-        ("memory hit + load vs compile + load", "memory-hit-load", "compile-load"),
-        ("disk hit (new process) + load vs compile + load", "disk-hit-load", "compile-load"),
-    ] {
-        if let (Some(a), Some(b)) = (mean_ns(GROUP, first), mean_ns(GROUP, second)) {
-            println!("  {what:<50} {:>12.1} ns {:>12.1} ns   ratio {:.3}", a, b, a / b);
-        }
-    }
+    print_ratios(
+        GROUP,
+        &[
+            ("Kernel::launch vs raw hipModuleLaunchKernel", "launch-typed", "launch-hip"),
+            ("raw hipModuleLaunchKernel vs cuLaunchKernel", "launch-hip", "launch-cu"),
+            ("Kernel::launch vs cuLaunchKernel", "launch-typed", "launch-cu"),
+            ("memory hit alone vs compile + load", "memory-hit", "compile-load"),
+            ("memory hit + load vs compile + load", "memory-hit-load", "compile-load"),
+            ("disk hit (new process) + load vs compile + load", "disk-hit-load", "compile-load"),
+        ],
+    );
 }
