@@ -33,10 +33,7 @@ use hip_sys::sync::MutexExt;
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-pub use crate::underway::{
-    check_blocking, exclusive, global_underway, is_underway, on_this_thread, relaxed, try_exclusive, underway,
-    CaptureMode,
-};
+pub use crate::underway::{check_blocking, exclusive, global_underway, on_this_thread, relaxed, underway, CaptureMode};
 
 /// The scopes of the listed captures, for [`of`].
 static SCOPES: Mutex<Vec<Arc<CaptureScope>>> = Mutex::new(Vec::new());

@@ -69,12 +69,6 @@ pub fn underway() -> bool {
     UNDERWAY.load(Ordering::Acquire) != 0
 }
 
-/// Whether the capture of id `id` (a
-/// [`CaptureScope::id`](crate::capture::CaptureScope::id)) is still underway.
-pub fn is_underway(id: u64) -> bool {
-    underway() && GATE.lock_unpoisoned().listed.iter().any(|l| l.id == id)
-}
-
 /// Whether a capture begun in [`CaptureMode::Global`] is underway: then a
 /// driver allocation or a synchronization on *any* thread not in the
 /// Relaxed mode breaks it.
@@ -208,21 +202,6 @@ pub fn exclusive<R>(operation: &'static str, work: impl FnOnce() -> R) -> Result
     drop(gate);
     let _done = Reopen;
     Ok(work())
-}
-
-/// [`exclusive`] without waiting: `None` while a capture is underway.
-pub fn try_exclusive<R>(work: impl FnOnce() -> R) -> Option<R> {
-    if on_this_thread() {
-        return None;
-    }
-    let mut gate = GATE.lock_unpoisoned();
-    if gate.exclusive || !gate.listed.is_empty() {
-        return None;
-    }
-    gate.exclusive = true;
-    drop(gate);
-    let _done = Reopen;
-    Some(work())
 }
 
 /// Ends exclusive work, also on a panic.
