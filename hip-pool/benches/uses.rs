@@ -1,7 +1,10 @@
 //! The cost of declaring buffer uses: the cached allocate+free pair on one
 //! stream with and without the use check of the same stream (which must
 //! stay as cheap), and a use on another stream (prepare + record) against
-//! the raw calls it stands for, `hipEventRecord` + `hipStreamWaitEvent`.
+//! raw calls: `hipEventRecord` + `hipStreamWaitEvent` (the other stream
+//! waits for the own stream's work, the yardstick), and those plus
+//! the `hipEventRecord` after the use that later uses and the block's next
+//! owner wait for (all that the protocol guarantees, done by hand).
 //!
 //! Run: `cargo bench -p hip-pool --bench uses`. After criterion's report the
 //! ratios are printed.
@@ -69,6 +72,16 @@ fn cross_stream(c: &mut Criterion, pool: Pool, a: &Stream, other: &Stream) {
             })
         })
     });
+    let after = Event::untimed_on(a.device()).expect("event");
+    group.bench_function("raw+record", |bench| {
+        bench.iter_custom(|iters| {
+            batched(iters, a, other, || {
+                event.record(a).expect("record");
+                other.wait(&event).expect("wait");
+                after.record(other).expect("record");
+            })
+        })
+    });
     group.finish();
 }
 
@@ -90,5 +103,8 @@ fn main() {
     }
     if let (Some(used), Some(raw)) = (mean_ns("cross-stream", "use"), mean_ns("cross-stream", "raw")) {
         println!("  other stream: prepare+record {used:.1}, raw record+wait {raw:.1} ({:.2}x)", used / raw);
+    }
+    if let (Some(used), Some(raw)) = (mean_ns("cross-stream", "use"), mean_ns("cross-stream", "raw+record")) {
+        println!("  other stream: prepare+record {used:.1}, raw record+wait+record {raw:.1} ({:.2}x)", used / raw);
     }
 }

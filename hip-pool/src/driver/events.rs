@@ -26,30 +26,21 @@ fn list(device: Device) -> Option<std::sync::MutexGuard<'static, VecDeque<Event>
     FREE.get(device.ordinal()).map(|m| m.lock_unpoisoned())
 }
 
-/// An untimed event of `device`: the oldest free one if its last
-/// recording has completed, else a new one.
+/// An untimed event of `device`: a free one, else a new one.
 ///
 /// A free event may still have a recording in flight that earlier waits
-/// refer to. HIP keeps those waits on that recording even if the event is
-/// recorded again, but recording it again on another stream, which may
-/// finish first, is the kind of subtlety a runtime (the simulator's event
-/// counter, for one) can get wrong; an event is therefore reused only once
-/// its recording is over (one `hipEventQuery`).
-///
-/// While a stream capture is underway no event is queried (CUDA refuses
-/// and breaks the capture): a new event is made instead.
+/// refer to. That is safe to record again: `hipStreamWaitEvent` (and
+/// CUDA's) waits for the recording that was the event's latest when the
+/// wait was enqueued, whatever is recorded afterwards (clr's wait keeps a
+/// reference to that recording's marker; the simulator tracks each
+/// recording's completion apart). Asking first whether the recording is
+/// over would cost a `hipEventQuery` per use on another stream, a third
+/// of that path on CUDA (and a query, which a capture underway forbids).
 pub(crate) fn take(device: Device) -> Result<Event, HipError> {
-    if hip_core::capture::underway() {
-        return Event::untimed_on(device);
+    match list(device).and_then(|mut free| free.pop_front()) {
+        Some(event) => Ok(event),
+        None => Event::untimed_on(device),
     }
-    let oldest = list(device).and_then(|mut free| free.pop_front());
-    if let Some(event) = oldest {
-        if event.query().unwrap_or(false) {
-            return Ok(event);
-        }
-        give(event);
-    }
-    Event::untimed_on(device)
 }
 
 /// Return an event that nobody will wait on or record again (waits
