@@ -1,5 +1,7 @@
-//! A warm handle lookup (rocSPARSE, rocBLAS) and a plan-cache hit, each against making the
-//! handle or plan from scratch, on the same backend in one run.
+//! A warm handle lookup (rocSPARSE, rocBLAS: what every wrapper does
+//! first), a raw handle lent out (the lookup, and the handle's stream and
+//! pointer mode put back after), and a plan-cache hit, each against making
+//! the handle or plan from scratch, on the same backend in one run.
 //!
 //! First, once the device's context exists and before anything else in
 //! the process uses the libraries, one handle of each and one plan are
@@ -96,13 +98,23 @@ fn benches(c: &mut Criterion) -> bool {
     let firsts = first_uses(device);
     let api = hip_sys::rocsparse().expect("rocSPARSE");
     let mut group = c.benchmark_group(GROUP);
+    // What every wrapper does first: find the thread's handle, bound to
+    // the stream already.
     group.bench_function("handle lookup (warm)", |b| {
+        b.iter(|| sparse::warm_handle(black_box(&stream)).expect("handle"))
+    });
+    // Lending the raw handle out also puts its stream and pointer mode back
+    // afterwards (two rocSPARSE calls).
+    group.bench_function("raw handle lent (warm)", |b| {
         b.iter(|| black_box(sparse::with_raw_handle(device, &stream, |h| h).expect("handle")))
     });
     group.bench_function("handle create+destroy", |b| b.iter(|| sparse_round_trip(api, device)));
     if hip_libs::available(hip_libs::Library::Rocblas) {
         let blas_api = hip_sys::rocblas().expect("rocBLAS");
         group.bench_function("blas handle lookup (warm)", |b| {
+            b.iter(|| blas::warm_handle(black_box(&stream)).expect("handle"))
+        });
+        group.bench_function("blas raw handle lent (warm)", |b| {
             b.iter(|| black_box(blas::with_raw_handle(device, &stream, |h| h).expect("handle")))
         });
         group.bench_function("blas handle create+destroy", |b| b.iter(|| blas_round_trip(blas_api, device)));
@@ -135,7 +147,9 @@ fn main() {
     println!("\nbackend {:?}:", hip_sys::backend());
     for (cached, fresh) in [
         ("handle lookup (warm)", "handle create+destroy"),
+        ("raw handle lent (warm)", "handle create+destroy"),
         ("blas handle lookup (warm)", "blas handle create+destroy"),
+        ("blas raw handle lent (warm)", "blas handle create+destroy"),
         ("plan cache hit", "plan create+destroy"),
         ("plan cache hit (borrowed key)", "plan create+destroy"),
     ] {

@@ -191,6 +191,15 @@ pub(crate) fn refuse_during_capture_because(operation: &'static str, why: &'stat
     Ok(())
 }
 
+/// Make sure this thread has its handle for `stream`'s device, bound to
+/// `stream`: what every `warm_handle` of the libraries does.
+///
+/// # Errors
+/// As [`with_handle`] when it makes or binds the handle.
+pub(crate) fn warm<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<H>>>, stream: &Stream) -> Result<()> {
+    with_handle(local, stream.device(), stream, |_| Ok(()))
+}
+
 /// Run `f` with this thread's handle for `device`, bound to `stream`.
 pub(crate) fn with_handle<H: LibHandle, R>(
     local: &'static LocalKey<RefCell<ThreadHandles<H>>>,

@@ -171,6 +171,32 @@ pub fn with_raw_handle<R>(device: Device, stream: &Stream, f: impl FnOnce(rocbla
     })
 }
 
+/// Make sure this thread has its rocBLAS handle for `stream`'s device,
+/// bound to `stream`: made on first use (`rocblas_create_handle`), then only looked up
+/// and, if the thread's last call was on another stream, bound again
+/// (`rocblas_set_stream`). Every wrapper does this first; calling it ahead of a
+/// capture gives the capture a handle, which cannot be made inside one.
+///
+/// # Errors
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocBLAS;
+/// [`LibError::Hip`](crate::LibError::Hip) with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
+/// the handle would be made during a capture of this thread or a Global
+/// one; [`LibError::Status`](crate::LibError::Status) with rocBLAS's status of
+/// `rocblas_create_handle` or `rocblas_set_stream`; `LibError::Pool` when a new handle's workspace cannot be allocated.
+///
+/// # Examples
+/// ```
+/// let stream = hip_core::stream();
+/// hip_libs::blas::warm_handle(&stream)?;
+/// assert!(hip_libs::blas::handle_stats().created >= 1);
+/// # Ok::<(), hip_libs::LibError>(())
+/// ```
+#[doc(alias = "rocblas_create_handle")]
+pub fn warm_handle(stream: &Stream) -> Result<()> {
+    crate::handle_cache::warm(&HANDLES, stream)
+}
+
 /// Counters of the rocBLAS handle cache: handles made, destroyed, and idle
 /// per device.
 pub fn handle_stats() -> HandleStats {

@@ -36,7 +36,9 @@ mod raw;
 mod vector;
 
 pub use gemm::{gemm, gemm_strided_batched, Batch, Gemm, Math};
-pub use handle::{clear_idle_handles, default_workspace_size, handle_stats, with_raw_handle, workspace_size};
+pub use handle::{
+    clear_idle_handles, default_workspace_size, handle_stats, warm_handle, with_raw_handle, workspace_size,
+};
 pub use raw::scalar::{BlasScalar, GemmScalar};
 pub use vector::{axpy, dot, dotc, gemv, nrm2, scal};
 

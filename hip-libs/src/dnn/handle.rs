@@ -59,6 +59,32 @@ impl LibHandle for DnnHandle {
     }
 }
 
+/// Make sure this thread has its MIOpen handle for `stream`'s device,
+/// bound to `stream`: made on first use (`miopenCreate`), then only looked up
+/// and, if the thread's last call was on another stream, bound again
+/// (`miopenSetStream`). Every wrapper does this first; calling it ahead of a
+/// capture gives the capture a handle, which cannot be made inside one.
+///
+/// # Errors
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without MIOpen;
+/// [`LibError::Hip`](crate::LibError::Hip) with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
+/// the handle would be made during a capture of this thread or a Global
+/// one; [`LibError::Status`](crate::LibError::Status) with MIOpen's status of
+/// `miopenCreate` or `miopenSetStream`.
+///
+/// # Examples
+/// ```
+/// let stream = hip_core::stream();
+/// hip_libs::dnn::warm_handle(&stream)?;
+/// assert!(hip_libs::dnn::handle_stats().created >= 1);
+/// # Ok::<(), hip_libs::LibError>(())
+/// ```
+#[doc(alias = "miopenCreate")]
+pub fn warm_handle(stream: &Stream) -> Result<()> {
+    crate::handle_cache::warm(&HANDLES, stream)
+}
+
 /// Counters of the MIOpen handle cache.
 pub fn handle_stats() -> HandleStats {
     CACHE.stats()

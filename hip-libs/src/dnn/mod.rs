@@ -26,6 +26,6 @@ mod tensor;
 pub use activation::{activation, Activation};
 pub use conv::{conv2d_forward, conv2d_output_shape};
 pub use conv_plan::Conv2d;
-pub use handle::{clear_idle_handles, handle_stats};
+pub use handle::{clear_idle_handles, handle_stats, warm_handle};
 pub use softmax::{softmax, SoftmaxAlgorithm, SoftmaxMode};
 pub use tensor::{DnnScalar, Shape4};

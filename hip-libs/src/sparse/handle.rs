@@ -56,6 +56,32 @@ impl LibHandle for SparseHandle {
     }
 }
 
+/// Make sure this thread has its rocSPARSE handle for `stream`'s device,
+/// bound to `stream`: made on first use (`rocsparse_create_handle`), then only looked up
+/// and, if the thread's last call was on another stream, bound again
+/// (`rocsparse_set_stream`). Every wrapper does this first; calling it ahead of a
+/// capture gives the capture a handle, which cannot be made inside one.
+///
+/// # Errors
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocSPARSE;
+/// [`LibError::Hip`](crate::LibError::Hip) with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
+/// the handle would be made during a capture of this thread or a Global
+/// one; [`LibError::Status`](crate::LibError::Status) with rocSPARSE's status of
+/// `rocsparse_create_handle` or `rocsparse_set_stream`.
+///
+/// # Examples
+/// ```
+/// let stream = hip_core::stream();
+/// hip_libs::sparse::warm_handle(&stream)?;
+/// assert!(hip_libs::sparse::handle_stats().created >= 1);
+/// # Ok::<(), hip_libs::LibError>(())
+/// ```
+#[doc(alias = "rocsparse_create_handle")]
+pub fn warm_handle(stream: &Stream) -> Result<()> {
+    crate::handle_cache::warm(&HANDLES, stream)
+}
+
 /// Counters of the rocSPARSE handle cache: handles made, destroyed, and
 /// idle per device.
 pub fn handle_stats() -> HandleStats {

@@ -22,5 +22,5 @@ mod raw;
 mod spmv;
 
 pub use csr::{CsrMatrix, SparseScalar};
-pub use handle::{clear_idle_handles, handle_stats, with_raw_handle};
+pub use handle::{clear_idle_handles, handle_stats, warm_handle, with_raw_handle};
 pub use spmv::{spmm, spmv, spmv_op, DenseOrder, Operation};
