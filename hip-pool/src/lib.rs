@@ -75,9 +75,9 @@
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the one grow path to the
 //!    driver. No buffers, no thread caches.
-//! 4. `uses`, `captured`, `private_pool`, `barrier`, `thread_cache`: a
-//!    buffer's uses on other streams (events) and the holds of graphs on
-//!    it; a capture's private pool; and each thread's cache of freed
+//! 4. `uses`, `private_pool`, `barrier`, `thread_cache`: the one use
+//!    tracker ([`UseList`]: a buffer's uses on other streams, pinned host
+//!    memory's uses on all, as events) and the holds of graphs on them; a capture's private pool; and each thread's cache of freed
 //!    blocks in front of a device pool, with the record a block carries
 //!    while it is out of the pool (its length, stream and uses), and the
 //!    paths through both.
@@ -103,7 +103,6 @@ mod driver;
 mod device_pool;
 // 4. The thread front.
 mod barrier;
-mod captured;
 mod private_pool;
 mod thread_cache;
 mod uses;
@@ -120,3 +119,4 @@ pub use pool::{capture_into, enqueue, register_reclaim_hook, Access, Buffer, Gra
 pub use registry::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
 pub use strategy::Strategy;
+pub use uses::UseList;

@@ -8,6 +8,7 @@ fn buffers_pools_and_errors_are_send_and_sync() {
     send_sync::<hip_pool::Buffer>();
     send_sync::<hip_pool::Pool>();
     send_sync::<hip_pool::GraphPool>();
+    send_sync::<hip_pool::UseList>();
     send_sync::<hip_pool::PoolStats>();
     send_sync::<hip_pool::Strategy>();
     send_sync::<hip_pool::Limit>();

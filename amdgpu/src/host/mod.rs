@@ -335,8 +335,8 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
                 origin: std::mem::replace(&mut self.origin, Origin::Empty),
                 uses: std::mem::take(&mut self.uses),
             };
-            let uses = parts.uses.shared_handle();
-            return uses.release_after_holds(move || drop(parts));
+            let list = parts.uses.list();
+            return list.release_after_holds(move || drop(parts));
         }
         if hip_core::capture::underway() && !self.uses.is_empty() {
             // Waiting for its copies would break the capture: the buffer

@@ -1,10 +1,9 @@
 //! `Buffer`: device memory from a pool, returned to it on drop.
 
-use crate::captured;
 use crate::device_pool::Backing;
 use crate::error::Result;
 use crate::thread_cache::{PoolInner, Record};
-use crate::uses::Access;
+use crate::uses::{use_in_capture, Access, WHOLE};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
@@ -164,7 +163,8 @@ impl Buffer {
         let record = &**self.record;
         match hip_core::capture::of(stream)? {
             Some(scope) => {
-                captured::use_in_capture(&record.uses, &record.stream, stream, access, &scope);
+                let list = record.uses.shared();
+                use_in_capture(&list, Some(&record.stream), stream, WHOLE, access, &scope);
                 Ok(())
             }
             None => Ok(record.uses.prepare(&record.stream, stream, access)?),

@@ -1,0 +1,93 @@
+//! Memory in stream captures: the operand protocol while a capture
+//! records, and the hold a graph keeps on every buffer (and pinned host
+//! buffer) its work uses.
+//!
+//! Captured work runs at each replay, on the stream the replay is
+//! launched on, not where and when it was captured. So a use inside a
+//! capture records no event and waits for none (an event recorded there
+//! would record into the graph, and querying one breaks the capture with
+//! `hipErrorCapturedEvent`). It becomes a [`CapturedUse`] kept by the
+//! capture ([`CaptureScope::keep`], once per buffer and capture), which the
+//! graph and every executable graph made of it keep in turn:
+//!
+//! - before each replay on a stream `R`, it prepares the buffer's use on
+//!   `R` as any operation would: `R` waits (on the GPU) for the buffer's
+//!   own stream and for the conflicting uses recorded so far;
+//! - after it, it records the use on `R`, so that later work on the buffer
+//!   (and its next owner) waits for the replay;
+//! - while it lives the buffer's block is not reused: a buffer dropped
+//!   meanwhile leaves its release to the last hold (`uses::List`).
+
+use super::{Access, UseList};
+use hip_core::capture::{CaptureScope, GraphResource};
+use hip_core::{HipError, Stream};
+use hip_sys::sync::MutexExt;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+/// A graph's hold on some memory: its uses' list, its own stream (if it
+/// has one), and the bytes the captured work touches, each with whether it
+/// writes them.
+pub(crate) struct CapturedUse {
+    list: Arc<UseList>,
+    own: Option<Stream>,
+    capture: u64,
+    ranges: Mutex<Vec<(Range<usize>, Access)>>,
+}
+
+impl CapturedUse {
+    fn ranges(&self) -> Vec<(Range<usize>, Access)> {
+        self.ranges.lock_unpoisoned().clone()
+    }
+}
+
+impl GraphResource for CapturedUse {
+    fn before_replay(&self, stream: &Stream) -> Result<(), HipError> {
+        self.ranges().iter().try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access))
+    }
+
+    fn after_replay(&self, stream: &Stream) -> Result<(), HipError> {
+        if self.own.as_ref().is_some_and(|own| own.id() == stream.id()) {
+            return Ok(());
+        }
+        self.ranges().into_iter().try_for_each(|(bytes, access)| self.list.note(stream, bytes, access))
+    }
+}
+
+impl Drop for CapturedUse {
+    fn drop(&mut self) {
+        if let Some(release) = self.list.unhold(self.capture) {
+            release();
+        }
+    }
+}
+
+/// Note a use of `bytes` with `access`, on `stream`, of the memory with
+/// the uses `list` and own stream `own` (none for host memory), in the
+/// capture `scope` records: no HIP call.
+pub(crate) fn use_in_capture(
+    list: &Arc<UseList>,
+    own: Option<&Stream>,
+    stream: &Stream,
+    bytes: Range<usize>,
+    access: Access,
+    scope: &CaptureScope,
+) {
+    let foreign = own.is_none_or(|own| own.id() != stream.id());
+    let key = Arc::as_ptr(list) as usize;
+    let kept = scope.keep(key, || {
+        list.hold(scope.id(), foreign);
+        CapturedUse { list: list.clone(), own: own.cloned(), capture: scope.id(), ranges: Mutex::new(Vec::new()) }
+    });
+    {
+        let mut ranges = kept.ranges.lock_unpoisoned();
+        match ranges.iter_mut().find(|(b, _)| *b == bytes) {
+            Some((_, a)) if access == Access::Write => *a = Access::Write,
+            Some(_) => {}
+            None => ranges.push((bytes, access)),
+        }
+    }
+    if foreign {
+        kept.list.mark_foreign();
+    }
+}
