@@ -12,7 +12,7 @@
 //!   cargo feature of its name (`amd`, `nvidia`, `sim`; all on by
 //!   default), each in one folder under [`backend`](mod@backend) with one
 //!   module vocabulary: `hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`,
-//!   `miopen`. A backend's `rocblas` is rocBLAS on that backend, whether it
+//!   `rocrand`, `miopen`. A backend's `rocblas` is rocBLAS on that backend, whether it
 //!   loads AMD's, maps it onto cuBLAS or computes it on the CPU.
 //! - **Rules written once.** What every backend must check the same way
 //!   (rocBLAS's argument rules, rocFFT's version facts, the staged SpMV, the
@@ -31,11 +31,11 @@
 //! # Parts
 //!
 //!
-//! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE and rocFFT,
+//! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE, rocFFT and rocRAND,
 //!   generated from Debian's headers, and of MIOpen, written by hand; and
 //!   one **function table** per library ([`HipApi`],
 //!   [`rocblas::RocblasApi`], [`rocsparse::RocsparseApi`],
-//!   [`rocfft::RocfftApi`], [`miopen::MiopenApi`]): a struct of
+//!   [`rocfft::RocfftApi`], [`rocrand::RocrandApi`], [`miopen::MiopenApi`]): a struct of
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
 //! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
@@ -47,8 +47,8 @@
 //!   wins, in that order. [`hip()`] returns the chosen table,
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why
 //!   none could be set up.
-//! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT and MIOpen tables of the
-//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`]), loaded lazily
+//! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND tables of the
+//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`], [`rocrand()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`compiler()`] and [`hiprtc()`]: the runtime compiler of the backend
@@ -109,8 +109,9 @@ pub use bindings::newer::{
     hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
 };
 pub use bindings::shared::prelude::{prelude, Header};
-pub use bindings::{miopen, rocblas, rocfft, rocsparse};
+pub use bindings::{miopen, rocblas, rocfft, rocrand, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
-    available, miopen, rocblas, rocfft, rocfft_version, rocsparse, rocsparse_spmv_staged, Library, RocfftVersion,
+    available, miopen, rocblas, rocfft, rocfft_version, rocrand, rocsparse, rocsparse_spmv_staged, Library,
+    RocfftVersion,
 };

@@ -250,6 +250,25 @@ const HIPRTC_FUNCTIONS: &[&str] = &[
     "hiprtcGetCode",
 ];
 
+const ROCRAND_FUNCTIONS: &[&str] = &[
+    "rocrand_get_version",
+    "rocrand_create_generator",
+    "rocrand_destroy_generator",
+    "rocrand_set_stream",
+    "rocrand_set_seed",
+    "rocrand_set_offset",
+    "rocrand_set_ordering",
+    "rocrand_initialize_generator",
+    "rocrand_generate",
+    "rocrand_generate_uniform",
+    "rocrand_generate_uniform_double",
+    "rocrand_generate_normal",
+    "rocrand_generate_normal_double",
+    "rocrand_generate_log_normal",
+    "rocrand_generate_log_normal_double",
+    "rocrand_generate_poisson",
+];
+
 const LIBRARIES: &[Library] = &[
     Library {
         file: "hip.rs",
@@ -321,6 +340,19 @@ const LIBRARIES: &[Library] = &[
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
         newer: ROCBLAS_NEWER,
         statuses: &["rocblas_status_"],
+    },
+    Library {
+        file: "rocrand.rs",
+        header: "rocrand/rocrand.h",
+        package: "librocrand-dev",
+        table: "RocrandApi",
+        soname: "librocrand.so",
+        functions: ROCRAND_FUNCTIONS,
+        extra_types: &["rocrand_status", "rocrand_rng_type", "rocrand_ordering"],
+        extra_vars: &[],
+        shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
+        newer: "",
+        statuses: &["rocrand_status"],
     },
     Library {
         file: "hiprtc.rs",

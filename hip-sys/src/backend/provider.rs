@@ -8,6 +8,7 @@ use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::miopen::MiopenApi;
 use crate::rocblas::RocblasApi;
 use crate::rocfft::RocfftApi;
+use crate::rocrand::RocrandApi;
 use crate::rocsparse::RocsparseApi;
 use crate::BackendError;
 
@@ -24,6 +25,8 @@ pub(crate) struct Provider {
     pub rocfft_version: fn() -> Result<RocfftVersion, BackendError>,
     /// MIOpen.
     pub miopen: fn() -> Result<&'static MiopenApi, BackendError>,
+    /// rocRAND.
+    pub rocrand: fn() -> Result<&'static RocrandApi, BackendError>,
     /// The runtime compiler that serves the backend's devices: AMD's
     /// hipRTC, NVRTC, or the simulator's.
     pub hiprtc: fn() -> Result<&'static Compiler, BackendError>,

@@ -1,4 +1,5 @@
-//! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT and MIOpen.
+//! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT, MIOpen
+//! and rocRAND.
 //!
 //! Each table is loaded lazily, once per process, for the process's
 //! [backend](crate::backend()):
@@ -6,8 +7,8 @@
 //! - **amd**: AMD's shared library, opened at run time from
 //!   `$ROCM_PATH/lib`, then `/opt/rocm/lib`, then the loader's path, under
 //!   the names `librocblas.so` (`.so.5`, `.so.4`, `.so.3`, `.so.0`),
-//!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`) and
-//!   `libMIOpen.so` (`.so.1`). A library that is not found is
+//!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`),
+//!   `libMIOpen.so` (`.so.1`) and `librocrand.so` (`.so.1`). A library that is not found is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound) (with every path tried), a symbol
 //!   that is missing [`BackendError::SymbolMissing`](crate::BackendError::SymbolMissing), a version whose ABI
 //!   this crate does not know [`BackendError::UnsupportedVersion`](crate::BackendError::UnsupportedVersion). None of
@@ -20,6 +21,7 @@
 //!   backend's `rocblas`, `rocfft`, `rocsparse` and `miopen` modules for
 //!   the mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
+//!   rocRAND is not mapped onto cuRAND yet: [`rand`] says so.
 //!
 //! If backend selection itself failed, that error is returned. The
 //! functions here ask the process's backend for its table once
@@ -42,6 +44,7 @@
 pub mod blas;
 pub mod dnn;
 pub mod fft;
+pub mod rand;
 pub mod rtc;
 pub mod sparse;
 
@@ -49,6 +52,7 @@ pub use crate::bindings::shared::library::Library;
 pub use blas::rocblas;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};
+pub use rand::rocrand;
 pub use sparse::{rocsparse, rocsparse_spmv_staged};
 
 /// Whether `library` can be used in this process (loading it if needed).
@@ -58,5 +62,6 @@ pub fn available(library: Library) -> bool {
         Library::Rocfft => rocfft().is_ok(),
         Library::Miopen => miopen().is_ok(),
         Library::Rocblas => rocblas().is_ok(),
+        Library::Rocrand => rocrand().is_ok(),
     }
 }

@@ -23,6 +23,7 @@ const fn file_names(library: Library) -> &'static [&'static str] {
         Library::Rocblas => {
             &["librocblas.so", "librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"]
         }
+        Library::Rocrand => &["librocrand.so", "librocrand.so.1"],
     }
 }
 

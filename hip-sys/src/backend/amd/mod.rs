@@ -16,6 +16,7 @@ mod properties;
 mod provider;
 mod rocblas;
 mod rocfft;
+mod rocrand;
 mod rocsparse;
 
 pub(crate) use hip::load;

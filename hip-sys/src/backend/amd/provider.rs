@@ -1,15 +1,16 @@
 //! What the amd backend provides besides its HIP table: AMD's own math
 //! libraries, each loaded on first use.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
+use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsparse};
 use crate::backend::provider::Provider;
 
-/// AMD's rocBLAS, rocSPARSE, rocFFT, MIOpen and hipRTC.
+/// AMD's rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND and hipRTC.
 pub(crate) static PROVIDER: Provider = Provider {
     rocblas: rocblas::table,
     rocsparse: rocsparse::table,
     rocfft: rocfft::table,
     rocfft_version: rocfft::version,
     miopen: miopen::table,
+    rocrand: rocrand::table,
     hiprtc: hiprtc::compiler,
 };

@@ -15,5 +15,12 @@ pub(crate) static PROVIDER: Provider = Provider {
     // ones: the input rules of rocFFT 1.0.25 and later.
     rocfft_version: || Ok(RocfftVersion::R2C_KEEPS_INPUT),
     miopen: || miopen::load(&miopen::candidates()),
+    // rocRAND over cuRAND is not mapped yet.
+    rocrand: || {
+        Err(crate::BackendError::LibraryUnavailable {
+            library: "rocRAND".to_owned(),
+            hint: "the nvidia backend does not map rocRAND onto cuRAND yet".to_owned(),
+        })
+    },
     hiprtc: hiprtc::compiler,
 };

@@ -29,7 +29,7 @@
 //! Arithmetic runs in the operands' precision (single precision in `f32`)
 //! in all three libraries, so single-precision tolerances are a GPU's.
 
-use super::{miopen, rocblas, rocfft, rocsparse};
+use super::{miopen, rocblas, rocfft, rocrand, rocsparse};
 
 use super::handles::new_handle;
 use super::lock::lock;
@@ -64,6 +64,7 @@ pub(crate) enum Kind {
     Tensor(miopen::Tensor),
     Activation(miopen::Activation),
     Convolution(miopen::Convolution),
+    RandGenerator(rocrand::Generator),
 }
 
 static OBJECTS: Mutex<Option<HashMap<usize, Object>>> = Mutex::new(None);

@@ -260,6 +260,9 @@
 //! a CSR SpMV computed without its preprocess, which the real library
 //! runs silently on a slower kernel, is recorded in
 //! [`rocsparse_slow_paths`].
+//! rocRAND ([`rocrand_api`]) is rocRAND 2.10's Philox4x32-10 host API:
+//! its stream of words and its uniforms bit for bit, its normals to a few
+//! ulps (the other generators and Poisson are not modelled, and say so).
 //!
 //! # Introspection for tests
 //!
@@ -313,6 +316,7 @@ mod miopen;
 mod provider;
 mod rocblas;
 mod rocfft;
+mod rocrand;
 mod rocsparse;
 mod rocsparse_mode;
 mod tables;
@@ -338,7 +342,7 @@ pub use rocsparse_mode::{
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
 pub use submit::{hold_stream, StreamHold};
-pub use tables::{api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocsparse_api};
+pub use tables::{api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocrand_api, rocsparse_api};
 pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 
 pub(crate) use machine::configure_from_env;

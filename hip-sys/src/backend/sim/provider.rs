@@ -1,7 +1,7 @@
 //! What the simulator provides besides its HIP table: its own rocBLAS,
-//! rocSPARSE, rocFFT, MIOpen and hipRTC.
+//! rocSPARSE, rocFFT, MIOpen, rocRAND and hipRTC.
 
-use super::{miopen, rocblas, rocfft, rocsparse};
+use super::{miopen, rocblas, rocfft, rocrand, rocsparse};
 use crate::backend::provider::Provider;
 
 /// The simulator's libraries. rocFFT fails to load when
@@ -12,5 +12,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft: || rocfft::env_version().map(|_| &rocfft::SIM_ROCFFT),
     rocfft_version: || Ok(rocfft::rocfft_version()),
     miopen: || Ok(&miopen::SIM_MIOPEN),
+    rocrand: || Ok(&rocrand::SIM_ROCRAND),
     hiprtc: || Ok(&super::hiprtc::SIM_COMPILER),
 };

@@ -1,7 +1,7 @@
 //! The simulator's function tables, whatever backend the process selected:
 //! tests of the simulator itself call them directly.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
+use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsparse};
 use crate::bindings::hip::HipApi;
 
 /// The simulator's function table, whatever backend the process selected:
@@ -19,6 +19,12 @@ pub fn rocsparse_api() -> &'static crate::rocsparse::RocsparseApi {
 /// The simulator's rocFFT table.
 pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
     &rocfft::SIM_ROCFFT
+}
+
+/// The simulator's rocRAND table (see the `rocrand` module docs of the
+/// simulator for what it implements).
+pub fn rocrand_api() -> &'static crate::rocrand::RocrandApi {
+    &rocrand::SIM_ROCRAND
 }
 
 /// The simulator's rocBLAS table.

@@ -13,19 +13,24 @@ pub enum Library {
     Miopen,
     /// rocBLAS, `librocblas.so`.
     Rocblas,
+    /// rocRAND, `librocrand.so`.
+    Rocrand,
 }
 
 impl Library {
     /// Every library.
-    pub const ALL: [Library; 4] = [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen];
+    pub const ALL: [Library; 5] =
+        [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen, Library::Rocrand];
 
-    /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT` or `MIOpen`.
+    /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT`, `MIOpen` or
+    /// `rocRAND`.
     pub const fn name(self) -> &'static str {
         match self {
             Library::Rocsparse => "rocSPARSE",
             Library::Rocfft => "rocFFT",
             Library::Miopen => "MIOpen",
             Library::Rocblas => "rocBLAS",
+            Library::Rocrand => "rocRAND",
         }
     }
 }

@@ -1,0 +1,41 @@
+//! rocRAND in the simulator: the Philox4x32-10 generator of the host API,
+//! computed on the CPU as rocRAND 2.10 (ROCm 5.7) computes it, queued on
+//! the generator's stream.
+//!
+//! # What is bit for bit, and what is not
+//!
+//! - **The stream of words.** Philox's block function is rocRAND's (it
+//!   passes Random123's known-answer vectors). The host API's output is
+//!   one sequential stream whatever the GPU's grid: with `P` the words
+//!   consumed so far (from the seed and the offset, which counts words),
+//!   `rocrand_generate`'s element `j` is word `(P + j) % 4` of block
+//!   `(P + j) / 4`. `rocrand_set_seed` and `rocrand_set_offset` restart the
+//!   stream at the offset.
+//! - **Uniforms** are exact: a float is `(float)v * 2^-32 + 2^-32` (the
+//!   product is exact, so fused or not makes no difference), in (0, 1]; a
+//!   double takes two words, `a | (b >> 11) << 32`, times 2^-53 plus 2^-53.
+//! - **Normals and log-normals** follow rocRAND's Box-Muller exactly in
+//!   which words feed which output (float: two words give two outputs,
+//!   `sin` for the even one, `cos` for the odd; double: four words give
+//!   two, with `sinpi`/`cospi`), and in how far the stream advances (two
+//!   words per pair of floats, four per pair of doubles; an odd count
+//!   computes the last pair and drops its second value). The values agree
+//!   only to a few ulps: the GPU's `__sincosf` is a hardware approximation
+//!   and its `log` is not correctly rounded, while the simulator uses the
+//!   CPU's `sin`, `cos` and `ln`.
+//!
+//! # Not modelled
+//!
+//! The other generators (XORWOW, MRG32k3a, MTGP32, quasi-random ones) are
+//! `ROCRAND_STATUS_TYPE_ERROR` here, and `rocrand_generate_poisson` is
+//! `ROCRAND_STATUS_INTERNAL_ERROR`; both are logged. Output that is not
+//! simulator device memory of the full size is refused with
+//! `ROCRAND_STATUS_LAUNCH_FAILURE` (a GPU would fault in the kernel).
+
+mod generate;
+mod generator;
+mod philox;
+mod table;
+
+pub(crate) use generator::Generator;
+pub(crate) use table::SIM_ROCRAND;
