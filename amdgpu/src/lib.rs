@@ -423,10 +423,13 @@ pub use bytemuck;
 pub use half;
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
 pub use hip_core as runtime;
-/// rocBLAS, rocSPARSE, rocFFT and MIOpen (`hip-libs`).
+/// rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND (`hip-libs`).
 pub use hip_libs as libs;
 /// rocBLAS: GEMM, GEMV and the level 1 functions (`hip_libs::blas`).
 pub use hip_libs::blas;
+/// rocRAND: uniform, normal and log-normal fills of device arrays
+/// (`hip_libs::rand`).
+pub use hip_libs::rand;
 /// Pooled device memory (`hip-pool`): `reclaim(device)`, `stats(device)`, limits.
 pub use hip_pool as pool;
 /// The C API tables and backends (`hip-sys`).

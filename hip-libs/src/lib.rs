@@ -1,4 +1,4 @@
-//! rocBLAS, rocSPARSE, rocFFT and MIOpen for amdgpu-rs.
+//! rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND for amdgpu-rs.
 //!
 //! - [`blas`]: GEMM (also strided batched, f16 and bf16), GEMV, `axpy`,
 //!   `scal`, `dot`, `nrm2`.
@@ -6,6 +6,7 @@
 //! - [`fft`]: complex and real FFTs in 1-3 dimensions with a bounded plan
 //!   cache.
 //! - [`dnn`]: softmax, activations and 2-D convolution.
+//! - [`rand`]: uniform, normal and log-normal fills (rocRAND's Philox).
 //!
 //! Operands are anything that implements [`DeviceData`] (amdgpu's
 //! `DeviceArray` and `DeviceSlice` do). Work runs on the output's stream,
@@ -26,6 +27,7 @@ mod error;
 pub mod fft;
 mod handle_cache;
 mod memory;
+pub mod rand;
 pub mod sparse;
 
 pub use data::{DeviceData, DeviceDataMut};

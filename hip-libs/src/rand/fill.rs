@@ -1,0 +1,169 @@
+//! Fills: the output's whole length, on its stream, its use declared.
+
+use super::generator::on_generator;
+use super::raw;
+use crate::data::DeviceDataMut;
+use crate::Result;
+use hip_core::Device;
+use hip_pool::{enqueue, Access};
+use hip_sys::rocrand::rocrand_generator;
+use hip_sys::rocrand::RocrandApi;
+
+/// The floating-point types rocRAND fills: `f32` and `f64`.
+pub trait RandFloat: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    /// # Safety
+    /// `generator` is live; `out` holds `n` values on its device.
+    unsafe fn uniform(api: &RocrandApi, generator: rocrand_generator, out: *mut Self, n: usize) -> Result<()>;
+    #[doc(hidden)]
+    /// # Safety
+    /// As `uniform`.
+    unsafe fn normal(
+        api: &RocrandApi,
+        generator: rocrand_generator,
+        out: *mut Self,
+        n: usize,
+        moments: (Self, Self),
+        log: bool,
+    ) -> Result<()>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+impl RandFloat for f32 {
+    unsafe fn uniform(api: &RocrandApi, generator: rocrand_generator, out: *mut f32, n: usize) -> Result<()> {
+        // SAFETY: as the caller guarantees.
+        unsafe { raw::uniform_f32(api, generator, out, n) }
+    }
+    unsafe fn normal(
+        api: &RocrandApi,
+        generator: rocrand_generator,
+        out: *mut f32,
+        n: usize,
+        moments: (f32, f32),
+        log: bool,
+    ) -> Result<()> {
+        // SAFETY: as the caller guarantees.
+        unsafe { raw::normal_f32(api, generator, out, n, moments, log) }
+    }
+}
+
+impl RandFloat for f64 {
+    unsafe fn uniform(api: &RocrandApi, generator: rocrand_generator, out: *mut f64, n: usize) -> Result<()> {
+        // SAFETY: as the caller guarantees.
+        unsafe { raw::uniform_f64(api, generator, out, n) }
+    }
+    unsafe fn normal(
+        api: &RocrandApi,
+        generator: rocrand_generator,
+        out: *mut f64,
+        n: usize,
+        moments: (f64, f64),
+        log: bool,
+    ) -> Result<()> {
+        // SAFETY: as the caller guarantees.
+        unsafe { raw::normal_f64(api, generator, out, n, moments, log) }
+    }
+}
+
+/// Fill `out` on its stream with `call`, which gets the table, this
+/// thread's generator (bound to that stream), the pointer and the length.
+fn fill<T>(
+    out: &mut impl DeviceDataMut<T>,
+    call: impl FnOnce(&'static RocrandApi, rocrand_generator, *mut T, usize) -> Result<()>,
+) -> Result<()> {
+    let n = out.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let stream = out.stream().clone();
+    let ptr = out.device_ptr_mut().cast::<T>();
+    on_generator(&stream, |api, generator| {
+        enqueue(&stream, [(out.buffer(), Access::Write)], || call(api, generator, ptr, n))
+    })
+}
+
+/// Fill `out` with uniform numbers in (0, 1] on its stream
+/// (`rocrand_generate_uniform`, `_double`), continuing this thread's
+/// stream of the device.
+///
+/// # Errors
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocRAND;
+/// [`LibError::Hip`](crate::LibError::Hip) when the generator would be
+/// made inside a capture (see [`warm_handle`](super::warm_handle)), or
+/// declaring the output's use fails; [`LibError::Status`](crate::LibError::Status)
+/// with rocRAND's status.
+#[doc(alias = "rocrand_generate_uniform")]
+#[doc(alias = "rocrand_generate_uniform_double")]
+pub fn uniform<T: RandFloat>(out: &mut impl DeviceDataMut<T>) -> Result<()> {
+    // SAFETY: `fill` hands over the output's pointer and length, on the
+    // generator's device (the output's stream's).
+    fill(out, |api, g, ptr, n| unsafe { T::uniform(api, g, ptr, n) })
+}
+
+/// Fill `out` with normal numbers of `mean` and `stddev` on its stream
+/// (`rocrand_generate_normal`, `_double`; Box-Muller). Any length: an odd
+/// one computes the last pair and drops its second value, as rocRAND does.
+///
+/// # Errors
+/// As [`uniform`].
+#[doc(alias = "rocrand_generate_normal")]
+#[doc(alias = "rocrand_generate_normal_double")]
+pub fn normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
+    // SAFETY: as in `uniform`.
+    fill(out, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), false) })
+}
+
+/// Fill `out` with log-normal numbers, `exp` of normals of `mean` and
+/// `stddev`, on its stream (`rocrand_generate_log_normal`, `_double`).
+///
+/// # Errors
+/// As [`uniform`].
+#[doc(alias = "rocrand_generate_log_normal")]
+#[doc(alias = "rocrand_generate_log_normal_double")]
+pub fn log_normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
+    // SAFETY: as in `uniform`.
+    fill(out, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), true) })
+}
+
+/// Fill `out` with the generator's 32-bit words on its stream
+/// (`rocrand_generate`).
+///
+/// # Errors
+/// As [`uniform`].
+#[doc(alias = "rocrand_generate")]
+pub fn bits(out: &mut impl DeviceDataMut<u32>) -> Result<()> {
+    // SAFETY: as in `uniform`.
+    fill(out, |api, g, ptr, n| unsafe { raw::generate(api, g, ptr, n) })
+}
+
+/// Restart this thread's stream of `device` at `seed`, from the offset
+/// (`rocrand_set_seed`). Threads each have their own stream: give each its
+/// own seed (or offset) for independent numbers.
+///
+/// # Errors
+/// As [`uniform`], with rocRAND's status of `rocrand_set_seed`.
+#[doc(alias = "rocrand_set_seed")]
+pub fn set_seed(device: Device, seed: u64) -> Result<()> {
+    let stream = hip_core::Stream::null(device);
+    // SAFETY: a live generator (the cache's), under its device.
+    on_generator(&stream, |api, g| unsafe { raw::set_seed(api, g, seed) })
+}
+
+/// Restart this thread's stream of `device` at `offset` 32-bit words from
+/// the seed's start (`rocrand_set_offset`). A float uniform or word takes
+/// one word, a double uniform two, a pair of float normals two and a pair
+/// of double normals four.
+///
+/// # Errors
+/// As [`uniform`], with rocRAND's status of `rocrand_set_offset`.
+#[doc(alias = "rocrand_set_offset")]
+pub fn set_offset(device: Device, offset: u64) -> Result<()> {
+    let stream = hip_core::Stream::null(device);
+    // SAFETY: a live generator (the cache's), under its device.
+    on_generator(&stream, |api, g| unsafe { raw::set_offset(api, g, offset) })
+}
