@@ -14,9 +14,11 @@
 //! On AMD and in the simulator the numbers are rocRAND's: the simulator
 //! computes rocRAND's Philox stream and its uniforms bit for bit, and its
 //! normals to a few ulps (the GPU's `sin`, `cos` and `log` are
-//! approximations the CPU does not share). The nvidia backend does not map
-//! rocRAND onto cuRAND yet; cuRAND's Philox sequences differ from
-//! rocRAND's for the same seed in any case.
+//! approximations the CPU does not share). On the nvidia backend the
+//! numbers are cuRAND's: its Philox sequences and conversions differ from
+//! rocRAND's for the same seed, so numbers are reproducible within a
+//! backend, not across them. cuRAND's rule that normal counts be even is
+//! the mapping's to meet: any count works everywhere.
 //!
 //! # Capture
 //!

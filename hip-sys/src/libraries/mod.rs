@@ -21,7 +21,7 @@
 //!   backend's `rocblas`, `rocfft`, `rocsparse` and `miopen` modules for
 //!   the mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
-//!   rocRAND is not mapped onto cuRAND yet: [`rand`] says so.
+//!   rocRAND is mapped onto cuRAND (`libcurand.so.10`).
 //!
 //! If backend selection itself failed, that error is returned. The
 //! functions here ask the process's backend for its table once

@@ -1,4 +1,5 @@
-//! rocRAND's table: AMD's library or the simulator's.
+//! rocRAND's table: AMD's library, the simulator's, or the mapping onto
+//! cuRAND.
 //!
 //! **rocRAND** reports its version through `rocrand_get_version` as
 //! `major * 100000 + minor * 100 + patch`: 2.10.x in ROCm 5.x, 3.x in ROCm
@@ -7,8 +8,8 @@
 //! 2.x and 3.x; a later major version is refused until its headers are
 //! read.
 //!
-//! The nvidia backend does not map rocRAND onto cuRAND yet: there the
-//! table is [`BackendError::LibraryUnavailable`].
+//! On the nvidia backend the table maps onto cuRAND (`libcurand.so.10`),
+//! whose sequences differ from rocRAND's for the same generator and seed.
 
 use std::sync::OnceLock;
 

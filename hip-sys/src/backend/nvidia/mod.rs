@@ -222,6 +222,7 @@ pub(crate) mod hiprtc;
 pub(crate) mod miopen;
 pub(crate) mod rocblas;
 pub(crate) mod rocfft;
+pub(crate) mod rocrand;
 pub(crate) mod rocsparse;
 
 fn_table! {

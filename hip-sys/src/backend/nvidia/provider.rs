@@ -1,8 +1,8 @@
 //! What the nvidia backend provides besides its HIP table: rocBLAS over
-//! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN
-//! and hipRTC over NVRTC, each loaded on first use.
+//! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN,
+//! rocRAND over cuRAND and hipRTC over NVRTC, each loaded on first use.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocsparse};
+use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsparse};
 use crate::backend::provider::Provider;
 use crate::bindings::shared::rocfft_version::RocfftVersion;
 
@@ -15,12 +15,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     // ones: the input rules of rocFFT 1.0.25 and later.
     rocfft_version: || Ok(RocfftVersion::R2C_KEEPS_INPUT),
     miopen: || miopen::load(&miopen::candidates()),
-    // rocRAND over cuRAND is not mapped yet.
-    rocrand: || {
-        Err(crate::BackendError::LibraryUnavailable {
-            library: "rocRAND".to_owned(),
-            hint: "the nvidia backend does not map rocRAND onto cuRAND yet".to_owned(),
-        })
-    },
+    rocrand: || rocrand::load(&rocrand::candidates()),
     hiprtc: hiprtc::compiler,
 };
