@@ -302,6 +302,17 @@ fn fills_capture_and_replay_the_same_numbers() {
         exec.launch(&stream).unwrap();
         assert_eq!(out.to_vec().unwrap(), first, "a replay draws what the capture baked in");
         assert!(first.iter().all(|&x| x > 0.0));
+        // A new seed makes the state again (cuRAND allocates it): refused
+        // inside a capture, as the error says.
+        let device = stream.device();
+        let result = stream.capture(CaptureMode::ThreadLocal, |_| rand::set_seed(device, 1));
+        let error = result.expect_err("refused");
+        assert!(error.to_string().contains("rocrand_set_seed"), "{error}");
+        // After a new seed outside, fills capture again.
+        rand::set_seed(device, 1).unwrap();
+        let (graph, ()) = stream.capture(CaptureMode::ThreadLocal, |_| rand::uniform(&mut out)).unwrap();
+        graph.instantiate().unwrap().launch(&stream).unwrap();
+        assert_ne!(out.to_vec().unwrap(), first, "seed 1's numbers");
     });
     // A thread with no generator yet cannot make one inside a capture.
     on_thread("capture-cold", || {

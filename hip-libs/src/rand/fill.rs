@@ -3,6 +3,7 @@
 use super::generator::on_generator;
 use super::raw;
 use crate::data::DeviceDataMut;
+use crate::handle_cache::refuse_during_capture_because;
 use crate::Result;
 use hip_core::Device;
 use hip_pool::{enqueue, Access};
@@ -146,12 +147,38 @@ pub fn bits(out: &mut impl DeviceDataMut<u32>) -> Result<()> {
 /// own seed (or offset) for independent numbers.
 ///
 /// # Errors
-/// As [`uniform`], with rocRAND's status of `rocrand_set_seed`.
+/// As [`uniform`], with rocRAND's status of `rocrand_set_seed` or
+/// `rocrand_initialize_generator`; [`LibError::Hip`](crate::LibError::Hip)
+/// with [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// during a capture of this thread or a Global one (the state is made
+/// again at once, which allocates on cuRAND).
 #[doc(alias = "rocrand_set_seed")]
 pub fn set_seed(device: Device, seed: u64) -> Result<()> {
+    restart(device, "rocrand_set_seed", |api, g| {
+        // SAFETY: a live generator (the cache's), under its device.
+        unsafe { raw::set_seed(api, g, seed) }
+    })
+}
+
+/// Run `set` (a seed or offset change) on this thread's generator of
+/// `device`, then make its state again at once, as its creation did: not
+/// inside a capture, where cuRAND's allocation would break it.
+fn restart(
+    device: Device,
+    operation: &'static str,
+    set: impl FnOnce(&'static RocrandApi, rocrand_generator) -> Result<()>,
+) -> Result<()> {
+    refuse_during_capture_because(
+        operation,
+        "the generator's state is made again, which allocates device memory on cuRAND; set seeds and offsets \
+         before capturing",
+    )?;
     let stream = hip_core::Stream::null(device);
-    // SAFETY: a live generator (the cache's), under its device.
-    on_generator(&stream, |api, g| unsafe { raw::set_seed(api, g, seed) })
+    on_generator(&stream, |api, g| {
+        set(api, g)?;
+        // SAFETY: a live generator (the cache's), under its device.
+        unsafe { raw::initialize(api, g) }
+    })
 }
 
 /// Restart this thread's stream of `device` at `offset` 32-bit words from
@@ -160,10 +187,11 @@ pub fn set_seed(device: Device, seed: u64) -> Result<()> {
 /// of double normals four.
 ///
 /// # Errors
-/// As [`uniform`], with rocRAND's status of `rocrand_set_offset`.
+/// As [`set_seed`], with rocRAND's status of `rocrand_set_offset`.
 #[doc(alias = "rocrand_set_offset")]
 pub fn set_offset(device: Device, offset: u64) -> Result<()> {
-    let stream = hip_core::Stream::null(device);
-    // SAFETY: a live generator (the cache's), under its device.
-    on_generator(&stream, |api, g| unsafe { raw::set_offset(api, g, offset) })
+    restart(device, "rocrand_set_offset", |api, g| {
+        // SAFETY: a live generator (the cache's), under its device.
+        unsafe { raw::set_offset(api, g, offset) }
+    })
 }

@@ -35,7 +35,12 @@ impl LibHandle for RandHandle {
         let api = hip_sys::rocrand()?;
         let kind = rocrand_rng_type::ROCRAND_RNG_PSEUDO_PHILOX4_32_10;
         let raw = on_device(device, || raw::create_generator(api, kind))??;
-        Ok(RandHandle { raw, device })
+        let handle = RandHandle { raw, device };
+        // The state now, outside any capture: cuRAND allocates it at the
+        // first generate otherwise, which a capture refuses.
+        // SAFETY: the live generator just made, under its device.
+        on_device(device, || unsafe { raw::initialize(api, handle.raw) })??;
+        Ok(handle)
     }
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {

@@ -68,6 +68,16 @@ pub(crate) unsafe fn set_offset(api: &RocrandApi, generator: rocrand_generator, 
     check(unsafe { (api.rocrand_set_offset)(generator, offset) }, "rocrand_set_offset")
 }
 
+/// `rocrand_initialize_generator`: make the generator's state now, not at
+/// the next generate (cuRAND allocates it then).
+///
+/// # Safety
+/// `generator` is live.
+pub(crate) unsafe fn initialize(api: &RocrandApi, generator: rocrand_generator) -> Result<()> {
+    // SAFETY: as the caller guarantees.
+    check(unsafe { (api.rocrand_initialize_generator)(generator) }, "rocrand_initialize_generator")
+}
+
 /// `rocrand_generate`: `n` 32-bit words at `out`.
 ///
 /// # Safety

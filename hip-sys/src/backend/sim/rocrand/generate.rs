@@ -1,7 +1,7 @@
 //! The generate calls: words, uniforms, normals and log-normals, each
 //! queued on the generator's stream as one write of its output.
 
-use super::generator::{generator_device, with_generator, Status, INTERNAL, OK};
+use super::generator::{generator_device, initialize, with_generator, Status, INTERNAL, OK};
 use crate::backend::sim::library::{accesses, call, span};
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
@@ -47,6 +47,7 @@ fn fill(
         if target.device != device || output.device() != Some(device) {
             return Err(LAUNCH_FAILURE);
         }
+        initialize(generator)?;
         let run = with_generator(generator, |g| g.take(words))?;
         let op = Op::with(function, accesses([(&output, AccessKind::Write)]));
         submit::submit(&target, false, op, move || {

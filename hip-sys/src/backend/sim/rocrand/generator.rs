@@ -24,6 +24,10 @@ pub(crate) struct Generator {
     offset: u64,
     /// Words produced since the stream last restarted at `offset`.
     consumed: u64,
+    /// Whether the state was made since the generator was made or its
+    /// seed or offset changed (`rocrand_initialize_generator`, or a
+    /// generate, which makes it first).
+    pub initialized: bool,
 }
 
 impl Generator {
@@ -102,7 +106,8 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
         }
         // The C API's Philox generator starts at seed 0 (its constructor's
         // default), not at ROCRAND_PHILOX4x32_DEFAULT_SEED.
-        let made = insert(Kind::RandGenerator(Generator { stream: 0, seed: 0, offset: 0, consumed: 0 }));
+        let made =
+            insert(Kind::RandGenerator(Generator { stream: 0, seed: 0, offset: 0, consumed: 0, initialized: false }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(generator, made as rocrand_generator, NOT_CREATED) }
     })
@@ -132,6 +137,7 @@ pub(crate) unsafe extern "C" fn rocrand_set_seed(generator: rocrand_generator, s
         with_generator(generator, |g| {
             g.seed = seed;
             g.consumed = 0;
+            g.initialized = false;
         })
     })
 }
@@ -142,6 +148,7 @@ pub(crate) unsafe extern "C" fn rocrand_set_offset(generator: rocrand_generator,
         with_generator(generator, |g| {
             g.offset = offset;
             g.consumed = 0;
+            g.initialized = false;
         })
     })
 }
@@ -160,8 +167,21 @@ pub(crate) unsafe extern "C" fn rocrand_set_ordering(generator: rocrand_generato
 
 pub(crate) unsafe extern "C" fn rocrand_initialize_generator(generator: rocrand_generator) -> Status {
     call("rocrand_initialize_generator", OK, INTERNAL, || {
-        generator_device("rocrand_initialize_generator", generator).map(drop)
+        generator_device("rocrand_initialize_generator", generator)?;
+        initialize(generator)
     })
+}
+
+/// Make `generator`'s state if it has none. It is refused, as the device
+/// allocation cuRAND makes then (and rocRAND's generators with device
+/// state) would be, during a capture the calling thread may not allocate
+/// in: the simulator holds every backend to the strictest one.
+pub(super) fn initialize(generator: rocrand_generator) -> Result<(), Status> {
+    if with_generator(generator, |g| g.initialized)? {
+        return Ok(());
+    }
+    crate::backend::sim::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
+    with_generator(generator, |g| g.initialized = true)
 }
 
 #[cfg(test)]
@@ -169,7 +189,7 @@ mod tests {
     use super::*;
 
     fn words(seed: u64, offset: u64, len: u64) -> Vec<u32> {
-        Generator { stream: 0, seed, offset, consumed: 0 }.take(len).all()
+        Generator { stream: 0, seed, offset, consumed: 0, initialized: false }.take(len).all()
     }
 
     /// rocRAND 5.7's host API, run on the CPU: the first words for seed 0
@@ -192,7 +212,7 @@ mod tests {
     /// An offset that is not a multiple of four, and two calls in a row.
     #[test]
     fn offsets_count_words_and_calls_continue() {
-        let mut g = Generator { stream: 0, seed: 0, offset: 5, consumed: 0 };
+        let mut g = Generator { stream: 0, seed: 0, offset: 5, consumed: 0, initialized: false };
         assert_eq!(g.take(3).all(), [0x5cb200db, 0xb1a574eb, 0x097eff67]);
         assert_eq!(g.take(3).all(), [0x04faa329, 0x51c732a6, 0x241513ad]);
     }

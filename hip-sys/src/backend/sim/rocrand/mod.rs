@@ -24,6 +24,16 @@
 //!   and its `log` is not correctly rounded, while the simulator uses the
 //!   CPU's `sin`, `cos` and `ln`.
 //!
+//! # State and captures
+//!
+//! A generator's state is made by `rocrand_initialize_generator` or by the
+//! first generate after it was made or its seed or offset changed. Inside
+//! a capture in which the thread may not allocate, that is refused with
+//! `ROCRAND_STATUS_ALLOCATION_FAILED` (and invalidates the capture, as the
+//! allocation does): cuRAND allocates its state then, and fails so on a
+//! GPU. rocRAND's Philox makes its state on the host, so this is stricter
+//! than rocRAND, on purpose.
+//!
 //! # Not modelled
 //!
 //! The other generators (XORWOW, MRG32k3a, MTGP32, quasi-random ones) are
