@@ -22,10 +22,17 @@
 //!
 //! # Capture
 //!
-//! Fills capture: the graph replays the same numbers at each launch
-//! (rocRAND advances its stream when a fill is enqueued, not when it
-//! runs). Making the thread's generator is refused inside a capture; call
-//! [`warm_handle`] first.
+//! Fills capture, but what a replay draws differs between the libraries:
+//! rocRAND (AMD, the simulator) hands the stream's position to its kernel
+//! when the fill is enqueued, so every replay draws the numbers the
+//! capture baked in; cuRAND (the nvidia backend) keeps the position where
+//! its kernel moves it on, so each replay draws new ones. A graph that
+//! needs fresh numbers at every replay on every backend (dropout in a
+//! replayed training step) cannot get them from these fills yet.
+//!
+//! Making the thread's generator, and [`set_seed`] and [`set_offset`]
+//! (which make its state again, an allocation on cuRAND), are refused
+//! inside a capture; call [`warm_handle`] first.
 
 mod fill;
 mod generator;
