@@ -1,7 +1,7 @@
 //! Generators: creating and destroying them, their stream, seed, offset
 //! and ordering, and the words they produce.
 
-use super::philox;
+use super::{philox, xorwow};
 use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind};
 use crate::backend::sim::violations;
 use crate::bindings::rocrand::*;
@@ -15,9 +15,17 @@ pub(super) const NOT_CREATED: Status = rocrand_status::ROCRAND_STATUS_NOT_CREATE
 /// `major * 100000 + minor * 100 + patch`.
 const VERSION: i32 = 201_017;
 
-/// A simulated rocRAND generator (Philox4x32-10).
+/// The generators the simulator models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Engine {
+    Philox,
+    Xorwow,
+}
+
+/// A simulated rocRAND generator.
 #[derive(Clone)]
 pub(crate) struct Generator {
+    pub(super) engine: Engine,
     /// The stream its work is queued on (0: the device's null stream).
     pub stream: usize,
     seed: u64,
@@ -33,7 +41,7 @@ pub(crate) struct Generator {
 impl Generator {
     /// The next `words` words of the stream, which then moves past them.
     pub(super) fn take(&mut self, words: u64) -> Words {
-        let words = Words { key: philox::key(self.seed), first: self.offset + self.consumed, len: words };
+        let words = Words { engine: self.engine, seed: self.seed, first: self.offset + self.consumed, len: words };
         self.consumed += words.len;
         words
     }
@@ -41,7 +49,8 @@ impl Generator {
 
 /// A run of the stream's words, computed when the work runs.
 pub(super) struct Words {
-    key: [u32; 2],
+    engine: Engine,
+    seed: u64,
     first: u64,
     len: u64,
 }
@@ -49,11 +58,15 @@ pub(super) struct Words {
 impl Words {
     /// Every word of the run, in order.
     pub fn all(&self) -> Vec<u32> {
+        if self.engine == Engine::Xorwow {
+            return xorwow::words(self.seed, self.first, self.len);
+        }
+        let key = philox::key(self.seed);
         let mut out = Vec::with_capacity(self.len as usize);
         let mut position = self.first;
         let end = self.first + self.len;
         while position < end {
-            let block = philox::block(philox::counter(u128::from(position / 4)), self.key);
+            let block = philox::block(philox::counter(u128::from(position / 4)), key);
             let start = (position % 4) as usize;
             let take = (4 - start).min((end - position) as usize);
             out.extend_from_slice(&block[start..start + take]);
@@ -97,17 +110,33 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
     rng_type: rocrand_rng_type,
 ) -> Status {
     call("rocrand_create_generator", OK, INTERNAL, || {
-        if rng_type != rocrand_rng_type::ROCRAND_RNG_PSEUDO_PHILOX4_32_10 {
-            log::error!("hip simulator: rocRAND generator type {} is not modelled (only Philox4x32-10)", rng_type.0);
-            return Err(rocrand_status::ROCRAND_STATUS_TYPE_ERROR);
-        }
+        let engine = match rng_type {
+            rocrand_rng_type::ROCRAND_RNG_PSEUDO_PHILOX4_32_10 => Engine::Philox,
+            // rocRAND's default pseudo-random generator is XORWOW.
+            rocrand_rng_type::ROCRAND_RNG_PSEUDO_XORWOW | rocrand_rng_type::ROCRAND_RNG_PSEUDO_DEFAULT => {
+                Engine::Xorwow
+            }
+            _ => {
+                log::error!(
+                    "hip simulator: rocRAND generator type {} is not modelled (Philox4x32-10 and XORWOW are)",
+                    rng_type.0
+                );
+                return Err(rocrand_status::ROCRAND_STATUS_TYPE_ERROR);
+            }
+        };
         if generator.is_null() {
             return Err(NOT_CREATED);
         }
         // The C API's Philox generator starts at seed 0 (its constructor's
         // default), not at ROCRAND_PHILOX4x32_DEFAULT_SEED.
-        let made =
-            insert(Kind::RandGenerator(Generator { stream: 0, seed: 0, offset: 0, consumed: 0, initialized: false }));
+        let made = insert(Kind::RandGenerator(Generator {
+            engine,
+            stream: 0,
+            seed: 0,
+            offset: 0,
+            consumed: 0,
+            initialized: false,
+        }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(generator, made as rocrand_generator, NOT_CREATED) }
     })
@@ -189,7 +218,7 @@ mod tests {
     use super::*;
 
     fn words(seed: u64, offset: u64, len: u64) -> Vec<u32> {
-        Generator { stream: 0, seed, offset, consumed: 0, initialized: false }.take(len).all()
+        Generator { engine: Engine::Philox, stream: 0, seed, offset, consumed: 0, initialized: false }.take(len).all()
     }
 
     /// rocRAND 5.7's host API, run on the CPU: the first words for seed 0
@@ -212,7 +241,8 @@ mod tests {
     /// An offset that is not a multiple of four, and two calls in a row.
     #[test]
     fn offsets_count_words_and_calls_continue() {
-        let mut g = Generator { stream: 0, seed: 0, offset: 5, consumed: 0, initialized: false };
+        let mut g =
+            Generator { engine: Engine::Philox, stream: 0, seed: 0, offset: 5, consumed: 0, initialized: false };
         assert_eq!(g.take(3).all(), [0x5cb200db, 0xb1a574eb, 0x097eff67]);
         assert_eq!(g.take(3).all(), [0x04faa329, 0x51c732a6, 0x241513ad]);
     }

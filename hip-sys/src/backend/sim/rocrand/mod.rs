@@ -1,6 +1,6 @@
-//! rocRAND in the simulator: the Philox4x32-10 generator of the host API,
-//! computed on the CPU as rocRAND 2.10 (ROCm 5.7) computes it, queued on
-//! the generator's stream.
+//! rocRAND in the simulator: the Philox4x32-10 and XORWOW generators of
+//! the host API, computed on the CPU as rocRAND 2.10 (ROCm 5.7) computes
+//! them, queued on the generator's stream.
 //!
 //! # What is bit for bit, and what is not
 //!
@@ -34,18 +34,26 @@
 //! GPU. rocRAND's Philox makes its state on the host, so this is stricter
 //! than rocRAND, on purpose.
 //!
-//! # Not modelled
+//! # XORWOW, and what is not modelled
 //!
-//! The other generators (XORWOW, MRG32k3a, MTGP32, quasi-random ones) are
-//! `ROCRAND_STATUS_TYPE_ERROR` here, and `rocrand_generate_poisson` is
-//! `ROCRAND_STATUS_INTERNAL_ERROR`; both are logged. Output that is not
-//! simulator device memory of the full size is refused with
-//! `ROCRAND_STATUS_LAUNCH_FAILURE` (a GPU would fault in the kernel).
+//! - **XORWOW** (also rocRAND's default type) is bit for bit in its words
+//!   and float uniforms: rocRAND's seeding, and its host layout of 131072
+//!   engines on subsequences 2^67 draws apart, position `p` drawn by
+//!   engine `p % 131072` as its draw `p / 131072` (skip-ahead by GF(2)
+//!   matrix powers). Its doubles, normals and log-normals, whose engines
+//!   draw several words an element, are `ROCRAND_STATUS_INTERNAL_ERROR`.
+//! - The other generators (MRG32k3a, MTGP32, quasi-random ones) are
+//!   `ROCRAND_STATUS_TYPE_ERROR` here, and `rocrand_generate_poisson` is
+//!   `ROCRAND_STATUS_INTERNAL_ERROR`; each is logged.
+//! - Output that is not simulator device memory of the full size is
+//!   refused with `ROCRAND_STATUS_LAUNCH_FAILURE` (a GPU would fault in
+//!   the kernel).
 
 mod generate;
 mod generator;
 mod philox;
 mod table;
+mod xorwow;
 
 pub(crate) use generator::Generator;
 pub(crate) use table::SIM_ROCRAND;
