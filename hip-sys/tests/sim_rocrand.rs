@@ -102,3 +102,26 @@ fn generators_belong_to_their_device() {
     assert_eq!(found.len(), 1, "a call on another device's generator is a violation: {found:?}");
     sim::clear_violations();
 }
+
+/// rocRAND misplaces values of the distributions that take several words
+/// an element when the output does not start on 16 bytes: the simulator
+/// refuses them rather than computing them right.
+#[test]
+fn misaligned_multiword_outputs_are_refused() {
+    let _x = sim::exclusive();
+    let g = generator(rocrand_rng_type::ROCRAND_RNG_PSEUDO_PHILOX4_32_10);
+    let out = device(64);
+    let at = out.cast::<f32>().wrapping_add(1);
+    let launch = rocrand_status::ROCRAND_STATUS_LAUNCH_FAILURE;
+    // SAFETY: a live generator; 15 floats of device memory from `at`.
+    unsafe {
+        assert_eq!((rand().rocrand_generate_uniform)(g, at, 8), rocrand_status::ROCRAND_STATUS_SUCCESS);
+        assert_eq!((rand().rocrand_generate_normal)(g, at, 8, 0.0, 1.0), launch);
+        assert_eq!(
+            (rand().rocrand_generate_normal)(g, at.wrapping_add(3), 8, 0.0, 1.0),
+            rocrand_status::ROCRAND_STATUS_SUCCESS
+        );
+        assert_eq!((rand().rocrand_destroy_generator)(g), rocrand_status::ROCRAND_STATUS_SUCCESS);
+    }
+    free(out);
+}

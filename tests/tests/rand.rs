@@ -342,3 +342,58 @@ fn empty_fills_make_no_call() {
     rand::uniform(&mut empty).unwrap();
     rand::normal(&mut empty, 0.0, 1.0).unwrap();
 }
+
+/// An array from its element `skip` on: an output the safe API cannot
+/// make (its outputs are whole arrays, which the pool aligns), as a user's
+/// own `DeviceDataMut` may be.
+struct From<'a, T: DeviceCopy> {
+    array: &'a mut DeviceArray<T>,
+    skip: usize,
+}
+
+// SAFETY: the view covers the array's elements from `skip` on, inside its
+// buffer, and borrows the array mutably.
+unsafe impl<T: DeviceCopy> amdgpu::libs::DeviceData<T> for From<'_, T> {
+    fn device_ptr(&self) -> *const std::ffi::c_void {
+        self.array.as_ptr().wrapping_add(self.skip).cast()
+    }
+    fn len(&self) -> usize {
+        self.array.len() - self.skip
+    }
+    fn device(&self) -> Device {
+        amdgpu::libs::DeviceData::device(&*self.array)
+    }
+    fn buffer(&self) -> &amdgpu::pool::Buffer {
+        amdgpu::libs::DeviceData::buffer(&*self.array)
+    }
+}
+
+// SAFETY: as above, for writing through the mutable borrow.
+unsafe impl<T: DeviceCopy> amdgpu::libs::DeviceDataMut<T> for From<'_, T> {
+    fn device_ptr_mut(&mut self) -> *mut std::ffi::c_void {
+        self.array.as_mut_ptr().wrapping_add(self.skip).cast()
+    }
+}
+
+#[test]
+fn outputs_rocrand_would_misplace_are_refused_before_any_call() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocrand) {
+        return;
+    }
+    on_thread("aligned", || {
+        let mut f = DeviceArray::<f32>::zeros(9).unwrap();
+        // One word an element: any start works.
+        rand::uniform(&mut From { array: &mut f, skip: 1 }).unwrap();
+        // A normal from element 1 (4 bytes in) is refused, and says why.
+        let error = rand::normal(&mut From { array: &mut f, skip: 1 }, 0.0, 1.0).unwrap_err();
+        assert!(matches!(error, amdgpu::libs::LibError::InvalidInput { .. }), "{error}");
+        assert!(error.to_string().contains("16 bytes"), "{error}");
+        rand::normal(&mut From { array: &mut f, skip: 4 }, 0.0, 1.0).unwrap();
+        let mut d = DeviceArray::<f64>::zeros(5).unwrap();
+        assert!(rand::uniform(&mut From { array: &mut d, skip: 1 }).is_err(), "a double takes two words");
+        rand::uniform(&mut From { array: &mut d, skip: 2 }).unwrap();
+        let mut w = DeviceArray::<u32>::zeros(5).unwrap();
+        rand::bits(&mut From { array: &mut w, skip: 3 }).unwrap();
+    });
+}

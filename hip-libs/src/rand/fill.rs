@@ -71,15 +71,36 @@ impl RandFloat for f64 {
     }
 }
 
+/// The output alignment rocRAND's kernels assume for the distributions
+/// that take several words an element (double uniforms, normals): 16
+/// bytes. rocRAND 2.10 (and its later versions, to date) misplaces values
+/// when such an output starts elsewhere, silently.
+const ALIGN: usize = 16;
+
 /// Fill `out` on its stream with `call`, which gets the table, this
 /// thread's generator (bound to that stream), the pointer and the length.
+/// `aligned`: the output must start on [`ALIGN`] bytes.
 fn fill<T>(
+    operation: &'static str,
     out: &mut impl DeviceDataMut<T>,
+    aligned: bool,
     call: impl FnOnce(&'static RocrandApi, rocrand_generator, *mut T, usize) -> Result<()>,
 ) -> Result<()> {
     let n = out.len();
     if n == 0 {
         return Ok(());
+    }
+    let at = out.device_ptr() as usize;
+    if aligned && at % ALIGN != 0 {
+        return Err(crate::LibError::invalid(
+            operation,
+            format!(
+                "the output starts at {at:#x}, not on {ALIGN} bytes; rocRAND would misplace values there (it assumes \
+                 the alignment for distributions that take several words an element): fill an array of its own \
+                 and copy, or start the slice on a multiple of {} elements",
+                ALIGN / std::mem::size_of::<T>().max(1)
+            ),
+        ));
     }
     let stream = out.stream().clone();
     let ptr = out.device_ptr_mut().cast::<T>();
@@ -93,6 +114,9 @@ fn fill<T>(
 /// stream of the device.
 ///
 /// # Errors
+/// [`LibError::InvalidInput`](crate::LibError::InvalidInput) for a double
+/// output that does not start on 16 bytes (a slice of an array at an odd
+/// element), before any call: rocRAND would misplace values there;
 /// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocRAND;
 /// [`LibError::Hip`](crate::LibError::Hip) when the generator would be
 /// made inside a capture (see [`warm_handle`](super::warm_handle)), or
@@ -101,9 +125,11 @@ fn fill<T>(
 #[doc(alias = "rocrand_generate_uniform")]
 #[doc(alias = "rocrand_generate_uniform_double")]
 pub fn uniform<T: RandFloat>(out: &mut impl DeviceDataMut<T>) -> Result<()> {
+    // A double takes two words.
+    let aligned = std::mem::size_of::<T>() == 8;
     // SAFETY: `fill` hands over the output's pointer and length, on the
     // generator's device (the output's stream's).
-    fill(out, |api, g, ptr, n| unsafe { T::uniform(api, g, ptr, n) })
+    fill("rand::uniform", out, aligned, |api, g, ptr, n| unsafe { T::uniform(api, g, ptr, n) })
 }
 
 /// Fill `out` with normal numbers of `mean` and `stddev` on its stream
@@ -111,35 +137,36 @@ pub fn uniform<T: RandFloat>(out: &mut impl DeviceDataMut<T>) -> Result<()> {
 /// one computes the last pair and drops its second value, as rocRAND does.
 ///
 /// # Errors
-/// As [`uniform`].
+/// As [`uniform`], for any output (f32 too) that does not start on 16
+/// bytes.
 #[doc(alias = "rocrand_generate_normal")]
 #[doc(alias = "rocrand_generate_normal_double")]
 pub fn normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
     // SAFETY: as in `uniform`.
-    fill(out, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), false) })
+    fill("rand::normal", out, true, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), false) })
 }
 
 /// Fill `out` with log-normal numbers, `exp` of normals of `mean` and
 /// `stddev`, on its stream (`rocrand_generate_log_normal`, `_double`).
 ///
 /// # Errors
-/// As [`uniform`].
+/// As [`normal`].
 #[doc(alias = "rocrand_generate_log_normal")]
 #[doc(alias = "rocrand_generate_log_normal_double")]
 pub fn log_normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
     // SAFETY: as in `uniform`.
-    fill(out, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), true) })
+    fill("rand::log_normal", out, true, |api, g, ptr, n| unsafe { T::normal(api, g, ptr, n, (mean, stddev), true) })
 }
 
 /// Fill `out` with the generator's 32-bit words on its stream
-/// (`rocrand_generate`).
+/// (`rocrand_generate`). Any alignment.
 ///
 /// # Errors
-/// As [`uniform`].
+/// As [`uniform`] (no alignment rule).
 #[doc(alias = "rocrand_generate")]
 pub fn bits(out: &mut impl DeviceDataMut<u32>) -> Result<()> {
     // SAFETY: as in `uniform`.
-    fill(out, |api, g, ptr, n| unsafe { raw::generate(api, g, ptr, n) })
+    fill("rand::bits", out, false, |api, g, ptr, n| unsafe { raw::generate(api, g, ptr, n) })
 }
 
 /// Restart this thread's stream of `device` at `seed`, from the offset

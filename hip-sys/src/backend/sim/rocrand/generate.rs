@@ -45,6 +45,12 @@ fn fill(
             return Ok(());
         }
         let bytes = n.checked_mul(size).ok_or(rocrand_status::ROCRAND_STATUS_OUT_OF_RANGE)?;
+        if !wordwise && out as usize % 16 != 0 {
+            // rocRAND's kernels then hand the head to one thread and
+            // misplace values; refused here rather than computed right.
+            log::error!("hip simulator: {function} into {out:p}, not 16-byte aligned, misplaces values on rocRAND");
+            return Err(LAUNCH_FAILURE);
+        }
         let output = span(out as usize, bytes).ok_or(LAUNCH_FAILURE)?;
         let stream = with_generator(generator, |g| g.stream)?;
         let target = if stream == 0 {

@@ -48,6 +48,10 @@
 //! - Output that is not simulator device memory of the full size is
 //!   refused with `ROCRAND_STATUS_LAUNCH_FAILURE` (a GPU would fault in
 //!   the kernel).
+//! - So is output of double uniforms, normals and log-normals that does
+//!   not start on 16 bytes: rocRAND 2.10's kernels (and later ones, to
+//!   date) give the unaligned head to one thread, which takes more words
+//!   for it than the others assume, and misplace values silently.
 
 mod generate;
 mod generator;
