@@ -1,6 +1,6 @@
 //! The simulator's rocRAND through its table, against values rocRAND
-//! 5.7's own host code gives: XORWOW's words and uniforms (its seeding
-//! and its 131072-engine layout), rocRAND's default type, what is not
+//! 5.7's own host code gives: XORWOW's and MRG32k3a's words and uniforms
+//! (their seeding and their 131072-engine layout), rocRAND's default type, what is not
 //! modelled, and the device rule. Every test holds `sim::exclusive()`:
 //! violations and library objects are process-wide.
 
@@ -69,6 +69,29 @@ fn xorwow_words_and_uniforms_are_rocrands() {
         // SAFETY: destroyed once.
         assert_eq!(unsafe { (rand().rocrand_destroy_generator)(g) }, rocrand_status::ROCRAND_STATUS_SUCCESS);
     }
+}
+
+#[test]
+fn mrg32k3a_words_and_uniforms_are_rocrands() {
+    let _x = sim::exclusive();
+    let g = generator(rocrand_rng_type::ROCRAND_RNG_PSEUDO_MRG32K3A);
+    let out = device(16);
+    // SAFETY: a live generator; 4 words of device memory; then 3 floats
+    // from the offset's restart.
+    unsafe {
+        assert_eq!((rand().rocrand_generate)(g, out.cast(), 4), rocrand_status::ROCRAND_STATUS_SUCCESS);
+        assert_eq!(read::<u32>(out, 4), [0xb776a57c, 0x21e73d49, 0x11630f0a, 0xa0901886], "rocRAND 5.7, seed 0");
+        assert_eq!((rand().rocrand_set_offset)(g, 0), rocrand_status::ROCRAND_STATUS_SUCCESS);
+        assert_eq!((rand().rocrand_generate_uniform)(g, out.cast(), 3), rocrand_status::ROCRAND_STATUS_SUCCESS);
+    }
+    for (f, expected) in
+        read::<f32>(out, 3).into_iter().zip([0.716_654_122_f64, 0.132_434_681, 0.067_917_764_2].map(|x| x as f32))
+    {
+        assert!((f - expected).abs() <= f32::EPSILON * expected, "{f} against {expected}");
+    }
+    free(out);
+    // SAFETY: destroyed once.
+    assert_eq!(unsafe { (rand().rocrand_destroy_generator)(g) }, rocrand_status::ROCRAND_STATUS_SUCCESS);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! queued on the generator's stream as one write of its output.
 
 use super::generator::{generator_device, initialize, with_generator, Engine, Status, INTERNAL, OK};
+use super::mrg32k3a;
 use crate::backend::sim::library::{accesses, call, span};
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
@@ -21,9 +22,10 @@ const INV32_2PI: f32 = 2.328_306_4e-10 * 6.283_185_5;
 
 /// Queue a fill of `n` elements of `size` bytes at `out` on `generator`'s
 /// stream, from the next `words` words of its stream, made into bytes by
-/// `convert` when the work runs. `wordwise`: one word makes one element
-/// (the only layout modelled for XORWOW, whose engines draw several words
-/// per element otherwise).
+/// `convert` (given the generator's engine) when the work runs.
+/// `wordwise`: one word makes one element (the only layout modelled for
+/// XORWOW and MRG32k3a, whose engines draw several words an element
+/// otherwise).
 #[allow(clippy::too_many_arguments)]
 fn fill(
     function: &'static str,
@@ -33,12 +35,13 @@ fn fill(
     size: usize,
     words: u64,
     wordwise: bool,
-    convert: impl Fn(&[u32]) -> Vec<u8> + Send + Sync + 'static,
+    convert: impl Fn(&[u32], Engine) -> Vec<u8> + Send + Sync + 'static,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         let device = generator_device(function, generator)?;
-        if !wordwise && with_generator(generator, |g| g.engine)? == Engine::Xorwow {
-            log::error!("hip simulator: {function} is not modelled for XORWOW (words and float uniforms are)");
+        let engine = with_generator(generator, |g| g.engine)?;
+        if !wordwise && engine != Engine::Philox {
+            log::error!("hip simulator: {function} is not modelled for {engine:?} (words and float uniforms are)");
             return Err(INTERNAL);
         }
         if n == 0 {
@@ -65,7 +68,7 @@ fn fill(
         let run = with_generator(generator, |g| g.take(words))?;
         let op = Op::with(function, accesses([(&output, AccessKind::Write)]));
         submit::submit(&target, false, op, move || {
-            let mut made = convert(&run.all());
+            let mut made = convert(&run.all(), run.engine);
             made.truncate(bytes);
             output.write_bytes(&made)
         })
@@ -114,8 +117,9 @@ fn pair_words(n: usize, per_pair: u64) -> u64 {
 }
 
 pub(crate) unsafe extern "C" fn rocrand_generate(generator: rocrand_generator, out: *mut u32, n: usize) -> Status {
-    fill("rocrand_generate", generator, out.cast(), n, 4, n as u64, true, |w| {
-        bytes_of(w.iter().copied(), u32::to_ne_bytes)
+    fill("rocrand_generate", generator, out.cast(), n, 4, n as u64, true, |w, engine| match engine {
+        Engine::Mrg32k3a => bytes_of(w.iter().map(|&v| mrg32k3a::word(v)), u32::to_ne_bytes),
+        _ => bytes_of(w.iter().copied(), u32::to_ne_bytes),
     })
 }
 
@@ -124,8 +128,9 @@ pub(crate) unsafe extern "C" fn rocrand_generate_uniform(
     out: *mut f32,
     n: usize,
 ) -> Status {
-    fill("rocrand_generate_uniform", generator, out.cast(), n, 4, n as u64, true, |w| {
-        bytes_of(w.iter().map(|&v| uniform_f32(v)), f32::to_ne_bytes)
+    fill("rocrand_generate_uniform", generator, out.cast(), n, 4, n as u64, true, |w, engine| match engine {
+        Engine::Mrg32k3a => bytes_of(w.iter().map(|&v| mrg32k3a::uniform(v)), f32::to_ne_bytes),
+        _ => bytes_of(w.iter().map(|&v| uniform_f32(v)), f32::to_ne_bytes),
     })
 }
 
@@ -134,7 +139,7 @@ pub(crate) unsafe extern "C" fn rocrand_generate_uniform_double(
     out: *mut f64,
     n: usize,
 ) -> Status {
-    fill("rocrand_generate_uniform_double", generator, out.cast(), n, 8, 2 * n as u64, false, |w| {
+    fill("rocrand_generate_uniform_double", generator, out.cast(), n, 8, 2 * n as u64, false, |w, _| {
         bytes_of(w.chunks_exact(2).map(|p| uniform_f64(p[0], p[1])), f64::to_ne_bytes)
     })
 }
@@ -170,7 +175,7 @@ pub(crate) unsafe extern "C" fn rocrand_generate_normal(
     mean: f32,
     stddev: f32,
 ) -> Status {
-    fill("rocrand_generate_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w| {
+    fill("rocrand_generate_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w, _| {
         normals_f32(w, mean, stddev, false)
     })
 }
@@ -182,7 +187,7 @@ pub(crate) unsafe extern "C" fn rocrand_generate_normal_double(
     mean: f64,
     stddev: f64,
 ) -> Status {
-    fill("rocrand_generate_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w| {
+    fill("rocrand_generate_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w, _| {
         normals_f64(w, mean, stddev, false)
     })
 }
@@ -194,7 +199,7 @@ pub(crate) unsafe extern "C" fn rocrand_generate_log_normal(
     mean: f32,
     stddev: f32,
 ) -> Status {
-    fill("rocrand_generate_log_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w| {
+    fill("rocrand_generate_log_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w, _| {
         normals_f32(w, mean, stddev, true)
     })
 }
@@ -206,7 +211,7 @@ pub(crate) unsafe extern "C" fn rocrand_generate_log_normal_double(
     mean: f64,
     stddev: f64,
 ) -> Status {
-    fill("rocrand_generate_log_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w| {
+    fill("rocrand_generate_log_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w, _| {
         normals_f64(w, mean, stddev, true)
     })
 }

@@ -1,7 +1,7 @@
 //! Generators: creating and destroying them, their stream, seed, offset
 //! and ordering, and the words they produce.
 
-use super::{philox, xorwow};
+use super::{mrg32k3a, philox, xorwow};
 use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind};
 use crate::backend::sim::violations;
 use crate::bindings::rocrand::*;
@@ -20,6 +20,7 @@ const VERSION: i32 = 201_017;
 pub(super) enum Engine {
     Philox,
     Xorwow,
+    Mrg32k3a,
 }
 
 /// A simulated rocRAND generator.
@@ -39,7 +40,8 @@ pub(crate) struct Generator {
 }
 
 impl Generator {
-    /// The next `words` words of the stream, which then moves past them.
+    /// The next `words` words of the stream (draws, for MRG32k3a), which
+    /// then moves past them.
     pub(super) fn take(&mut self, words: u64) -> Words {
         let words = Words { engine: self.engine, seed: self.seed, first: self.offset + self.consumed, len: words };
         self.consumed += words.len;
@@ -49,17 +51,20 @@ impl Generator {
 
 /// A run of the stream's words, computed when the work runs.
 pub(super) struct Words {
-    engine: Engine,
+    pub(super) engine: Engine,
     seed: u64,
     first: u64,
     len: u64,
 }
 
 impl Words {
-    /// Every word of the run, in order.
+    /// Every word of the run, in order (MRG32k3a's draws, in [1, m1]).
     pub fn all(&self) -> Vec<u32> {
-        if self.engine == Engine::Xorwow {
-            return xorwow::words(self.seed, self.first, self.len);
+        match self.engine {
+            Engine::Xorwow => return xorwow::words(self.seed, self.first, self.len),
+            // The draws themselves, in [1, m1]: the conversions differ.
+            Engine::Mrg32k3a => return mrg32k3a::draws(self.seed, self.first, self.len),
+            Engine::Philox => {}
         }
         let key = philox::key(self.seed);
         let mut out = Vec::with_capacity(self.len as usize);
@@ -116,9 +121,10 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
             rocrand_rng_type::ROCRAND_RNG_PSEUDO_XORWOW | rocrand_rng_type::ROCRAND_RNG_PSEUDO_DEFAULT => {
                 Engine::Xorwow
             }
+            rocrand_rng_type::ROCRAND_RNG_PSEUDO_MRG32K3A => Engine::Mrg32k3a,
             _ => {
                 log::error!(
-                    "hip simulator: rocRAND generator type {} is not modelled (Philox4x32-10 and XORWOW are)",
+                    "hip simulator: rocRAND generator type {} is not modelled (Philox4x32-10, XORWOW and MRG32k3a are)",
                     rng_type.0
                 );
                 return Err(rocrand_status::ROCRAND_STATUS_TYPE_ERROR);

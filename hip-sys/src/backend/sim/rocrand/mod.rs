@@ -1,5 +1,5 @@
-//! rocRAND in the simulator: the Philox4x32-10 and XORWOW generators of
-//! the host API, computed on the CPU as rocRAND 2.10 (ROCm 5.7) computes
+//! rocRAND in the simulator: the Philox4x32-10, XORWOW and MRG32k3a
+//! generators of the host API, computed on the CPU as rocRAND 2.10 (ROCm 5.7) computes
 //! them, queued on the generator's stream.
 //!
 //! # What is bit for bit, and what is not
@@ -34,15 +34,21 @@
 //! GPU. rocRAND's Philox makes its state on the host, so this is stricter
 //! than rocRAND, on purpose.
 //!
-//! # XORWOW, and what is not modelled
+//! # XORWOW and MRG32k3a, and what is not modelled
 //!
 //! - **XORWOW** (also rocRAND's default type) is bit for bit in its words
 //!   and float uniforms: rocRAND's seeding, and its host layout of 131072
 //!   engines on subsequences 2^67 draws apart, position `p` drawn by
 //!   engine `p % 131072` as its draw `p / 131072` (skip-ahead by GF(2)
 //!   matrix powers). Its doubles, normals and log-normals, whose engines
-//!   draw several words an element, are `ROCRAND_STATUS_INTERNAL_ERROR`.
-//! - The other generators (MRG32k3a, MTGP32, quasi-random ones) are
+//!   draw several words an element, are `ROCRAND_STATUS_INTERNAL_ERROR`;
+//!   so are MRG32k3a's.
+//! - **MRG32k3a** likewise, in words (`(v - 1)` stretched over 32 bits, as
+//!   rocRAND's `rocrand_generate` gives them) and float uniforms
+//!   (`v / m1`): rocRAND's seeding with its own partial reductions, seed 0
+//!   taken as 12345, the same engine layout with subsequences 2^76 draws
+//!   apart, and jumps by modular powers of the components' matrices.
+//! - The other generators (MTGP32, MT19937, quasi-random ones) are
 //!   `ROCRAND_STATUS_TYPE_ERROR` here, and `rocrand_generate_poisson` is
 //!   `ROCRAND_STATUS_INTERNAL_ERROR`; each is logged.
 //! - Output that is not simulator device memory of the full size is
@@ -53,8 +59,10 @@
 //!   date) give the unaligned head to one thread, which takes more words
 //!   for it than the others assume, and misplace values silently.
 
+mod engines;
 mod generate;
 mod generator;
+mod mrg32k3a;
 mod philox;
 mod table;
 mod xorwow;

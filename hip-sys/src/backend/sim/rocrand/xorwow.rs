@@ -1,17 +1,13 @@
 //! XORWOW (Marsaglia, "Xorshift RNGs", 2003), as rocRAND's
-//! `rocrand_xorwow.h` seeds and steps it, and rocRAND 2.10's host
-//! generator lays it out: 131072 engines, engine `e` on subsequence `e`
-//! (2^67 draws apart), the word at stream position `p` drawn by engine
-//! `p % 131072` as its draw `p / 131072`.
+//! `rocrand_xorwow.h` seeds and steps it, laid out as rocRAND 2.10's host
+//! generator does (see `engines`; subsequences are 2^67 draws apart).
 //!
 //! Skipping ahead is the step's linear map on the five xorshift words (a
 //! 160 × 160 matrix over GF(2)) raised to a power, by squaring; the Weyl
 //! counter `d` only adds 362437 a draw.
 
+use super::engines::interleaved;
 use std::sync::OnceLock;
-
-/// Engines of rocRAND's host XORWOW generator.
-const ENGINES: u64 = 131_072;
 /// log2 of the draws between subsequences.
 const SUBSEQUENCE_LOG2: usize = 67;
 /// The Weyl increment.
@@ -106,29 +102,18 @@ fn skip(mut x: [u32; 5], draws: u128) -> [u32; 5] {
 /// The words at stream positions `first..first + len` of `seed`.
 pub(crate) fn words(seed: u64, first: u64, len: u64) -> Vec<u32> {
     let start = seeded(seed);
-    let mut out = vec![0u32; len as usize];
-    // Each engine serves positions e, e + S, e + 2S, ...: walk the engines
-    // that the run touches, each from its first draw in the run.
-    let engines = len.min(ENGINES);
-    let mut first_engine = None;
-    for k in 0..engines {
-        let p = first + k;
-        let (engine, draw) = (p % ENGINES, p / ENGINES);
-        let x = match first_engine {
-            // Engine e + 1 is engine e 2^67 draws on (powers of one matrix
-            // commute), unless the run wrapped to engine 0 (one draw more).
-            Some((e, x)) if engine == e + 1 => powers()[SUBSEQUENCE_LOG2].apply(x),
-            _ => skip(start.x, (u128::from(engine) << SUBSEQUENCE_LOG2) + u128::from(draw)),
-        };
-        first_engine = Some((engine, x));
-        let mut state = State { x, d: start.d.wrapping_add((draw as u32).wrapping_mul(WEYL)) };
-        let mut at = k;
-        while at < len {
-            out[at as usize] = next(&mut state);
-            at += ENGINES;
-        }
-    }
-    out
+    interleaved(
+        first,
+        len,
+        |engine, draw| State {
+            x: skip(start.x, (u128::from(engine) << SUBSEQUENCE_LOG2) + u128::from(draw)),
+            d: start.d.wrapping_add((draw as u32).wrapping_mul(WEYL)),
+        },
+        // Engine e + 1 is engine e 2^67 draws on (powers of one matrix
+        // commute); the Weyl counter depends on the draw only.
+        |state| State { x: powers()[SUBSEQUENCE_LOG2].apply(state.x), d: state.d },
+        next,
+    )
 }
 
 #[cfg(test)]
