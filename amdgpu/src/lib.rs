@@ -252,10 +252,11 @@
 //!
 //! # Libraries
 //!
-//! rocBLAS ([`blas`]), rocSPARSE, rocFFT and MIOpen are reached through
-//! [`libs`], with one handle per thread and device and plans cached per
-//! device; see that crate's documentation. On the `nvidia` backend they run
-//! over cuBLAS, cuSPARSE, cuFFT and cuDNN; on the simulator, on the CPU.
+//! rocBLAS ([`blas`]), rocSPARSE, rocFFT, MIOpen and rocRAND ([`rand`])
+//! are reached through [`libs`], with one handle per thread and device and
+//! plans cached per device; see that crate's documentation. On the
+//! `nvidia` backend they run over cuBLAS, cuSPARSE, cuFFT, cuDNN and
+//! cuRAND; on the simulator, on the CPU.
 //!
 //! # Dense linear algebra
 //!
@@ -282,6 +283,27 @@
 //! let short = DeviceArray::<f32>::zeros(3)?;
 //! let err = blas::gemm(&Gemm::new(2, 2, 3), 1.0, &short, &b, 0.0, &mut c).unwrap_err();
 //! assert!(err.to_string().contains("A holds 3 elements"));
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Random numbers
+//!
+//! [`rand`] fills device arrays with rocRAND's numbers on the array's
+//! stream: [`rand::uniform`] in (0, 1], [`rand::normal`],
+//! [`rand::log_normal`] (f32, f64) and raw words ([`rand::bits`]). Each
+//! thread has one Philox generator per device, starting at seed 0;
+//! [`rand::set_seed`] and [`rand::set_offset`] restart its stream, and
+//! successive fills continue it. On AMD and the simulator the numbers are
+//! rocRAND's own; on the `nvidia` backend they are cuRAND's, which differ.
+//!
+//! ```
+//! use amdgpu::prelude::*;
+//! # if !amdgpu::libs::available(amdgpu::libs::Library::Rocrand) { return Ok(()); }
+//! amdgpu::rand::set_seed(amdgpu::device(), 42)?;
+//! let mut x = DeviceArray::<f32>::zeros(1000)?;
+//! amdgpu::rand::normal(&mut x, 0.0, 1.0)?;
+//! let mean = x.to_vec()?.iter().sum::<f32>() / 1000.0;
+//! assert!(mean.abs() < 0.2);
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
