@@ -397,3 +397,33 @@ fn outputs_rocrand_would_misplace_are_refused_before_any_call() {
         rand::bits(&mut From { array: &mut w, skip: 3 }).unwrap();
     });
 }
+
+/// A capture begun through the raw API is unknown to the library, so a
+/// thread may make its generator inside one: making the state then fails
+/// (the allocation cuRAND makes), and the generator made just before must
+/// be destroyed, not leaked.
+#[test]
+fn a_generator_whose_state_cannot_be_made_is_destroyed() {
+    let _x = sim::exclusive();
+    if !on_sim() || !have(Library::Rocrand) {
+        eprintln!("skipped: counts the simulator's library objects");
+        return;
+    }
+    on_thread("raw-capture", || {
+        let api = sim::api();
+        let stream = Stream::new().unwrap();
+        let before = sim::live_library_objects(0);
+        let thread_local = hip_sys::hipStreamCaptureMode::hipStreamCaptureModeThreadLocal;
+        // SAFETY: a live stream of this thread, not capturing.
+        let begun = unsafe { (api.hipStreamBeginCapture)(stream.as_raw(), thread_local) };
+        assert_eq!(begun, hip_sys::hipError_t::hipSuccess);
+        let error = rand::warm_handle(&stream).unwrap_err();
+        assert!(error.to_string().contains("rocrand_initialize_generator"), "{error}");
+        let mut graph = std::ptr::null_mut();
+        // SAFETY: the capture begun above, ended on its thread; the capture
+        // was invalidated, so there is no graph to destroy.
+        let ended = unsafe { (api.hipStreamEndCapture)(stream.as_raw(), &mut graph) };
+        assert!(graph.is_null(), "{ended:?}");
+        assert_eq!(sim::live_library_objects(0), before, "the generator was leaked");
+    });
+}

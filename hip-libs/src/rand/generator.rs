@@ -34,13 +34,21 @@ impl LibHandle for RandHandle {
     fn create(device: Device) -> Result<Self> {
         let api = hip_sys::rocrand()?;
         let kind = rocrand_rng_type::ROCRAND_RNG_PSEUDO_PHILOX4_32_10;
-        let raw = on_device(device, || raw::create_generator(api, kind))??;
-        let handle = RandHandle { raw, device };
-        // The state now, outside any capture: cuRAND allocates it at the
-        // first generate otherwise, which a capture refuses.
-        // SAFETY: the live generator just made, under its device.
-        on_device(device, || unsafe { raw::initialize(api, handle.raw) })??;
-        Ok(handle)
+        let raw = on_device(device, || {
+            let raw = raw::create_generator(api, kind)?;
+            // The state now, outside any capture: cuRAND allocates it at
+            // the first generate otherwise, which a capture refuses.
+            // SAFETY: the live generator just made, under its device.
+            if let Err(error) = unsafe { raw::initialize(api, raw) } {
+                // SAFETY: made above, never handed out, destroyed once.
+                if let Err(destroyed) = unsafe { raw::destroy_generator(api, raw) } {
+                    log::error!("destroying a rocRAND generator whose state could not be made: {destroyed}");
+                }
+                return Err(error);
+            }
+            Ok(raw)
+        })??;
+        Ok(RandHandle { raw, device })
     }
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
