@@ -144,77 +144,51 @@ pub(crate) unsafe extern "C" fn rocrand_generate_uniform_double(
     })
 }
 
-fn normals_f32(w: &[u32], mean: f32, stddev: f32, log: bool) -> Vec<u8> {
-    let values = w.chunks_exact(2).flat_map(|p| normal_pair_f32(p[0], p[1])).map(move |z| {
+/// `mean + z * stddev` of each normal `z`, or its `exp` for log-normals.
+fn shifted<T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T>>(
+    z: impl Iterator<Item = T>,
+    (mean, stddev): (T, T),
+    exp: Option<fn(T) -> T>,
+) -> impl Iterator<Item = T> {
+    z.map(move |z| {
         let v = mean + z * stddev;
-        if log {
-            v.exp()
-        } else {
-            v
+        exp.map_or(v, |exp| exp(v))
+    })
+}
+
+/// A normal or log-normal entry point of rocRAND's: its name, element
+/// type, the words a pair takes, the pair function and whether it is
+/// log-normal.
+macro_rules! normals {
+    ($name:ident, $t:ty, $pair_words:expr, $pairs:expr, $log:expr) => {
+        pub(crate) unsafe extern "C" fn $name(
+            generator: rocrand_generator,
+            out: *mut $t,
+            n: usize,
+            mean: $t,
+            stddev: $t,
+        ) -> Status {
+            let size = std::mem::size_of::<$t>();
+            fill(stringify!($name), generator, out.cast(), n, size, pair_words(n, $pair_words), false, move |w, _| {
+                let exp: Option<fn($t) -> $t> = if $log { Some(<$t>::exp) } else { None };
+                bytes_of(shifted($pairs(w), (mean, stddev), exp), <$t>::to_ne_bytes)
+            })
         }
-    });
-    bytes_of(values, f32::to_ne_bytes)
+    };
 }
 
-fn normals_f64(w: &[u32], mean: f64, stddev: f64, log: bool) -> Vec<u8> {
-    let values = w.chunks_exact(4).flat_map(normal_pair_f64).map(move |z| {
-        let v = mean + z * stddev;
-        if log {
-            v.exp()
-        } else {
-            v
-        }
-    });
-    bytes_of(values, f64::to_ne_bytes)
+fn pairs_f32(w: &[u32]) -> impl Iterator<Item = f32> + '_ {
+    w.chunks_exact(2).flat_map(|p| normal_pair_f32(p[0], p[1]))
 }
 
-pub(crate) unsafe extern "C" fn rocrand_generate_normal(
-    generator: rocrand_generator,
-    out: *mut f32,
-    n: usize,
-    mean: f32,
-    stddev: f32,
-) -> Status {
-    fill("rocrand_generate_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w, _| {
-        normals_f32(w, mean, stddev, false)
-    })
+fn pairs_f64(w: &[u32]) -> impl Iterator<Item = f64> + '_ {
+    w.chunks_exact(4).flat_map(normal_pair_f64)
 }
 
-pub(crate) unsafe extern "C" fn rocrand_generate_normal_double(
-    generator: rocrand_generator,
-    out: *mut f64,
-    n: usize,
-    mean: f64,
-    stddev: f64,
-) -> Status {
-    fill("rocrand_generate_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w, _| {
-        normals_f64(w, mean, stddev, false)
-    })
-}
-
-pub(crate) unsafe extern "C" fn rocrand_generate_log_normal(
-    generator: rocrand_generator,
-    out: *mut f32,
-    n: usize,
-    mean: f32,
-    stddev: f32,
-) -> Status {
-    fill("rocrand_generate_log_normal", generator, out.cast(), n, 4, pair_words(n, 2), false, move |w, _| {
-        normals_f32(w, mean, stddev, true)
-    })
-}
-
-pub(crate) unsafe extern "C" fn rocrand_generate_log_normal_double(
-    generator: rocrand_generator,
-    out: *mut f64,
-    n: usize,
-    mean: f64,
-    stddev: f64,
-) -> Status {
-    fill("rocrand_generate_log_normal_double", generator, out.cast(), n, 8, pair_words(n, 4), false, move |w, _| {
-        normals_f64(w, mean, stddev, true)
-    })
-}
+normals!(rocrand_generate_normal, f32, 2, pairs_f32, false);
+normals!(rocrand_generate_normal_double, f64, 4, pairs_f64, false);
+normals!(rocrand_generate_log_normal, f32, 2, pairs_f32, true);
+normals!(rocrand_generate_log_normal_double, f64, 4, pairs_f64, true);
 
 pub(crate) unsafe extern "C" fn rocrand_generate_poisson(
     generator: rocrand_generator,

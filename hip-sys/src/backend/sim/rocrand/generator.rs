@@ -166,26 +166,25 @@ pub(crate) unsafe extern "C" fn rocrand_set_stream(
     })
 }
 
-pub(crate) unsafe extern "C" fn rocrand_set_seed(generator: rocrand_generator, seed: u64) -> Status {
-    call("rocrand_set_seed", OK, INTERNAL, || {
-        generator_device("rocrand_set_seed", generator)?;
+/// Change what `generator`'s stream starts from (`set`) and restart it
+/// there: rocRAND makes the state again at the next generate.
+fn restart(function: &'static str, generator: rocrand_generator, set: impl FnOnce(&mut Generator)) -> Status {
+    call(function, OK, INTERNAL, || {
+        generator_device(function, generator)?;
         with_generator(generator, |g| {
-            g.seed = seed;
+            set(g);
             g.consumed = 0;
             g.initialized = false;
         })
     })
 }
 
+pub(crate) unsafe extern "C" fn rocrand_set_seed(generator: rocrand_generator, seed: u64) -> Status {
+    restart("rocrand_set_seed", generator, |g| g.seed = seed)
+}
+
 pub(crate) unsafe extern "C" fn rocrand_set_offset(generator: rocrand_generator, offset: u64) -> Status {
-    call("rocrand_set_offset", OK, INTERNAL, || {
-        generator_device("rocrand_set_offset", generator)?;
-        with_generator(generator, |g| {
-            g.offset = offset;
-            g.consumed = 0;
-            g.initialized = false;
-        })
-    })
+    restart("rocrand_set_offset", generator, |g| g.offset = offset)
 }
 
 pub(crate) unsafe extern "C" fn rocrand_set_ordering(generator: rocrand_generator, order: rocrand_ordering) -> Status {
