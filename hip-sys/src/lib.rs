@@ -12,7 +12,7 @@
 //!   cargo feature of its name (`amd`, `nvidia`, `sim`; all on by
 //!   default), each in one folder under [`backend`](mod@backend) with one
 //!   module vocabulary: `hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`,
-//!   `rocrand`, `miopen`. A backend's `rocblas` is rocBLAS on that backend, whether it
+//!   `rocrand`, `rocsolver`, `miopen`. A backend's `rocblas` is rocBLAS on that backend, whether it
 //!   loads AMD's, maps it onto cuBLAS or computes it on the CPU.
 //! - **Rules written once.** What every backend must check the same way
 //!   (rocBLAS's argument rules, rocFFT's version facts, the staged SpMV, the
@@ -35,7 +35,7 @@
 //!   generated from Debian's headers, and of MIOpen, written by hand; and
 //!   one **function table** per library ([`HipApi`],
 //!   [`rocblas::RocblasApi`], [`rocsparse::RocsparseApi`],
-//!   [`rocfft::RocfftApi`], [`rocrand::RocrandApi`], [`miopen::MiopenApi`]): a struct of
+//!   [`rocfft::RocfftApi`], [`rocrand::RocrandApi`], [`rocsolver::RocsolverApi`], [`miopen::MiopenApi`]): a struct of
 //!   function pointers instead of link-time symbols, so building never needs
 //!   ROCm and every backend fills the same struct.
 //! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
@@ -48,7 +48,7 @@
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why
 //!   none could be set up.
 //! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND tables of the
-//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`], [`rocrand()`]), loaded lazily
+//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`], [`rocrand()`], [`rocsolver()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`compiler()`] and [`hiprtc()`]: the runtime compiler of the backend
@@ -109,9 +109,9 @@ pub use bindings::newer::{
     hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
 };
 pub use bindings::shared::prelude::{prelude, Header};
-pub use bindings::{miopen, rocblas, rocfft, rocrand, rocsparse};
+pub use bindings::{miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
-    available, miopen, rocblas, rocfft, rocfft_version, rocrand, rocsparse, rocsparse_spmv_staged, Library,
+    available, miopen, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged, Library,
     RocfftVersion,
 };

@@ -12,7 +12,7 @@ use std::process::Command;
 pub const SUITE: &str = "trixie";
 /// The packages whose headers are read.
 pub const PACKAGES: &[&str] =
-    &["libamdhip64-dev", "librocsparse-dev", "librocfft-dev", "librocblas-dev", "librocrand-dev"];
+    &["libamdhip64-dev", "librocsparse-dev", "librocfft-dev", "librocblas-dev", "librocrand-dev", "librocsolver-dev"];
 
 /// A package that was downloaded and unpacked.
 pub struct Unpacked {

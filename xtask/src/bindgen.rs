@@ -187,6 +187,8 @@ const ROCBLAS_FUNCTIONS: &[&str] = &[
     "rocblas_set_pointer_mode",
     "rocblas_get_pointer_mode",
     "rocblas_set_workspace",
+    "rocblas_start_device_memory_size_query",
+    "rocblas_stop_device_memory_size_query",
     "rocblas_get_version_string",
     "rocblas_get_version_string_size",
     "rocblas_set_math_mode",
@@ -267,6 +269,45 @@ const ROCRAND_FUNCTIONS: &[&str] = &[
     "rocrand_generate_log_normal",
     "rocrand_generate_log_normal_double",
     "rocrand_generate_poisson",
+];
+
+/// rocSOLVER's dense factorizations and solves, each in s, d, c and z.
+const ROCSOLVER_FUNCTIONS: &[&str] = &[
+    "rocsolver_get_version_string",
+    "rocsolver_get_version_string_size",
+    "rocsolver_sgetrf",
+    "rocsolver_dgetrf",
+    "rocsolver_cgetrf",
+    "rocsolver_zgetrf",
+    "rocsolver_sgetrs",
+    "rocsolver_dgetrs",
+    "rocsolver_cgetrs",
+    "rocsolver_zgetrs",
+    "rocsolver_spotrf",
+    "rocsolver_dpotrf",
+    "rocsolver_cpotrf",
+    "rocsolver_zpotrf",
+    "rocsolver_spotrs",
+    "rocsolver_dpotrs",
+    "rocsolver_cpotrs",
+    "rocsolver_zpotrs",
+];
+
+/// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared
+/// with rocBLAS's bindings (a rocSOLVER call takes a rocBLAS handle).
+const ROCBLAS_SHARED: &[(&str, &str)] = &[
+    ("rocblas", "_rocblas_handle"),
+    ("rocblas", "rocblas_handle"),
+    ("rocblas", "rocblas_int"),
+    ("rocblas", "rocblas_stride"),
+    ("rocblas", "rocblas_float_complex"),
+    ("rocblas", "rocblas_double_complex"),
+    ("rocblas", "rocblas_operation"),
+    ("rocblas", "rocblas_operation_"),
+    ("rocblas", "rocblas_status"),
+    ("rocblas", "rocblas_status_"),
+    ("hip", "hipStream_t"),
+    ("hip", "ihipStream_t"),
 ];
 
 const LIBRARIES: &[Library] = &[
@@ -353,6 +394,19 @@ const LIBRARIES: &[Library] = &[
         shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
         newer: "",
         statuses: &["rocrand_status"],
+    },
+    Library {
+        file: "rocsolver.rs",
+        header: "rocsolver/rocsolver.h",
+        package: "librocsolver-dev",
+        table: "RocsolverApi",
+        soname: "librocsolver.so",
+        functions: ROCSOLVER_FUNCTIONS,
+        extra_types: &["rocblas_fill"],
+        extra_vars: &[],
+        shared_types: ROCBLAS_SHARED,
+        newer: "",
+        statuses: &[],
     },
     Library {
         file: "hiprtc.rs",

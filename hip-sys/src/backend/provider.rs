@@ -9,6 +9,7 @@ use crate::miopen::MiopenApi;
 use crate::rocblas::RocblasApi;
 use crate::rocfft::RocfftApi;
 use crate::rocrand::RocrandApi;
+use crate::rocsolver::RocsolverApi;
 use crate::rocsparse::RocsparseApi;
 use crate::BackendError;
 
@@ -27,6 +28,8 @@ pub(crate) struct Provider {
     pub miopen: fn() -> Result<&'static MiopenApi, BackendError>,
     /// rocRAND.
     pub rocrand: fn() -> Result<&'static RocrandApi, BackendError>,
+    /// rocSOLVER.
+    pub rocsolver: fn() -> Result<&'static RocsolverApi, BackendError>,
     /// The runtime compiler that serves the backend's devices: AMD's
     /// hipRTC, NVRTC, or the simulator's.
     pub hiprtc: fn() -> Result<&'static Compiler, BackendError>,

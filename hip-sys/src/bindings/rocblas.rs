@@ -199,6 +199,15 @@ pub struct RocblasApi {
         addr: *mut ::core::ffi::c_void,
         size: usize,
     ) -> rocblas_status,
+    ///`rocblas_start_device_memory_size_query`
+    pub rocblas_start_device_memory_size_query: unsafe extern "C" fn(
+        handle: rocblas_handle,
+    ) -> rocblas_status,
+    ///`rocblas_stop_device_memory_size_query`
+    pub rocblas_stop_device_memory_size_query: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        size: *mut usize,
+    ) -> rocblas_status,
     ///`rocblas_get_version_string`
     pub rocblas_get_version_string: unsafe extern "C" fn(
         buf: *mut ::core::ffi::c_char,
@@ -664,6 +673,8 @@ impl RocblasApi {
         "rocblas_set_pointer_mode",
         "rocblas_get_pointer_mode",
         "rocblas_set_workspace",
+        "rocblas_start_device_memory_size_query",
+        "rocblas_stop_device_memory_size_query",
         "rocblas_get_version_string",
         "rocblas_get_version_string_size",
         "rocblas_set_math_mode",
@@ -770,6 +781,21 @@ impl RocblasApi {
                         size: usize,
                     ) -> rocblas_status,
                 >(resolve("rocblas_set_workspace")?)
+            },
+            rocblas_start_device_memory_size_query: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(handle: rocblas_handle) -> rocblas_status,
+                >(resolve("rocblas_start_device_memory_size_query")?)
+            },
+            rocblas_stop_device_memory_size_query: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        size: *mut usize,
+                    ) -> rocblas_status,
+                >(resolve("rocblas_stop_device_memory_size_query")?)
             },
             rocblas_get_version_string: unsafe {
                 ::core::mem::transmute::<
@@ -1372,7 +1398,7 @@ impl RocblasApi {
 }
 impl ::core::fmt::Debug for RocblasApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocblasApi), 43usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocblasApi), 45usize)
     }
 }
 impl rocblas_status_ {

@@ -1,5 +1,5 @@
-//! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT, MIOpen
-//! and rocRAND.
+//! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT, MIOpen,
+//! rocRAND and rocSOLVER.
 //!
 //! Each table is loaded lazily, once per process, for the process's
 //! [backend](crate::backend()):
@@ -8,7 +8,7 @@
 //!   `$ROCM_PATH/lib`, then `/opt/rocm/lib`, then the loader's path, under
 //!   the names `librocblas.so` (`.so.5`, `.so.4`, `.so.3`, `.so.0`),
 //!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`),
-//!   `libMIOpen.so` (`.so.1`) and `librocrand.so` (`.so.1`). A library that is not found is
+//!   `libMIOpen.so` (`.so.1`), `librocrand.so` (`.so.1`) and `librocsolver.so` (`.so.0`). A library that is not found is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound) (with every path tried), a symbol
 //!   that is missing [`BackendError::SymbolMissing`](crate::BackendError::SymbolMissing), a version whose ABI
 //!   this crate does not know [`BackendError::UnsupportedVersion`](crate::BackendError::UnsupportedVersion). None of
@@ -21,7 +21,8 @@
 //!   backend's `rocblas`, `rocfft`, `rocsparse` and `miopen` modules for
 //!   the mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
-//!   rocRAND is mapped onto cuRAND (`libcurand.so.10`).
+//!   rocRAND is mapped onto cuRAND (`libcurand.so.10`), rocSOLVER onto
+//!   cuSOLVER's dense API (`libcusolver.so.12`, `.11`).
 //!
 //! If backend selection itself failed, that error is returned. The
 //! functions here ask the process's backend for its table once
@@ -46,6 +47,7 @@ pub mod dnn;
 pub mod fft;
 pub mod rand;
 pub mod rtc;
+pub mod solver;
 pub mod sparse;
 
 pub use crate::bindings::shared::library::Library;
@@ -53,6 +55,7 @@ pub use blas::rocblas;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};
 pub use rand::rocrand;
+pub use solver::rocsolver;
 pub use sparse::{rocsparse, rocsparse_spmv_staged};
 
 /// Whether `library` can be used in this process (loading it if needed).
@@ -63,5 +66,6 @@ pub fn available(library: Library) -> bool {
         Library::Miopen => miopen().is_ok(),
         Library::Rocblas => rocblas().is_ok(),
         Library::Rocrand => rocrand().is_ok(),
+        Library::Rocsolver => rocsolver().is_ok(),
     }
 }

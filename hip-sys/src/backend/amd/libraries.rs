@@ -24,6 +24,7 @@ const fn file_names(library: Library) -> &'static [&'static str] {
             &["librocblas.so", "librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"]
         }
         Library::Rocrand => &["librocrand.so", "librocrand.so.1"],
+        Library::Rocsolver => &["librocsolver.so", "librocsolver.so.0"],
     }
 }
 

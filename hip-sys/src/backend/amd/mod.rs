@@ -17,6 +17,7 @@ mod provider;
 mod rocblas;
 mod rocfft;
 mod rocrand;
+mod rocsolver;
 mod rocsparse;
 
 pub(crate) use hip::load;

@@ -223,6 +223,7 @@ pub(crate) mod miopen;
 pub(crate) mod rocblas;
 pub(crate) mod rocfft;
 pub(crate) mod rocrand;
+pub(crate) mod rocsolver;
 pub(crate) mod rocsparse;
 
 fn_table! {

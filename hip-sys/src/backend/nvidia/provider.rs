@@ -1,8 +1,8 @@
 //! What the nvidia backend provides besides its HIP table: rocBLAS over
 //! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN,
-//! rocRAND over cuRAND and hipRTC over NVRTC, each loaded on first use.
+//! rocRAND over cuRAND, rocSOLVER over cuSOLVER and hipRTC over NVRTC, each loaded on first use.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsparse};
+use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 use crate::bindings::shared::rocfft_version::RocfftVersion;
 
@@ -16,5 +16,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft_version: || Ok(RocfftVersion::R2C_KEEPS_INPUT),
     miopen: || miopen::load(&miopen::candidates()),
     rocrand: || rocrand::load(&rocrand::candidates()),
+    rocsolver: || rocsolver::load(&rocsolver::candidates()),
     hiprtc: hiprtc::compiler,
 };

@@ -263,6 +263,9 @@
 //! rocRAND ([`rocrand_api`]) is rocRAND 2.10's Philox4x32-10 host API:
 //! its stream of words and its uniforms bit for bit, its normals to a few
 //! ulps (the other generators and Poisson are not modelled, and say so).
+//! rocSOLVER ([`rocsolver_api`]) is rocSOLVER 3.21's LU and Cholesky on
+//! the CPU: its argument rules, its workspace sizes through the rocBLAS
+//! handle (size queries included), its `info` and pivots.
 //!
 //! # Introspection for tests
 //!
@@ -317,6 +320,7 @@ mod provider;
 mod rocblas;
 mod rocfft;
 mod rocrand;
+mod rocsolver;
 mod rocsparse;
 mod rocsparse_mode;
 mod tables;
@@ -342,7 +346,9 @@ pub use rocsparse_mode::{
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
 pub use submit::{hold_stream, StreamHold};
-pub use tables::{api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocrand_api, rocsparse_api};
+pub use tables::{
+    api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
+};
 pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 
 pub(crate) use machine::configure_from_env;

@@ -1,7 +1,7 @@
 //! What the simulator provides besides its HIP table: its own rocBLAS,
-//! rocSPARSE, rocFFT, MIOpen, rocRAND and hipRTC.
+//! rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and hipRTC.
 
-use super::{miopen, rocblas, rocfft, rocrand, rocsparse};
+use super::{miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 
 /// The simulator's libraries. rocFFT fails to load when
@@ -13,5 +13,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocfft_version: || Ok(rocfft::rocfft_version()),
     miopen: || Ok(&miopen::SIM_MIOPEN),
     rocrand: || Ok(&rocrand::SIM_ROCRAND),
+    rocsolver: || Ok(&rocsolver::SIM_ROCSOLVER),
     hiprtc: || Ok(&super::hiprtc::SIM_COMPILER),
 };

@@ -1,7 +1,7 @@
 //! The simulator's function tables, whatever backend the process selected:
 //! tests of the simulator itself call them directly.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsparse};
+use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::bindings::hip::HipApi;
 
 /// The simulator's function table, whatever backend the process selected:
@@ -25,6 +25,12 @@ pub fn rocfft_api() -> &'static crate::rocfft::RocfftApi {
 /// simulator for what it implements).
 pub fn rocrand_api() -> &'static crate::rocrand::RocrandApi {
     &rocrand::SIM_ROCRAND
+}
+
+/// The simulator's rocSOLVER table (see the `rocsolver` module docs of the
+/// simulator for what it implements).
+pub fn rocsolver_api() -> &'static crate::rocsolver::RocsolverApi {
+    &rocsolver::SIM_ROCSOLVER
 }
 
 /// The simulator's rocBLAS table.

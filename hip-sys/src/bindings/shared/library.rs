@@ -15,15 +15,17 @@ pub enum Library {
     Rocblas,
     /// rocRAND, `librocrand.so`.
     Rocrand,
+    /// rocSOLVER, `librocsolver.so`.
+    Rocsolver,
 }
 
 impl Library {
     /// Every library.
-    pub const ALL: [Library; 5] =
-        [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen, Library::Rocrand];
+    pub const ALL: [Library; 6] =
+        [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen, Library::Rocrand, Library::Rocsolver];
 
-    /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT`, `MIOpen` or
-    /// `rocRAND`.
+    /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT`, `MIOpen`,
+    /// `rocRAND` or `rocSOLVER`.
     pub const fn name(self) -> &'static str {
         match self {
             Library::Rocsparse => "rocSPARSE",
@@ -31,6 +33,7 @@ impl Library {
             Library::Miopen => "MIOpen",
             Library::Rocblas => "rocBLAS",
             Library::Rocrand => "rocRAND",
+            Library::Rocsolver => "rocSOLVER",
         }
     }
 }

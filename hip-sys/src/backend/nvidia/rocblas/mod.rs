@@ -32,6 +32,12 @@
 //!   it; the mapping records each handle's workspace and sets it again
 //!   after every stream change, so the pool's memory stays the one used.
 //!
+//! - **Size queries**: `rocblas_start_device_memory_size_query` and
+//!   `rocblas_stop_device_memory_size_query` are kept per handle here
+//!   (cuBLAS has none); rocSOLVER's calls over cuSOLVER collect their
+//!   needs into them as rocSOLVER does. The BLAS calls themselves do not
+//!   look at a query underway: they run.
+//!
 //! # What cannot be mapped
 //!
 //! `rocblas_gemm_ex` with an output D other than C: cuBLAS computes in
@@ -274,6 +280,49 @@ fn workspaces() -> std::sync::MutexGuard<'static, Option<HashMap<usize, (usize, 
     WORKSPACES.lock_unpoisoned()
 }
 
+/// The workspace the caller gave `handle` (`rocblas_set_workspace`), as
+/// address and size; `None` if it gave none (or size 0).
+pub(in crate::backend::nvidia) fn user_workspace(handle: rocblas_handle) -> Option<(usize, usize)> {
+    workspaces().as_ref().and_then(|m| m.get(&(handle as usize)).copied()).filter(|&(ptr, size)| ptr != 0 && size > 0)
+}
+
+/// The handles with a device memory size query underway, each with the
+/// largest need collected so far.
+static QUERIES: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
+
+/// What rocBLAS rounds every workspace piece up to
+/// (`rocblas_handle::roundup_device_memory_size`).
+pub(in crate::backend::nvidia) const DEVICE_MEMORY_GRANULE: usize = 64;
+
+/// Whether a device memory size query is underway on `handle`.
+pub(in crate::backend::nvidia) fn querying(handle: rocblas_handle) -> bool {
+    QUERIES.lock_unpoisoned().as_ref().is_some_and(|m| m.contains_key(&(handle as usize)))
+}
+
+/// Collect a call's workspace `need` into `handle`'s query: the status the
+/// call answers, `size_increased` or `size_unchanged`
+/// (`rocblas_set_optimal_device_memory_size`).
+pub(in crate::backend::nvidia) fn collect(handle: rocblas_handle, need: usize) -> rocblas_status {
+    let need = need.div_ceil(DEVICE_MEMORY_GRANULE) * DEVICE_MEMORY_GRANULE;
+    let mut queries = QUERIES.lock_unpoisoned();
+    match queries.as_mut().and_then(|m| m.get_mut(&(handle as usize))) {
+        Some(most) if need > *most => {
+            *most = need;
+            rocblas_status::rocblas_status_size_increased
+        }
+        _ => rocblas_status::rocblas_status_size_unchanged,
+    }
+}
+
+/// The CUDA stream `handle` is bound to.
+pub(in crate::backend::nvidia) fn cuda_stream(handle: rocblas_handle) -> Result<*mut c_void, rocblas_status> {
+    let h = live(handle)?;
+    let mut raw: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a live handle and a valid out-pointer.
+    ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, &mut raw) })?;
+    Ok(raw)
+}
+
 // ---- handles -----------------------------------------------------------------
 
 unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handle) -> rocblas_status {
@@ -293,6 +342,11 @@ unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_s
         if let Some(map) = workspaces().as_mut() {
             map.remove(&(handle as usize));
         }
+        if let Some(map) = QUERIES.lock_unpoisoned().as_mut() {
+            map.remove(&(handle as usize));
+        }
+        // rocSOLVER's calls on this handle made a cuSOLVER handle beside it.
+        super::rocsolver::forget(handle)?;
         // SAFETY: a live handle, destroyed once (C contract).
         ok("cublasDestroy_v2", unsafe { (fns()?.cublasDestroy)(h) })
     })
@@ -376,6 +430,37 @@ unsafe extern "C" fn rocblas_set_workspace(handle: rocblas_handle, addr: *mut c_
     })
 }
 
+unsafe extern "C" fn rocblas_start_device_memory_size_query(handle: rocblas_handle) -> rocblas_status {
+    entry(|| {
+        live(handle)?;
+        let mut queries = QUERIES.lock_unpoisoned();
+        let map = queries.get_or_insert_with(HashMap::new);
+        if map.contains_key(&(handle as usize)) {
+            return Err(rocblas_status::rocblas_status_size_query_mismatch);
+        }
+        map.insert(handle as usize, 0);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocblas_stop_device_memory_size_query(handle: rocblas_handle, size: *mut usize) -> rocblas_status {
+    entry(|| {
+        live(handle)?;
+        // A query must be underway, then `size` must be given; a null
+        // `size` leaves the query running (rocBLAS's handle.cpp).
+        let mut queries = QUERIES.lock_unpoisoned();
+        let map = queries.as_mut().filter(|m| m.contains_key(&(handle as usize)));
+        let map = map.ok_or(rocblas_status::rocblas_status_size_query_mismatch)?;
+        if size.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        let most = map.remove(&(handle as usize)).unwrap_or(0);
+        // SAFETY: checked non-null; valid for a write (C contract).
+        unsafe { size.write(most) };
+        Ok(())
+    })
+}
+
 unsafe extern "C" fn rocblas_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
         let text = VERSION.get().ok_or(rocblas_status::rocblas_status_internal_error)?;
@@ -454,6 +539,8 @@ static ROCBLAS_OVER_CUBLAS: RocblasApi = RocblasApi {
     rocblas_set_pointer_mode,
     rocblas_get_pointer_mode,
     rocblas_set_workspace,
+    rocblas_start_device_memory_size_query,
+    rocblas_stop_device_memory_size_query,
     rocblas_get_version_string,
     rocblas_get_version_string_size,
     rocblas_set_math_mode,

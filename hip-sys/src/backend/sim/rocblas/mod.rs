@@ -16,8 +16,11 @@
 //!   those calls wait for the handle's stream, as rocBLAS's do.
 //! - **Workspace**: a handle owns no device memory until a function needs
 //!   some; then, unless [`rocblas_set_workspace`] gave it memory, it
-//!   allocates [`MANAGED_WORKSPACE`] bytes on its device (rocBLAS allocates
-//!   32 MiB; freed with the handle). GEMMs use the first
+//!   allocates [`MANAGED_WORKSPACE`] bytes on its device, or what the call
+//!   needs if that is more, freeing the smaller memory first with a device
+//!   synchronization and refusing inside a capture, as rocBLAS does
+//!   (rocBLAS allocates 32 MiB at first; freed with the handle). Every need
+//!   is rounded up to [`DEVICE_MEMORY_GRANULE`] bytes. GEMMs use the first
 //!   [`GEMM_WORKSPACE`] bytes, `dot` and `nrm2` the first
 //!   [`REDUCTION_WORKSPACE`]: they are written by the work on the
 //!   handle's stream, so the race detector sees two streams sharing one
@@ -26,6 +29,11 @@
 //!   is smaller than a function's need is `memory_error`; one that is not
 //!   device memory of the handle's device is `invalid_pointer` (rocBLAS
 //!   would fault later).
+//! - **Size queries**: between `rocblas_start_device_memory_size_query`
+//!   and `rocblas_stop_device_memory_size_query` a call that needs
+//!   workspace computes nothing: it collects its need and answers
+//!   `size_increased` or `size_unchanged` (rocSOLVER's calls too); a nested
+//!   start, or a stop without a start, is `size_query_mismatch`.
 //! - **Math mode**: `rocblas_xf32_xdl_math_op` is accepted (the simulated
 //!   device has XF32, as gfx94x does); f32 GEMMs then round A and B to
 //!   TF32 (10-bit mantissa, round to nearest even) before multiplying.
@@ -77,8 +85,9 @@ const VERSION: &str = "4.1.0.sim";
 /// Where a handle's workspace is.
 #[derive(Clone, Copy)]
 enum Workspace {
-    /// The handle allocates its own, at first need (`Some(base)` after).
-    Managed(Option<usize>),
+    /// The handle allocates its own, at first need (`Some((base, size))`
+    /// after), and again, larger, when a call needs more.
+    Managed(Option<(usize, usize)>),
     /// Memory the caller gave (`rocblas_set_workspace`); none if size 0.
     User { ptr: usize, size: usize },
 }
@@ -88,7 +97,14 @@ pub(crate) struct Handle {
     stream: usize,
     xf32: bool,
     workspace: Workspace,
+    /// The largest need collected so far while a device memory size
+    /// query is underway (`rocblas_start_device_memory_size_query`).
+    query: Option<usize>,
 }
+
+/// What rocBLAS rounds every workspace piece up to
+/// (`rocblas_handle::roundup_device_memory_size`).
+pub(crate) const DEVICE_MEMORY_GRANULE: usize = 64;
 
 fn handle_device(function: &'static str, handle: rocblas_handle) -> Result<usize, Status> {
     if handle.is_null() {
@@ -103,20 +119,43 @@ fn handle_device(function: &'static str, handle: rocblas_handle) -> Result<usize
 
 /// A handle's state for one computation: its stream's queue, its math
 /// mode, and `need` bytes of its workspace (allocated if it manages it).
-struct Bound {
-    target: Target,
-    xf32: bool,
-    workspace: Option<Span>,
+pub(crate) struct Bound {
+    pub(crate) target: Target,
+    pub(crate) xf32: bool,
+    pub(crate) workspace: Option<Span>,
 }
 
-fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<Bound, Status> {
+/// Whether a device memory size query is underway on `handle`
+/// (`rocblas_is_device_memory_size_query`).
+pub(crate) fn querying(handle: rocblas_handle) -> bool {
+    with(handle as usize, |o| matches!(&o.kind, Kind::BlasHandle(h) if h.query.is_some())).unwrap_or(false)
+}
+
+/// Bind `handle` for a computation needing `need` bytes of workspace.
+///
+/// During a size query nothing is bound: the need is collected and the
+/// call answers `size_increased` or `size_unchanged`, as every rocBLAS and
+/// rocSOLVER function does then (`rocblas_set_optimal_device_memory_size`).
+pub(crate) fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<Bound, Status> {
     let device = handle_device(function, handle)?;
-    let (stream, xf32, workspace) = with(handle as usize, |o| match &o.kind {
-        Kind::BlasHandle(h) => Some((h.stream, h.xf32, h.workspace)),
+    let need = need.div_ceil(DEVICE_MEMORY_GRANULE) * DEVICE_MEMORY_GRANULE;
+    let (stream, xf32, workspace, query) = with(handle as usize, |o| match &mut o.kind {
+        Kind::BlasHandle(h) => {
+            let query = h.query.map(|most| {
+                h.query = Some(most.max(need));
+                need > most
+            });
+            Some((h.stream, h.xf32, h.workspace, query))
+        }
         _ => None,
     })
     .flatten()
     .ok_or(INVALID_HANDLE)?;
+    match query {
+        Some(true) => return Err(rocblas_status::rocblas_status_size_increased),
+        Some(false) => return Err(rocblas_status::rocblas_status_size_unchanged),
+        None => {}
+    }
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
     } else {
@@ -131,13 +170,22 @@ fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<B
         let base = match workspace {
             Workspace::User { size, .. } if size < need => return Err(MEMORY_ERROR),
             Workspace::User { ptr, .. } => ptr,
-            Workspace::Managed(Some(base)) => base,
-            Workspace::Managed(None) => {
+            Workspace::Managed(Some((base, size))) if size >= need => base,
+            Workspace::Managed(old) => {
+                // rocBLAS frees the smaller memory and allocates more
+                // (`hipFree`, which waits for the device, and `hipMalloc`,
+                // which a capture refuses).
+                crate::backend::sim::capture::check_allocation().map_err(|_| MEMORY_ERROR)?;
+                if old.is_some() {
+                    let _ = crate::backend::sim::submit::synchronize_device(device);
+                    release_managed(device, Workspace::Managed(old));
+                }
+                let size = need.max(MANAGED_WORKSPACE);
                 let memory = &sim().device(device).ok_or(INTERNAL)?.memory;
-                let base = memory.allocate(MANAGED_WORKSPACE).map_err(|_| MEMORY_ERROR)?.base;
+                let base = memory.allocate(size).map_err(|_| MEMORY_ERROR)?.base;
                 with(handle as usize, |o| {
                     if let Kind::BlasHandle(h) = &mut o.kind {
-                        h.workspace = Workspace::Managed(Some(base));
+                        h.workspace = Workspace::Managed(Some((base, size)));
                     }
                 });
                 base
@@ -161,14 +209,19 @@ pub(crate) unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handl
         // failed HIP call as an internal error. (The memory itself is
         // modelled as allocated when first needed.)
         crate::backend::sim::capture::check_allocation().map_err(|_| INTERNAL)?;
-        let h = insert(Kind::BlasHandle(Handle { stream: 0, xf32: false, workspace: Workspace::Managed(None) }));
+        let h = insert(Kind::BlasHandle(Handle {
+            stream: 0,
+            xf32: false,
+            workspace: Workspace::Managed(None),
+            query: None,
+        }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocblas_handle, INVALID_HANDLE) }
     })
 }
 
 fn release_managed(device: usize, workspace: Workspace) {
-    if let (Workspace::Managed(Some(base)), Some(d)) = (workspace, sim().device(device)) {
+    if let (Workspace::Managed(Some((base, _))), Some(d)) = (workspace, sim().device(device)) {
         let _ = d.memory.release(base);
     }
 }
@@ -274,6 +327,43 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
     })
 }
 
+pub(crate) unsafe extern "C" fn rocblas_start_device_memory_size_query(handle: rocblas_handle) -> Status {
+    call("rocblas_start_device_memory_size_query", OK, INTERNAL, || {
+        handle_device("rocblas_start_device_memory_size_query", handle)?;
+        with(handle as usize, |o| match &mut o.kind {
+            Kind::BlasHandle(h) if h.query.is_some() => Err(rocblas_status::rocblas_status_size_query_mismatch),
+            Kind::BlasHandle(h) => {
+                h.query = Some(0);
+                Ok(())
+            }
+            _ => Err(INVALID_HANDLE),
+        })
+        .unwrap_or(Err(INVALID_HANDLE))
+    })
+}
+
+pub(crate) unsafe extern "C" fn rocblas_stop_device_memory_size_query(
+    handle: rocblas_handle,
+    size: *mut usize,
+) -> Status {
+    call("rocblas_stop_device_memory_size_query", OK, INTERNAL, || {
+        handle_device("rocblas_stop_device_memory_size_query", handle)?;
+        // A query must be underway, then `size` must be given; a null
+        // `size` leaves the query running (rocBLAS's handle.cpp).
+        let most = with(handle as usize, |o| match &mut o.kind {
+            Kind::BlasHandle(h) => match h.query {
+                None => Err(rocblas_status::rocblas_status_size_query_mismatch),
+                Some(_) if size.is_null() => Err(INVALID_POINTER),
+                Some(_) => Ok(h.query.take().unwrap_or(0)),
+            },
+            _ => Err(INVALID_HANDLE),
+        })
+        .unwrap_or(Err(INVALID_HANDLE))?;
+        // SAFETY: checked non-null; valid per the C contract.
+        unsafe { write_out(size, most, INVALID_POINTER) }
+    })
+}
+
 pub(crate) unsafe extern "C" fn rocblas_get_version_string_size(len: *mut usize) -> Status {
     call("rocblas_get_version_string_size", OK, INTERNAL, || {
         // SAFETY: null is refused; otherwise valid per the C contract.
@@ -336,6 +426,8 @@ pub(crate) static SIM_ROCBLAS: RocblasApi = RocblasApi {
     rocblas_set_pointer_mode,
     rocblas_get_pointer_mode,
     rocblas_set_workspace,
+    rocblas_start_device_memory_size_query,
+    rocblas_stop_device_memory_size_query,
     rocblas_get_version_string,
     rocblas_get_version_string_size,
     rocblas_set_math_mode,

@@ -1,0 +1,364 @@
+//! rocSOLVER over cuSOLVER: the nvidia backend's
+//! [`RocsolverApi`](crate::rocsolver::RocsolverApi).
+//!
+//! As hipSOLVER does for NVIDIA, each rocSOLVER function of the table is a
+//! Rust function over cuSOLVER's dense API (`libcusolver.so.12`, `.11`,
+//! loaded at run time), keeping rocSOLVER's semantics where cuSOLVER's
+//! differ.
+//!
+//! # The mapping
+//!
+//! - **Handles.** A rocSOLVER call takes a rocBLAS handle, which on this
+//!   backend is a cuBLAS handle; the mapping keeps one cuSOLVER handle
+//!   beside each (`cusolverDnCreate`, at the handle's first rocSOLVER call,
+//!   with the device current then), binds it to the cuBLAS handle's stream
+//!   before every call, and destroys it with the rocBLAS handle.
+//! - **Arguments** are checked with rocSOLVER's rules and order
+//!   (`rocsolver_rules`, shared with the simulator) before cuSOLVER sees
+//!   them; an empty problem returns at once, a factorization's `info` set
+//!   to 0 on the stream, as rocSOLVER does (cuSOLVER refuses `lda = 0`).
+//! - **Workspace** comes from the rocBLAS handle, as rocSOLVER's does: a
+//!   device memory size query collects what cuSOLVER's `*_bufferSize`
+//!   asks for (plus an `int` for the `devInfo` that `getrs` and `potrs`
+//!   need and rocSOLVER has not), rounded as rocBLAS rounds; a call then
+//!   uses the workspace the caller gave the handle (`rocblas_set_workspace`),
+//!   `memory_error` if it is smaller than the need, as on AMD. A handle
+//!   with no user workspace gets the call's memory from `hipMallocAsync` on
+//!   its stream, freed there after the call.
+//! - **Enums**: operations 111, 112, 113 to `CUBLAS_OP_N`, `_T`, `_C`
+//!   (0, 1, 2); fills upper 121 and lower 122 to `CUBLAS_FILL_MODE_UPPER`
+//!   1 and `_LOWER` 0. Pivots are 1-based `int`s and `info` a device `int`
+//!   on both libraries: they pass through.
+//! - **Statuses** map to the rocBLAS status of the same meaning, with
+//!   cuSOLVER's name in the log. The version string is
+//!   `3.21.0-cusolver-<cuSOLVER's version>`.
+//!
+//! # Differences from rocSOLVER
+//!
+//! cuSOLVER's blocked algorithms round differently from rocSOLVER's, so
+//! results agree to the tolerance of the factorization, not bit for bit.
+//! The first rocSOLVER call on a handle makes its cuSOLVER handle, which
+//! allocates: make it outside any stream capture (one call before
+//! capturing, or the safe API's warm-up).
+
+mod library;
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Mutex, OnceLock};
+
+use self::library::{entry, fns, load_once, ok};
+use super::rocblas::{collect, cuda_stream, querying, user_workspace};
+use super::Handle;
+use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status};
+use crate::rocsolver::{rocblas_fill, rocblas_operation, RocsolverApi};
+use crate::sync::MutexExt;
+use crate::BackendError;
+
+pub(crate) use library::candidates;
+
+/// The cuSOLVER handle beside each rocBLAS (cuBLAS) handle.
+static SOLVERS: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
+
+/// The cuSOLVER handle of `handle`, made at its first use, bound to the
+/// cuBLAS handle's stream; and that stream.
+fn solver(handle: rocblas_handle) -> Result<(Handle, *mut c_void), rocblas_status> {
+    if handle.is_null() {
+        return Err(rocblas_status::rocblas_status_invalid_handle);
+    }
+    let f = fns()?;
+    let stream = cuda_stream(handle)?;
+    let mut solvers = SOLVERS.lock_unpoisoned();
+    let map = solvers.get_or_insert_with(HashMap::new);
+    let dn = match map.get(&(handle as usize)) {
+        Some(&dn) => dn as Handle,
+        None => {
+            let mut dn: Handle = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer; the handle binds to the device
+            // current now, the rocBLAS handle's (the caller's contract).
+            ok("cusolverDnCreate", unsafe { (f.cusolverDnCreate)(&mut dn) })?;
+            map.insert(handle as usize, dn as usize);
+            dn
+        }
+    };
+    // SAFETY: a live cuSOLVER handle and the cuBLAS handle's stream.
+    ok("cusolverDnSetStream", unsafe { (f.cusolverDnSetStream)(dn, stream) })?;
+    Ok((dn, stream))
+}
+
+/// Destroy the cuSOLVER handle beside `handle`, if it has one (from
+/// `rocblas_destroy_handle`).
+pub(in crate::backend::nvidia) fn forget(handle: rocblas_handle) -> Result<(), rocblas_status> {
+    let Some(dn) = SOLVERS.lock_unpoisoned().as_mut().and_then(|m| m.remove(&(handle as usize))) else {
+        return Ok(());
+    };
+    // SAFETY: a live cuSOLVER handle of this mapping, destroyed once.
+    ok("cusolverDnDestroy", unsafe { (fns()?.cusolverDnDestroy)(dn as Handle) })
+}
+
+/// Run `call` with `need` bytes of the handle's workspace: the caller's
+/// (`memory_error` if smaller), else stream-ordered memory of the call.
+fn with_workspace(
+    handle: rocblas_handle,
+    stream: *mut c_void,
+    need: usize,
+    call: impl FnOnce(*mut c_void) -> Result<(), rocblas_status>,
+) -> Result<(), rocblas_status> {
+    let need = need.div_ceil(super::rocblas::DEVICE_MEMORY_GRANULE) * super::rocblas::DEVICE_MEMORY_GRANULE;
+    if let Some((ptr, size)) = user_workspace(handle) {
+        if size < need {
+            return Err(rocblas_status::rocblas_status_memory_error);
+        }
+        return call(ptr as *mut c_void);
+    }
+    let hip_stream = super::objects::hip_stream_of(stream);
+    let mut memory: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer and a live stream.
+    if unsafe { super::hip::hipMallocAsync(&mut memory, need.max(1), hip_stream) }.0 != 0 {
+        return Err(rocblas_status::rocblas_status_memory_error);
+    }
+    let result = call(memory);
+    // SAFETY: memory of this call, freed once on the stream that used it.
+    let freed = unsafe { super::hip::hipFreeAsync(memory, hip_stream) };
+    result?;
+    if freed.0 != 0 {
+        return Err(rocblas_status::rocblas_status_internal_error);
+    }
+    Ok(())
+}
+
+/// Set a factorization's `info` to 0 on `stream` (an empty problem).
+fn clear_info(info: *mut c_int, stream: *mut c_void) -> Result<(), rocblas_status> {
+    // SAFETY: `info` is a device int (checked non-null by the rules).
+    let status = unsafe { super::hip::hipMemsetAsync(info.cast(), 0, 4, super::objects::hip_stream_of(stream)) };
+    if status.0 != 0 {
+        return Err(rocblas_status::rocblas_status_internal_error);
+    }
+    Ok(())
+}
+
+/// `rocblas_fill` as `cublasFillMode_t`.
+fn fill(uplo: rocblas_fill) -> Result<c_int, rocblas_status> {
+    Ok(if rules::upper(uplo)? { 1 } else { 0 })
+}
+
+macro_rules! getrf {
+    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            ipiv: *mut c_int,
+            info: *mut c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), b: false };
+                if rules::getrf(m, n, lda, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
+                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                if query {
+                    return Err(collect(handle, need));
+                }
+                with_workspace(handle, stream, need, |work| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared (C contract); `work` holds `lwork` elements.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, work.cast(), ipiv, info) })
+                })
+            })
+        }
+    };
+}
+
+macro_rules! getrs {
+    ($name:ident, $t:ty, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            trans: rocblas_operation,
+            n: c_int,
+            nrhs: c_int,
+            a: *mut $t,
+            lda: c_int,
+            ipiv: *const c_int,
+            b: *mut $t,
+            ldb: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), info: true };
+                if rules::getrs(trans, n, nrhs, lda, ldb, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                // cuSOLVER's devInfo, which rocSOLVER's getrs has not.
+                let need = std::mem::size_of::<c_int>();
+                if query {
+                    return Err(collect(handle, need));
+                }
+                let op = rules::operation(trans)? as c_int;
+                with_workspace(handle, stream, need, |work| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `work` holds the devInfo int.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, work.cast()) })
+                })
+            })
+        }
+    };
+}
+
+macro_rules! potrf {
+    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            info: *mut c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
+                if rules::potrf(uplo, n, lda, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                }
+                let fill = fill(uplo)?;
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, fill, n, a, lda, &mut lwork) })?;
+                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                if query {
+                    return Err(collect(handle, need));
+                }
+                with_workspace(handle, stream, need, |work| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `work` holds `lwork` elements.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, a, lda, work.cast(), lwork, info) })
+                })
+            })
+        }
+    };
+}
+
+macro_rules! potrs {
+    ($name:ident, $t:ty, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            nrhs: c_int,
+            a: *mut $t,
+            lda: c_int,
+            b: *mut $t,
+            ldb: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
+                if rules::potrs(uplo, n, nrhs, lda, ldb, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let need = std::mem::size_of::<c_int>();
+                if query {
+                    return Err(collect(handle, need));
+                }
+                let fill = fill(uplo)?;
+                with_workspace(handle, stream, need, |work| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `work` holds the devInfo int.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, work.cast()) })
+                })
+            })
+        }
+    };
+}
+
+getrf!(rocsolver_sgetrf, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
+getrf!(rocsolver_dgetrf, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
+getrf!(rocsolver_cgetrf, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
+getrf!(rocsolver_zgetrf, C64, cusolverDnZgetrf_bufferSize, cusolverDnZgetrf);
+getrs!(rocsolver_sgetrs, f32, cusolverDnSgetrs);
+getrs!(rocsolver_dgetrs, f64, cusolverDnDgetrs);
+getrs!(rocsolver_cgetrs, C32, cusolverDnCgetrs);
+getrs!(rocsolver_zgetrs, C64, cusolverDnZgetrs);
+potrf!(rocsolver_spotrf, f32, cusolverDnSpotrf_bufferSize, cusolverDnSpotrf);
+potrf!(rocsolver_dpotrf, f64, cusolverDnDpotrf_bufferSize, cusolverDnDpotrf);
+potrf!(rocsolver_cpotrf, C32, cusolverDnCpotrf_bufferSize, cusolverDnCpotrf);
+potrf!(rocsolver_zpotrf, C64, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf);
+potrs!(rocsolver_spotrs, f32, cusolverDnSpotrs);
+potrs!(rocsolver_dpotrs, f64, cusolverDnDpotrs);
+potrs!(rocsolver_cpotrs, C32, cusolverDnCpotrs);
+potrs!(rocsolver_zpotrs, C64, cusolverDnZpotrs);
+
+unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
+    entry(|| {
+        let text = library::version().ok_or(rocblas_status::rocblas_status_internal_error)?;
+        if len.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        // SAFETY: non-null, valid for a write (C contract).
+        unsafe { len.write(text.len() + 1) };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn rocsolver_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
+    entry(|| {
+        let text = library::version().ok_or(rocblas_status::rocblas_status_internal_error)?;
+        if buf.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        if len < text.len() + 1 {
+            return Err(rocblas_status::rocblas_status_invalid_size);
+        }
+        // SAFETY: `buf` holds `len` bytes, enough for the text and its NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, text.len());
+            buf.add(text.len()).write(0);
+        }
+        Ok(())
+    })
+}
+
+/// Load cuSOLVER (and cuBLAS, whose handles rocSOLVER's calls take) and
+/// return the rocSOLVER table over it.
+pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, BackendError> {
+    static TABLE: OnceLock<RocsolverApi> = OnceLock::new();
+    super::rocblas::load(&super::rocblas::candidates())?;
+    load_once(candidates).map(|_| {
+        TABLE.get_or_init(|| RocsolverApi {
+            rocsolver_get_version_string,
+            rocsolver_get_version_string_size,
+            rocsolver_sgetrf,
+            rocsolver_dgetrf,
+            rocsolver_cgetrf,
+            rocsolver_zgetrf,
+            rocsolver_sgetrs,
+            rocsolver_dgetrs,
+            rocsolver_cgetrs,
+            rocsolver_zgetrs,
+            rocsolver_spotrf,
+            rocsolver_dpotrf,
+            rocsolver_cpotrf,
+            rocsolver_zpotrf,
+            rocsolver_spotrs,
+            rocsolver_dpotrs,
+            rocsolver_cpotrs,
+            rocsolver_zpotrs,
+        })
+    })
+}

@@ -1,0 +1,238 @@
+//! rocSOLVER's entry points in the simulator: each checks its arguments
+//! with rocSOLVER's rules, asks the rocBLAS handle for its workspace (or,
+//! during a size query, only says how much), and queues the computation
+//! on the handle's stream with the memory it reads and writes declared to
+//! the race detector.
+
+#![allow(clippy::too_many_arguments)]
+
+use super::factor::{self, Op};
+use super::scalar::Scalar;
+use super::workspace;
+use crate::backend::sim::library::{accesses, call, span, Span};
+use crate::backend::sim::rocblas::{bind, querying};
+use crate::backend::sim::submit;
+use crate::backend::sim::violations::AccessKind;
+use crate::bindings::hip::hipError_t;
+use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
+use crate::rocsolver::{rocblas_fill, rocblas_operation};
+use std::ffi::c_int;
+
+type Status = rocblas_status;
+const OK: Status = rocblas_status::rocblas_status_success;
+const INTERNAL: Status = rocblas_status::rocblas_status_internal_error;
+const INVALID_HANDLE: Status = rocblas_status::rocblas_status_invalid_handle;
+const INVALID_POINTER: Status = rocblas_status::rocblas_status_invalid_pointer;
+
+/// The device memory of a column-major `rows × cols` matrix with leading
+/// dimension `ld`; `invalid_pointer` if it is not simulator device memory
+/// of that extent (a GPU would fault in the kernel).
+fn matrix<T: Scalar>(ptr: *const T, rows: usize, cols: usize, ld: usize) -> Result<(Span, usize), Status> {
+    let elems = if rows == 0 || cols == 0 { 0 } else { ld * (cols - 1) + rows };
+    Ok((span(ptr as usize, elems * T::SIZE).ok_or(INVALID_POINTER)?, elems))
+}
+
+fn ints(ptr: *const c_int, count: usize) -> Result<Span, Status> {
+    span(ptr as usize, count * 4).ok_or(INVALID_POINTER)
+}
+
+fn load<T: Scalar>(s: &Span, elems: usize) -> Result<Vec<T>, hipError_t> {
+    Ok(s.bytes(elems * T::SIZE)?.chunks_exact(T::SIZE).map(T::load).collect())
+}
+
+fn store<T: Scalar>(s: &Span, values: &[T]) -> Result<(), hipError_t> {
+    let mut bytes = vec![0u8; values.len() * T::SIZE];
+    for (chunk, v) in bytes.chunks_exact_mut(T::SIZE).zip(values) {
+        v.store(chunk);
+    }
+    s.write_bytes(&bytes)
+}
+
+fn store_ints(s: &Span, values: &[i32]) -> Result<(), hipError_t> {
+    s.write_bytes(&values.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>())
+}
+
+/// Queue `work` on the handle's stream after binding `need` bytes of its
+/// workspace (which the work writes, as rocSOLVER's kernels do).
+fn queue(
+    function: &'static str,
+    handle: rocblas_handle,
+    need: usize,
+    mut used: Vec<(Span, AccessKind)>,
+    work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
+) -> Result<(), Status> {
+    let bound = bind(function, handle, need)?;
+    used.extend(bound.workspace.map(|w| (w, AccessKind::Write)));
+    let op = submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k))));
+    submit::submit(&bound.target, false, op, work).map_err(|_| INTERNAL)
+}
+
+/// An empty factorization: `info` set to 0 on the stream (rocSOLVER's
+/// `reset_info` kernel).
+fn clear_info(function: &'static str, handle: rocblas_handle, info: *mut c_int) -> Result<(), Status> {
+    let info = ints(info, 1)?;
+    let out = info.clone();
+    queue(function, handle, 0, vec![(info, AccessKind::Write)], move || store_ints(&out, &[0]))
+}
+
+pub(super) fn getrf<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    ipiv: *mut c_int,
+    info: *mut c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), b: false };
+        let query = querying(handle);
+        let next = rules::getrf(m, n, lda, given, query)?;
+        let (m, n, lda) = (m as usize, n as usize, lda as usize);
+        let need = workspace::getrf(m, n, T::SIZE);
+        if query {
+            return bind(function, handle, need).map(drop);
+        }
+        if next == Next::Done {
+            return clear_info(function, handle, info);
+        }
+        let (a, elems) = matrix(a, m, n, lda)?;
+        let (ipiv, info) = (ints(ipiv, m.min(n))?, ints(info, 1)?);
+        let used =
+            vec![(a.clone(), AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
+        queue(function, handle, need, used, move || {
+            let mut values = load::<T>(&a, elems)?;
+            let (pivots, status) = factor::getrf(m, n, &mut values, lda);
+            store(&a, &values)?;
+            store_ints(&ipiv, &pivots)?;
+            store_ints(&info, &[status])
+        })
+    })
+}
+
+pub(super) fn getrs<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    trans: rocblas_operation,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    ipiv: *const c_int,
+    b: *mut T,
+    ldb: c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), info: true };
+        let query = querying(handle);
+        let next = rules::getrs(trans, n, nrhs, lda, ldb, given, query)?;
+        let op = match rules::operation(trans)? {
+            0 => Op::None,
+            1 => Op::Transpose,
+            _ => Op::ConjTranspose,
+        };
+        let (n, nrhs, lda, ldb) = (n as usize, nrhs as usize, lda as usize, ldb as usize);
+        let need = workspace::getrs(n, nrhs, T::SIZE, op != Op::None);
+        if query || next == Next::Done {
+            // Nothing to run: the size (a query), or success (an empty problem).
+            return bind(function, handle, need).map(drop);
+        }
+        let ((a, a_elems), (b, b_elems)) = (matrix(a, n, n, lda)?, matrix(b, n, nrhs, ldb)?);
+        let ipiv = ints(ipiv, n)?;
+        let used =
+            vec![(a.clone(), AccessKind::Read), (ipiv.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
+        queue(function, handle, need, used, move || {
+            let factors = load::<T>(&a, a_elems)?;
+            let pivots = ipiv.read_i32(n)?;
+            let mut values = load::<T>(&b, b_elems)?;
+            factor::getrs(op, n, nrhs, &factors, lda, &pivots, &mut values, ldb);
+            store(&b, &values)
+        })
+    })
+}
+
+pub(super) fn potrf<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    info: *mut c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
+        let query = querying(handle);
+        let next = rules::potrf(uplo, n, lda, given, query)?;
+        let upper = rules::upper(uplo)?;
+        let (n, lda) = (n as usize, lda as usize);
+        let need = workspace::potrf(n, T::SIZE);
+        if query {
+            return bind(function, handle, need).map(drop);
+        }
+        if next == Next::Done {
+            return clear_info(function, handle, info);
+        }
+        let (a, elems) = matrix(a, n, n, lda)?;
+        let info = ints(info, 1)?;
+        let used = vec![(a.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
+        queue(function, handle, need, used, move || {
+            let mut values = load::<T>(&a, elems)?;
+            let status = factor::potrf(upper, n, &mut values, lda);
+            store(&a, &values)?;
+            store_ints(&info, &[status])
+        })
+    })
+}
+
+pub(super) fn potrs<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    b: *mut T,
+    ldb: c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
+        let query = querying(handle);
+        let next = rules::potrs(uplo, n, nrhs, lda, ldb, given, query)?;
+        let upper = rules::upper(uplo)?;
+        let (n, nrhs, lda, ldb) = (n as usize, nrhs as usize, lda as usize, ldb as usize);
+        let need = workspace::potrs(n, nrhs, T::SIZE);
+        if query || next == Next::Done {
+            return bind(function, handle, need).map(drop);
+        }
+        let ((a, a_elems), (b, b_elems)) = (matrix(a, n, n, lda)?, matrix(b, n, nrhs, ldb)?);
+        let used = vec![(a.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
+        queue(function, handle, need, used, move || {
+            let factor = load::<T>(&a, a_elems)?;
+            let mut values = load::<T>(&b, b_elems)?;
+            factor::potrs(upper, n, nrhs, &factor, lda, &mut values, ldb);
+            store(&b, &values)
+        })
+    })
+}
+
+/// The complex element types as the simulator's pairs (same layout).
+pub(super) type C32 = [f32; 2];
+pub(super) type C64 = [f64; 2];
+const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == std::mem::size_of::<C32>());
+const _: () = assert!(std::mem::size_of::<rocblas_double_complex>() == std::mem::size_of::<C64>());

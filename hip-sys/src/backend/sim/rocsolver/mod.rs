@@ -1,0 +1,35 @@
+//! rocSOLVER in the simulator: LU (`getrf`, `getrs`) and Cholesky
+//! (`potrf`, `potrs`) in single, double and both complex precisions,
+//! computed on the CPU in the operand's precision, as rocSOLVER 3.21
+//! (ROCm 5.5) defines their results.
+//!
+//! - **Arguments** are checked with rocSOLVER's rules and order
+//!   (`rocsolver_rules`, shared with the nvidia mapping): a null handle,
+//!   then enums (`invalid_value`), sizes (`invalid_size`), then, unless a
+//!   size query is underway, pointers (`invalid_pointer`). An empty
+//!   factorization sets `info` to 0 on the stream; an empty solve returns.
+//! - **Workspace** is the rocBLAS handle's, sized as rocSOLVER 3.21 sizes
+//!   it (see `workspace`): during a device memory size query a call only
+//!   collects its need (`size_increased` / `size_unchanged`); otherwise a
+//!   user workspace smaller than the need is `memory_error` before
+//!   anything runs, `info` untouched; a handle that manages its own grows
+//!   it, as rocBLAS does. The computation writes the workspace on the
+//!   handle's stream, so the race detector sees two streams sharing it.
+//! - **Results**: `getrf` pivots on the first largest `|re| + |im|`,
+//!   reports the first exactly-zero pivot in `info` (1-based) and goes on;
+//!   `potrf` reports the first leading minor that is not positive definite
+//!   and goes on as rocSOLVER does (the failed diagonal kept, zeros below
+//!   it). The algorithms are unblocked, so values agree with rocSOLVER's
+//!   blocked ones to rounding, not bit for bit. `getrs` uses the pivots as
+//!   given, as rocSOLVER does (it checks none).
+//! - **Memory** outside simulator device memory of the extent the sizes
+//!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
+//!   and the pivots stay on the device: reading them is the caller's copy.
+
+mod calls;
+mod factor;
+mod scalar;
+mod table;
+mod workspace;
+
+pub(crate) use table::SIM_ROCSOLVER;

@@ -1,0 +1,96 @@
+//! The simulator's rocSOLVER table: one C entry point per function and
+//! precision, each a call of the generic one in [`super::calls`].
+
+#![allow(clippy::too_many_arguments)]
+
+use super::calls::{self, C32, C64};
+use crate::backend::sim::library::{call, write_out};
+use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
+use crate::rocsolver::{rocblas_fill, rocblas_operation, RocsolverApi};
+use std::ffi::{c_char, c_int};
+
+/// The version the simulator reports: the rocSOLVER whose rules and
+/// workspace sizes it follows.
+const VERSION: &str = "3.21.0.sim";
+
+macro_rules! entry_points {
+    ($($t:ty => $c:ty: $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident;)*) => {$(
+        unsafe extern "C" fn $getrf(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, ipiv: *mut c_int, info: *mut c_int,
+        ) -> rocblas_status {
+            calls::getrf::<$c>(stringify!($getrf), handle, m, n, a.cast(), lda, ipiv, info)
+        }
+        unsafe extern "C" fn $getrs(
+            handle: rocblas_handle, trans: rocblas_operation, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
+            ipiv: *const c_int, b: *mut $t, ldb: c_int,
+        ) -> rocblas_status {
+            calls::getrs::<$c>(stringify!($getrs), handle, trans, n, nrhs, a.cast(), lda, ipiv, b.cast(), ldb)
+        }
+        unsafe extern "C" fn $potrf(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int, info: *mut c_int,
+        ) -> rocblas_status {
+            calls::potrf::<$c>(stringify!($potrf), handle, uplo, n, a.cast(), lda, info)
+        }
+        unsafe extern "C" fn $potrs(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
+            b: *mut $t, ldb: c_int,
+        ) -> rocblas_status {
+            calls::potrs::<$c>(stringify!($potrs), handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb)
+        }
+    )*};
+}
+
+entry_points! {
+    f32 => f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs;
+    f64 => f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs;
+    rocblas_float_complex => C32: rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs;
+    rocblas_double_complex => C64: rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs;
+}
+
+unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
+    let (ok, internal) = (rocblas_status::rocblas_status_success, rocblas_status::rocblas_status_internal_error);
+    call("rocsolver_get_version_string_size", ok, internal, || {
+        // SAFETY: null is refused; otherwise valid per the C contract.
+        unsafe { write_out(len, VERSION.len() + 1, rocblas_status::rocblas_status_invalid_pointer) }
+    })
+}
+
+unsafe extern "C" fn rocsolver_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
+    let (ok, internal) = (rocblas_status::rocblas_status_success, rocblas_status::rocblas_status_internal_error);
+    call("rocsolver_get_version_string", ok, internal, || {
+        if buf.is_null() {
+            return Err(rocblas_status::rocblas_status_invalid_pointer);
+        }
+        if len < VERSION.len() + 1 {
+            return Err(rocblas_status::rocblas_status_invalid_size);
+        }
+        // SAFETY: `buf` holds `len` bytes, enough for the string and its NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(VERSION.as_ptr().cast::<c_char>(), buf, VERSION.len());
+            buf.add(VERSION.len()).write(0);
+        }
+        Ok(())
+    })
+}
+
+/// The simulator's rocSOLVER table.
+pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
+    rocsolver_get_version_string,
+    rocsolver_get_version_string_size,
+    rocsolver_sgetrf,
+    rocsolver_dgetrf,
+    rocsolver_cgetrf,
+    rocsolver_zgetrf,
+    rocsolver_sgetrs,
+    rocsolver_dgetrs,
+    rocsolver_cgetrs,
+    rocsolver_zgetrs,
+    rocsolver_spotrf,
+    rocsolver_dpotrf,
+    rocsolver_cpotrf,
+    rocsolver_zpotrf,
+    rocsolver_spotrs,
+    rocsolver_dpotrs,
+    rocsolver_cpotrs,
+    rocsolver_zpotrs,
+};

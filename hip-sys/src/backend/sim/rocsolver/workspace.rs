@@ -1,0 +1,124 @@
+//! How much of the rocBLAS handle's device memory each call asks for, as
+//! rocSOLVER 3.21 (ROCm 5.5) sizes it (its `rocsolver_*_getMemorySize`, and
+//! rocBLAS's trsm workspace that those include): the sum of its pieces,
+//! each rounded up to 64 bytes as rocBLAS rounds them.
+//!
+//! Two tables of rocSOLVER are simplified, on the side of asking for
+//! memory: a square `getrf` of order ≤ 64 runs a special kernel that needs
+//! none (any other small shape needs its three scalars), and rocSOLVER's
+//! own blocked trsm, which needs no workspace, is taken to serve every
+//! `getrs` and `potrs` of order ≤ 480 (rocSOLVER's table picks it for all
+//! of order ≤ 40 and for some right-hand-side counts up to 480).
+
+use crate::backend::sim::rocblas::DEVICE_MEMORY_GRANULE;
+
+/// The sum of `pieces`, each rounded up as rocBLAS rounds
+/// (`rocblas_set_optimal_device_memory_size`).
+fn total(pieces: &[usize]) -> usize {
+    pieces.iter().map(|p| p.div_ceil(DEVICE_MEMORY_GRANULE) * DEVICE_MEMORY_GRANULE).sum()
+}
+
+/// rocBLAS's trsm workspace (`rocblas_internal_trsm_workspace_size`,
+/// `ROCBLAS_TRSM_NB` 128) for a left-side solve of an `mm × mm` triangle
+/// against `n` columns: the pieces (`work1`, `invA`).
+fn rocblas_trsm(mm: usize, n: usize, elem: usize, special: bool) -> [usize; 2] {
+    const NB: usize = 128;
+    if mm <= 32 || (mm <= 64 && n <= 64) || (n > 32 && n <= 128 && mm <= 340) {
+        return [0, 0];
+    }
+    if n == 1 {
+        return [4, 0];
+    }
+    let c = ((mm / NB) * 4096 * elem).max(4096 * elem);
+    let x = if special { NB * n * elem } else { mm * n * elem };
+    [x.max(c), NB * mm * elem]
+}
+
+/// `getrf` of an `m × n` matrix of `elem`-byte elements.
+pub(super) fn getrf(m: usize, n: usize, elem: usize) -> usize {
+    let dim = m.min(n);
+    if dim == 0 || (dim <= 64 && m == n) {
+        return 0;
+    }
+    let scalars = [3 * elem, elem, 4];
+    if dim <= 64 {
+        return total(&scalars);
+    }
+    // The blocked path: the panel's trsm is sized for at most 512 rows,
+    // one more when that is a multiple of 128 (never the special kernel).
+    let k = dim.min(512);
+    let mm = if k % 128 == 0 { k + 1 } else { k };
+    let [work1, inv_a] = rocblas_trsm(mm, n, elem, false);
+    total(&[scalars[0], scalars[1], scalars[2], 4, 4 * m, work1, inv_a])
+}
+
+/// rocBLAS's trsm pieces for `getrs`'s and `potrs`'s triangular solves of
+/// order `n` against `nrhs` columns, with `transposed` or not.
+fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool) -> [usize; 2] {
+    if n <= 480 {
+        return [0, 0];
+    }
+    let skinny = !transposed && n > 4 * nrhs && n > 8192 && n * nrhs * elem <= 128 << 20;
+    let special = n % 128 == 0 && n > 64 && nrhs > 64 && !skinny;
+    rocblas_trsm(n, nrhs, elem, special)
+}
+
+/// `getrs` of order `n` with `nrhs` right-hand sides.
+pub(super) fn getrs(n: usize, nrhs: usize, elem: usize, transposed: bool) -> usize {
+    if n == 0 || nrhs == 0 {
+        return 0;
+    }
+    total(&solve_trsm(n, nrhs, elem, transposed))
+}
+
+/// `potrf` of order `n`: its scalars, the dot products' work and the
+/// pivots; the blocked path (order over 128) adds `iinfo`, and its trsm,
+/// of 64 rows, is always rocSOLVER's own.
+pub(super) fn potrf(n: usize, elem: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    // `ROCBLAS_DOT_NB` is 512: two partial sums for every order the
+    // unblocked kernel sees (at most 128).
+    let work = 2 * elem;
+    if n <= 128 {
+        total(&[3 * elem, work, elem])
+    } else {
+        total(&[3 * elem, work, elem, 4])
+    }
+}
+
+/// `potrs` of order `n`: the larger of the two triangular solves' pieces.
+pub(super) fn potrs(n: usize, nrhs: usize, elem: usize) -> usize {
+    if n == 0 || nrhs == 0 {
+        return 0;
+    }
+    let [a1, a3] = solve_trsm(n, nrhs, elem, false);
+    let [b1, b3] = solve_trsm(n, nrhs, elem, true);
+    total(&[a1.max(b1), a3.max(b3)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn getrf_asks_what_rocsolver_3_21_asks() {
+        // Square totals from rocSOLVER 3.21's sizes: float, double, double complex.
+        assert_eq!([getrf(64, 64, 4), getrf(64, 64, 8)], [0, 0]);
+        assert_eq!([getrf(256, 256, 4), getrf(256, 256, 8), getrf(256, 256, 16)], [396_032, 790_784, 1_580_288]);
+        assert_eq!([getrf(1024, 1024, 4), getrf(1024, 1024, 8)], [2_368_256, 4_732_160]);
+        assert_eq!(getrf(1024, 1024, 16), 9_459_968);
+        assert_eq!([getrf(8192, 8192, 4), getrf(8192, 8192, 8)], [17_105_664, 34_178_304]);
+        assert_eq!(getrf(8192, 8192, 16), 68_323_584);
+    }
+
+    #[test]
+    fn solves_and_cholesky_ask_little() {
+        assert_eq!(getrs(64, 1, 8, false), 0);
+        assert_eq!(getrs(1024, 1, 8, false), 64);
+        assert_eq!(getrs(1024, 1024, 8, false), 2 * 1_048_576);
+        assert_eq!([potrf(100, 8), potrf(8192, 8), potrf(8192, 16)], [192, 256, 256]);
+        assert_eq!(potrs(1024, 1024, 8), 2 * 1_048_576);
+    }
+}

@@ -1,0 +1,155 @@
+//! rocSOLVER's argument checks, in rocSOLVER's order, for the functions of
+//! [`RocsolverApi`](crate::rocsolver::RocsolverApi): the simulator and the
+//! nvidia backend's mapping onto cuSOLVER both run them before any work, so
+//! a bad argument gets the status AMD's library gives on every backend
+//! (cuSOLVER answers most of them with `CUSOLVER_STATUS_INVALID_VALUE`,
+//! and takes `lda = 0` for an empty matrix as an error where rocSOLVER
+//! does not).
+//!
+//! Per rocSOLVER 3.x (`rocsolver_*_argCheck`): a null handle is
+//! `invalid_handle`; an operation or fill that is not one the function
+//! takes is `invalid_value`; negative sizes and leading dimensions shorter
+//! than the rows they hold are `invalid_size`; during a device memory size
+//! query the pointers are not looked at; then a null matrix, pivot or
+//! `info` the call would use is `invalid_pointer`. An empty problem then
+//! returns success: a factorization still sets `info` to 0.
+
+use crate::rocblas::{rocblas_operation, rocblas_status};
+use crate::rocsolver::rocblas_fill;
+
+type Status = rocblas_status;
+
+/// What a call does after its checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Compute.
+    Run,
+    /// Nothing to compute: return success (a factorization sets `info` to 0).
+    Done,
+}
+
+const INVALID_VALUE: Status = rocblas_status::rocblas_status_invalid_value;
+const INVALID_SIZE: Status = rocblas_status::rocblas_status_invalid_size;
+const INVALID_POINTER: Status = rocblas_status::rocblas_status_invalid_pointer;
+
+/// Whether each pointer of a call is non-null.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Given {
+    pub a: bool,
+    pub ipiv: bool,
+    pub b: bool,
+    pub info: bool,
+}
+
+/// Whether `uplo` names the upper triangle; `invalid_value` unless it is
+/// upper or lower (`rocblas_fill_full` too).
+pub(crate) fn upper(uplo: rocblas_fill) -> Result<bool, Status> {
+    match uplo {
+        rocblas_fill::rocblas_fill_upper => Ok(true),
+        rocblas_fill::rocblas_fill_lower => Ok(false),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// Which operation `trans` is (0 none, 1 transpose, 2 conjugate
+/// transpose); `invalid_value` for any other.
+pub(crate) fn operation(trans: rocblas_operation) -> Result<u8, Status> {
+    match trans {
+        rocblas_operation::rocblas_operation_none => Ok(0),
+        rocblas_operation::rocblas_operation_transpose => Ok(1),
+        rocblas_operation::rocblas_operation_conjugate_transpose => Ok(2),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// `getrf`: `m × n` A with `lda`, pivots and `info`
+/// (`rocsolver_getf2_getrf_argCheck`).
+pub(crate) fn getrf(m: i32, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    if m < 0 || n < 0 || lda < m {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((m != 0 && n != 0 && (!given.a || !given.ipiv)) || !given.info) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+}
+
+/// `getrs`: the `n × n` factors in A with `lda`, the pivots, and `n × nrhs`
+/// B with `ldb` (`rocsolver_getrs_argCheck`). No `info`.
+pub(crate) fn getrs(
+    trans: rocblas_operation,
+    n: i32,
+    nrhs: i32,
+    lda: i32,
+    ldb: i32,
+    given: Given,
+    querying: bool,
+) -> Result<Next, Status> {
+    operation(trans)?;
+    if n < 0 || nrhs < 0 || lda < n || ldb < n {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((n != 0 && (!given.a || !given.ipiv)) || (n != 0 && nrhs != 0 && !given.b)) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
+}
+
+/// `potrf`: `n × n` A with `lda` and `info` (`rocsolver_potf2_potrf_argCheck`).
+pub(crate) fn potrf(uplo: rocblas_fill, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    upper(uplo)?;
+    if n < 0 || lda < n {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((n != 0 && !given.a) || !given.info) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if n == 0 { Next::Done } else { Next::Run })
+}
+
+/// `potrs`: the Cholesky factor in A with `lda` and `n × nrhs` B with
+/// `ldb` (`rocsolver_potrs_argCheck`). No `info`.
+pub(crate) fn potrs(
+    uplo: rocblas_fill,
+    n: i32,
+    nrhs: i32,
+    lda: i32,
+    ldb: i32,
+    given: Given,
+    querying: bool,
+) -> Result<Next, Status> {
+    upper(uplo)?;
+    if n < 0 || nrhs < 0 || lda < n || ldb < n {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((n != 0 && !given.a) || (n != 0 && nrhs != 0 && !given.b)) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Given = Given { a: true, ipiv: true, b: true, info: true };
+
+    #[test]
+    fn sizes_come_before_pointers_and_empty_problems_return() {
+        assert_eq!(getrf(-1, 2, 2, Given::default(), false), Err(INVALID_SIZE), "size first");
+        assert_eq!(getrf(4, 2, 3, ALL, false), Err(INVALID_SIZE), "lda < m");
+        assert_eq!(getrf(4, 4, 4, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(getrf(4, 4, 4, Given::default(), true), Ok(Next::Run), "a query skips pointers");
+        assert_eq!(getrf(0, 4, 1, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(getrf(0, 4, 1, Given::default(), false), Err(INVALID_POINTER), "info is always written");
+        let none = rocblas_operation::rocblas_operation_none;
+        assert_eq!(getrs(rocblas_operation(7), 2, 1, 2, 2, ALL, false), Err(INVALID_VALUE), "value first");
+        assert_eq!(getrs(none, 3, 1, 3, 2, ALL, false), Err(INVALID_SIZE), "ldb < n");
+        assert_eq!(getrs(none, 3, 0, 3, 3, Given { b: false, ..ALL }, false), Ok(Next::Done));
+        let lower = rocblas_fill::rocblas_fill_lower;
+        assert_eq!(potrf(rocblas_fill::rocblas_fill_full, 2, 2, ALL, false), Err(INVALID_VALUE));
+        assert_eq!(potrf(lower, 3, 2, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(potrs(lower, 2, 2, 2, 2, Given { b: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(potrs(lower, 2, 2, 2, 2, ALL, false), Ok(Next::Run));
+    }
+}
