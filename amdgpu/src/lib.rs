@@ -252,11 +252,11 @@
 //!
 //! # Libraries
 //!
-//! rocBLAS ([`blas`]), rocSPARSE, rocFFT, MIOpen and rocRAND ([`rand`])
-//! are reached through [`libs`], with one handle per thread and device and
-//! plans cached per device; see that crate's documentation. On the
-//! `nvidia` backend they run over cuBLAS, cuSPARSE, cuFFT, cuDNN and
-//! cuRAND; on the simulator, on the CPU.
+//! rocBLAS ([`blas`]), rocSPARSE, rocFFT, MIOpen, rocRAND ([`rand`]) and
+//! rocSOLVER ([`solver`]) are reached through [`libs`], with one handle per
+//! thread and device and plans cached per device; see that crate's
+//! documentation. On the `nvidia` backend they run over cuBLAS, cuSPARSE,
+//! cuFFT, cuDNN, cuRAND and cuSOLVER; on the simulator, on the CPU.
 //!
 //! # Dense linear algebra
 //!
@@ -283,6 +283,38 @@
 //! let short = DeviceArray::<f32>::zeros(3)?;
 //! let err = blas::gemm(&Gemm::new(2, 2, 3), 1.0, &short, &b, 0.0, &mut c).unwrap_err();
 //! assert!(err.to_string().contains("A holds 3 elements"));
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
+//! # Solving linear systems
+//!
+//! [`solver::getrf`] factors a matrix as `P A = L U` in place and
+//! [`solver::getrs`] solves with the factors; [`solver::potrf`] and
+//! [`solver::potrs`] do the same for Cholesky. A factorization's `info`
+//! stays on the device until [`solver::Info::check`] reads it, so a chain
+//! of calls queues without waiting; a singular or indefinite matrix is an
+//! [`libs::Breakdown`] then. Pivots live in [`solver::Pivots`], which only
+//! `getrf` writes.
+//!
+//! ```
+//! use amdgpu::prelude::*;
+//! use amdgpu::blas::Op;
+//! use amdgpu::solver::{self, Pivots, Shape};
+//! # if !amdgpu::libs::available(amdgpu::libs::Library::Rocsolver) { return Ok(()); }
+//! // A x = b with A = [[2, 1], [4, 3]] (column-major) and b = [3, 7].
+//! let mut a = DeviceArray::from_slice(&[2.0f64, 4.0, 1.0, 3.0])?;
+//! let mut b = DeviceArray::from_slice(&[3.0f64, 7.0])?;
+//! let mut pivots = Pivots::new(2, a.stream())?;
+//! let info = solver::getrf(&Shape::square(2), &mut a, &mut pivots)?;
+//! solver::getrs(Op::None, &Shape::square(2), &a, &pivots, &Shape::new(2, 1), &mut b)?;
+//! info.check()?;
+//! let x = b.to_vec()?;
+//! assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
+//!
+//! // A singular matrix is reported through its info, when asked.
+//! let mut singular = DeviceArray::from_slice(&[1.0f64, 2.0, 2.0, 4.0])?;
+//! let info = solver::getrf(&Shape::square(2), &mut singular, &mut pivots)?;
+//! assert!(info.check().unwrap_err().to_string().contains("singular"));
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
@@ -452,6 +484,9 @@ pub use hip_libs::blas;
 /// rocRAND: uniform, normal and log-normal fills of device arrays
 /// (`hip_libs::rand`).
 pub use hip_libs::rand;
+/// rocSOLVER: LU and Cholesky factorizations and solves (see the crate
+/// docs' section on solving).
+pub use hip_libs::solver;
 /// Pooled device memory (`hip-pool`): `reclaim(device)`, `stats(device)`, limits.
 pub use hip_pool as pool;
 /// The C API tables and backends (`hip-sys`).

@@ -42,6 +42,15 @@ pub enum LibError {
         /// What is wrong, with the values.
         problem: String,
     },
+    /// A factorization met a matrix it cannot factor, as its `info` says
+    /// ([`solver::Info::check`](crate::solver::Info::check)).
+    #[error("{operation}: {breakdown}")]
+    Breakdown {
+        /// The factorization.
+        operation: &'static str,
+        /// What its `info` reported.
+        breakdown: Breakdown,
+    },
     /// The library has no implementation for this case (a data type, a
     /// mode); computing it anyway would give wrong results.
     #[error("{library} {operation}: {problem}")]
@@ -53,6 +62,42 @@ pub enum LibError {
         /// What is not supported, and what to do instead.
         problem: String,
     },
+}
+
+/// What a factorization's `info` reports when it is not 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Breakdown {
+    /// LU: `U(column, column)` is exactly zero (1-based), so the matrix is
+    /// singular and a solve with the factors would divide by zero.
+    ZeroPivot {
+        /// The first zero pivot's column, 1-based.
+        column: usize,
+    },
+    /// Cholesky: the leading minor of this order is not positive definite
+    /// (1-based), so the matrix is not.
+    NotPositiveDefinite {
+        /// The order of the first such leading minor.
+        order: usize,
+    },
+}
+
+impl std::fmt::Display for Breakdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Breakdown::ZeroPivot { column } => write!(
+                f,
+                "the matrix is singular: U({column}, {column}) is exactly zero (info = {column}); the factors are \
+                 complete but a solve with them would divide by zero"
+            ),
+            Breakdown::NotPositiveDefinite { order } => write!(
+                f,
+                "the matrix is not positive definite: its leading minor of order {order} is not (info = {order}); \
+                 the factor is valid only in its first {} columns",
+                order - 1
+            ),
+        }
+    }
 }
 
 impl LibError {

@@ -205,7 +205,7 @@ pub(crate) fn with_handle<H: LibHandle, R>(
     local: &'static LocalKey<RefCell<ThreadHandles<H>>>,
     device: Device,
     stream: &Stream,
-    f: impl FnOnce(&H) -> Result<R>,
+    f: impl FnOnce(&mut H) -> Result<R>,
 ) -> Result<R> {
     // Take the entry out, so `f` may use other handles of this thread.
     let taken = local
@@ -226,7 +226,7 @@ pub(crate) fn with_handle<H: LibHandle, R>(
     } else {
         Ok(())
     };
-    let result = result.and_then(|()| f(&entry.handle));
+    let result = result.and_then(|()| f(&mut entry.handle));
     // Put the entry back; if the thread is exiting, to the idle list.
     let mut slot = Some(entry);
     let _ = local.try_with(|cell| {

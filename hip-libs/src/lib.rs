@@ -1,4 +1,4 @@
-//! rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND for amdgpu-rs.
+//! rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND and rocSOLVER for amdgpu-rs.
 //!
 //! - [`blas`]: GEMM (also strided batched, f16 and bf16), GEMV, `axpy`,
 //!   `scal`, `dot`, `nrm2`.
@@ -7,6 +7,8 @@
 //!   cache.
 //! - [`dnn`]: softmax, activations and 2-D convolution.
 //! - [`rand`]: uniform, normal and log-normal fills (rocRAND's Philox).
+//! - [`solver`]: LU and Cholesky factorizations and solves (rocSOLVER),
+//!   their `info` kept on the device until asked for.
 //!
 //! Operands are anything that implements [`DeviceData`] (amdgpu's
 //! `DeviceArray` and `DeviceSlice` do). Work runs on the output's stream,
@@ -28,10 +30,11 @@ pub mod fft;
 mod handle_cache;
 mod memory;
 pub mod rand;
+pub mod solver;
 pub mod sparse;
 
 pub use data::{DeviceData, DeviceDataMut};
-pub use error::{LibError, Result};
+pub use error::{Breakdown, LibError, Result};
 pub use handle_cache::HandleStats;
 pub use hip_sys::Library;
 

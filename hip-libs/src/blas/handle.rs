@@ -134,6 +134,62 @@ pub(crate) fn on_handle<R>(
     })
 }
 
+/// As [`on_handle`], for a call that takes its workspace from the handle
+/// (rocSOLVER's): `sized` makes the same call during a device memory size
+/// query, and if it needs more than the handle's workspace, the workspace
+/// grows to that first (rounded up to a MiB), from the pool. A handle
+/// without a workspace of its own (`AMDGPU_BLAS_WORKSPACE=0`) leaves its
+/// memory to rocBLAS, which allocates as it needs.
+///
+/// # Errors
+/// As [`on_handle`]; [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// when the workspace would grow during a capture (make the same call once
+/// before capturing); `LibError::Pool` when the pool cannot serve it.
+pub(crate) fn on_handle_sized<R>(
+    stream: &Stream,
+    operation: &'static str,
+    operands: &[(&Buffer, Access)],
+    sized: impl FnOnce(rocblas_handle) -> hip_sys::rocblas::rocblas_status,
+    call: impl FnOnce(rocblas_handle) -> Result<R>,
+) -> Result<R> {
+    let device = stream.device();
+    let api = hip_sys::rocblas()?;
+    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
+        if let Some(have) = handle.workspace.as_ref().map(Buffer::len) {
+            let raw = handle.raw;
+            // SAFETY: a live handle; `sized` makes the wrapper's own call on it.
+            let need = run_on(device, || unsafe { raw::device_memory_need(api, raw, operation, || sized(raw)) })??;
+            if need > have {
+                handle.grow(need, stream, operation)?;
+            }
+        }
+        let workspace = handle.workspace.as_ref().map(|w| (w, Access::Write));
+        enqueue(stream, operands.iter().copied().chain(workspace), || run_on(device, || call(handle.raw))?)
+    })
+}
+
+impl BlasHandle {
+    /// Give the handle a workspace of at least `need` bytes, bound to
+    /// `stream`; the old one goes back to the pool once the work queued
+    /// with it is done.
+    fn grow(&mut self, need: usize, stream: &Stream, operation: &'static str) -> Result<()> {
+        crate::handle_cache::refuse_during_capture_because(
+            operation,
+            "the call needs more workspace than this thread's rocBLAS handle has, and growing it allocates: make \
+             the same call once before capturing",
+        )?;
+        let api = hip_sys::rocblas()?;
+        let size = need.div_ceil(1 << 20) << 20;
+        let buffer = hip_pool::alloc_on(self.device, size, stream)?;
+        // SAFETY: a live handle, and pool memory of `size` bytes on its
+        // device that the handle keeps as long as it uses it.
+        on_device(self.device, || unsafe { raw::set_workspace(api, self.raw, buffer.as_ptr(), size) })??;
+        log::debug!("rocBLAS handle of {:?}: workspace grown to {size} bytes for {operation}", self.device);
+        self.workspace = Some(buffer);
+        Ok(())
+    }
+}
+
 /// Run `f` with this thread's rocBLAS handle for `device`, bound to
 /// `stream` (of that device), for rocBLAS calls this crate does not wrap.
 /// `f` runs with `device` current in HIP. The handle has its workspace and

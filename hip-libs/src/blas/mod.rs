@@ -42,6 +42,9 @@ pub use handle::{
 pub use raw::scalar::{BlasScalar, GemmScalar};
 pub use vector::{axpy, dot, dotc, gemv, nrm2, scal};
 
+pub(crate) use handle::on_handle_sized;
+pub(crate) use raw::status_name;
+
 use crate::{LibError, Result};
 use hip_sys::rocblas::rocblas_operation;
 
@@ -58,7 +61,7 @@ pub enum Op {
 }
 
 impl Op {
-    fn raw(self) -> rocblas_operation {
+    pub(crate) fn raw(self) -> rocblas_operation {
         match self {
             Op::None => rocblas_operation::rocblas_operation_none,
             Op::Transpose => rocblas_operation::rocblas_operation_transpose,

@@ -71,6 +71,46 @@ pub(crate) unsafe fn set_workspace(
     check(unsafe { (api.rocblas_set_workspace)(handle, memory, size) }, "rocblas_set_workspace")
 }
 
+/// `rocblas_start_device_memory_size_query`, then `calls`, then
+/// `rocblas_stop_device_memory_size_query`: the device memory the calls
+/// `calls` makes on `handle` need from its workspace, without running
+/// them (each answers `rocblas_status_size_increased` or
+/// `rocblas_status_size_unchanged` during the query; any other status is
+/// an error of `operation`). The query is stopped whatever happens.
+///
+/// # Safety
+/// `handle` is live; `calls` makes only calls on it that take their
+/// workspace from it (rocBLAS's or rocSOLVER's).
+pub(crate) unsafe fn device_memory_need(
+    api: &RocblasApi,
+    handle: rocblas_handle,
+    operation: &'static str,
+    calls: impl FnOnce() -> rocblas_status,
+) -> Result<usize> {
+    // SAFETY: a live handle (the caller's guarantee).
+    check(unsafe { (api.rocblas_start_device_memory_size_query)(handle) }, "rocblas_start_device_memory_size_query")?;
+    let status = calls();
+    let mut need = 0usize;
+    // SAFETY: a live handle with a query underway, and a valid out-pointer.
+    let stopped = check(
+        unsafe { (api.rocblas_stop_device_memory_size_query)(handle, &mut need) },
+        "rocblas_stop_device_memory_size_query",
+    );
+    let sized = [rocblas_status::rocblas_status_size_increased, rocblas_status::rocblas_status_size_unchanged];
+    if !sized.contains(&status) {
+        // A bad argument: rocSOLVER checks sizes and enums during a query too.
+        check(status, operation)?;
+        return Err(LibError::Unsupported {
+            library: "rocBLAS",
+            operation,
+            problem: "the call answered success during a device memory size query, so this library version \
+                      does not size its workspace through the handle; report it with the library's version"
+                .to_owned(),
+        });
+    }
+    stopped.map(|()| need)
+}
+
 /// `rocblas_set_stream`: later calls on `handle` run on `stream`.
 ///
 /// # Safety

@@ -153,7 +153,10 @@ pub(super) fn getrs<T: Scalar>(
             let factors = load::<T>(&a, a_elems)?;
             let pivots = ipiv.read_i32(n)?;
             let mut values = load::<T>(&b, b_elems)?;
-            factor::getrs(op, n, nrhs, &factors, lda, &pivots, &mut values, ldb);
+            factor::getrs(op, n, nrhs, &factors, lda, &pivots, &mut values, ldb).map_err(|bad| {
+                log::error!("hip simulator: {function}: pivot {bad} is {}, outside 1..={n}", pivots[bad]);
+                hipError_t::hipErrorIllegalAddress
+            })?;
             store(&b, &values)
         })
     })

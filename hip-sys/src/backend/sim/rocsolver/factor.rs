@@ -63,9 +63,10 @@ pub(super) enum Op {
 }
 
 /// Solve `op(A) X = B` with the factors and pivots of [`getrf`] (`n × n`
-/// in `a`), overwriting the `n × nrhs` B (leading dimension `ldb`). Pivots
-/// are used as given (rocSOLVER does not check them); one out of range
-/// leaves its row alone here, where a GPU would read out of bounds.
+/// in `a`), overwriting the `n × nrhs` B (leading dimension `ldb`).
+/// rocSOLVER does not check the pivots, and its row swaps index B with
+/// them: a pivot outside `1..=n` is `Err` with its position, before
+/// anything is written (a GPU would read and write out of bounds).
 pub(super) fn getrs<T: Scalar>(
     op: Op,
     n: usize,
@@ -75,7 +76,10 @@ pub(super) fn getrs<T: Scalar>(
     ipiv: &[i32],
     b: &mut [T],
     ldb: usize,
-) {
+) -> Result<(), usize> {
+    if let Some(bad) = ipiv[..n].iter().position(|&p| p < 1 || p as usize > n) {
+        return Err(bad);
+    }
     let at = |i: usize, j: usize| -> T {
         match op {
             Op::None => a[i + j * lda],
@@ -85,7 +89,7 @@ pub(super) fn getrs<T: Scalar>(
     };
     let swap = |b: &mut [T], k: usize| {
         let p = ipiv[k] as usize;
-        if p >= 1 && p <= n && p - 1 != k {
+        if p - 1 != k {
             for c in 0..nrhs {
                 b.swap(k + c * ldb, p - 1 + c * ldb);
             }
@@ -131,6 +135,7 @@ pub(super) fn getrs<T: Scalar>(
         }
         (0..n).rev().for_each(|k| swap(b, k));
     }
+    Ok(())
 }
 
 /// Cholesky factorization of the Hermitian positive definite `n × n`
@@ -224,11 +229,14 @@ mod tests {
             let a_op: Vec<f64> =
                 if op == Op::None { a0.clone() } else { (0..9).map(|e| a0[(e / 3) + (e % 3) * 3]).collect() };
             let mut b = matmul(3, &a_op, &x);
-            getrs(op, 3, 1, &a, 3, &ipiv, &mut b, 3);
+            getrs(op, 3, 1, &a, 3, &ipiv, &mut b, 3).expect("pivots in range");
             for (got, want) in b.iter().zip(x) {
                 assert!((got - want).abs() < 1e-12, "{b:?}");
             }
         }
+        let mut b = vec![1.0; 3];
+        assert_eq!(getrs(Op::None, 3, 1, &a, 3, &[1, 4, 3], &mut b, 3), Err(1), "a pivot past n");
+        assert_eq!(b, [1.0; 3], "nothing written");
         let mut singular = vec![1.0, 2.0, 2.0, 4.0];
         assert_eq!(getrf(2, 2, &mut singular, 2).1, 2, "the second pivot is zero");
     }

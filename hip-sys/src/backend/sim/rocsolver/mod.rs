@@ -20,8 +20,10 @@
 //!   `potrf` reports the first leading minor that is not positive definite
 //!   and goes on as rocSOLVER does (the failed diagonal kept, zeros below
 //!   it). The algorithms are unblocked, so values agree with rocSOLVER's
-//!   blocked ones to rounding, not bit for bit. `getrs` uses the pivots as
-//!   given, as rocSOLVER does (it checks none).
+//!   blocked ones to rounding, not bit for bit. `getrs` checks no pivot,
+//!   as rocSOLVER does; one outside `1..=n` faults the stream as an
+//!   illegal address, where rocSOLVER's row swaps would access out of
+//!   bounds.
 //! - **Memory** outside simulator device memory of the extent the sizes
 //!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
 //!   and the pivots stay on the device: reading them is the caller's copy.

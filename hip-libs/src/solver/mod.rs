@@ -1,0 +1,58 @@
+//! rocSOLVER: LU with partial pivoting ([`getrf`], [`getrs`]) and Cholesky
+//! ([`potrf`], [`potrs`]) of dense column-major matrices, in `f32`, `f64`
+//! and complex (`[re, im]`) precision.
+//!
+//! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
+//! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
+//! columns and `ld`. Every size, leading dimension and length is checked
+//! before rocSOLVER is called, and an error names the value; operands must
+//! be on one device; the work runs on the stream of the matrix that is
+//! written (A for a factorization, B for a solve), and operands of other
+//! streams are ordered on the GPU and kept from reuse until it is done.
+//!
+//! # `info` stays on the device
+//!
+//! A factorization returns an [`Info`]: rocSOLVER's `info`, still in device
+//! memory, so a chain of factorizations and solves queues without a
+//! synchronization per call. [`Info::check`] (or [`Info::value`]) reads it
+//! when the caller asks, after the factorization ran, and reports a
+//! singular or non-positive-definite matrix as
+//! [`LibError::Breakdown`](crate::LibError::Breakdown). Pivots live in
+//! [`Pivots`], which only [`getrf`] writes, so [`getrs`] never meets a
+//! pivot out of range (rocSOLVER checks none: its row swaps would read and
+//! write out of bounds).
+//!
+//! # Workspace and handles
+//!
+//! rocSOLVER takes its workspace from the rocBLAS handle it is given: the
+//! calls here use this thread's rocBLAS handle of the device (the one
+//! [`blas`](crate::blas) uses), ask how much each call needs with a device
+//! memory size query, and grow the handle's workspace from the pool when
+//! a call needs more, outside captures. Nothing is allocated per call but
+//! the 4-byte `info` of a factorization.
+//!
+//! # Capture
+//!
+//! Factorizations and solves capture once the handle's workspace is large
+//! enough for them: make the same call once before capturing (growing the
+//! workspace inside a capture is refused with
+//! [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)).
+//! Reading an [`Info`] waits for the stream, so it is refused inside a
+//! capture. On the nvidia backend a handle's first solver call also makes
+//! its cuSOLVER handle, which cannot be made inside a capture either.
+//!
+//! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
+//! the simulator it is computed on the CPU in the operands' precision,
+//! with rocSOLVER 3.21's rules and workspace sizes.
+
+mod cholesky;
+mod info;
+mod lu;
+mod raw;
+mod shape;
+
+pub use cholesky::{potrf, potrs, Triangle};
+pub use info::{Info, Pivots};
+pub use lu::{getrf, getrs};
+pub use raw::SolverScalar;
+pub use shape::Shape;

@@ -1,0 +1,198 @@
+//! The one place this crate calls rocSOLVER: per element type, the typed
+//! calls of the factorizations and solves ([`SolverScalar`]), and
+//! rocSOLVER's statuses (rocBLAS's) turned into errors.
+//!
+//! # References
+//! rocSOLVER's [LAPACK functions](https://rocm.docs.amd.com/projects/rocSOLVER/en/latest/reference/lapack.html).
+
+#![allow(clippy::too_many_arguments)]
+
+use crate::Result;
+use hip_sys::rocsolver::{rocblas_fill, rocblas_handle, rocblas_operation, rocblas_status, RocsolverApi};
+
+/// Status to result, naming the rocSOLVER function.
+pub(crate) fn check(status: rocblas_status, operation: &'static str) -> Result<()> {
+    if status.0 == 0 {
+        return Ok(());
+    }
+    Err(crate::LibError::Status {
+        library: "rocSOLVER",
+        operation,
+        status: status.0,
+        name: crate::blas::status_name(status),
+    })
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for [f32; 2] {}
+    impl Sealed for [f64; 2] {}
+}
+
+/// An element type of the solvers: `f32`, `f64`, and the complex
+/// `[f32; 2]` and `[f64; 2]` (`[re, im]`).
+pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
+    /// `f32`, `f64`, `complex f32` or `complex f64`, for messages.
+    const NAME: &'static str;
+    /// The prefix of its rocSOLVER functions: `s`, `d`, `c` or `z`.
+    const PREFIX: char;
+
+    /// `rocsolver_?getrf`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn getrf(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        ipiv: *mut i32,
+        info: *mut i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?getrs`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn getrs(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: i32,
+        nrhs: i32,
+        a: *mut Self,
+        lda: i32,
+        ipiv: *const i32,
+        b: *mut Self,
+        ldb: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrf`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn potrf(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        info: *mut i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrs`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn potrs(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        nrhs: i32,
+        a: *mut Self,
+        lda: i32,
+        b: *mut Self,
+        ldb: i32,
+    ) -> rocblas_status;
+}
+
+macro_rules! scalar {
+    ($t:ty, $c:ty, $name:literal, $prefix:literal, $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident) => {
+        impl SolverScalar for $t {
+            const NAME: &'static str = $name;
+            const PREFIX: char = $prefix;
+            unsafe fn getrf(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                ipiv: *mut i32,
+                info: *mut i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$getrf)(handle, m, n, a.cast::<$c>(), lda, ipiv, info) }
+            }
+            unsafe fn getrs(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                trans: rocblas_operation,
+                n: i32,
+                nrhs: i32,
+                a: *mut Self,
+                lda: i32,
+                ipiv: *const i32,
+                b: *mut Self,
+                ldb: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$getrs)(handle, trans, n, nrhs, a.cast::<$c>(), lda, ipiv, b.cast::<$c>(), ldb) }
+            }
+            unsafe fn potrf(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                info: *mut i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrf)(handle, uplo, n, a.cast::<$c>(), lda, info) }
+            }
+            unsafe fn potrs(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                nrhs: i32,
+                a: *mut Self,
+                lda: i32,
+                b: *mut Self,
+                ldb: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrs)(handle, uplo, n, nrhs, a.cast::<$c>(), lda, b.cast::<$c>(), ldb) }
+            }
+        }
+    };
+}
+
+use hip_sys::rocsolver::{rocblas_double_complex, rocblas_float_complex};
+
+scalar!(f32, f32, "f32", 's', rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs);
+scalar!(f64, f64, "f64", 'd', rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs);
+scalar!(
+    [f32; 2],
+    rocblas_float_complex,
+    "complex f32",
+    'c',
+    rocsolver_cgetrf,
+    rocsolver_cgetrs,
+    rocsolver_cpotrf,
+    rocsolver_cpotrs
+);
+scalar!(
+    [f64; 2],
+    rocblas_double_complex,
+    "complex f64",
+    'z',
+    rocsolver_zgetrf,
+    rocsolver_zgetrs,
+    rocsolver_zpotrf,
+    rocsolver_zpotrs
+);
+
+const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);
+const _: () = assert!(std::mem::size_of::<rocblas_double_complex>() == 16);

@@ -1,0 +1,421 @@
+//! rocSOLVER through hip-libs, on every backend that has it (the
+//! simulator's CPU model, AMD's library, cuSOLVER behind the same table):
+//! LU and Cholesky factorizations and solves against CPU references in
+//! every precision, with stated tolerances; singular and indefinite
+//! matrices reported through `info`, read only when asked; bad shapes,
+//! pivots and devices refused before any library call; handles on many
+//! threads and devices; the workspace grown from the pool, and captures.
+
+use amdgpu::blas::Op;
+use amdgpu::libs::{Breakdown, LibError, Library};
+use amdgpu::prelude::*;
+use amdgpu::runtime::CaptureMode;
+use amdgpu::solver::{self, Pivots, Shape, SolverScalar, Triangle};
+use hip_sys::sim;
+
+mod common;
+use common::{have, noise, on_thread};
+
+/// The element types, as complex f64 for the CPU references.
+trait Elem: SolverScalar + amdgpu::DeviceCopy + Default + std::fmt::Debug {
+    /// The tolerance of a relative residual in this precision.
+    const TOLERANCE: f64;
+    fn from_c(re: f64, im: f64) -> Self;
+    fn to_c(self) -> (f64, f64);
+    const COMPLEX: bool;
+}
+
+impl Elem for f32 {
+    const TOLERANCE: f64 = 1e-4;
+    const COMPLEX: bool = false;
+    fn from_c(re: f64, _: f64) -> Self {
+        re as f32
+    }
+    fn to_c(self) -> (f64, f64) {
+        (self as f64, 0.0)
+    }
+}
+impl Elem for f64 {
+    const TOLERANCE: f64 = 1e-11;
+    const COMPLEX: bool = false;
+    fn from_c(re: f64, _: f64) -> Self {
+        re
+    }
+    fn to_c(self) -> (f64, f64) {
+        (self, 0.0)
+    }
+}
+impl Elem for [f32; 2] {
+    const TOLERANCE: f64 = 1e-4;
+    const COMPLEX: bool = true;
+    fn from_c(re: f64, im: f64) -> Self {
+        [re as f32, im as f32]
+    }
+    fn to_c(self) -> (f64, f64) {
+        (self[0] as f64, self[1] as f64)
+    }
+}
+impl Elem for [f64; 2] {
+    const TOLERANCE: f64 = 1e-11;
+    const COMPLEX: bool = true;
+    fn from_c(re: f64, im: f64) -> Self {
+        [re, im]
+    }
+    fn to_c(self) -> (f64, f64) {
+        (self[0], self[1])
+    }
+}
+
+fn cmul((a, b): (f64, f64), (c, d): (f64, f64)) -> (f64, f64) {
+    (a * c - b * d, a * d + b * c)
+}
+
+/// `op(A) x` on the CPU in f64, A `n × n` column-major with leading dimension `lda`.
+fn apply<T: Elem>(op: Op, n: usize, a: &[T], lda: usize, x: &[T]) -> Vec<(f64, f64)> {
+    (0..n)
+        .map(|i| {
+            (0..n).fold((0.0, 0.0), |(re, im), k| {
+                let (v, conj) = match op {
+                    Op::None => (a[i + k * lda].to_c(), false),
+                    Op::Transpose => (a[k + i * lda].to_c(), false),
+                    Op::ConjTranspose => (a[k + i * lda].to_c(), true),
+                };
+                let v = if conj { (v.0, -v.1) } else { v };
+                let p = cmul(v, x[k].to_c());
+                (re + p.0, im + p.1)
+            })
+        })
+        .collect()
+}
+
+/// A well-conditioned `n × n` matrix (leading dimension `lda`): noise
+/// plus `n` on the diagonal.
+fn general<T: Elem>(n: usize, lda: usize, seed: u64) -> Vec<T> {
+    let (re, im) = (noise(lda * n, seed), noise(lda * n, seed + 1));
+    let mut a: Vec<T> = (0..lda * n).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect();
+    for i in 0..n {
+        a[i + i * lda] = T::from_c(re[i + i * lda] + n as f64, 0.0);
+    }
+    a
+}
+
+/// A Hermitian positive definite `n × n` matrix: `M Mᴴ + n I` in full.
+fn hpd<T: Elem>(n: usize, seed: u64) -> Vec<T> {
+    let m: Vec<T> = general(n, n, seed);
+    let mut a = vec![T::default(); n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = (0.0, 0.0);
+            for k in 0..n {
+                let (x, y) = (m[i + k * n].to_c(), m[j + k * n].to_c());
+                let p = cmul(x, (y.0, -y.1));
+                s = (s.0 + p.0, s.1 + p.1);
+            }
+            if i == j {
+                s = (s.0 + n as f64, 0.0);
+            }
+            a[i + j * n] = T::from_c(s.0, s.1);
+        }
+    }
+    a
+}
+
+/// `|r − b| / |b|` over the first `n` entries of each column.
+fn relative_residual<T: Elem>(got: &[(f64, f64)], want: &[T]) -> f64 {
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (g, w) in got.iter().zip(want) {
+        let w = w.to_c();
+        diff += (g.0 - w.0).powi(2) + (g.1 - w.1).powi(2);
+        norm += w.0.powi(2) + w.1.powi(2);
+    }
+    (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+/// Factor a random A of order `n` (leading dimension `n + 3`), solve for
+/// three right-hand sides with each op, and check `op(A) x = b`.
+fn lu_round_trip<T: Elem>(n: usize) {
+    let (lda, nrhs, ldb) = (n + 3, 3, n + 1);
+    let a_host: Vec<T> = general(n, lda, 7);
+    let a_shape = Shape::square(n).with_ld(lda);
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut pivots = Pivots::new(n, a.stream()).unwrap();
+    let info = solver::getrf(&a_shape, &mut a, &mut pivots).unwrap();
+    let pivots_host = pivots.to_vec().unwrap();
+    assert!(pivots_host.iter().all(|&p| p >= 1 && p as usize <= n), "1-based pivots in range: {pivots_host:?}");
+    for op in [Op::None, Op::Transpose, Op::ConjTranspose] {
+        let (re, im) = (noise(ldb * nrhs, 11), noise(ldb * nrhs, 12));
+        let b_host: Vec<T> = (0..ldb * nrhs).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect();
+        let mut b = DeviceArray::from_slice(&b_host).unwrap();
+        solver::getrs(op, &a_shape, &a, &pivots, &Shape::new(n, nrhs).with_ld(ldb), &mut b).unwrap();
+        let x = b.to_vec().unwrap();
+        for c in 0..nrhs {
+            let col = |v: &[T]| v[c * ldb..c * ldb + n].to_vec();
+            let residual = relative_residual(&apply(op, n, &a_host, lda, &col(&x)), &col(&b_host));
+            assert!(residual < T::TOLERANCE, "{} n={n} {op:?} column {c}: residual {residual:e}", T::NAME);
+            // The padding between columns is not touched.
+            if c + 1 < nrhs {
+                assert_eq!(x[c * ldb + n].to_c(), b_host[c * ldb + n].to_c(), "the row past n");
+            }
+        }
+    }
+    info.check().unwrap();
+}
+
+#[test]
+fn lu_solves_in_every_precision_and_op() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for n in [1, 5, 33, 100] {
+        lu_round_trip::<f32>(n);
+        lu_round_trip::<f64>(n);
+        lu_round_trip::<[f32; 2]>(n);
+        lu_round_trip::<[f64; 2]>(n);
+    }
+    assert_eq!(common::stream_races().len(), 0);
+}
+
+fn cholesky_round_trip<T: Elem>(n: usize, triangle: Triangle) {
+    let a_host: Vec<T> = hpd(n, 3);
+    let shape = Shape::square(n);
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let info = solver::potrf(triangle, &shape, &mut a).unwrap();
+    let factor = a.to_vec().unwrap();
+    // The other triangle is not touched.
+    for j in 0..n {
+        for i in 0..n {
+            let other = if triangle == Triangle::Lower { i < j } else { i > j };
+            if other {
+                assert_eq!(factor[i + j * n].to_c(), a_host[i + j * n].to_c(), "({i}, {j}) outside the triangle");
+            }
+        }
+    }
+    let b_host: Vec<T> = noise(n * 2, 5).into_iter().map(|v| T::from_c(v, if T::COMPLEX { -v } else { 0.0 })).collect();
+    let mut b = DeviceArray::from_slice(&b_host).unwrap();
+    solver::potrs(triangle, &shape, &a, &Shape::new(n, 2), &mut b).unwrap();
+    let x = b.to_vec().unwrap();
+    for c in 0..2 {
+        let col = |v: &[T]| v[c * n..(c + 1) * n].to_vec();
+        let residual = relative_residual(&apply(Op::None, n, &a_host, n, &col(&x)), &col(&b_host));
+        assert!(residual < T::TOLERANCE, "{} n={n} {triangle:?}: residual {residual:e}", T::NAME);
+    }
+    info.check().unwrap();
+}
+
+#[test]
+fn cholesky_solves_in_every_precision_and_triangle() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for n in [1, 4, 50, 130] {
+        for triangle in [Triangle::Lower, Triangle::Upper] {
+            cholesky_round_trip::<f32>(n, triangle);
+            cholesky_round_trip::<f64>(n, triangle);
+            cholesky_round_trip::<[f32; 2]>(n, triangle);
+            cholesky_round_trip::<[f64; 2]>(n, triangle);
+        }
+    }
+}
+
+#[test]
+fn pivots_are_lapacks_first_largest() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    // Column-major; the largest |a| of column 1 is in row 3, then the
+    // Schur complement's largest of column 2 is in (original) row 1.
+    let mut a = DeviceArray::from_slice(&[1.0f64, 2.0, -4.0, 3.0, 1.0, 1.0, 2.0, 5.0, 1.0]).unwrap();
+    let mut pivots = Pivots::new(3, a.stream()).unwrap();
+    solver::getrf(&Shape::square(3), &mut a, &mut pivots).unwrap().check().unwrap();
+    assert_eq!(pivots.to_vec().unwrap(), [3, 3, 3]);
+    let lu = a.to_vec().unwrap();
+    // L's first column, over the pivot −4, with both swaps applied to
+    // whole rows as LAPACK does: original row 1 (1/−4), then row 2 (2/−4).
+    assert!((lu[1] + 0.25).abs() < 1e-15 && (lu[2] + 0.5).abs() < 1e-15, "{lu:?}");
+    // A wide matrix: min(m, n) pivots.
+    let mut wide = DeviceArray::from_slice(&[0.0f32, 1.0, 1.0, 0.0, 2.0, 3.0]).unwrap();
+    let mut two = Pivots::new(2, wide.stream()).unwrap();
+    solver::getrf(&Shape::new(2, 3), &mut wide, &mut two).unwrap().check().unwrap();
+    assert_eq!(two.to_vec().unwrap(), [2, 2]);
+}
+
+#[test]
+fn singular_and_indefinite_matrices_are_reported_through_info() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    // The second column is twice the first: U(2, 2) = 0.
+    let mut a = DeviceArray::from_slice(&[1.0f64, 3.0, 2.0, 6.0]).unwrap();
+    let mut pivots = Pivots::new(2, a.stream()).unwrap();
+    let info = solver::getrf(&Shape::square(2), &mut a, &mut pivots).unwrap();
+    assert_eq!(info.value().unwrap(), 2);
+    let error = info.check().unwrap_err();
+    assert!(
+        matches!(error, LibError::Breakdown { operation: "getrf", breakdown: Breakdown::ZeroPivot { column: 2 } }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("singular") && error.to_string().contains("U(2, 2)"), "{error}");
+    // A zero column first: info 1, and the factorization still completes.
+    let mut zero_first = DeviceArray::from_slice(&[0.0f32, 0.0, 1.0, 2.0]).unwrap();
+    assert_eq!(solver::getrf(&Shape::square(2), &mut zero_first, &mut pivots).unwrap().value().unwrap(), 1);
+    // Symmetric with eigenvalues 3 and −1: the minor of order 2 fails.
+    for triangle in [Triangle::Lower, Triangle::Upper] {
+        let mut s = DeviceArray::from_slice(&[1.0f64, 2.0, 2.0, 1.0]).unwrap();
+        let info = solver::potrf(triangle, &Shape::square(2), &mut s).unwrap();
+        let error = info.check().unwrap_err();
+        assert!(
+            matches!(error, LibError::Breakdown { breakdown: Breakdown::NotPositiveDefinite { order: 2 }, .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("not positive definite"), "{error}");
+        assert_eq!(s.to_vec().unwrap()[0], 1.0, "the valid first column of the factor");
+    }
+    // Negative on the diagonal at once: order 1.
+    let mut negative = DeviceArray::from_slice(&[-1.0f32]).unwrap();
+    assert_eq!(solver::potrf(Triangle::Lower, &Shape::square(1), &mut negative).unwrap().value().unwrap(), 1);
+    // Empty matrices succeed, info 0.
+    let mut empty = DeviceArray::<f64>::zeros(0).unwrap();
+    solver::getrf(&Shape::new(0, 3), &mut empty, &mut pivots).unwrap().check().unwrap();
+    solver::potrf(Triangle::Upper, &Shape::square(0), &mut empty).unwrap().check().unwrap();
+}
+
+#[test]
+fn bad_shapes_pivots_and_devices_are_refused_before_any_call() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    let invalid = |result: amdgpu::libs::Result<()>, needle: &str| {
+        let error = result.expect_err(needle);
+        assert!(matches!(error, LibError::InvalidInput { .. }), "{error:?}");
+        assert!(error.to_string().contains(needle), "{error} should say {needle:?}");
+    };
+    let mut a = DeviceArray::<f64>::zeros(16).unwrap();
+    let mut b = DeviceArray::<f64>::zeros(8).unwrap();
+    let mut pivots = Pivots::new(4, a.stream()).unwrap();
+    invalid(solver::getrf(&Shape::square(4).with_ld(3), &mut a, &mut pivots).map(drop), "leading dimension 3");
+    invalid(solver::getrf(&Shape::square(5), &mut a, &mut pivots).map(drop), "holds 16 elements");
+    let mut few = Pivots::new(2, a.stream()).unwrap();
+    invalid(solver::getrf(&Shape::square(4), &mut a, &mut few).map(drop), "2 pivots are too few");
+    invalid(solver::getrs(Op::None, &Shape::square(4), &a, &pivots, &Shape::new(4, 2), &mut b), "not written");
+    invalid(solver::potrf(Triangle::Lower, &Shape::new(4, 2), &mut a).map(drop), "must be square");
+    invalid(solver::potrs(Triangle::Lower, &Shape::square(4), &a, &Shape::new(3, 2), &mut b), "B has 3 rows");
+    let huge = Shape::square(1 << 31);
+    invalid(solver::potrf(Triangle::Lower, &huge, &mut a).map(drop), "32-bit");
+    // Pivots of a larger matrix would swap rows outside a smaller one.
+    let mut big = DeviceArray::<f64>::zeros(25).unwrap();
+    big.copy_from_slice(&general::<f64>(5, 5, 1)).unwrap();
+    let mut five = Pivots::new(5, big.stream()).unwrap();
+    solver::getrf(&Shape::square(5), &mut big, &mut five).unwrap().check().unwrap();
+    invalid(solver::getrs(Op::None, &Shape::square(4), &a, &five, &Shape::new(4, 2), &mut b), "5 rows");
+    // Operands on another device.
+    if Device::count().unwrap() >= 2 {
+        let other = Stream::new_on(Device::new(1).unwrap()).unwrap();
+        let mut elsewhere = Pivots::new(4, &other).unwrap();
+        let error = solver::getrf(&Shape::square(4), &mut a, &mut elsewhere).unwrap_err();
+        assert_eq!(common::mismatch(error.device_mismatch()), Some(("the pivots", 0, 1)), "{error}");
+        let a1 = DeviceArray::<f64>::zeros_on(&other, 16).unwrap();
+        let error = solver::potrs(Triangle::Lower, &Shape::square(4), &a1, &Shape::new(4, 2), &mut b).unwrap_err();
+        assert_eq!(common::mismatch(error.device_mismatch()), Some(("A", 0, 1)), "{error}");
+    }
+}
+
+#[test]
+fn threads_and_devices_each_solve_with_their_own_handles() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    let devices = Device::count().unwrap().min(4);
+    let workers: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::Builder::new()
+                .name(format!("solver-{t}"))
+                .spawn(move || {
+                    let device = Device::new(t % devices).unwrap();
+                    let stream = Stream::new_on(device).unwrap();
+                    let n = 24 + t;
+                    let a_host: Vec<f64> = hpd(n, t as u64);
+                    let b_host = noise(n, 40 + t as u64);
+                    for _ in 0..3 {
+                        let mut a = DeviceArray::zeros_on(&stream, n * n).unwrap();
+                        a.copy_from_slice(&a_host).unwrap();
+                        let mut b = DeviceArray::zeros_on(&stream, n).unwrap();
+                        b.copy_from_slice(&b_host).unwrap();
+                        let info = solver::potrf(Triangle::Upper, &Shape::square(n), &mut a).unwrap();
+                        solver::potrs(Triangle::Upper, &Shape::square(n), &a, &Shape::new(n, 1), &mut b).unwrap();
+                        info.check().unwrap();
+                        let x = b.to_vec().unwrap();
+                        let residual = relative_residual(&apply(Op::None, n, &a_host, n, &x), &b_host);
+                        assert!(residual < 1e-11, "thread {t} on {device:?}: {residual:e}");
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("a solver thread panicked");
+    }
+    for t in 0..4 {
+        assert_eq!(common::violations_of(&format!("solver-{t}")).len(), 0, "every call under its handle's device");
+    }
+    assert_eq!(common::stream_races().len(), 0);
+}
+
+#[test]
+fn a_factorization_on_one_stream_and_its_solve_on_another_are_ordered() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    let (s1, s2) = (Stream::new().unwrap(), Stream::new().unwrap());
+    let n = 40;
+    let a_host: Vec<f64> = general(n, n, 9);
+    let mut a = DeviceArray::zeros_on(&s1, n * n).unwrap();
+    a.copy_from_slice(&a_host).unwrap();
+    let mut pivots = Pivots::new(n, &s1).unwrap();
+    let info = solver::getrf(&Shape::square(n), &mut a, &mut pivots).unwrap();
+    let b_host = noise(n, 2);
+    let mut b = DeviceArray::zeros_on(&s2, n).unwrap();
+    b.copy_from_slice(&b_host).unwrap();
+    solver::getrs(Op::None, &Shape::square(n), &a, &pivots, &Shape::new(n, 1), &mut b).unwrap();
+    drop((a, pivots));
+    let x = b.to_vec().unwrap();
+    let residual = relative_residual(&apply(Op::None, n, &a_host, n, &x), &b_host);
+    assert!(residual < 1e-11, "{residual:e}");
+    info.check().unwrap();
+    assert_eq!(common::stream_races().len(), 0, "the operand protocol orders s1's factors before s2's solve");
+}
+
+#[test]
+fn factorizations_capture_once_the_workspace_is_large_enough() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    on_thread("solver-capture", || {
+        let stream = Stream::new().unwrap();
+        let n = 30;
+        let a_host: Vec<f64> = hpd(n, 8);
+        let mut a = DeviceArray::zeros_on(&stream, n * n).unwrap();
+        // Eager first: the handle (and, on nvidia, its cuSOLVER handle) exist.
+        a.copy_from_slice(&a_host).unwrap();
+        solver::potrf(Triangle::Lower, &Shape::square(n), &mut a).unwrap().check().unwrap();
+        let eager = a.to_vec().unwrap();
+        a.copy_from_slice(&a_host).unwrap();
+        let (graph, info) = stream
+            .capture(CaptureMode::ThreadLocal, |_| solver::potrf(Triangle::Lower, &Shape::square(n), &mut a))
+            .unwrap();
+        let exec = graph.instantiate().unwrap();
+        exec.launch(&stream).unwrap();
+        assert_eq!(a.to_vec().unwrap(), eager, "a replay factors as the eager call did");
+        info.check().unwrap();
+        // A replay on the factor itself: its diagonal is no longer A's.
+        exec.launch(&stream).unwrap();
+        assert_ne!(a.to_vec().unwrap(), eager);
+    });
+}
