@@ -15,14 +15,22 @@ use hip_sys::sim;
 mod common;
 use common::{have, noise, on_thread};
 
-/// A 256 × 256 f64 LU: rocSOLVER 3.21 asks 790,784 bytes for it (the
-/// simulator models that; cuSOLVER's own need is of the same order).
-const N: usize = 256;
+/// The order of the f64 LU: 256 on the simulator (rocSOLVER 3.21 asks
+/// 790,784 bytes for it), 2048 on a GPU (cuSOLVER's need grows with the
+/// order); the test first checks, with a size query, that it is more
+/// than the handle's 64 KiB.
+fn order() -> usize {
+    if common::on_sim() {
+        256
+    } else {
+        2048
+    }
+}
 
-fn matrix() -> Vec<f64> {
-    let mut a = noise(N * N, 3);
-    for i in 0..N {
-        a[i + i * N] += N as f64;
+fn matrix(n: usize) -> Vec<f64> {
+    let mut a = noise(n * n, 3);
+    for i in 0..n {
+        a[i + i * n] += n as f64;
     }
     a
 }
@@ -37,39 +45,55 @@ fn a_small_handle_workspace_grows_for_the_solver_outside_captures_only() {
         return;
     }
     on_thread("too-small", || {
-        let stream = Stream::new().unwrap();
-        let mut a = DeviceArray::from_slice_on(&stream, &matrix()).unwrap();
-        let mut ipiv = DeviceArray::<i32>::zeros_on(&stream, N).unwrap();
+        use hip_sys::rocblas::rocblas_status;
+        let (stream, n) = (Stream::new().unwrap(), order());
+        let mut a = DeviceArray::from_slice_on(&stream, &matrix(n)).unwrap();
+        let mut ipiv = DeviceArray::<i32>::zeros_on(&stream, n).unwrap();
         let mut info = DeviceArray::<i32>::zeros_on(&stream, 1).unwrap();
         let (a_ptr, ipiv_ptr, info_ptr) = (a.as_mut_ptr(), ipiv.as_mut_ptr(), info.as_mut_ptr());
-        let api = hip_sys::rocsolver().unwrap();
-        // rocSOLVER on this thread's handle, as it is: 64 KiB.
-        let status = amdgpu::blas::with_raw_handle(stream.device(), &stream, |handle| {
-            // SAFETY: a live handle of the stream's device, bound to it;
-            // A, the pivots and info are device memory of the sizes given.
-            unsafe { (api.rocsolver_dgetrf)(handle, N as i32, N as i32, a_ptr, N as i32, ipiv_ptr, info_ptr) }
+        let (solver_api, blas_api) = (hip_sys::rocsolver().unwrap(), hip_sys::rocblas().unwrap());
+        let ni = n as i32;
+        // SAFETY (both calls below): a live handle of the stream's device,
+        // bound to it; A, the pivots and info are device memory of the
+        // sizes given.
+        let getrf = |handle| unsafe { (solver_api.rocsolver_dgetrf)(handle, ni, ni, a_ptr, ni, ipiv_ptr, info_ptr) };
+        // What the LU needs, by rocBLAS's size query.
+        let (sized, need) = amdgpu::blas::with_raw_handle(stream.device(), &stream, |handle| {
+            let mut need = 0usize;
+            // SAFETY: a live handle; the query is stopped below.
+            let started = unsafe { (blas_api.rocblas_start_device_memory_size_query)(handle) };
+            assert_eq!(started, rocblas_status::rocblas_status_success);
+            let sized = getrf(handle);
+            // SAFETY: a live handle with a query underway; a valid out-pointer.
+            let stopped = unsafe { (blas_api.rocblas_stop_device_memory_size_query)(handle, &mut need) };
+            assert_eq!(stopped, rocblas_status::rocblas_status_success);
+            (sized, need)
         })
         .unwrap();
-        assert_eq!(status, hip_sys::rocblas::rocblas_status::rocblas_status_memory_error, "the workspace is too small");
+        assert_eq!(sized, rocblas_status::rocblas_status_size_increased, "the query collects, nothing runs");
+        assert!(need > 64 << 10, "the LU of order {n} needs {need} bytes: more than the handle's 64 KiB");
+        // rocSOLVER on this thread's handle as it is: too small.
+        let status = amdgpu::blas::with_raw_handle(stream.device(), &stream, getrf).unwrap();
+        assert_eq!(status, rocblas_status::rocblas_status_memory_error, "the workspace is too small");
         stream.synchronize().unwrap();
 
         // Inside a capture, the wrapper will not grow it.
-        let mut pivots = Pivots::new(N, &stream).unwrap();
+        let mut pivots = Pivots::new(n, &stream).unwrap();
         let refused =
-            stream.capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(N), &mut a, &mut pivots));
+            stream.capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut a, &mut pivots));
         let error = refused.expect_err("growing the workspace allocates");
         assert!(matches!(error, LibError::Hip(HipError::CaptureUnderway { operation: "getrf", .. })), "{error:?}");
         assert!(error.to_string().contains("make the same call once before capturing"), "{error}");
 
         // Outside, it grows, and the factorization runs.
-        a.copy_from_slice(&matrix()).unwrap();
-        solver::getrf(&Shape::square(N), &mut a, &mut pivots).unwrap().check().unwrap();
+        a.copy_from_slice(&matrix(n)).unwrap();
+        solver::getrf(&Shape::square(n), &mut a, &mut pivots).unwrap().check().unwrap();
         let eager = a.to_vec().unwrap();
 
         // Now the same call captures, and its replay factors alike.
-        a.copy_from_slice(&matrix()).unwrap();
+        a.copy_from_slice(&matrix(n)).unwrap();
         let (graph, info) = stream
-            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(N), &mut a, &mut pivots))
+            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut a, &mut pivots))
             .unwrap();
         graph.instantiate().unwrap().launch(&stream).unwrap();
         info.check().unwrap();

@@ -1,0 +1,166 @@
+//! `solver::getrf` and `solver::potrf` against the raw cuSOLVER calls they
+//! map onto (`cusolverDnDgetrf`, `cusolverDnDpotrf`, with their workspaces
+//! allocated once) on a cuSOLVER handle of the same stream, in one run:
+//! an 8192 × 8192 f64 matrix (512 MiB), each iteration a device-to-device
+//! restore of the matrix, the factorization and a synchronize (the same
+//! restore for both sides), reported in ms and GFLOP/s (LU 2n³/3, Cholesky
+//! n³/3). PyTorch's `torch.linalg.lu_factor` and `torch.linalg.cholesky`
+//! on the same matrices are timed by `solver_torch.py` beside it.
+//!
+//! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
+//! --bench solver` (`AMDGPU_BENCH_SOLVER_N` for another order). Elsewhere
+//! it says why it skips.
+
+use amdgpu::solver::{self, Pivots, Shape, Triangle};
+use amdgpu::{DeviceArray, Stream};
+use criterion::Criterion;
+use std::ffi::{c_int, c_void};
+use std::time::Duration;
+
+#[path = "../../hip-core/benches/support/mod.rs"]
+mod support;
+use support::mean_ns;
+
+mod nvidia;
+use nvidia::{function, open};
+
+const GROUP: &str = "solver";
+
+type Handle = *mut c_void;
+
+/// A symmetric, strictly diagonally dominant matrix of order `n` with a
+/// positive diagonal (so positive definite, and LU's pivots stay put):
+/// off-diagonal entries in [-1, 1), `n` added on the diagonal.
+fn matrix(n: usize) -> Vec<f64> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let mut a = vec![0.0; n * n];
+    for j in 0..n {
+        for i in j..n {
+            let v = next();
+            a[i + j * n] = v;
+            a[j + i * n] = v;
+        }
+        a[j + j * n] += n as f64;
+    }
+    a
+}
+
+fn main() {
+    if amdgpu::backend() != amdgpu::Backend::Nvidia {
+        eprintln!("skipped: compares against cuSOLVER; run with AMDGPU_BACKEND=nvidia on an NVIDIA GPU");
+        return;
+    }
+    let n: usize = std::env::var("AMDGPU_BENCH_SOLVER_N").ok().and_then(|v| v.parse().ok()).unwrap_or(8192);
+    let stream = Stream::new().expect("a stream");
+    let cusolver = open(&["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"]);
+    type Getrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut c_int, *mut c_int) -> c_int;
+    type Potrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, c_int, *mut c_int) -> c_int;
+    // SAFETY: the signatures of cusolverDn.h.
+    let (create, set_stream, getrf_size, getrf, potrf_size, potrf) = unsafe {
+        (
+            function::<unsafe extern "C" fn(*mut Handle) -> c_int>(&cusolver, "cusolverDnCreate"),
+            function::<unsafe extern "C" fn(Handle, *mut c_void) -> c_int>(&cusolver, "cusolverDnSetStream"),
+            function::<unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> c_int>(
+                &cusolver,
+                "cusolverDnDgetrf_bufferSize",
+            ),
+            function::<Getrf>(&cusolver, "cusolverDnDgetrf"),
+            function::<unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> c_int>(
+                &cusolver,
+                "cusolverDnDpotrf_bufferSize",
+            ),
+            function::<Potrf>(&cusolver, "cusolverDnDpotrf"),
+        )
+    };
+    let host = matrix(n);
+    let pristine = DeviceArray::from_slice_on(&stream, &host).expect("the matrix");
+    let mut a = DeviceArray::<f64>::zeros_on(&stream, n * n).expect("the working copy");
+    let mut pivots = Pivots::new(n, &stream).expect("pivots");
+    let mut raw_pivots = DeviceArray::<i32>::zeros_on(&stream, n).expect("raw pivots");
+    let mut raw_info = DeviceArray::<i32>::zeros_on(&stream, 1).expect("raw info");
+    let (ni, ptr) = (n as c_int, a.as_mut_ptr());
+    let mut dn: Handle = std::ptr::null_mut();
+    let (mut lu_work, mut chol_work) = (0 as c_int, 0 as c_int);
+    // SAFETY: valid out-pointers; a CUDA stream of this backend; A is n × n.
+    unsafe {
+        assert_eq!(create(&mut dn), 0, "cusolverDnCreate");
+        let cuda = amdgpu::sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream");
+        assert_eq!(set_stream(dn, cuda), 0, "cusolverDnSetStream");
+        assert_eq!(getrf_size(dn, ni, ni, ptr, ni, &mut lu_work), 0);
+        assert_eq!(potrf_size(dn, 1, ni, ptr, ni, &mut chol_work), 0);
+    }
+    let mut lu_ws = DeviceArray::<f64>::zeros_on(&stream, lu_work.max(1) as usize).expect("getrf workspace");
+    let mut chol_ws = DeviceArray::<f64>::zeros_on(&stream, chol_work.max(1) as usize).expect("potrf workspace");
+    let (ipiv, info) = (raw_pivots.as_mut_ptr(), raw_info.as_mut_ptr());
+    let (lu_ws, chol_ws) = (lu_ws.as_mut_ptr(), chol_ws.as_mut_ptr());
+
+    // Each side once, checked, before timing (this also sizes our handle's workspace).
+    let shape = Shape::square(n);
+    a.copy_from(&pristine).expect("restore");
+    solver::getrf(&shape, &mut a, &mut pivots).expect("getrf").check().expect("a regular matrix");
+    a.copy_from(&pristine).expect("restore");
+    solver::potrf(Triangle::Lower, &shape, &mut a).expect("potrf").check().expect("a positive definite matrix");
+
+    let mut criterion = Criterion::default()
+        .configure_from_args()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(8));
+    let mut group = criterion.benchmark_group(GROUP);
+    group.bench_function("getrf-ours", |b| {
+        b.iter(|| {
+            a.copy_from(&pristine).expect("restore");
+            let info = solver::getrf(&shape, &mut a, &mut pivots).expect("getrf");
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("getrf-raw", |b| {
+        b.iter(|| {
+            a.copy_from(&pristine).expect("restore");
+            // SAFETY: A n × n, the workspace of its size, pivots and info on its device.
+            assert_eq!(unsafe { getrf(dn, ni, ni, ptr, ni, lu_ws, ipiv, info) }, 0);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("potrf-ours", |b| {
+        b.iter(|| {
+            a.copy_from(&pristine).expect("restore");
+            let info = solver::potrf(Triangle::Lower, &shape, &mut a).expect("potrf");
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("potrf-raw", |b| {
+        b.iter(|| {
+            a.copy_from(&pristine).expect("restore");
+            // SAFETY: as above; CUBLAS_FILL_MODE_LOWER is 0.
+            assert_eq!(unsafe { potrf(dn, 0, ni, ptr, ni, chol_ws, chol_work, info) }, 0);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.finish();
+    criterion.final_summary();
+
+    let nf = n as f64;
+    println!(
+        "\nbackend {:?}, {n} x {n} f64, restore + factor + sync an iteration (ours / raw time)",
+        amdgpu::backend()
+    );
+    for (what, flops) in [("getrf", 2.0 * nf.powi(3) / 3.0), ("potrf", nf.powi(3) / 3.0)] {
+        if let (Some(o), Some(r)) = (mean_ns(GROUP, &format!("{what}-ours")), mean_ns(GROUP, &format!("{what}-raw"))) {
+            println!(
+                "  {what}  ours {:>8.2} ms {:>7.0} GFLOP/s   raw {:>8.2} ms {:>7.0} GFLOP/s   ratio {:.3}",
+                o / 1e6,
+                flops / o,
+                r / 1e6,
+                flops / r,
+                o / r
+            );
+        }
+    }
+}

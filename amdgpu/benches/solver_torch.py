@@ -1,0 +1,34 @@
+"""What users would call instead of `solver::getrf` and `solver::potrf`:
+`torch.linalg.lu_factor` and `torch.linalg.cholesky` on the same 8192 x
+8192 f64 matrix as `solver.rs` (symmetric, strictly diagonally dominant),
+timed as it times ours (each call queued and synchronized; PyTorch's
+calls are out of place, so their copy of the input stands for our
+restore), on the same GPU. It shares `vendor_torch.py`'s timing.
+
+    python3 amdgpu/benches/solver_torch.py
+
+PyTorch is not a dependency of the project; this script only needs it
+where it runs.
+"""
+
+import torch
+
+from vendor_torch import mean_us
+
+N = 8192
+
+
+def main():
+    g = torch.Generator(device="cuda").manual_seed(7)
+    m = torch.rand(N, N, dtype=torch.float64, device="cuda", generator=g) * 2 - 1
+    a = torch.tril(m) + torch.tril(m, -1).T + N * torch.eye(N, dtype=torch.float64, device="cuda")
+    for name, flops, f in [
+        ("torch.linalg.lu_factor", 2 * N**3 / 3, lambda: torch.linalg.lu_factor(a)),
+        ("torch.linalg.cholesky", N**3 / 3, lambda: torch.linalg.cholesky(a)),
+    ]:
+        us = mean_us(f)
+        print(f"  {name:<24} {us / 1e3:8.2f} ms {flops / us / 1e3:7.0f} GFLOP/s")
+
+
+if __name__ == "__main__":
+    main()
