@@ -53,10 +53,11 @@ fn a_small_handle_workspace_grows_for_the_solver_outside_captures_only() {
         let (a_ptr, ipiv_ptr, info_ptr) = (a.as_mut_ptr(), ipiv.as_mut_ptr(), info.as_mut_ptr());
         let (solver_api, blas_api) = (hip_sys::rocsolver().unwrap(), hip_sys::rocblas().unwrap());
         let ni = n as i32;
-        // SAFETY (both calls below): a live handle of the stream's device,
-        // bound to it; A, the pivots and info are device memory of the
-        // sizes given.
-        let getrf = |handle| unsafe { (solver_api.rocsolver_dgetrf)(handle, ni, ni, a_ptr, ni, ipiv_ptr, info_ptr) };
+        let getrf = |handle| {
+            // SAFETY: a live handle of the stream's device, bound to it; A,
+            // the pivots and info are device memory of the sizes given.
+            unsafe { (solver_api.rocsolver_dgetrf)(handle, ni, ni, a_ptr, ni, ipiv_ptr, info_ptr) }
+        };
         // What the LU needs, by rocBLAS's size query.
         let (sized, need) = amdgpu::blas::with_raw_handle(stream.device(), &stream, |handle| {
             let mut need = 0usize;
