@@ -1,17 +1,20 @@
-//! `solver::getrf` and `solver::potrf` against the raw cuSOLVER calls they
-//! map onto (`cusolverDnDgetrf`, `cusolverDnDpotrf`, with their workspaces
-//! allocated once) on a cuSOLVER handle of the same stream, in one run:
-//! an 8192 × 8192 f64 matrix (512 MiB), each iteration a device-to-device
-//! restore of the matrix, the factorization and a synchronize (the same
-//! restore for both sides), reported in ms and GFLOP/s (LU 2n³/3, Cholesky
-//! n³/3). PyTorch's `torch.linalg.lu_factor` and `torch.linalg.cholesky`
-//! on the same matrices are timed by `solver_torch.py` beside it.
+//! `solver::getrf`, `solver::potrf` and `solver::syevd` against the raw
+//! cuSOLVER calls they map onto (`cusolverDnDgetrf`, `cusolverDnDpotrf`,
+//! `cusolverDnDsyevd` with vectors, their workspaces allocated once) on a
+//! cuSOLVER handle of the same stream, in one run: an 8192 × 8192 f64
+//! matrix (512 MiB) for the factorizations and a 4096 × 4096 one for the
+//! eigensolver, each iteration a device-to-device restore of the matrix,
+//! the call and a synchronize (the same restore for both sides), reported
+//! in ms and, for the factorizations, GFLOP/s (LU 2n³/3, Cholesky n³/3).
+//! PyTorch's `torch.linalg.lu_factor`, `torch.linalg.cholesky` and
+//! `torch.linalg.eigh` on the same matrices are timed by `solver_torch.py`
+//! beside it.
 //!
 //! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
-//! --bench solver` (`AMDGPU_BENCH_SOLVER_N` for another order). Elsewhere
-//! it says why it skips.
+//! --bench solver` (`AMDGPU_BENCH_SOLVER_N` and `AMDGPU_BENCH_EIGEN_N` for
+//! other orders). Elsewhere it says why it skips.
 
-use amdgpu::solver::{self, Pivots, Shape, Triangle};
+use amdgpu::solver::{self, Pivots, Shape, Triangle, Vectors};
 use amdgpu::{DeviceArray, Stream};
 use criterion::Criterion;
 use std::ffi::{c_int, c_void};
@@ -59,6 +62,20 @@ fn main() {
     let cusolver = open(&["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"]);
     type Getrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut c_int, *mut c_int) -> c_int;
     type Potrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, c_int, *mut c_int) -> c_int;
+    type SyevdSize =
+        unsafe extern "C" fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const f64, *mut c_int) -> c_int;
+    type Syevd = unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *mut f64,
+        c_int,
+        *mut f64,
+        *mut f64,
+        c_int,
+        *mut c_int,
+    ) -> c_int;
     // SAFETY: the signatures of cusolverDn.h.
     let (create, set_stream, getrf_size, getrf, potrf_size, potrf) = unsafe {
         (
@@ -74,6 +91,13 @@ fn main() {
                 "cusolverDnDpotrf_bufferSize",
             ),
             function::<Potrf>(&cusolver, "cusolverDnDpotrf"),
+        )
+    };
+    // SAFETY: as above.
+    let (syevd_size, syevd) = unsafe {
+        (
+            function::<SyevdSize>(&cusolver, "cusolverDnDsyevd_bufferSize"),
+            function::<Syevd>(&cusolver, "cusolverDnDsyevd"),
         )
     };
     let host = matrix(n);
@@ -93,6 +117,16 @@ fn main() {
         assert_eq!(getrf_size(dn, ni, ni, ptr, ni, &mut lu_work), 0);
         assert_eq!(potrf_size(dn, 1, ni, ptr, ni, &mut chol_work), 0);
     }
+    let ne: usize = std::env::var("AMDGPU_BENCH_EIGEN_N").ok().and_then(|v| v.parse().ok()).unwrap_or(4096);
+    let eigen_pristine = DeviceArray::from_slice_on(&stream, &matrix(ne)).expect("the eigen matrix");
+    let mut e = DeviceArray::<f64>::zeros_on(&stream, ne * ne).expect("the eigen working copy");
+    let mut w = DeviceArray::<f64>::zeros_on(&stream, ne).expect("eigenvalues");
+    let (nei, e_ptr, w_ptr) = (ne as c_int, e.as_mut_ptr(), w.as_mut_ptr());
+    let mut eig_work = 0 as c_int;
+    // SAFETY: a live handle; vectors (1), lower (0); E is ne × ne, W ne.
+    assert_eq!(unsafe { syevd_size(dn, 1, 0, nei, e_ptr, nei, w_ptr, &mut eig_work) }, 0);
+    let mut eig_ws = DeviceArray::<f64>::zeros_on(&stream, eig_work.max(1) as usize).expect("syevd workspace");
+    let eig_ws = eig_ws.as_mut_ptr();
     let mut lu_ws = DeviceArray::<f64>::zeros_on(&stream, lu_work.max(1) as usize).expect("getrf workspace");
     let mut chol_ws = DeviceArray::<f64>::zeros_on(&stream, chol_work.max(1) as usize).expect("potrf workspace");
     let (ipiv, info) = (raw_pivots.as_mut_ptr(), raw_info.as_mut_ptr());
@@ -104,6 +138,12 @@ fn main() {
     solver::getrf(&shape, &mut a, &mut pivots).expect("getrf").check().expect("a regular matrix");
     a.copy_from(&pristine).expect("restore");
     solver::potrf(Triangle::Lower, &shape, &mut a).expect("potrf").check().expect("a positive definite matrix");
+    let eigen_shape = Shape::square(ne);
+    e.copy_from(&eigen_pristine).expect("restore");
+    solver::syevd(Vectors::Compute, Triangle::Lower, &eigen_shape, &mut e, &mut w)
+        .expect("syevd")
+        .check()
+        .expect("converged");
 
     let mut criterion = Criterion::default()
         .configure_from_args()
@@ -143,6 +183,22 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    group.bench_function("syevd-ours", |b| {
+        b.iter(|| {
+            e.copy_from(&eigen_pristine).expect("restore");
+            let info = solver::syevd(Vectors::Compute, Triangle::Lower, &eigen_shape, &mut e, &mut w).expect("syevd");
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("syevd-raw", |b| {
+        b.iter(|| {
+            e.copy_from(&eigen_pristine).expect("restore");
+            // SAFETY: E ne × ne, W ne, the workspace of its size, info on its device.
+            assert_eq!(unsafe { syevd(dn, 1, 0, nei, e_ptr, nei, w_ptr, eig_ws, eig_work, info) }, 0);
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
@@ -162,5 +218,13 @@ fn main() {
                 o / r
             );
         }
+    }
+    if let (Some(o), Some(r)) = (mean_ns(GROUP, "syevd-ours"), mean_ns(GROUP, "syevd-raw")) {
+        println!(
+            "  syevd ({ne} x {ne}, vectors)  ours {:>8.2} ms   raw {:>8.2} ms   ratio {:.3}",
+            o / 1e6,
+            r / 1e6,
+            o / r
+        );
     }
 }

@@ -1,6 +1,7 @@
-"""What users would call instead of `solver::getrf` and `solver::potrf`:
-`torch.linalg.lu_factor` and `torch.linalg.cholesky` on the same 8192 x
-8192 f64 matrix as `solver.rs` (symmetric, strictly diagonally dominant),
+"""What users would call instead of `solver::getrf`, `solver::potrf` and
+`solver::syevd`: `torch.linalg.lu_factor` and `torch.linalg.cholesky` on
+an 8192 x 8192 f64 matrix and `torch.linalg.eigh` on a 4096 x 4096 one,
+of the kind `solver.rs` uses (symmetric, strictly diagonally dominant),
 timed as it times ours (each call queued and synchronized; PyTorch's
 calls are out of place, so their copy of the input stands for our
 restore), on the same GPU. It shares `vendor_torch.py`'s timing.
@@ -16,18 +17,25 @@ import torch
 from vendor_torch import mean_us
 
 N = 8192
+EIGEN_N = 4096
+
+
+def matrix(n):
+    g = torch.Generator(device="cuda").manual_seed(7)
+    m = torch.rand(n, n, dtype=torch.float64, device="cuda", generator=g) * 2 - 1
+    return torch.tril(m) + torch.tril(m, -1).T + n * torch.eye(n, dtype=torch.float64, device="cuda")
 
 
 def main():
-    g = torch.Generator(device="cuda").manual_seed(7)
-    m = torch.rand(N, N, dtype=torch.float64, device="cuda", generator=g) * 2 - 1
-    a = torch.tril(m) + torch.tril(m, -1).T + N * torch.eye(N, dtype=torch.float64, device="cuda")
+    a, e = matrix(N), matrix(EIGEN_N)
     for name, flops, f in [
         ("torch.linalg.lu_factor", 2 * N**3 / 3, lambda: torch.linalg.lu_factor(a)),
         ("torch.linalg.cholesky", N**3 / 3, lambda: torch.linalg.cholesky(a)),
     ]:
         us = mean_us(f)
         print(f"  {name:<24} {us / 1e3:8.2f} ms {flops / us / 1e3:7.0f} GFLOP/s")
+    us = mean_us(lambda: torch.linalg.eigh(e))
+    print(f"  {'torch.linalg.eigh':<24} {us / 1e3:8.2f} ms ({EIGEN_N} x {EIGEN_N}, vectors)")
 
 
 if __name__ == "__main__":

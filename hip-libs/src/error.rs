@@ -80,6 +80,14 @@ pub enum Breakdown {
         /// The order of the first such leading minor.
         order: usize,
     },
+    /// Eigensolver: the algorithm did not converge. rocSOLVER's `info`:
+    /// without eigenvectors, the number of off-diagonal elements that did
+    /// not converge to zero; with them, `i` such that the eigenvalue of the
+    /// submatrix from `i / (n + 1)` to `i % (n + 1)` failed.
+    NotConverged {
+        /// rocSOLVER's `info`.
+        info: usize,
+    },
 }
 
 impl std::fmt::Display for Breakdown {
@@ -95,6 +103,11 @@ impl std::fmt::Display for Breakdown {
                 "the matrix is not positive definite: its leading minor of order {order} is not (info = {order}); \
                  the factor is valid only in its first {} columns",
                 order - 1
+            ),
+            Breakdown::NotConverged { info } => write!(
+                f,
+                "the eigensolver did not converge (info = {info}): the eigenvalues and vectors are not valid; a \
+                 matrix with NaNs or infinities does this"
             ),
         }
     }

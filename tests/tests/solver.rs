@@ -10,14 +10,16 @@ use amdgpu::blas::Op;
 use amdgpu::libs::{Breakdown, LibError, Library};
 use amdgpu::prelude::*;
 use amdgpu::runtime::CaptureMode;
-use amdgpu::solver::{self, Pivots, Shape, SolverScalar, Triangle};
+use amdgpu::solver::{self, Pivots, Shape, SolverScalar, Triangle, Vectors};
 use hip_sys::sim;
 
 mod common;
 use common::{have, noise, on_thread};
 
 /// The element types, as complex f64 for the CPU references.
-trait Elem: SolverScalar + amdgpu::DeviceCopy + Default + std::fmt::Debug {
+trait Elem:
+    SolverScalar<Real: amdgpu::DeviceCopy + Default + Into<f64>> + amdgpu::DeviceCopy + Default + std::fmt::Debug
+{
     /// The tolerance of a relative residual in this precision.
     const TOLERANCE: f64;
     fn from_c(re: f64, im: f64) -> Self;
@@ -217,6 +219,102 @@ fn cholesky_solves_in_every_precision_and_triangle() {
             cholesky_round_trip::<[f64; 2]>(n, triangle);
         }
     }
+}
+
+/// The eigenvalues and vectors of a random Hermitian matrix of order `n`
+/// from its `triangle` (the other holds garbage): `A v = λ v` for each
+/// pair, ascending values, orthonormal vectors, and the same values
+/// without vectors.
+fn eigen_round_trip<T: Elem>(n: usize, triangle: Triangle) {
+    let m: Vec<T> = general(n, n, 21);
+    // (M + Mᴴ) / 2, and garbage outside the triangle.
+    let full: Vec<(f64, f64)> = (0..n * n)
+        .map(|e| {
+            let (i, j) = (e % n, e / n);
+            let (x, y) = (m[i + j * n].to_c(), m[j + i * n].to_c());
+            if i == j {
+                (x.0, 0.0)
+            } else {
+                ((x.0 + y.0) / 2.0, (x.1 - y.1) / 2.0)
+            }
+        })
+        .collect();
+    let stored: Vec<T> = (0..n * n)
+        .map(|e| {
+            let (i, j) = (e % n, e / n);
+            let inside = if triangle == Triangle::Lower { i >= j } else { i <= j };
+            if inside {
+                T::from_c(full[e].0, full[e].1)
+            } else {
+                T::from_c(1e30, -1e30)
+            }
+        })
+        .collect();
+    let shape = Shape::square(n);
+    let mut a = DeviceArray::from_slice(&stored).unwrap();
+    let mut values = DeviceArray::<T::Real>::zeros(n).unwrap();
+    let info = solver::syevd(Vectors::Compute, triangle, &shape, &mut a, &mut values).unwrap();
+    info.check().unwrap();
+    let lambda: Vec<f64> = values.to_vec().unwrap().into_iter().map(Into::into).collect();
+    let v: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    assert!(lambda.windows(2).all(|w| w[0] <= w[1]), "{} ascending: {lambda:?}", T::NAME);
+    let scale = lambda.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    for j in 0..n {
+        for i in 0..n {
+            // (A v_j)_i − λ_j v_ij
+            let mut r = (0.0, 0.0);
+            for k in 0..n {
+                let p = cmul(full[i + k * n], v[k + j * n]);
+                r = (r.0 + p.0, r.1 + p.1);
+            }
+            let (dr, di) = (r.0 - lambda[j] * v[i + j * n].0, r.1 - lambda[j] * v[i + j * n].1);
+            assert!(dr.hypot(di) < T::TOLERANCE * 10.0 * scale, "{} n={n} residual at ({i}, {j})", T::NAME);
+        }
+        for l in 0..n {
+            // (Vᴴ V)_{lj}
+            let mut g = (0.0, 0.0);
+            for k in 0..n {
+                let (x, y) = (v[k + l * n], v[k + j * n]);
+                let p = cmul((x.0, -x.1), y);
+                g = (g.0 + p.0, g.1 + p.1);
+            }
+            let want = if l == j { 1.0 } else { 0.0 };
+            assert!((g.0 - want).hypot(g.1) < T::TOLERANCE * 10.0, "{} n={n} orthonormal ({l}, {j})", T::NAME);
+        }
+    }
+    let mut b = DeviceArray::from_slice(&stored).unwrap();
+    let mut only = DeviceArray::<T::Real>::zeros(n).unwrap();
+    solver::syevd(Vectors::Skip, triangle, &shape, &mut b, &mut only).unwrap().check().unwrap();
+    for (x, y) in only.to_vec().unwrap().into_iter().map(Into::into).zip(&lambda) {
+        let x: f64 = x;
+        assert!((x - y).abs() < T::TOLERANCE * 10.0 * scale, "{} n={n}: {x} and {y} without vectors", T::NAME);
+    }
+}
+
+#[test]
+fn the_eigensolver_finds_spectra_and_orthonormal_vectors_in_every_precision() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for n in [1, 4, 30] {
+        for triangle in [Triangle::Lower, Triangle::Upper] {
+            eigen_round_trip::<f32>(n, triangle);
+            eigen_round_trip::<f64>(n, triangle);
+            eigen_round_trip::<[f32; 2]>(n, triangle);
+            eigen_round_trip::<[f64; 2]>(n, triangle);
+        }
+    }
+    // A known spectrum: [[2, 1], [1, 2]] has 1 and 3.
+    let mut a = DeviceArray::from_slice(&[2.0f64, 1.0, 1.0, 2.0]).unwrap();
+    let mut values = DeviceArray::<f64>::zeros(2).unwrap();
+    solver::heevd(Vectors::Skip, Triangle::Upper, &Shape::square(2), &mut a, &mut values).unwrap().check().unwrap();
+    let got = values.to_vec().unwrap();
+    assert!((got[0] - 1.0).abs() < 1e-14 && (got[1] - 3.0).abs() < 1e-14, "{got:?}");
+    // Too few eigenvalues: refused first.
+    let mut one = DeviceArray::<f64>::zeros(1).unwrap();
+    let error = solver::syevd(Vectors::Skip, Triangle::Lower, &Shape::square(2), &mut a, &mut one).unwrap_err();
+    assert!(matches!(error, LibError::InvalidInput { .. }) && error.to_string().contains("hold 1"), "{error}");
 }
 
 #[test]

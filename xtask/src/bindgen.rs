@@ -271,7 +271,8 @@ const ROCRAND_FUNCTIONS: &[&str] = &[
     "rocrand_generate_poisson",
 ];
 
-/// rocSOLVER's dense factorizations and solves, each in s, d, c and z.
+/// rocSOLVER's dense factorizations and solves, each in s, d, c and z,
+/// and the symmetric / Hermitian eigensolver.
 const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_get_version_string",
     "rocsolver_get_version_string_size",
@@ -291,6 +292,10 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dpotrs",
     "rocsolver_cpotrs",
     "rocsolver_zpotrs",
+    "rocsolver_ssyevd",
+    "rocsolver_dsyevd",
+    "rocsolver_cheevd",
+    "rocsolver_zheevd",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared
@@ -402,7 +407,7 @@ const LIBRARIES: &[Library] = &[
         table: "RocsolverApi",
         soname: "librocsolver.so",
         functions: ROCSOLVER_FUNCTIONS,
-        extra_types: &["rocblas_fill"],
+        extra_types: &["rocblas_fill", "rocblas_evect"],
         extra_vars: &[],
         shared_types: ROCBLAS_SHARED,
         newer: "",

@@ -22,7 +22,7 @@ pub enum Triangle {
 }
 
 impl Triangle {
-    fn raw(self) -> rocblas_fill {
+    pub(crate) fn raw(self) -> rocblas_fill {
         match self {
             Triangle::Lower => rocblas_fill::rocblas_fill_lower,
             Triangle::Upper => rocblas_fill::rocblas_fill_upper,

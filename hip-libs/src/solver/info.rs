@@ -13,6 +13,7 @@ use std::ffi::c_void;
 pub(crate) enum Factorization {
     Lu,
     Cholesky,
+    Eigen,
 }
 
 /// A factorization's `info`, in device memory: 0 when it succeeded, else
@@ -52,8 +53,10 @@ impl Info {
     }
 
     /// rocSOLVER's `info`, once the factorization ran: 0, or the 1-based
-    /// column of the first zero pivot (LU), or the order of the first
-    /// leading minor that is not positive definite (Cholesky).
+    /// column of the first zero pivot (LU), the order of the first leading
+    /// minor that is not positive definite (Cholesky), or where the
+    /// eigensolver did not converge (rocSOLVER's encoding, see
+    /// [`Breakdown::NotConverged`]).
     ///
     /// # Errors
     /// [`LibError::Hip`] when the copy fails, the stream has faulted, or a
@@ -95,6 +98,7 @@ impl Info {
         let breakdown = match self.kind {
             Factorization::Lu => Breakdown::ZeroPivot { column: at },
             Factorization::Cholesky => Breakdown::NotPositiveDefinite { order: at },
+            Factorization::Eigen => Breakdown::NotConverged { info: at },
         };
         Err(LibError::Breakdown { operation: self.operation, breakdown })
     }

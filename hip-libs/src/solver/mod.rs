@@ -1,6 +1,7 @@
-//! rocSOLVER: LU with partial pivoting ([`getrf`], [`getrs`]) and Cholesky
-//! ([`potrf`], [`potrs`]) of dense column-major matrices, in `f32`, `f64`
-//! and complex (`[re, im]`) precision.
+//! rocSOLVER: LU with partial pivoting ([`getrf`], [`getrs`]), Cholesky
+//! ([`potrf`], [`potrs`]) and the symmetric / Hermitian eigensolver
+//! ([`syevd`], also named [`heevd`]) of dense column-major matrices, in
+//! `f32`, `f64` and complex (`[re, im]`) precision.
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -29,7 +30,8 @@
 //! [`blas`](crate::blas) uses), ask how much each call needs with a device
 //! memory size query, and grow the handle's workspace from the pool when
 //! a call needs more, outside captures. Nothing is allocated per call but
-//! the 4-byte `info` of a factorization.
+//! the 4-byte `info` of a factorization (and the eigensolver's `n` reals
+//! of tridiagonal scratch), from the pool.
 //!
 //! # Capture
 //!
@@ -46,12 +48,14 @@
 //! with rocSOLVER 3.21's rules and workspace sizes.
 
 mod cholesky;
+mod eigen;
 mod info;
 mod lu;
 mod raw;
 mod shape;
 
 pub use cholesky::{potrf, potrs, Triangle};
+pub use eigen::{syevd, syevd as heevd, Vectors};
 pub use info::{Info, Pivots};
 pub use lu::{getrf, getrs};
 pub use raw::SolverScalar;

@@ -8,7 +8,9 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::Result;
-use hip_sys::rocsolver::{rocblas_fill, rocblas_handle, rocblas_operation, rocblas_status, RocsolverApi};
+use hip_sys::rocsolver::{
+    rocblas_evect, rocblas_fill, rocblas_handle, rocblas_operation, rocblas_status, RocsolverApi,
+};
 
 /// Status to result, naming the rocSOLVER function.
 pub(crate) fn check(status: rocblas_status, operation: &'static str) -> Result<()> {
@@ -38,6 +40,8 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
     const NAME: &'static str;
     /// The prefix of its rocSOLVER functions: `s`, `d`, `c` or `z`.
     const PREFIX: char;
+    /// The real type of its eigenvalues: `f32` or `f64`.
+    type Real: Copy + Send + Sync + 'static;
 
     /// `rocsolver_?getrf`.
     ///
@@ -104,13 +108,50 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         b: *mut Self,
         ldb: i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?syevd` / `rocsolver_?heevd`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn syevd(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        d: *mut Self::Real,
+        e: *mut Self::Real,
+        info: *mut i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
-    ($t:ty, $c:ty, $name:literal, $prefix:literal, $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident) => {
+    (
+        $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
+        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident
+    ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
             const PREFIX: char = $prefix;
+            type Real = $real;
+            unsafe fn syevd(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                evect: rocblas_evect,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                d: *mut $real,
+                e: *mut $real,
+                info: *mut i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$syevd)(handle, evect, uplo, n, a.cast::<$c>(), lda, d, e, info) }
+            }
             unsafe fn getrf(
                 api: &RocsolverApi,
                 handle: rocblas_handle,
@@ -171,27 +212,53 @@ macro_rules! scalar {
 
 use hip_sys::rocsolver::{rocblas_double_complex, rocblas_float_complex};
 
-scalar!(f32, f32, "f32", 's', rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs);
-scalar!(f64, f64, "f64", 'd', rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs);
+scalar!(
+    f32,
+    f32,
+    f32,
+    "f32",
+    's',
+    rocsolver_sgetrf,
+    rocsolver_sgetrs,
+    rocsolver_spotrf,
+    rocsolver_spotrs,
+    rocsolver_ssyevd
+);
+scalar!(
+    f64,
+    f64,
+    f64,
+    "f64",
+    'd',
+    rocsolver_dgetrf,
+    rocsolver_dgetrs,
+    rocsolver_dpotrf,
+    rocsolver_dpotrs,
+    rocsolver_dsyevd
+);
 scalar!(
     [f32; 2],
     rocblas_float_complex,
+    f32,
     "complex f32",
     'c',
     rocsolver_cgetrf,
     rocsolver_cgetrs,
     rocsolver_cpotrf,
-    rocsolver_cpotrs
+    rocsolver_cpotrs,
+    rocsolver_cheevd
 );
 scalar!(
     [f64; 2],
     rocblas_double_complex,
+    f64,
     "complex f64",
     'z',
     rocsolver_zgetrf,
     rocsolver_zgetrs,
     rocsolver_zpotrf,
-    rocsolver_zpotrs
+    rocsolver_zpotrs,
+    rocsolver_zheevd
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

@@ -17,6 +17,15 @@ pub use super::rocblas::rocblas_status;
 pub use super::rocblas::rocblas_status_;
 pub use super::hip::hipStream_t;
 pub use super::hip::ihipStream_t;
+impl rocblas_evect_ {
+    pub const rocblas_evect_original: rocblas_evect_ = rocblas_evect_(211);
+    pub const rocblas_evect_tridiagonal: rocblas_evect_ = rocblas_evect_(212);
+    pub const rocblas_evect_none: rocblas_evect_ = rocblas_evect_(213);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct rocblas_evect_(pub ::core::ffi::c_uint);
+pub use self::rocblas_evect_ as rocblas_evect;
 impl rocblas_fill_ {
     pub const rocblas_fill_upper: rocblas_fill_ = rocblas_fill_(121);
     pub const rocblas_fill_lower: rocblas_fill_ = rocblas_fill_(122);
@@ -208,6 +217,54 @@ pub struct RocsolverApi {
         B: *mut rocblas_double_complex,
         ldb: rocblas_int,
     ) -> rocblas_status,
+    ///`rocsolver_ssyevd`
+    pub rocsolver_ssyevd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        D: *mut f32,
+        E: *mut f32,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dsyevd`
+    pub rocsolver_dsyevd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        D: *mut f64,
+        E: *mut f64,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cheevd`
+    pub rocsolver_cheevd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        D: *mut f32,
+        E: *mut f32,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zheevd`
+    pub rocsolver_zheevd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        D: *mut f64,
+        E: *mut f64,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -230,6 +287,10 @@ impl RocsolverApi {
         "rocsolver_dpotrs",
         "rocsolver_cpotrs",
         "rocsolver_zpotrs",
+        "rocsolver_ssyevd",
+        "rocsolver_dsyevd",
+        "rocsolver_cheevd",
+        "rocsolver_zheevd",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -490,11 +551,75 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zpotrs")?)
             },
+            rocsolver_ssyevd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        D: *mut f32,
+                        E: *mut f32,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_ssyevd")?)
+            },
+            rocsolver_dsyevd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        D: *mut f64,
+                        E: *mut f64,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dsyevd")?)
+            },
+            rocsolver_cheevd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        D: *mut f32,
+                        E: *mut f32,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cheevd")?)
+            },
+            rocsolver_zheevd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        D: *mut f64,
+                        E: *mut f64,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zheevd")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 18usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 22usize)
     }
 }

@@ -15,7 +15,7 @@
 //! returns success: a factorization still sets `info` to 0.
 
 use crate::rocblas::{rocblas_operation, rocblas_status};
-use crate::rocsolver::rocblas_fill;
+use crate::rocsolver::{rocblas_evect, rocblas_fill};
 
 type Status = rocblas_status;
 
@@ -32,13 +32,16 @@ const INVALID_VALUE: Status = rocblas_status::rocblas_status_invalid_value;
 const INVALID_SIZE: Status = rocblas_status::rocblas_status_invalid_size;
 const INVALID_POINTER: Status = rocblas_status::rocblas_status_invalid_pointer;
 
-/// Whether each pointer of a call is non-null.
+/// Whether each pointer of a call is non-null (`d` and `e`: the
+/// eigensolver's eigenvalues and its off-diagonal scratch).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Given {
     pub a: bool,
     pub ipiv: bool,
     pub b: bool,
     pub info: bool,
+    pub d: bool,
+    pub e: bool,
 }
 
 /// Whether `uplo` names the upper triangle; `invalid_value` unless it is
@@ -128,11 +131,42 @@ pub(crate) fn potrs(
     Ok(if n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
 }
 
+/// Whether `evect` asks for the eigenvectors; `invalid_value` unless it is
+/// `original` or `none` (`tridiagonal` is not supported by the eigensolvers).
+pub(crate) fn vectors(evect: rocblas_evect) -> Result<bool, Status> {
+    match evect {
+        rocblas_evect::rocblas_evect_original => Ok(true),
+        rocblas_evect::rocblas_evect_none => Ok(false),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// `syevd` / `heevd`: the `n × n` A with `lda`, the eigenvalues D, the
+/// scratch E and `info` (`rocsolver_syev_heev_argCheck`).
+pub(crate) fn syevd(
+    evect: rocblas_evect,
+    uplo: rocblas_fill,
+    n: i32,
+    lda: i32,
+    given: Given,
+    querying: bool,
+) -> Result<Next, Status> {
+    vectors(evect)?;
+    upper(uplo)?;
+    if n < 0 || lda < n {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((n != 0 && (!given.a || !given.d || !given.e)) || !given.info) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if n == 0 { Next::Done } else { Next::Run })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: Given = Given { a: true, ipiv: true, b: true, info: true };
+    const ALL: Given = Given { a: true, ipiv: true, b: true, info: true, d: true, e: true };
 
     #[test]
     fn sizes_come_before_pointers_and_empty_problems_return() {
@@ -151,5 +185,11 @@ mod tests {
         assert_eq!(potrf(lower, 3, 2, ALL, false), Err(INVALID_SIZE));
         assert_eq!(potrs(lower, 2, 2, 2, 2, Given { b: false, ..ALL }, false), Err(INVALID_POINTER));
         assert_eq!(potrs(lower, 2, 2, 2, 2, ALL, false), Ok(Next::Run));
+        let original = rocblas_evect::rocblas_evect_original;
+        let tridiagonal = rocblas_evect::rocblas_evect_tridiagonal;
+        assert_eq!(syevd(tridiagonal, lower, 2, 2, ALL, false), Err(INVALID_VALUE), "not supported");
+        assert_eq!(syevd(original, lower, 2, 1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(syevd(original, lower, 2, 2, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(syevd(original, lower, 0, 0, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
     }
 }

@@ -58,6 +58,18 @@ fn_table! {
         cusolverDnDpotrs = "cusolverDnDpotrs": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnCpotrs = "cusolverDnCpotrs": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnZpotrs = "cusolverDnZpotrs": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDsyevd_bufferSize(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
+        /// const double *A, int lda, const double *W, int *lwork)`
+        cusolverDnSsyevd_bufferSize = "cusolverDnSsyevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const f32, *mut c_int) -> CusolverStatus;
+        cusolverDnDsyevd_bufferSize = "cusolverDnDsyevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const f64, *mut c_int) -> CusolverStatus;
+        cusolverDnCheevd_bufferSize = "cusolverDnCheevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *const f32, *mut c_int) -> CusolverStatus;
+        cusolverDnZheevd_bufferSize = "cusolverDnZheevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *const f64, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDsyevd(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda,
+        /// double *W, double *work, int lwork, int *devInfo)`
+        cusolverDnSsyevd = "cusolverDnSsyevd": fn(Handle, c_int, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnDsyevd = "cusolverDnDsyevd": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnCheevd = "cusolverDnCheevd": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *mut f32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnZheevd = "cusolverDnZheevd": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *mut f64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
     }
 }
 

@@ -27,7 +27,8 @@
 //!   its stream, freed there after the call.
 //! - **Enums**: operations 111, 112, 113 to `CUBLAS_OP_N`, `_T`, `_C`
 //!   (0, 1, 2); fills upper 121 and lower 122 to `CUBLAS_FILL_MODE_UPPER`
-//!   1 and `_LOWER` 0. Pivots are 1-based `int`s and `info` a device `int`
+//!   1 and `_LOWER` 0; eigenvectors `original` 211 and `none` 213 to
+//!   `CUSOLVER_EIG_MODE_VECTOR` 1 and `_NOVECTOR` 0. Pivots are 1-based `int`s and `info` a device `int`
 //!   on both libraries: they pass through.
 //! - **Statuses** map to the rocBLAS status of the same meaning, with
 //!   cuSOLVER's name in the log. The version string is
@@ -37,6 +38,9 @@
 //!
 //! cuSOLVER's blocked algorithms round differently from rocSOLVER's, so
 //! results agree to the tolerance of the factorization, not bit for bit.
+//! `syevd`/`heevd`'s E (rocSOLVER's tridiagonal scratch) is not written:
+//! cuSOLVER has none. Eigenvectors' signs and phases are unspecified on
+//! both.
 //! The first rocSOLVER call on a handle makes its cuSOLVER handle, which
 //! allocates: make it outside any stream capture (one call before
 //! capturing, or the safe API's warm-up).
@@ -52,7 +56,7 @@ use super::rocblas::{collect, cuda_stream, querying, user_workspace};
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
 use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_fill, rocblas_operation, RocsolverApi};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
 use crate::sync::MutexExt;
 use crate::BackendError;
 
@@ -158,7 +162,7 @@ macro_rules! getrf {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), b: false };
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
                 if rules::getrf(m, n, lda, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
                 }
@@ -196,7 +200,7 @@ macro_rules! getrs {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), info: true };
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
                 if rules::getrs(trans, n, nrhs, lda, ldb, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
@@ -287,6 +291,54 @@ macro_rules! potrs {
     };
 }
 
+macro_rules! syevd {
+    ($name:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            evect: rocblas_evect,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            d: *mut $real,
+            e: *mut $real,
+            info: *mut c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given {
+                    a: !a.is_null(),
+                    d: !d.is_null(),
+                    e: !e.is_null(),
+                    info: !info.is_null(),
+                    ..Given::default()
+                };
+                if rules::syevd(evect, uplo, n, lda, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                }
+                // CUSOLVER_EIG_MODE_VECTOR 1, _NOVECTOR 0.
+                let jobz = if rules::vectors(evect)? { 1 } else { 0 };
+                let fill = fill(uplo)?;
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, jobz, fill, n, a, lda, d, &mut lwork) })?;
+                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                if query {
+                    return Err(collect(handle, need));
+                }
+                // cuSOLVER has no E: rocSOLVER's scratch is left as it is.
+                with_workspace(handle, stream, need, |work| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `work` holds `lwork` elements.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) })
+                })
+            })
+        }
+    };
+}
+
 getrf!(rocsolver_sgetrf, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
 getrf!(rocsolver_dgetrf, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
 getrf!(rocsolver_cgetrf, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
@@ -303,6 +355,10 @@ potrs!(rocsolver_spotrs, f32, cusolverDnSpotrs);
 potrs!(rocsolver_dpotrs, f64, cusolverDnDpotrs);
 potrs!(rocsolver_cpotrs, C32, cusolverDnCpotrs);
 potrs!(rocsolver_zpotrs, C64, cusolverDnZpotrs);
+syevd!(rocsolver_ssyevd, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
+syevd!(rocsolver_dsyevd, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
+syevd!(rocsolver_cheevd, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
+syevd!(rocsolver_zheevd, C64, f64, cusolverDnZheevd_bufferSize, cusolverDnZheevd);
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
@@ -359,6 +415,10 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dpotrs,
             rocsolver_cpotrs,
             rocsolver_zpotrs,
+            rocsolver_ssyevd,
+            rocsolver_dsyevd,
+            rocsolver_cheevd,
+            rocsolver_zheevd,
         })
     })
 }

@@ -6,6 +6,7 @@
 
 #![allow(clippy::too_many_arguments)]
 
+use super::eigen;
 use super::factor::{self, Op};
 use super::scalar::Scalar;
 use super::workspace;
@@ -16,7 +17,7 @@ use crate::backend::sim::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_fill, rocblas_operation};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation};
 use std::ffi::c_int;
 
 type Status = rocblas_status;
@@ -90,7 +91,7 @@ pub(super) fn getrf<T: Scalar>(
         if handle.is_null() {
             return Err(INVALID_HANDLE);
         }
-        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), b: false };
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
         let query = querying(handle);
         let next = rules::getrf(m, n, lda, given, query)?;
         let (m, n, lda) = (m as usize, n as usize, lda as usize);
@@ -131,7 +132,7 @@ pub(super) fn getrs<T: Scalar>(
         if handle.is_null() {
             return Err(INVALID_HANDLE);
         }
-        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), info: true };
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
         let query = querying(handle);
         let next = rules::getrs(trans, n, nrhs, lda, ldb, given, query)?;
         let op = match rules::operation(trans)? {
@@ -230,6 +231,62 @@ pub(super) fn potrs<T: Scalar>(
             let mut values = load::<T>(&b, b_elems)?;
             factor::potrs(upper, n, nrhs, &factor, lda, &mut values, ldb);
             store(&b, &values)
+        })
+    })
+}
+
+pub(super) fn syevd<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    evect: rocblas_evect,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    d: *mut u8,
+    e: *mut u8,
+    info: *mut c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given =
+            Given { a: !a.is_null(), d: !d.is_null(), e: !e.is_null(), info: !info.is_null(), ..Given::default() };
+        let query = querying(handle);
+        let next = rules::syevd(evect, uplo, n, lda, given, query)?;
+        let (vectors, upper) = (rules::vectors(evect)?, rules::upper(uplo)?);
+        let (n, lda) = (n as usize, lda as usize);
+        let need = workspace::syevd(n, T::SIZE, T::REAL_SIZE, vectors);
+        if query {
+            return bind(function, handle, need).map(drop);
+        }
+        if next == Next::Done {
+            return clear_info(function, handle, info);
+        }
+        let (a, elems) = matrix(a, n, n, lda)?;
+        let reals = |p: *mut u8| span(p as usize, n * T::REAL_SIZE).ok_or(INVALID_POINTER);
+        let (d, e, info) = (reals(d)?, reals(e)?, ints(info, 1)?);
+        let used = vec![
+            (a.clone(), AccessKind::Write),
+            (d.clone(), AccessKind::Write),
+            (e.clone(), AccessKind::Write),
+            (info.clone(), AccessKind::Write),
+        ];
+        queue(function, handle, need, used, move || {
+            let mut values = load::<T>(&a, elems)?;
+            let (eigenvalues, status) = eigen::syevd(vectors, upper, n, &mut values, lda);
+            if vectors {
+                store(&a, &values)?;
+            }
+            let mut bytes = vec![0u8; n * T::REAL_SIZE];
+            for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(&eigenvalues) {
+                T::store_real(*x, chunk);
+            }
+            d.write_bytes(&bytes)?;
+            // E holds the tridiagonal's off-diagonal, all converged: zeros.
+            e.write_bytes(&vec![0u8; n * T::REAL_SIZE])?;
+            store_ints(&info, &[status])
         })
     })
 }

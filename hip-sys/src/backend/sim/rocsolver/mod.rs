@@ -29,6 +29,7 @@
 //!   and the pivots stay on the device: reading them is the caller's copy.
 
 mod calls;
+mod eigen;
 mod factor;
 mod scalar;
 mod table;

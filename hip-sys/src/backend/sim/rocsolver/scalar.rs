@@ -18,6 +18,14 @@ pub(super) trait Scalar: Copy + PartialEq + Send + Sync + 'static {
     fn abs1(self) -> f64;
     /// The real part, as f64 (exact for both precisions).
     fn re(self) -> f64;
+    /// The imaginary part, as f64 (0 for reals).
+    fn im(self) -> f64;
+    /// `re + i im` rounded to the type (the real part alone for reals).
+    fn complex(re: f64, im: f64) -> Self;
+    /// Bytes of the real type (`f32` or `f64`) of the element.
+    const REAL_SIZE: usize;
+    /// Store the real `x` as the element's real type.
+    fn store_real(x: f64, bytes: &mut [u8]);
     /// The real value `x`, rounded to the precision.
     fn real(x: f64) -> Self;
     /// `√re`, computed in the precision (the diagonal of a Cholesky factor).
@@ -57,6 +65,16 @@ macro_rules! real {
             }
             fn re(self) -> f64 {
                 self as f64
+            }
+            fn im(self) -> f64 {
+                0.0
+            }
+            fn complex(re: f64, _: f64) -> Self {
+                re as $t
+            }
+            const REAL_SIZE: usize = std::mem::size_of::<$t>();
+            fn store_real(x: f64, bytes: &mut [u8]) {
+                bytes.copy_from_slice(&(x as $t).to_ne_bytes());
             }
             fn real(x: f64) -> Self {
                 x as $t
@@ -108,6 +126,16 @@ macro_rules! complex {
             }
             fn re(self) -> f64 {
                 self[0] as f64
+            }
+            fn im(self) -> f64 {
+                self[1] as f64
+            }
+            fn complex(re: f64, im: f64) -> Self {
+                [re as $t, im as $t]
+            }
+            const REAL_SIZE: usize = std::mem::size_of::<$t>();
+            fn store_real(x: f64, bytes: &mut [u8]) {
+                bytes.copy_from_slice(&(x as $t).to_ne_bytes());
             }
             fn real(x: f64) -> Self {
                 [x as $t, 0.0]

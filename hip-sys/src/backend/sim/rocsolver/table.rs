@@ -6,7 +6,7 @@
 use super::calls::{self, C32, C64};
 use crate::backend::sim::library::{call, write_out};
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_fill, rocblas_operation, RocsolverApi};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
 use std::ffi::{c_char, c_int};
 
 /// The version the simulator reports: the rocSOLVER whose rules and
@@ -14,7 +14,7 @@ use std::ffi::{c_char, c_int};
 const VERSION: &str = "3.21.0.sim";
 
 macro_rules! entry_points {
-    ($($t:ty => $c:ty: $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident;)*) => {$(
+    ($($t:ty => $c:ty, $real:ty: $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident;)*) => {$(
         unsafe extern "C" fn $getrf(
             handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, ipiv: *mut c_int, info: *mut c_int,
         ) -> rocblas_status {
@@ -37,14 +37,22 @@ macro_rules! entry_points {
         ) -> rocblas_status {
             calls::potrs::<$c>(stringify!($potrs), handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb)
         }
+        unsafe extern "C" fn $syevd(
+            handle: rocblas_handle, evect: rocblas_evect, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int,
+            d: *mut $real, e: *mut $real, info: *mut c_int,
+        ) -> rocblas_status {
+            calls::syevd::<$c>(stringify!($syevd), handle, evect, uplo, n, a.cast(), lda, d.cast(), e.cast(), info)
+        }
     )*};
 }
 
 entry_points! {
-    f32 => f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs;
-    f64 => f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs;
-    rocblas_float_complex => C32: rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs;
-    rocblas_double_complex => C64: rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs;
+    f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd;
+    f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd;
+    rocblas_float_complex => C32, f32:
+        rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd;
+    rocblas_double_complex => C64, f64:
+        rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -93,4 +101,8 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dpotrs,
     rocsolver_cpotrs,
     rocsolver_zpotrs,
+    rocsolver_ssyevd,
+    rocsolver_dsyevd,
+    rocsolver_cheevd,
+    rocsolver_zheevd,
 };

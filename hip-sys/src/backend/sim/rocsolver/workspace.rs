@@ -98,6 +98,22 @@ pub(super) fn potrs(n: usize, nrhs: usize, elem: usize) -> usize {
     total(&[a1.max(b1), a3.max(b3)])
 }
 
+/// `syevd` / `heevd` of order `n` (elements of `elem` bytes, their real
+/// type of `real`), with or without eigenvectors.
+pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    // Provisional: the tridiagonal reduction's scalars and Householder
+    // scalars, and a divide and conquer's n² reals with vectors.
+    let _ = real;
+    let mut pieces = vec![3 * elem, n * elem];
+    if vectors {
+        pieces.push(n * n * real);
+    }
+    total(&pieces)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,92 @@
+//! The symmetric / Hermitian eigensolver: `syevd` (`heevd` for complex).
+
+use super::cholesky::Triangle;
+use super::info::{Factorization, Info};
+use super::raw::{check, SolverScalar};
+use super::shape::Shape;
+use crate::blas::on_handle_sized;
+use crate::data::{same_device, DeviceDataMut};
+use crate::{LibError, Result};
+use hip_pool::Access;
+use hip_sys::rocsolver::rocblas_evect;
+
+/// Whether an eigensolver computes the eigenvectors too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vectors {
+    /// Eigenvalues and eigenvectors: A is overwritten by the orthonormal
+    /// eigenvectors, column `j` for eigenvalue `j`.
+    #[default]
+    Compute,
+    /// Eigenvalues only; A's contents are destroyed.
+    Skip,
+}
+
+/// The eigenvalues (ascending) and, with [`Vectors::Compute`], the
+/// eigenvectors of the symmetric (Hermitian, for complex types) `n × n`
+/// matrix in the `triangle` of A, on A's stream (`rocsolver_?syevd`,
+/// `rocsolver_?heevd`: divide and conquer). The eigenvalues go into
+/// `eigenvalues` (at least `n` of A's real type); the eigenvectors over A.
+/// Their signs (phases, for complex) are not specified.
+///
+/// Returns the solver's [`Info`], still on the device: [`Info::check`]
+/// reports a failure to converge as
+/// [`Breakdown::NotConverged`](crate::Breakdown::NotConverged).
+///
+/// # Errors
+/// Before any call: [`LibError::InvalidInput`] for an A that is not square,
+/// a leading dimension below its rows, a size over `i32::MAX`, a short A
+/// or fewer than `n` eigenvalues; [`LibError::Hip`] with a device mismatch
+/// when the eigenvalues are not on A's device. Then as
+/// [`potrf`](super::potrf).
+#[doc(alias = "rocsolver_ssyevd")]
+#[doc(alias = "rocsolver_dsyevd")]
+#[doc(alias = "rocsolver_cheevd")]
+#[doc(alias = "rocsolver_zheevd")]
+#[doc(alias = "heevd")]
+#[doc(alias = "eigh")]
+pub fn syevd<T: SolverScalar>(
+    vectors: Vectors,
+    triangle: Triangle,
+    shape: &Shape,
+    a: &mut impl DeviceDataMut<T>,
+    eigenvalues: &mut impl DeviceDataMut<T::Real>,
+) -> Result<Info> {
+    const OP: &str = "syevd";
+    shape.square_check(OP, "A")?;
+    let [n, _, lda] = shape.check(OP, "A", a.len())?;
+    if eigenvalues.len() < shape.rows {
+        return Err(LibError::invalid(
+            OP,
+            format!("the eigenvalues hold {}; A of order {n} has {n}", eigenvalues.len()),
+        ));
+    }
+    let device = a.device();
+    same_device(OP, device, &[("the eigenvalues", eigenvalues.device())])?;
+    let api = hip_sys::rocsolver()?;
+    let stream = a.stream().clone();
+    let info = Info::new(OP, Factorization::Eigen, &stream)?;
+    // E, rocSOLVER's tridiagonal scratch of n reals, from the pool.
+    let scratch = hip_pool::alloc_on(device, shape.rows * std::mem::size_of::<T::Real>(), &stream)?;
+    let evect = match vectors {
+        Vectors::Compute => rocblas_evect::rocblas_evect_original,
+        Vectors::Skip => rocblas_evect::rocblas_evect_none,
+    };
+    let (a_ptr, d_ptr, e_ptr) =
+        (a.device_ptr_mut().cast::<T>(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (info_ptr, uplo) = (info.as_mut_ptr(), triangle.raw());
+    let operands = [
+        (a.buffer(), Access::Write),
+        (eigenvalues.buffer(), Access::Write),
+        (&scratch, Access::Write),
+        (info.buffer(), Access::Write),
+    ];
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to A's stream; A, the eigenvalues, the
+        // scratch and info are device memory of the checked extents on its
+        // device.
+        unsafe { T::syevd(api, handle, evect, uplo, n, a_ptr, lda, d_ptr, e_ptr, info_ptr) }
+    };
+    on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
+}
