@@ -81,9 +81,10 @@ pub enum Breakdown {
         order: usize,
     },
     /// Eigensolver: the algorithm did not converge. rocSOLVER's `info`:
-    /// without eigenvectors, the number of off-diagonal elements that did
-    /// not converge to zero; with them, `i` such that the eigenvalue of the
-    /// submatrix from `i / (n + 1)` to `i % (n + 1)` failed.
+    /// the number of off-diagonal elements of the tridiagonal that did not
+    /// converge to zero (rocSOLVER 3.21 counts them in every case; its
+    /// documentation describes a submatrix encoding for the divide and
+    /// conquer with vectors, and cuSOLVER's count is its own).
     NotConverged {
         /// rocSOLVER's `info`.
         info: usize,

@@ -278,14 +278,23 @@ pub(super) fn syevd<T: Scalar>(
             let (eigenvalues, status) = eigen::syevd(vectors, upper, n, &mut values, lda);
             if vectors {
                 store(&a, &values)?;
+            } else if n > 1 {
+                // rocSOLVER leaves its Householder vectors there: A's
+                // contents are destroyed, and NaNs say so to any reader.
+                let nan = T::complex(f64::NAN, f64::NAN);
+                store(&a, &(0..elems).map(|e| if e % lda < n { nan } else { values[e] }).collect::<Vec<T>>())?;
             }
             let mut bytes = vec![0u8; n * T::REAL_SIZE];
             for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(&eigenvalues) {
                 T::store_real(*x, chunk);
             }
             d.write_bytes(&bytes)?;
-            // E holds the tridiagonal's off-diagonal, all converged: zeros.
-            e.write_bytes(&vec![0u8; n * T::REAL_SIZE])?;
+            // E's first n − 1 entries hold the tridiagonal's off-diagonal,
+            // converged to zero; its last is never written (nor, for order
+            // 1, any).
+            if n > 1 {
+                e.write_bytes(&vec![0u8; (n - 1) * T::REAL_SIZE])?;
+            }
             store_ints(&info, &[status])
         })
     })

@@ -24,6 +24,12 @@
 //!   as rocSOLVER does; one outside `1..=n` faults the stream as an
 //!   illegal address, where rocSOLVER's row swaps would access out of
 //!   bounds.
+//! - **Eigensolver** (`syevd`, `heevd`): eigenvalues ascending, vectors
+//!   orthonormal with unspecified signs, computed by Jacobi in double
+//!   precision; without vectors A's contents are destroyed (NaNs here,
+//!   rocSOLVER's Householder vectors there); E's first `n − 1` entries are
+//!   scratch. Its workspace is rocSOLVER 3.21's nine pieces (ROCm 6 moved
+//!   divide and conquer down to order 16, slightly larger there).
 //! - **Memory** outside simulator device memory of the extent the sizes
 //!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
 //!   and the pivots stay on the device: reading them is the caller's copy.

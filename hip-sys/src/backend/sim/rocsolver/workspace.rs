@@ -99,19 +99,39 @@ pub(super) fn potrs(n: usize, nrhs: usize, elem: usize) -> usize {
 }
 
 /// `syevd` / `heevd` of order `n` (elements of `elem` bytes, their real
-/// type of `real`), with or without eigenvectors.
+/// type of `real`), with or without eigenvectors: rocSOLVER 3.21's nine
+/// pieces, from the tridiagonal reduction (`sytd2`/`sytrd`, rocBLAS's
+/// symv), the tridiagonal solver (`sterf` without vectors; with them
+/// `steqr` below order 32, divide and conquer from 32) and the back
+/// transformation (`ormtr`, blocked above order 64).
 pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool) -> usize {
-    if n == 0 {
+    if n <= 1 {
         return 0;
     }
-    // Provisional: the tridiagonal reduction's scalars and Householder
-    // scalars, and a divide and conquer's n² reals with vectors.
-    let _ = real;
-    let mut pieces = vec![3 * elem, n * elem];
-    if vectors {
-        pieces.push(n * n * real);
-    }
-    total(&pieces)
+    let (s, r, complex) = (elem, real, elem != real);
+    let divide = vectors && n >= 32;
+    let blocked = n > 64;
+    let symv = s * n * n.div_ceil(64);
+    let work1 = if vectors {
+        let solver = if divide { (2 * n * r).max(if complex { n * n * r } else { 0 }) } else { 2 * n * r };
+        let back = if blocked { 64 * s } else { n * s };
+        symv.max(solver).max(back)
+    } else {
+        // sterf's stack.
+        symv.max(256)
+    };
+    let work2 = if vectors {
+        let back = if blocked { 64 * n * s } else { s };
+        s.max(if divide { n * n * r } else { 0 }).max(back)
+    } else {
+        s
+    };
+    let work3 =
+        if vectors { (if divide { 2 * n * n * r } else { 0 }).max(if blocked { 64 * 64 * s } else { 0 }) } else { 0 };
+    let tmpz = if divide { 2 * n * r } else { 0 };
+    let splits = if divide { 4 * (3 * n + 2) } else { 0 };
+    let tmptau_w = (s * n * n).max(if blocked { 32 * n * s } else { s });
+    total(&[3 * s, work1, work2, work3, tmpz, splits, tmptau_w, s * n])
 }
 
 #[cfg(test)]
@@ -127,6 +147,17 @@ mod tests {
         assert_eq!(getrf(1024, 1024, 16), 9_459_968);
         assert_eq!([getrf(8192, 8192, 4), getrf(8192, 8192, 8)], [17_105_664, 34_178_304]);
         assert_eq!(getrf(8192, 8192, 16), 68_323_584);
+    }
+
+    #[test]
+    fn the_eigensolver_asks_what_rocsolver_3_21_asks() {
+        let d = |n| syevd(n, 8, 8, true);
+        assert_eq!([d(1), d(2), d(4), d(30), d(64)], [0, 320, 384, 8_128, 134_528]);
+        assert_eq!([d(100), d(256), d(1024)], [325_312, 2_114_688, 33_722_496]);
+        assert_eq!(d(4096), 539_115_648);
+        assert_eq!(syevd(100, 8, 8, false), 82_560, "without vectors");
+        assert_eq!([syevd(30, 16, 8, true), syevd(100, 16, 8, true)], [15_552, 506_880]);
+        assert_eq!([syevd(30, 16, 8, false), syevd(100, 16, 8, false)], [15_552, 164_928]);
     }
 
     #[test]
