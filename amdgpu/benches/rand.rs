@@ -3,7 +3,8 @@
 //! generator of the same stream, in one run: 2^28 f32 (1 GiB) a fill,
 //! each iteration one fill and a synchronize, reported as GB/s written.
 //! PyTorch's `torch.rand`/`torch.randn` into the same size are timed by
-//! `rand_torch.py` beside it, on the same machine.
+//! `rand_torch.py` beside it, on the same machine. The portable
+//! `rand::Philox` (the same bits on every backend) is timed beside them.
 //!
 //! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
 //! --bench rand` (`AMDGPU_BENCH_RAND_LOG2` for another size). Elsewhere it
@@ -88,6 +89,14 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    // The portable Philox (bit-identical on every backend), for scale.
+    let mut portable = rand::Philox::new(0);
+    group.bench_function("uniform-portable", |b| {
+        b.iter(|| {
+            portable.uniform(&mut out).expect("portable uniform");
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
@@ -97,5 +106,8 @@ fn main() {
         if let (Some(o), Some(r)) = (mean_ns(GROUP, &format!("{what}-ours")), mean_ns(GROUP, &format!("{what}-raw"))) {
             println!("  {what:<8} ours {:>7.1} GB/s   raw {:>7.1} GB/s   ratio {:.3}", bytes / o, bytes / r, o / r);
         }
+    }
+    if let (Some(p), Some(r)) = (mean_ns(GROUP, "uniform-portable"), mean_ns(GROUP, "uniform-raw")) {
+        println!("  portable Philox uniform {:>7.1} GB/s ({:.3} of raw cuRAND's time)", bytes / p, p / r);
     }
 }

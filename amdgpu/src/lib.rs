@@ -327,6 +327,18 @@
 //! [`rand::set_seed`] and [`rand::set_offset`] restart its stream, and
 //! successive fills continue it. On AMD and the simulator the numbers are
 //! rocRAND's own; on the `nvidia` backend they are cuRAND's, which differ.
+//! For numbers that are the same bits on every backend, use the project's
+//! own counter-based [`rand::Philox`] (words and uniforms):
+//!
+//! ```
+//! use amdgpu::prelude::*;
+//! let mut rng = amdgpu::rand::Philox::new(7);
+//! let mut x = DeviceArray::<f64>::zeros(4)?;
+//! rng.uniform(&mut x)?; // words 0 to 7 of seed 7's stream, on any GPU
+//! assert!(x.to_vec()?.iter().all(|v| (0.0..1.0).contains(v)));
+//! assert_eq!(rng.position(), 8);
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
 //!
 //! ```
 //! use amdgpu::prelude::*;

@@ -79,6 +79,31 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
     }
 }
 
+// SAFETY: the view covers `len` elements inside its array's buffer, from
+// element `start` (checked when it was made).
+unsafe impl<T: DeviceCopy> hip_libs::DeviceData<T> for DeviceSliceMut<'_, T> {
+    fn device_ptr(&self) -> *const std::ffi::c_void {
+        self.array.as_ptr().wrapping_add(self.start).cast()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn device(&self) -> Device {
+        self.array.device()
+    }
+    fn buffer(&self) -> &hip_pool::Buffer {
+        self.array.buffer()
+    }
+}
+
+// SAFETY: the view borrows its array mutably, so it has the only access
+// to its elements.
+unsafe impl<T: DeviceCopy> hip_libs::DeviceDataMut<T> for DeviceSliceMut<'_, T> {
+    fn device_ptr_mut(&mut self) -> *mut std::ffi::c_void {
+        self.as_mut_ptr().cast()
+    }
+}
+
 impl<'a, T: DeviceCopy> From<&'a mut DeviceArray<T>> for DeviceSliceMut<'a, T> {
     fn from(array: &'a mut DeviceArray<T>) -> Self {
         let len = array.len();

@@ -83,7 +83,7 @@ fn kernels_in_text(path: &Path, text: &str, out: &mut Vec<(String, String)>) {
 }
 
 /// The kernels of [`kernels_in_text`] in the Rust sources and Markdown
-/// under `dir`.
+/// under `dir`, and its `.hip` files.
 fn literal_kernels(dir: &Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
@@ -94,6 +94,12 @@ fn literal_kernels(dir: &Path, out: &mut Vec<(String, String)>) {
             if !matches!(name, "target" | ".git" | "fuzz") {
                 literal_kernels(&path, out);
             }
+            continue;
+        }
+        if name.ends_with(".hip") {
+            // A kernel file a crate embeds (`include_str!`): all of it.
+            let text = std::fs::read_to_string(&path).expect("readable");
+            out.push((path.strip_prefix(workspace()).unwrap_or(&path).display().to_string(), text));
             continue;
         }
         if !(name.ends_with(".rs") || name.ends_with(".md")) {

@@ -427,3 +427,110 @@ fn a_generator_whose_state_cannot_be_made_is_destroyed() {
         assert_eq!(sim::live_library_objects(0), before, "the generator was leaked");
     });
 }
+
+/// Philox4x32-10 on the CPU, written from the paper (Salmon et al.), not
+/// from the library: word `w` of the portable generator's stream.
+fn reference_word(seed: u64, w: u64) -> u32 {
+    let (mut c, mut k) = ([(w >> 2) as u32, (w >> 34) as u32, 0, 0], [seed as u32, (seed >> 32) as u32]);
+    for r in 0..10 {
+        if r > 0 {
+            k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+        }
+        let (p0, p1) = (0xD251_1F53u64 * u64::from(c[0]), 0xCD9E_8D57u64 * u64::from(c[2]));
+        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
+    }
+    c[(w & 3) as usize]
+}
+
+#[test]
+fn the_portable_philox_gives_the_same_bits_on_every_backend() {
+    let _x = sim::exclusive();
+    let stream = Stream::new().unwrap();
+    // Seed 0 from the start is Random123's counter-0 known answer, then
+    // counters 1 and 2: the same words as rocRAND's host stream of seed 0.
+    let mut rng = rand::Philox::new(0);
+    let mut out = DeviceArray::<u32>::zeros_on(&stream, 12).unwrap();
+    rng.bits(&mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), SEED_0);
+    assert_eq!(rng.position(), 12);
+    // Any seed and position, against the CPU, bit for bit: words, floats
+    // (one word each) and doubles (two).
+    let (seed, at) = (0x0123_4567_89ab_cdef, (1u64 << 33) + 3);
+    let mut rng = rand::Philox::at(seed, at);
+    let mut words = DeviceArray::<u32>::zeros_on(&stream, 1001).unwrap();
+    let mut floats = DeviceArray::<f32>::zeros_on(&stream, 1001).unwrap();
+    let mut doubles = DeviceArray::<f64>::zeros_on(&stream, 1001).unwrap();
+    rng.bits(&mut words).unwrap();
+    rng.uniform(&mut floats).unwrap();
+    rng.uniform(&mut doubles).unwrap();
+    assert_eq!(rng.position(), at + 1001 * 4, "a word an element, two a double");
+    let word = |w: u64| reference_word(seed, w);
+    let want_words: Vec<u32> = (0..1001).map(|i| word(at + i)).collect();
+    let want_floats: Vec<u32> =
+        (0..1001).map(|i| ((word(at + 1001 + i) >> 8) as f32 / 16_777_216.0).to_bits()).collect();
+    let want_doubles: Vec<u64> = (0..1001)
+        .map(|i| {
+            let w = at + 2002 + 2 * i;
+            let (a, b) = (u64::from(word(w)), u64::from(word(w + 1)));
+            (((a >> 11) << 32 | b) as f64 / 9_007_199_254_740_992.0).to_bits()
+        })
+        .collect();
+    assert_eq!(words.to_vec().unwrap(), want_words);
+    assert_eq!(floats.to_vec().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want_floats);
+    assert_eq!(doubles.to_vec().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want_doubles);
+    // Uniform on [0, 1).
+    let mut sample: Vec<f64> = doubles.to_vec().unwrap();
+    assert!(sample.iter().all(|&x| (0.0..1.0).contains(&x)));
+    let mut big = DeviceArray::<f32>::zeros_on(&stream, N).unwrap();
+    rand::Philox::new(7).uniform(&mut big).unwrap();
+    let mut sample_f32: Vec<f64> = big.to_vec().unwrap().into_iter().map(f64::from).collect();
+    let (mean, var) = moments(&sample_f32);
+    assert!((mean - 0.5).abs() < 0.01 && (var - 1.0 / 12.0).abs() < 0.005, "{mean} {var}");
+    assert!(ks(&mut sample_f32, |x| x.clamp(0.0, 1.0)) < 0.01);
+    assert!(ks(&mut sample, |x| x.clamp(0.0, 1.0)) < 0.06, "1001 doubles");
+}
+
+#[test]
+fn the_portable_philox_is_one_stream_whatever_the_device_thread_or_capture() {
+    let _x = sim::exclusive();
+    let reference: Vec<u32> = (0..300).map(|w| reference_word(99, w)).collect();
+    // Split over fills of different sizes, on several threads and devices.
+    let devices = Device::count().unwrap();
+    let parts: Vec<Vec<u32>> = [(0u64, 100usize), (100, 1), (101, 199)]
+        .into_iter()
+        .enumerate()
+        .map(|(t, (at, len))| {
+            on_thread(&format!("philox-{t}"), move || {
+                let stream = Stream::new_on(Device::new(t % devices).unwrap()).unwrap();
+                let mut out = DeviceArray::<u32>::zeros_on(&stream, len).unwrap();
+                rand::Philox::at(99, at).bits(&mut out).unwrap();
+                out.to_vec().unwrap()
+            })
+        })
+        .collect();
+    assert_eq!(parts.concat(), reference);
+    // A slice starting at an odd element is fine (no alignment rule here).
+    let stream = Stream::new().unwrap();
+    let mut whole = DeviceArray::<f64>::zeros_on(&stream, 9).unwrap();
+    let mut rng = rand::Philox::new(5);
+    rng.uniform(&mut whole.slice_mut(3..8).unwrap()).unwrap();
+    let got = whole.to_vec().unwrap();
+    assert_eq!(&got[..3], &[0.0; 3]);
+    assert!(got[3..8].iter().all(|&x| x > 0.0) && got[8] == 0.0);
+    // In a capture the position is baked in: each replay draws the same.
+    on_thread("philox-capture", || {
+        let stream = Stream::new().unwrap();
+        let mut out = DeviceArray::<u32>::zeros_on(&stream, 64).unwrap();
+        let mut rng = rand::Philox::new(99);
+        rng.bits(&mut out).unwrap(); // the kernels are loaded outside the capture
+        let (graph, ()) = stream.capture(CaptureMode::ThreadLocal, |_| rng.bits(&mut out)).unwrap();
+        let exec = graph.instantiate().unwrap();
+        out.fill(0).unwrap();
+        exec.launch(&stream).unwrap();
+        let first = out.to_vec().unwrap();
+        exec.launch(&stream).unwrap();
+        assert_eq!(out.to_vec().unwrap(), first);
+        assert_eq!(first, (64..128).map(|w| reference_word(99, w)).collect::<Vec<_>>());
+        assert_eq!(rng.position(), 128, "the generator moved on once, at the capture");
+    });
+}

@@ -20,6 +20,16 @@
 //! backend, not across them. cuRAND's rule that normal counts be even is
 //! the mapping's to meet: any count works everywhere.
 //!
+//! # The same numbers on every backend
+//!
+//! [`Philox`] is the project's own counter-based Philox4x32-10, computed by
+//! a kernel of its own (hipRTC, NVRTC, a simulator built-in) with integer
+//! arithmetic and exact conversions: the same seed and position give the
+//! same bits on AMD, NVIDIA and the simulator, where rocRAND and cuRAND
+//! differ. It has the raw words and uniforms; normals are not offered yet
+//! (they need transcendental functions, which differ between GPUs'
+//! math libraries).
+//!
 //! # Capture
 //!
 //! Fills capture, but what a replay draws differs between the libraries:
@@ -36,7 +46,9 @@
 
 mod fill;
 mod generator;
+mod portable;
 mod raw;
 
 pub use fill::{bits, log_normal, normal, set_offset, set_seed, uniform, RandFloat};
 pub use generator::{handle_stats, warm_handle};
+pub use portable::{Philox, PortableFloat};

@@ -175,6 +175,31 @@ pub static KERNELS: &[KernelInfo] = &[
         accesses: &[reads(1, 3, 8), writes(2, 3, 8)],
         run: axpy::<f64>,
     },
+    // hip-libs's portable Philox (its `rand/philox.hip`), bit for bit.
+    KernelInfo {
+        name: "amdgpu_philox_bits",
+        signature: "amdgpu_philox_bits(uint32_t* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
+                    uint32_t position_lo, uint32_t position_hi)",
+        params: &[Ptr, U32, U32, U32, U32, U32],
+        accesses: &[writes(0, 1, 4)],
+        run: philox_bits,
+    },
+    KernelInfo {
+        name: "amdgpu_philox_uniform_f32",
+        signature: "amdgpu_philox_uniform_f32(float* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
+                    uint32_t position_lo, uint32_t position_hi)",
+        params: &[Ptr, U32, U32, U32, U32, U32],
+        accesses: &[writes(0, 1, 4)],
+        run: philox_uniform_f32,
+    },
+    KernelInfo {
+        name: "amdgpu_philox_uniform_f64",
+        signature: "amdgpu_philox_uniform_f64(double* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
+                    uint32_t position_lo, uint32_t position_hi)",
+        params: &[Ptr, U32, U32, U32, U32, U32],
+        accesses: &[writes(0, 1, 8)],
+        run: philox_uniform_f64,
+    },
 ];
 
 /// The memory a launch of `kernel` with `args` over `threads` threads
@@ -347,6 +372,39 @@ fn vector_add<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
     let b = read::<T>(ptr(args[1]), m)?;
     let c: Vec<T> = a.iter().zip(&b).map(|(x, y)| x.add(*y)).collect();
     write(ptr(args[2]), &c)
+}
+
+/// The portable Philox's arguments: elements, key, and the stream position
+/// (in words) of element 0.
+fn philox_args(args: &[Arg], threads: usize) -> (usize, [u32; 2], u64) {
+    let word = |i: usize| u32_arg(args[i]) as u64;
+    let key = [word(2) as u32, word(3) as u32];
+    (covered(u32_arg(args[1]), threads), key, word(4) | word(5) << 32)
+}
+
+/// Word `w` of the portable Philox's stream under `key`.
+fn philox_word(w: u64, key: [u32; 2]) -> u32 {
+    super::rocrand::philox_block(super::rocrand::philox_counter(u128::from(w >> 2)), key)[(w & 3) as usize]
+}
+
+fn philox_bits(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let (m, key, at) = philox_args(args, threads);
+    write(ptr(args[0]), &(0..m as u64).map(|i| philox_word(at + i, key)).collect::<Vec<u32>>())
+}
+
+fn philox_uniform_f32(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let (m, key, at) = philox_args(args, threads);
+    let uniform = |i: u64| (philox_word(at + i, key) >> 8) as f32 * (1.0 / 16_777_216.0);
+    write(ptr(args[0]), &(0..m as u64).map(uniform).collect::<Vec<f32>>())
+}
+
+fn philox_uniform_f64(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
+    let (m, key, at) = philox_args(args, threads);
+    let uniform = |i: u64| {
+        let (a, b) = (u64::from(philox_word(at + 2 * i, key)), u64::from(philox_word(at + 2 * i + 1, key)));
+        ((a >> 11) << 32 | b) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    };
+    write(ptr(args[0]), &(0..m as u64).map(uniform).collect::<Vec<f64>>())
 }
 
 fn axpy<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
