@@ -14,7 +14,11 @@
 //!
 //! - [`Philox::bits`]: the words themselves.
 //! - [`Philox::uniform`]: `f32` in [0, 1) from one word (`(w >> 8) · 2⁻²⁴`),
-//!   `f64` in [0, 1) from two (`((a >> 11) · 2³² + b) · 2⁻⁵³`).
+//!   `f64` in [0, 1) from two (`((a >> 11) · 2³² + b) · 2⁻⁵³`) at an even
+//!   position: a double fill from an odd position skips one word first.
+//!
+//! Each GPU thread computes one four-word block and writes the elements
+//! whose words it holds.
 //!
 //! In a capture the position is baked into the graph: every replay draws
 //! the numbers of the capture, and the generator moves on once.
@@ -119,8 +123,11 @@ impl Philox {
 
     fn fill<T>(&mut self, out: &mut impl DeviceDataMut<T>, kernel: usize, words: u64) -> Result<()> {
         let n = out.len();
-        let used = (n as u64).checked_mul(words).and_then(|w| self.position.checked_add(w).map(|end| (w, end)));
-        let Some((_, end)) = used else {
+        // A double's two words are lanes 0-1 or 2-3 of one block.
+        let start =
+            if words == 2 && n > 0 { self.position.checked_add(self.position & 1) } else { Some(self.position) };
+        let used = start.and_then(|start| (n as u64).checked_mul(words).and_then(|w| start.checked_add(w)));
+        let (Some(start), Some(end)) = (start, used) else {
             return Err(LibError::invalid(
                 "Philox",
                 format!("{n} elements from word {} would pass the stream's 2^64 words", self.position),
@@ -139,17 +146,19 @@ impl Philox {
             let mut done = 0usize;
             while done < n {
                 let count = (n - done).min(PER_LAUNCH);
-                let at = self.position + done as u64 * words;
+                let at = start + done as u64 * words;
                 // SAFETY: `count` elements from element `done` of the output,
                 // inside its memory.
                 let ptr = unsafe { base.add(done * size) };
                 let (count32, lo, hi) = (count as u32, at as u32, (at >> 32) as u32);
+                // One thread a block, from the block holding word `at`.
+                let blocks = ((at & 3) + count as u64 * words).div_ceil(4) as usize;
                 // SAFETY: the kernel's parameters in order and type; the
                 // output holds `count` elements there, kept from reuse until
                 // the launch completes (the operand protocol).
                 unsafe {
                     function.launch(
-                        LaunchConfig::for_elements(count, 256),
+                        LaunchConfig::for_elements(blocks, 256),
                         &stream,
                         &[&ptr as &dyn KernelArg, &count32, &seed_lo, &seed_hi, &lo, &hi],
                     )

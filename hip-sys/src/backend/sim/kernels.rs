@@ -55,8 +55,8 @@ impl Param {
 
 /// What a kernel does to the memory one pointer argument names: `n`
 /// elements of `elem` bytes from the pointer, where `n` is
-/// `min(count argument, threads)` (every kernel of the registry covers
-/// element `i` with thread `i`). The race detector checks these ranges.
+/// `min(count argument, threads × per_thread)` (every kernel of the
+/// registry covers its elements in order, `per_thread` a thread). The race detector checks these ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArgAccess {
     /// The index of the pointer parameter.
@@ -98,6 +98,9 @@ pub struct KernelInfo {
     pub params: &'static [Param],
     /// The memory each pointer argument is read or written through.
     pub accesses: &'static [ArgAccess],
+    /// Elements each thread covers (1 but for the portable Philox's
+    /// kernels, whose threads compute one four-word block each).
+    pub per_thread: usize,
     run: fn(&[Arg], usize) -> Result<(), hipError_t>,
 }
 
@@ -123,7 +126,7 @@ impl KernelInfo {
     /// peer access enabled.
     pub(crate) fn run(&self, args: &[Arg], threads: usize, launch: Launch) -> Result<(), hipError_t> {
         RUNNING.with(|r| *r.borrow_mut() = Some(launch));
-        let result = (self.run)(args, threads);
+        let result = (self.run)(args, threads.saturating_mul(self.per_thread));
         RUNNING.with(|r| *r.borrow_mut() = None);
         result
     }
@@ -138,6 +141,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "fill_f32(float* p, float value, uint32_t n)",
         params: &[Ptr, F32, U32],
         accesses: &[writes(0, 2, 4)],
+        per_thread: 1,
         run: fill::<f32>,
     },
     KernelInfo {
@@ -145,6 +149,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "fill_u32(uint32_t* p, uint32_t value, uint32_t n)",
         params: &[Ptr, U32, U32],
         accesses: &[writes(0, 2, 4)],
+        per_thread: 1,
         run: fill::<u32>,
     },
     KernelInfo {
@@ -152,6 +157,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "vector_add_f32(const float* a, const float* b, float* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
         accesses: &[reads(0, 3, 4), reads(1, 3, 4), writes(2, 3, 4)],
+        per_thread: 1,
         run: vector_add::<f32>,
     },
     KernelInfo {
@@ -159,6 +165,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "vector_add_f64(const double* a, const double* b, double* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
         accesses: &[reads(0, 3, 8), reads(1, 3, 8), writes(2, 3, 8)],
+        per_thread: 1,
         run: vector_add::<f64>,
     },
     KernelInfo {
@@ -166,6 +173,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "axpy_f32(float a, const float* x, float* y, uint32_t n)  // y = a*x + y",
         params: &[F32, Ptr, Ptr, U32],
         accesses: &[reads(1, 3, 4), writes(2, 3, 4)],
+        per_thread: 1,
         run: axpy::<f32>,
     },
     KernelInfo {
@@ -173,6 +181,7 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "axpy_f64(double a, const double* x, double* y, uint32_t n)  // y = a*x + y",
         params: &[F64, Ptr, Ptr, U32],
         accesses: &[reads(1, 3, 8), writes(2, 3, 8)],
+        per_thread: 1,
         run: axpy::<f64>,
     },
     // hip-libs's portable Philox (its `rand/philox.hip`), bit for bit.
@@ -182,6 +191,7 @@ pub static KERNELS: &[KernelInfo] = &[
                     uint32_t position_lo, uint32_t position_hi)",
         params: &[Ptr, U32, U32, U32, U32, U32],
         accesses: &[writes(0, 1, 4)],
+        per_thread: 4,
         run: philox_bits,
     },
     KernelInfo {
@@ -190,6 +200,7 @@ pub static KERNELS: &[KernelInfo] = &[
                     uint32_t position_lo, uint32_t position_hi)",
         params: &[Ptr, U32, U32, U32, U32, U32],
         accesses: &[writes(0, 1, 4)],
+        per_thread: 4,
         run: philox_uniform_f32,
     },
     KernelInfo {
@@ -198,6 +209,7 @@ pub static KERNELS: &[KernelInfo] = &[
                     uint32_t position_lo, uint32_t position_hi)",
         params: &[Ptr, U32, U32, U32, U32, U32],
         accesses: &[writes(0, 1, 8)],
+        per_thread: 2,
         run: philox_uniform_f64,
     },
 ];
@@ -213,7 +225,7 @@ pub(crate) fn launch_accesses(kernel: &KernelInfo, args: &[Arg], threads: usize)
         .accesses
         .iter()
         .filter_map(|a| {
-            let bytes = covered(u32_arg(*args.get(a.count)?), threads) * a.elem;
+            let bytes = covered(u32_arg(*args.get(a.count)?), threads.saturating_mul(kernel.per_thread)) * a.elem;
             if bytes == 0 {
                 return None;
             }
