@@ -324,6 +324,68 @@ fn the_eigensolver_finds_spectra_and_orthonormal_vectors_in_every_precision() {
     assert!(matches!(error, LibError::InvalidInput { .. }) && error.to_string().contains("hold 1"), "{error}");
 }
 
+/// QR of a random `m × n` A (leading dimension `m + 2`): `Q R = A` with
+/// Q's orthonormal columns from `orgqr`, R upper triangular.
+fn qr_round_trip<T: Elem>(m: usize, n: usize) {
+    let lda = m + 2;
+    let (re, im) = (noise(lda * n, 31), noise(lda * n, 32));
+    let a_host: Vec<T> = (0..lda * n).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect();
+    let shape = Shape::new(m, n).with_ld(lda);
+    let k = m.min(n);
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut tau = DeviceArray::<T>::zeros(k.max(1)).unwrap();
+    solver::geqrf(&shape, &mut a, &mut tau).unwrap();
+    let factored: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    // Q's first k columns, from the first k columns of the factors.
+    let qshape = Shape::new(m, k).with_ld(lda);
+    solver::orgqr(&qshape, k, &mut a, &tau).unwrap();
+    let q: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    for j in 0..n {
+        for i in 0..m {
+            let mut s = (0.0, 0.0);
+            for l in 0..=j.min(k - 1) {
+                let p = cmul(q[i + l * lda], factored[l + j * lda]);
+                s = (s.0 + p.0, s.1 + p.1);
+            }
+            let want = a_host[i + j * lda].to_c();
+            assert!((s.0 - want.0).hypot(s.1 - want.1) < T::TOLERANCE * 10.0, "{} {m}x{n}: QR at ({i}, {j})", T::NAME);
+        }
+    }
+    for l in 0..k {
+        for j in 0..k {
+            let g = (0..m).fold((0.0, 0.0), |g, r| {
+                let (x, y) = (q[r + l * lda], q[r + j * lda]);
+                let p = cmul((x.0, -x.1), y);
+                (g.0 + p.0, g.1 + p.1)
+            });
+            let want = if l == j { 1.0 } else { 0.0 };
+            assert!((g.0 - want).hypot(g.1) < T::TOLERANCE * 10.0, "{} {m}x{n}: QᴴQ at ({l}, {j})", T::NAME);
+        }
+    }
+}
+
+#[test]
+fn qr_factors_and_builds_orthonormal_q_in_every_precision() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for (m, n) in [(1, 1), (5, 3), (3, 5), (40, 40), (60, 20)] {
+        qr_round_trip::<f32>(m, n);
+        qr_round_trip::<f64>(m, n);
+        qr_round_trip::<[f32; 2]>(m, n);
+        qr_round_trip::<[f64; 2]>(m, n);
+    }
+    // orgqr's shape rules, checked first.
+    let mut a = DeviceArray::<f64>::zeros(12).unwrap();
+    let tau = DeviceArray::<f64>::zeros(4).unwrap();
+    let error = solver::ungqr(&Shape::new(3, 4), 2, &mut a, &tau).unwrap_err();
+    assert!(matches!(error, LibError::InvalidInput { .. }) && error.to_string().contains("n ≤ m"), "{error}");
+    let mut short = DeviceArray::<f64>::zeros(1).unwrap();
+    let error = solver::geqrf(&Shape::new(4, 3), &mut a, &mut short).unwrap_err();
+    assert!(error.to_string().contains("tau holds 1"), "{error}");
+}
+
 #[test]
 fn pivots_are_lapacks_first_largest() {
     let _x = sim::exclusive();

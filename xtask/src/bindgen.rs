@@ -272,7 +272,7 @@ const ROCRAND_FUNCTIONS: &[&str] = &[
 ];
 
 /// rocSOLVER's dense factorizations and solves, each in s, d, c and z,
-/// and the symmetric / Hermitian eigensolver.
+/// the symmetric / Hermitian eigensolver and QR.
 const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_get_version_string",
     "rocsolver_get_version_string_size",
@@ -296,6 +296,14 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dsyevd",
     "rocsolver_cheevd",
     "rocsolver_zheevd",
+    "rocsolver_sgeqrf",
+    "rocsolver_dgeqrf",
+    "rocsolver_cgeqrf",
+    "rocsolver_zgeqrf",
+    "rocsolver_sorgqr",
+    "rocsolver_dorgqr",
+    "rocsolver_cungqr",
+    "rocsolver_zungqr",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared

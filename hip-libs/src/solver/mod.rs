@@ -1,5 +1,6 @@
 //! rocSOLVER: LU with partial pivoting ([`getrf`], [`getrs`]), Cholesky
-//! ([`potrf`], [`potrs`]) and the symmetric / Hermitian eigensolver
+//! ([`potrf`], [`potrs`]), QR ([`geqrf`], [`orgqr`] also named [`ungqr`])
+//! and the symmetric / Hermitian eigensolver
 //! ([`syevd`], also named [`heevd`]) of dense column-major matrices, in
 //! `f32`, `f64` and complex (`[re, im]`) precision.
 //!
@@ -51,6 +52,7 @@ mod cholesky;
 mod eigen;
 mod info;
 mod lu;
+mod qr;
 mod raw;
 mod shape;
 
@@ -58,5 +60,6 @@ pub use cholesky::{potrf, potrs, Triangle};
 pub use eigen::{syevd, syevd as heevd, Vectors};
 pub use info::{Info, Pivots};
 pub use lu::{getrf, getrs};
+pub use qr::{geqrf, orgqr, orgqr as ungqr};
 pub use raw::SolverScalar;
 pub use shape::Shape;

@@ -109,6 +109,37 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         ldb: i32,
     ) -> rocblas_status;
 
+    /// `rocsolver_?geqrf`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn geqrf(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        tau: *mut Self,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?orgqr` / `rocsolver_?ungqr`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn orgqr(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        k: i32,
+        a: *mut Self,
+        lda: i32,
+        tau: *mut Self,
+    ) -> rocblas_status;
+
     /// `rocsolver_?syevd` / `rocsolver_?heevd`.
     ///
     /// # Safety
@@ -131,12 +162,37 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
 macro_rules! scalar {
     (
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
-        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident
+        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
             const PREFIX: char = $prefix;
             type Real = $real;
+            unsafe fn geqrf(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *mut Self,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$geqrf)(handle, m, n, a.cast::<$c>(), lda, tau.cast::<$c>()) }
+            }
+            unsafe fn orgqr(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *mut Self,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$orgqr)(handle, m, n, k, a.cast::<$c>(), lda, tau.cast::<$c>()) }
+            }
             unsafe fn syevd(
                 api: &RocsolverApi,
                 handle: rocblas_handle,
@@ -222,7 +278,9 @@ scalar!(
     rocsolver_sgetrs,
     rocsolver_spotrf,
     rocsolver_spotrs,
-    rocsolver_ssyevd
+    rocsolver_ssyevd,
+    rocsolver_sgeqrf,
+    rocsolver_sorgqr
 );
 scalar!(
     f64,
@@ -234,7 +292,9 @@ scalar!(
     rocsolver_dgetrs,
     rocsolver_dpotrf,
     rocsolver_dpotrs,
-    rocsolver_dsyevd
+    rocsolver_dsyevd,
+    rocsolver_dgeqrf,
+    rocsolver_dorgqr
 );
 scalar!(
     [f32; 2],
@@ -246,7 +306,9 @@ scalar!(
     rocsolver_cgetrs,
     rocsolver_cpotrf,
     rocsolver_cpotrs,
-    rocsolver_cheevd
+    rocsolver_cheevd,
+    rocsolver_cgeqrf,
+    rocsolver_cungqr
 );
 scalar!(
     [f64; 2],
@@ -258,7 +320,9 @@ scalar!(
     rocsolver_zgetrs,
     rocsolver_zpotrf,
     rocsolver_zpotrs,
-    rocsolver_zheevd
+    rocsolver_zheevd,
+    rocsolver_zgeqrf,
+    rocsolver_zungqr
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

@@ -265,6 +265,82 @@ pub struct RocsolverApi {
         E: *mut f64,
         info: *mut rocblas_int,
     ) -> rocblas_status,
+    ///`rocsolver_sgeqrf`
+    pub rocsolver_sgeqrf: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        ipiv: *mut f32,
+    ) -> rocblas_status,
+    ///`rocsolver_dgeqrf`
+    pub rocsolver_dgeqrf: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        ipiv: *mut f64,
+    ) -> rocblas_status,
+    ///`rocsolver_cgeqrf`
+    pub rocsolver_cgeqrf: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_float_complex,
+    ) -> rocblas_status,
+    ///`rocsolver_zgeqrf`
+    pub rocsolver_zgeqrf: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_double_complex,
+    ) -> rocblas_status,
+    ///`rocsolver_sorgqr`
+    pub rocsolver_sorgqr: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        k: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        ipiv: *mut f32,
+    ) -> rocblas_status,
+    ///`rocsolver_dorgqr`
+    pub rocsolver_dorgqr: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        k: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        ipiv: *mut f64,
+    ) -> rocblas_status,
+    ///`rocsolver_cungqr`
+    pub rocsolver_cungqr: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        k: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_float_complex,
+    ) -> rocblas_status,
+    ///`rocsolver_zungqr`
+    pub rocsolver_zungqr: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        k: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_double_complex,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -291,6 +367,14 @@ impl RocsolverApi {
         "rocsolver_dsyevd",
         "rocsolver_cheevd",
         "rocsolver_zheevd",
+        "rocsolver_sgeqrf",
+        "rocsolver_dgeqrf",
+        "rocsolver_cgeqrf",
+        "rocsolver_zgeqrf",
+        "rocsolver_sorgqr",
+        "rocsolver_dorgqr",
+        "rocsolver_cungqr",
+        "rocsolver_zungqr",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -615,11 +699,119 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zheevd")?)
             },
+            rocsolver_sgeqrf: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        ipiv: *mut f32,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgeqrf")?)
+            },
+            rocsolver_dgeqrf: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        ipiv: *mut f64,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgeqrf")?)
+            },
+            rocsolver_cgeqrf: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_float_complex,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgeqrf")?)
+            },
+            rocsolver_zgeqrf: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_double_complex,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgeqrf")?)
+            },
+            rocsolver_sorgqr: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        k: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        ipiv: *mut f32,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sorgqr")?)
+            },
+            rocsolver_dorgqr: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        k: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        ipiv: *mut f64,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dorgqr")?)
+            },
+            rocsolver_cungqr: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        k: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_float_complex,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cungqr")?)
+            },
+            rocsolver_zungqr: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        k: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_double_complex,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zungqr")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 22usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 30usize)
     }
 }

@@ -162,6 +162,31 @@ pub(crate) fn syevd(
     Ok(if n == 0 { Next::Done } else { Next::Run })
 }
 
+/// `geqrf`: the `m × n` A with `lda` and its `min(m, n)` Householder
+/// scalars (`rocsolver_geqr2_geqrf_argCheck`). No `info`.
+pub(crate) fn geqrf(m: i32, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    if m < 0 || n < 0 || lda < m {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && m != 0 && n != 0 && (!given.a || !given.ipiv) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+}
+
+/// `orgqr` / `ungqr`: the first `n` columns of Q (`m × n`, `n ≤ m`) from
+/// `k ≤ n` reflectors in A with `lda` and their scalars
+/// (`rocsolver_org2r_orgqr_argCheck`).
+pub(crate) fn orgqr(m: i32, n: i32, k: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    if m < 0 || n < 0 || n > m || k < 0 || k > n || lda < m {
+        return Err(INVALID_SIZE);
+    }
+    if !querying && ((m != 0 && n != 0 && !given.a) || (k != 0 && !given.ipiv)) {
+        return Err(INVALID_POINTER);
+    }
+    Ok(if n == 0 { Next::Done } else { Next::Run })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +216,11 @@ mod tests {
         assert_eq!(syevd(original, lower, 2, 1, ALL, false), Err(INVALID_SIZE));
         assert_eq!(syevd(original, lower, 2, 2, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
         assert_eq!(syevd(original, lower, 0, 0, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(geqrf(3, 2, 2, ALL, false), Err(INVALID_SIZE), "lda < m");
+        assert_eq!(geqrf(3, 2, 3, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(geqrf(0, 2, 0, Given::default(), false), Ok(Next::Done));
+        assert_eq!(orgqr(3, 4, 2, 3, ALL, false), Err(INVALID_SIZE), "n > m");
+        assert_eq!(orgqr(4, 3, 4, 4, ALL, false), Err(INVALID_SIZE), "k > n");
+        assert_eq!(orgqr(4, 3, 0, 4, Given { ipiv: false, ..ALL }, false), Ok(Next::Run), "no reflector, no scalar");
     }
 }

@@ -70,6 +70,29 @@ fn_table! {
         cusolverDnDsyevd = "cusolverDnDsyevd": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnCheevd = "cusolverDnCheevd": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *mut f32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnZheevd = "cusolverDnZheevd": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *mut f64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDgeqrf_bufferSize(handle, int m, int n, double *A, int lda, int *lwork)`
+        cusolverDnSgeqrf_bufferSize = "cusolverDnSgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnDgeqrf_bufferSize = "cusolverDnDgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnCgeqrf_bufferSize = "cusolverDnCgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnZgeqrf_bufferSize = "cusolverDnZgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDgeqrf(handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork,
+        /// int *devInfo)`
+        cusolverDnSgeqrf = "cusolverDnSgeqrf": fn(Handle, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnDgeqrf = "cusolverDnDgeqrf": fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnCgeqrf = "cusolverDnCgeqrf": fn(Handle, c_int, c_int, *mut C32, c_int, *mut C32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnZgeqrf = "cusolverDnZgeqrf": fn(Handle, c_int, c_int, *mut C64, c_int, *mut C64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDorgqr_bufferSize(handle, int m, int n, int k, const double *A, int lda, const double *tau,
+        /// int *lwork)`
+        cusolverDnSorgqr_bufferSize = "cusolverDnSorgqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const f32, *mut c_int) -> CusolverStatus;
+        cusolverDnDorgqr_bufferSize = "cusolverDnDorgqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const f64, *mut c_int) -> CusolverStatus;
+        cusolverDnCungqr_bufferSize = "cusolverDnCungqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *const C32, *mut c_int) -> CusolverStatus;
+        cusolverDnZungqr_bufferSize = "cusolverDnZungqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *const C64, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDorgqr(handle, int m, int n, int k, double *A, int lda, const double *tau, double *work,
+        /// int lwork, int *info)`
+        cusolverDnSorgqr = "cusolverDnSorgqr": fn(Handle, c_int, c_int, c_int, *mut f32, c_int, *const f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnDorgqr = "cusolverDnDorgqr": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *const f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnCungqr = "cusolverDnCungqr": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *const C32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnZungqr = "cusolverDnZungqr": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *const C64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
     }
 }
 

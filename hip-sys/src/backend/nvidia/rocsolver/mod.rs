@@ -20,7 +20,8 @@
 //! - **Workspace** comes from the rocBLAS handle, as rocSOLVER's does: a
 //!   device memory size query collects what cuSOLVER's `*_bufferSize`
 //!   asks for (plus an `int` for the `devInfo` that `getrs` and `potrs`
-//!   need and rocSOLVER has not), rounded as rocBLAS rounds; a call then
+//!   need and rocSOLVER has not, after the QR calls' workspace too), rounded
+//!   as rocBLAS rounds; a call then
 //!   uses the workspace the caller gave the handle (`rocblas_set_workspace`),
 //!   `memory_error` if it is smaller than the need, as on AMD. A handle
 //!   with no user workspace gets the call's memory from `hipMallocAsync` on
@@ -339,6 +340,101 @@ macro_rules! syevd {
     };
 }
 
+/// The devInfo int cuSOLVER's QR calls write (rocSOLVER's have none),
+/// after the call's workspace, aligned.
+fn with_devinfo(
+    handle: rocblas_handle,
+    stream: *mut c_void,
+    work: usize,
+    call: impl FnOnce(*mut c_void, *mut c_int) -> Result<(), rocblas_status>,
+) -> Result<(), rocblas_status> {
+    let at = work.div_ceil(16) * 16;
+    with_workspace(handle, stream, at + std::mem::size_of::<c_int>(), |memory| {
+        // SAFETY: the workspace holds `at` bytes and then the int.
+        call(memory, unsafe { memory.cast::<u8>().add(at) }.cast())
+    })
+}
+
+macro_rules! geqrf {
+    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            tau: *mut $t,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+                if rules::geqrf(m, n, lda, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
+                let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                if query {
+                    return Err(collect(handle, work.div_ceil(16) * 16 + std::mem::size_of::<c_int>()));
+                }
+                with_devinfo(handle, stream, work, |memory, info| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `memory` holds `lwork` elements.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) })
+                })
+            })
+        }
+    };
+}
+
+macro_rules! orgqr {
+    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            a: *mut $t,
+            lda: c_int,
+            tau: *mut $t,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+                if rules::orgqr(m, n, k, lda, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, k, a, lda, tau, &mut lwork) })?;
+                let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                if query {
+                    return Err(collect(handle, work.div_ceil(16) * 16 + std::mem::size_of::<c_int>()));
+                }
+                with_devinfo(handle, stream, work, |memory, info| {
+                    // SAFETY: operands checked by the rules, of the sizes the
+                    // caller declared; `memory` holds `lwork` elements.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, k, a, lda, tau, memory.cast(), lwork, info) })
+                })
+            })
+        }
+    };
+}
+
+geqrf!(rocsolver_sgeqrf, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
+geqrf!(rocsolver_dgeqrf, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
+geqrf!(rocsolver_cgeqrf, C32, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf);
+geqrf!(rocsolver_zgeqrf, C64, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf);
+orgqr!(rocsolver_sorgqr, f32, cusolverDnSorgqr_bufferSize, cusolverDnSorgqr);
+orgqr!(rocsolver_dorgqr, f64, cusolverDnDorgqr_bufferSize, cusolverDnDorgqr);
+orgqr!(rocsolver_cungqr, C32, cusolverDnCungqr_bufferSize, cusolverDnCungqr);
+orgqr!(rocsolver_zungqr, C64, cusolverDnZungqr_bufferSize, cusolverDnZungqr);
+
 getrf!(rocsolver_sgetrf, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
 getrf!(rocsolver_dgetrf, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
 getrf!(rocsolver_cgetrf, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
@@ -419,6 +515,14 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dsyevd,
             rocsolver_cheevd,
             rocsolver_zheevd,
+            rocsolver_sgeqrf,
+            rocsolver_dgeqrf,
+            rocsolver_cgeqrf,
+            rocsolver_zgeqrf,
+            rocsolver_sorgqr,
+            rocsolver_dorgqr,
+            rocsolver_cungqr,
+            rocsolver_zungqr,
         })
     })
 }

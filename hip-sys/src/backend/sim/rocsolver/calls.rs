@@ -8,6 +8,7 @@
 
 use super::eigen;
 use super::factor::{self, Op};
+use super::qr;
 use super::scalar::Scalar;
 use super::workspace;
 use crate::backend::sim::library::{accesses, call, span, Span};
@@ -296,6 +297,77 @@ pub(super) fn syevd<T: Scalar>(
                 e.write_bytes(&vec![0u8; (n - 1) * T::REAL_SIZE])?;
             }
             store_ints(&info, &[status])
+        })
+    })
+}
+
+pub(super) fn geqrf<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    tau: *mut T,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+        let query = querying(handle);
+        let next = rules::geqrf(m, n, lda, given, query)?;
+        let (m, n, lda) = (m as usize, n as usize, lda as usize);
+        let need = workspace::geqrf(m, n, T::SIZE);
+        if query || next == Next::Done {
+            return bind(function, handle, need).map(drop);
+        }
+        let (a, elems) = matrix(a, m, n, lda)?;
+        let (tau, _) = matrix(tau, m.min(n), 1, m.min(n))?;
+        let used = vec![(a.clone(), AccessKind::Write), (tau.clone(), AccessKind::Write)];
+        queue(function, handle, need, used, move || {
+            let mut values = load::<T>(&a, elems)?;
+            let scalars = qr::geqrf(m, n, &mut values, lda);
+            store(&a, &values)?;
+            store(&tau, &scalars)
+        })
+    })
+}
+
+pub(super) fn orgqr<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    a: *mut T,
+    lda: c_int,
+    tau: *mut T,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+        let query = querying(handle);
+        let next = rules::orgqr(m, n, k, lda, given, query)?;
+        let (m, n, k, lda) = (m as usize, n as usize, k as usize, lda as usize);
+        let need = workspace::orgqr(m, n, k, T::SIZE);
+        if query || next == Next::Done {
+            return bind(function, handle, need).map(drop);
+        }
+        let (a, elems) = matrix(a, m, n, lda)?;
+        let used_tau = if k == 0 { None } else { Some(matrix(tau, k, 1, k)?.0) };
+        let mut used = vec![(a.clone(), AccessKind::Write)];
+        used.extend(used_tau.clone().map(|t| (t, AccessKind::Read)));
+        queue(function, handle, need, used, move || {
+            let mut values = load::<T>(&a, elems)?;
+            let scalars = match &used_tau {
+                Some(t) => load::<T>(t, k)?,
+                None => Vec::new(),
+            };
+            qr::orgqr(m, n, k, &mut values, lda, &scalars);
+            store(&a, &values)
         })
     })
 }

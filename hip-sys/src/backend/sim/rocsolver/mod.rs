@@ -37,6 +37,7 @@
 mod calls;
 mod eigen;
 mod factor;
+mod qr;
 mod scalar;
 mod table;
 mod workspace;

@@ -14,7 +14,20 @@ use std::ffi::{c_char, c_int};
 const VERSION: &str = "3.21.0.sim";
 
 macro_rules! entry_points {
-    ($($t:ty => $c:ty, $real:ty: $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident;)*) => {$(
+    ($(
+        $t:ty => $c:ty, $real:ty:
+        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident;
+    )*) => {$(
+        unsafe extern "C" fn $geqrf(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, tau: *mut $t,
+        ) -> rocblas_status {
+            calls::geqrf::<$c>(stringify!($geqrf), handle, m, n, a.cast(), lda, tau.cast())
+        }
+        unsafe extern "C" fn $orgqr(
+            handle: rocblas_handle, m: c_int, n: c_int, k: c_int, a: *mut $t, lda: c_int, tau: *mut $t,
+        ) -> rocblas_status {
+            calls::orgqr::<$c>(stringify!($orgqr), handle, m, n, k, a.cast(), lda, tau.cast())
+        }
         unsafe extern "C" fn $getrf(
             handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, ipiv: *mut c_int, info: *mut c_int,
         ) -> rocblas_status {
@@ -47,12 +60,16 @@ macro_rules! entry_points {
 }
 
 entry_points! {
-    f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd;
-    f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd;
+    f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd,
+        rocsolver_sgeqrf, rocsolver_sorgqr;
+    f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
+        rocsolver_dgeqrf, rocsolver_dorgqr;
     rocblas_float_complex => C32, f32:
-        rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd;
+        rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
+        rocsolver_cgeqrf, rocsolver_cungqr;
     rocblas_double_complex => C64, f64:
-        rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd;
+        rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
+        rocsolver_zgeqrf, rocsolver_zungqr;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -105,4 +122,12 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dsyevd,
     rocsolver_cheevd,
     rocsolver_zheevd,
+    rocsolver_sgeqrf,
+    rocsolver_dgeqrf,
+    rocsolver_cgeqrf,
+    rocsolver_zgeqrf,
+    rocsolver_sorgqr,
+    rocsolver_dorgqr,
+    rocsolver_cungqr,
+    rocsolver_zungqr,
 };

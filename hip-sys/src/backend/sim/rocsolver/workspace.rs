@@ -134,6 +134,39 @@ pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool) -> usize 
     total(&[3 * s, work1, work2, work3, tmpz, splits, tmptau_w, s * n])
 }
 
+/// larfg's dot-product workspace for a column of `x` entries
+/// (`ROCBLAS_DOT_NB` 512).
+fn larfg(x: usize, elem: usize) -> usize {
+    (if x > 2 { (x - 2) / 512 + 2 } else { 1 }) * elem
+}
+
+/// `geqrf` of an `m × n` matrix: unblocked (`geqr2`) unless both exceed
+/// 128, else in panels of 64 (`larft`, `larfb`).
+pub(super) fn geqrf(m: usize, n: usize, elem: usize) -> usize {
+    if m == 0 || n == 0 {
+        return 0;
+    }
+    if m <= 128 || n <= 128 {
+        total(&[3 * elem, larfg(m, elem), (n * elem).max(elem), elem])
+    } else {
+        let work = larfg(m, elem).max(64 * elem);
+        total(&[3 * elem, work, 64 * 64 * elem, elem.max((n - 64) * 64 * elem)])
+    }
+}
+
+/// `orgqr` / `ungqr` of `m × n` from `k` reflectors: unblocked (`org2r`)
+/// for `k` up to 128, else in panels of 64.
+pub(super) fn orgqr(m: usize, n: usize, k: usize, elem: usize) -> usize {
+    if m == 0 || n == 0 {
+        return 0;
+    }
+    if k <= 128 {
+        total(&[3 * elem, n * elem])
+    } else {
+        total(&[3 * elem, 64 * elem, (n * elem).max((n - 64) * 64 * elem), 64 * 64 * elem])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +191,17 @@ mod tests {
         assert_eq!(syevd(100, 8, 8, false), 82_560, "without vectors");
         assert_eq!([syevd(30, 16, 8, true), syevd(100, 16, 8, true)], [15_552, 506_880]);
         assert_eq!([syevd(30, 16, 8, false), syevd(100, 16, 8, false)], [15_552, 164_928]);
+    }
+
+    #[test]
+    fn qr_asks_what_rocsolver_3_21_asks() {
+        let d = |m, n| geqrf(m, n, 8);
+        assert_eq!([d(4, 4), d(30, 30), d(100, 100), d(256, 256), d(50, 20)], [256, 448, 1024, 131_648, 384]);
+        let o = |m, n, k| orgqr(m, n, k, 8);
+        assert_eq!([o(4, 4, 4), o(30, 30, 30), o(100, 100, 100), o(256, 256, 256)], [128, 320, 896, 131_648]);
+        assert_eq!(o(50, 20, 20), 256);
+        assert_eq!([geqrf(30, 30, 16), geqrf(100, 100, 16)], [704, 1_792]);
+        assert_eq!([orgqr(30, 30, 30, 16), orgqr(100, 100, 100, 16)], [576, 1_664]);
     }
 
     #[test]
