@@ -294,7 +294,9 @@
 //! stays on the device until [`solver::Info::check`] reads it, so a chain
 //! of calls queues without waiting; a singular or indefinite matrix is an
 //! [`libs::Breakdown`] then. Pivots live in [`solver::Pivots`], which only
-//! `getrf` writes.
+//! `getrf` writes. [`solver::geqrf`] and [`solver::orgqr`] give QR, and
+//! [`solver::syevd`] the eigenvalues and vectors of a symmetric or
+//! Hermitian matrix.
 //!
 //! ```
 //! use amdgpu::prelude::*;

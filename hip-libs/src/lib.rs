@@ -7,8 +7,9 @@
 //!   cache.
 //! - [`dnn`]: softmax, activations and 2-D convolution.
 //! - [`rand`]: uniform, normal and log-normal fills (rocRAND's Philox).
-//! - [`solver`]: LU and Cholesky factorizations and solves (rocSOLVER),
-//!   their `info` kept on the device until asked for.
+//! - [`solver`]: LU, Cholesky and QR factorizations, solves and the
+//!   symmetric / Hermitian eigensolver (rocSOLVER), their `info` kept on
+//!   the device until asked for.
 //!
 //! Operands are anything that implements [`DeviceData`] (amdgpu's
 //! `DeviceArray` and `DeviceSlice` do). Work runs on the output's stream,
