@@ -7,28 +7,7 @@
 //! (phases) are not specified by rocSOLVER and are not normalized here.
 
 use super::scalar::Scalar;
-
-/// A complex number of the computation.
-#[derive(Clone, Copy, PartialEq)]
-struct C(f64, f64);
-
-impl C {
-    fn mul(self, o: C) -> C {
-        C(self.0 * o.0 - self.1 * o.1, self.0 * o.1 + self.1 * o.0)
-    }
-    fn conj(self) -> C {
-        C(self.0, -self.1)
-    }
-    fn scale(self, k: f64) -> C {
-        C(self.0 * k, self.1 * k)
-    }
-    fn add(self, o: C) -> C {
-        C(self.0 + o.0, self.1 + o.1)
-    }
-    fn abs(self) -> f64 {
-        self.0.hypot(self.1)
-    }
-}
+use super::wide::C;
 
 /// The most sweeps before giving up (`info` > 0); Jacobi converges
 /// quadratically, in well under 20 sweeps for any order tested.
@@ -40,12 +19,11 @@ const SWEEPS: usize = 60;
 /// off-diagonal entries left above the tolerance when the sweeps ran out.
 pub(super) fn syevd<T: Scalar>(vectors: bool, upper: bool, n: usize, a: &mut [T], lda: usize) -> (Vec<f64>, i32) {
     // The full matrix from the named triangle (the diagonal's real part).
-    let mut m = vec![C(0.0, 0.0); n * n];
+    let mut m = vec![C::ZERO; n * n];
     for j in 0..n {
         for i in 0..n {
             let stored = if (i <= j) == upper { (i, j) } else { (j, i) };
-            let v = a[stored.0 + stored.1 * lda];
-            let v = C(v.re(), v.im());
+            let v = C::of(a[stored.0 + stored.1 * lda]);
             m[i + j * n] = if i == j {
                 C(v.0, 0.0)
             } else if stored == (i, j) {
@@ -55,7 +33,7 @@ pub(super) fn syevd<T: Scalar>(vectors: bool, upper: bool, n: usize, a: &mut [T]
             };
         }
     }
-    let mut v: Vec<C> = (0..n * n).map(|e| if e % (n + 1) == 0 { C(1.0, 0.0) } else { C(0.0, 0.0) }).collect();
+    let mut v: Vec<C> = (0..n * n).map(|e| if e % (n + 1) == 0 { C::ONE } else { C::ZERO }).collect();
     let norm: f64 = m.iter().map(|x| x.abs().powi(2)).sum::<f64>().sqrt();
     let tolerance = f64::EPSILON * norm.max(f64::MIN_POSITIVE);
     let off = |m: &[C]| {
@@ -96,8 +74,8 @@ pub(super) fn syevd<T: Scalar>(vectors: bool, upper: bool, n: usize, a: &mut [T]
                     m[p + k * n] = yp.scale(c).add(yq.mul(back).scale(-s));
                     m[q + k * n] = yp.scale(s).add(yq.mul(back).scale(c));
                 }
-                m[p + q * n] = C(0.0, 0.0);
-                m[q + p * n] = C(0.0, 0.0);
+                m[p + q * n] = C::ZERO;
+                m[q + p * n] = C::ZERO;
             }
         }
     }
@@ -109,7 +87,7 @@ pub(super) fn syevd<T: Scalar>(vectors: bool, upper: bool, n: usize, a: &mut [T]
         for (j, &k) in order.iter().enumerate() {
             for i in 0..n {
                 let x = v[i + k * n];
-                a[i + j * lda] = T::complex(x.0, x.1);
+                a[i + j * lda] = x.to();
             }
         }
     }

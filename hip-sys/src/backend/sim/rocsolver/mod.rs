@@ -40,6 +40,7 @@ mod factor;
 mod qr;
 mod scalar;
 mod table;
+mod wide;
 mod workspace;
 
 pub(crate) use table::SIM_ROCSOLVER;

@@ -5,43 +5,7 @@
 //! Computed in double precision whatever the operand's and rounded to it.
 
 use super::scalar::Scalar;
-
-/// A complex number of the computation.
-#[derive(Clone, Copy, PartialEq, Debug)]
-struct C(f64, f64);
-
-impl C {
-    const ZERO: C = C(0.0, 0.0);
-    fn add(self, o: C) -> C {
-        C(self.0 + o.0, self.1 + o.1)
-    }
-    fn sub(self, o: C) -> C {
-        C(self.0 - o.0, self.1 - o.1)
-    }
-    fn mul(self, o: C) -> C {
-        C(self.0 * o.0 - self.1 * o.1, self.0 * o.1 + self.1 * o.0)
-    }
-    fn div(self, o: C) -> C {
-        let d = o.0 * o.0 + o.1 * o.1;
-        C((self.0 * o.0 + self.1 * o.1) / d, (self.1 * o.0 - self.0 * o.1) / d)
-    }
-    fn conj(self) -> C {
-        C(self.0, -self.1)
-    }
-    fn norm2(self) -> f64 {
-        self.0 * self.0 + self.1 * self.1
-    }
-}
-
-fn load<T: Scalar>(a: &[T]) -> Vec<C> {
-    a.iter().map(|v| C(v.re(), v.im())).collect()
-}
-
-fn store<T: Scalar>(from: &[C], a: &mut [T]) {
-    for (out, v) in a.iter_mut().zip(from) {
-        *out = T::complex(v.0, v.1);
-    }
-}
+use super::wide::{narrow, widen, C};
 
 /// LAPACK's `larfg` on (alpha, x): the reflector `H = I − τ v vᴴ` with
 /// `Hᴴ (alpha; x) = (β; 0)`, β real; x becomes v's tail. Returns (β, τ).
@@ -52,7 +16,7 @@ fn larfg(alpha: C, x: &mut [C]) -> (C, C) {
     }
     let beta = -(alpha.0.signum()) * (alpha.norm2() + xnorm * xnorm).sqrt();
     let tau = C((beta - alpha.0) / beta, -alpha.1 / beta);
-    let scale = C(1.0, 0.0).div(alpha.sub(C(beta, 0.0)));
+    let scale = C::ONE.div(alpha.sub(C(beta, 0.0)));
     for v in x.iter_mut() {
         *v = v.mul(scale);
     }
@@ -63,7 +27,7 @@ fn larfg(alpha: C, x: &mut [C]) -> (C, C) {
 /// (r0, c0), `v` the column of `a` at (r0, vc) with its first entry taken
 /// as 1.
 fn apply(a: &mut [C], lda: usize, (r0, c0): (usize, usize), rows: usize, cols: usize, vc: usize, t: C) {
-    let v = |a: &[C], r: usize| if r == 0 { C(1.0, 0.0) } else { a[r0 + r + vc * lda] };
+    let v = |a: &[C], r: usize| if r == 0 { C::ONE } else { a[r0 + r + vc * lda] };
     for j in c0..c0 + cols {
         // w = vᴴ a_j
         let w = (0..rows).fold(C::ZERO, |s, r| s.add(v(a, r).conj().mul(a[r0 + r + j * lda])));
@@ -78,7 +42,7 @@ fn apply(a: &mut [C], lda: usize, (r0, c0): (usize, usize), rows: usize, cols: u
 /// `geqrf` of the `m × n` matrix in `a` (leading dimension `lda`), in
 /// place; the `min(m, n)` scalars returned.
 pub(super) fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], lda: usize) -> Vec<T> {
-    let mut w = load(a);
+    let mut w = widen(a);
     let k = m.min(n);
     let mut taus = Vec::with_capacity(k);
     for i in 0..k {
@@ -90,20 +54,20 @@ pub(super) fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], lda: usize) -> V
             // Hᴴ from the left: LAPACK passes conj(τ) to larf.
             apply(&mut w, lda, (i, i + 1), m - i, n - i - 1, i, tau.conj());
         }
-        taus.push(T::complex(tau.0, tau.1));
+        taus.push(tau.to());
     }
-    store(&w, a);
+    narrow(&w, a);
     taus
 }
 
 /// `orgqr` / `ungqr`: the first `n` columns of `Q = H₁ … H_k` (`m × n`)
 /// over the reflectors in `a`, with their scalars `tau`.
 pub(super) fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], lda: usize, tau: &[T]) {
-    let mut w = load(a);
-    let tau: Vec<C> = tau.iter().map(|t| C(t.re(), t.im())).collect();
+    let mut w = widen(a);
+    let tau = widen(tau);
     for j in k..n {
         for r in 0..m {
-            w[r + j * lda] = if r == j { C(1.0, 0.0) } else { C::ZERO };
+            w[r + j * lda] = if r == j { C::ONE } else { C::ZERO };
         }
     }
     for i in (0..k).rev() {
@@ -111,14 +75,14 @@ pub(super) fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], lda: u
             apply(&mut w, lda, (i, i + 1), m - i, n - i - 1, i, tau[i]);
         }
         for r in i + 1..m {
-            w[r + i * lda] = w[r + i * lda].mul(C(0.0, 0.0).sub(tau[i]));
+            w[r + i * lda] = w[r + i * lda].mul(C::ZERO.sub(tau[i]));
         }
-        w[i + i * lda] = C(1.0, 0.0).sub(tau[i]);
+        w[i + i * lda] = C::ONE.sub(tau[i]);
         for r in 0..i {
             w[r + i * lda] = C::ZERO;
         }
     }
-    store(&w, a);
+    narrow(&w, a);
 }
 
 #[cfg(test)]
