@@ -63,20 +63,10 @@ impl Info {
     /// capture is underway on this thread (reading waits for the stream).
     #[doc(alias = "info")]
     pub fn value(&self) -> Result<i32> {
-        let mut value = 0i32;
-        let stream = self.buffer.stream();
-        self.buffer.prepare_read(stream)?;
-        // SAFETY: the buffer holds one i32 on its device; `value` is host
-        // memory of that size, alive for the whole (blocking) copy.
-        unsafe {
-            hip_core::copy_after(
-                (&mut value as *mut i32).cast::<c_void>(),
-                self.buffer.as_ptr(),
-                std::mem::size_of::<i32>(),
-                stream,
-            )
-        }?;
-        Ok(value)
+        let mut value = [0i32];
+        // SAFETY: the buffer holds one i32.
+        unsafe { crate::memory::download_from(&self.buffer, &mut value) }?;
+        Ok(value[0])
     }
 
     /// `Ok(())` if the factorization succeeded, once it ran; else
@@ -154,13 +144,8 @@ impl Pivots {
             return Err(LibError::invalid("Pivots::to_vec", "no getrf has written these pivots yet"));
         }
         let mut out = vec![0i32; self.len];
-        let stream = self.buffer.stream();
-        self.buffer.prepare_read(stream)?;
-        // SAFETY: the buffer holds `len` i32s on its device; `out` is host
-        // memory of that size, alive for the whole (blocking) copy.
-        unsafe {
-            hip_core::copy_after(out.as_mut_ptr().cast(), self.buffer.as_ptr(), std::mem::size_of_val(&out[..]), stream)
-        }?;
+        // SAFETY: the buffer holds `len` i32s.
+        unsafe { crate::memory::download_from(&self.buffer, &mut out) }?;
         Ok(out)
     }
 }
