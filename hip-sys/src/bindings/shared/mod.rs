@@ -13,3 +13,4 @@ pub(crate) mod rocblas_rules;
 pub(crate) mod rocfft_version;
 pub(crate) mod rocsolver_rules;
 pub(crate) mod rocsparse_spmv;
+pub(crate) mod version_string;

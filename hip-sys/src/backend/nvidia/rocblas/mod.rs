@@ -51,6 +51,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::{catch_status, library_candidates, open, Handle};
 use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::bindings::shared::version_string;
 use crate::rocblas::*;
 use crate::sync::MutexExt;
 use crate::BackendError;
@@ -464,30 +465,16 @@ unsafe extern "C" fn rocblas_stop_device_memory_size_query(handle: rocblas_handl
 unsafe extern "C" fn rocblas_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
         let text = VERSION.get().ok_or(rocblas_status::rocblas_status_internal_error)?;
-        if len.is_null() {
-            return Err(rocblas_status::rocblas_status_invalid_pointer);
-        }
-        // SAFETY: non-null, valid for a write (C contract).
-        unsafe { len.write(text.len() + 1) };
-        Ok(())
+        // SAFETY: null or valid for a write (C contract).
+        unsafe { version_string::size(text, len) }
     })
 }
 
 unsafe extern "C" fn rocblas_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
     entry(|| {
         let text = VERSION.get().ok_or(rocblas_status::rocblas_status_internal_error)?;
-        if buf.is_null() {
-            return Err(rocblas_status::rocblas_status_invalid_pointer);
-        }
-        if len < text.len() + 1 {
-            return Err(rocblas_status::rocblas_status_invalid_size);
-        }
-        // SAFETY: `buf` holds `len` bytes, enough for the text and its NUL.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, text.len());
-            buf.add(text.len()).write(0);
-        }
-        Ok(())
+        // SAFETY: null or valid for `len` bytes (C contract).
+        unsafe { version_string::write(text, buf, len) }
     })
 }
 

@@ -56,6 +56,7 @@ use self::library::{entry, fns, load_once, ok};
 use super::rocblas::{collect, cuda_stream, querying, user_workspace};
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::bindings::shared::version_string;
 use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
 use crate::sync::MutexExt;
@@ -102,14 +103,20 @@ pub(in crate::backend::nvidia) fn forget(handle: rocblas_handle) -> Result<(), r
     ok("cusolverDnDestroy", unsafe { (fns()?.cusolverDnDestroy)(dn as Handle) })
 }
 
-/// Run `call` with `need` bytes of the handle's workspace: the caller's
-/// (`memory_error` if smaller), else stream-ordered memory of the call.
+/// The end of every call: during a size query (`query`), its `need`
+/// collected into the handle's query, as rocSOLVER answers; else `call`
+/// with `need` bytes of the handle's workspace: the caller's
+/// (`memory_error` if smaller), or stream-ordered memory of the call.
 fn with_workspace(
     handle: rocblas_handle,
     stream: *mut c_void,
+    query: bool,
     need: usize,
     call: impl FnOnce(*mut c_void) -> Result<(), rocblas_status>,
 ) -> Result<(), rocblas_status> {
+    if query {
+        return Err(collect(handle, need));
+    }
     let need = need.div_ceil(super::rocblas::DEVICE_MEMORY_GRANULE) * super::rocblas::DEVICE_MEMORY_GRANULE;
     if let Some((ptr, size)) = user_workspace(handle) {
         if size < need {
@@ -131,6 +138,23 @@ fn with_workspace(
         return Err(rocblas_status::rocblas_status_internal_error);
     }
     Ok(())
+}
+
+/// As [`with_workspace`] for the calls whose cuSOLVER counterpart writes
+/// a devInfo int that rocSOLVER's has not (`getrs`, `potrs`, QR): `work`
+/// bytes of cuSOLVER workspace, then the int, aligned.
+fn with_devinfo(
+    handle: rocblas_handle,
+    stream: *mut c_void,
+    query: bool,
+    work: usize,
+    call: impl FnOnce(*mut c_void, *mut c_int) -> Result<(), rocblas_status>,
+) -> Result<(), rocblas_status> {
+    let at = work.div_ceil(16) * 16;
+    with_workspace(handle, stream, query, at + std::mem::size_of::<c_int>(), |memory| {
+        // SAFETY: the workspace holds `at` bytes and then the int.
+        call(memory, unsafe { memory.cast::<u8>().add(at) }.cast())
+    })
 }
 
 /// Set a factorization's `info` to 0 on `stream` (an empty problem).
@@ -171,10 +195,7 @@ macro_rules! getrf {
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                if query {
-                    return Err(collect(handle, need));
-                }
-                with_workspace(handle, stream, need, |work| {
+                with_workspace(handle, stream, query, need, |work| {
                     // SAFETY: operands checked by the rules, of the sizes the
                     // caller declared (C contract); `work` holds `lwork` elements.
                     ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, work.cast(), ipiv, info) })
@@ -205,16 +226,12 @@ macro_rules! getrs {
                 if rules::getrs(trans, n, nrhs, lda, ldb, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
-                // cuSOLVER's devInfo, which rocSOLVER's getrs has not.
-                let need = std::mem::size_of::<c_int>();
-                if query {
-                    return Err(collect(handle, need));
-                }
                 let op = rules::operation(trans)? as c_int;
-                with_workspace(handle, stream, need, |work| {
+                // No cuSOLVER workspace: only its devInfo.
+                with_devinfo(handle, stream, query, 0, |_, info| {
                     // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `work` holds the devInfo int.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, work.cast()) })
+                    // caller declared; `info` is the devInfo int.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info) })
                 })
             })
         }
@@ -244,10 +261,7 @@ macro_rules! potrf {
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, fill, n, a, lda, &mut lwork) })?;
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                if query {
-                    return Err(collect(handle, need));
-                }
-                with_workspace(handle, stream, need, |work| {
+                with_workspace(handle, stream, query, need, |work| {
                     // SAFETY: operands checked by the rules, of the sizes the
                     // caller declared; `work` holds `lwork` elements.
                     ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, a, lda, work.cast(), lwork, info) })
@@ -277,15 +291,12 @@ macro_rules! potrs {
                 if rules::potrs(uplo, n, nrhs, lda, ldb, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
-                let need = std::mem::size_of::<c_int>();
-                if query {
-                    return Err(collect(handle, need));
-                }
                 let fill = fill(uplo)?;
-                with_workspace(handle, stream, need, |work| {
+                // No cuSOLVER workspace: only its devInfo.
+                with_devinfo(handle, stream, query, 0, |_, info| {
                     // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `work` holds the devInfo int.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, work.cast()) })
+                    // caller declared; `info` is the devInfo int.
+                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, info) })
                 })
             })
         }
@@ -326,11 +337,8 @@ macro_rules! syevd {
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, jobz, fill, n, a, lda, d, &mut lwork) })?;
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                if query {
-                    return Err(collect(handle, need));
-                }
                 // cuSOLVER has no E: rocSOLVER's scratch is left as it is.
-                with_workspace(handle, stream, need, |work| {
+                with_workspace(handle, stream, query, need, |work| {
                     // SAFETY: operands checked by the rules, of the sizes the
                     // caller declared; `work` holds `lwork` elements.
                     ok(stringify!($run), unsafe { (f.$run)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) })
@@ -338,21 +346,6 @@ macro_rules! syevd {
             })
         }
     };
-}
-
-/// The devInfo int cuSOLVER's QR calls write (rocSOLVER's have none),
-/// after the call's workspace, aligned.
-fn with_devinfo(
-    handle: rocblas_handle,
-    stream: *mut c_void,
-    work: usize,
-    call: impl FnOnce(*mut c_void, *mut c_int) -> Result<(), rocblas_status>,
-) -> Result<(), rocblas_status> {
-    let at = work.div_ceil(16) * 16;
-    with_workspace(handle, stream, at + std::mem::size_of::<c_int>(), |memory| {
-        // SAFETY: the workspace holds `at` bytes and then the int.
-        call(memory, unsafe { memory.cast::<u8>().add(at) }.cast())
-    })
 }
 
 macro_rules! geqrf {
@@ -377,10 +370,7 @@ macro_rules! geqrf {
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
                 let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                if query {
-                    return Err(collect(handle, work.div_ceil(16) * 16 + std::mem::size_of::<c_int>()));
-                }
-                with_devinfo(handle, stream, work, |memory, info| {
+                with_devinfo(handle, stream, query, work, |memory, info| {
                     // SAFETY: operands checked by the rules, of the sizes the
                     // caller declared; `memory` holds `lwork` elements.
                     ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) })
@@ -413,10 +403,7 @@ macro_rules! orgqr {
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, m, n, k, a, lda, tau, &mut lwork) })?;
                 let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                if query {
-                    return Err(collect(handle, work.div_ceil(16) * 16 + std::mem::size_of::<c_int>()));
-                }
-                with_devinfo(handle, stream, work, |memory, info| {
+                with_devinfo(handle, stream, query, work, |memory, info| {
                     // SAFETY: operands checked by the rules, of the sizes the
                     // caller declared; `memory` holds `lwork` elements.
                     ok(stringify!($run), unsafe { (f.$run)(dn, m, n, k, a, lda, tau, memory.cast(), lwork, info) })
@@ -459,30 +446,16 @@ syevd!(rocsolver_zheevd, C64, f64, cusolverDnZheevd_bufferSize, cusolverDnZheevd
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
         let text = library::version().ok_or(rocblas_status::rocblas_status_internal_error)?;
-        if len.is_null() {
-            return Err(rocblas_status::rocblas_status_invalid_pointer);
-        }
-        // SAFETY: non-null, valid for a write (C contract).
-        unsafe { len.write(text.len() + 1) };
-        Ok(())
+        // SAFETY: null or valid for a write (C contract).
+        unsafe { version_string::size(text, len) }
     })
 }
 
 unsafe extern "C" fn rocsolver_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
     entry(|| {
         let text = library::version().ok_or(rocblas_status::rocblas_status_internal_error)?;
-        if buf.is_null() {
-            return Err(rocblas_status::rocblas_status_invalid_pointer);
-        }
-        if len < text.len() + 1 {
-            return Err(rocblas_status::rocblas_status_invalid_size);
-        }
-        // SAFETY: `buf` holds `len` bytes, enough for the text and its NUL.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, text.len());
-            buf.add(text.len()).write(0);
-        }
-        Ok(())
+        // SAFETY: null or valid for `len` bytes (C contract).
+        unsafe { version_string::write(text, buf, len) }
     })
 }
 

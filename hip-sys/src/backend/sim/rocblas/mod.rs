@@ -60,6 +60,7 @@ use crate::backend::sim::violations::AccessKind;
 use crate::backend::sim::{submit, targets};
 use crate::bindings::rocblas::*;
 use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::bindings::shared::version_string;
 use half::{bf16, f16};
 use std::ffi::{c_char, c_void};
 
@@ -365,27 +366,13 @@ pub(crate) unsafe extern "C" fn rocblas_stop_device_memory_size_query(
 }
 
 pub(crate) unsafe extern "C" fn rocblas_get_version_string_size(len: *mut usize) -> Status {
-    call("rocblas_get_version_string_size", OK, INTERNAL, || {
-        // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(len, VERSION.len() + 1, INVALID_POINTER) }
-    })
+    // SAFETY: null or valid for a write (C contract).
+    call("rocblas_get_version_string_size", OK, INTERNAL, || unsafe { version_string::size(VERSION, len) })
 }
 
 pub(crate) unsafe extern "C" fn rocblas_get_version_string(buf: *mut c_char, len: usize) -> Status {
-    call("rocblas_get_version_string", OK, INTERNAL, || {
-        if buf.is_null() {
-            return Err(INVALID_POINTER);
-        }
-        if len < VERSION.len() + 1 {
-            return Err(INVALID_SIZE);
-        }
-        // SAFETY: `buf` holds `len` bytes, enough for the string and its NUL.
-        unsafe {
-            std::ptr::copy_nonoverlapping(VERSION.as_ptr().cast::<c_char>(), buf, VERSION.len());
-            buf.add(VERSION.len()).write(0);
-        }
-        Ok(())
-    })
+    // SAFETY: null or valid for `len` bytes (C contract).
+    call("rocblas_get_version_string", OK, INTERNAL, || unsafe { version_string::write(VERSION, buf, len) })
 }
 
 pub(crate) unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mode: rocblas_math_mode) -> Status {

@@ -4,7 +4,8 @@
 #![allow(clippy::too_many_arguments)]
 
 use super::calls::{self, C32, C64};
-use crate::backend::sim::library::{call, write_out};
+use crate::backend::sim::library::call;
+use crate::bindings::shared::version_string;
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
 use std::ffi::{c_char, c_int};
@@ -74,28 +75,14 @@ entry_points! {
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
     let (ok, internal) = (rocblas_status::rocblas_status_success, rocblas_status::rocblas_status_internal_error);
-    call("rocsolver_get_version_string_size", ok, internal, || {
-        // SAFETY: null is refused; otherwise valid per the C contract.
-        unsafe { write_out(len, VERSION.len() + 1, rocblas_status::rocblas_status_invalid_pointer) }
-    })
+    // SAFETY: null or valid for a write (C contract).
+    call("rocsolver_get_version_string_size", ok, internal, || unsafe { version_string::size(VERSION, len) })
 }
 
 unsafe extern "C" fn rocsolver_get_version_string(buf: *mut c_char, len: usize) -> rocblas_status {
     let (ok, internal) = (rocblas_status::rocblas_status_success, rocblas_status::rocblas_status_internal_error);
-    call("rocsolver_get_version_string", ok, internal, || {
-        if buf.is_null() {
-            return Err(rocblas_status::rocblas_status_invalid_pointer);
-        }
-        if len < VERSION.len() + 1 {
-            return Err(rocblas_status::rocblas_status_invalid_size);
-        }
-        // SAFETY: `buf` holds `len` bytes, enough for the string and its NUL.
-        unsafe {
-            std::ptr::copy_nonoverlapping(VERSION.as_ptr().cast::<c_char>(), buf, VERSION.len());
-            buf.add(VERSION.len()).write(0);
-        }
-        Ok(())
-    })
+    // SAFETY: null or valid for `len` bytes (C contract).
+    call("rocsolver_get_version_string", ok, internal, || unsafe { version_string::write(VERSION, buf, len) })
 }
 
 /// The simulator's rocSOLVER table.
