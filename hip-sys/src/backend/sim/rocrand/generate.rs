@@ -1,14 +1,15 @@
 //! The generate calls: words, uniforms, normals and log-normals, each
 //! queued on the generator's stream as one write of its output.
 
-use super::generator::{generator_device, initialize, with_generator, Engine, Status, INTERNAL, OK};
-use super::mrg32k3a;
+use super::engines::Widths;
+use super::generator::{generator_device, initialize, with_generator, Engine, Status, INTERNAL, NOT_CREATED, OK};
+use super::{mrg32k3a, poisson, xorwow};
 use crate::backend::sim::library::{accesses, call, span};
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::rocrand::*;
-use std::ffi::c_void;
+use std::sync::Arc;
 
 const LAUNCH_FAILURE: Status = rocrand_status::ROCRAND_STATUS_LAUNCH_FAILURE;
 
@@ -20,37 +21,47 @@ const INV52: f64 = 2.220_446_049_250_313e-16;
 /// `ROCRAND_2POW32_INV_2PI`, as rocRAND spells it (a product of floats).
 const INV32_2PI: f32 = 2.328_306_4e-10 * 6.283_185_5;
 
-/// Queue a fill of `n` elements of `size` bytes at `out` on `generator`'s
-/// stream, from the next `words` words of its stream, made into bytes by
-/// `convert` (given the generator's engine) when the work runs.
-/// `wordwise`: one word makes one element (the only layout modelled for
-/// XORWOW and MRG32k3a, whose engines draw several words an element
-/// otherwise).
-#[allow(clippy::too_many_arguments)]
-fn fill(
+/// What makes a distribution's values of its draws.
+type Make<T> = Box<dyn Fn(&[u32]) -> Vec<T> + Send + Sync>;
+
+/// A distribution as rocRAND's functors give it for one engine: `input`
+/// draws make `output` values, by `make`.
+struct Distribution<T> {
+    widths: Widths,
+    make: Make<T>,
+}
+
+impl<T> Distribution<T> {
+    fn new(input: usize, output: usize, make: impl Fn(&[u32]) -> Vec<T> + Send + Sync + 'static) -> Self {
+        Distribution { widths: Widths { input, output }, make: Box::new(make) }
+    }
+}
+
+/// Queue a fill of `n` values of type `T` at `out` on `generator`'s
+/// stream, made by the distribution `pick` gives for the generator's
+/// engine when the work runs: from Philox's one stream of words, or from
+/// XORWOW's and MRG32k3a's engines as their kernel lays work out.
+fn fill<T: Copy + Default + Send + 'static, const N: usize>(
     function: &'static str,
     generator: rocrand_generator,
-    out: *mut c_void,
+    out: *mut T,
     n: usize,
-    size: usize,
-    words: u64,
-    wordwise: bool,
-    convert: impl Fn(&[u32], Engine) -> Vec<u8> + Send + Sync + 'static,
+    to_bytes: fn(T) -> [u8; N],
+    pick: impl FnOnce(Engine) -> Result<Distribution<T>, Status>,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         let device = generator_device(function, generator)?;
         let engine = with_generator(generator, |g| g.engine)?;
-        if !wordwise && engine != Engine::Philox {
-            log::error!("hip simulator: {function} is not modelled for {engine:?} (words and float uniforms are)");
-            return Err(INTERNAL);
-        }
+        let distribution = pick(engine)?;
         if n == 0 {
             return Ok(());
         }
-        let bytes = n.checked_mul(size).ok_or(rocrand_status::ROCRAND_STATUS_OUT_OF_RANGE)?;
-        if !wordwise && out as usize % 16 != 0 {
-            // rocRAND's kernels then hand the head to one thread and
-            // misplace values; refused here rather than computed right.
+        let bytes = n.checked_mul(N).ok_or(rocrand_status::ROCRAND_STATUS_OUT_OF_RANGE)?;
+        let vector = distribution.widths.output > 1 || distribution.widths.input > 1;
+        if engine == Engine::Philox && vector && out as usize % 16 != 0 {
+            // rocRAND's Philox kernel then hands the head to one thread
+            // and misplaces values; refused here rather than computed
+            // right.
             log::error!("hip simulator: {function} into {out:p}, not 16-byte aligned, misplaces values on rocRAND");
             return Err(LAUNCH_FAILURE);
         }
@@ -65,19 +76,29 @@ fn fill(
             return Err(LAUNCH_FAILURE);
         }
         initialize(generator)?;
-        let run = with_generator(generator, |g| g.take(words))?;
+        let Widths { input, output: width } = distribution.widths;
+        let compute: Box<dyn Fn() -> Vec<T> + Send + Sync> = match engine {
+            Engine::Philox => {
+                let words = with_generator(generator, |g| g.take((n.div_ceil(width) * input) as u64))?;
+                Box::new(move || words.all().chunks_exact(input).flat_map(|w| (distribution.make)(w)).collect())
+            }
+            Engine::Xorwow | Engine::Mrg32k3a => {
+                let misalignment = (width - (out as usize / N) % width) % width;
+                let launch =
+                    with_generator(generator, |g| g.launch(n, misalignment, distribution.widths))?.ok_or(INTERNAL)?;
+                match engine {
+                    Engine::Xorwow => Box::new(move || launch.run::<xorwow::State, T>(&distribution.make)),
+                    _ => Box::new(move || launch.run::<mrg32k3a::State, T>(&distribution.make)),
+                }
+            }
+        };
         let op = Op::with(function, accesses([(&output, AccessKind::Write)]));
         submit::submit(&target, false, op, move || {
-            let mut made = convert(&run.all(), run.engine);
-            made.truncate(bytes);
+            let made: Vec<u8> = compute().into_iter().take(n).flat_map(to_bytes).collect();
             output.write_bytes(&made)
         })
         .map_err(|_| LAUNCH_FAILURE)
     })
-}
-
-fn bytes_of<T: Copy, const N: usize>(values: impl Iterator<Item = T>, to_bytes: fn(T) -> [u8; N]) -> Vec<u8> {
-    values.flat_map(to_bytes).collect()
 }
 
 /// rocRAND's float uniform of one word, in (0, 1].
@@ -110,16 +131,30 @@ fn normal_pair_f64(w: &[u32]) -> [f64; 2] {
     [angle.sin() * s, angle.cos() * s]
 }
 
-/// Words a normal fill of `n` takes: `per_pair` for each pair, the last
-/// one whole for an odd `n`.
-fn pair_words(n: usize, per_pair: u64) -> u64 {
-    (n as u64).div_ceil(2) * per_pair
+/// MRG32k3a's Box-Muller of two draws in float (`mrg_box_muller`).
+fn mrg_normal_pair_f32(x: u32, y: u32) -> [f32; 2] {
+    let u = mrg32k3a::uniform(x);
+    let v = mrg32k3a::uniform(y) * 6.283_185_5;
+    let s = (-2.0 * u.ln()).sqrt();
+    [v.sin() * s, v.cos() * s]
+}
+
+/// MRG32k3a's Box-Muller in double (`mrg_box_muller_double`): its
+/// uniforms are the float ones, widened.
+fn mrg_normal_pair_f64(x: u32, y: u32) -> [f64; 2] {
+    let u = f64::from(mrg32k3a::uniform(x));
+    let v = f64::from(mrg32k3a::uniform(y)) * 2.0;
+    let s = (-2.0 * u.ln()).sqrt();
+    let angle = v * std::f64::consts::PI;
+    [angle.sin() * s, angle.cos() * s]
 }
 
 pub(crate) unsafe extern "C" fn rocrand_generate(generator: rocrand_generator, out: *mut u32, n: usize) -> Status {
-    fill("rocrand_generate", generator, out.cast(), n, 4, n as u64, true, |w, engine| match engine {
-        Engine::Mrg32k3a => bytes_of(w.iter().map(|&v| mrg32k3a::word(v)), u32::to_ne_bytes),
-        _ => bytes_of(w.iter().copied(), u32::to_ne_bytes),
+    fill("rocrand_generate", generator, out, n, u32::to_ne_bytes, |engine| {
+        Ok(match engine {
+            Engine::Mrg32k3a => Distribution::new(1, 1, |w| vec![mrg32k3a::word(w[0])]),
+            _ => Distribution::new(1, 1, |w| w.to_vec()),
+        })
     })
 }
 
@@ -128,9 +163,11 @@ pub(crate) unsafe extern "C" fn rocrand_generate_uniform(
     out: *mut f32,
     n: usize,
 ) -> Status {
-    fill("rocrand_generate_uniform", generator, out.cast(), n, 4, n as u64, true, |w, engine| match engine {
-        Engine::Mrg32k3a => bytes_of(w.iter().map(|&v| mrg32k3a::uniform(v)), f32::to_ne_bytes),
-        _ => bytes_of(w.iter().map(|&v| uniform_f32(v)), f32::to_ne_bytes),
+    fill("rocrand_generate_uniform", generator, out, n, f32::to_ne_bytes, |engine| {
+        Ok(match engine {
+            Engine::Mrg32k3a => Distribution::new(1, 1, |w| vec![mrg32k3a::uniform(w[0])]),
+            _ => Distribution::new(1, 1, |w| vec![uniform_f32(w[0])]),
+        })
     })
 }
 
@@ -139,28 +176,33 @@ pub(crate) unsafe extern "C" fn rocrand_generate_uniform_double(
     out: *mut f64,
     n: usize,
 ) -> Status {
-    fill("rocrand_generate_uniform_double", generator, out.cast(), n, 8, 2 * n as u64, false, |w, _| {
-        bytes_of(w.chunks_exact(2).map(|p| uniform_f64(p[0], p[1])), f64::to_ne_bytes)
+    fill("rocrand_generate_uniform_double", generator, out, n, f64::to_ne_bytes, |engine| {
+        Ok(match engine {
+            Engine::Mrg32k3a => Distribution::new(1, 1, |w| vec![mrg32k3a::uniform_double(w[0])]),
+            _ => Distribution::new(2, 1, |w| vec![uniform_f64(w[0], w[1])]),
+        })
     })
 }
 
 /// `mean + z * stddev` of each normal `z`, or its `exp` for log-normals.
 fn shifted<T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T>>(
-    z: impl Iterator<Item = T>,
+    pair: [T; 2],
     (mean, stddev): (T, T),
     exp: Option<fn(T) -> T>,
-) -> impl Iterator<Item = T> {
-    z.map(move |z| {
-        let v = mean + z * stddev;
-        exp.map_or(v, |exp| exp(v))
-    })
+) -> Vec<T> {
+    pair.into_iter()
+        .map(|z| {
+            let v = mean + z * stddev;
+            exp.map_or(v, |exp| exp(v))
+        })
+        .collect()
 }
 
 /// A normal or log-normal entry point of rocRAND's: its name, element
-/// type, the words a pair takes, the pair function and whether it is
-/// log-normal.
+/// type, and whether it is log-normal; Philox's and XORWOW's draws per
+/// pair and pair function, then MRG32k3a's pair function (two draws).
 macro_rules! normals {
-    ($name:ident, $t:ty, $pair_words:expr, $pairs:expr, $log:expr) => {
+    ($name:ident, $t:ty, $log:expr, $words:expr, $pair:expr, $mrg_pair:expr) => {
         pub(crate) unsafe extern "C" fn $name(
             generator: rocrand_generator,
             out: *mut $t,
@@ -168,39 +210,66 @@ macro_rules! normals {
             mean: $t,
             stddev: $t,
         ) -> Status {
-            let size = std::mem::size_of::<$t>();
-            fill(stringify!($name), generator, out.cast(), n, size, pair_words(n, $pair_words), false, move |w, _| {
-                let exp: Option<fn($t) -> $t> = if $log { Some(<$t>::exp) } else { None };
-                bytes_of(shifted($pairs(w), (mean, stddev), exp), <$t>::to_ne_bytes)
+            let exp: Option<fn($t) -> $t> = if $log { Some(<$t>::exp) } else { None };
+            fill(stringify!($name), generator, out, n, <$t>::to_ne_bytes, |engine| {
+                Ok(match engine {
+                    Engine::Mrg32k3a => {
+                        Distribution::new(2, 2, move |w| shifted($mrg_pair(w[0], w[1]), (mean, stddev), exp))
+                    }
+                    _ => Distribution::new($words, 2, move |w| shifted($pair(w), (mean, stddev), exp)),
+                })
             })
         }
     };
 }
 
-fn pairs_f32(w: &[u32]) -> impl Iterator<Item = f32> + '_ {
-    w.chunks_exact(2).flat_map(|p| normal_pair_f32(p[0], p[1]))
+fn pair_f32(w: &[u32]) -> [f32; 2] {
+    normal_pair_f32(w[0], w[1])
 }
 
-fn pairs_f64(w: &[u32]) -> impl Iterator<Item = f64> + '_ {
-    w.chunks_exact(4).flat_map(normal_pair_f64)
-}
-
-normals!(rocrand_generate_normal, f32, 2, pairs_f32, false);
-normals!(rocrand_generate_normal_double, f64, 4, pairs_f64, false);
-normals!(rocrand_generate_log_normal, f32, 2, pairs_f32, true);
-normals!(rocrand_generate_log_normal_double, f64, 4, pairs_f64, true);
+normals!(rocrand_generate_normal, f32, false, 2, pair_f32, mrg_normal_pair_f32);
+normals!(rocrand_generate_normal_double, f64, false, 4, normal_pair_f64, mrg_normal_pair_f64);
+normals!(rocrand_generate_log_normal, f32, true, 2, pair_f32, mrg_normal_pair_f32);
+normals!(rocrand_generate_log_normal_double, f64, true, 4, normal_pair_f64, mrg_normal_pair_f64);
 
 pub(crate) unsafe extern "C" fn rocrand_generate_poisson(
     generator: rocrand_generator,
-    _out: *mut u32,
-    _n: usize,
-    _lambda: f64,
+    out: *mut u32,
+    n: usize,
+    lambda: f64,
 ) -> Status {
-    call("rocrand_generate_poisson", OK, INTERNAL, || {
-        generator_device("rocrand_generate_poisson", generator)?;
-        log::error!("hip simulator: rocrand_generate_poisson is not modelled");
-        Err(INTERNAL)
+    let function = "rocrand_generate_poisson";
+    if generator.is_null() {
+        return NOT_CREATED;
+    }
+    // rocRAND refuses `lambda <= 0`; NaN, infinities and values of 2^31
+    // or more are undefined behaviour in its table code (a cast to `int`),
+    // refused here too.
+    if !(lambda > 0.0 && lambda < 2_147_483_648.0) {
+        log::error!("hip simulator: {function} with lambda {lambda}: rocRAND takes a positive lambda below 2^31");
+        return rocrand_status::ROCRAND_STATUS_OUT_OF_RANGE;
+    }
+    fill(function, generator, out, n, u32::to_ne_bytes, |engine| {
+        let table = poisson_table(generator, lambda)?;
+        Ok(match engine {
+            Engine::Mrg32k3a => Distribution::new(1, 1, move |w| vec![table.value(mrg32k3a::word(w[0]))]),
+            _ => Distribution::new(1, 1, move |w| vec![table.value(w[0])]),
+        })
     })
+}
+
+/// `generator`'s table for `lambda`: the one it keeps for its last
+/// `lambda`, or a new one, which rocRAND puts in device memory it
+/// allocates (refused, as that allocation would be, inside a capture the
+/// thread may not allocate in) and fills with a synchronous copy.
+fn poisson_table(generator: rocrand_generator, lambda: f64) -> Result<Arc<poisson::Table>, Status> {
+    if let Some(table) = with_generator(generator, |g| g.poisson_table(lambda))? {
+        return Ok(table);
+    }
+    crate::backend::sim::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
+    let table = Arc::new(poisson::Table::new(lambda));
+    with_generator(generator, |g| g.keep_poisson_table(lambda, table.clone()))?;
+    Ok(table)
 }
 
 #[cfg(test)]
@@ -225,12 +294,5 @@ mod tests {
         assert_eq!(doubles, expected);
         assert_eq!(uniform_f32(u32::MAX), 1.0);
         assert_eq!(uniform_f32(0), INV32);
-    }
-
-    #[test]
-    fn normal_fills_take_whole_pairs() {
-        assert_eq!(pair_words(3, 2), 4);
-        assert_eq!(pair_words(4, 2), 4);
-        assert_eq!(pair_words(1, 4), 4);
     }
 }

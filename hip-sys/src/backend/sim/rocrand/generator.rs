@@ -1,10 +1,12 @@
 //! Generators: creating and destroying them, their stream, seed, offset
 //! and ordering, and the words they produce.
 
-use super::{mrg32k3a, philox, xorwow};
+use super::engines::{Engines, Launch, Widths};
+use super::{philox, poisson};
 use crate::backend::sim::library::{call, insert, remove_if, with, write_out, Kind};
 use crate::backend::sim::violations;
 use crate::bindings::rocrand::*;
+use std::sync::Arc;
 
 pub(super) type Status = rocrand_status;
 pub(super) const OK: Status = rocrand_status::ROCRAND_STATUS_SUCCESS;
@@ -31,8 +33,15 @@ pub(crate) struct Generator {
     pub stream: usize,
     seed: u64,
     offset: u64,
-    /// Words produced since the stream last restarted at `offset`.
+    /// Philox's words produced since the stream last restarted at
+    /// `offset`.
     consumed: u64,
+    /// Where XORWOW's and MRG32k3a's engines stand, once their state is
+    /// made.
+    engines: Option<Engines>,
+    /// The Poisson table of the last `lambda`, which rocRAND keeps until
+    /// a generate asks for another (seeds and offsets leave it).
+    poisson: Option<(f64, Arc<poisson::Table>)>,
     /// Whether the state was made since the generator was made or its
     /// seed or offset changed (`rocrand_initialize_generator`, or a
     /// generate, which makes it first).
@@ -40,32 +49,43 @@ pub(crate) struct Generator {
 }
 
 impl Generator {
-    /// The next `words` words of the stream (draws, for MRG32k3a), which
-    /// then moves past them.
+    /// The next `words` words of Philox's stream, which then moves past
+    /// them.
     pub(super) fn take(&mut self, words: u64) -> Words {
-        let words = Words { engine: self.engine, seed: self.seed, first: self.offset + self.consumed, len: words };
+        let words = Words { seed: self.seed, first: self.offset + self.consumed, len: words };
         self.consumed += words.len;
         words
     }
+
+    /// Enqueue a generate of `n` values on XORWOW's or MRG32k3a's engines
+    /// (see `engines`), `misalignment` elements short of a vector, and
+    /// move them on. `None` before their state is made.
+    pub(super) fn launch(&mut self, n: usize, misalignment: usize, widths: Widths) -> Option<Launch> {
+        let seed = self.seed;
+        self.engines.as_mut().map(|engines| engines.launch(seed, n, misalignment, widths))
+    }
+
+    /// The Poisson table it keeps, if it is `lambda`'s.
+    pub(super) fn poisson_table(&self, lambda: f64) -> Option<Arc<poisson::Table>> {
+        self.poisson.as_ref().filter(|(kept, _)| *kept == lambda).map(|(_, table)| table.clone())
+    }
+
+    /// Keep `table`, `lambda`'s, in place of the last one.
+    pub(super) fn keep_poisson_table(&mut self, lambda: f64, table: Arc<poisson::Table>) {
+        self.poisson = Some((lambda, table));
+    }
 }
 
-/// A run of the stream's words, computed when the work runs.
+/// A run of Philox's words, computed when the work runs.
 pub(super) struct Words {
-    pub(super) engine: Engine,
     seed: u64,
     first: u64,
     len: u64,
 }
 
 impl Words {
-    /// Every word of the run, in order (MRG32k3a's draws, in [1, m1]).
+    /// Every word of the run, in order.
     pub fn all(&self) -> Vec<u32> {
-        match self.engine {
-            Engine::Xorwow => return xorwow::words(self.seed, self.first, self.len),
-            // The draws themselves, in [1, m1]: the conversions differ.
-            Engine::Mrg32k3a => return mrg32k3a::draws(self.seed, self.first, self.len),
-            Engine::Philox => {}
-        }
         let key = philox::key(self.seed);
         let mut out = Vec::with_capacity(self.len as usize);
         let mut position = self.first;
@@ -141,6 +161,8 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
             seed: 0,
             offset: 0,
             consumed: 0,
+            engines: None,
+            poisson: None,
             initialized: false,
         }));
         // SAFETY: checked non-null; valid per the C contract.
@@ -215,7 +237,11 @@ pub(super) fn initialize(generator: rocrand_generator) -> Result<(), Status> {
         return Ok(());
     }
     crate::backend::sim::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
-    with_generator(generator, |g| g.initialized = true)
+    with_generator(generator, |g| {
+        g.initialized = true;
+        // `init_engines_kernel`: every engine seeded at the offset.
+        g.engines = (g.engine != Engine::Philox).then(|| Engines::at_offset(g.offset));
+    })
 }
 
 #[cfg(test)]
@@ -223,7 +249,19 @@ mod tests {
     use super::*;
 
     fn words(seed: u64, offset: u64, len: u64) -> Vec<u32> {
-        Generator { engine: Engine::Philox, stream: 0, seed, offset, consumed: 0, initialized: false }.take(len).all()
+        let engines = None;
+        Generator {
+            engine: Engine::Philox,
+            stream: 0,
+            seed,
+            offset,
+            consumed: 0,
+            engines,
+            poisson: None,
+            initialized: false,
+        }
+        .take(len)
+        .all()
     }
 
     /// rocRAND 5.7's host API, run on the CPU: the first words for seed 0
@@ -246,8 +284,17 @@ mod tests {
     /// An offset that is not a multiple of four, and two calls in a row.
     #[test]
     fn offsets_count_words_and_calls_continue() {
-        let mut g =
-            Generator { engine: Engine::Philox, stream: 0, seed: 0, offset: 5, consumed: 0, initialized: false };
+        let engines = None;
+        let mut g = Generator {
+            engine: Engine::Philox,
+            stream: 0,
+            seed: 0,
+            offset: 5,
+            consumed: 0,
+            engines,
+            poisson: None,
+            initialized: false,
+        };
         assert_eq!(g.take(3).all(), [0x5cb200db, 0xb1a574eb, 0x097eff67]);
         assert_eq!(g.take(3).all(), [0x04faa329, 0x51c732a6, 0x241513ad]);
     }

@@ -34,36 +34,61 @@
 //! GPU. rocRAND's Philox makes its state on the host, so this is stricter
 //! than rocRAND, on purpose.
 //!
-//! # XORWOW and MRG32k3a, and what is not modelled
+//! # XORWOW and MRG32k3a
 //!
-//! - **XORWOW** (also rocRAND's default type) is bit for bit in its words
-//!   and float uniforms: rocRAND's seeding, and its host layout of 131072
-//!   engines on subsequences 2^67 draws apart, position `p` drawn by
-//!   engine `p % 131072` as its draw `p / 131072` (skip-ahead by GF(2)
-//!   matrix powers). Its doubles, normals and log-normals, whose engines
-//!   draw several words an element, are `ROCRAND_STATUS_INTERNAL_ERROR`;
-//!   so are MRG32k3a's.
-//! - **MRG32k3a** likewise, in words (`(v - 1)` stretched over 32 bits, as
-//!   rocRAND's `rocrand_generate` gives them) and float uniforms
-//!   (`v / m1`): rocRAND's seeding with its own partial reductions, seed 0
-//!   taken as 12345, the same engine layout with subsequences 2^76 draws
-//!   apart, and jumps by modular powers of the components' matrices.
+//! - **XORWOW** (also rocRAND's default type): rocRAND's seeding, and its
+//!   host layout of 131072 engines on subsequences 2^67 draws apart
+//!   (skip-ahead by GF(2) matrix powers), with the generate kernel's
+//!   division of work (`engines`): each value's draws come from one
+//!   engine, the unaligned head and the tail from the thread that would
+//!   write the next vector, and every call starts `ceil(n / width)`
+//!   engines on. With one draw a value that is one stream: position `p`
+//!   is engine `p % 131072`'s draw `p / 131072`.
+//! - **MRG32k3a** likewise, with rocRAND's seeding and its own partial
+//!   reductions, seed 0 taken as 12345, subsequences 2^76 draws apart and
+//!   jumps by modular powers of the components' matrices. Its conversions
+//!   are its own: a word is `(v - 1)` stretched over 32 bits, a float
+//!   `v / m1` rounded, a double `v / m1` (one draw each), and its
+//!   Box-Muller takes two draws a pair in both precisions, the double one
+//!   from the float uniforms widened, as rocRAND computes it.
+//! - Both give every distribution bit for bit in their layout; the values
+//!   of normals and log-normals agree to the ulp where the CPU's maths
+//!   library does (the tests hold them to two).
+//!
+//! # Poisson
+//!
+//! `rocrand_generate_poisson` is bit for bit for all three generators
+//! (`poisson`): rocRAND's alias table of the values down to probability
+//! 1e-12, built on the host in its order of operations with the C
+//! library's `exp`, `log` and `lgamma`, one word a value (MRG32k3a's draw
+//! stretched over 32 bits first). A generator keeps the table of its last
+//! `lambda`; a new one is device memory and a synchronous copy on
+//! rocRAND, so it is refused inside a capture the thread may not allocate
+//! in, as the state is. A `lambda` that is not positive is
+//! `ROCRAND_STATUS_OUT_OF_RANGE`, as on rocRAND, and so are NaN, the
+//! infinities and values of 2^31 or more, for which rocRAND's table code
+//! is undefined.
+//!
+//! # What is not modelled
+//!
 //! - The other generators (MTGP32, MT19937, quasi-random ones) are
-//!   `ROCRAND_STATUS_TYPE_ERROR` here, and `rocrand_generate_poisson` is
-//!   `ROCRAND_STATUS_INTERNAL_ERROR`; each is logged.
+//!   `ROCRAND_STATUS_TYPE_ERROR` here, and logged.
 //! - Output that is not simulator device memory of the full size is
 //!   refused with `ROCRAND_STATUS_LAUNCH_FAILURE` (a GPU would fault in
 //!   the kernel).
-//! - So is output of double uniforms, normals and log-normals that does
-//!   not start on 16 bytes: rocRAND 2.10's kernels (and later ones, to
-//!   date) give the unaligned head to one thread, which takes more words
-//!   for it than the others assume, and misplace values silently.
+//! - So is Philox's output of double uniforms, normals and log-normals
+//!   that does not start on 16 bytes: rocRAND 2.10's Philox kernel (and
+//!   later ones, to date) gives the unaligned head to one thread, which
+//!   takes more words for it than the others assume, and misplaces values
+//!   silently. XORWOW's and MRG32k3a's kernels place such a head right,
+//!   and the simulator computes it as they do.
 
 mod engines;
 mod generate;
 mod generator;
 mod mrg32k3a;
 mod philox;
+mod poisson;
 mod table;
 mod xorwow;
 

@@ -9,7 +9,7 @@
 //! they compute, not true modular arithmetic: they decide the state. The
 //! skips are true modular matrix powers.
 
-use super::engines::interleaved;
+use super::engines::EngineState;
 use std::sync::OnceLock;
 
 const M1: u64 = 4_294_967_087;
@@ -66,7 +66,7 @@ fn mod_mul(i: u32, j: u64, reduce: fn(u64) -> u64, m: u64) -> u32 {
 
 /// The two components' three words each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct State {
+pub(super) struct State {
     g1: [u32; 3],
     g2: [u32; 3],
 }
@@ -136,18 +136,20 @@ fn skip(mut s: State, draws: u128) -> State {
     s
 }
 
-/// The draws (in [1, m1]) at stream positions `first..first + len` of
-/// `seed`.
-pub(crate) fn draws(seed: u64, first: u64, len: u64) -> Vec<u32> {
-    let start = seeded(seed);
-    let (a1, a2) = &powers()[SUBSEQUENCE_LOG2];
-    interleaved(
-        first,
-        len,
-        |engine, draw| skip(start, (u128::from(engine) << SUBSEQUENCE_LOG2) + u128::from(draw)),
-        |s| State { g1: apply(a1, s.g1, M1), g2: apply(a2, s.g2, M2) },
-        next,
-    )
+impl EngineState for State {
+    fn at(seed: u64, engine: u64, draw: u64) -> Self {
+        skip(seeded(seed), (u128::from(engine) << SUBSEQUENCE_LOG2) + u128::from(draw))
+    }
+
+    fn next_engine(&self) -> Self {
+        let (a1, a2) = &powers()[SUBSEQUENCE_LOG2];
+        State { g1: apply(a1, self.g1, M1), g2: apply(a2, self.g2, M2) }
+    }
+
+    /// One draw, in [1, m1].
+    fn draw(&mut self) -> u32 {
+        next(self)
+    }
 }
 
 /// `rocrand_generate`'s word of a draw: the draw stretched over 32 bits.
@@ -160,9 +162,21 @@ pub(crate) fn uniform(v: u32) -> f32 {
     (f64::from(v) * NORM_DOUBLE) as f32
 }
 
+/// `rocrand_generate_uniform_double`'s double of a draw, in (0, 1].
+pub(crate) fn uniform_double(v: u32) -> f64 {
+    f64::from(v) * NORM_DOUBLE
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::engines::{Engines, Widths};
     use super::*;
+
+    /// The host API's draws at stream positions `first..first + len`.
+    fn draws(seed: u64, first: u64, len: usize) -> Vec<u32> {
+        let one = Widths { input: 1, output: 1 };
+        Engines::at_offset(first).launch(seed, len, 0, one).run::<State, u32>(|w| w.to_vec())
+    }
 
     /// rocRAND 5.7 on the CPU: engine 0 of seed 12345, the host API's first
     /// words and floats for the default seed (engines 0 to 3).

@@ -6,7 +6,7 @@
 //! 160 × 160 matrix over GF(2)) raised to a power, by squaring; the Weyl
 //! counter `d` only adds 362437 a draw.
 
-use super::engines::interleaved;
+use super::engines::EngineState;
 use std::sync::OnceLock;
 /// log2 of the draws between subsequences.
 const SUBSEQUENCE_LOG2: usize = 67;
@@ -15,7 +15,7 @@ const WEYL: u32 = 362_437;
 
 /// The five xorshift words and the Weyl counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct State {
+pub(super) struct State {
     x: [u32; 5],
     d: u32,
 }
@@ -99,26 +99,36 @@ fn skip(mut x: [u32; 5], draws: u128) -> [u32; 5] {
     x
 }
 
-/// The words at stream positions `first..first + len` of `seed`.
-pub(crate) fn words(seed: u64, first: u64, len: u64) -> Vec<u32> {
-    let start = seeded(seed);
-    interleaved(
-        first,
-        len,
-        |engine, draw| State {
+impl EngineState for State {
+    fn at(seed: u64, engine: u64, draw: u64) -> Self {
+        let start = seeded(seed);
+        State {
             x: skip(start.x, (u128::from(engine) << SUBSEQUENCE_LOG2) + u128::from(draw)),
             d: start.d.wrapping_add((draw as u32).wrapping_mul(WEYL)),
-        },
-        // Engine e + 1 is engine e 2^67 draws on (powers of one matrix
-        // commute); the Weyl counter depends on the draw only.
-        |state| State { x: powers()[SUBSEQUENCE_LOG2].apply(state.x), d: state.d },
-        next,
-    )
+        }
+    }
+
+    // Engine e + 1 is engine e 2^67 draws on (powers of one matrix
+    // commute); the Weyl counter depends on the draw only.
+    fn next_engine(&self) -> Self {
+        State { x: powers()[SUBSEQUENCE_LOG2].apply(self.x), d: self.d }
+    }
+
+    fn draw(&mut self) -> u32 {
+        next(self)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::engines::{Engines, Widths};
     use super::*;
+
+    /// The host API's words at stream positions `first..first + len`.
+    fn words(seed: u64, first: u64, len: usize) -> Vec<u32> {
+        let one = Widths { input: 1, output: 1 };
+        Engines::at_offset(first).launch(seed, len, 0, one).run::<State, u32>(|w| w.to_vec())
+    }
 
     /// rocRAND 5.7 on the CPU: engine 0 of seed 0 alone, and the host
     /// API's first words (engines 0, 1, 2, 3).
