@@ -200,6 +200,26 @@ pub(crate) fn warm<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<
     with_handle(local, stream.device(), stream, |_| Ok(()))
 }
 
+/// Destroy this thread's handle for `device`, if it has one, under its
+/// device: the next use makes a new one.
+///
+/// # Errors
+/// What destroying it answered (it is gone either way).
+pub(crate) fn discard<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<H>>>, device: Device) -> Result<()> {
+    let taken = local
+        .try_with(|cell| {
+            let mut handles = cell.borrow_mut();
+            let position = handles.entries.iter().position(|e| e.handle.device() == device)?;
+            Some(handles.entries.swap_remove(position))
+        })
+        .ok()
+        .flatten();
+    let Some(entry) = taken else { return Ok(()) };
+    entry.handle.destroy()?;
+    H::cache().destroyed.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
 /// Run `f` with this thread's handle for `device`, bound to `stream`.
 pub(crate) fn with_handle<H: LibHandle, R>(
     local: &'static LocalKey<RefCell<ThreadHandles<H>>>,

@@ -162,36 +162,177 @@ fn moments(sample: &[f64]) -> (f64, f64) {
 /// repeats, not flaky draws.
 const N: usize = 1 << 16;
 
+const ENGINES: [rand::Engine; 3] = [rand::Engine::Philox4x32_10, rand::Engine::Xorwow, rand::Engine::Mrg32k3a];
+
 #[test]
-fn uniform_and_normal_fills_have_their_distributions() {
+fn uniform_and_normal_fills_have_their_distributions_on_every_engine() {
     let _x = sim::exclusive();
     if !have(Library::Rocrand) {
         return;
     }
     on_thread("statistics", || {
-        rand::set_seed(Device::new(0).unwrap(), 2024).unwrap();
-        let mut u = DeviceArray::<f32>::zeros(N).unwrap();
-        rand::uniform(&mut u).unwrap();
-        let mut u: Vec<f64> = u.to_vec().unwrap().into_iter().map(f64::from).collect();
-        assert!(u.iter().all(|&x| x > 0.0 && x <= 1.0), "uniforms in (0, 1]");
-        let (mean, var) = moments(&u);
-        assert!((mean - 0.5).abs() < 0.005 && (var - 1.0 / 12.0).abs() < 0.002, "uniform: mean {mean}, variance {var}");
-        let d = ks(&mut u, |x| x.clamp(0.0, 1.0));
-        assert!(d < 0.01, "uniform: KS statistic {d}");
+        let device = Device::new(0).unwrap();
+        for engine in ENGINES {
+            rand::set_engine(device, engine).unwrap();
+            rand::set_seed(device, 2024).unwrap();
+            let mut u = DeviceArray::<f32>::zeros(N).unwrap();
+            rand::uniform(&mut u).unwrap();
+            let u: Vec<f64> = u.to_vec().unwrap().into_iter().map(f64::from).collect();
+            let mut u64s = DeviceArray::<f64>::zeros(N).unwrap();
+            rand::uniform(&mut u64s).unwrap();
+            for (name, mut u) in [("f32", u), ("f64", u64s.to_vec().unwrap())] {
+                assert!(u.iter().all(|&x| x > 0.0 && x <= 1.0), "{engine:?}: {name} uniforms in (0, 1]");
+                let (mean, var) = moments(&u);
+                assert!(
+                    (mean - 0.5).abs() < 0.005 && (var - 1.0 / 12.0).abs() < 0.002,
+                    "{engine:?}: {name} uniform: mean {mean}, variance {var}"
+                );
+                let d = ks(&mut u, |x| x.clamp(0.0, 1.0));
+                assert!(d < 0.01, "{engine:?}: {name} uniform: KS statistic {d}");
+            }
 
-        let mut z = DeviceArray::<f64>::zeros(N).unwrap();
-        rand::normal(&mut z, 3.0, 2.0).unwrap();
-        let mut z = z.to_vec().unwrap();
-        let (mean, var) = moments(&z);
-        assert!((mean - 3.0).abs() < 0.03 && (var - 4.0).abs() < 0.1, "normal: mean {mean}, variance {var}");
-        let d = ks(&mut z, |x| phi((x - 3.0) / 2.0));
-        assert!(d < 0.01, "normal (f64): KS statistic {d}");
+            let mut z = DeviceArray::<f64>::zeros(N).unwrap();
+            rand::normal(&mut z, 3.0, 2.0).unwrap();
+            let mut z = z.to_vec().unwrap();
+            let (mean, var) = moments(&z);
+            assert!(
+                (mean - 3.0).abs() < 0.03 && (var - 4.0).abs() < 0.1,
+                "{engine:?}: normal: mean {mean}, variance {var}"
+            );
+            let d = ks(&mut z, |x| phi((x - 3.0) / 2.0));
+            assert!(d < 0.01, "{engine:?}: normal (f64): KS statistic {d}");
 
-        let mut z = DeviceArray::<f32>::zeros(N).unwrap();
-        rand::normal(&mut z, 0.0, 1.0).unwrap();
-        let mut z: Vec<f64> = z.to_vec().unwrap().into_iter().map(f64::from).collect();
-        let d = ks(&mut z, phi);
-        assert!(d < 0.01, "normal (f32): KS statistic {d}");
+            let mut z = DeviceArray::<f32>::zeros(N).unwrap();
+            rand::normal(&mut z, 0.0, 1.0).unwrap();
+            let mut z: Vec<f64> = z.to_vec().unwrap().into_iter().map(f64::from).collect();
+            let d = ks(&mut z, phi);
+            assert!(d < 0.01, "{engine:?}: normal (f32): KS statistic {d}");
+        }
+    });
+}
+
+/// The Poisson CDF at `k`, summed from the probabilities.
+fn poisson_cdf(lambda: f64, k: f64) -> f64 {
+    if k < 0.0 {
+        return 0.0;
+    }
+    let mut p = (-lambda).exp();
+    let mut sum = p;
+    for i in 1..=k as u64 {
+        p *= lambda / i as f64;
+        sum += p;
+    }
+    sum.min(1.0)
+}
+
+#[test]
+fn poisson_fills_have_their_distribution_on_every_engine() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocrand) {
+        return;
+    }
+    on_thread("poisson", || {
+        let device = Device::new(0).unwrap();
+        for engine in ENGINES {
+            rand::set_engine(device, engine).unwrap();
+            rand::set_seed(device, 99).unwrap();
+            // Small, medium and large means (rocRAND's table grows with
+            // lambda; cuRAND switches method above about 64).
+            for lambda in [0.5, 4.5, 300.0, 20_000.0] {
+                let mut k = DeviceArray::<u32>::zeros(N).unwrap();
+                rand::poisson(&mut k, lambda).unwrap();
+                let k: Vec<f64> = k.to_vec().unwrap().into_iter().map(f64::from).collect();
+                let (mean, var) = moments(&k);
+                let sd = (lambda / N as f64).sqrt();
+                assert!((mean - lambda).abs() < 5.0 * sd, "{engine:?}, lambda {lambda}: mean {mean}");
+                assert!((var / lambda - 1.0).abs() < 0.05, "{engine:?}, lambda {lambda}: variance {var}");
+                if lambda < 1000.0 {
+                    // The largest gap between the sample's CDF and the
+                    // distribution's, at the support's points.
+                    let mut sorted = k.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    let mut d = 0.0f64;
+                    let mut below = 0;
+                    let top = *sorted.last().unwrap() as u64;
+                    for value in 0..=top {
+                        while below < sorted.len() && sorted[below] <= value as f64 {
+                            below += 1;
+                        }
+                        d = d.max((below as f64 / N as f64 - poisson_cdf(lambda, value as f64)).abs());
+                    }
+                    assert!(d < 0.01, "{engine:?}, lambda {lambda}: largest CDF gap {d}");
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn poisson_refuses_bad_means_and_captures() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocrand) {
+        return;
+    }
+    on_thread("poisson-refusals", || {
+        let stream = Stream::new().unwrap();
+        let mut k = DeviceArray::<u32>::zeros_on(&stream, 16).unwrap();
+        for bad in [0.0, -2.0, f64::NAN, f64::INFINITY, 3e9] {
+            let error = rand::poisson(&mut k, bad).expect_err("refused");
+            assert!(matches!(error, amdgpu::libs::LibError::InvalidInput { .. }), "lambda {bad}: {error}");
+            assert!(error.to_string().contains("lambda"), "{error}");
+        }
+        rand::poisson(&mut k, 2.0).unwrap();
+        let result = stream.capture(CaptureMode::ThreadLocal, |_| rand::poisson(&mut k, 2.0));
+        let error = result.expect_err("refused inside a capture");
+        assert!(error.to_string().contains("rand::poisson"), "{error}");
+    });
+}
+
+/// rocRAND 5.7's first words of seed 0 on XORWOW and MRG32k3a.
+const XORWOW_0: [u32; 4] = [0x62d407df, 0xa567c184, 0x3f139bca, 0xed708045];
+const MRG32K3A_0: [u32; 4] = [0xb776a57c, 0x21e73d49, 0x11630f0a, 0xa0901886];
+
+#[test]
+fn engines_are_chosen_per_thread_and_device_and_start_at_seed_0() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocrand) {
+        return;
+    }
+    on_thread("engines", || {
+        let device = Device::new(0).unwrap();
+        assert_eq!(rand::engine(device), rand::Engine::Philox4x32_10, "the default");
+        let philox = words(4);
+        let before = rand::handle_stats();
+        rand::set_engine(device, rand::Engine::Philox4x32_10).unwrap();
+        assert_eq!(rand::handle_stats(), before, "choosing the current engine changes nothing");
+        let next = words(2);
+        restart(0);
+        assert_eq!(words(6)[4..], next, "and the stream goes on");
+
+        rand::set_engine(device, rand::Engine::Xorwow).unwrap();
+        let after = rand::handle_stats();
+        assert_eq!(after.destroyed, before.destroyed + 1, "the old generator is destroyed: {after:?}");
+        let xorwow = words(4);
+        rand::set_engine(device, rand::Engine::Mrg32k3a).unwrap();
+        let mrg = words(4);
+        if rocrands_numbers() {
+            assert_eq!(xorwow, XORWOW_0, "rocRAND 5.7's XORWOW, seed 0");
+            assert_eq!(mrg, MRG32K3A_0, "rocRAND 5.7's MRG32k3a, seed 0");
+        }
+        assert_ne!(xorwow, philox);
+        assert_ne!(mrg, xorwow);
+        // Another thread still has Philox.
+        let other = on_thread("engines-other", move || (rand::engine(device), words(4)));
+        assert_eq!(other, (rand::Engine::Philox4x32_10, philox.clone()));
+        // Back to Philox: a new generator, at seed 0 again.
+        rand::set_engine(device, rand::Engine::Philox4x32_10).unwrap();
+        assert_eq!(words(4), philox);
+        // Choosing an engine inside a capture is refused, and says why.
+        let stream = Stream::new().unwrap();
+        let result = stream.capture(CaptureMode::ThreadLocal, |_| rand::set_engine(device, rand::Engine::Xorwow));
+        let error = result.expect_err("refused");
+        assert!(error.to_string().contains("rand::set_engine"), "{error}");
+        assert_eq!(rand::engine(device), rand::Engine::Philox4x32_10, "unchanged by the refusal");
     });
 }
 

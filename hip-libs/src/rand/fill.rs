@@ -104,7 +104,7 @@ fn fill<T>(
     }
     let stream = out.stream().clone();
     let ptr = out.device_ptr_mut().cast::<T>();
-    on_generator(&stream, |api, generator| {
+    on_generator(&stream, |api, generator, _| {
         enqueue(&stream, [(out.buffer(), Access::Write)], || call(api, generator, ptr, n))
     })
 }
@@ -169,6 +169,49 @@ pub fn bits(out: &mut impl DeviceDataMut<u32>) -> Result<()> {
     fill("rand::bits", out, false, |api, g, ptr, n| unsafe { raw::generate(api, g, ptr, n) })
 }
 
+/// The largest `lambda` [`poisson`] takes: rocRAND's table code casts
+/// `floor(lambda)` to a 32-bit `int`.
+pub const POISSON_LAMBDA_MAX: f64 = 2_147_483_647.0;
+
+/// Fill `out` with Poisson numbers of mean `lambda` on its stream
+/// (`rocrand_generate_poisson`). rocRAND draws each from one word through
+/// an alias table of the values down to probability 1e-12, which it
+/// builds on the host and keeps until a fill asks for another `lambda`;
+/// cuRAND (the nvidia backend) has its own method. Any alignment.
+///
+/// # Errors
+/// [`LibError::InvalidInput`](crate::LibError::InvalidInput) for a
+/// `lambda` that is not positive and finite, or above
+/// [`POISSON_LAMBDA_MAX`], before any call;
+/// [`LibError::Hip`](crate::LibError::Hip) with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// during a capture of this thread or a Global one: a new `lambda`'s table
+/// is device memory filled by a synchronous copy, which would break the
+/// capture, so Poisson fills are not captured; otherwise as [`uniform`].
+///
+/// # Examples
+/// ```
+/// # use hip_libs::DeviceDataMut;
+/// # fn counts(out: &mut impl DeviceDataMut<u32>) -> hip_libs::Result<()> {
+/// hip_libs::rand::poisson(out, 4.5)?;
+/// # Ok(()) }
+/// ```
+#[doc(alias = "rocrand_generate_poisson")]
+pub fn poisson(out: &mut impl DeviceDataMut<u32>, lambda: f64) -> Result<()> {
+    if !(lambda > 0.0 && lambda <= POISSON_LAMBDA_MAX) {
+        return Err(crate::LibError::invalid(
+            "rand::poisson",
+            format!("lambda is {lambda}; a Poisson mean must be positive, finite and at most {POISSON_LAMBDA_MAX}"),
+        ));
+    }
+    refuse_during_capture_because(
+        "rand::poisson",
+        "a new lambda's table is device memory filled by a synchronous copy; fill Poisson numbers outside captures",
+    )?;
+    // SAFETY: as in `uniform`.
+    fill("rand::poisson", out, false, |api, g, ptr, n| unsafe { raw::poisson(api, g, ptr, n, lambda) })
+}
+
 /// Restart this thread's stream of `device` at `seed`, from the offset
 /// (`rocrand_set_seed`). Threads each have their own stream: give each its
 /// own seed (or offset) for independent numbers.
@@ -201,7 +244,7 @@ fn restart(
          before capturing",
     )?;
     let stream = hip_core::Stream::null(device);
-    on_generator(&stream, |api, g| {
+    on_generator(&stream, |api, g, _| {
         set(api, g)?;
         // SAFETY: a live generator (the cache's), under its device.
         unsafe { raw::initialize(api, g) }

@@ -49,6 +49,6 @@ mod generator;
 mod portable;
 mod raw;
 
-pub use fill::{bits, log_normal, normal, set_offset, set_seed, uniform, RandFloat};
-pub use generator::{handle_stats, warm_handle};
+pub use fill::{bits, log_normal, normal, poisson, set_offset, set_seed, uniform, RandFloat, POISSON_LAMBDA_MAX};
+pub use generator::{engine, handle_stats, set_engine, warm_handle, Engine};
 pub use portable::{Philox, PortableFloat};

@@ -87,6 +87,21 @@ pub(crate) unsafe fn generate(api: &RocrandApi, generator: rocrand_generator, ou
     check(unsafe { (api.rocrand_generate)(generator, out, n) }, "rocrand_generate")
 }
 
+/// `rocrand_generate_poisson`: `n` Poisson numbers of `lambda` at `out`.
+///
+/// # Safety
+/// As [`generate`].
+pub(crate) unsafe fn poisson(
+    api: &RocrandApi,
+    generator: rocrand_generator,
+    out: *mut u32,
+    n: usize,
+    lambda: f64,
+) -> Result<()> {
+    // SAFETY: as the caller guarantees.
+    check(unsafe { (api.rocrand_generate_poisson)(generator, out, n, lambda) }, "rocrand_generate_poisson")
+}
+
 /// `rocrand_generate_uniform`: `n` floats in (0, 1] at `out`.
 ///
 /// # Safety
