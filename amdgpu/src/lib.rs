@@ -324,10 +324,11 @@
 //!
 //! [`rand`] fills device arrays with rocRAND's numbers on the array's
 //! stream: [`rand::uniform`] in (0, 1], [`rand::normal`],
-//! [`rand::log_normal`] (f32, f64) and raw words ([`rand::bits`]). Each
-//! thread has one Philox generator per device, starting at seed 0;
-//! [`rand::set_seed`] and [`rand::set_offset`] restart its stream, and
-//! successive fills continue it. On AMD and the simulator the numbers are
+//! [`rand::log_normal`] (f32, f64), Poisson counts ([`rand::poisson`]) and
+//! raw words ([`rand::bits`]). Each thread has one generator per device,
+//! Philox4x32-10 unless [`rand::set_engine`] chose XORWOW or MRG32k3a,
+//! starting at seed 0; [`rand::set_seed`] and [`rand::set_offset`] restart
+//! its stream, and successive fills continue it. On AMD and the simulator the numbers are
 //! rocRAND's own; on the `nvidia` backend they are cuRAND's, which differ.
 //! For numbers that are the same bits on every backend, use the project's
 //! own counter-based [`rand::Philox`] (words and uniforms):

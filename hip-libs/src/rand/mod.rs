@@ -1,9 +1,11 @@
-//! rocRAND: uniform, normal and log-normal numbers, and raw 32-bit words,
-//! written into device memory on its stream.
+//! rocRAND: uniform, normal, log-normal and Poisson numbers, and raw
+//! 32-bit words, written into device memory on its stream.
 //!
-//! Each thread has one Philox4x32-10 generator per device, made on first
-//! use and destroyed when the thread exits (never handed to another
-//! thread: it carries its position in the stream). A thread's stream
+//! Each thread has one generator per device, made on first use and
+//! destroyed when the thread exits (never handed to another thread: it
+//! carries its position in the stream). Its [`Engine`] is Philox4x32-10
+//! unless [`set_engine`] chose XORWOW or MRG32k3a for that thread and
+//! device. A thread's stream
 //! starts where rocRAND's host API starts, at seed 0 and offset 0, and
 //! every fill continues it; [`set_seed`] and [`set_offset`] restart it.
 //! Two threads that set no seed therefore draw the same numbers: give each
@@ -12,7 +14,8 @@
 //! # Reproducibility
 //!
 //! On AMD and in the simulator the numbers are rocRAND's: the simulator
-//! computes rocRAND's Philox stream and its uniforms bit for bit, and its
+//! computes every engine's stream as rocRAND's host generators lay it
+//! out, its uniforms, words and Poisson numbers bit for bit, and its
 //! normals to a few ulps (the GPU's `sin`, `cos` and `log` are
 //! approximations the CPU does not share). On the nvidia backend the
 //! numbers are cuRAND's: its Philox sequences and conversions differ from
