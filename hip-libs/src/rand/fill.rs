@@ -73,8 +73,9 @@ impl RandFloat for f64 {
 
 /// The output alignment rocRAND's kernels assume for the distributions
 /// that take several words an element (double uniforms, normals): 16
-/// bytes. rocRAND 2.10 (and its later versions, to date) misplaces values
-/// when such an output starts elsewhere, silently.
+/// bytes. rocRAND 2.10's Philox (and its later versions, to date)
+/// misplaces values when such an output starts elsewhere, silently; the
+/// rule holds for every engine, so that code that runs on one runs on all.
 const ALIGN: usize = 16;
 
 /// Fill `out` on its stream with `call`, which gets the table, this
@@ -104,7 +105,7 @@ fn fill<T>(
     }
     let stream = out.stream().clone();
     let ptr = out.device_ptr_mut().cast::<T>();
-    on_generator(&stream, |api, generator, _| {
+    on_generator(&stream, |api, generator| {
         enqueue(&stream, [(out.buffer(), Access::Write)], || call(api, generator, ptr, n))
     })
 }
@@ -244,7 +245,7 @@ fn restart(
          before capturing",
     )?;
     let stream = hip_core::Stream::null(device);
-    on_generator(&stream, |api, g, _| {
+    on_generator(&stream, |api, g| {
         set(api, g)?;
         // SAFETY: a live generator (the cache's), under its device.
         unsafe { raw::initialize(api, g) }
@@ -252,9 +253,12 @@ fn restart(
 }
 
 /// Restart this thread's stream of `device` at `offset` 32-bit words from
-/// the seed's start (`rocrand_set_offset`). A float uniform or word takes
-/// one word, a double uniform two, a pair of float normals two and a pair
-/// of double normals four.
+/// the seed's start (`rocrand_set_offset`). A float uniform, word or
+/// Poisson number takes one word, a double uniform two, a pair of float
+/// normals two and a pair of double normals four; on MRG32k3a a double
+/// uniform takes one and a pair of normals two in either precision. On
+/// XORWOW and MRG32k3a rocRAND deals the stream to 131072 engines: an
+/// offset of `k` leaves them where `k` one-word values would have.
 ///
 /// # Errors
 /// As [`set_seed`], with rocRAND's status of `rocrand_set_offset`.

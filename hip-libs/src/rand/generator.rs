@@ -44,7 +44,6 @@ impl Engine {
 /// A rocRAND generator of one device.
 pub(crate) struct RandHandle {
     pub raw: rocrand_generator,
-    engine: Engine,
     device: Device,
 }
 
@@ -140,7 +139,7 @@ impl LibHandle for RandHandle {
             }
             Ok(raw)
         })??;
-        Ok(RandHandle { raw, engine, device })
+        Ok(RandHandle { raw, device })
     }
 
     fn set_stream(&mut self, stream: &Stream) -> Result<()> {
@@ -165,17 +164,14 @@ impl LibHandle for RandHandle {
 }
 
 /// Run `f` with this thread's generator for `stream`'s device, bound to
-/// `stream`, under that device; `f` gets the table, the generator and its
-/// engine.
+/// `stream`, under that device.
 pub(crate) fn on_generator<R>(
     stream: &Stream,
-    f: impl FnOnce(&'static hip_sys::rocrand::RocrandApi, rocrand_generator, Engine) -> Result<R>,
+    f: impl FnOnce(&'static hip_sys::rocrand::RocrandApi, rocrand_generator) -> Result<R>,
 ) -> Result<R> {
     let device = stream.device();
     let api = hip_sys::rocrand()?;
-    crate::handle_cache::with_handle::<RandHandle, _>(&HANDLES, device, stream, |g| {
-        run_on(device, || f(api, g.raw, g.engine))?
-    })
+    crate::handle_cache::with_handle::<RandHandle, _>(&HANDLES, device, stream, |g| run_on(device, || f(api, g.raw))?)
 }
 
 /// Make sure this thread has its rocRAND generator for `stream`'s device,
