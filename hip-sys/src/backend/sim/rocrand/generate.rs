@@ -1,5 +1,6 @@
-//! The generate calls: words, uniforms, normals and log-normals, each
-//! queued on the generator's stream as one write of its output.
+//! The generate calls: words, uniforms, normals, log-normals and Poisson
+//! numbers, each queued on the generator's stream as one write of its
+//! output.
 
 use super::engines::Widths;
 use super::generator::{generator_device, initialize, with_generator, Engine, Status, INTERNAL, NOT_CREATED, OK};
