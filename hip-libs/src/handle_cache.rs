@@ -200,21 +200,26 @@ pub(crate) fn warm<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<
     with_handle(local, stream.device(), stream, |_| Ok(()))
 }
 
-/// Destroy this thread's handle for `device`, if it has one, under its
-/// device: the next use makes a new one.
-///
-/// # Errors
-/// What destroying it answered (it is gone either way).
-pub(crate) fn discard<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<H>>>, device: Device) -> Result<()> {
-    let taken = local
+/// Take this thread's entry for `device` out of its list, if it has one
+/// (none while the thread is exiting).
+fn take<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<H>>>, device: Device) -> Option<Entry<H>> {
+    local
         .try_with(|cell| {
             let mut handles = cell.borrow_mut();
             let position = handles.entries.iter().position(|e| e.handle.device() == device)?;
             Some(handles.entries.swap_remove(position))
         })
         .ok()
-        .flatten();
-    let Some(entry) = taken else { return Ok(()) };
+        .flatten()
+}
+
+/// Destroy this thread's handle for `device`, if it has one, under its
+/// device: the next use makes a new one.
+///
+/// # Errors
+/// What destroying it answered (it is gone either way).
+pub(crate) fn discard<H: LibHandle>(local: &'static LocalKey<RefCell<ThreadHandles<H>>>, device: Device) -> Result<()> {
+    let Some(entry) = take(local, device) else { return Ok(()) };
     entry.handle.destroy()?;
     H::cache().destroyed.fetch_add(1, Ordering::Relaxed);
     Ok(())
@@ -228,15 +233,7 @@ pub(crate) fn with_handle<H: LibHandle, R>(
     f: impl FnOnce(&mut H) -> Result<R>,
 ) -> Result<R> {
     // Take the entry out, so `f` may use other handles of this thread.
-    let taken = local
-        .try_with(|cell| {
-            let mut handles = cell.borrow_mut();
-            let position = handles.entries.iter().position(|e| e.handle.device() == device)?;
-            Some(handles.entries.swap_remove(position))
-        })
-        .ok()
-        .flatten();
-    let mut entry = match taken {
+    let mut entry = match take(local, device) {
         Some(entry) => entry,
         None => Entry { handle: H::cache().acquire(device)?, stream: None },
     };
