@@ -310,6 +310,9 @@ fn plans_made_while_another_thread_cleans_up_always_work() {
 /// queues many transforms back to back, then reads them all.
 #[test]
 fn threads_sharing_a_cached_plan_each_get_their_own_transform() {
+    // Exclusive as every test here: its threads hold cached plans, which
+    // makes another test's `fft::cleanup` fail ("plans still in use").
+    let _x = sim::exclusive();
     if !have(Library::Rocfft) {
         return;
     }
