@@ -35,7 +35,7 @@ pub(super) trait EngineState: Clone {
 /// Where a generator's engines stand: rocRAND's `m_start_engine_id`, and
 /// each engine's draws since its seeding.
 #[derive(Clone, Debug)]
-pub(crate) struct Engines {
+pub(super) struct Engines {
     start: u64,
     draws: Vec<u64>,
 }

@@ -248,20 +248,22 @@ pub(super) fn initialize(generator: rocrand_generator) -> Result<(), Status> {
 mod tests {
     use super::*;
 
-    fn words(seed: u64, offset: u64, len: u64) -> Vec<u32> {
-        let engines = None;
+    /// A new Philox generator at `seed` and `offset`.
+    fn philox(seed: u64, offset: u64) -> Generator {
         Generator {
             engine: Engine::Philox,
             stream: 0,
             seed,
             offset,
             consumed: 0,
-            engines,
+            engines: None,
             poisson: None,
             initialized: false,
         }
-        .take(len)
-        .all()
+    }
+
+    fn words(seed: u64, offset: u64, len: u64) -> Vec<u32> {
+        philox(seed, offset).take(len).all()
     }
 
     /// rocRAND 5.7's host API, run on the CPU: the first words for seed 0
@@ -284,17 +286,7 @@ mod tests {
     /// An offset that is not a multiple of four, and two calls in a row.
     #[test]
     fn offsets_count_words_and_calls_continue() {
-        let engines = None;
-        let mut g = Generator {
-            engine: Engine::Philox,
-            stream: 0,
-            seed: 0,
-            offset: 5,
-            consumed: 0,
-            engines,
-            poisson: None,
-            initialized: false,
-        };
+        let mut g = philox(0, 5);
         assert_eq!(g.take(3).all(), [0x5cb200db, 0xb1a574eb, 0x097eff67]);
         assert_eq!(g.take(3).all(), [0x04faa329, 0x51c732a6, 0x241513ad]);
     }
