@@ -5,7 +5,7 @@
 //! modelled, and the device rule. Every test holds `sim::exclusive()`:
 //! violations and library objects are process-wide.
 
-use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind};
+use hip_sys::bindings::hip::{hipError_t, hipMemcpyKind, hipStreamCaptureMode};
 use hip_sys::rocrand::{rocrand_generator, rocrand_rng_type, rocrand_status, RocrandApi};
 use hip_sys::sim;
 use std::ffi::c_void;
@@ -208,6 +208,46 @@ fn poisson_numbers_are_rocrands() {
             }
             assert_eq!((rand().rocrand_destroy_generator)(g), ok);
         }
+    }
+    free(out);
+}
+
+/// A new lambda's table is device memory and a synchronous copy on
+/// rocRAND: inside a capture it is refused (and the capture broken), while
+/// the lambda whose table the generator keeps is captured.
+#[test]
+fn a_new_poisson_table_is_refused_inside_a_capture() {
+    let _x = sim::exclusive();
+    let ok = rocrand_status::ROCRAND_STATUS_SUCCESS;
+    let api = sim::api();
+    let g = generator(rocrand_rng_type::ROCRAND_RNG_PSEUDO_XORWOW);
+    let out = device(64);
+    let mut stream = std::ptr::null_mut();
+    let thread_local = hipStreamCaptureMode::hipStreamCaptureModeThreadLocal;
+    // SAFETY: valid out-pointers, a live generator and stream, 16 words of
+    // device memory; each capture is begun and ended on this thread.
+    unsafe {
+        assert_eq!((api.hipStreamCreate)(&mut stream), hipError_t::hipSuccess);
+        assert_eq!((rand().rocrand_set_stream)(g, stream), ok);
+        // The state and the table of lambda 2, outside any capture.
+        assert_eq!((rand().rocrand_generate_poisson)(g, out.cast(), 16, 2.0), ok);
+
+        assert_eq!((api.hipStreamBeginCapture)(stream, thread_local), hipError_t::hipSuccess);
+        assert_eq!((rand().rocrand_generate_poisson)(g, out.cast(), 16, 2.0), ok, "the kept table captures");
+        let mut graph = std::ptr::null_mut();
+        assert_eq!((api.hipStreamEndCapture)(stream, &mut graph), hipError_t::hipSuccess);
+        assert!(!graph.is_null());
+        assert_eq!((api.hipGraphDestroy)(graph), hipError_t::hipSuccess);
+
+        assert_eq!((api.hipStreamBeginCapture)(stream, thread_local), hipError_t::hipSuccess);
+        let status = (rand().rocrand_generate_poisson)(g, out.cast(), 16, 3.0);
+        assert_eq!(status, rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED, "a new table inside a capture");
+        let mut graph = std::ptr::null_mut();
+        let ended = (api.hipStreamEndCapture)(stream, &mut graph);
+        assert!(graph.is_null(), "the capture was invalidated: {ended:?}");
+
+        assert_eq!((rand().rocrand_destroy_generator)(g), ok);
+        assert_eq!((api.hipStreamDestroy)(stream), hipError_t::hipSuccess);
     }
     free(out);
 }
