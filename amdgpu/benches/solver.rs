@@ -1,9 +1,13 @@
-//! `solver::getrf`, `solver::potrf` and `solver::syevd` against the raw
-//! cuSOLVER calls they map onto (`cusolverDnDgetrf`, `cusolverDnDpotrf`,
-//! `cusolverDnDsyevd` with vectors, their workspaces allocated once) on a
-//! cuSOLVER handle of the same stream, in one run: an 8192 × 8192 f64
-//! matrix (512 MiB) for the factorizations and a 4096 × 4096 one for the
-//! eigensolver, each iteration a device-to-device restore of the matrix,
+//! `solver::getrf`, `solver::potrf`, `solver::syevd` and `solver::gesvd`
+//! against the raw cuSOLVER calls they map onto (`cusolverDnDgetrf`,
+//! `cusolverDnDpotrf`, `cusolverDnDsyevd` with vectors, `cusolverDnDgesvd`
+//! with thin U and Vᴴ, their workspaces allocated once) on a cuSOLVER
+//! handle of the same stream, in one run: an 8192 × 8192 f64 matrix
+//! (512 MiB) for the factorizations, a 4096 × 4096 one for the
+//! eigensolver, and for the SVD a 2048 × 2048 one and a wide 512 × 2048
+//! one (which cuSOLVER takes only turned around: the raw side is given
+//! Aᴴ ready, ours turns A and the vectors around on the stream), each
+//! iteration a device-to-device restore of the matrix,
 //! the call and a synchronize (the same restore for both sides), reported
 //! in ms and, for the factorizations, GFLOP/s (LU 2n³/3, Cholesky n³/3).
 //! PyTorch's `torch.linalg.lu_factor`, `torch.linalg.cholesky` and
@@ -11,10 +15,10 @@
 //! beside it.
 //!
 //! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
-//! --bench solver` (`AMDGPU_BENCH_SOLVER_N` and `AMDGPU_BENCH_EIGEN_N` for
-//! other orders). Elsewhere it says why it skips.
+//! --bench solver` (`AMDGPU_BENCH_SOLVER_N`, `AMDGPU_BENCH_EIGEN_N` and
+//! `AMDGPU_BENCH_SVD_N` for other orders). Elsewhere it says why it skips.
 
-use amdgpu::solver::{self, Pivots, Shape, Triangle, Vectors};
+use amdgpu::solver::{self, Pivots, Shape, SingularVectors, Triangle, Vectors};
 use amdgpu::{DeviceArray, Stream};
 use criterion::Criterion;
 use std::ffi::{c_int, c_void};
@@ -100,6 +104,32 @@ fn main() {
             function::<Syevd>(&cusolver, "cusolverDnDsyevd"),
         )
     };
+    type GesvdSize = unsafe extern "C" fn(Handle, c_int, c_int, *mut c_int) -> c_int;
+    type Gesvd = unsafe extern "C" fn(
+        Handle,
+        i8,
+        i8,
+        c_int,
+        c_int,
+        *mut f64,
+        c_int,
+        *mut f64,
+        *mut f64,
+        c_int,
+        *mut f64,
+        c_int,
+        *mut f64,
+        c_int,
+        *mut f64,
+        *mut c_int,
+    ) -> c_int;
+    // SAFETY: as above.
+    let (gesvd_size, gesvd) = unsafe {
+        (
+            function::<GesvdSize>(&cusolver, "cusolverDnDgesvd_bufferSize"),
+            function::<Gesvd>(&cusolver, "cusolverDnDgesvd"),
+        )
+    };
     let host = matrix(n);
     let pristine = DeviceArray::from_slice_on(&stream, &host).expect("the matrix");
     let mut a = DeviceArray::<f64>::zeros_on(&stream, n * n).expect("the working copy");
@@ -132,7 +162,63 @@ fn main() {
     let (ipiv, info) = (raw_pivots.as_mut_ptr(), raw_info.as_mut_ptr());
     let (lu_ws, chol_ws) = (lu_ws.as_mut_ptr(), chol_ws.as_mut_ptr());
 
+    // The SVDs: square (ns × ns) and wide (ns / 4 × ns; raw: its transpose).
+    let ns: usize = std::env::var("AMDGPU_BENCH_SVD_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
+    let nw = ns / 4;
+    let svd_host = matrix(ns);
+    let svd_pristine = DeviceArray::from_slice_on(&stream, &svd_host).expect("the SVD matrix");
+    // The wide A: the first nw rows of the square one; the raw side's Aᴴ.
+    let wide_host: Vec<f64> = (0..nw * ns).map(|e| svd_host[e % nw + (e / nw) * ns]).collect();
+    let tall_host: Vec<f64> = (0..ns * nw).map(|e| wide_host[e / ns + (e % ns) * nw]).collect();
+    let wide_pristine = DeviceArray::from_slice_on(&stream, &wide_host).expect("the wide matrix");
+    let tall_pristine = DeviceArray::from_slice_on(&stream, &tall_host).expect("its transpose");
+    let mut sv = DeviceArray::<f64>::zeros_on(&stream, ns * ns).expect("the SVD working copy");
+    let mut wv = DeviceArray::<f64>::zeros_on(&stream, nw * ns).expect("the wide working copy");
+    let mut raw_sv = DeviceArray::<f64>::zeros_on(&stream, ns * ns).expect("the raw SVD working copy");
+    let mut raw_tv = DeviceArray::<f64>::zeros_on(&stream, ns * nw).expect("the raw tall working copy");
+    let mut s_out = DeviceArray::<f64>::zeros_on(&stream, ns).expect("singular values");
+    let mut u_out = DeviceArray::<f64>::zeros_on(&stream, ns * ns).expect("U");
+    let mut vt_out = DeviceArray::<f64>::zeros_on(&stream, ns * ns).expect("Vᴴ");
+    let mut rwork = DeviceArray::<f64>::zeros_on(&stream, ns).expect("rwork");
+    let (nsi, nwi) = (ns as c_int, nw as c_int);
+    let (s_ptr, u_ptr, vt_ptr, rwork_ptr) =
+        (s_out.as_mut_ptr(), u_out.as_mut_ptr(), vt_out.as_mut_ptr(), rwork.as_mut_ptr());
+    let (mut svd_work, mut tall_work) = (0 as c_int, 0 as c_int);
+    // SAFETY: a live handle and valid out-pointers.
+    unsafe {
+        assert_eq!(gesvd_size(dn, nsi, nsi, &mut svd_work), 0);
+        assert_eq!(gesvd_size(dn, nsi, nwi, &mut tall_work), 0);
+    }
+    let mut svd_ws = DeviceArray::<f64>::zeros_on(&stream, svd_work.max(tall_work).max(1) as usize).expect("gesvd ws");
+    let svd_ws = svd_ws.as_mut_ptr();
+    // Ours: restore A, then the thin SVD of its `a_shape` (U `u_shape`, Vᴴ `vt_shape`).
+    let ours_svd = |a: &mut DeviceArray<f64>,
+                    pristine: &DeviceArray<f64>,
+                    (a_shape, u_shape, vt_shape): (Shape, Shape, Shape),
+                    s: &mut DeviceArray<f64>,
+                    u: &mut DeviceArray<f64>,
+                    vt: &mut DeviceArray<f64>| {
+        a.copy_from(pristine).expect("restore");
+        solver::gesvd(&a_shape, a, s, SingularVectors::Thin(u_shape, u), SingularVectors::Thin(vt_shape, vt))
+            .expect("gesvd")
+    };
+    let square = (Shape::square(ns), Shape::square(ns), Shape::square(ns));
+    let wide = (Shape::new(nw, ns), Shape::square(nw), Shape::new(nw, ns));
+    // Raw: restore A (m × n, m ≥ n), then cusolverDnDgesvd with jobs 'S'.
+    let raw_svd = |a: &mut DeviceArray<f64>, pristine: &DeviceArray<f64>, m: c_int, n: c_int, work: c_int| {
+        a.copy_from(pristine).expect("restore");
+        let jobs = b'S' as i8;
+        // SAFETY: A m × n, S, U (m × n) and Vᴴ (n × n) of their sizes, the
+        // workspace of `work` elements, rwork and info, all on this device.
+        let status = unsafe {
+            gesvd(dn, jobs, jobs, m, n, a.as_mut_ptr(), m, s_ptr, u_ptr, m, vt_ptr, n, svd_ws, work, rwork_ptr, info)
+        };
+        assert_eq!(status, 0, "cusolverDnDgesvd");
+    };
+
     // Each side once, checked, before timing (this also sizes our handle's workspace).
+    ours_svd(&mut sv, &svd_pristine, square, &mut s_out, &mut u_out, &mut vt_out).check().expect("converged");
+    ours_svd(&mut wv, &wide_pristine, wide, &mut s_out, &mut u_out, &mut vt_out).check().expect("converged");
     let shape = Shape::square(n);
     a.copy_from(&pristine).expect("restore");
     solver::getrf(&shape, &mut a, &mut pivots).expect("getrf").check().expect("a regular matrix");
@@ -199,6 +285,32 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    group.bench_function("gesvd-ours", |b| {
+        b.iter(|| {
+            let info = ours_svd(&mut sv, &svd_pristine, square, &mut s_out, &mut u_out, &mut vt_out);
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("gesvd-raw", |b| {
+        b.iter(|| {
+            raw_svd(&mut raw_sv, &svd_pristine, nsi, nsi, svd_work);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("gesvd-wide-ours", |b| {
+        b.iter(|| {
+            let info = ours_svd(&mut wv, &wide_pristine, wide, &mut s_out, &mut u_out, &mut vt_out);
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("gesvd-wide-raw", |b| {
+        b.iter(|| {
+            raw_svd(&mut raw_tv, &tall_pristine, nsi, nwi, tall_work);
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
@@ -226,5 +338,15 @@ fn main() {
             r / 1e6,
             o / r
         );
+    }
+    for (what, shape) in [("gesvd", format!("{ns} x {ns}")), ("gesvd-wide", format!("{nw} x {ns}"))] {
+        if let (Some(o), Some(r)) = (mean_ns(GROUP, &format!("{what}-ours")), mean_ns(GROUP, &format!("{what}-raw"))) {
+            println!(
+                "  {what} ({shape}, thin U and Vᴴ)  ours {:>8.2} ms   raw {:>8.2} ms   ratio {:.3}",
+                o / 1e6,
+                r / 1e6,
+                o / r
+            );
+        }
     }
 }

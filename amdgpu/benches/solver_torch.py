@@ -1,6 +1,9 @@
-"""What users would call instead of `solver::getrf`, `solver::potrf` and
-`solver::syevd`: `torch.linalg.lu_factor` and `torch.linalg.cholesky` on
-an 8192 x 8192 f64 matrix and `torch.linalg.eigh` on a 4096 x 4096 one,
+"""What users would call instead of `solver::getrf`, `solver::potrf`,
+`solver::syevd` and `solver::gesvd`: `torch.linalg.lu_factor` and
+`torch.linalg.cholesky` on an 8192 x 8192 f64 matrix,
+`torch.linalg.eigh` on a 4096 x 4096 one and `torch.linalg.svd` (thin,
+with cuSOLVER's gesvd driver as ours, and PyTorch's default driver) on a
+2048 x 2048 one and its first 512 rows,
 of the kind `solver.rs` uses (symmetric, strictly diagonally dominant),
 timed as it times ours (each call queued and synchronized; PyTorch's
 calls are out of place, so their copy of the input stands for our
@@ -18,6 +21,7 @@ from vendor_torch import mean_us
 
 N = 8192
 EIGEN_N = 4096
+SVD_N = 2048
 
 
 def matrix(n):
@@ -36,6 +40,13 @@ def main():
         print(f"  {name:<24} {us / 1e3:8.2f} ms {flops / us / 1e3:7.0f} GFLOP/s")
     us = mean_us(lambda: torch.linalg.eigh(e))
     print(f"  {'torch.linalg.eigh':<24} {us / 1e3:8.2f} ms ({EIGEN_N} x {EIGEN_N}, vectors)")
+    square = matrix(SVD_N)
+    wide = square[: SVD_N // 4].contiguous()
+    for shape, m in [(f"{SVD_N} x {SVD_N}", square), (f"{SVD_N // 4} x {SVD_N}", wide)]:
+        for driver in ["gesvd", None]:
+            us = mean_us(lambda: torch.linalg.svd(m, full_matrices=False, driver=driver), iterations=5, warm_up=1)
+            name = f"torch.linalg.svd ({driver or 'default'})"
+            print(f"  {name:<32} {us / 1e3:8.2f} ms ({shape}, thin)")
 
 
 if __name__ == "__main__":

@@ -17,15 +17,15 @@ ITERATIONS = 200
 WARM_UP = 20
 
 
-def mean_us(f):
-    for _ in range(WARM_UP):
+def mean_us(f, iterations=ITERATIONS, warm_up=WARM_UP):
+    for _ in range(warm_up):
         f()
     torch.cuda.synchronize()
     start = time.perf_counter()
-    for _ in range(ITERATIONS):
+    for _ in range(iterations):
         f()
         torch.cuda.synchronize()
-    return (time.perf_counter() - start) / ITERATIONS * 1e6
+    return (time.perf_counter() - start) / iterations * 1e6
 
 
 def tridiagonal(n):

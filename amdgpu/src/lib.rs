@@ -294,9 +294,11 @@
 //! stays on the device until [`solver::Info::check`] reads it, so a chain
 //! of calls queues without waiting; a singular or indefinite matrix is an
 //! [`libs::Breakdown`] then. Pivots live in [`solver::Pivots`], which only
-//! `getrf` writes. [`solver::geqrf`] and [`solver::orgqr`] give QR, and
+//! `getrf` writes. [`solver::geqrf`] and [`solver::orgqr`] give QR,
 //! [`solver::syevd`] the eigenvalues and vectors of a symmetric or
-//! Hermitian matrix.
+//! Hermitian matrix, and [`solver::gesvd`] the singular value
+//! decomposition, its vectors all, thin, over A or none per side
+//! ([`solver::SingularVectors`]).
 //!
 //! ```
 //! use amdgpu::prelude::*;

@@ -89,6 +89,13 @@ pub enum Breakdown {
         /// rocSOLVER's `info`.
         info: usize,
     },
+    /// SVD: the bidiagonal QR iteration did not converge. rocSOLVER's
+    /// `info`: the number of the bidiagonal's superdiagonal elements that
+    /// did not converge to zero (cuSOLVER's count is the same).
+    SvdNotConverged {
+        /// The superdiagonal elements that did not converge.
+        superdiagonals: usize,
+    },
 }
 
 impl std::fmt::Display for Breakdown {
@@ -109,6 +116,12 @@ impl std::fmt::Display for Breakdown {
                 f,
                 "the eigensolver did not converge (info = {info}): the eigenvalues and vectors are not valid; a \
                  matrix with NaNs or infinities does this"
+            ),
+            Breakdown::SvdNotConverged { superdiagonals } => write!(
+                f,
+                "the SVD did not converge: {superdiagonals} superdiagonal elements of the bidiagonal are not zero \
+                 (info = {superdiagonals}); the singular values and vectors are not valid, and a matrix with NaNs \
+                 or infinities does this"
             ),
         }
     }

@@ -5,12 +5,13 @@
 //! matrices reported through `info`, read only when asked; bad shapes,
 //! pivots and devices refused before any library call; handles on many
 //! threads and devices; the workspace grown from the pool, and captures.
+//! QR, the eigensolver and the SVD against their defining identities.
 
 use amdgpu::blas::Op;
 use amdgpu::libs::{Breakdown, LibError, Library};
 use amdgpu::prelude::*;
 use amdgpu::runtime::CaptureMode;
-use amdgpu::solver::{self, Pivots, Shape, SolverScalar, Triangle, Vectors};
+use amdgpu::solver::{self, Pivots, Shape, SingularVectors, SolverScalar, Triangle, Vectors};
 use hip_sys::sim;
 
 mod common;
@@ -384,6 +385,184 @@ fn qr_factors_and_builds_orthonormal_q_in_every_precision() {
     let mut short = DeviceArray::<f64>::zeros(1).unwrap();
     let error = solver::geqrf(&Shape::new(4, 3), &mut a, &mut short).unwrap_err();
     assert!(error.to_string().contains("tau holds 1"), "{error}");
+}
+
+/// Which vectors an SVD round trip asks for on each side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Side {
+    All,
+    Thin,
+    OverA,
+    Skip,
+}
+
+/// The SVD of a random `m × n` A (leading dimension `m + 1`, U's and Vᴴ's
+/// two more than their rows) with `left` and `right` vectors: Σ
+/// descending and non-negative; the vectors orthonormal, and with both
+/// sides `A = U Σ Vᴴ`. Returns Σ.
+fn svd_round_trip<T: Elem>(m: usize, n: usize, left: Side, right: Side) -> Vec<f64> {
+    let (lda, k) = (m + 1, m.min(n));
+    let (re, im) = (noise(lda * n, 41), noise(lda * n, 42));
+    let a_host: Vec<T> = (0..lda * n).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect();
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut sigma = DeviceArray::<T::Real>::zeros(k).unwrap();
+    let u_shape = Shape::new(m, if left == Side::All { m } else { k }).with_ld(m + 2);
+    let v_rows = if right == Side::All { n } else { k };
+    let v_shape = Shape::new(v_rows, n).with_ld(v_rows + 2);
+    let mut u = DeviceArray::<T>::zeros(u_shape.len().max(1)).unwrap();
+    let mut vt = DeviceArray::<T>::zeros(v_shape.len().max(1)).unwrap();
+    fn side<T: Elem>(side: Side, shape: Shape, data: &mut DeviceArray<T>) -> SingularVectors<'_, T> {
+        match side {
+            Side::All => SingularVectors::All(shape, data),
+            Side::Thin => SingularVectors::Thin(shape, data),
+            Side::OverA => SingularVectors::OverA,
+            Side::Skip => SingularVectors::Skip,
+        }
+    }
+    let info = solver::gesvd(
+        &Shape::new(m, n).with_ld(lda),
+        &mut a,
+        &mut sigma,
+        side(left, u_shape, &mut u),
+        side(right, v_shape, &mut vt),
+    )
+    .unwrap();
+    info.check().unwrap();
+    let what = format!("{} {m}×{n} {left:?}/{right:?}", T::NAME);
+    let s: Vec<f64> = sigma.to_vec().unwrap().into_iter().map(Into::into).collect();
+    assert!(s.windows(2).all(|w| w[0] >= w[1]) && s.iter().all(|&x| x >= 0.0), "{what}: Σ = {s:?}");
+    let a_after: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    // U's columns (ld, count) and Vᴴ's rows (ld, count), where they are.
+    let u_host: Vec<(f64, f64)> = u.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    let v_host: Vec<(f64, f64)> = vt.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    let (u_of, u_ld, u_cols) = match left {
+        Side::OverA => (&a_after, lda, k),
+        _ => (&u_host, m + 2, u_shape.cols),
+    };
+    let (v_of, v_ld, v_count) = match right {
+        Side::OverA => (&a_after, lda, k),
+        _ => (&v_host, v_rows + 2, v_rows),
+    };
+    let tolerance = T::TOLERANCE * 10.0;
+    let gram = |count: usize, len: usize, at: &dyn Fn(usize, usize) -> (f64, f64)| {
+        for p in 0..count {
+            for q in 0..count {
+                let g = (0..len).fold((0.0, 0.0), |g, r| {
+                    let (x, y) = (at(r, p), at(r, q));
+                    let z = cmul((x.0, -x.1), y);
+                    (g.0 + z.0, g.1 + z.1)
+                });
+                let want = if p == q { 1.0 } else { 0.0 };
+                assert!((g.0 - want).hypot(g.1) < tolerance, "{what}: not orthonormal at ({p}, {q}): {g:?}");
+            }
+        }
+    };
+    if left != Side::Skip {
+        gram(u_cols, m, &|r, c| u_of[r + c * u_ld]);
+    }
+    if right != Side::Skip {
+        // Vᴴ's rows are orthonormal: conjugate them to use columns' Gram.
+        gram(v_count, n, &|r, c| {
+            let x = v_of[c + r * v_ld];
+            (x.0, -x.1)
+        });
+    }
+    if left != Side::Skip && right != Side::Skip {
+        let scale = s.first().copied().unwrap_or(1.0).max(1.0);
+        for j in 0..n {
+            for i in 0..m {
+                let x = (0..k).fold((0.0, 0.0), |x, l| {
+                    let z = cmul(u_of[i + l * u_ld], v_of[l + j * v_ld]);
+                    (x.0 + s[l] * z.0, x.1 + s[l] * z.1)
+                });
+                let want = a_host[i + j * lda].to_c();
+                assert!((x.0 - want.0).hypot(x.1 - want.1) < tolerance * scale, "{what}: U Σ Vᴴ at ({i}, {j})");
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn the_svd_reconstructs_a_with_orthonormal_vectors_in_every_precision_and_shape() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    use Side::{All, OverA, Skip, Thin};
+    fn each<T: Elem>(m: usize, n: usize) {
+        let reference = svd_round_trip::<T>(m, n, All, All);
+        for (left, right) in [(Thin, Thin), (OverA, Thin), (Thin, OverA), (All, Skip), (Skip, Skip)] {
+            let s = svd_round_trip::<T>(m, n, left, right);
+            for (x, y) in s.iter().zip(&reference) {
+                assert!((x - y).abs() < T::TOLERANCE * 10.0 * reference[0].max(1.0), "{m}×{n} {left:?}/{right:?}");
+            }
+        }
+    }
+    // Square, tall and wide; thin enough for rocSOLVER's QR-first path
+    // (m ≥ 1.6 n) or not.
+    for (m, n) in [(1, 1), (1, 4), (4, 1), (5, 3), (3, 5), (8, 5), (5, 8), (30, 30), (40, 12), (12, 40)] {
+        each::<f32>(m, n);
+        each::<f64>(m, n);
+        each::<[f32; 2]>(m, n);
+        each::<[f64; 2]>(m, n);
+    }
+    // Known values: [[3, 0], [4, 5]] has σ = (3√5, √5).
+    let mut a = DeviceArray::from_slice(&[3.0f64, 4.0, 0.0, 5.0]).unwrap();
+    let mut s = DeviceArray::<f64>::zeros(2).unwrap();
+    let shape = Shape::square(2);
+    solver::gesvd(&shape, &mut a, &mut s, SingularVectors::Skip, SingularVectors::Skip).unwrap().check().unwrap();
+    let got = s.to_vec().unwrap();
+    let want = [3.0 * 5f64.sqrt(), 5f64.sqrt()];
+    assert!((got[0] - want[0]).abs() < 1e-13 && (got[1] - want[1]).abs() < 1e-13, "{got:?}");
+    // A rank-one matrix: the second value is 0, and U stays orthonormal.
+    svd_round_trip::<f64>(2, 2, All, All);
+    let mut r1 = DeviceArray::from_slice(&[1.0f64, 2.0, 2.0, 4.0]).unwrap();
+    let mut u = DeviceArray::<f64>::zeros(4).unwrap();
+    let info = solver::gesvd(&shape, &mut r1, &mut s, SingularVectors::All(shape, &mut u), SingularVectors::Skip);
+    info.unwrap().check().unwrap();
+    let (got, u) = (s.to_vec().unwrap(), u.to_vec().unwrap());
+    assert!((got[0] - 5.0).abs() < 1e-13 && got[1].abs() < 1e-13, "{got:?}");
+    assert!((u[0] * u[2] + u[1] * u[3]).abs() < 1e-13 && (u[2].hypot(u[3]) - 1.0).abs() < 1e-13, "{u:?}");
+    // A's contents are destroyed unless vectors overwrite it (the
+    // simulator makes that visible with NaNs).
+    if common::on_sim() {
+        let mut b = DeviceArray::from_slice(&[3.0f64, 4.0, 0.0, 5.0]).unwrap();
+        solver::gesvd(&shape, &mut b, &mut s, SingularVectors::Skip, SingularVectors::Skip).unwrap().check().unwrap();
+        assert!(b.to_vec().unwrap().iter().all(|x| x.is_nan()), "A is not to be read after gesvd");
+    }
+}
+
+#[test]
+fn the_svd_refuses_bad_shapes_before_any_call_and_an_empty_one_succeeds() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    let invalid = |result: amdgpu::libs::Result<solver::Info>, needle: &str| {
+        let error = result.expect_err(needle);
+        assert!(matches!(error, LibError::InvalidInput { .. }), "{error:?}");
+        assert!(error.to_string().contains(needle), "{error} should say {needle:?}");
+    };
+    let shape = Shape::new(4, 3);
+    let mut a = DeviceArray::<f64>::zeros(12).unwrap();
+    let mut s = DeviceArray::<f64>::zeros(3).unwrap();
+    let mut u = DeviceArray::<f64>::zeros(16).unwrap();
+    let (over, skip) = (|| SingularVectors::<f64>::OverA, || SingularVectors::<f64>::Skip);
+    invalid(solver::gesvd(&shape, &mut a, &mut s, over(), over()), "both sides");
+    let wrong = SingularVectors::All(Shape::new(4, 3), &mut u);
+    invalid(solver::gesvd(&shape, &mut a, &mut s, wrong, skip()), "U is 4×3; these vectors of A make it 4×4");
+    let wrong = SingularVectors::Thin(Shape::new(4, 3), &mut u);
+    invalid(solver::gesvd(&shape, &mut a, &mut s, skip(), wrong), "Vᴴ is 4×3; these vectors of A make it 3×3");
+    let short = SingularVectors::All(Shape::square(4).with_ld(5), &mut u);
+    invalid(solver::gesvd(&shape, &mut a, &mut s, short, skip()), "U holds 16 elements");
+    let mut two = DeviceArray::<f64>::zeros(2).unwrap();
+    invalid(solver::gesvd(&shape, &mut a, &mut two, skip(), skip()), "min(m, n) = 3");
+    invalid(solver::gesvd(&Shape::new(4, 4), &mut a, &mut s, skip(), skip()), "A holds 12 elements");
+    // An empty A: nothing to compute, and an info that says so.
+    let mut none = DeviceArray::<f64>::zeros(1).unwrap();
+    let info = solver::gesvd(&Shape::new(0, 3), &mut none, &mut s, skip(), skip()).unwrap();
+    assert_eq!(info.value().unwrap(), 0);
 }
 
 #[test]

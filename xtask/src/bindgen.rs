@@ -304,6 +304,10 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dorgqr",
     "rocsolver_cungqr",
     "rocsolver_zungqr",
+    "rocsolver_sgesvd",
+    "rocsolver_dgesvd",
+    "rocsolver_cgesvd",
+    "rocsolver_zgesvd",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared
@@ -415,7 +419,7 @@ const LIBRARIES: &[Library] = &[
         table: "RocsolverApi",
         soname: "librocsolver.so",
         functions: ROCSOLVER_FUNCTIONS,
-        extra_types: &["rocblas_fill", "rocblas_evect"],
+        extra_types: &["rocblas_fill", "rocblas_evect", "rocblas_svect", "rocblas_workmode"],
         extra_vars: &[],
         shared_types: ROCBLAS_SHARED,
         newer: "",

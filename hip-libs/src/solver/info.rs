@@ -14,6 +14,7 @@ pub(crate) enum Factorization {
     Lu,
     Cholesky,
     Eigen,
+    Svd,
 }
 
 /// A factorization's `info`, in device memory: 0 when it succeeded, else
@@ -44,6 +45,20 @@ impl Info {
         Ok(Info { buffer, operation, kind })
     }
 
+    /// Four bytes of the pool on `stream`'s device holding 0, queued on
+    /// `stream`: the `info` of an empty problem, which rocSOLVER returns
+    /// from without writing one.
+    pub(crate) fn succeeded(operation: &'static str, kind: Factorization, stream: &Stream) -> Result<Info> {
+        let info = Info::new(operation, kind, stream)?;
+        let (device, ptr) = (stream.device(), info.as_mut_ptr().cast());
+        hip_pool::enqueue(stream, [(info.buffer(), hip_pool::Access::Write)], || {
+            // SAFETY: four bytes of device memory of `stream`'s device,
+            // kept from reuse until the fill has run (the use is recorded).
+            unsafe { hip_core::raw::mem::fill_async(device, ptr, 0, 4, stream.as_raw()) }.map_err(crate::LibError::from)
+        })?;
+        Ok(info)
+    }
+
     pub(crate) fn buffer(&self) -> &Buffer {
         &self.buffer
     }
@@ -54,9 +69,10 @@ impl Info {
 
     /// rocSOLVER's `info`, once the factorization ran: 0, or the 1-based
     /// column of the first zero pivot (LU), the order of the first leading
-    /// minor that is not positive definite (Cholesky), or where the
+    /// minor that is not positive definite (Cholesky), where the
     /// eigensolver did not converge (rocSOLVER's encoding, see
-    /// [`Breakdown::NotConverged`]).
+    /// [`Breakdown::NotConverged`]), or how many superdiagonal elements
+    /// the SVD left unconverged.
     ///
     /// # Errors
     /// [`LibError::Hip`] when the copy fails, the stream has faulted, or a
@@ -89,6 +105,7 @@ impl Info {
             Factorization::Lu => Breakdown::ZeroPivot { column: at },
             Factorization::Cholesky => Breakdown::NotPositiveDefinite { order: at },
             Factorization::Eigen => Breakdown::NotConverged { info: at },
+            Factorization::Svd => Breakdown::SvdNotConverged { superdiagonals: at },
         };
         Err(LibError::Breakdown { operation: self.operation, breakdown })
     }

@@ -1,8 +1,9 @@
 //! rocSOLVER: LU with partial pivoting ([`getrf`], [`getrs`]), Cholesky
-//! ([`potrf`], [`potrs`]), QR ([`geqrf`], [`orgqr`] also named [`ungqr`])
-//! and the symmetric / Hermitian eigensolver
-//! ([`syevd`], also named [`heevd`]) of dense column-major matrices, in
-//! `f32`, `f64` and complex (`[re, im]`) precision.
+//! ([`potrf`], [`potrs`]), QR ([`geqrf`], [`orgqr`] also named [`ungqr`]),
+//! the symmetric / Hermitian eigensolver ([`syevd`], also named
+//! [`heevd`]) and the singular value decomposition ([`gesvd`]) of dense
+//! column-major matrices, in `f32`, `f64` and complex (`[re, im]`)
+//! precision.
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -32,7 +33,8 @@
 //! memory size query, and grow the handle's workspace from the pool when
 //! a call needs more, outside captures. Nothing is allocated per call but
 //! the 4-byte `info` of a factorization (and the eigensolver's `n` reals
-//! of tridiagonal scratch), from the pool.
+//! of tridiagonal scratch, the SVD's `min(m, n) − 1` of bidiagonal
+//! scratch), from the pool.
 //!
 //! # Capture
 //!
@@ -55,6 +57,7 @@ mod lu;
 mod qr;
 mod raw;
 mod shape;
+mod svd;
 
 pub use cholesky::{potrf, potrs, Triangle};
 pub use eigen::{syevd, syevd as heevd, Vectors};
@@ -63,3 +66,4 @@ pub use lu::{getrf, getrs};
 pub use qr::{geqrf, orgqr, orgqr as ungqr};
 pub use raw::SolverScalar;
 pub use shape::Shape;
+pub use svd::{gesvd, SingularVectors};

@@ -9,7 +9,8 @@
 
 use crate::Result;
 use hip_sys::rocsolver::{
-    rocblas_evect, rocblas_fill, rocblas_handle, rocblas_operation, rocblas_status, RocsolverApi,
+    rocblas_evect, rocblas_fill, rocblas_handle, rocblas_operation, rocblas_status, rocblas_svect, rocblas_workmode,
+    RocsolverApi,
 };
 
 /// Status to result, naming the rocSOLVER function.
@@ -157,17 +158,81 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         e: *mut Self::Real,
         info: *mut i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?gesvd`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn gesvd(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        left: rocblas_svect,
+        right: rocblas_svect,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        s: *mut Self::Real,
+        u: *mut Self,
+        ldu: i32,
+        v: *mut Self,
+        ldv: i32,
+        e: *mut Self::Real,
+        fast_alg: rocblas_workmode,
+        info: *mut i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
     (
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
-        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident
+        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
+        $gesvd:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
             const PREFIX: char = $prefix;
             type Real = $real;
+            unsafe fn gesvd(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                left: rocblas_svect,
+                right: rocblas_svect,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                s: *mut $real,
+                u: *mut Self,
+                ldu: i32,
+                v: *mut Self,
+                ldv: i32,
+                e: *mut $real,
+                fast_alg: rocblas_workmode,
+                info: *mut i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe {
+                    (api.$gesvd)(
+                        handle,
+                        left,
+                        right,
+                        m,
+                        n,
+                        a.cast::<$c>(),
+                        lda,
+                        s,
+                        u.cast::<$c>(),
+                        ldu,
+                        v.cast::<$c>(),
+                        ldv,
+                        e,
+                        fast_alg,
+                        info,
+                    )
+                }
+            }
             unsafe fn geqrf(
                 api: &RocsolverApi,
                 handle: rocblas_handle,
@@ -280,7 +345,8 @@ scalar!(
     rocsolver_spotrs,
     rocsolver_ssyevd,
     rocsolver_sgeqrf,
-    rocsolver_sorgqr
+    rocsolver_sorgqr,
+    rocsolver_sgesvd
 );
 scalar!(
     f64,
@@ -294,7 +360,8 @@ scalar!(
     rocsolver_dpotrs,
     rocsolver_dsyevd,
     rocsolver_dgeqrf,
-    rocsolver_dorgqr
+    rocsolver_dorgqr,
+    rocsolver_dgesvd
 );
 scalar!(
     [f32; 2],
@@ -308,7 +375,8 @@ scalar!(
     rocsolver_cpotrs,
     rocsolver_cheevd,
     rocsolver_cgeqrf,
-    rocsolver_cungqr
+    rocsolver_cungqr,
+    rocsolver_cgesvd
 );
 scalar!(
     [f64; 2],
@@ -322,7 +390,8 @@ scalar!(
     rocsolver_zpotrs,
     rocsolver_zheevd,
     rocsolver_zgeqrf,
-    rocsolver_zungqr
+    rocsolver_zungqr,
+    rocsolver_zgesvd
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

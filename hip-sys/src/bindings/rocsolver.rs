@@ -17,6 +17,24 @@ pub use super::rocblas::rocblas_status;
 pub use super::rocblas::rocblas_status_;
 pub use super::hip::hipStream_t;
 pub use super::hip::ihipStream_t;
+impl rocblas_svect_ {
+    pub const rocblas_svect_all: rocblas_svect_ = rocblas_svect_(191);
+    pub const rocblas_svect_singular: rocblas_svect_ = rocblas_svect_(192);
+    pub const rocblas_svect_overwrite: rocblas_svect_ = rocblas_svect_(193);
+    pub const rocblas_svect_none: rocblas_svect_ = rocblas_svect_(194);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct rocblas_svect_(pub ::core::ffi::c_uint);
+pub use self::rocblas_svect_ as rocblas_svect;
+impl rocblas_workmode_ {
+    pub const rocblas_outofplace: rocblas_workmode_ = rocblas_workmode_(201);
+    pub const rocblas_inplace: rocblas_workmode_ = rocblas_workmode_(202);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct rocblas_workmode_(pub ::core::ffi::c_uint);
+pub use self::rocblas_workmode_ as rocblas_workmode;
 impl rocblas_evect_ {
     pub const rocblas_evect_original: rocblas_evect_ = rocblas_evect_(211);
     pub const rocblas_evect_tridiagonal: rocblas_evect_ = rocblas_evect_(212);
@@ -341,6 +359,78 @@ pub struct RocsolverApi {
         lda: rocblas_int,
         ipiv: *mut rocblas_double_complex,
     ) -> rocblas_status,
+    ///`rocsolver_sgesvd`
+    pub rocsolver_sgesvd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        left_svect: rocblas_svect,
+        right_svect: rocblas_svect,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        S: *mut f32,
+        U: *mut f32,
+        ldu: rocblas_int,
+        V: *mut f32,
+        ldv: rocblas_int,
+        E: *mut f32,
+        fast_alg: rocblas_workmode,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgesvd`
+    pub rocsolver_dgesvd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        left_svect: rocblas_svect,
+        right_svect: rocblas_svect,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        S: *mut f64,
+        U: *mut f64,
+        ldu: rocblas_int,
+        V: *mut f64,
+        ldv: rocblas_int,
+        E: *mut f64,
+        fast_alg: rocblas_workmode,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgesvd`
+    pub rocsolver_cgesvd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        left_svect: rocblas_svect,
+        right_svect: rocblas_svect,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        S: *mut f32,
+        U: *mut rocblas_float_complex,
+        ldu: rocblas_int,
+        V: *mut rocblas_float_complex,
+        ldv: rocblas_int,
+        E: *mut f32,
+        fast_alg: rocblas_workmode,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgesvd`
+    pub rocsolver_zgesvd: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        left_svect: rocblas_svect,
+        right_svect: rocblas_svect,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        S: *mut f64,
+        U: *mut rocblas_double_complex,
+        ldu: rocblas_int,
+        V: *mut rocblas_double_complex,
+        ldv: rocblas_int,
+        E: *mut f64,
+        fast_alg: rocblas_workmode,
+        info: *mut rocblas_int,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -375,6 +465,10 @@ impl RocsolverApi {
         "rocsolver_dorgqr",
         "rocsolver_cungqr",
         "rocsolver_zungqr",
+        "rocsolver_sgesvd",
+        "rocsolver_dgesvd",
+        "rocsolver_cgesvd",
+        "rocsolver_zgesvd",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -807,11 +901,99 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zungqr")?)
             },
+            rocsolver_sgesvd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        left_svect: rocblas_svect,
+                        right_svect: rocblas_svect,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        S: *mut f32,
+                        U: *mut f32,
+                        ldu: rocblas_int,
+                        V: *mut f32,
+                        ldv: rocblas_int,
+                        E: *mut f32,
+                        fast_alg: rocblas_workmode,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgesvd")?)
+            },
+            rocsolver_dgesvd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        left_svect: rocblas_svect,
+                        right_svect: rocblas_svect,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        S: *mut f64,
+                        U: *mut f64,
+                        ldu: rocblas_int,
+                        V: *mut f64,
+                        ldv: rocblas_int,
+                        E: *mut f64,
+                        fast_alg: rocblas_workmode,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgesvd")?)
+            },
+            rocsolver_cgesvd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        left_svect: rocblas_svect,
+                        right_svect: rocblas_svect,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        S: *mut f32,
+                        U: *mut rocblas_float_complex,
+                        ldu: rocblas_int,
+                        V: *mut rocblas_float_complex,
+                        ldv: rocblas_int,
+                        E: *mut f32,
+                        fast_alg: rocblas_workmode,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgesvd")?)
+            },
+            rocsolver_zgesvd: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        left_svect: rocblas_svect,
+                        right_svect: rocblas_svect,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        S: *mut f64,
+                        U: *mut rocblas_double_complex,
+                        ldu: rocblas_int,
+                        V: *mut rocblas_double_complex,
+                        ldv: rocblas_int,
+                        E: *mut f64,
+                        fast_alg: rocblas_workmode,
+                        info: *mut rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgesvd")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 30usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 34usize)
     }
 }

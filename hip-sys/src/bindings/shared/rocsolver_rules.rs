@@ -15,7 +15,7 @@
 //! returns success: a factorization still sets `info` to 0.
 
 use crate::rocblas::{rocblas_operation, rocblas_status};
-use crate::rocsolver::{rocblas_evect, rocblas_fill};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_svect};
 
 type Status = rocblas_status;
 
@@ -33,7 +33,9 @@ const INVALID_SIZE: Status = rocblas_status::rocblas_status_invalid_size;
 const INVALID_POINTER: Status = rocblas_status::rocblas_status_invalid_pointer;
 
 /// Whether each pointer of a call is non-null (`d` and `e`: the
-/// eigensolver's eigenvalues and its off-diagonal scratch).
+/// eigensolver's eigenvalues and its off-diagonal scratch, or the SVD's
+/// singular values and its bidiagonal scratch; `u` and `v`: the SVD's
+/// singular vectors).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Given {
     pub a: bool,
@@ -42,6 +44,8 @@ pub(crate) struct Given {
     pub info: bool,
     pub d: bool,
     pub e: bool,
+    pub u: bool,
+    pub v: bool,
 }
 
 /// Whether `uplo` names the upper triangle; `invalid_value` unless it is
@@ -187,11 +191,83 @@ pub(crate) fn orgqr(m: i32, n: i32, k: i32, lda: i32, given: Given, querying: bo
     Ok(if n == 0 { Next::Done } else { Next::Run })
 }
 
+/// Which singular vectors `gesvd` computes on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Svect {
+    /// All `m` (left) or `n` (right) of them, into U or V.
+    All,
+    /// The first `min(m, n)`, into U or V.
+    Singular,
+    /// The first `min(m, n)`, over A.
+    Overwrite,
+    /// None.
+    None,
+}
+
+/// Which singular vectors `svect` asks for; `invalid_value` for any value
+/// that is not one of rocSOLVER's four.
+pub(crate) fn svect(svect: rocblas_svect) -> Result<Svect, Status> {
+    match svect {
+        rocblas_svect::rocblas_svect_all => Ok(Svect::All),
+        rocblas_svect::rocblas_svect_singular => Ok(Svect::Singular),
+        rocblas_svect::rocblas_svect_overwrite => Ok(Svect::Overwrite),
+        rocblas_svect::rocblas_svect_none => Ok(Svect::None),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// `gesvd`: the `m × n` A with `lda`, the singular values S (`d`), U with
+/// `ldu`, Vᴴ with `ldv`, the bidiagonal's scratch E and `info`
+/// (`rocsolver_gesvd_argCheck`). Both sides overwriting A is
+/// `invalid_value`; `ldu` and `ldv` must be at least 1 even when unused.
+/// An empty problem returns success with `info` not written.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gesvd(
+    left: rocblas_svect,
+    right: rocblas_svect,
+    m: i32,
+    n: i32,
+    lda: i32,
+    ldu: i32,
+    ldv: i32,
+    given: Given,
+    querying: bool,
+) -> Result<Next, Status> {
+    let (left, right) = (svect(left)?, svect(right)?);
+    if left == Svect::Overwrite && right == Svect::Overwrite {
+        return Err(INVALID_VALUE);
+    }
+    let k = m.min(n);
+    if n < 0 || m < 0 || lda < m || ldu < 1 || ldv < 1 {
+        return Err(INVALID_SIZE);
+    }
+    if matches!(left, Svect::All | Svect::Singular) && ldu < m {
+        return Err(INVALID_SIZE);
+    }
+    if (right == Svect::All && ldv < n) || (right == Svect::Singular && ldv < k) {
+        return Err(INVALID_SIZE);
+    }
+    if !querying {
+        let (m, n) = (m as i64, n as i64);
+        let k = k as i64;
+        if (m * n != 0 && !given.a) || (k > 1 && !given.e) || (k != 0 && !given.d) || !given.info {
+            return Err(INVALID_POINTER);
+        }
+        if (left == Svect::All && m != 0 && !given.u) || (left == Svect::Singular && k != 0 && !given.u) {
+            return Err(INVALID_POINTER);
+        }
+        if matches!(right, Svect::All | Svect::Singular) && n != 0 && !given.v {
+            return Err(INVALID_POINTER);
+        }
+    }
+    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: Given = Given { a: true, ipiv: true, b: true, info: true, d: true, e: true };
+    const ALL: Given = Given { a: true, ipiv: true, b: true, info: true, d: true, e: true, u: true, v: true };
 
     #[test]
     fn sizes_come_before_pointers_and_empty_problems_return() {
@@ -222,5 +298,28 @@ mod tests {
         assert_eq!(orgqr(3, 4, 2, 3, ALL, false), Err(INVALID_SIZE), "n > m");
         assert_eq!(orgqr(4, 3, 4, 4, ALL, false), Err(INVALID_SIZE), "k > n");
         assert_eq!(orgqr(4, 3, 0, 4, Given { ipiv: false, ..ALL }, false), Ok(Next::Run), "no reflector, no scalar");
+    }
+
+    #[test]
+    fn gesvd_checks_values_then_sizes_then_pointers() {
+        let (all, singular) = (rocblas_svect::rocblas_svect_all, rocblas_svect::rocblas_svect_singular);
+        let (over, none) = (rocblas_svect::rocblas_svect_overwrite, rocblas_svect::rocblas_svect_none);
+        assert_eq!(gesvd(over, over, 4, 3, 4, 4, 3, ALL, false), Err(INVALID_VALUE), "both over A");
+        assert_eq!(gesvd(rocblas_svect(7), none, -1, 3, 4, 4, 3, ALL, false), Err(INVALID_VALUE), "value first");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 0, 1, ALL, false), Err(INVALID_SIZE), "ldu ≥ 1 even unused");
+        assert_eq!(gesvd(singular, none, 4, 3, 4, 3, 1, ALL, false), Err(INVALID_SIZE), "ldu < m");
+        assert_eq!(gesvd(none, all, 4, 3, 4, 1, 2, ALL, false), Err(INVALID_SIZE), "ldv < n for all");
+        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 3, ALL, false), Ok(Next::Run), "ldv ≥ min(m, n) for thin");
+        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 2, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(gesvd(all, all, 4, 3, 4, 4, 3, Given::default(), true), Ok(Next::Run), "a query skips pointers");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(none, none, 4, 1, 4, 1, 1, Given { e: false, ..ALL }, false), Ok(Next::Run), "E for k > 1");
+        assert_eq!(gesvd(all, none, 4, 3, 4, 4, 1, Given { u: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(over, none, 4, 3, 4, 1, 1, Given { u: false, ..ALL }, false), Ok(Next::Run));
+        assert_eq!(gesvd(none, singular, 4, 3, 4, 1, 3, Given { v: false, ..ALL }, false), Err(INVALID_POINTER));
+        let (info, v) = (true, true);
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given { info, v, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given { info, ..Given::default() }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given::default(), false), Err(INVALID_POINTER), "info always");
     }
 }

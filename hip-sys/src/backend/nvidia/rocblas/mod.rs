@@ -57,11 +57,13 @@ use crate::sync::MutexExt;
 use crate::BackendError;
 
 mod gemm;
+mod transpose;
 mod vector;
 
 #[cfg(test)]
 pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
+pub(in crate::backend::nvidia) use transpose::conj_transpose;
 use vector::*;
 
 /// A `cublasStatus_t`.
@@ -120,6 +122,11 @@ fn_table! {
         cublasDscal = "cublasDscal_v2": fn(Handle, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
         cublasCscal = "cublasCscal_v2": fn(Handle, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
         cublasZscal = "cublasZscal_v2": fn(Handle, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
+        /// `cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc)`
+        cublasSgeam = "cublasSgeam": fn(Handle, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> CublasStatus;
+        cublasDgeam = "cublasDgeam": fn(Handle, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> CublasStatus;
+        cublasCgeam = "cublasCgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, *const C32, c_int, *mut C32, c_int) -> CublasStatus;
+        cublasZgeam = "cublasZgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, *const C64, c_int, *mut C64, c_int) -> CublasStatus;
     }
 }
 

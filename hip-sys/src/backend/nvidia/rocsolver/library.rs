@@ -1,7 +1,7 @@
 //! cuSOLVER itself: the dense functions the mapping calls, loading them,
 //! and its statuses as rocBLAS's (rocSOLVER answers with rocBLAS's).
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_schar, c_void};
 use std::sync::OnceLock;
 
 use crate::backend::nvidia::{catch_status, library_candidates, open, Handle};
@@ -93,6 +93,18 @@ fn_table! {
         cusolverDnDorgqr = "cusolverDnDorgqr": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *const f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnCungqr = "cusolverDnCungqr": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *const C32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnZungqr = "cusolverDnZungqr": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *const C64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDgesvd_bufferSize(handle, int m, int n, int *lwork)`
+        cusolverDnSgesvd_bufferSize = "cusolverDnSgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnDgesvd_bufferSize = "cusolverDnDgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnCgesvd_bufferSize = "cusolverDnCgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
+        cusolverDnZgesvd_bufferSize = "cusolverDnZgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDgesvd(handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda,
+        /// double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork,
+        /// int *devInfo)`; `m ≥ n` only.
+        cusolverDnSgesvd = "cusolverDnSgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut f32, c_int, *mut f32, c_int, *mut f32, *mut c_int) -> CusolverStatus;
+        cusolverDnDgesvd = "cusolverDnDgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut f64, c_int, *mut f64, c_int, *mut f64, *mut c_int) -> CusolverStatus;
+        cusolverDnCgesvd = "cusolverDnCgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut C32, c_int, *mut f32, *mut C32, c_int, *mut C32, c_int, *mut C32, c_int, *mut f32, *mut c_int) -> CusolverStatus;
+        cusolverDnZgesvd = "cusolverDnZgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut C64, c_int, *mut f64, *mut C64, c_int, *mut C64, c_int, *mut C64, c_int, *mut f64, *mut c_int) -> CusolverStatus;
     }
 }
 

@@ -35,6 +35,14 @@
 //!   cuSOLVER's name in the log. The version string is
 //!   `3.21.0-cusolver-<cuSOLVER's version>`.
 //!
+//! - **SVD.** cuSOLVER's `gesvd` takes `m ≥ n` only and has one
+//!   algorithm (`fast_alg` is not used). A wide A is solved turned around:
+//!   Aᴴ is written into the workspace with cuBLAS's `geam` on the handle's
+//!   stream, cuSOLVER computes `Aᴴ = U' Σ V'ᴴ`, and U = V' and Vᴴ = U'ᴴ
+//!   are turned back into the caller's matrices (or A, for vectors over
+//!   it); the workspace holds Aᴴ and cuSOLVER's vectors besides its own.
+//!   Jobs 191-194 are `'A'`, `'S'`, `'O'`, `'N'`; E is cuSOLVER's `rwork`.
+//!
 //! # Differences from rocSOLVER
 //!
 //! cuSOLVER's blocked algorithms round differently from rocSOLVER's, so
@@ -49,16 +57,16 @@
 mod library;
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_schar, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use self::library::{entry, fns, load_once, ok};
-use super::rocblas::{collect, cuda_stream, querying, user_workspace};
+use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace};
 use super::Handle;
-use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::bindings::shared::version_string;
 use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi};
 use crate::sync::MutexExt;
 use crate::BackendError;
 
@@ -413,6 +421,186 @@ macro_rules! orgqr {
     };
 }
 
+/// cuSOLVER's job letter for one side's singular vectors.
+fn job(side: Svect) -> c_schar {
+    (match side {
+        Svect::All => b'A',
+        Svect::Singular => b'S',
+        Svect::Overwrite => b'O',
+        Svect::None => b'N',
+    }) as c_schar
+}
+
+/// Whether a side's vectors go to their own matrix (U or V).
+fn own_matrix(side: Svect) -> bool {
+    matches!(side, Svect::All | Svect::Singular)
+}
+
+/// Carve the pieces of `sizes` bytes out of `base`, each at a 256-byte
+/// boundary; and the bytes they take in all.
+fn carve<const N: usize>(base: *mut c_void, sizes: [usize; N]) -> ([*mut c_void; N], usize) {
+    let mut at = 0usize;
+    let mut out = [std::ptr::null_mut(); N];
+    for (ptr, size) in out.iter_mut().zip(sizes) {
+        // `wrapping_add`: during a size query the base is null and only
+        // the total is used.
+        *ptr = base.cast::<u8>().wrapping_add(at).cast();
+        at += size.div_ceil(256) * 256;
+    }
+    (out, at)
+}
+
+/// rocSOLVER's `gesvd` over cuSOLVER's, which takes `m ≥ n` only: a wide
+/// A is solved as `Aᴴ = U' Σ V'ᴴ` in the workspace (so `U = V'` and
+/// `Vᴴ = U'ᴴ`), turned around with cuBLAS's `geam` on the handle's stream.
+macro_rules! gesvd {
+    ($name:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
+        unsafe extern "C" fn $name(
+            handle: rocblas_handle,
+            left: rocblas_svect,
+            right: rocblas_svect,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            s: *mut $real,
+            u: *mut $t,
+            ldu: c_int,
+            v: *mut $t,
+            ldv: c_int,
+            e: *mut $real,
+            _fast_alg: rocblas_workmode,
+            info: *mut c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given {
+                    a: !a.is_null(),
+                    d: !s.is_null(),
+                    e: !e.is_null(),
+                    u: !u.is_null(),
+                    v: !v.is_null(),
+                    info: !info.is_null(),
+                    ..Given::default()
+                };
+                // An empty problem returns with info unwritten, as rocSOLVER's.
+                if rules::gesvd(left, right, m, n, lda, ldu, ldv, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let (left, right) = (rules::svect(left)?, rules::svect(right)?);
+                let wide = m < n;
+                // cuSOLVER's problem: A, or Aᴴ (cm × cn, cm ≥ cn) with the sides swapped.
+                let (cm, cn) = if wide { (n, m) } else { (m, n) };
+                let (cleft, cright) = if wide { (right, left) } else { (left, right) };
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid out-pointer.
+                ok(stringify!($size), unsafe { (f.$size)(dn, cm, cn, &mut lwork) })?;
+                let elem = std::mem::size_of::<$t>();
+                let (cm_, cn_) = (cm as usize, cn as usize);
+                let u_cols = match cleft {
+                    Svect::All => cm_,
+                    Svect::Singular => cn_,
+                    _ => 0,
+                };
+                let sizes = [
+                    lwork.max(0) as usize * elem,
+                    // rwork, when the caller gave no E (min(m, n) = 1).
+                    if e.is_null() { std::mem::size_of::<$real>() } else { 0 },
+                    if wide { cm_ * cn_ * elem } else { 0 },
+                    if wide { cm_ * u_cols * elem } else { 0 },
+                    if wide && own_matrix(cright) { cn_ * cn_ * elem } else { 0 },
+                ];
+                let (_, need) = carve(std::ptr::null_mut(), sizes);
+                with_workspace(handle, stream, query, need, |memory| {
+                    let ([work, rwork, at, uc, vtc], _) = carve(memory, sizes);
+                    let rwork: *mut $real = if e.is_null() { rwork.cast() } else { e };
+                    if !wide {
+                        // cuSOLVER checks the leading dimensions of vectors
+                        // it does not write; rocSOLVER only asks them ≥ 1.
+                        let ldu = if own_matrix(left) { ldu } else { ldu.max(m) };
+                        let ldv = if own_matrix(right) { ldv } else { ldv.max(n) };
+                        // SAFETY: operands checked by the rules, of the sizes
+                        // the caller declared; `work` holds `lwork` elements.
+                        return ok(stringify!($run), unsafe {
+                            (f.$run)(
+                                dn,
+                                job(left),
+                                job(right),
+                                m,
+                                n,
+                                a,
+                                lda,
+                                s,
+                                u,
+                                ldu,
+                                v,
+                                ldv,
+                                work.cast(),
+                                lwork,
+                                rwork,
+                                info,
+                            )
+                        });
+                    }
+                    let (at, uc, vtc) = (at.cast::<$t>(), uc.cast::<$t>(), vtc.cast::<$t>());
+                    // SAFETY: every call below is given device memory of the
+                    // extents the rules checked (the caller's) or carved
+                    // above (the workspace's), queued in order on the
+                    // handle's stream.
+                    unsafe {
+                        conj_transpose(handle, cm, cn, a.cast_const(), lda, at, cm)?;
+                        ok(
+                            stringify!($run),
+                            (f.$run)(
+                                dn,
+                                job(cleft),
+                                job(cright),
+                                cm,
+                                cn,
+                                at,
+                                cm,
+                                s,
+                                uc,
+                                cm,
+                                vtc,
+                                cn,
+                                work.cast(),
+                                lwork,
+                                rwork,
+                                info,
+                            ),
+                        )?;
+                        // A's U is V' (m × m): from VT' or, overwritten, from Aᴴ's first rows.
+                        let (from, ld) = if cright == Svect::Overwrite { (at, cm) } else { (vtc, cn) };
+                        match left {
+                            Svect::All | Svect::Singular => {
+                                conj_transpose(handle, m, m, from.cast_const(), ld, u, ldu)?
+                            }
+                            Svect::Overwrite => conj_transpose(handle, m, m, from.cast_const(), ld, a, lda)?,
+                            Svect::None => {}
+                        }
+                        // A's Vᴴ is U'ᴴ: n × n (all) or m × n, from U' or, overwritten, Aᴴ.
+                        match right {
+                            Svect::All => conj_transpose(handle, n, n, uc.cast_const(), cm, v, ldv)?,
+                            Svect::Singular => conj_transpose(handle, m, n, uc.cast_const(), cm, v, ldv)?,
+                            Svect::Overwrite => conj_transpose(handle, m, n, at.cast_const(), cm, a, lda)?,
+                            Svect::None => {}
+                        }
+                    }
+                    Ok(())
+                })
+            })
+        }
+    };
+}
+
+gesvd!(rocsolver_sgesvd, f32, f32, cusolverDnSgesvd_bufferSize, cusolverDnSgesvd);
+gesvd!(rocsolver_dgesvd, f64, f64, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd);
+gesvd!(rocsolver_cgesvd, C32, f32, cusolverDnCgesvd_bufferSize, cusolverDnCgesvd);
+gesvd!(rocsolver_zgesvd, C64, f64, cusolverDnZgesvd_bufferSize, cusolverDnZgesvd);
+
 geqrf!(rocsolver_sgeqrf, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
 geqrf!(rocsolver_dgeqrf, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
 geqrf!(rocsolver_cgeqrf, C32, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf);
@@ -496,6 +684,10 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dorgqr,
             rocsolver_cungqr,
             rocsolver_zungqr,
+            rocsolver_sgesvd,
+            rocsolver_dgesvd,
+            rocsolver_cgesvd,
+            rocsolver_zgesvd,
         })
     })
 }

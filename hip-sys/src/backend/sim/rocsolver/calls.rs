@@ -10,15 +10,17 @@ use super::eigen;
 use super::factor::{self, Op};
 use super::qr;
 use super::scalar::Scalar;
+use super::svd;
+use super::wide::C;
 use super::workspace;
 use crate::backend::sim::library::{accesses, call, span, Span};
 use crate::backend::sim::rocblas::{bind, querying};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
-use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
 use std::ffi::c_int;
 
 type Status = rocblas_status;
@@ -368,6 +370,124 @@ pub(super) fn orgqr<T: Scalar>(
             };
             qr::orgqr(m, n, k, &mut values, lda, &scalars);
             store(&a, &values)
+        })
+    })
+}
+
+pub(super) fn gesvd<T: Scalar>(
+    function: &'static str,
+    handle: rocblas_handle,
+    left: rocblas_svect,
+    right: rocblas_svect,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    s: *mut u8,
+    u: *mut T,
+    ldu: c_int,
+    v: *mut T,
+    ldv: c_int,
+    e: *mut u8,
+    fast_alg: rocblas_workmode,
+    info: *mut c_int,
+) -> Status {
+    call(function, OK, INTERNAL, || {
+        if handle.is_null() {
+            return Err(INVALID_HANDLE);
+        }
+        let given = Given {
+            a: !a.is_null(),
+            d: !s.is_null(),
+            e: !e.is_null(),
+            u: !u.is_null(),
+            v: !v.is_null(),
+            info: !info.is_null(),
+            ..Given::default()
+        };
+        let query = querying(handle);
+        let next = rules::gesvd(left, right, m, n, lda, ldu, ldv, given, query)?;
+        let (left, right) = (rules::svect(left)?, rules::svect(right)?);
+        let (m, n, lda, ldu, ldv) = (m as usize, n as usize, lda as usize, ldu as usize, ldv as usize);
+        // rocSOLVER takes any mode but out of place as in place.
+        let in_place = fast_alg != rocblas_workmode::rocblas_outofplace;
+        let need = workspace::gesvd(m, n, T::SIZE, T::REAL_SIZE, left, right, in_place);
+        if query || next == Next::Done {
+            // rocSOLVER returns before anything, info unwritten.
+            return bind(function, handle, need).map(drop);
+        }
+        let k = m.min(n);
+        let (a, elems) = matrix(a, m, n, lda)?;
+        let reals = |p: *mut u8, count: usize| span(p as usize, count * T::REAL_SIZE).ok_or(INVALID_POINTER);
+        let (s, info) = (reals(s, k)?, ints(info, 1)?);
+        let e = if k > 1 { Some(reals(e, k - 1)?) } else { None };
+        let u_cols = match left {
+            Svect::All => Some(m),
+            Svect::Singular => Some(k),
+            _ => None,
+        };
+        let v_rows = match right {
+            Svect::All => Some(n),
+            Svect::Singular => Some(k),
+            _ => None,
+        };
+        let u = u_cols.map(|cols| matrix(u, m, cols, ldu)).transpose()?;
+        let v = v_rows.map(|rows| matrix(v, rows, n, ldv)).transpose()?;
+        let mut used =
+            vec![(a.clone(), AccessKind::Write), (s.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
+        used.extend(
+            e.iter()
+                .chain(u.iter().map(|x| &x.0))
+                .chain(v.iter().map(|x| &x.0))
+                .map(|x| (x.clone(), AccessKind::Write)),
+        );
+        queue(function, handle, need, used, move || {
+            let values = load::<T>(&a, elems)?;
+            let tight: Vec<C> = (0..m * n).map(|x| C::of(values[x % m + (x / m) * lda])).collect();
+            let svd = svd::gesvd(m, n, &tight, left == Svect::All, right == Svect::All);
+            // A's contents are destroyed (rocSOLVER's Householder data):
+            // NaNs there say so to any reader, unless vectors overwrite it.
+            let nan = T::complex(f64::NAN, f64::NAN);
+            let mut out: Vec<T> = (0..elems).map(|x| if x % lda < m { nan } else { values[x] }).collect();
+            let put = |into: &mut [T], ld: usize, rows: usize, cols: usize, from: &[C], from_ld: usize| {
+                for j in 0..cols {
+                    for i in 0..rows {
+                        into[i + j * ld] = from[i + j * from_ld].to();
+                    }
+                }
+            };
+            let vh_rows = v_rows.unwrap_or(k);
+            match left {
+                Svect::Overwrite => put(&mut out, lda, m, k, &svd.u, m),
+                _ => {
+                    if let (Some((span, elems)), Some(cols)) = (&u, u_cols) {
+                        let mut into = load::<T>(span, *elems)?;
+                        put(&mut into, ldu, m, cols, &svd.u, m);
+                        store(span, &into)?;
+                    }
+                }
+            }
+            match right {
+                Svect::Overwrite => put(&mut out, lda, k, n, &svd.vh, vh_rows),
+                _ => {
+                    if let (Some((span, elems)), Some(rows)) = (&v, v_rows) {
+                        let mut into = load::<T>(span, *elems)?;
+                        put(&mut into, ldv, rows, n, &svd.vh, vh_rows);
+                        store(span, &into)?;
+                    }
+                }
+            }
+            store(&a, &out)?;
+            let mut bytes = vec![0u8; k * T::REAL_SIZE];
+            for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(&svd.sigma) {
+                T::store_real(*x, chunk);
+            }
+            s.write_bytes(&bytes)?;
+            // E holds the bidiagonal's off-diagonal, converged to zero.
+            if let Some(e) = &e {
+                e.write_bytes(&vec![0u8; (k - 1) * T::REAL_SIZE])?;
+            }
+            store_ints(&info, &[svd.info])
         })
     })
 }

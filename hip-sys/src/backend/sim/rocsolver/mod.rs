@@ -30,6 +30,14 @@
 //!   rocSOLVER's Householder vectors there); E's first `n − 1` entries are
 //!   scratch. Its workspace is rocSOLVER 3.21's nine pieces (ROCm 6 moved
 //!   divide and conquer down to order 16, slightly larger there).
+//! - **SVD** (`gesvd`): singular values descending, vectors orthonormal
+//!   with unspecified signs, by one-sided Jacobi in double precision; all,
+//!   thin, over A or none per side, both over A refused. A's contents are
+//!   destroyed unless vectors overwrite it (NaNs here); E's `k − 1` entries
+//!   are scratch, zero on success; `info` counts what did not converge.
+//!   An empty problem returns with `info` not written, as rocSOLVER's.
+//!   Its workspace is rocSOLVER 3.21's, thin path (`m ≥ 1.6 n` or the
+//!   reverse) and out-of-place copies included.
 //! - **Memory** outside simulator device memory of the extent the sizes
 //!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
 //!   and the pivots stay on the device: reading them is the caller's copy.
@@ -39,6 +47,7 @@ mod eigen;
 mod factor;
 mod qr;
 mod scalar;
+mod svd;
 mod table;
 mod wide;
 mod workspace;

@@ -7,7 +7,7 @@ use super::calls::{self, C32, C64};
 use crate::backend::sim::library::call;
 use crate::bindings::shared::version_string;
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
-use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, RocsolverApi};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi};
 use std::ffi::{c_char, c_int};
 
 /// The version the simulator reports: the rocSOLVER whose rules and
@@ -17,8 +17,19 @@ const VERSION: &str = "3.21.0.sim";
 macro_rules! entry_points {
     ($(
         $t:ty => $c:ty, $real:ty:
-        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident;
+        $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
+        $gesvd:ident;
     )*) => {$(
+        unsafe extern "C" fn $gesvd(
+            handle: rocblas_handle, left: rocblas_svect, right: rocblas_svect, m: c_int, n: c_int, a: *mut $t,
+            lda: c_int, s: *mut $real, u: *mut $t, ldu: c_int, v: *mut $t, ldv: c_int, e: *mut $real,
+            fast_alg: rocblas_workmode, info: *mut c_int,
+        ) -> rocblas_status {
+            calls::gesvd::<$c>(
+                stringify!($gesvd), handle, left, right, m, n, a.cast(), lda, s.cast(), u.cast(), ldu, v.cast(), ldv,
+                e.cast(), fast_alg, info,
+            )
+        }
         unsafe extern "C" fn $geqrf(
             handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, tau: *mut $t,
         ) -> rocblas_status {
@@ -62,15 +73,15 @@ macro_rules! entry_points {
 
 entry_points! {
     f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd,
-        rocsolver_sgeqrf, rocsolver_sorgqr;
+        rocsolver_sgeqrf, rocsolver_sorgqr, rocsolver_sgesvd;
     f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
-        rocsolver_dgeqrf, rocsolver_dorgqr;
+        rocsolver_dgeqrf, rocsolver_dorgqr, rocsolver_dgesvd;
     rocblas_float_complex => C32, f32:
         rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
-        rocsolver_cgeqrf, rocsolver_cungqr;
+        rocsolver_cgeqrf, rocsolver_cungqr, rocsolver_cgesvd;
     rocblas_double_complex => C64, f64:
         rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
-        rocsolver_zgeqrf, rocsolver_zungqr;
+        rocsolver_zgeqrf, rocsolver_zungqr, rocsolver_zgesvd;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -117,4 +128,8 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dorgqr,
     rocsolver_cungqr,
     rocsolver_zungqr,
+    rocsolver_sgesvd,
+    rocsolver_dgesvd,
+    rocsolver_cgesvd,
+    rocsolver_zgesvd,
 };

@@ -1,0 +1,206 @@
+//! The singular value decomposition: `gesvd`.
+
+use super::info::{Factorization, Info};
+use super::raw::{check, SolverScalar};
+use super::shape::Shape;
+use crate::blas::on_handle_sized;
+use crate::data::{same_device, DeviceDataMut};
+use crate::{LibError, Result};
+use hip_core::Device;
+use hip_pool::{Access, Buffer};
+use hip_sys::rocsolver::{rocblas_svect, rocblas_workmode};
+
+/// Where [`gesvd`] puts one side's singular vectors: the left ones (the
+/// columns of U) or the right ones (the rows of Vᴴ).
+pub enum SingularVectors<'a, T> {
+    /// All of them, into a matrix of this shape: U `m × m`, Vᴴ `n × n`.
+    All(Shape, &'a mut dyn DeviceDataMut<T>),
+    /// The first `k = min(m, n)` (the thin SVD): U `m × k`, Vᴴ `k × n`.
+    Thin(Shape, &'a mut dyn DeviceDataMut<T>),
+    /// The first `k`, written over A: U into its first `k` columns, Vᴴ
+    /// into its first `k` rows. One side at most.
+    OverA,
+    /// None.
+    Skip,
+}
+
+impl<T> std::fmt::Debug for SingularVectors<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SingularVectors::All(shape, _) => f.debug_tuple("All").field(shape).finish_non_exhaustive(),
+            SingularVectors::Thin(shape, _) => f.debug_tuple("Thin").field(shape).finish_non_exhaustive(),
+            SingularVectors::OverA => f.write_str("OverA"),
+            SingularVectors::Skip => f.write_str("Skip"),
+        }
+    }
+}
+
+/// One side's vectors, checked: rocSOLVER's enum, the matrix's pointer,
+/// leading dimension, buffer and device.
+struct Side<'b> {
+    svect: rocblas_svect,
+    ptr: *mut std::ffi::c_void,
+    ld: i32,
+    buffer: Option<(&'b Buffer, Device)>,
+}
+
+impl<'a, T> SingularVectors<'a, T> {
+    /// Check the matrix of side `name` against the shape the SVD writes:
+    /// `rows × cols` for all vectors, `thin` for the first `k`.
+    fn check(
+        &mut self,
+        op: &'static str,
+        name: &'static str,
+        all: (usize, usize),
+        thin: (usize, usize),
+    ) -> Result<Side<'_>> {
+        let (svect, shape, data, want) = match self {
+            SingularVectors::All(shape, data) => (rocblas_svect::rocblas_svect_all, *shape, data, all),
+            SingularVectors::Thin(shape, data) => (rocblas_svect::rocblas_svect_singular, *shape, data, thin),
+            SingularVectors::OverA => {
+                let svect = rocblas_svect::rocblas_svect_overwrite;
+                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, buffer: None });
+            }
+            SingularVectors::Skip => {
+                let svect = rocblas_svect::rocblas_svect_none;
+                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, buffer: None });
+            }
+        };
+        if (shape.rows, shape.cols) != want {
+            return Err(LibError::invalid(
+                op,
+                format!("{name} is {}×{}; these vectors of A make it {}×{}", shape.rows, shape.cols, want.0, want.1),
+            ));
+        }
+        let [_, _, ld] = shape.check(op, name, data.len())?;
+        let device = data.device();
+        let ptr = data.device_ptr_mut();
+        Ok(Side { svect, ptr, ld, buffer: Some((data.buffer(), device)) })
+    }
+}
+
+/// The singular value decomposition `A = U Σ Vᴴ` of the `m × n` matrix A,
+/// on A's stream (`rocsolver_?gesvd`: bidiagonalization and QR
+/// iteration, rocSOLVER's out-of-place fast algorithm for thin shapes).
+/// The `k = min(m, n)` singular values go into `singular_values` (at
+/// least `k` of A's real type), descending; `left` and `right` say where
+/// the vectors go ([`SingularVectors`]). A's contents are destroyed,
+/// unless a side's vectors are written over it. The vectors' signs
+/// (phases, for complex) are not specified.
+///
+/// Returns the solver's [`Info`], still on the device: [`Info::check`]
+/// reports a failure to converge as
+/// [`Breakdown::SvdNotConverged`](crate::Breakdown::SvdNotConverged).
+///
+/// # Examples
+/// The thin SVD of a 4 × 3 matrix: U is 4 × 3, Vᴴ 3 × 3.
+/// ```
+/// use hip_libs::solver::{self, Shape, SingularVectors};
+/// # use hip_libs::DeviceDataMut;
+/// # fn example<A, S>(a: &mut A, s: &mut S, u: &mut A, vt: &mut A) -> hip_libs::Result<()>
+/// # where A: DeviceDataMut<f64>, S: DeviceDataMut<f64> {
+/// let info = solver::gesvd(
+///     &Shape::new(4, 3),
+///     a,
+///     s,
+///     SingularVectors::Thin(Shape::new(4, 3), u),
+///     SingularVectors::Thin(Shape::new(3, 3), vt),
+/// )?;
+/// info.check()?; // waits, then Ok or LibError::Breakdown
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// Before any call: [`LibError::InvalidInput`] for both sides
+/// [`OverA`](SingularVectors::OverA), a U or Vᴴ whose shape is not the
+/// one the side asks for, a leading dimension below its rows, a size over
+/// `i32::MAX`, a short matrix or fewer than `k` singular values;
+/// [`LibError::Hip`] with a device mismatch when an operand is not on A's
+/// device. Then as [`potrf`](super::potrf).
+#[doc(alias = "rocsolver_sgesvd")]
+#[doc(alias = "rocsolver_dgesvd")]
+#[doc(alias = "rocsolver_cgesvd")]
+#[doc(alias = "rocsolver_zgesvd")]
+#[doc(alias = "svd")]
+pub fn gesvd<T: SolverScalar>(
+    shape: &Shape,
+    a: &mut impl DeviceDataMut<T>,
+    singular_values: &mut impl DeviceDataMut<T::Real>,
+    mut left: SingularVectors<'_, T>,
+    mut right: SingularVectors<'_, T>,
+) -> Result<Info> {
+    const OP: &str = "gesvd";
+    let [m, n, lda] = shape.check(OP, "A", a.len())?;
+    let (rows, cols) = (shape.rows, shape.cols);
+    let k = rows.min(cols);
+    if matches!((&left, &right), (SingularVectors::OverA, SingularVectors::OverA)) {
+        return Err(LibError::invalid(
+            OP,
+            "both sides' vectors over A: A holds one side's; give U or Vᴴ a matrix of its own",
+        ));
+    }
+    if singular_values.len() < k {
+        return Err(LibError::invalid(
+            OP,
+            format!("the singular values hold {}; a {rows}×{cols} A has min(m, n) = {k}", singular_values.len()),
+        ));
+    }
+    let u = left.check(OP, "U", (rows, rows), (rows, k))?;
+    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols))?;
+    let device = a.device();
+    let mut others = vec![("the singular values", singular_values.device())];
+    others.extend(u.buffer.map(|(_, d)| ("U", d)));
+    others.extend(v.buffer.map(|(_, d)| ("Vᴴ", d)));
+    same_device(OP, device, &others)?;
+    let stream = a.stream().clone();
+    if k == 0 {
+        // rocSOLVER returns from an empty problem without writing info.
+        return Info::succeeded(OP, Factorization::Svd, &stream);
+    }
+    let api = hip_sys::rocsolver()?;
+    let info = Info::new(OP, Factorization::Svd, &stream)?;
+    // E, rocSOLVER's bidiagonal scratch of k − 1 reals, from the pool.
+    let scratch = hip_pool::alloc_on(device, k.max(2).saturating_sub(1) * std::mem::size_of::<T::Real>(), &stream)?;
+    let (a_ptr, s_ptr, e_ptr) =
+        (a.device_ptr_mut().cast::<T>(), singular_values.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (u_ptr, ldu, left_svect) = (u.ptr.cast::<T>(), u.ld, u.svect);
+    let (v_ptr, ldv, right_svect) = (v.ptr.cast::<T>(), v.ld, v.svect);
+    let info_ptr = info.as_mut_ptr();
+    let mut operands = vec![
+        (a.buffer(), Access::Write),
+        (singular_values.buffer(), Access::Write),
+        (&scratch, Access::Write),
+        (info.buffer(), Access::Write),
+    ];
+    operands.extend(u.buffer.map(|(b, _)| (b, Access::Write)));
+    operands.extend(v.buffer.map(|(b, _)| (b, Access::Write)));
+    let fast = rocblas_workmode::rocblas_outofplace;
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to A's stream; A, the singular values,
+        // U and Vᴴ (where a side has its own matrix), the scratch and info
+        // are device memory of the checked extents on its device.
+        unsafe {
+            T::gesvd(
+                api,
+                handle,
+                left_svect,
+                right_svect,
+                m,
+                n,
+                a_ptr,
+                lda,
+                s_ptr,
+                u_ptr,
+                ldu,
+                v_ptr,
+                ldv,
+                e_ptr,
+                fast,
+                info_ptr,
+            )
+        }
+    };
+    on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
+}
