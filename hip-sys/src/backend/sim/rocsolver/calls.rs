@@ -53,6 +53,15 @@ fn store<T: Scalar>(s: &Span, values: &[T]) -> Result<(), hipError_t> {
     s.write_bytes(&bytes)
 }
 
+/// `values` as the real type of `T` (eigenvalues, singular values).
+fn store_reals<T: Scalar>(s: &Span, values: &[f64]) -> Result<(), hipError_t> {
+    let mut bytes = vec![0u8; values.len() * T::REAL_SIZE];
+    for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(values) {
+        T::store_real(*x, chunk);
+    }
+    s.write_bytes(&bytes)
+}
+
 fn store_ints(s: &Span, values: &[i32]) -> Result<(), hipError_t> {
     s.write_bytes(&values.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>())
 }
@@ -287,11 +296,7 @@ pub(super) fn syevd<T: Scalar>(
                 let nan = T::complex(f64::NAN, f64::NAN);
                 store(&a, &(0..elems).map(|e| if e % lda < n { nan } else { values[e] }).collect::<Vec<T>>())?;
             }
-            let mut bytes = vec![0u8; n * T::REAL_SIZE];
-            for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(&eigenvalues) {
-                T::store_real(*x, chunk);
-            }
-            d.write_bytes(&bytes)?;
+            store_reals::<T>(&d, &eigenvalues)?;
             // E's first n − 1 entries hold the tridiagonal's off-diagonal,
             // converged to zero; its last is never written (nor, for order
             // 1, any).
@@ -431,8 +436,9 @@ pub(super) fn gesvd<T: Scalar>(
             Svect::Singular => Some(k),
             _ => None,
         };
-        let u = u_cols.map(|cols| matrix(u, m, cols, ldu)).transpose()?;
-        let v = v_rows.map(|rows| matrix(v, rows, n, ldv)).transpose()?;
+        // Each side's own matrix, where it has one: its span, elements and columns (rows, for Vᴴ).
+        let u = u_cols.map(|cols| matrix(u, m, cols, ldu).map(|(span, elems)| (span, elems, cols))).transpose()?;
+        let v = v_rows.map(|rows| matrix(v, rows, n, ldv).map(|(span, elems)| (span, elems, rows))).transpose()?;
         let mut used =
             vec![(a.clone(), AccessKind::Write), (s.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         used.extend(
@@ -457,32 +463,22 @@ pub(super) fn gesvd<T: Scalar>(
                 }
             };
             let vh_rows = v_rows.unwrap_or(k);
-            match left {
-                Svect::Overwrite => put(&mut out, lda, m, k, &svd.u, m),
-                _ => {
-                    if let (Some((span, elems)), Some(cols)) = (&u, u_cols) {
-                        let mut into = load::<T>(span, *elems)?;
-                        put(&mut into, ldu, m, cols, &svd.u, m);
-                        store(span, &into)?;
-                    }
-                }
+            if let Some((span, elems, cols)) = &u {
+                let mut into = load::<T>(span, *elems)?;
+                put(&mut into, ldu, m, *cols, &svd.u, m);
+                store(span, &into)?;
+            } else if left == Svect::Overwrite {
+                put(&mut out, lda, m, k, &svd.u, m);
             }
-            match right {
-                Svect::Overwrite => put(&mut out, lda, k, n, &svd.vh, vh_rows),
-                _ => {
-                    if let (Some((span, elems)), Some(rows)) = (&v, v_rows) {
-                        let mut into = load::<T>(span, *elems)?;
-                        put(&mut into, ldv, rows, n, &svd.vh, vh_rows);
-                        store(span, &into)?;
-                    }
-                }
+            if let Some((span, elems, rows)) = &v {
+                let mut into = load::<T>(span, *elems)?;
+                put(&mut into, ldv, *rows, n, &svd.vh, vh_rows);
+                store(span, &into)?;
+            } else if right == Svect::Overwrite {
+                put(&mut out, lda, k, n, &svd.vh, vh_rows);
             }
             store(&a, &out)?;
-            let mut bytes = vec![0u8; k * T::REAL_SIZE];
-            for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(&svd.sigma) {
-                T::store_real(*x, chunk);
-            }
-            s.write_bytes(&bytes)?;
+            store_reals::<T>(&s, &svd.sigma)?;
             // E holds the bidiagonal's off-diagonal, converged to zero.
             if let Some(e) = &e {
                 e.write_bytes(&vec![0u8; (k - 1) * T::REAL_SIZE])?;
