@@ -298,7 +298,10 @@
 //! [`solver::syevd`] the eigenvalues and vectors of a symmetric or
 //! Hermitian matrix, and [`solver::gesvd`] the singular value
 //! decomposition, its vectors all, thin, over A or none per side
-//! ([`solver::SingularVectors`]).
+//! ([`solver::SingularVectors`]). Many problems of one shape factor in one
+//! call as a strided batch ([`solver::Batch`]:
+//! [`solver::getrf_strided_batched`], and likewise `getrs`, `potrf`,
+//! `potrs` and `geqrf`), with one `info` value per problem.
 //!
 //! ```
 //! use amdgpu::prelude::*;

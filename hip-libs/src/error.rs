@@ -51,6 +51,23 @@ pub enum LibError {
         /// What its `info` reported.
         breakdown: Breakdown,
     },
+    /// Problems of a strided batch met matrices they cannot factor, as the
+    /// batch's `info` says ([`solver::Info::check`](crate::solver::Info::check));
+    /// [`solver::Info::breakdowns`](crate::solver::Info::breakdowns) gives
+    /// each problem's.
+    #[error("{operation}: problem {problem} of {count} (0-based; {failed} failed in all): {breakdown}")]
+    BatchBreakdown {
+        /// The factorization.
+        operation: &'static str,
+        /// The first problem that failed, 0-based.
+        problem: usize,
+        /// How many problems failed.
+        failed: usize,
+        /// The problems in the batch.
+        count: usize,
+        /// What the first failed problem's `info` reported.
+        breakdown: Breakdown,
+    },
     /// The library has no implementation for this case (a data type, a
     /// mode); computing it anyway would give wrong results.
     #[error("{library} {operation}: {problem}")]

@@ -11,7 +11,7 @@ use amdgpu::blas::Op;
 use amdgpu::libs::{Breakdown, LibError, Library};
 use amdgpu::prelude::*;
 use amdgpu::runtime::CaptureMode;
-use amdgpu::solver::{self, Pivots, Shape, SingularVectors, SolverScalar, Triangle, Vectors};
+use amdgpu::solver::{self, Batch, Pivots, Shape, SingularVectors, SolverScalar, Triangle, Vectors};
 use hip_sys::sim;
 
 mod common;
@@ -765,5 +765,274 @@ fn factorizations_capture_once_the_workspace_is_large_enough() {
         // A replay on the factor itself: its diagonal is no longer A's.
         exec.launch(&stream).unwrap();
         assert_ne!(a.to_vec().unwrap(), eager);
+        // A strided batch captures the same way: three problems, eager first.
+        let shape = Shape::square(n);
+        let batch = Batch::packed(3, &shape);
+        let three = [a_host.clone(), hpd(n, 9), hpd(n, 10)].concat();
+        let mut a = DeviceArray::from_slice_on(&stream, &three).unwrap();
+        solver::potrf_strided_batched(Triangle::Upper, &shape, &batch, &mut a).unwrap().check().unwrap();
+        let eager = a.to_vec().unwrap();
+        a.copy_from_slice(&three).unwrap();
+        let (graph, info) = stream
+            .capture(CaptureMode::ThreadLocal, |_| {
+                solver::potrf_strided_batched(Triangle::Upper, &shape, &batch, &mut a)
+            })
+            .unwrap();
+        graph.instantiate().unwrap().launch(&stream).unwrap();
+        assert_eq!(a.to_vec().unwrap(), eager, "a replayed batch factors as the eager call did");
+        assert_eq!(info.values().unwrap(), vec![0; 3]);
     });
+}
+
+/// `count` problems of `one` elements each, `stride` apart, from `make(i)`;
+/// the padding between them holds a marker, 7.
+fn batch_of<T: Elem>(count: usize, one: usize, stride: usize, make: impl Fn(usize) -> Vec<T>) -> Vec<T> {
+    let mut all = vec![T::from_c(7.0, 0.0); stride * (count - 1) + one];
+    for i in 0..count {
+        all[i * stride..i * stride + one].copy_from_slice(&make(i)[..one]);
+    }
+    all
+}
+
+/// A strided batch of LU problems (leading dimension above the rows, a gap
+/// between problems), each factored and solved as its own: residuals per
+/// problem, the padding between problems untouched, and one
+/// factorization's factors shared by many right-hand sides (`stride_a` 0).
+fn lu_batch_round_trip<T: Elem>(n: usize, count: usize) {
+    let (lda, nrhs) = (n + 1, 2);
+    let a_shape = Shape::square(n).with_ld(lda);
+    let b_shape = Shape::new(n, nrhs);
+    let batch = Batch { count, stride_a: a_shape.len() + 3, stride_b: b_shape.len() + 2 };
+    let a_host = batch_of::<T>(count, a_shape.len(), batch.stride_a, |i| general(n, lda, 40 + i as u64));
+    let b_host = batch_of::<T>(count, b_shape.len(), batch.stride_b, |i| {
+        noise(n * nrhs, 90 + i as u64)
+            .into_iter()
+            .map(|v| T::from_c(v, if T::COMPLEX { v / 2.0 } else { 0.0 }))
+            .collect()
+    });
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut pivots = Pivots::batched(n, count, a.stream()).unwrap();
+    let info = solver::getrf_strided_batched(&a_shape, &batch, &mut a, &mut pivots).unwrap();
+    assert_eq!(info.values().unwrap(), vec![0; count], "{} every problem factored", T::NAME);
+    info.check().unwrap();
+    assert!(pivots.to_vec().unwrap().iter().all(|&p| p >= 1 && p as usize <= n), "pivots in range");
+    let factors = a.to_vec().unwrap();
+    for op in [Op::None, Op::ConjTranspose] {
+        let mut b = DeviceArray::from_slice(&b_host).unwrap();
+        solver::getrs_strided_batched(op, &a_shape, &a, &pivots, &b_shape, &batch, &mut b).unwrap();
+        let x = b.to_vec().unwrap();
+        for i in 0..count {
+            let (at_a, at_b) = (i * batch.stride_a, i * batch.stride_b);
+            let a_i = &a_host[at_a..at_a + a_shape.len()];
+            for c in 0..nrhs {
+                let col = |v: &[T]| v[at_b + c * n..at_b + (c + 1) * n].to_vec();
+                let residual = relative_residual(&apply(op, n, a_i, lda, &col(&x)), &col(&b_host));
+                assert!(residual < T::TOLERANCE, "{} n={n} {op:?} problem {i} column {c}: {residual:e}", T::NAME);
+            }
+            if i + 1 < count {
+                let gap = at_b + b_shape.len()..(i + 1) * batch.stride_b;
+                assert!(x[gap].iter().all(|v| v.to_c() == (7.0, 0.0)), "B's padding after problem {i}");
+                let gap = at_a + a_shape.len()..(i + 1) * batch.stride_a;
+                assert!(factors[gap].iter().all(|v| v.to_c() == (7.0, 0.0)), "A's padding after problem {i}");
+            }
+        }
+    }
+    // One factorization, every right-hand side: stride_a 0 reads problem 0's factors.
+    let shared = Batch { stride_a: 0, ..batch };
+    let mut b = DeviceArray::from_slice(&b_host).unwrap();
+    solver::getrs_strided_batched(Op::None, &a_shape, &a, &pivots, &b_shape, &shared, &mut b).unwrap();
+    let x = b.to_vec().unwrap();
+    for i in 0..count {
+        let at_b = i * batch.stride_b;
+        let col = |v: &[T]| v[at_b..at_b + n].to_vec();
+        let residual = relative_residual(&apply(Op::None, n, &a_host[..a_shape.len()], lda, &col(&x)), &col(&b_host));
+        assert!(residual < T::TOLERANCE, "{} shared factors, problem {i}: {residual:e}", T::NAME);
+    }
+}
+
+/// A strided batch of Cholesky problems in one triangle, each solved as
+/// its own.
+fn cholesky_batch_round_trip<T: Elem>(n: usize, count: usize, triangle: Triangle) {
+    let a_shape = Shape::square(n);
+    let b_shape = Shape::new(n, 1);
+    let batch = Batch::packed(count, &a_shape).with_b(&b_shape);
+    let a_host = batch_of::<T>(count, n * n, n * n, |i| hpd(n, 60 + i as u64));
+    let b_host: Vec<T> = noise(n * count, 8).into_iter().map(|v| T::from_c(v, 0.0)).collect();
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    solver::potrf_strided_batched(triangle, &a_shape, &batch, &mut a).unwrap().check().unwrap();
+    let mut b = DeviceArray::from_slice(&b_host).unwrap();
+    solver::potrs_strided_batched(triangle, &a_shape, &a, &b_shape, &batch, &mut b).unwrap();
+    let x = b.to_vec().unwrap();
+    for i in 0..count {
+        let a_i = &a_host[i * n * n..(i + 1) * n * n];
+        let residual =
+            relative_residual(&apply(Op::None, n, a_i, n, &x[i * n..(i + 1) * n]), &b_host[i * n..(i + 1) * n]);
+        assert!(residual < T::TOLERANCE, "{} n={n} {triangle:?} problem {i}: {residual:e}", T::NAME);
+    }
+}
+
+/// A strided batch of QR factorizations equals the single calls' results
+/// problem by problem, to rounding (Householder QR with LAPACK's signs is
+/// unique).
+fn qr_batch_matches_single_calls<T: Elem>(m: usize, n: usize, count: usize) {
+    let shape = Shape::new(m, n);
+    let k = m.min(n);
+    let batch = Batch::packed(count, &shape);
+    let one = |i: usize| -> Vec<T> {
+        let (re, im) = (noise(m * n, 70 + i as u64), noise(m * n, 80 + i as u64));
+        (0..m * n).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect()
+    };
+    let mut a = DeviceArray::from_slice(&batch_of::<T>(count, m * n, m * n, one)).unwrap();
+    let mut tau = DeviceArray::<T>::zeros(k * count).unwrap();
+    solver::geqrf_strided_batched(&shape, &batch, &mut a, &mut tau).unwrap();
+    let (factors, scalars) = (a.to_vec().unwrap(), tau.to_vec().unwrap());
+    for i in 0..count {
+        let mut single = DeviceArray::from_slice(&one(i)).unwrap();
+        let mut single_tau = DeviceArray::<T>::zeros(k).unwrap();
+        solver::geqrf(&shape, &mut single, &mut single_tau).unwrap();
+        let close = |x: (f64, f64), y: (f64, f64)| (x.0 - y.0).hypot(x.1 - y.1) < T::TOLERANCE * 100.0;
+        for (e, v) in single.to_vec().unwrap().into_iter().enumerate() {
+            assert!(close(factors[i * m * n + e].to_c(), v.to_c()), "{} {m}x{n} problem {i}, element {e}", T::NAME);
+        }
+        for (e, v) in single_tau.to_vec().unwrap().into_iter().enumerate() {
+            assert!(close(scalars[i * k + e].to_c(), v.to_c()), "{} {m}x{n} problem {i}, tau {e}", T::NAME);
+        }
+    }
+}
+
+#[test]
+fn strided_batches_factor_and_solve_every_problem_in_every_precision() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for (n, count) in [(1, 3), (6, 5), (40, 4)] {
+        lu_batch_round_trip::<f32>(n, count);
+        lu_batch_round_trip::<f64>(n, count);
+        lu_batch_round_trip::<[f32; 2]>(n, count);
+        lu_batch_round_trip::<[f64; 2]>(n, count);
+        for triangle in [Triangle::Lower, Triangle::Upper] {
+            cholesky_batch_round_trip::<f32>(n, count, triangle);
+            cholesky_batch_round_trip::<f64>(n, count, triangle);
+            cholesky_batch_round_trip::<[f32; 2]>(n, count, triangle);
+            cholesky_batch_round_trip::<[f64; 2]>(n, count, triangle);
+        }
+    }
+    for (m, n) in [(5, 3), (3, 5), (12, 12)] {
+        qr_batch_matches_single_calls::<f32>(m, n, 3);
+        qr_batch_matches_single_calls::<f64>(m, n, 3);
+        qr_batch_matches_single_calls::<[f32; 2]>(m, n, 3);
+        qr_batch_matches_single_calls::<[f64; 2]>(m, n, 3);
+    }
+    assert_eq!(common::stream_races().len(), 0);
+}
+
+#[test]
+fn a_batch_reports_each_problems_breakdown_and_names_the_first() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    // Problems 0 and 2 factor; 1 is singular (U(2, 2) = 0 exactly), 3 has a
+    // zero first column.
+    let problems = [[4.0f64, 1.0, 1.0, 3.0], [1.0, 2.0, 2.0, 4.0], [2.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 2.0]];
+    let shape = Shape::square(2);
+    let batch = Batch::packed(4, &shape);
+    let mut a = DeviceArray::from_slice(&problems.concat()).unwrap();
+    let mut pivots = Pivots::batched(2, 4, a.stream()).unwrap();
+    let info = solver::getrf_strided_batched(&shape, &batch, &mut a, &mut pivots).unwrap();
+    assert_eq!(info.len(), 4);
+    assert_eq!(info.values().unwrap(), vec![0, 2, 0, 1]);
+    let breakdowns = info.breakdowns().unwrap();
+    assert_eq!(breakdowns[1], Some(Breakdown::ZeroPivot { column: 2 }));
+    assert_eq!((breakdowns[0], breakdowns[2]), (None, None));
+    let error = info.check().unwrap_err();
+    assert!(
+        matches!(
+            error,
+            LibError::BatchBreakdown {
+                operation: "getrf_strided_batched",
+                problem: 1,
+                failed: 2,
+                count: 4,
+                breakdown: Breakdown::ZeroPivot { column: 2 }
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("problem 1 of 4") && error.to_string().contains("2 failed"), "{error}");
+    let single = info.value().unwrap_err();
+    assert!(single.to_string().contains("values()"), "{single}");
+    // Cholesky: problem 1 of 2 is indefinite (eigenvalues 3 and −1).
+    let mut s = DeviceArray::from_slice(&[2.0f32, 1.0, 1.0, 2.0, 1.0, 2.0, 2.0, 1.0]).unwrap();
+    let info = solver::potrf_strided_batched(Triangle::Lower, &shape, &Batch::packed(2, &shape), &mut s).unwrap();
+    assert_eq!(info.values().unwrap(), vec![0, 2]);
+    let error = info.check().unwrap_err();
+    assert!(
+        matches!(
+            error,
+            LibError::BatchBreakdown {
+                problem: 1,
+                failed: 1,
+                breakdown: Breakdown::NotPositiveDefinite { order: 2 },
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    // A batch of one reports as a batch; an empty batch succeeds, with no value.
+    let mut one = DeviceArray::from_slice(&problems[1]).unwrap();
+    let info = solver::getrf_strided_batched(&shape, &Batch::packed(1, &shape), &mut one, &mut pivots).unwrap();
+    assert!(matches!(info.check(), Err(LibError::BatchBreakdown { problem: 0, count: 1, .. })));
+    let mut empty = DeviceArray::<f64>::zeros(4).unwrap();
+    let info = solver::getrf_strided_batched(&shape, &Batch::packed(0, &shape), &mut empty, &mut pivots).unwrap();
+    assert!(info.is_empty());
+    info.check().unwrap();
+    let info = solver::potrf_strided_batched(Triangle::Upper, &Shape::square(0), &Batch::packed(3, &shape), &mut empty);
+    assert_eq!(info.unwrap().values().unwrap(), vec![0; 3], "empty matrices: info 0 for each problem");
+}
+
+#[test]
+fn bad_batches_are_refused_before_any_call() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    let invalid = |result: amdgpu::libs::Result<()>, needle: &str| {
+        let error = result.expect_err(needle);
+        assert!(matches!(error, LibError::InvalidInput { .. }), "{error:?}");
+        assert!(error.to_string().contains(needle), "{error} should say {needle:?}");
+    };
+    let shape = Shape::square(4);
+    let mut a = DeviceArray::<f64>::zeros(16 * 3).unwrap();
+    let mut b = DeviceArray::<f64>::zeros(8 * 3).unwrap();
+    let mut pivots = Pivots::batched(4, 3, a.stream()).unwrap();
+    let overlapping = Batch { count: 3, stride_a: 8, stride_b: 8 };
+    invalid(solver::getrf_strided_batched(&shape, &overlapping, &mut a, &mut pivots).map(drop), "would overlap");
+    invalid(solver::potrf_strided_batched(Triangle::Lower, &shape, &overlapping, &mut a).map(drop), "would overlap");
+    let mut tau = DeviceArray::<f64>::zeros(12).unwrap();
+    invalid(solver::geqrf_strided_batched(&shape, &overlapping, &mut a, &mut tau), "would overlap");
+    let four = Batch::packed(4, &shape);
+    invalid(solver::getrf_strided_batched(&shape, &four, &mut a, &mut pivots).map(drop), "holds 48 elements");
+    let three = Batch::packed(3, &shape).with_b(&Shape::new(4, 2));
+    let mut few = Pivots::batched(4, 2, a.stream()).unwrap();
+    invalid(solver::getrf_strided_batched(&shape, &three, &mut a, &mut few).map(drop), "hold 2 problems");
+    let mut short_tau = DeviceArray::<f64>::zeros(11).unwrap();
+    invalid(solver::geqrf_strided_batched(&shape, &three, &mut a, &mut short_tau), "tau holds 11");
+    invalid(
+        solver::getrs_strided_batched(Op::None, &shape, &a, &pivots, &Shape::new(4, 2), &three, &mut b),
+        "not written",
+    );
+    let solves_overlap = Batch { stride_b: 4, ..three };
+    solver::getrf_strided_batched(&shape, &Batch::packed(2, &shape), &mut a, &mut pivots).unwrap().check().ok();
+    invalid(
+        solver::getrs_strided_batched(Op::None, &shape, &a, &pivots, &Shape::new(4, 2), &three, &mut b),
+        "2 factored problems",
+    );
+    invalid(
+        solver::potrs_strided_batched(Triangle::Lower, &shape, &a, &Shape::new(4, 2), &solves_overlap, &mut b),
+        "stride_b = 4",
+    );
+    // A batch's pivots are refused where one problem's are taken.
+    invalid(solver::getrf(&shape, &mut a, &mut pivots).map(drop), "batch of 3");
 }

@@ -30,19 +30,35 @@ pub(crate) enum Factorization {
 /// info.check()?; // waits, then Ok or LibError::Breakdown
 /// # Ok(()) }
 /// ```
+///
+/// A strided batch's factorization returns one `Info` of one value per
+/// problem: [`values`](Info::values) reads them all, and
+/// [`check`](Info::check) reports the first problem that failed.
 #[must_use = "a factorization's info says whether it succeeded: check it"]
 #[derive(Debug)]
 pub struct Info {
     buffer: Buffer,
     operation: &'static str,
     kind: Factorization,
+    /// The problems it holds a value of: 1, or a batch's count.
+    count: usize,
+    /// Whether a strided batch wrote it (even of one problem).
+    batched: bool,
 }
 
 impl Info {
     /// Four bytes of the pool on `stream`'s device, for `operation`.
     pub(crate) fn new(operation: &'static str, kind: Factorization, stream: &Stream) -> Result<Info> {
         let buffer = hip_pool::alloc_on(stream.device(), std::mem::size_of::<i32>(), stream)?;
-        Ok(Info { buffer, operation, kind })
+        Ok(Info { buffer, operation, kind, count: 1, batched: false })
+    }
+
+    /// One `i32` per problem of a batch of `count` (at least four bytes),
+    /// from the pool on `stream`'s device.
+    pub(crate) fn batch(operation: &'static str, kind: Factorization, count: usize, stream: &Stream) -> Result<Info> {
+        let bytes = count.max(1).saturating_mul(std::mem::size_of::<i32>());
+        let buffer = hip_pool::alloc_on(stream.device(), bytes, stream)?;
+        Ok(Info { buffer, operation, kind, count, batched: true })
     }
 
     /// Four bytes of the pool on `stream`'s device holding 0, queued on
@@ -57,6 +73,16 @@ impl Info {
             unsafe { hip_core::raw::mem::fill_async(device, ptr, 0, 4, stream.as_raw()) }.map_err(crate::LibError::from)
         })?;
         Ok(info)
+    }
+
+    /// How many problems it holds the `info` of: 1, or a batch's count.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether it holds no value (the factorization of an empty batch).
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
     }
 
     pub(crate) fn buffer(&self) -> &Buffer {
@@ -77,12 +103,57 @@ impl Info {
     /// # Errors
     /// [`LibError::Hip`] when the copy fails, the stream has faulted, or a
     /// capture is underway on this thread (reading waits for the stream).
+    /// [`LibError::InvalidInput`] for the `Info` of a batch of other than
+    /// one problem: read [`values`](Info::values).
     #[doc(alias = "info")]
     pub fn value(&self) -> Result<i32> {
-        let mut value = [0i32];
-        // SAFETY: the buffer holds one i32.
-        unsafe { crate::memory::download_from(&self.buffer, &mut value) }?;
-        Ok(value[0])
+        if self.count != 1 {
+            return Err(LibError::invalid(
+                "Info::value",
+                format!("this info holds the values of a batch of {}: read them with values()", self.count),
+            ));
+        }
+        Ok(self.values()?[0])
+    }
+
+    /// Every problem's `info`, in batch order (one value for a single
+    /// factorization), once the factorization ran; each means what
+    /// [`value`](Info::value) says.
+    ///
+    /// # Errors
+    /// As [`value`](Info::value), but any count is read.
+    pub fn values(&self) -> Result<Vec<i32>> {
+        let mut values = vec![0i32; self.count];
+        // SAFETY: the buffer holds `count` i32s (at least four bytes).
+        unsafe { crate::memory::download_from(&self.buffer, &mut values) }?;
+        Ok(values)
+    }
+
+    /// What an `info` of `value` means, if not success.
+    fn breakdown(&self, value: i32) -> Result<Option<Breakdown>> {
+        if value == 0 {
+            return Ok(None);
+        }
+        if value < 0 {
+            // rocSOLVER reports bad arguments through its status, never info.
+            return Err(LibError::invalid(self.operation, format!("info = {value}: an argument was refused")));
+        }
+        let at = value as usize;
+        Ok(Some(match self.kind {
+            Factorization::Lu => Breakdown::ZeroPivot { column: at },
+            Factorization::Cholesky => Breakdown::NotPositiveDefinite { order: at },
+            Factorization::Eigen => Breakdown::NotConverged { info: at },
+            Factorization::Svd => Breakdown::SvdNotConverged { superdiagonals: at },
+        }))
+    }
+
+    /// Each problem's outcome, in batch order: `None` where it succeeded,
+    /// else the [`Breakdown`] it met; once the factorization ran.
+    ///
+    /// # Errors
+    /// As [`values`](Info::values).
+    pub fn breakdowns(&self) -> Result<Vec<Option<Breakdown>>> {
+        self.values()?.into_iter().map(|value| self.breakdown(value)).collect()
     }
 
     /// `Ok(())` if the factorization succeeded, once it ran; else
@@ -91,23 +162,21 @@ impl Info {
     /// # Errors
     /// [`LibError::Breakdown`] for a singular matrix (LU) or one that is not
     /// positive definite (Cholesky); as [`value`](Info::value) otherwise.
+    ///
+    /// A batch's `check` succeeds when every problem did; else it is
+    /// [`LibError::BatchBreakdown`] naming the first problem that failed
+    /// and how many did ([`breakdowns`](Info::breakdowns) has each one's).
     pub fn check(&self) -> Result<()> {
-        let value = self.value()?;
-        if value == 0 {
+        let outcomes = self.breakdowns()?;
+        let failed = outcomes.iter().filter(|o| o.is_some()).count();
+        let Some((problem, breakdown)) = outcomes.into_iter().enumerate().find_map(|(i, o)| o.map(|b| (i, b))) else {
             return Ok(());
-        }
-        if value < 0 {
-            // rocSOLVER reports bad arguments through its status, never info.
-            return Err(LibError::invalid(self.operation, format!("info = {value}: an argument was refused")));
-        }
-        let at = value as usize;
-        let breakdown = match self.kind {
-            Factorization::Lu => Breakdown::ZeroPivot { column: at },
-            Factorization::Cholesky => Breakdown::NotPositiveDefinite { order: at },
-            Factorization::Eigen => Breakdown::NotConverged { info: at },
-            Factorization::Svd => Breakdown::SvdNotConverged { superdiagonals: at },
         };
-        Err(LibError::Breakdown { operation: self.operation, breakdown })
+        let operation = self.operation;
+        if !self.batched {
+            return Err(LibError::Breakdown { operation, breakdown });
+        }
+        Err(LibError::BatchBreakdown { operation, problem, failed, count: self.count, breakdown })
     }
 }
 
@@ -116,13 +185,19 @@ impl Info {
 /// [`getrs`](super::getrs) is never given a pivot out of range; they can be
 /// read ([`to_vec`](Pivots::to_vec)) and passed where `i32` device data is
 /// read.
+///
+/// For a strided batch, [`Pivots::batched`] holds `len` pivots for each of
+/// `count` problems, one after another (rocSOLVER's `strideP` is `len`).
 #[derive(Debug)]
 pub struct Pivots {
     buffer: Buffer,
+    /// Pivots per problem.
     len: usize,
-    /// The rows of the matrix `getrf` last factored into them: every pivot
-    /// is in `1..=rows`. `None` before any.
-    rows: Option<usize>,
+    /// Problems: 1 unless made by [`Pivots::batched`].
+    count: usize,
+    /// What `getrf` last factored into them: the rows of its matrices
+    /// (every pivot in `1..=rows`) and how many problems. `None` before any.
+    factored: Option<(usize, usize)>,
 }
 
 impl Pivots {
@@ -132,19 +207,51 @@ impl Pivots {
     /// # Errors
     /// `LibError::Pool` when the pool cannot serve them.
     pub fn new(len: usize, stream: &Stream) -> Result<Pivots> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<i32>())
-            .ok_or_else(|| LibError::invalid("Pivots::new", format!("{len} pivots do not fit in an address space")))?;
-        Ok(Pivots { buffer: hip_pool::alloc_on(stream.device(), bytes, stream)?, len, rows: None })
+        Pivots::make("Pivots::new", len, 1, stream)
+    }
+
+    /// Room for `len` pivots (`min(m, n)` for `m × n` problems) for each of
+    /// `count` problems of a strided batch
+    /// ([`getrf_strided_batched`](super::getrf_strided_batched)), from the
+    /// pool of `stream`'s device.
+    ///
+    /// # Errors
+    /// `LibError::Pool` when the pool cannot serve them;
+    /// [`LibError::InvalidInput`] when they would not fit in memory.
+    pub fn batched(len: usize, count: usize, stream: &Stream) -> Result<Pivots> {
+        Pivots::make("Pivots::batched", len, count, stream)
+    }
+
+    fn make(operation: &'static str, len: usize, count: usize, stream: &Stream) -> Result<Pivots> {
+        let bytes =
+            len.checked_mul(count).and_then(|all| all.checked_mul(std::mem::size_of::<i32>())).ok_or_else(|| {
+                LibError::invalid(operation, format!("{count} × {len} pivots do not fit in an address space"))
+            })?;
+        Ok(Pivots { buffer: hip_pool::alloc_on(stream.device(), bytes, stream)?, len, count, factored: None })
     }
 
     /// The rows of the matrix last factored into these pivots, if any.
     pub fn factored_rows(&self) -> Option<usize> {
-        self.rows
+        self.factored.map(|(rows, _)| rows)
     }
 
-    pub(crate) fn written_by(&mut self, rows: usize) {
-        self.rows = Some(rows);
+    /// The problems they hold pivots for: 1, or a batch's count.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The pivots of each problem.
+    pub fn len_per_problem(&self) -> usize {
+        self.len
+    }
+
+    /// How many problems the last `getrf` factored into them.
+    pub(crate) fn factored_problems(&self) -> usize {
+        self.factored.map_or(0, |(_, problems)| problems)
+    }
+
+    pub(crate) fn written_by(&mut self, rows: usize, problems: usize) {
+        self.factored = Some((rows, problems));
     }
 
     pub(crate) fn as_mut_ptr(&mut self) -> *mut i32 {
@@ -153,27 +260,29 @@ impl Pivots {
 
     /// The pivots, once the factorization that wrote them ran.
     ///
+    ///
     /// # Errors
     /// [`LibError::InvalidInput`] if no factorization wrote them;
     /// [`LibError::Hip`] as [`Info::value`].
+    /// A batch's come problem after problem, `len_per_problem` each.
     pub fn to_vec(&self) -> Result<Vec<i32>> {
-        if self.rows.is_none() {
+        if self.factored.is_none() {
             return Err(LibError::invalid("Pivots::to_vec", "no getrf has written these pivots yet"));
         }
-        let mut out = vec![0i32; self.len];
+        let mut out = vec![0i32; self.len * self.count];
         // SAFETY: the buffer holds `len` i32s.
         unsafe { crate::memory::download_from(&self.buffer, &mut out) }?;
         Ok(out)
     }
 }
 
-// SAFETY: `len` i32s at the buffer's start, inside its memory, on its device.
+// SAFETY: `len × count` i32s at the buffer's start, inside its memory, on its device.
 unsafe impl DeviceData<i32> for Pivots {
     fn device_ptr(&self) -> *const c_void {
         self.buffer.as_ptr()
     }
     fn len(&self) -> usize {
-        self.len
+        self.len * self.count
     }
     fn device(&self) -> Device {
         self.buffer.device()

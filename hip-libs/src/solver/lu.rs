@@ -46,6 +46,7 @@ pub fn getrf<T: SolverScalar>(shape: &Shape, a: &mut impl DeviceDataMut<T>, pivo
     const OP: &str = "getrf";
     let [m, n, lda] = shape.check(OP, "A", a.len())?;
     let k = shape.rows.min(shape.cols);
+    single(OP, pivots)?;
     if pivots.len() < k {
         return Err(LibError::invalid(
             OP,
@@ -66,7 +67,7 @@ pub fn getrf<T: SolverScalar>(shape: &Shape, a: &mut impl DeviceDataMut<T>, pivo
         unsafe { T::getrf(api, handle, m, n, a_ptr, lda, ipiv, info_ptr) }
     };
     on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
-    pivots.written_by(shape.rows);
+    pivots.written_by(shape.rows, 1);
     Ok(info)
 }
 
@@ -104,6 +105,7 @@ pub fn getrs<T: SolverScalar>(
     if b_shape.rows != a_shape.rows {
         return Err(LibError::invalid(OP, format!("B has {} rows; A is {}×{}", b_shape.rows, n, n)));
     }
+    single(OP, pivots)?;
     match pivots.factored_rows() {
         None => return Err(LibError::invalid(OP, "the pivots were not written by a getrf")),
         Some(rows) if rows > a_shape.rows => {
@@ -137,4 +139,19 @@ pub fn getrs<T: SolverScalar>(
         unsafe { T::getrs(api, handle, trans, n, nrhs, a_ptr, lda, ipiv, b_ptr, ldb) }
     };
     on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))
+}
+
+/// Refuse the pivots of a batch where one problem's are taken.
+fn single(op: &'static str, pivots: &Pivots) -> Result<()> {
+    if pivots.count() != 1 {
+        return Err(LibError::invalid(
+            op,
+            format!(
+                "these pivots hold a batch of {} problems; pass them to the strided-batched call, or make one \
+                 problem's with Pivots::new",
+                pivots.count()
+            ),
+        ));
+    }
+    Ok(())
 }

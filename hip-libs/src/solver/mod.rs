@@ -3,7 +3,8 @@
 //! the symmetric / Hermitian eigensolver ([`syevd`], also named
 //! [`heevd`]) and the singular value decomposition ([`gesvd`]) of dense
 //! column-major matrices, in `f32`, `f64` and complex (`[re, im]`)
-//! precision.
+//! precision; LU, Cholesky and QR also of strided batches of one shape
+//! (`*_strided_batched`, with a [`Batch`]).
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -50,6 +51,7 @@
 //! the simulator it is computed on the CPU in the operands' precision,
 //! with rocSOLVER 3.21's rules and workspace sizes.
 
+mod batch;
 mod cholesky;
 mod eigen;
 mod info;
@@ -59,6 +61,10 @@ mod raw;
 mod shape;
 mod svd;
 
+pub use batch::{
+    geqrf_strided_batched, getrf_strided_batched, getrs_strided_batched, potrf_strided_batched, potrs_strided_batched,
+    Batch,
+};
 pub use cholesky::{potrf, potrs, Triangle};
 pub use eigen::{syevd, syevd as heevd, Vectors};
 pub use info::{Info, Pivots};

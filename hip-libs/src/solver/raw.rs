@@ -182,18 +182,200 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         fast_alg: rocblas_workmode,
         info: *mut i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?getrf_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn getrf_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        ipiv: *mut i32,
+        stride_p: i64,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?getrs_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn getrs_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: i32,
+        nrhs: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        ipiv: *const i32,
+        stride_p: i64,
+        b: *mut Self,
+        ldb: i32,
+        stride_b: i64,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrf_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn potrf_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrs_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn potrs_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        nrhs: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        b: *mut Self,
+        ldb: i32,
+        stride_b: i64,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?geqrf_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn geqrf_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        tau: *mut Self,
+        stride_p: i64,
+        batch: i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
     (
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
-        $gesvd:ident
+        $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
             const PREFIX: char = $prefix;
             type Real = $real;
+            unsafe fn getrf_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                ipiv: *mut i32,
+                stride_p: i64,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$getrf_sb)(handle, m, n, a.cast::<$c>(), lda, stride_a, ipiv, stride_p, info, batch) }
+            }
+            unsafe fn getrs_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                trans: rocblas_operation,
+                n: i32,
+                nrhs: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                ipiv: *const i32,
+                stride_p: i64,
+                b: *mut Self,
+                ldb: i32,
+                stride_b: i64,
+                batch: i32,
+            ) -> rocblas_status {
+                let (a, b) = (a.cast::<$c>(), b.cast::<$c>());
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe {
+                    (api.$getrs_sb)(handle, trans, n, nrhs, a, lda, stride_a, ipiv, stride_p, b, ldb, stride_b, batch)
+                }
+            }
+            unsafe fn potrf_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrf_sb)(handle, uplo, n, a.cast::<$c>(), lda, stride_a, info, batch) }
+            }
+            unsafe fn potrs_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                nrhs: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                b: *mut Self,
+                ldb: i32,
+                stride_b: i64,
+                batch: i32,
+            ) -> rocblas_status {
+                let (a, b) = (a.cast::<$c>(), b.cast::<$c>());
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrs_sb)(handle, uplo, n, nrhs, a, lda, stride_a, b, ldb, stride_b, batch) }
+            }
+            unsafe fn geqrf_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                tau: *mut Self,
+                stride_p: i64,
+                batch: i32,
+            ) -> rocblas_status {
+                let (a, tau) = (a.cast::<$c>(), tau.cast::<$c>());
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$geqrf_sb)(handle, m, n, a, lda, stride_a, tau, stride_p, batch) }
+            }
             unsafe fn gesvd(
                 api: &RocsolverApi,
                 handle: rocblas_handle,
@@ -346,7 +528,12 @@ scalar!(
     rocsolver_ssyevd,
     rocsolver_sgeqrf,
     rocsolver_sorgqr,
-    rocsolver_sgesvd
+    rocsolver_sgesvd,
+    rocsolver_sgetrf_strided_batched,
+    rocsolver_sgetrs_strided_batched,
+    rocsolver_spotrf_strided_batched,
+    rocsolver_spotrs_strided_batched,
+    rocsolver_sgeqrf_strided_batched
 );
 scalar!(
     f64,
@@ -361,7 +548,12 @@ scalar!(
     rocsolver_dsyevd,
     rocsolver_dgeqrf,
     rocsolver_dorgqr,
-    rocsolver_dgesvd
+    rocsolver_dgesvd,
+    rocsolver_dgetrf_strided_batched,
+    rocsolver_dgetrs_strided_batched,
+    rocsolver_dpotrf_strided_batched,
+    rocsolver_dpotrs_strided_batched,
+    rocsolver_dgeqrf_strided_batched
 );
 scalar!(
     [f32; 2],
@@ -376,7 +568,12 @@ scalar!(
     rocsolver_cheevd,
     rocsolver_cgeqrf,
     rocsolver_cungqr,
-    rocsolver_cgesvd
+    rocsolver_cgesvd,
+    rocsolver_cgetrf_strided_batched,
+    rocsolver_cgetrs_strided_batched,
+    rocsolver_cpotrf_strided_batched,
+    rocsolver_cpotrs_strided_batched,
+    rocsolver_cgeqrf_strided_batched
 );
 scalar!(
     [f64; 2],
@@ -391,7 +588,12 @@ scalar!(
     rocsolver_zheevd,
     rocsolver_zgeqrf,
     rocsolver_zungqr,
-    rocsolver_zgesvd
+    rocsolver_zgesvd,
+    rocsolver_zgetrf_strided_batched,
+    rocsolver_zgetrs_strided_batched,
+    rocsolver_zpotrf_strided_batched,
+    rocsolver_zpotrs_strided_batched,
+    rocsolver_zgeqrf_strided_batched
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

@@ -60,6 +60,25 @@ impl Shape {
     /// Check `ld`, rocSOLVER's 32-bit sizes and that `have` elements hold
     /// the matrix `name`; its rows, columns and `ld` as `rocblas_int`s.
     pub(crate) fn check(&self, op: &'static str, name: &str, have: usize) -> Result<[i32; 3]> {
+        let dims = self.dims(op, name)?;
+        if have < self.len() {
+            return Err(LibError::invalid(
+                op,
+                format!(
+                    "{name} holds {have} elements; a {}×{} matrix with leading dimension {} spans {}",
+                    self.rows,
+                    self.cols,
+                    self.ld(),
+                    self.len()
+                ),
+            ));
+        }
+        Ok(dims)
+    }
+
+    /// Check `ld` and rocSOLVER's 32-bit sizes of the matrix `name`; its
+    /// rows, columns and `ld` as `rocblas_int`s.
+    pub(crate) fn dims(&self, op: &'static str, name: &str) -> Result<[i32; 3]> {
         if self.ld() < self.rows.max(1) {
             return Err(LibError::invalid(
                 op,
@@ -75,20 +94,7 @@ impl Shape {
                 LibError::invalid(op, format!("{name}'s {what} = {value} exceeds rocSOLVER's 32-bit sizes"))
             })
         };
-        let dims = [dim("rows", self.rows)?, dim("columns", self.cols)?, dim("leading dimension", self.ld())?];
-        if have < self.len() {
-            return Err(LibError::invalid(
-                op,
-                format!(
-                    "{name} holds {have} elements; a {}×{} matrix with leading dimension {} spans {}",
-                    self.rows,
-                    self.cols,
-                    self.ld(),
-                    self.len()
-                ),
-            ));
-        }
-        Ok(dims)
+        Ok([dim("rows", self.rows)?, dim("columns", self.cols)?, dim("leading dimension", self.ld())?])
     }
 
     /// Check that the matrix is square.

@@ -431,6 +431,270 @@ pub struct RocsolverApi {
         fast_alg: rocblas_workmode,
         info: *mut rocblas_int,
     ) -> rocblas_status,
+    ///`rocsolver_sgetrf_strided_batched`
+    pub rocsolver_sgetrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgetrf_strided_batched`
+    pub rocsolver_dgetrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgetrf_strided_batched`
+    pub rocsolver_cgetrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgetrf_strided_batched`
+    pub rocsolver_zgetrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_sgetrs_strided_batched`
+    pub rocsolver_sgetrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *mut f32,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgetrs_strided_batched`
+    pub rocsolver_dgetrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *mut f64,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgetrs_strided_batched`
+    pub rocsolver_cgetrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *mut rocblas_float_complex,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgetrs_strided_batched`
+    pub rocsolver_zgetrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *mut rocblas_double_complex,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_spotrf_strided_batched`
+    pub rocsolver_spotrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dpotrf_strided_batched`
+    pub rocsolver_dpotrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cpotrf_strided_batched`
+    pub rocsolver_cpotrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zpotrf_strided_batched`
+    pub rocsolver_zpotrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_spotrs_strided_batched`
+    pub rocsolver_spotrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        B: *mut f32,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dpotrs_strided_batched`
+    pub rocsolver_dpotrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        B: *mut f64,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cpotrs_strided_batched`
+    pub rocsolver_cpotrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        B: *mut rocblas_float_complex,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zpotrs_strided_batched`
+    pub rocsolver_zpotrs_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        B: *mut rocblas_double_complex,
+        ldb: rocblas_int,
+        strideB: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_sgeqrf_strided_batched`
+    pub rocsolver_sgeqrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut f32,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgeqrf_strided_batched`
+    pub rocsolver_dgeqrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut f64,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgeqrf_strided_batched`
+    pub rocsolver_cgeqrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_float_complex,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgeqrf_strided_batched`
+    pub rocsolver_zgeqrf_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        ipiv: *mut rocblas_double_complex,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -469,6 +733,26 @@ impl RocsolverApi {
         "rocsolver_dgesvd",
         "rocsolver_cgesvd",
         "rocsolver_zgesvd",
+        "rocsolver_sgetrf_strided_batched",
+        "rocsolver_dgetrf_strided_batched",
+        "rocsolver_cgetrf_strided_batched",
+        "rocsolver_zgetrf_strided_batched",
+        "rocsolver_sgetrs_strided_batched",
+        "rocsolver_dgetrs_strided_batched",
+        "rocsolver_cgetrs_strided_batched",
+        "rocsolver_zgetrs_strided_batched",
+        "rocsolver_spotrf_strided_batched",
+        "rocsolver_dpotrf_strided_batched",
+        "rocsolver_cpotrf_strided_batched",
+        "rocsolver_zpotrf_strided_batched",
+        "rocsolver_spotrs_strided_batched",
+        "rocsolver_dpotrs_strided_batched",
+        "rocsolver_cpotrs_strided_batched",
+        "rocsolver_zpotrs_strided_batched",
+        "rocsolver_sgeqrf_strided_batched",
+        "rocsolver_dgeqrf_strided_batched",
+        "rocsolver_cgeqrf_strided_batched",
+        "rocsolver_zgeqrf_strided_batched",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -989,11 +1273,355 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zgesvd")?)
             },
+            rocsolver_sgetrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgetrf_strided_batched")?)
+            },
+            rocsolver_dgetrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgetrf_strided_batched")?)
+            },
+            rocsolver_cgetrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgetrf_strided_batched")?)
+            },
+            rocsolver_zgetrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgetrf_strided_batched")?)
+            },
+            rocsolver_sgetrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *mut f32,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgetrs_strided_batched")?)
+            },
+            rocsolver_dgetrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *mut f64,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgetrs_strided_batched")?)
+            },
+            rocsolver_cgetrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *mut rocblas_float_complex,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgetrs_strided_batched")?)
+            },
+            rocsolver_zgetrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *mut rocblas_double_complex,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgetrs_strided_batched")?)
+            },
+            rocsolver_spotrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_spotrf_strided_batched")?)
+            },
+            rocsolver_dpotrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dpotrf_strided_batched")?)
+            },
+            rocsolver_cpotrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cpotrf_strided_batched")?)
+            },
+            rocsolver_zpotrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zpotrf_strided_batched")?)
+            },
+            rocsolver_spotrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        B: *mut f32,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_spotrs_strided_batched")?)
+            },
+            rocsolver_dpotrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        B: *mut f64,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dpotrs_strided_batched")?)
+            },
+            rocsolver_cpotrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        B: *mut rocblas_float_complex,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cpotrs_strided_batched")?)
+            },
+            rocsolver_zpotrs_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        B: *mut rocblas_double_complex,
+                        ldb: rocblas_int,
+                        strideB: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zpotrs_strided_batched")?)
+            },
+            rocsolver_sgeqrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut f32,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgeqrf_strided_batched")?)
+            },
+            rocsolver_dgeqrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut f64,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgeqrf_strided_batched")?)
+            },
+            rocsolver_cgeqrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_float_complex,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgeqrf_strided_batched")?)
+            },
+            rocsolver_zgeqrf_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        ipiv: *mut rocblas_double_complex,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgeqrf_strided_batched")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 34usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 54usize)
     }
 }

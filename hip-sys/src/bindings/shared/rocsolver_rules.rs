@@ -69,70 +69,83 @@ pub(crate) fn operation(trans: rocblas_operation) -> Result<u8, Status> {
     }
 }
 
-/// `getrf`: `m × n` A with `lda`, pivots and `info`
-/// (`rocsolver_getf2_getrf_argCheck`).
-pub(crate) fn getrf(m: i32, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
-    if m < 0 || n < 0 || lda < m {
+/// `getrf`: `batch` problems (1 for the plain call) of `m × n` A with
+/// `lda`, pivots and `info` (`rocsolver_getf2_getrf_argCheck`).
+pub(crate) fn getrf(m: i32, n: i32, lda: i32, batch: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    if m < 0 || n < 0 || lda < m || batch < 0 {
         return Err(INVALID_SIZE);
     }
-    if !querying && ((m != 0 && n != 0 && (!given.a || !given.ipiv)) || !given.info) {
+    if !querying && ((m != 0 && n != 0 && (!given.a || !given.ipiv)) || (batch != 0 && !given.info)) {
         return Err(INVALID_POINTER);
     }
-    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || m == 0 || n == 0 { Next::Done } else { Next::Run })
 }
 
-/// `getrs`: the `n × n` factors in A with `lda`, the pivots, and `n × nrhs`
-/// B with `ldb` (`rocsolver_getrs_argCheck`). No `info`.
+/// `getrs`: `batch` solves with the `n × n` factors in A with `lda`, the
+/// pivots, and `n × nrhs` B with `ldb` (`rocsolver_getrs_argCheck`). No
+/// `info`; the pointers are checked even for an empty batch.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn getrs(
     trans: rocblas_operation,
     n: i32,
     nrhs: i32,
     lda: i32,
     ldb: i32,
+    batch: i32,
     given: Given,
     querying: bool,
 ) -> Result<Next, Status> {
     operation(trans)?;
-    if n < 0 || nrhs < 0 || lda < n || ldb < n {
+    if n < 0 || nrhs < 0 || lda < n || ldb < n || batch < 0 {
         return Err(INVALID_SIZE);
     }
     if !querying && ((n != 0 && (!given.a || !given.ipiv)) || (n != 0 && nrhs != 0 && !given.b)) {
         return Err(INVALID_POINTER);
     }
-    Ok(if n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
 }
 
-/// `potrf`: `n × n` A with `lda` and `info` (`rocsolver_potf2_potrf_argCheck`).
-pub(crate) fn potrf(uplo: rocblas_fill, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
+/// `potrf`: `batch` problems of `n × n` A with `lda` and `info`
+/// (`rocsolver_potf2_potrf_argCheck`).
+pub(crate) fn potrf(
+    uplo: rocblas_fill,
+    n: i32,
+    lda: i32,
+    batch: i32,
+    given: Given,
+    querying: bool,
+) -> Result<Next, Status> {
     upper(uplo)?;
-    if n < 0 || lda < n {
+    if n < 0 || lda < n || batch < 0 {
         return Err(INVALID_SIZE);
     }
-    if !querying && ((n != 0 && !given.a) || !given.info) {
+    if !querying && ((n != 0 && !given.a) || (batch != 0 && !given.info)) {
         return Err(INVALID_POINTER);
     }
-    Ok(if n == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || n == 0 { Next::Done } else { Next::Run })
 }
 
-/// `potrs`: the Cholesky factor in A with `lda` and `n × nrhs` B with
-/// `ldb` (`rocsolver_potrs_argCheck`). No `info`.
+/// `potrs`: `batch` solves with the Cholesky factor in A with `lda` and
+/// `n × nrhs` B with `ldb` (`rocsolver_potrs_argCheck`). No `info`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn potrs(
     uplo: rocblas_fill,
     n: i32,
     nrhs: i32,
     lda: i32,
     ldb: i32,
+    batch: i32,
     given: Given,
     querying: bool,
 ) -> Result<Next, Status> {
     upper(uplo)?;
-    if n < 0 || nrhs < 0 || lda < n || ldb < n {
+    if n < 0 || nrhs < 0 || lda < n || ldb < n || batch < 0 {
         return Err(INVALID_SIZE);
     }
     if !querying && ((n != 0 && !given.a) || (n != 0 && nrhs != 0 && !given.b)) {
         return Err(INVALID_POINTER);
     }
-    Ok(if n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || n == 0 || nrhs == 0 { Next::Done } else { Next::Run })
 }
 
 /// Whether `evect` asks for the eigenvectors; `invalid_value` unless it is
@@ -166,16 +179,17 @@ pub(crate) fn syevd(
     Ok(if n == 0 { Next::Done } else { Next::Run })
 }
 
-/// `geqrf`: the `m × n` A with `lda` and its `min(m, n)` Householder
-/// scalars (`rocsolver_geqr2_geqrf_argCheck`). No `info`.
-pub(crate) fn geqrf(m: i32, n: i32, lda: i32, given: Given, querying: bool) -> Result<Next, Status> {
-    if m < 0 || n < 0 || lda < m {
+/// `geqrf`: `batch` problems of the `m × n` A with `lda` and its
+/// `min(m, n)` Householder scalars (`rocsolver_geqr2_geqrf_argCheck`). No
+/// `info`.
+pub(crate) fn geqrf(m: i32, n: i32, lda: i32, batch: i32, given: Given, querying: bool) -> Result<Next, Status> {
+    if m < 0 || n < 0 || lda < m || batch < 0 {
         return Err(INVALID_SIZE);
     }
     if !querying && m != 0 && n != 0 && (!given.a || !given.ipiv) {
         return Err(INVALID_POINTER);
     }
-    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || m == 0 || n == 0 { Next::Done } else { Next::Run })
 }
 
 /// `orgqr` / `ungqr`: the first `n` columns of Q (`m × n`, `n ≤ m`) from
@@ -271,33 +285,54 @@ mod tests {
 
     #[test]
     fn sizes_come_before_pointers_and_empty_problems_return() {
-        assert_eq!(getrf(-1, 2, 2, Given::default(), false), Err(INVALID_SIZE), "size first");
-        assert_eq!(getrf(4, 2, 3, ALL, false), Err(INVALID_SIZE), "lda < m");
-        assert_eq!(getrf(4, 4, 4, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(getrf(4, 4, 4, Given::default(), true), Ok(Next::Run), "a query skips pointers");
-        assert_eq!(getrf(0, 4, 1, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
-        assert_eq!(getrf(0, 4, 1, Given::default(), false), Err(INVALID_POINTER), "info is always written");
+        assert_eq!(getrf(-1, 2, 2, 1, Given::default(), false), Err(INVALID_SIZE), "size first");
+        assert_eq!(getrf(4, 2, 3, 1, ALL, false), Err(INVALID_SIZE), "lda < m");
+        assert_eq!(getrf(4, 4, 4, 1, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(getrf(4, 4, 4, 1, Given::default(), true), Ok(Next::Run), "a query skips pointers");
+        assert_eq!(getrf(0, 4, 1, 1, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(getrf(0, 4, 1, 1, Given::default(), false), Err(INVALID_POINTER), "info is always written");
         let none = rocblas_operation::rocblas_operation_none;
-        assert_eq!(getrs(rocblas_operation(7), 2, 1, 2, 2, ALL, false), Err(INVALID_VALUE), "value first");
-        assert_eq!(getrs(none, 3, 1, 3, 2, ALL, false), Err(INVALID_SIZE), "ldb < n");
-        assert_eq!(getrs(none, 3, 0, 3, 3, Given { b: false, ..ALL }, false), Ok(Next::Done));
+        assert_eq!(getrs(rocblas_operation(7), 2, 1, 2, 2, 1, ALL, false), Err(INVALID_VALUE), "value first");
+        assert_eq!(getrs(none, 3, 1, 3, 2, 1, ALL, false), Err(INVALID_SIZE), "ldb < n");
+        assert_eq!(getrs(none, 3, 0, 3, 3, 1, Given { b: false, ..ALL }, false), Ok(Next::Done));
         let lower = rocblas_fill::rocblas_fill_lower;
-        assert_eq!(potrf(rocblas_fill::rocblas_fill_full, 2, 2, ALL, false), Err(INVALID_VALUE));
-        assert_eq!(potrf(lower, 3, 2, ALL, false), Err(INVALID_SIZE));
-        assert_eq!(potrs(lower, 2, 2, 2, 2, Given { b: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(potrs(lower, 2, 2, 2, 2, ALL, false), Ok(Next::Run));
+        assert_eq!(potrf(rocblas_fill::rocblas_fill_full, 2, 2, 1, ALL, false), Err(INVALID_VALUE));
+        assert_eq!(potrf(lower, 3, 2, 1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(potrs(lower, 2, 2, 2, 2, 1, Given { b: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(potrs(lower, 2, 2, 2, 2, 1, ALL, false), Ok(Next::Run));
         let original = rocblas_evect::rocblas_evect_original;
         let tridiagonal = rocblas_evect::rocblas_evect_tridiagonal;
         assert_eq!(syevd(tridiagonal, lower, 2, 2, ALL, false), Err(INVALID_VALUE), "not supported");
         assert_eq!(syevd(original, lower, 2, 1, ALL, false), Err(INVALID_SIZE));
         assert_eq!(syevd(original, lower, 2, 2, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
         assert_eq!(syevd(original, lower, 0, 0, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
-        assert_eq!(geqrf(3, 2, 2, ALL, false), Err(INVALID_SIZE), "lda < m");
-        assert_eq!(geqrf(3, 2, 3, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(geqrf(0, 2, 0, Given::default(), false), Ok(Next::Done));
+        assert_eq!(geqrf(3, 2, 2, 1, ALL, false), Err(INVALID_SIZE), "lda < m");
+        assert_eq!(geqrf(3, 2, 3, 1, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(geqrf(0, 2, 0, 1, Given::default(), false), Ok(Next::Done));
         assert_eq!(orgqr(3, 4, 2, 3, ALL, false), Err(INVALID_SIZE), "n > m");
         assert_eq!(orgqr(4, 3, 4, 4, ALL, false), Err(INVALID_SIZE), "k > n");
         assert_eq!(orgqr(4, 3, 0, 4, Given { ipiv: false, ..ALL }, false), Ok(Next::Run), "no reflector, no scalar");
+    }
+
+    #[test]
+    fn a_batch_count_is_a_size_and_an_empty_batch_needs_no_info() {
+        let (lower, none) = (rocblas_fill::rocblas_fill_lower, rocblas_operation::rocblas_operation_none);
+        let no_info = Given { info: false, ..ALL };
+        assert_eq!(getrf(2, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(getrf(2, 2, 2, 0, no_info, false), Ok(Next::Done), "info is read only for instances");
+        assert_eq!(getrf(2, 2, 2, 3, no_info, false), Err(INVALID_POINTER));
+        assert_eq!(getrf(2, 2, 2, 0, Given { a: false, ..ALL }, false), Err(INVALID_POINTER), "A still checked");
+        assert_eq!(potrf(lower, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(potrf(lower, 2, 2, 0, no_info, false), Ok(Next::Done));
+        assert_eq!(potrf(lower, 2, 2, 2, no_info, false), Err(INVALID_POINTER));
+        assert_eq!(getrs(none, 2, 1, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(getrs(none, 2, 1, 2, 2, 0, Given { b: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(getrs(none, 2, 1, 2, 2, 0, ALL, false), Ok(Next::Done));
+        assert_eq!(potrs(lower, 2, 1, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(potrs(lower, 2, 1, 2, 2, 0, ALL, false), Ok(Next::Done));
+        assert_eq!(geqrf(2, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(geqrf(2, 2, 2, 0, ALL, false), Ok(Next::Done));
+        assert_eq!(geqrf(2, 2, 2, 4, ALL, false), Ok(Next::Run));
     }
 
     #[test]

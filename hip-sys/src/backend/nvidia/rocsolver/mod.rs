@@ -35,6 +35,12 @@
 //!   cuSOLVER's name in the log. The version string is
 //!   `3.21.0-cusolver-<cuSOLVER's version>`.
 //!
+//! - **Strided batches** (`*_strided_batched`) run one cuSOLVER call per
+//!   problem, in order on the handle's stream, through one workspace:
+//!   cuSOLVER's batched calls take arrays of device pointers (and cuBLAS's
+//!   LU only square matrices), which rocSOLVER's strided calls do not
+//!   give. The plain functions are batches of one. A batch of many small
+//!   problems is therefore bound by launches here, not by arithmetic.
 //! - **SVD.** cuSOLVER's `gesvd` takes `m ≥ n` only and has one
 //!   algorithm (`fast_alg` is not used). A wide A is solved turned around:
 //!   Aᴴ is written into the workspace with cuBLAS's `geam` on the handle's
@@ -65,7 +71,9 @@ use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_worksp
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::bindings::shared::version_string;
-use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status};
+use crate::rocblas::{
+    rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
+};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi};
 use crate::sync::MutexExt;
 use crate::BackendError;
@@ -165,10 +173,14 @@ fn with_devinfo(
     })
 }
 
-/// Set a factorization's `info` to 0 on `stream` (an empty problem).
-fn clear_info(info: *mut c_int, stream: *mut c_void) -> Result<(), rocblas_status> {
-    // SAFETY: `info` is a device int (checked non-null by the rules).
-    let status = unsafe { super::hip::hipMemsetAsync(info.cast(), 0, 4, super::objects::hip_stream_of(stream)) };
+/// Set the `info` of `count` empty problems to 0 on `stream`.
+fn clear_info(info: *mut c_int, count: c_int, stream: *mut c_void) -> Result<(), rocblas_status> {
+    if count <= 0 {
+        return Ok(());
+    }
+    let bytes = count as usize * std::mem::size_of::<c_int>();
+    // SAFETY: `info` is `count` device ints (checked non-null by the rules).
+    let status = unsafe { super::hip::hipMemsetAsync(info.cast(), 0, bytes, super::objects::hip_stream_of(stream)) };
     if status.0 != 0 {
         return Err(rocblas_status::rocblas_status_internal_error);
     }
@@ -180,8 +192,15 @@ fn fill(uplo: rocblas_fill) -> Result<c_int, rocblas_status> {
     Ok(if rules::upper(uplo)? { 1 } else { 0 })
 }
 
+/// Problem `i`'s operand in a strided batch: `stride` elements apart.
+/// `wrapping_offset`, as a batch of one has stride 0 and a null pointer may
+/// pass the rules for an empty problem.
+fn nth<T>(ptr: *mut T, stride: i64, i: c_int) -> *mut T {
+    ptr.wrapping_offset((stride * i64::from(i)) as isize)
+}
+
 macro_rules! getrf {
-    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             m: c_int,
@@ -191,22 +210,45 @@ macro_rules! getrf {
             ipiv: *mut c_int,
             info: *mut c_int,
         ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, m, n, a, lda, 0, ipiv, 0, info, 1) }
+        }
+
+        /// One cuSOLVER `getrf` per problem, in order on the stream, all
+        /// through one workspace.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            ipiv: *mut c_int,
+            stride_p: rocblas_stride,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
                 let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
-                if rules::getrf(m, n, lda, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
                 let mut lwork: c_int = 0;
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_workspace(handle, stream, query, need, |work| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared (C contract); `work` holds `lwork` elements.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, work.cast(), ipiv, info) })
+                    for i in 0..batch {
+                        let (a, ipiv, info) = (nth(a, stride_a, i), nth(ipiv, stride_p, i), nth(info, 1, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared (C contract); `work` holds
+                        // `lwork` elements, used by one problem after another.
+                        ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, work.cast(), ipiv, info) })?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -214,7 +256,7 @@ macro_rules! getrf {
 }
 
 macro_rules! getrs {
-    ($name:ident, $t:ty, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             trans: rocblas_operation,
@@ -226,20 +268,45 @@ macro_rules! getrs {
             b: *mut $t,
             ldb: c_int,
         ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, trans, n, nrhs, a, lda, 0, ipiv, 0, b, ldb, 0, 1) }
+        }
+
+        /// One cuSOLVER `getrs` per problem, in order on the stream.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            trans: rocblas_operation,
+            n: c_int,
+            nrhs: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            ipiv: *const c_int,
+            stride_p: rocblas_stride,
+            b: *mut $t,
+            ldb: c_int,
+            stride_b: rocblas_stride,
+            batch: c_int,
+        ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
                 let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
-                if rules::getrs(trans, n, nrhs, lda, ldb, given, query)? == Next::Done {
+                if rules::getrs(trans, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let op = rules::operation(trans)? as c_int;
                 // No cuSOLVER workspace: only its devInfo.
                 with_devinfo(handle, stream, query, 0, |_, info| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `info` is the devInfo int.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info) })
+                    for i in 0..batch {
+                        let (a, ipiv, b) =
+                            (nth(a, stride_a, i), nth(ipiv.cast_mut(), stride_p, i), nth(b, stride_b, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared; `info` is the devInfo int.
+                        ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info) })?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -247,7 +314,7 @@ macro_rules! getrs {
 }
 
 macro_rules! potrf {
-    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             uplo: rocblas_fill,
@@ -256,13 +323,29 @@ macro_rules! potrf {
             lda: c_int,
             info: *mut c_int,
         ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, uplo, n, a, lda, 0, info, 1) }
+        }
+
+        /// One cuSOLVER `potrf` per problem, in order on the stream, all
+        /// through one workspace.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
                 let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
-                if rules::potrf(uplo, n, lda, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                if rules::potrf(uplo, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
                 let fill = fill(uplo)?;
                 let mut lwork: c_int = 0;
@@ -270,9 +353,13 @@ macro_rules! potrf {
                 ok(stringify!($size), unsafe { (f.$size)(dn, fill, n, a, lda, &mut lwork) })?;
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_workspace(handle, stream, query, need, |work| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `work` holds `lwork` elements.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, a, lda, work.cast(), lwork, info) })
+                    for i in 0..batch {
+                        let (a, info) = (nth(a, stride_a, i), nth(info, 1, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared; `work` holds `lwork` elements.
+                        ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, a, lda, work.cast(), lwork, info) })?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -280,7 +367,7 @@ macro_rules! potrf {
 }
 
 macro_rules! potrs {
-    ($name:ident, $t:ty, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             uplo: rocblas_fill,
@@ -291,20 +378,42 @@ macro_rules! potrs {
             b: *mut $t,
             ldb: c_int,
         ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, uplo, n, nrhs, a, lda, 0, b, ldb, 0, 1) }
+        }
+
+        /// One cuSOLVER `potrs` per problem, in order on the stream.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            nrhs: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            b: *mut $t,
+            ldb: c_int,
+            stride_b: rocblas_stride,
+            batch: c_int,
+        ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
                 let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
-                if rules::potrs(uplo, n, nrhs, lda, ldb, given, query)? == Next::Done {
+                if rules::potrs(uplo, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let fill = fill(uplo)?;
                 // No cuSOLVER workspace: only its devInfo.
                 with_devinfo(handle, stream, query, 0, |_, info| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `info` is the devInfo int.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, info) })
+                    for i in 0..batch {
+                        let (a, b) = (nth(a, stride_a, i), nth(b, stride_b, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared; `info` is the devInfo int.
+                        ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, info) })?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -336,7 +445,7 @@ macro_rules! syevd {
                     ..Given::default()
                 };
                 if rules::syevd(evect, uplo, n, lda, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, stream) };
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, 1, stream) };
                 }
                 // CUSOLVER_EIG_MODE_VECTOR 1, _NOVECTOR 0.
                 let jobz = if rules::vectors(evect)? { 1 } else { 0 };
@@ -357,7 +466,7 @@ macro_rules! syevd {
 }
 
 macro_rules! geqrf {
-    ($name:ident, $t:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             m: c_int,
@@ -366,12 +475,29 @@ macro_rules! geqrf {
             lda: c_int,
             tau: *mut $t,
         ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, m, n, a, lda, 0, tau, 0, 1) }
+        }
+
+        /// One cuSOLVER `geqrf` per problem, in order on the stream, all
+        /// through one workspace.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            tau: *mut $t,
+            stride_p: rocblas_stride,
+            batch: c_int,
+        ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
                 let (dn, stream) = solver(handle)?;
                 let query = querying(handle);
                 let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
-                if rules::geqrf(m, n, lda, given, query)? == Next::Done {
+                if rules::geqrf(m, n, lda, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let mut lwork: c_int = 0;
@@ -379,9 +505,14 @@ macro_rules! geqrf {
                 ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
                 let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_devinfo(handle, stream, query, work, |memory, info| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `memory` holds `lwork` elements.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) })
+                    for i in 0..batch {
+                        let (a, tau) = (nth(a, stride_a, i), nth(tau, stride_p, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared; `memory` holds `lwork` elements.
+                        let status = unsafe { (f.$run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) };
+                        ok(stringify!($run), status)?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -601,31 +732,31 @@ gesvd!(rocsolver_dgesvd, f64, f64, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd
 gesvd!(rocsolver_cgesvd, C32, f32, cusolverDnCgesvd_bufferSize, cusolverDnCgesvd);
 gesvd!(rocsolver_zgesvd, C64, f64, cusolverDnZgesvd_bufferSize, cusolverDnZgesvd);
 
-geqrf!(rocsolver_sgeqrf, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
-geqrf!(rocsolver_dgeqrf, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
-geqrf!(rocsolver_cgeqrf, C32, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf);
-geqrf!(rocsolver_zgeqrf, C64, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf);
+geqrf!(rocsolver_sgeqrf, rocsolver_sgeqrf_strided_batched, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
+geqrf!(rocsolver_dgeqrf, rocsolver_dgeqrf_strided_batched, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
+geqrf!(rocsolver_cgeqrf, rocsolver_cgeqrf_strided_batched, C32, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf);
+geqrf!(rocsolver_zgeqrf, rocsolver_zgeqrf_strided_batched, C64, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf);
 orgqr!(rocsolver_sorgqr, f32, cusolverDnSorgqr_bufferSize, cusolverDnSorgqr);
 orgqr!(rocsolver_dorgqr, f64, cusolverDnDorgqr_bufferSize, cusolverDnDorgqr);
 orgqr!(rocsolver_cungqr, C32, cusolverDnCungqr_bufferSize, cusolverDnCungqr);
 orgqr!(rocsolver_zungqr, C64, cusolverDnZungqr_bufferSize, cusolverDnZungqr);
 
-getrf!(rocsolver_sgetrf, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
-getrf!(rocsolver_dgetrf, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
-getrf!(rocsolver_cgetrf, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
-getrf!(rocsolver_zgetrf, C64, cusolverDnZgetrf_bufferSize, cusolverDnZgetrf);
-getrs!(rocsolver_sgetrs, f32, cusolverDnSgetrs);
-getrs!(rocsolver_dgetrs, f64, cusolverDnDgetrs);
-getrs!(rocsolver_cgetrs, C32, cusolverDnCgetrs);
-getrs!(rocsolver_zgetrs, C64, cusolverDnZgetrs);
-potrf!(rocsolver_spotrf, f32, cusolverDnSpotrf_bufferSize, cusolverDnSpotrf);
-potrf!(rocsolver_dpotrf, f64, cusolverDnDpotrf_bufferSize, cusolverDnDpotrf);
-potrf!(rocsolver_cpotrf, C32, cusolverDnCpotrf_bufferSize, cusolverDnCpotrf);
-potrf!(rocsolver_zpotrf, C64, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf);
-potrs!(rocsolver_spotrs, f32, cusolverDnSpotrs);
-potrs!(rocsolver_dpotrs, f64, cusolverDnDpotrs);
-potrs!(rocsolver_cpotrs, C32, cusolverDnCpotrs);
-potrs!(rocsolver_zpotrs, C64, cusolverDnZpotrs);
+getrf!(rocsolver_sgetrf, rocsolver_sgetrf_strided_batched, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
+getrf!(rocsolver_dgetrf, rocsolver_dgetrf_strided_batched, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
+getrf!(rocsolver_cgetrf, rocsolver_cgetrf_strided_batched, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
+getrf!(rocsolver_zgetrf, rocsolver_zgetrf_strided_batched, C64, cusolverDnZgetrf_bufferSize, cusolverDnZgetrf);
+getrs!(rocsolver_sgetrs, rocsolver_sgetrs_strided_batched, f32, cusolverDnSgetrs);
+getrs!(rocsolver_dgetrs, rocsolver_dgetrs_strided_batched, f64, cusolverDnDgetrs);
+getrs!(rocsolver_cgetrs, rocsolver_cgetrs_strided_batched, C32, cusolverDnCgetrs);
+getrs!(rocsolver_zgetrs, rocsolver_zgetrs_strided_batched, C64, cusolverDnZgetrs);
+potrf!(rocsolver_spotrf, rocsolver_spotrf_strided_batched, f32, cusolverDnSpotrf_bufferSize, cusolverDnSpotrf);
+potrf!(rocsolver_dpotrf, rocsolver_dpotrf_strided_batched, f64, cusolverDnDpotrf_bufferSize, cusolverDnDpotrf);
+potrf!(rocsolver_cpotrf, rocsolver_cpotrf_strided_batched, C32, cusolverDnCpotrf_bufferSize, cusolverDnCpotrf);
+potrf!(rocsolver_zpotrf, rocsolver_zpotrf_strided_batched, C64, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf);
+potrs!(rocsolver_spotrs, rocsolver_spotrs_strided_batched, f32, cusolverDnSpotrs);
+potrs!(rocsolver_dpotrs, rocsolver_dpotrs_strided_batched, f64, cusolverDnDpotrs);
+potrs!(rocsolver_cpotrs, rocsolver_cpotrs_strided_batched, C32, cusolverDnCpotrs);
+potrs!(rocsolver_zpotrs, rocsolver_zpotrs_strided_batched, C64, cusolverDnZpotrs);
 syevd!(rocsolver_ssyevd, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
 syevd!(rocsolver_dsyevd, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
 syevd!(rocsolver_cheevd, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
@@ -688,6 +819,26 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dgesvd,
             rocsolver_cgesvd,
             rocsolver_zgesvd,
+            rocsolver_sgetrf_strided_batched,
+            rocsolver_dgetrf_strided_batched,
+            rocsolver_cgetrf_strided_batched,
+            rocsolver_zgetrf_strided_batched,
+            rocsolver_sgetrs_strided_batched,
+            rocsolver_dgetrs_strided_batched,
+            rocsolver_cgetrs_strided_batched,
+            rocsolver_zgetrs_strided_batched,
+            rocsolver_spotrf_strided_batched,
+            rocsolver_dpotrf_strided_batched,
+            rocsolver_cpotrf_strided_batched,
+            rocsolver_zpotrf_strided_batched,
+            rocsolver_spotrs_strided_batched,
+            rocsolver_dpotrs_strided_batched,
+            rocsolver_cpotrs_strided_batched,
+            rocsolver_zpotrs_strided_batched,
+            rocsolver_sgeqrf_strided_batched,
+            rocsolver_dgeqrf_strided_batched,
+            rocsolver_cgeqrf_strided_batched,
+            rocsolver_zgeqrf_strided_batched,
         })
     })
 }

@@ -19,7 +19,7 @@ use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
-use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
+use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status, rocblas_stride};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
 use std::ffi::c_int;
 
@@ -28,12 +28,13 @@ const OK: Status = rocblas_status::rocblas_status_success;
 const INTERNAL: Status = rocblas_status::rocblas_status_internal_error;
 const INVALID_HANDLE: Status = rocblas_status::rocblas_status_invalid_handle;
 const INVALID_POINTER: Status = rocblas_status::rocblas_status_invalid_pointer;
+const INVALID_SIZE: Status = rocblas_status::rocblas_status_invalid_size;
 
 /// The device memory of a column-major `rows × cols` matrix with leading
 /// dimension `ld`; `invalid_pointer` if it is not simulator device memory
 /// of that extent (a GPU would fault in the kernel).
 fn matrix<T: Scalar>(ptr: *const T, rows: usize, cols: usize, ld: usize) -> Result<(Span, usize), Status> {
-    let elems = if rows == 0 || cols == 0 { 0 } else { ld * (cols - 1) + rows };
+    let elems = matrix_len(rows, cols, ld);
     Ok((span(ptr as usize, elems * T::SIZE).ok_or(INVALID_POINTER)?, elems))
 }
 
@@ -81,12 +82,92 @@ fn queue(
     submit::submit(&bound.target, false, op, work).map_err(|_| INTERNAL)
 }
 
-/// An empty factorization: `info` set to 0 on the stream (rocSOLVER's
-/// `reset_info` kernel).
-fn clear_info(function: &'static str, handle: rocblas_handle, info: *mut c_int) -> Result<(), Status> {
-    let info = ints(info, 1)?;
+/// An empty factorization of `count` problems: their `info` set to 0 on
+/// the stream (rocSOLVER's `reset_info` kernel); nothing for no problem.
+fn clear_info(function: &'static str, handle: rocblas_handle, info: *mut c_int, count: usize) -> Result<(), Status> {
+    if count == 0 {
+        return Ok(());
+    }
+    let info = ints(info, count)?;
     let out = info.clone();
-    queue(function, handle, 0, vec![(info, AccessKind::Write)], move || store_ints(&out, &[0]))
+    queue(function, handle, 0, vec![(info, AccessKind::Write)], move || store_ints(&out, &vec![0; count]))
+}
+
+/// The problems of one call: one (the plain function), or a strided batch
+/// of `count` whose i-th operands begin `i` strides (elements) after the
+/// first's, for A, the pivots or Householder scalars (P), and B.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Instances {
+    count: c_int,
+    strides: [rocblas_stride; 3],
+    batched: bool,
+}
+
+impl Instances {
+    /// The plain function's one problem.
+    pub(super) const ONE: Instances = Instances { count: 1, strides: [0; 3], batched: false };
+
+    /// A `_strided_batched` function's `count` problems (strides of A, P, B).
+    pub(super) fn strided(count: c_int, a: rocblas_stride, p: rocblas_stride, b: rocblas_stride) -> Instances {
+        Instances { count, strides: [a, p, b], batched: true }
+    }
+
+    /// The workspace's view: rocSOLVER sizes batched calls by their own
+    /// tables, even a batch of one.
+    fn workspace(&self) -> workspace::Batch {
+        if self.batched {
+            workspace::Batch::Strided(self.count.max(0) as usize)
+        } else {
+            workspace::Batch::One
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.count.max(0) as usize
+    }
+
+    /// The memory of operand `which` (0 A, 1 P, 2 B) over every problem, at
+    /// `ptr`, each of `len` elements of `size` bytes: its span and its
+    /// elements.
+    /// rocSOLVER checks no stride; a written operand whose problems overlap
+    /// would be computed in parallel into the same memory, so the simulator
+    /// refuses it (`invalid_size`, as its rocBLAS refuses overlapping GEMM
+    /// outputs), as it does a negative stride.
+    fn operand<T>(
+        &self,
+        function: &'static str,
+        which: usize,
+        (ptr, size): (*const T, usize),
+        len: usize,
+        written: bool,
+    ) -> Result<(Span, usize), Status> {
+        let (count, stride) = (self.count(), self.strides[which]);
+        if stride < 0 || (written && count > 1 && len > 0 && (stride as usize) < len) {
+            log::error!(
+                "hip simulator: {function}: stride {stride} of operand {} is negative or below one problem's {len} \
+                 elements, so problems written in parallel would overlap",
+                ["A", "P", "B"][which]
+            );
+            return Err(INVALID_SIZE);
+        }
+        let elems = if len == 0 || count == 0 { 0 } else { (count - 1) * stride as usize + len };
+        Ok((span(ptr as usize, elems * size).ok_or(INVALID_POINTER)?, elems))
+    }
+
+    /// Where problem `i`'s operand `which` begins, in elements.
+    fn offset(&self, which: usize, i: usize) -> usize {
+        i * self.strides[which] as usize
+    }
+}
+
+/// The elements of a column-major `rows × cols` matrix with leading
+/// dimension `ld`.
+fn matrix_len(rows: usize, cols: usize, ld: usize) -> usize {
+    if rows == 0 || cols == 0 {
+        0
+    } else {
+        ld * (cols - 1) + rows
+    }
 }
 
 pub(super) fn getrf<T: Scalar>(
@@ -98,6 +179,7 @@ pub(super) fn getrf<T: Scalar>(
     lda: c_int,
     ipiv: *mut c_int,
     info: *mut c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -105,25 +187,33 @@ pub(super) fn getrf<T: Scalar>(
         }
         let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::getrf(m, n, lda, given, query)?;
-        let (m, n, lda) = (m as usize, n as usize, lda as usize);
-        let need = workspace::getrf(m, n, T::SIZE);
+        let next = rules::getrf(m, n, lda, batch.count, given, query)?;
+        let (m, n, lda, count) = (m as usize, n as usize, lda as usize, batch.count());
+        let need = workspace::getrf(m, n, T::SIZE, batch.workspace());
         if query {
             return bind(function, handle, need).map(drop);
         }
         if next == Next::Done {
-            return clear_info(function, handle, info);
+            return clear_info(function, handle, info, count);
         }
-        let (a, elems) = matrix(a, m, n, lda)?;
-        let (ipiv, info) = (ints(ipiv, m.min(n))?, ints(info, 1)?);
+        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let (ipiv, pivots_len) = batch.operand(function, 1, (ipiv.cast_const(), 4), m.min(n), true)?;
+        let info = ints(info, count)?;
         let used =
             vec![(a.clone(), AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         queue(function, handle, need, used, move || {
             let mut values = load::<T>(&a, elems)?;
-            let (pivots, status) = factor::getrf(m, n, &mut values, lda);
+            let mut all_pivots = ipiv.read_i32(pivots_len)?;
+            let mut infos = Vec::with_capacity(count);
+            for i in 0..count {
+                let (pivots, status) = factor::getrf(m, n, &mut values[batch.offset(0, i)..], lda);
+                let at = batch.offset(1, i);
+                all_pivots[at..at + pivots.len()].copy_from_slice(&pivots);
+                infos.push(status);
+            }
             store(&a, &values)?;
-            store_ints(&ipiv, &pivots)?;
-            store_ints(&info, &[status])
+            store_ints(&ipiv, &all_pivots)?;
+            store_ints(&info, &infos)
         })
     })
 }
@@ -139,6 +229,7 @@ pub(super) fn getrs<T: Scalar>(
     ipiv: *const c_int,
     b: *mut T,
     ldb: c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -146,30 +237,38 @@ pub(super) fn getrs<T: Scalar>(
         }
         let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::getrs(trans, n, nrhs, lda, ldb, given, query)?;
+        let next = rules::getrs(trans, n, nrhs, lda, ldb, batch.count, given, query)?;
         let op = match rules::operation(trans)? {
             0 => Op::None,
             1 => Op::Transpose,
             _ => Op::ConjTranspose,
         };
-        let (n, nrhs, lda, ldb) = (n as usize, nrhs as usize, lda as usize, ldb as usize);
-        let need = workspace::getrs(n, nrhs, T::SIZE, op != Op::None);
+        let (n, nrhs, lda, ldb, count) = (n as usize, nrhs as usize, lda as usize, ldb as usize, batch.count());
+        let need = workspace::getrs(n, nrhs, T::SIZE, op != Op::None, batch.workspace());
         if query || next == Next::Done {
             // Nothing to run: the size (a query), or success (an empty problem).
             return bind(function, handle, need).map(drop);
         }
-        let ((a, a_elems), (b, b_elems)) = (matrix(a, n, n, lda)?, matrix(b, n, nrhs, ldb)?);
-        let ipiv = ints(ipiv, n)?;
+        let (a, a_elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
+        let (ipiv, pivots_len) = batch.operand(function, 1, (ipiv, 4), n, false)?;
+        let (b, b_elems) = batch.operand(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used =
             vec![(a.clone(), AccessKind::Read), (ipiv.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
         queue(function, handle, need, used, move || {
             let factors = load::<T>(&a, a_elems)?;
-            let pivots = ipiv.read_i32(n)?;
+            let all_pivots = ipiv.read_i32(pivots_len)?;
             let mut values = load::<T>(&b, b_elems)?;
-            factor::getrs(op, n, nrhs, &factors, lda, &pivots, &mut values, ldb).map_err(|bad| {
-                log::error!("hip simulator: {function}: pivot {bad} is {}, outside 1..={n}", pivots[bad]);
-                hipError_t::hipErrorIllegalAddress
-            })?;
+            for i in 0..count {
+                let pivots = &all_pivots[batch.offset(1, i)..][..n];
+                let (factors, rhs) = (&factors[batch.offset(0, i)..], &mut values[batch.offset(2, i)..]);
+                factor::getrs(op, n, nrhs, factors, lda, pivots, rhs, ldb).map_err(|bad| {
+                    log::error!(
+                        "hip simulator: {function}: problem {i}'s pivot {bad} is {}, outside 1..={n}",
+                        pivots[bad]
+                    );
+                    hipError_t::hipErrorIllegalAddress
+                })?;
+            }
             store(&b, &values)
         })
     })
@@ -183,6 +282,7 @@ pub(super) fn potrf<T: Scalar>(
     a: *mut T,
     lda: c_int,
     info: *mut c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -190,24 +290,25 @@ pub(super) fn potrf<T: Scalar>(
         }
         let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::potrf(uplo, n, lda, given, query)?;
+        let next = rules::potrf(uplo, n, lda, batch.count, given, query)?;
         let upper = rules::upper(uplo)?;
-        let (n, lda) = (n as usize, lda as usize);
-        let need = workspace::potrf(n, T::SIZE);
+        let (n, lda, count) = (n as usize, lda as usize, batch.count());
+        let need = workspace::potrf(n, T::SIZE, batch.workspace());
         if query {
             return bind(function, handle, need).map(drop);
         }
         if next == Next::Done {
-            return clear_info(function, handle, info);
+            return clear_info(function, handle, info, count);
         }
-        let (a, elems) = matrix(a, n, n, lda)?;
-        let info = ints(info, 1)?;
+        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
+        let info = ints(info, count)?;
         let used = vec![(a.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         queue(function, handle, need, used, move || {
             let mut values = load::<T>(&a, elems)?;
-            let status = factor::potrf(upper, n, &mut values, lda);
+            let infos: Vec<i32> =
+                (0..count).map(|i| factor::potrf(upper, n, &mut values[batch.offset(0, i)..], lda)).collect();
             store(&a, &values)?;
-            store_ints(&info, &[status])
+            store_ints(&info, &infos)
         })
     })
 }
@@ -222,6 +323,7 @@ pub(super) fn potrs<T: Scalar>(
     lda: c_int,
     b: *mut T,
     ldb: c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -229,19 +331,23 @@ pub(super) fn potrs<T: Scalar>(
         }
         let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::potrs(uplo, n, nrhs, lda, ldb, given, query)?;
+        let next = rules::potrs(uplo, n, nrhs, lda, ldb, batch.count, given, query)?;
         let upper = rules::upper(uplo)?;
-        let (n, nrhs, lda, ldb) = (n as usize, nrhs as usize, lda as usize, ldb as usize);
-        let need = workspace::potrs(n, nrhs, T::SIZE);
+        let (n, nrhs, lda, ldb, count) = (n as usize, nrhs as usize, lda as usize, ldb as usize, batch.count());
+        let need = workspace::potrs(n, nrhs, T::SIZE, batch.workspace());
         if query || next == Next::Done {
             return bind(function, handle, need).map(drop);
         }
-        let ((a, a_elems), (b, b_elems)) = (matrix(a, n, n, lda)?, matrix(b, n, nrhs, ldb)?);
+        let (a, a_elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
+        let (b, b_elems) = batch.operand(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used = vec![(a.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
         queue(function, handle, need, used, move || {
             let factor = load::<T>(&a, a_elems)?;
             let mut values = load::<T>(&b, b_elems)?;
-            factor::potrs(upper, n, nrhs, &factor, lda, &mut values, ldb);
+            for i in 0..count {
+                let rhs = &mut values[batch.offset(2, i)..];
+                factor::potrs(upper, n, nrhs, &factor[batch.offset(0, i)..], lda, rhs, ldb);
+            }
             store(&b, &values)
         })
     })
@@ -274,7 +380,7 @@ pub(super) fn syevd<T: Scalar>(
             return bind(function, handle, need).map(drop);
         }
         if next == Next::Done {
-            return clear_info(function, handle, info);
+            return clear_info(function, handle, info, 1);
         }
         let (a, elems) = matrix(a, n, n, lda)?;
         let reals = |p: *mut u8| span(p as usize, n * T::REAL_SIZE).ok_or(INVALID_POINTER);
@@ -316,6 +422,7 @@ pub(super) fn geqrf<T: Scalar>(
     a: *mut T,
     lda: c_int,
     tau: *mut T,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -323,20 +430,25 @@ pub(super) fn geqrf<T: Scalar>(
         }
         let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::geqrf(m, n, lda, given, query)?;
-        let (m, n, lda) = (m as usize, n as usize, lda as usize);
-        let need = workspace::geqrf(m, n, T::SIZE);
+        let next = rules::geqrf(m, n, lda, batch.count, given, query)?;
+        let (m, n, lda, count) = (m as usize, n as usize, lda as usize, batch.count());
+        let need = workspace::geqrf(m, n, T::SIZE, batch.workspace());
         if query || next == Next::Done {
             return bind(function, handle, need).map(drop);
         }
-        let (a, elems) = matrix(a, m, n, lda)?;
-        let (tau, _) = matrix(tau, m.min(n), 1, m.min(n))?;
+        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let (tau, tau_elems) = batch.operand(function, 1, (tau.cast_const(), T::SIZE), m.min(n), true)?;
         let used = vec![(a.clone(), AccessKind::Write), (tau.clone(), AccessKind::Write)];
         queue(function, handle, need, used, move || {
             let mut values = load::<T>(&a, elems)?;
-            let scalars = qr::geqrf(m, n, &mut values, lda);
+            let mut all_scalars = load::<T>(&tau, tau_elems)?;
+            for i in 0..count {
+                let scalars = qr::geqrf(m, n, &mut values[batch.offset(0, i)..], lda);
+                let at = batch.offset(1, i);
+                all_scalars[at..at + scalars.len()].copy_from_slice(&scalars);
+            }
             store(&a, &values)?;
-            store(&tau, &scalars)
+            store(&tau, &all_scalars)
         })
     })
 }

@@ -1,5 +1,5 @@
-//! rocSOLVER in the simulator: LU (`getrf`, `getrs`) and Cholesky
-//! (`potrf`, `potrs`) in single, double and both complex precisions,
+//! rocSOLVER in the simulator: LU (`getrf`, `getrs`), Cholesky (`potrf`,
+//! `potrs`), QR, the eigensolver and the SVD in single, double and both complex precisions,
 //! computed on the CPU in the operand's precision, as rocSOLVER 3.21
 //! (ROCm 5.5) defines their results.
 //!
@@ -38,6 +38,15 @@
 //!   An empty problem returns with `info` not written, as rocSOLVER's.
 //!   Its workspace is rocSOLVER 3.21's, thin path (`m ≥ 1.6 n` or the
 //!   reverse) and out-of-place copies included.
+//! - **Strided batches** (`getrf`, `getrs`, `potrf`, `potrs`, `geqrf`
+//!   `_strided_batched`): rocSOLVER's checks with the count (negative is
+//!   `invalid_size`; an empty batch reads no `info`), then each problem
+//!   computed as the single call computes it, at its strides, `info` one
+//!   int per problem. rocSOLVER checks no stride; the simulator refuses a
+//!   negative one, and a written operand whose problems overlap
+//!   (`invalid_size`, as its rocBLAS refuses overlapping GEMM outputs),
+//!   where a GPU would compute them in parallel into the same memory.
+//!   Their workspace follows rocSOLVER's batched tables (see `workspace`).
 //! - **Memory** outside simulator device memory of the extent the sizes
 //!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
 //!   and the pivots stay on the device: reading them is the caller's copy.

@@ -3,10 +3,10 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use super::calls::{self, C32, C64};
+use super::calls::{self, Instances, C32, C64};
 use crate::backend::sim::library::call;
 use crate::bindings::shared::version_string;
-use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status};
+use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status, rocblas_stride};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi};
 use std::ffi::{c_char, c_int};
 
@@ -19,7 +19,46 @@ macro_rules! entry_points {
         $t:ty => $c:ty, $real:ty:
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
         $gesvd:ident;
+        $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident;
     )*) => {$(
+        unsafe extern "C" fn $getrf_sb(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, stride_a: rocblas_stride,
+            ipiv: *mut c_int, stride_p: rocblas_stride, info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::strided(batch_count, stride_a, stride_p, 0);
+            calls::getrf::<$c>(stringify!($getrf_sb), handle, m, n, a.cast(), lda, ipiv, info, batch)
+        }
+        unsafe extern "C" fn $getrs_sb(
+            handle: rocblas_handle, trans: rocblas_operation, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
+            stride_a: rocblas_stride, ipiv: *const c_int, stride_p: rocblas_stride, b: *mut $t, ldb: c_int,
+            stride_b: rocblas_stride, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::strided(batch_count, stride_a, stride_p, stride_b);
+            calls::getrs::<$c>(
+                stringify!($getrs_sb), handle, trans, n, nrhs, a.cast(), lda, ipiv, b.cast(), ldb, batch,
+            )
+        }
+        unsafe extern "C" fn $potrf_sb(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int, stride_a: rocblas_stride,
+            info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::strided(batch_count, stride_a, 0, 0);
+            calls::potrf::<$c>(stringify!($potrf_sb), handle, uplo, n, a.cast(), lda, info, batch)
+        }
+        unsafe extern "C" fn $potrs_sb(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
+            stride_a: rocblas_stride, b: *mut $t, ldb: c_int, stride_b: rocblas_stride, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::strided(batch_count, stride_a, 0, stride_b);
+            calls::potrs::<$c>(stringify!($potrs_sb), handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb, batch)
+        }
+        unsafe extern "C" fn $geqrf_sb(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, stride_a: rocblas_stride,
+            tau: *mut $t, stride_p: rocblas_stride, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::strided(batch_count, stride_a, stride_p, 0);
+            calls::geqrf::<$c>(stringify!($geqrf_sb), handle, m, n, a.cast(), lda, tau.cast(), batch)
+        }
         unsafe extern "C" fn $gesvd(
             handle: rocblas_handle, left: rocblas_svect, right: rocblas_svect, m: c_int, n: c_int, a: *mut $t,
             lda: c_int, s: *mut $real, u: *mut $t, ldu: c_int, v: *mut $t, ldv: c_int, e: *mut $real,
@@ -33,7 +72,7 @@ macro_rules! entry_points {
         unsafe extern "C" fn $geqrf(
             handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, tau: *mut $t,
         ) -> rocblas_status {
-            calls::geqrf::<$c>(stringify!($geqrf), handle, m, n, a.cast(), lda, tau.cast())
+            calls::geqrf::<$c>(stringify!($geqrf), handle, m, n, a.cast(), lda, tau.cast(), Instances::ONE)
         }
         unsafe extern "C" fn $orgqr(
             handle: rocblas_handle, m: c_int, n: c_int, k: c_int, a: *mut $t, lda: c_int, tau: *mut $t,
@@ -43,24 +82,28 @@ macro_rules! entry_points {
         unsafe extern "C" fn $getrf(
             handle: rocblas_handle, m: c_int, n: c_int, a: *mut $t, lda: c_int, ipiv: *mut c_int, info: *mut c_int,
         ) -> rocblas_status {
-            calls::getrf::<$c>(stringify!($getrf), handle, m, n, a.cast(), lda, ipiv, info)
+            calls::getrf::<$c>(stringify!($getrf), handle, m, n, a.cast(), lda, ipiv, info, Instances::ONE)
         }
         unsafe extern "C" fn $getrs(
             handle: rocblas_handle, trans: rocblas_operation, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
             ipiv: *const c_int, b: *mut $t, ldb: c_int,
         ) -> rocblas_status {
-            calls::getrs::<$c>(stringify!($getrs), handle, trans, n, nrhs, a.cast(), lda, ipiv, b.cast(), ldb)
+            calls::getrs::<$c>(
+                stringify!($getrs), handle, trans, n, nrhs, a.cast(), lda, ipiv, b.cast(), ldb, Instances::ONE,
+            )
         }
         unsafe extern "C" fn $potrf(
             handle: rocblas_handle, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int, info: *mut c_int,
         ) -> rocblas_status {
-            calls::potrf::<$c>(stringify!($potrf), handle, uplo, n, a.cast(), lda, info)
+            calls::potrf::<$c>(stringify!($potrf), handle, uplo, n, a.cast(), lda, info, Instances::ONE)
         }
         unsafe extern "C" fn $potrs(
             handle: rocblas_handle, uplo: rocblas_fill, n: c_int, nrhs: c_int, a: *mut $t, lda: c_int,
             b: *mut $t, ldb: c_int,
         ) -> rocblas_status {
-            calls::potrs::<$c>(stringify!($potrs), handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb)
+            calls::potrs::<$c>(
+                stringify!($potrs), handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb, Instances::ONE,
+            )
         }
         unsafe extern "C" fn $syevd(
             handle: rocblas_handle, evect: rocblas_evect, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int,
@@ -74,14 +117,22 @@ macro_rules! entry_points {
 entry_points! {
     f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd,
         rocsolver_sgeqrf, rocsolver_sorgqr, rocsolver_sgesvd;
+        rocsolver_sgetrf_strided_batched, rocsolver_sgetrs_strided_batched, rocsolver_spotrf_strided_batched,
+        rocsolver_spotrs_strided_batched, rocsolver_sgeqrf_strided_batched;
     f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
         rocsolver_dgeqrf, rocsolver_dorgqr, rocsolver_dgesvd;
+        rocsolver_dgetrf_strided_batched, rocsolver_dgetrs_strided_batched, rocsolver_dpotrf_strided_batched,
+        rocsolver_dpotrs_strided_batched, rocsolver_dgeqrf_strided_batched;
     rocblas_float_complex => C32, f32:
         rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
         rocsolver_cgeqrf, rocsolver_cungqr, rocsolver_cgesvd;
+        rocsolver_cgetrf_strided_batched, rocsolver_cgetrs_strided_batched, rocsolver_cpotrf_strided_batched,
+        rocsolver_cpotrs_strided_batched, rocsolver_cgeqrf_strided_batched;
     rocblas_double_complex => C64, f64:
         rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
         rocsolver_zgeqrf, rocsolver_zungqr, rocsolver_zgesvd;
+        rocsolver_zgetrf_strided_batched, rocsolver_zgetrs_strided_batched, rocsolver_zpotrf_strided_batched,
+        rocsolver_zpotrs_strided_batched, rocsolver_zgeqrf_strided_batched;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -132,4 +183,24 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dgesvd,
     rocsolver_cgesvd,
     rocsolver_zgesvd,
+    rocsolver_sgetrf_strided_batched,
+    rocsolver_dgetrf_strided_batched,
+    rocsolver_cgetrf_strided_batched,
+    rocsolver_zgetrf_strided_batched,
+    rocsolver_sgetrs_strided_batched,
+    rocsolver_dgetrs_strided_batched,
+    rocsolver_cgetrs_strided_batched,
+    rocsolver_zgetrs_strided_batched,
+    rocsolver_spotrf_strided_batched,
+    rocsolver_dpotrf_strided_batched,
+    rocsolver_cpotrf_strided_batched,
+    rocsolver_zpotrf_strided_batched,
+    rocsolver_spotrs_strided_batched,
+    rocsolver_dpotrs_strided_batched,
+    rocsolver_cpotrs_strided_batched,
+    rocsolver_zpotrs_strided_batched,
+    rocsolver_sgeqrf_strided_batched,
+    rocsolver_dgeqrf_strided_batched,
+    rocsolver_cgeqrf_strided_batched,
+    rocsolver_zgeqrf_strided_batched,
 };

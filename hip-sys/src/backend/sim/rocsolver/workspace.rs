@@ -3,15 +3,59 @@
 //! rocBLAS's trsm workspace that those include): the sum of its pieces,
 //! each rounded up to 64 bytes as rocBLAS rounds them.
 //!
-//! Two tables of rocSOLVER are simplified, on the side of asking for
-//! memory: a square `getrf` of order ≤ 64 runs a special kernel that needs
-//! none (any other small shape needs its three scalars), and rocSOLVER's
-//! own blocked trsm, which needs no workspace, is taken to serve every
-//! `getrs` and `potrs` of order ≤ 480 (rocSOLVER's table picks it for all
-//! of order ≤ 40 and for some right-hand-side counts up to 480).
+//! `getrf`, `getrs`, `potrf`, `potrs` and `geqrf` also size their
+//! strided-batched forms ([`Batch::Strided`]). rocSOLVER sizes those by its
+//! batched block-size tables (`GETRF_BATCH_*`, `TRSM_BATCH_*`), even for a
+//! batch of one; most pieces are per problem and grow with the count, and
+//! so does rocBLAS's trsm workspace (strided, so without pointer arrays),
+//! all but its trtri scratch; a batch of none asks for nothing.
+//!
+//! Simplifications, each on the side of asking for more memory but the
+//! last:
+//! - a `getrf` that its block-size table leaves unblocked (`min(m, n)` ≤ 64
+//!   for one problem; in batches the 0s of `GETRF_BATCH_BLKSIZES_*`: ≤ 40,
+//!   43–46 and 50–52 real, ≤ 23 and 29–30 complex) needs nothing when
+//!   square (rocSOLVER runs a special kernel there) and its getf2's
+//!   scalars, pivot values and indices in any other shape (rocSOLVER
+//!   spares them for many of those too);
+//! - an element's size says real or complex, but for 8 bytes (a double or
+//!   a float complex): where the batched tables of getrf and trsm differ
+//!   between the two, the one that asks for more is taken;
+//! - rocBLAS gives a skinny left solve (not transposed, order over 8192 and
+//!   over 4 times the columns) its special kernel when the regular one
+//!   would need more than 128 MiB (x, invA and trtri scratch together); here
+//!   it keeps the regular (larger) one whenever the `order × columns` block
+//!   of the whole batch alone fits 128 MiB (rocBLAS's limit taken at that
+//!   default, not from `ROCBLAS_INTERNAL_TRSM_REG_KERNEL_MEM_LIMIT`);
+//! - for one problem, rocSOLVER's own blocked trsm, which needs no
+//!   workspace, is taken to serve every `getrs` and `potrs` of order ≤ 480
+//!   (rocSOLVER's table picks it for all of order ≤ 40 and for some
+//!   right-hand-side counts up to 480): this one can ask for less than
+//!   rocSOLVER, which sizes rocBLAS's trsm for the others (a double of
+//!   order 250 with 1000 right-hand sides, say). Batches follow
+//!   `TRSM_BATCH_BLKSIZES_*` exactly.
 
 use crate::backend::sim::rocblas::DEVICE_MEMORY_GRANULE;
 use crate::bindings::shared::rocsolver_rules::Svect;
+
+/// One problem, or a strided batch of `count` of them (rocSOLVER's batched paths, with their own block-size tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Batch {
+    /// The plain function's one problem.
+    One,
+    /// A `_strided_batched` function's `batch_count` problems.
+    Strided(usize),
+}
+
+impl Batch {
+    /// The `batch_count` rocSOLVER is given: 1 for one problem.
+    fn count(self) -> usize {
+        match self {
+            Batch::One => 1,
+            Batch::Strided(count) => count,
+        }
+    }
+}
 
 /// The sum of `pieces`, each rounded up as rocBLAS rounds
 /// (`rocblas_set_optimal_device_memory_size`).
@@ -19,83 +63,156 @@ fn total(pieces: &[usize]) -> usize {
     pieces.iter().map(|p| p.div_ceil(DEVICE_MEMORY_GRANULE) * DEVICE_MEMORY_GRANULE).sum()
 }
 
-/// rocBLAS's trsm workspace (`rocblas_internal_trsm_workspace_size`,
-/// `ROCBLAS_TRSM_NB` 128) for a left-side solve of an `mm × mm` triangle
-/// against `n` columns: the pieces (`work1`, `invA`).
-fn rocblas_trsm(mm: usize, n: usize, elem: usize, special: bool) -> [usize; 2] {
-    const NB: usize = 128;
-    if mm <= 32 || (mm <= 64 && n <= 64) || (n > 32 && n <= 128 && mm <= 340) {
-        return [0, 0];
-    }
-    if n == 1 {
-        return [4, 0];
-    }
-    let c = ((mm / NB) * 4096 * elem).max(4096 * elem);
-    let x = if special { NB * n * elem } else { mm * n * elem };
-    [x.max(c), NB * mm * elem]
+/// Whether `pick` holds for every type an `elem`-byte element may be, told
+/// whether that type is complex: 4 bytes are a float, 16 a double complex,
+/// 8 a double or a float complex.
+fn every_type(elem: usize, pick: impl Fn(bool) -> bool) -> bool {
+    (elem > 8 || pick(false)) && (elem < 8 || pick(true))
 }
 
-/// `getrf` of an `m × n` matrix of `elem`-byte elements.
-pub(super) fn getrf(m: usize, n: usize, elem: usize) -> usize {
-    let dim = m.min(n);
-    if dim == 0 || (dim <= 64 && m == n) {
+/// rocSOLVER's `get_index`: the first of `bounds` that `dim` does not
+/// exceed, or one past the last.
+fn interval(bounds: &[usize], dim: usize) -> usize {
+    bounds.iter().position(|&b| dim <= b).unwrap_or(bounds.len())
+}
+
+/// rocBLAS's trsm workspace (`rocblas_internal_trsm_workspace_size`,
+/// `ROCBLAS_TRSM_NB` 128, not batched) for a left-side solve of an
+/// `mm × mm` triangle against `n` columns, for `count` problems: the pieces
+/// (`x_temp`, `invA`). One int per problem for one column (trsv); none for
+/// the small kernels, nor for substitution (up to 32 columns in batches of
+/// 16 or more, or 33 to 128 columns, on triangles its non-batched table
+/// serves: up to 480 and 340 rows, for real and complex alike). `x_temp` holds the larger of the
+/// batch's `mm × n` blocks (`128 × n` for the `special` kernel) and trtri's
+/// scratch of one problem; `invA` the batch's `128 × mm` inverses.
+fn rocblas_trsm(mm: usize, n: usize, elem: usize, special: bool, count: usize) -> [usize; 2] {
+    const NB: usize = 128;
+    if n == 1 {
+        return [4 * count, 0];
+    }
+    let substitution = (n <= 32 && count >= 16 && mm <= 480) || (n > 32 && n <= 128 && mm <= 340);
+    if mm <= 32 || (mm <= 64 && n <= 64) || substitution {
+        return [0, 0];
+    }
+    let trtri = ((mm / NB) * 4096 * elem).max(4096 * elem);
+    let rows = if special { NB } else { mm };
+    [(rows * n * elem * count).max(trtri), NB * mm * elem * count]
+}
+
+/// Whether a strided-batched `getrf` of `dim = min(m, n)` is one unblocked
+/// getf2: its outer block size (`GETRF_BATCH_INTERVALS_*`,
+/// `GETRF_BATCH_BLKSIZES_*`, ideal_sizes.hpp) is 0, for a `complex` type or
+/// a real one.
+fn getrf_batch_unblocked(dim: usize, complex: bool) -> bool {
+    let (bounds, sizes): (&[usize], &[usize]) = if complex {
+        (&[23, 28, 30, 32, 40, 48, 56, 64, 768, 1024], &[0, 16, 0, 1, 24, 16, 24, 16, 48, 64, 160])
+    } else {
+        (&[40, 42, 46, 49, 52, 58, 112, 800, 1024], &[0, 32, 0, 16, 0, 32, 1, 32, 64, 160])
+    };
+    sizes[interval(bounds, dim)] == 0
+}
+
+/// `getrf` of an `m × n` matrix of `elem`-byte elements, for `batch`.
+///
+/// Unblocked (order ≤ 64 for one problem, else where every type the
+/// element may be has a batched block size of 0): nothing when square,
+/// else getf2's scalars (3), a pivot value and an index per problem.
+/// Blocked: those, `iinfo` (an int per problem), `iipiv` (`m` ints per
+/// problem) and rocBLAS's trsm for the panel's update.
+pub(super) fn getrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
+    let (dim, count) = (m.min(n), batch.count());
+    if dim == 0 || count == 0 {
         return 0;
     }
-    let scalars = [3 * elem, elem, 4];
-    if dim <= 64 {
+    let unblocked = match batch {
+        Batch::One => dim <= 64,
+        Batch::Strided(_) => every_type(elem, |complex| getrf_batch_unblocked(dim, complex)),
+    };
+    if unblocked && m == n {
+        return 0;
+    }
+    let scalars = [3 * elem, elem * count, 4 * count];
+    if unblocked {
         return total(&scalars);
     }
     // The blocked path: the panel's trsm is sized for at most 512 rows,
     // one more when that is a multiple of 128 (never the special kernel).
     let k = dim.min(512);
     let mm = if k % 128 == 0 { k + 1 } else { k };
-    let [work1, inv_a] = rocblas_trsm(mm, n, elem, false);
-    total(&[scalars[0], scalars[1], scalars[2], 4, 4 * m, work1, inv_a])
+    let [work1, inv_a] = rocblas_trsm(mm, n, elem, false, count);
+    total(&[scalars[0], scalars[1], scalars[2], 4 * count, 4 * m * count, work1, inv_a])
+}
+
+/// Whether rocSOLVER's batched trsm table (`TRSM_BATCH_BLKSIZES_*`,
+/// roclapack_trsm_specialized_kernels.hpp) gives an order-`n` left solve
+/// against `nrhs` columns to rocSOLVER's own blocked trsm, which needs no
+/// workspace, for a `complex` type or a real one. The complex table has no
+/// 0; each row of the real one is nonzero up to a column and 0 (rocBLAS's
+/// trsm) from there.
+fn batched_trsm_own(n: usize, nrhs: usize, complex: bool) -> bool {
+    const ROWS: [usize; 10] = [20, 28, 40, 80, 112, 176, 208, 288, 352, 480];
+    const COLUMNS: [usize; 16] = [6, 10, 12, 22, 28, 30, 36, 42, 46, 50, 60, 96, 432, 928, 960, 1472];
+    // Each row's first column of 0 (17: none).
+    const FIRST_ZERO: [usize; 11] = [4, 7, 9, 17, 17, 17, 17, 17, 17, 16, 14];
+    complex || interval(&COLUMNS, nrhs) < FIRST_ZERO[interval(&ROWS, n)]
 }
 
 /// rocBLAS's trsm pieces for `getrs`'s and `potrs`'s triangular solves of
-/// order `n` against `nrhs` columns, with `transposed` or not.
-fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool) -> [usize; 2] {
-    if n <= 480 {
+/// order `n` against `nrhs` columns, with `transposed` or not: none where
+/// rocSOLVER's own trsm serves (for one problem taken for every order up
+/// to 480; in batches, where every type the element may be is served by
+/// [`batched_trsm_own`]).
+fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool, batch: Batch) -> [usize; 2] {
+    let own = match batch {
+        Batch::One => n <= 480,
+        Batch::Strided(_) => every_type(elem, |complex| batched_trsm_own(n, nrhs, complex)),
+    };
+    if own {
         return [0, 0];
     }
-    let skinny = !transposed && n > 4 * nrhs && n > 8192 && n * nrhs * elem <= 128 << 20;
+    let count = batch.count();
+    let skinny = !transposed && n > 4 * nrhs && n > 8192 && n * nrhs * elem * count <= 128 << 20;
     let special = n % 128 == 0 && n > 64 && nrhs > 64 && !skinny;
-    rocblas_trsm(n, nrhs, elem, special)
+    rocblas_trsm(n, nrhs, elem, special, count)
 }
 
-/// `getrs` of order `n` with `nrhs` right-hand sides.
-pub(super) fn getrs(n: usize, nrhs: usize, elem: usize, transposed: bool) -> usize {
-    if n == 0 || nrhs == 0 {
+/// `getrs` of order `n` with `nrhs` right-hand sides, for `batch`: its
+/// triangular solves' rocBLAS trsm pieces, if any.
+pub(super) fn getrs(n: usize, nrhs: usize, elem: usize, transposed: bool, batch: Batch) -> usize {
+    if n == 0 || nrhs == 0 || batch.count() == 0 {
         return 0;
     }
-    total(&solve_trsm(n, nrhs, elem, transposed))
+    total(&solve_trsm(n, nrhs, elem, transposed, batch))
 }
 
-/// `potrf` of order `n`: its scalars, the dot products' work and the
-/// pivots; the blocked path (order over 128) adds `iinfo`, and its trsm,
-/// of 64 rows, is always rocSOLVER's own.
-pub(super) fn potrf(n: usize, elem: usize) -> usize {
-    if n == 0 {
+/// `potrf` of order `n`, for `batch`: its scalars (3), the dot products'
+/// work (2 elements per problem) and the pivots (one per problem); the
+/// blocked path (order over 128) adds `iinfo` (an int per problem), and
+/// its trsm, of 64 rows, is always rocSOLVER's own (its batched table
+/// too has no 0 in that row).
+pub(super) fn potrf(n: usize, elem: usize, batch: Batch) -> usize {
+    let count = batch.count();
+    if n == 0 || count == 0 {
         return 0;
     }
     // `ROCBLAS_DOT_NB` is 512: two partial sums for every order the
     // unblocked kernel sees (at most 128).
-    let work = 2 * elem;
+    let work = 2 * elem * count;
     if n <= 128 {
-        total(&[3 * elem, work, elem])
+        total(&[3 * elem, work, elem * count])
     } else {
-        total(&[3 * elem, work, elem, 4])
+        total(&[3 * elem, work, elem * count, 4 * count])
     }
 }
 
-/// `potrs` of order `n`: the larger of the two triangular solves' pieces.
-pub(super) fn potrs(n: usize, nrhs: usize, elem: usize) -> usize {
-    if n == 0 || nrhs == 0 {
+/// `potrs` of order `n`, for `batch`: the larger of the two triangular
+/// solves' pieces.
+pub(super) fn potrs(n: usize, nrhs: usize, elem: usize, batch: Batch) -> usize {
+    if n == 0 || nrhs == 0 || batch.count() == 0 {
         return 0;
     }
-    let [a1, a3] = solve_trsm(n, nrhs, elem, false);
-    let [b1, b3] = solve_trsm(n, nrhs, elem, true);
+    let [a1, a3] = solve_trsm(n, nrhs, elem, false, batch);
+    let [b1, b3] = solve_trsm(n, nrhs, elem, true, batch);
     total(&[a1.max(b1), a3.max(b3)])
 }
 
@@ -141,14 +258,17 @@ fn larfg(x: usize, elem: usize) -> usize {
     (if x > 2 { (x - 2) / 512 + 2 } else { 1 }) * elem
 }
 
-/// `geqrf` of an `m × n` matrix: unblocked (`geqr2`) unless both exceed
-/// 128, else in panels of 64 (`larft`, `larfb`).
-pub(super) fn geqrf(m: usize, n: usize, elem: usize) -> usize {
-    if m == 0 || n == 0 {
+/// `geqrf` of an `m × n` matrix, for `batch`: unblocked (`geqr2`) unless
+/// both exceed 128, else in panels of 64 (`larft`, `larfb`). Strided
+/// batches need no pointer arrays, and every piece of `geqrf_parts` is per
+/// problem: the scalars alone are shared.
+pub(super) fn geqrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
+    let count = batch.count();
+    if m == 0 || n == 0 || count == 0 {
         return 0;
     }
     let [work, norms, diag] = geqrf_parts(m, n, elem);
-    total(&[3 * elem, work, norms, diag])
+    total(&[3 * elem, work * count, norms * count, diag * count])
 }
 
 /// `orgqr` / `ungqr` of `m × n` from `k` reflectors: unblocked (`org2r`)
@@ -173,8 +293,8 @@ fn gebrd_parts(m: usize, n: usize, elem: usize) -> [usize; 4] {
 }
 
 /// `geqrf` of `m × n`: (`work`, `Abyx_norms_trfact`, `diag_tmptr`); `gelqf`
-/// of `m × n` has those of `n × m`. [`geqrf`] is `total` of these and the
-/// scalars.
+/// of `m × n` has those of `n × m`. [`geqrf`] is `total` of these (each
+/// times the batch's count) and the scalars.
 fn geqrf_parts(m: usize, n: usize, elem: usize) -> [usize; 3] {
     if m <= 128 || n <= 128 {
         [larfg(m, elem), n * elem, elem]
@@ -308,6 +428,7 @@ mod tests {
 
     #[test]
     fn getrf_asks_what_rocsolver_3_21_asks() {
+        let getrf = |m, n, elem| getrf(m, n, elem, Batch::One);
         // Square totals from rocSOLVER 3.21's sizes: float, double, double complex.
         assert_eq!([getrf(64, 64, 4), getrf(64, 64, 8)], [0, 0]);
         assert_eq!([getrf(256, 256, 4), getrf(256, 256, 8), getrf(256, 256, 16)], [396_032, 790_784, 1_580_288]);
@@ -315,6 +436,40 @@ mod tests {
         assert_eq!(getrf(1024, 1024, 16), 9_459_968);
         assert_eq!([getrf(8192, 8192, 4), getrf(8192, 8192, 8)], [17_105_664, 34_178_304]);
         assert_eq!(getrf(8192, 8192, 16), 68_323_584);
+    }
+
+    #[test]
+    fn strided_getrf_asks_what_rocsolver_3_21_asks() {
+        let b = |m, n, elem, count| getrf(m, n, elem, Batch::Strided(count));
+        // 30: block size 0 in the real table (≤ 40) and the complex one
+        // (29–30), so the square getf2 kernel, nothing.
+        assert_eq!(b(30, 30, 8, 3), 0);
+        // 26: 0 for a float; blocked for a double complex (24–28 → 16), and
+        // for 8 bytes as one may be a float complex: 3 scalars, 3 pivot
+        // values, 3 indices, 3 iinfo (64 each) and 26·3 iipiv ints (312 →
+        // 320); the trsm's 26 rows are rocBLAS's small kernel.
+        assert_eq!([b(26, 26, 4, 3), b(26, 26, 8, 3), b(26, 26, 16, 3)], [0, 576, 576]);
+        // 42 is blocked for a float (41–42 → 32): 4·64 + 42·4·3 = 504 → 512;
+        // 45 is not (43–46 → 0), but as a float complex it is (41–48 → 16):
+        // 4·64 + 45·4·3 = 540 → 576.
+        assert_eq!([b(42, 42, 4, 3), b(45, 45, 4, 3), b(45, 45, 8, 3)], [768, 0, 832]);
+        // 60: one problem is unblocked and square (nothing), but a batch of
+        // one is blocked (59–112 → 1, the whole order): 4·64 + 240 → 256.
+        assert_eq!([getrf(60, 60, 4, Batch::One), b(60, 60, 4, 1)], [0, 512]);
+        // Not square and unblocked: the scalars 12 → 64, 100 pivot values
+        // and 100 indices (400 → 448 each).
+        assert_eq!(b(10, 40, 4, 100), 960);
+        // 100 double: blocked; the trsm of 100 rows, 100 columns is
+        // substitution; 24 → 64, 800 → 832, 400 → 448 twice, 40_000 iipiv.
+        assert_eq!(b(100, 100, 8, 100), 41_792);
+        // 1024 double ×3: trsm of 513 rows: x 513·1024·8·3 = 12_607_488 (over
+        // trtri's 4·4096·8), invA 128·513·8·3 = 1_575_936; 4·64 + 12_288 iipiv.
+        assert_eq!(b(1024, 1024, 8, 3), 14_195_968);
+        // A batch of one at 1024 is blocked too: what one problem asks.
+        assert_eq!(b(1024, 1024, 4, 1), getrf(1024, 1024, 4, Batch::One));
+        // 2000 × 1500 double complex ×100: 48 → 64, 1_600, 400 → 448 twice,
+        // iipiv 800_000, x 513·1500·16·100 = 1_231_200_000, invA 105_062_400.
+        assert_eq!(b(2000, 1500, 16, 100), 1_337_064_960);
     }
 
     #[test]
@@ -330,6 +485,7 @@ mod tests {
 
     #[test]
     fn qr_asks_what_rocsolver_3_21_asks() {
+        let geqrf = |m, n, elem| geqrf(m, n, elem, Batch::One);
         let d = |m, n| geqrf(m, n, 8);
         assert_eq!([d(4, 4), d(30, 30), d(100, 100), d(256, 256), d(50, 20)], [256, 448, 1024, 131_648, 384]);
         let o = |m, n, k| orgqr(m, n, k, 8);
@@ -341,11 +497,88 @@ mod tests {
 
     #[test]
     fn solves_and_cholesky_ask_little() {
-        assert_eq!(getrs(64, 1, 8, false), 0);
-        assert_eq!(getrs(1024, 1, 8, false), 64);
-        assert_eq!(getrs(1024, 1024, 8, false), 2 * 1_048_576);
-        assert_eq!([potrf(100, 8), potrf(8192, 8), potrf(8192, 16)], [192, 256, 256]);
-        assert_eq!(potrs(1024, 1024, 8), 2 * 1_048_576);
+        let one = Batch::One;
+        assert_eq!(getrs(64, 1, 8, false, one), 0);
+        assert_eq!(getrs(1024, 1, 8, false, one), 64);
+        assert_eq!(getrs(1024, 1024, 8, false, one), 2 * 1_048_576);
+        assert_eq!([potrf(100, 8, one), potrf(8192, 8, one), potrf(8192, 16, one)], [192, 256, 256]);
+        assert_eq!(potrs(1024, 1024, 8, one), 2 * 1_048_576);
+    }
+
+    #[test]
+    fn strided_solves_ask_what_rocsolver_3_21_asks() {
+        let s = |n, nrhs, elem, transposed, count| getrs(n, nrhs, elem, transposed, Batch::Strided(count));
+        // Order 40, 200 columns: a 0 of the real batched trsm table (29–40
+        // rows, over 46 columns), so rocBLAS's (not substitution, over 128
+        // columns): x 40·200·elem·3, invA 128·40·elem·3; the complex table
+        // has no 0, and 8 bytes are sized as a double.
+        assert_eq!([s(40, 200, 4, false, 3), s(40, 200, 8, false, 3)], [96_000 + 61_440, 192_000 + 122_880]);
+        assert_eq!(s(40, 200, 16, false, 3), 0);
+        // One problem of order 40 is rocSOLVER's own whatever its columns.
+        assert_eq!(getrs(40, 200, 8, false, Batch::One), 0);
+        // One column is in every row's first column: rocSOLVER's own, where
+        // one problem of order 1024 asks for rocBLAS's trsv int.
+        assert_eq!(s(1024, 1, 8, false, 100), 0);
+        // Order 300, 500 columns: a row without 0.
+        assert_eq!(s(300, 500, 8, false, 100), 0);
+        // 1024 with 1024 columns (over 928): rocBLAS's special kernel, x
+        // 128·1024·8·3 and invA as much; a double complex is rocSOLVER's own.
+        assert_eq!([s(1024, 1024, 8, false, 3), s(1024, 1024, 16, false, 3)], [6 * 1_048_576, 0]);
+        // 1000 with 2000 columns, transposed, float ×100: regular (1000 is no
+        // multiple of 128), x 1000·2000·4·100 = 800_000_000, invA 51_200_000.
+        assert_eq!(s(1000, 2000, 4, true, 100), 851_200_000);
+        // Skinny, 16384 with 1024 columns: a double pair's block (256 MiB)
+        // is over the limit, so the special kernel: x 128·1024·8·2 under
+        // trtri's 128·4096·8 = 4_194_304 (one problem's), invA
+        // 128·16384·8·2 = 33_554_432. A float pair's block is 128 MiB, kept
+        // regular (rocBLAS, adding invA, would go special): 134_217_728 +
+        // 16_777_216.
+        assert_eq!([s(16384, 1024, 8, false, 2), s(16384, 1024, 4, false, 2)], [37_748_736, 150_994_944]);
+    }
+
+    #[test]
+    fn strided_cholesky_asks_what_rocsolver_3_21_asks() {
+        let f = |n, elem, count| potrf(n, elem, Batch::Strided(count));
+        // Unblocked: scalars 24 → 64, work 2·8·count, pivots 8·count.
+        assert_eq!([f(100, 8, 3), f(100, 8, 100)], [192, 64 + 1_600 + 832]);
+        // Blocked adds iinfo, 4·count: 48 → 64, 3_200, 1_600, 400 → 448.
+        assert_eq!(f(8192, 16, 100), 5_312);
+        assert_eq!(f(8192, 4, 1), potrf(8192, 4, Batch::One));
+        let s = |n, nrhs, elem, count| potrs(n, nrhs, elem, Batch::Strided(count));
+        // Both solves special at 1024 × 1024: as getrs.
+        assert_eq!(s(1024, 1024, 8, 3), 6 * 1_048_576);
+        // Order 40, 200 columns, float ×100: x 3_200_000, invA 2_048_000.
+        assert_eq!(s(40, 200, 4, 100), 5_248_000);
+        // Skinny 16384 × 1024, one double: the plain solve keeps the regular
+        // kernel (128 MiB block), the transposed one is special; the larger
+        // of each piece: 134_217_728 and 16_777_216. A pair: both special.
+        assert_eq!([s(16384, 1024, 8, 1), s(16384, 1024, 8, 2)], [150_994_944, 37_748_736]);
+        assert_eq!(s(2000, 1000, 16, 100), 0);
+    }
+
+    #[test]
+    fn strided_qr_asks_what_rocsolver_3_21_asks() {
+        let q = |m, n, elem, count| geqrf(m, n, elem, Batch::Strided(count));
+        // Unblocked 100 double ×3: larfg 16·3 → 64, norms 100·8·3 = 2_400 →
+        // 2_432, diagonal 24 → 64, scalars 24 → 64.
+        assert_eq!(q(100, 100, 8, 3), 2_624);
+        // 30 double complex ×100: larfg 2·16·100, norms 30·16·100, diagonal 1_600.
+        assert_eq!(q(30, 30, 16, 100), 64 + 3_200 + 48_000 + 1_600);
+        assert_eq!(q(50, 20, 4, 1), geqrf(50, 20, 4, Batch::One));
+        // Blocked 256 double ×100: work 64·8·100, trfact 4096·8·100, tmptr
+        // 192·64·8·100: one problem's 131_648 less its scalars, times 100.
+        assert_eq!(q(256, 256, 8, 100), 64 + 100 * (131_648 - 64));
+        // Blocked 1000 × 200 float ×3: work 64·4·3, trfact 4096·4·3, tmptr
+        // 136·64·4·3 = 104_448.
+        assert_eq!(q(1000, 200, 4, 3), 64 + 768 + 49_152 + 104_448);
+    }
+
+    #[test]
+    fn a_batch_of_none_asks_nothing() {
+        let none = Batch::Strided(0);
+        assert_eq!([getrf(1024, 1024, 8, none), getrf(30, 40, 4, none)], [0, 0]);
+        assert_eq!([getrs(4096, 4096, 8, false, none), potrs(4096, 4096, 16, none)], [0, 0]);
+        assert_eq!([potrf(8192, 8, none), geqrf(1000, 1000, 8, none)], [0, 0]);
     }
 
     #[test]

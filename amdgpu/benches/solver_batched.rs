@@ -1,0 +1,182 @@
+//! `solver::getrf_strided_batched` on many small matrices (1000 of
+//! 32 × 32 f64 by default) against the two raw ways to factor them on
+//! NVIDIA: one `cusolverDnDgetrf` per matrix (what the nvidia mapping of
+//! rocSOLVER's strided batch runs, its workspace allocated once), and
+//! cuBLAS's batched LU, `cublasDgetrfBatched`, given an array of device
+//! pointers built once. Each iteration is a device-to-device restore of
+//! the batch, the factorization and a synchronize, on one stream, in one
+//! run. PyTorch's `torch.linalg.lu_factor` on the same batch is timed by
+//! `solver_batched_torch.py` beside it.
+//!
+//! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
+//! --bench solver_batched` (`AMDGPU_BENCH_BATCH_N` and
+//! `AMDGPU_BENCH_BATCH_COUNT` for other sizes). Elsewhere it says why it
+//! skips.
+
+use amdgpu::solver::{self, Batch, Pivots, Shape};
+use amdgpu::{DeviceArray, Stream};
+use criterion::Criterion;
+use std::ffi::{c_int, c_void};
+use std::time::Duration;
+
+#[path = "../../hip-core/benches/support/mod.rs"]
+mod support;
+use support::mean_ns;
+
+mod nvidia;
+use nvidia::{function, open};
+
+const GROUP: &str = "solver-batched";
+
+type Handle = *mut c_void;
+
+/// `count` diagonally dominant `n × n` matrices, packed (LU's pivots stay
+/// put, so every side does the same work).
+fn batch(n: usize, count: usize) -> Vec<f64> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let mut all = vec![0.0; n * n * count];
+    for (e, v) in all.iter_mut().enumerate() {
+        let (i, j) = (e % n, (e / n) % n);
+        *v = next() + if i == j { n as f64 } else { 0.0 };
+    }
+    all
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    if amdgpu::backend() != amdgpu::Backend::Nvidia {
+        eprintln!("skipped: compares against cuSOLVER and cuBLAS; run with AMDGPU_BACKEND=nvidia on an NVIDIA GPU");
+        return;
+    }
+    let (n, count) = (env("AMDGPU_BENCH_BATCH_N", 32), env("AMDGPU_BENCH_BATCH_COUNT", 1000));
+    let stream = Stream::new().expect("a stream");
+    let cusolver = open(&["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"]);
+    let cublas = open(&["libcublas.so.13", "libcublas.so.12", "libcublas.so"]);
+    type Getrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut c_int, *mut c_int) -> c_int;
+    type GetrfSize = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> c_int;
+    type GetrfBatched =
+        unsafe extern "C" fn(Handle, c_int, *const *mut f64, c_int, *mut c_int, *mut c_int, c_int) -> c_int;
+    type Create = unsafe extern "C" fn(*mut Handle) -> c_int;
+    type SetStream = unsafe extern "C" fn(Handle, *mut c_void) -> c_int;
+    // SAFETY: the signatures of cusolverDn.h and cublas_api.h.
+    let (dn_create, dn_set_stream, getrf_size, getrf, blas_create, blas_set_stream, getrf_batched) = unsafe {
+        (
+            function::<Create>(&cusolver, "cusolverDnCreate"),
+            function::<SetStream>(&cusolver, "cusolverDnSetStream"),
+            function::<GetrfSize>(&cusolver, "cusolverDnDgetrf_bufferSize"),
+            function::<Getrf>(&cusolver, "cusolverDnDgetrf"),
+            function::<Create>(&cublas, "cublasCreate_v2"),
+            function::<SetStream>(&cublas, "cublasSetStream_v2"),
+            function::<GetrfBatched>(&cublas, "cublasDgetrfBatched"),
+        )
+    };
+    let shape = Shape::square(n);
+    let batch_of = Batch::packed(count, &shape);
+    let pristine = DeviceArray::from_slice_on(&stream, &batch(n, count)).expect("the batch");
+    let mut a = DeviceArray::<f64>::zeros_on(&stream, n * n * count).expect("the working copy");
+    let mut pivots = Pivots::batched(n, count, &stream).expect("pivots");
+    let mut raw_pivots = DeviceArray::<i32>::zeros_on(&stream, n * count).expect("raw pivots");
+    let mut raw_info = DeviceArray::<i32>::zeros_on(&stream, count).expect("raw info");
+    let (ni, base) = (n as c_int, a.as_mut_ptr());
+    let (ipiv, info) = (raw_pivots.as_mut_ptr(), raw_info.as_mut_ptr());
+    let (mut dn, mut blas): (Handle, Handle) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let mut work = 0 as c_int;
+    // SAFETY: valid out-pointers; a CUDA stream of this backend; A is n × n.
+    unsafe {
+        let cuda = amdgpu::sys::backend::nvidia::cuda_stream(stream.as_raw()).expect("a live stream");
+        assert_eq!(dn_create(&mut dn), 0, "cusolverDnCreate");
+        assert_eq!(dn_set_stream(dn, cuda), 0, "cusolverDnSetStream");
+        assert_eq!(blas_create(&mut blas), 0, "cublasCreate");
+        assert_eq!(blas_set_stream(blas, cuda), 0, "cublasSetStream");
+        assert_eq!(getrf_size(dn, ni, ni, base, ni, &mut work), 0);
+    }
+    let mut workspace = DeviceArray::<f64>::zeros_on(&stream, work.max(1) as usize).expect("getrf workspace");
+    let workspace = workspace.as_mut_ptr();
+    // cuBLAS's batched LU takes the matrices' addresses from device memory.
+    let addresses: Vec<u64> = (0..count).map(|i| base.wrapping_add(i * n * n) as u64).collect();
+    let pointers = DeviceArray::from_slice_on(&stream, &addresses).expect("the pointer array");
+    let pointers = pointers.as_ptr().cast::<*mut f64>();
+
+    let ours = |a: &mut DeviceArray<f64>, pivots: &mut Pivots| {
+        a.copy_from(&pristine).expect("restore");
+        solver::getrf_strided_batched(&shape, &batch_of, a, pivots).expect("getrf_strided_batched")
+    };
+    let raw_loop = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        for i in 0..count {
+            // SAFETY: problem i's A (n × n), pivots and info inside their
+            // arrays, and the workspace of its size, on this device.
+            let status = unsafe {
+                getrf(
+                    dn,
+                    ni,
+                    ni,
+                    base.wrapping_add(i * n * n),
+                    ni,
+                    workspace,
+                    ipiv.wrapping_add(i * n),
+                    info.wrapping_add(i),
+                )
+            };
+            assert_eq!(status, 0, "cusolverDnDgetrf");
+        }
+    };
+    let raw_batched = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        // SAFETY: `count` device pointers to n × n matrices, pivots and info of their sizes.
+        assert_eq!(unsafe { getrf_batched(blas, ni, pointers, ni, ipiv, info, count as c_int) }, 0);
+    };
+    // Each side once, checked, before timing (this also sizes our handle's workspace).
+    ours(&mut a, &mut pivots).check().expect("regular matrices");
+    raw_loop(&mut a);
+    raw_batched(&mut a);
+    assert!(raw_info.to_vec().expect("info").iter().all(|&v| v == 0), "regular matrices");
+
+    let mut criterion = Criterion::default()
+        .configure_from_args()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    let mut group = criterion.benchmark_group(GROUP);
+    group.bench_function("getrf-ours", |b| {
+        b.iter(|| {
+            let info = ours(&mut a, &mut pivots);
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("getrf-raw-loop", |b| {
+        b.iter(|| {
+            raw_loop(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("getrf-cublas-batched", |b| {
+        b.iter(|| {
+            raw_batched(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.finish();
+    criterion.final_summary();
+
+    println!("\nbackend {:?}, {count} LUs of {n} x {n} f64, restore + factor + sync an iteration", amdgpu::backend());
+    let (o, l, c) =
+        (mean_ns(GROUP, "getrf-ours"), mean_ns(GROUP, "getrf-raw-loop"), mean_ns(GROUP, "getrf-cublas-batched"));
+    if let (Some(o), Some(l), Some(c)) = (o, l, c) {
+        println!(
+            "  ours {:>9.1} us   raw cusolverDnDgetrf per matrix {:>9.1} us   cublasDgetrfBatched {:>9.1} us",
+            o / 1e3,
+            l / 1e3,
+            c / 1e3
+        );
+        println!("  ours / per-matrix loop {:.3}   ours / cuBLAS batched {:.2}", o / l, o / c);
+    }
+}

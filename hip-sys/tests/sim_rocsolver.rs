@@ -1,0 +1,73 @@
+//! The simulator's rocSOLVER through its C table: a strided batch's
+//! count is a size, an empty batch reads no `info`, and a batch whose
+//! written problems overlap is refused, where a GPU would compute them in
+//! parallel into the same memory. Every test holds `sim::exclusive()`.
+
+mod common;
+use common::libs::*;
+use hip_sys::rocblas::{rocblas_handle, rocblas_status};
+use hip_sys::sim;
+use std::ptr::null_mut;
+
+fn blas_handle() -> rocblas_handle {
+    let mut handle = null_mut();
+    // SAFETY: a valid out-pointer.
+    let status = unsafe { (sim::rocblas_api().rocblas_create_handle)(&mut handle) };
+    assert_eq!(status, rocblas_status::rocblas_status_success);
+    handle
+}
+
+fn destroy(handle: rocblas_handle) {
+    // SAFETY: a live handle, destroyed once.
+    assert_eq!(unsafe { (sim::rocblas_api().rocblas_destroy_handle)(handle) }, rocblas_status::rocblas_status_success);
+}
+
+#[test]
+fn strided_batches_check_their_count_and_refuse_overlapping_outputs() {
+    let _g = start();
+    let api = sim::rocsolver_api();
+    let handle = blas_handle();
+    // Three 2×2 problems, packed: [[2, 1], [1, 2]] in each.
+    let a = upload(&[2.0f64, 1.0, 1.0, 2.0].repeat(3));
+    let ipiv = upload(&[0i32; 6]);
+    let info = upload(&[-1i32; 3]);
+    let (a, ipiv_i, info_i) = (a.cast::<f64>(), ipiv.cast::<i32>(), info.cast::<i32>());
+    // SAFETY: simulator device memory of the sizes each call reads, or
+    // pointers the simulator checks and refuses.
+    unsafe {
+        let getrf = api.rocsolver_dgetrf_strided_batched;
+        assert_eq!(getrf(handle, 2, 2, a, 2, 4, ipiv_i, 2, info_i, -1), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(getrf(handle, 2, 2, a, 2, 4, ipiv_i, 2, null_mut(), 0), rocblas_status::rocblas_status_success);
+        assert_eq!(
+            getrf(handle, 2, 2, a, 2, 4, ipiv_i, 2, null_mut(), 3),
+            rocblas_status::rocblas_status_invalid_pointer
+        );
+        // Problems 2 elements apart overlap: refused, nothing written.
+        assert_eq!(getrf(handle, 2, 2, a, 2, 2, ipiv_i, 2, info_i, 3), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(getrf(handle, 2, 2, a, 2, 4, ipiv_i, 1, info_i, 3), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(getrf(handle, 2, 2, a, 2, -4, ipiv_i, 2, info_i, 3), rocblas_status::rocblas_status_invalid_size);
+        // A batch past the memory's end is the pointer error.
+        assert_eq!(getrf(handle, 2, 2, a, 2, 4, ipiv_i, 2, info_i, 4), rocblas_status::rocblas_status_invalid_pointer);
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 3), vec![-1; 3], "no refused call wrote info");
+        assert_eq!(getrf(handle, 2, 2, a, 2, 4, ipiv_i, 2, info_i, 3), rocblas_status::rocblas_status_success);
+        // A solve may read one factorization for every right-hand side.
+        let b = upload(&[3.0f64, 3.0, 6.0, 6.0]);
+        let getrs = api.rocsolver_dgetrs_strided_batched;
+        let none = hip_sys::rocblas::rocblas_operation::rocblas_operation_none;
+        let status = getrs(handle, none, 2, 1, a, 2, 0, ipiv_i.cast_const(), 0, b.cast(), 2, 2, 2);
+        assert_eq!(status, rocblas_status::rocblas_status_success);
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 3), vec![0; 3]);
+        let x = download::<f64>(b.cast_const(), 4);
+        for (got, want) in x.iter().zip([1.0, 1.0, 2.0, 2.0]) {
+            assert!((got - want).abs() < 1e-12, "{x:?}");
+        }
+        free(b);
+    }
+    for p in [a.cast(), ipiv, info] {
+        free(p);
+    }
+    destroy(handle);
+    finish();
+}
