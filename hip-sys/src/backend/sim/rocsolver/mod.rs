@@ -1,7 +1,7 @@
 //! rocSOLVER in the simulator: LU (`getrf`, `getrs`), Cholesky (`potrf`,
-//! `potrs`), QR, the eigensolver and the SVD in single, double and both complex precisions,
-//! computed on the CPU in the operand's precision, as rocSOLVER 3.21
-//! (ROCm 5.5) defines their results.
+//! `potrs`), QR, the eigensolver and the SVD in single, double and both
+//! complex precisions, computed on the CPU in the operand's precision, as
+//! rocSOLVER 3.21 (ROCm 5.5) defines their results.
 //!
 //! - **Arguments** are checked with rocSOLVER's rules and order
 //!   (`rocsolver_rules`, shared with the nvidia mapping): a null handle,

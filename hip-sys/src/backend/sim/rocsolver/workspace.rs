@@ -10,8 +10,14 @@
 //! so does rocBLAS's trsm workspace (strided, so without pointer arrays),
 //! all but its trtri scratch; a batch of none asks for nothing.
 //!
-//! Simplifications, each on the side of asking for more memory but the
-//! last:
+//! `getrs` and `potrs` follow rocSOLVER's trsm tables exactly
+//! (`TRSM_BLKSIZES_*` for one problem, `TRSM_BATCH_BLKSIZES_*` for a
+//! strided batch, roclapack_trsm_specialized_kernels.hpp): where a table
+//! gives a block size, rocSOLVER's own blocked trsm serves and needs no
+//! workspace; where it gives 0 (every order over 480, and for one problem
+//! some right-hand-side counts from order 177 up), rocBLAS's trsm is sized.
+//!
+//! Simplifications, each on the side of asking for more memory:
 //! - a `getrf` that its block-size table leaves unblocked (`min(m, n)` ≤ 64
 //!   for one problem; in batches the 0s of `GETRF_BATCH_BLKSIZES_*`: ≤ 40,
 //!   43–46 and 50–52 real, ≤ 23 and 29–30 complex) needs nothing when
@@ -19,21 +25,16 @@
 //!   scalars, pivot values and indices in any other shape (rocSOLVER
 //!   spares them for many of those too);
 //! - an element's size says real or complex, but for 8 bytes (a double or
-//!   a float complex): where the batched tables of getrf and trsm differ
-//!   between the two, the one that asks for more is taken;
+//!   a float complex): where the real and complex tables of getrf
+//!   (batched) and trsm (batched or not) differ, the one that asks for
+//!   more is taken (for trsm, batched or not, that is always the real
+//!   table, whose 0s cover the complex one's);
 //! - rocBLAS gives a skinny left solve (not transposed, order over 8192 and
 //!   over 4 times the columns) its special kernel when the regular one
 //!   would need more than 128 MiB (x, invA and trtri scratch together); here
 //!   it keeps the regular (larger) one whenever the `order × columns` block
 //!   of the whole batch alone fits 128 MiB (rocBLAS's limit taken at that
-//!   default, not from `ROCBLAS_INTERNAL_TRSM_REG_KERNEL_MEM_LIMIT`);
-//! - for one problem, rocSOLVER's own blocked trsm, which needs no
-//!   workspace, is taken to serve every `getrs` and `potrs` of order ≤ 480
-//!   (rocSOLVER's table picks it for all of order ≤ 40 and for some
-//!   right-hand-side counts up to 480): this one can ask for less than
-//!   rocSOLVER, which sizes rocBLAS's trsm for the others (a double of
-//!   order 250 with 1000 right-hand sides, say). Batches follow
-//!   `TRSM_BATCH_BLKSIZES_*` exactly.
+//!   default, not from `ROCBLAS_INTERNAL_TRSM_REG_KERNEL_MEM_LIMIT`).
 
 use crate::backend::sim::rocblas::DEVICE_MEMORY_GRANULE;
 use crate::bindings::shared::rocsolver_rules::Svect;
@@ -143,31 +144,70 @@ pub(super) fn getrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
     total(&[scalars[0], scalars[1], scalars[2], 4 * count, 4 * m * count, work1, inv_a])
 }
 
-/// Whether rocSOLVER's batched trsm table (`TRSM_BATCH_BLKSIZES_*`,
-/// roclapack_trsm_specialized_kernels.hpp) gives an order-`n` left solve
-/// against `nrhs` columns to rocSOLVER's own blocked trsm, which needs no
-/// workspace, for a `complex` type or a real one. The complex table has no
-/// 0; each row of the real one is nonzero up to a column and 0 (rocBLAS's
-/// trsm) from there.
-fn batched_trsm_own(n: usize, nrhs: usize, complex: bool) -> bool {
-    const ROWS: [usize; 10] = [20, 28, 40, 80, 112, 176, 208, 288, 352, 480];
-    const COLUMNS: [usize; 16] = [6, 10, 12, 22, 28, 30, 36, 42, 46, 50, 60, 96, 432, 928, 960, 1472];
-    // Each row's first column of 0 (17: none).
-    const FIRST_ZERO: [usize; 11] = [4, 7, 9, 17, 17, 17, 17, 17, 17, 16, 14];
-    complex || interval(&COLUMNS, nrhs) < FIRST_ZERO[interval(&ROWS, n)]
+/// Where one of rocSOLVER's trsm tables (roclapack_trsm_specialized_kernels.hpp)
+/// picks rocBLAS's trsm: the bounds of its rows (orders) and columns
+/// (right-hand-side counts), as `get_index` reads them, and each row's
+/// first column of 0 (one past the last: none). Every row of the four
+/// tables is nonzero (rocSOLVER's own blocked trsm) up to that column and
+/// 0 from there.
+struct TrsmTable {
+    rows: &'static [usize],
+    columns: &'static [usize],
+    first_zero: &'static [usize],
 }
+
+impl TrsmTable {
+    /// Whether an order-`n` left solve against `nrhs` columns is
+    /// rocSOLVER's own (a nonzero block size), which needs no workspace.
+    fn own(&self, n: usize, nrhs: usize) -> bool {
+        interval(self.columns, nrhs) < self.first_zero[interval(self.rows, n)]
+    }
+}
+
+/// `TRSM_BLKSIZES_REAL`, one problem: all 0 over order 480; nonzero for
+/// every count up to order 176; 0 over 7680 columns to order 240, over 960
+/// to 288, over 768 to 352 and over 448 to 480.
+const TRSM_REAL: TrsmTable = TrsmTable {
+    rows: &[40, 56, 80, 112, 144, 176, 208, 240, 288, 352, 480],
+    columns: &[448, 768, 960, 1152, 1408, 1920, 2304, 2816, 3840, 4096, 4736, 4992, 5888, 7680, 9728],
+    first_zero: &[16, 16, 16, 16, 16, 16, 14, 14, 3, 2, 1, 0],
+};
+
+/// `TRSM_BLKSIZES_COMPLEX`, one problem: all 0 over order 480; nonzero for
+/// every count up to order 240; 0 over 7680 columns to 480.
+const TRSM_COMPLEX: TrsmTable = TrsmTable {
+    rows: &[40, 56, 80, 112, 144, 208, 240, 288, 480],
+    columns: &[704, 960, 1344, 1920, 2304, 2816, 3200, 3840, 4864, 5888, 7680],
+    first_zero: &[12, 12, 12, 12, 12, 12, 12, 11, 11, 0],
+};
+
+/// `TRSM_BATCH_BLKSIZES_REAL`.
+const TRSM_BATCH_REAL: TrsmTable = TrsmTable {
+    rows: &[20, 28, 40, 80, 112, 176, 208, 288, 352, 480],
+    columns: &[6, 10, 12, 22, 28, 30, 36, 42, 46, 50, 60, 96, 432, 928, 960, 1472],
+    first_zero: &[4, 7, 9, 17, 17, 17, 17, 17, 17, 16, 14],
+};
+
+/// `TRSM_BATCH_BLKSIZES_COMPLEX`: no 0 at all.
+const TRSM_BATCH_COMPLEX: TrsmTable = TrsmTable {
+    rows: &[20, 28, 40, 56, 80, 112, 144, 176, 480],
+    columns: &[4, 12, 16, 28, 32, 40, 48, 50, 60, 72, 88, 176, 232, 400, 464],
+    first_zero: &[16; 10],
+};
 
 /// rocBLAS's trsm pieces for `getrs`'s and `potrs`'s triangular solves of
 /// order `n` against `nrhs` columns, with `transposed` or not: none where
-/// rocSOLVER's own trsm serves (for one problem taken for every order up
-/// to 480; in batches, where every type the element may be is served by
-/// [`batched_trsm_own`]).
+/// rocSOLVER's own trsm serves every type the element may be (by
+/// `TRSM_REAL`/`TRSM_COMPLEX` for one problem, `TRSM_BATCH_*` for a
+/// strided batch; rocSOLVER's `rocsolver_trsm_mem`).
 fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool, batch: Batch) -> [usize; 2] {
-    let own = match batch {
-        Batch::One => n <= 480,
-        Batch::Strided(_) => every_type(elem, |complex| batched_trsm_own(n, nrhs, complex)),
+    let table = |complex: bool| match (batch, complex) {
+        (Batch::One, false) => &TRSM_REAL,
+        (Batch::One, true) => &TRSM_COMPLEX,
+        (Batch::Strided(_), false) => &TRSM_BATCH_REAL,
+        (Batch::Strided(_), true) => &TRSM_BATCH_COMPLEX,
     };
-    if own {
+    if every_type(elem, |complex| table(complex).own(n, nrhs)) {
         return [0, 0];
     }
     let count = batch.count();
@@ -503,6 +543,57 @@ mod tests {
         assert_eq!(getrs(1024, 1024, 8, false, one), 2 * 1_048_576);
         assert_eq!([potrf(100, 8, one), potrf(8192, 8, one), potrf(8192, 16, one)], [192, 256, 256]);
         assert_eq!(potrs(1024, 1024, 8, one), 2 * 1_048_576);
+    }
+
+    #[test]
+    fn one_solve_follows_rocsolvers_trsm_table() {
+        let one = Batch::One;
+        let d = |n, nrhs, elem| getrs(n, nrhs, elem, false, one);
+        // Up to order 176 every count is rocSOLVER's own in both tables.
+        assert_eq!([d(176, 100_000, 8), d(176, 100_000, 16)], [0, 0]);
+        // Real row 177–208: 0 (rocBLAS's trsm) over 7680 columns. A double
+        // 200 × 8000: x 200·8000·8 = 12_800_000, invA 128·200·8 = 204_800;
+        // the complex row 145–208 has no 0, so a double complex is own.
+        assert_eq!([d(200, 8000, 8), d(200, 8000, 16)], [13_004_800, 0]);
+        // Real row 241–288: own up to 960 columns, 0 over. 250 × 900 needs
+        // nothing; 250 × 1000, a double: x 250·1000·8 = 2_000_000, invA
+        // 128·250·8 = 256_000; a float half of each. In the complex row
+        // 241–288 (own up to 7680 columns) a double complex is own, and
+        // so would a float complex be, but 8 bytes are sized as a double.
+        assert_eq!([d(250, 900, 8), d(250, 1000, 8), d(250, 1000, 4)], [0, 2_256_000, 1_128_000]);
+        assert_eq!(d(250, 1000, 16), 0);
+        // 352 ends the real row 289–352 (0 over 768 columns), 353 starts
+        // 353–480 (0 over 448): 500 float columns are own at 352 and
+        // rocBLAS's at 353: x 353·500·4 = 706_000 → 706_048, invA
+        // 128·353·4 = 180_736.
+        assert_eq!([d(352, 500, 4), d(353, 500, 4)], [0, 886_784]);
+        // 480 with 448 columns is own, with 449 rocBLAS's: x 480·449·8 =
+        // 1_724_160, invA 128·480·8 = 491_520. One column is own at 480;
+        // every order over 480 is 0 in both tables: at 481, rocBLAS's trsv
+        // int, 4 → 64.
+        assert_eq!([d(480, 448, 8), d(480, 449, 8), d(480, 1, 8), d(481, 1, 8)], [0, 2_215_680, 0, 64]);
+        // Complex rows 241–480: own up to 7680 columns, 0 over. A double
+        // complex 300 × 7680 needs nothing; 300 × 8000: x 300·8000·16 =
+        // 38_400_000, invA 128·300·16 = 614_400. A double 300 × 7680 is
+        // rocBLAS's already (real row 289–352): x 18_432_000, invA 307_200.
+        assert_eq!([d(300, 7680, 16), d(300, 8000, 16), d(300, 7680, 8)], [0, 39_014_400, 18_739_200]);
+        // Transposed, order 256 (a multiple of 128) × 1000 double: rocBLAS's
+        // special kernel, x 128·1000·8 = 1_024_000 (over trtri's 2·4096·8),
+        // invA 128·256·8 = 262_144.
+        assert_eq!(getrs(256, 1000, 8, true, one), 1_286_144);
+
+        let p = |n, nrhs, elem| potrs(n, nrhs, elem, one);
+        // Real row 353–480, both solves alike: 400 × 448 own; 400 × 500 a
+        // double: x 400·500·8 = 1_600_000, invA 128·400·8 = 409_600.
+        assert_eq!([p(400, 448, 8), p(400, 500, 8)], [0, 2_009_600]);
+        // A float in the real row 289–352: 300 × 768 own; 300 × 800: x
+        // 300·800·4 = 960_000, invA 128·300·4 = 153_600.
+        assert_eq!([p(300, 768, 4), p(300, 800, 4)], [0, 1_113_600]);
+        // A double complex in the complex row 289–480: 480 × 7680 own;
+        // 480 × 9728: x 480·9728·16 = 74_711_040, invA 128·480·16 = 983_040.
+        assert_eq!([p(480, 7680, 16), p(480, 9728, 16)], [0, 75_694_080]);
+        // 256 × 1000 double: both solves special, as getrs's above.
+        assert_eq!(p(256, 1000, 8), 1_286_144);
     }
 
     #[test]
