@@ -1,11 +1,14 @@
-//! `solver::getrf_strided_batched` on many small matrices (1000 of
-//! 32 × 32 f64 by default) against the two raw ways to factor them on
-//! NVIDIA: one `cusolverDnDgetrf` per matrix (what the nvidia mapping of
-//! rocSOLVER's strided batch runs, its workspace allocated once), and
-//! cuBLAS's batched LU, `cublasDgetrfBatched`, given an array of device
-//! pointers built once. Each iteration is a device-to-device restore of
-//! the batch, the factorization and a synchronize, on one stream, in one
-//! run. PyTorch's `torch.linalg.lu_factor` on the same batch is timed by
+//! `solver::getrf_strided_batched` and `solver::potrf_strided_batched`
+//! on many small matrices (1000 of 32 × 32 f64 by default) against the
+//! two raw ways to factor them on NVIDIA: one `cusolverDnDgetrf` /
+//! `cusolverDnDpotrf` per matrix (their workspace allocated once), and
+//! the batched calls, cuBLAS's `cublasDgetrfBatched` and cuSOLVER's
+//! `cusolverDnDpotrfBatched`, given an array of device pointers built
+//! once. The nvidia mapping of rocSOLVER's strided batch runs the batched
+//! call up to order 64 and the loop above it; the sizes of the benchmark
+//! are what that choice was measured with. Each iteration is a
+//! device-to-device restore of the batch, the factorization and a
+//! synchronize, on one stream, in one run. PyTorch's `torch.linalg.lu_factor` on the same batch is timed by
 //! `solver_batched_torch.py` beside it.
 //!
 //! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
@@ -13,7 +16,7 @@
 //! `AMDGPU_BENCH_BATCH_COUNT` for other sizes). Elsewhere it says why it
 //! skips.
 
-use amdgpu::solver::{self, Batch, Pivots, Shape};
+use amdgpu::solver::{self, Batch, Pivots, Shape, Triangle};
 use amdgpu::{DeviceArray, Stream};
 use criterion::Criterion;
 use std::ffi::{c_int, c_void};
@@ -63,6 +66,8 @@ fn main() {
     type GetrfSize = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> c_int;
     type GetrfBatched =
         unsafe extern "C" fn(Handle, c_int, *const *mut f64, c_int, *mut c_int, *mut c_int, c_int) -> c_int;
+    type Potrf = unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, c_int, *mut c_int) -> c_int;
+    type PotrfBatched = unsafe extern "C" fn(Handle, c_int, c_int, *const *mut f64, c_int, *mut c_int, c_int) -> c_int;
     type Create = unsafe extern "C" fn(*mut Handle) -> c_int;
     type SetStream = unsafe extern "C" fn(Handle, *mut c_void) -> c_int;
     // SAFETY: the signatures of cusolverDn.h and cublas_api.h.
@@ -75,6 +80,14 @@ fn main() {
             function::<Create>(&cublas, "cublasCreate_v2"),
             function::<SetStream>(&cublas, "cublasSetStream_v2"),
             function::<GetrfBatched>(&cublas, "cublasDgetrfBatched"),
+        )
+    };
+    // SAFETY: as above.
+    let (potrf_size, potrf, potrf_batched) = unsafe {
+        (
+            function::<GetrfSize>(&cusolver, "cusolverDnDpotrf_bufferSize"),
+            function::<Potrf>(&cusolver, "cusolverDnDpotrf"),
+            function::<PotrfBatched>(&cusolver, "cusolverDnDpotrfBatched"),
         )
     };
     let shape = Shape::square(n);
@@ -96,6 +109,9 @@ fn main() {
         assert_eq!(blas_create(&mut blas), 0, "cublasCreate");
         assert_eq!(blas_set_stream(blas, cuda), 0, "cublasSetStream");
         assert_eq!(getrf_size(dn, ni, ni, base, ni, &mut work), 0);
+        let mut chol_work = 0 as c_int;
+        assert_eq!(potrf_size(dn, 0, ni, base, ni, &mut chol_work), 0);
+        work = work.max(chol_work);
     }
     let mut workspace = DeviceArray::<f64>::zeros_on(&stream, work.max(1) as usize).expect("getrf workspace");
     let workspace = workspace.as_mut_ptr();
@@ -133,11 +149,33 @@ fn main() {
         // SAFETY: `count` device pointers to n × n matrices, pivots and info of their sizes.
         assert_eq!(unsafe { getrf_batched(blas, ni, pointers, ni, ipiv, info, count as c_int) }, 0);
     };
+    let ours_chol = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        solver::potrf_strided_batched(Triangle::Lower, &shape, &batch_of, a).expect("potrf_strided_batched")
+    };
+    let raw_chol_loop = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        for i in 0..count {
+            let a_i = base.wrapping_add(i * n * n);
+            // SAFETY: problem i's A (n × n), lower (0), the workspace of its size and info.
+            let status = unsafe { potrf(dn, 0, ni, a_i, ni, workspace, work, info.wrapping_add(i)) };
+            assert_eq!(status, 0, "cusolverDnDpotrf");
+        }
+    };
+    let raw_chol_batched = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        // SAFETY: `count` device pointers to n × n matrices, lower (0), and info of their sizes.
+        assert_eq!(unsafe { potrf_batched(dn, 0, ni, pointers, ni, info, count as c_int) }, 0);
+    };
     // Each side once, checked, before timing (this also sizes our handle's workspace).
     ours(&mut a, &mut pivots).check().expect("regular matrices");
-    raw_loop(&mut a);
-    raw_batched(&mut a);
-    assert!(raw_info.to_vec().expect("info").iter().all(|&v| v == 0), "regular matrices");
+    ours_chol(&mut a).check().expect("positive definite matrices");
+    type Raw<'a> = &'a dyn Fn(&mut DeviceArray<f64>);
+    let raws: [Raw<'_>; 4] = [&raw_loop, &raw_batched, &raw_chol_loop, &raw_chol_batched];
+    for raw in raws {
+        raw(&mut a);
+        assert!(raw_info.to_vec().expect("info").iter().all(|&v| v == 0), "regular, positive definite matrices");
+    }
 
     let mut criterion = Criterion::default()
         .configure_from_args()
@@ -164,19 +202,45 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    group.bench_function("potrf-ours", |b| {
+        b.iter(|| {
+            let info = ours_chol(&mut a);
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("potrf-raw-loop", |b| {
+        b.iter(|| {
+            raw_chol_loop(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("potrf-cusolver-batched", |b| {
+        b.iter(|| {
+            raw_chol_batched(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
-    println!("\nbackend {:?}, {count} LUs of {n} x {n} f64, restore + factor + sync an iteration", amdgpu::backend());
-    let (o, l, c) =
-        (mean_ns(GROUP, "getrf-ours"), mean_ns(GROUP, "getrf-raw-loop"), mean_ns(GROUP, "getrf-cublas-batched"));
-    if let (Some(o), Some(l), Some(c)) = (o, l, c) {
-        println!(
-            "  ours {:>9.1} us   raw cusolverDnDgetrf per matrix {:>9.1} us   cublasDgetrfBatched {:>9.1} us",
-            o / 1e3,
-            l / 1e3,
-            c / 1e3
-        );
-        println!("  ours / per-matrix loop {:.3}   ours / cuBLAS batched {:.2}", o / l, o / c);
+    println!(
+        "\nbackend {:?}, {count} factorizations of {n} x {n} f64, restore + factor + sync an iteration",
+        amdgpu::backend()
+    );
+    for (what, batched) in [("getrf", "getrf-cublas-batched"), ("potrf", "potrf-cusolver-batched")] {
+        let ours = mean_ns(GROUP, &format!("{what}-ours"));
+        let (looped, batched) = (mean_ns(GROUP, &format!("{what}-raw-loop")), mean_ns(GROUP, batched));
+        if let (Some(o), Some(l), Some(c)) = (ours, looped, batched) {
+            println!(
+                "  {what}  ours {:>9.1} us   raw per matrix {:>9.1} us   raw batched {:>9.1} us   \
+                 ours / per-matrix {:.3}   ours / batched {:.3}",
+                o / 1e3,
+                l / 1e3,
+                c / 1e3,
+                o / l,
+                o / c
+            );
+        }
     }
 }

@@ -192,8 +192,9 @@ pub fn getrf_strided_batched<T: SolverScalar>(
 /// Solve `op(A_i) X_i = B_i` in place of each B of a strided batch, on B's
 /// stream (`rocsolver_?getrs_strided_batched`), with the LU factors and
 /// pivots of [`getrf_strided_batched`], as [`getrs`](super::getrs) does
-/// one. `batch.stride_a` may be 0 (one factorization, many B); the
-/// pivots' stride is theirs.
+/// one: problem `i` uses the pivots of problem `i`. A `batch.stride_a` of
+/// 0 solves every B with the first problem's factors and pivots (one
+/// factorization, many right-hand sides).
 ///
 /// # Errors
 /// As [`getrs`](super::getrs); [`LibError::InvalidInput`] also for an A or
@@ -223,6 +224,9 @@ pub fn getrs_strided_batched<T: SolverScalar>(
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", a_shape.len(), batch.stride_a, a.len(), false)?;
     let stride_b = batch.operand(OP, "B", b_shape.len(), batch.stride_b, b.len(), true)?;
+    // One factorization for every B (stride 0) reads the first problem's pivots.
+    let shared = batch.stride_a == 0;
+    let problems = if shared { batch.count.min(1) } else { batch.count };
     match pivots.factored_rows() {
         None => return Err(LibError::invalid(OP, "the pivots were not written by a getrf")),
         Some(rows) if rows > a_shape.rows => {
@@ -234,21 +238,20 @@ pub fn getrs_strided_batched<T: SolverScalar>(
                 ),
             ))
         }
-        Some(_) if pivots.factored_problems() < batch.count || pivots.len_per_problem() < a_shape.rows => {
+        Some(_) if pivots.factored_problems() < problems || pivots.len_per_problem() < a_shape.rows => {
             return Err(LibError::invalid(
                 OP,
                 format!(
-                    "the pivots hold {} factored problems of {}; this batch solves {} of order {n}",
+                    "the pivots hold {} factored problems of {}; this batch solves with {problems} of order {n}",
                     pivots.factored_problems(),
                     pivots.len_per_problem(),
-                    batch.count
                 ),
             ))
         }
         Some(_) => {}
     }
-    let stride_p = i64::try_from(pivots.len_per_problem())
-        .map_err(|_| LibError::invalid(OP, "the pivots' stride exceeds 64 bits"))?;
+    let stride_p = if shared { 0 } else { pivots.len_per_problem() };
+    let stride_p = i64::try_from(stride_p).map_err(|_| LibError::invalid(OP, "the pivots' stride exceeds 64 bits"))?;
     let device = b.device();
     same_device(OP, device, &[("A", a.device()), ("the pivots", pivots.device())])?;
     let api = hip_sys::rocsolver()?;

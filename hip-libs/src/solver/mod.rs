@@ -45,7 +45,19 @@
 //! [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)).
 //! Reading an [`Info`] waits for the stream, so it is refused inside a
 //! capture. On the nvidia backend a handle's first solver call also makes
-//! its cuSOLVER handle, which cannot be made inside a capture either.
+//! its cuSOLVER handle, and a device's first strided batch of small
+//! matrices loads the kernel that writes NVIDIA's pointer arrays; neither
+//! can happen inside a capture either, and the same warm-up call does both.
+//!
+//! # Strided batches
+//!
+//! `getrf`, `getrs`, `potrf`, `potrs` and `geqrf` also take a strided
+//! batch ([`Batch`]): one call for many problems of one shape, one
+//! [`Info`] value per problem, pivots from [`Pivots::batched`]. On AMD
+//! they are rocSOLVER's `*_strided_batched`; on the nvidia backend,
+//! batches of order up to 64 run as one cuBLAS/cuSOLVER batched launch
+//! (LU, Cholesky, and Cholesky solves of one right-hand side) and others
+//! as one cuSOLVER call per problem.
 //!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,

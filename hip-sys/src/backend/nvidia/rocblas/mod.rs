@@ -56,10 +56,12 @@ use crate::rocblas::*;
 use crate::sync::MutexExt;
 use crate::BackendError;
 
+mod batched_lu;
 mod gemm;
 mod transpose;
 mod vector;
 
+pub(in crate::backend::nvidia) use batched_lu::BatchedLu;
 #[cfg(test)]
 pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
@@ -127,6 +129,17 @@ fn_table! {
         cublasDgeam = "cublasDgeam": fn(Handle, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> CublasStatus;
         cublasCgeam = "cublasCgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, *const C32, c_int, *mut C32, c_int) -> CublasStatus;
         cublasZgeam = "cublasZgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, *const C64, c_int, *mut C64, c_int) -> CublasStatus;
+        /// `cublasDgetrfBatched(handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)`
+        cublasSgetrfBatched = "cublasSgetrfBatched": fn(Handle, c_int, *const *mut f32, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasDgetrfBatched = "cublasDgetrfBatched": fn(Handle, c_int, *const *mut f64, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasCgetrfBatched = "cublasCgetrfBatched": fn(Handle, c_int, *const *mut C32, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasZgetrfBatched = "cublasZgetrfBatched": fn(Handle, c_int, *const *mut C64, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
+        /// `cublasDgetrsBatched(handle, cublasOperation_t trans, int n, int nrhs, const double *const A[],
+        /// int lda, const int *devIpiv, double *const B[], int ldb, int *info, int batchSize)`, `info` on the host
+        cublasSgetrsBatched = "cublasSgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const f32, c_int, *const c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasDgetrsBatched = "cublasDgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const f64, c_int, *const c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasCgetrsBatched = "cublasCgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C32, c_int, *const c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CublasStatus;
+        cublasZgetrsBatched = "cublasZgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C64, c_int, *const c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CublasStatus;
     }
 }
 

@@ -58,6 +58,18 @@ fn_table! {
         cusolverDnDpotrs = "cusolverDnDpotrs": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnCpotrs = "cusolverDnCpotrs": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
         cusolverDnZpotrs = "cusolverDnZpotrs": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
+        /// `cusolverDnDpotrfBatched(handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda,
+        /// int *infoArray, int batchSize)`
+        cusolverDnSpotrfBatched = "cusolverDnSpotrfBatched": fn(Handle, c_int, c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnDpotrfBatched = "cusolverDnDpotrfBatched": fn(Handle, c_int, c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnCpotrfBatched = "cusolverDnCpotrfBatched": fn(Handle, c_int, c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnZpotrfBatched = "cusolverDnZpotrfBatched": fn(Handle, c_int, c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CusolverStatus;
+        /// `cusolverDnDpotrsBatched(handle, cublasFillMode_t uplo, int n, int nrhs (1 only), double *A[],
+        /// int lda, double *B[], int ldb, int *d_info, int batchSize)`
+        cusolverDnSpotrsBatched = "cusolverDnSpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut f32, c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnDpotrsBatched = "cusolverDnDpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut f64, c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnCpotrsBatched = "cusolverDnCpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut C32, c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CusolverStatus;
+        cusolverDnZpotrsBatched = "cusolverDnZpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut C64, c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CusolverStatus;
         /// `cusolverDnDsyevd_bufferSize(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
         /// const double *A, int lda, const double *W, int *lwork)`
         cusolverDnSsyevd_bufferSize = "cusolverDnSsyevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const f32, *mut c_int) -> CusolverStatus;

@@ -35,12 +35,19 @@
 //!   cuSOLVER's name in the log. The version string is
 //!   `3.21.0-cusolver-<cuSOLVER's version>`.
 //!
-//! - **Strided batches** (`*_strided_batched`) run one cuSOLVER call per
-//!   problem, in order on the handle's stream, through one workspace:
-//!   cuSOLVER's batched calls take arrays of device pointers (and cuBLAS's
-//!   LU only square matrices), which rocSOLVER's strided calls do not
-//!   give. The plain functions are batches of one. A batch of many small
-//!   problems is therefore bound by launches here, not by arithmetic.
+//! - **Strided batches** (`*_strided_batched`) of more than one problem
+//!   of order up to 64 run as one batched launch: cuBLAS's
+//!   `getrfBatched` (square, pivots packed `n` apart) and `getrsBatched`
+//!   (pivots packed), cuSOLVER's `potrfBatched` and `potrsBatched` (one
+//!   right-hand side). Those take arrays of device pointers, which a small
+//!   kernel (`pointers`) writes into the call's workspace on the stream
+//!   from rocSOLVER's base and stride, so the call stays asynchronous and
+//!   capturable. Every other batch (larger orders, other pivot strides,
+//!   several right-hand sides for Cholesky, QR) runs one cuSOLVER call per
+//!   problem, in order on the stream, through one workspace; the plain
+//!   functions are batches of one. The first batched launch on a device
+//!   loads the kernel, which cannot happen inside a capture: make one such
+//!   call before capturing, as for the cuSOLVER handle.
 //! - **SVD.** cuSOLVER's `gesvd` takes `m ≥ n` only and has one
 //!   algorithm (`fast_alg` is not used). A wide A is solved turned around:
 //!   Aᴴ is written into the workspace with cuBLAS's `geam` on the handle's
@@ -61,13 +68,14 @@
 //! capturing, or the safe API's warm-up).
 
 mod library;
+mod pointers;
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_schar, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use self::library::{entry, fns, load_once, ok};
-use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace};
+use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace, BatchedLu};
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::bindings::shared::version_string;
@@ -187,6 +195,22 @@ fn clear_info(info: *mut c_int, count: c_int, stream: *mut c_void) -> Result<(),
     Ok(())
 }
 
+/// The largest order whose strided batches go to NVIDIA's batched LU and
+/// Cholesky in one launch; above it one cuSOLVER call per problem is
+/// faster (measured on an H200, BENCHMARKS.md).
+const ONE_LAUNCH_UP_TO: c_int = 64;
+
+/// Whether a strided batch of `batch` problems of order `n` runs as one
+/// batched launch (more than one problem, small matrices).
+fn one_launch(n: c_int, batch: c_int) -> bool {
+    batch > 1 && n <= ONE_LAUNCH_UP_TO
+}
+
+/// The bytes of an array of `batch` device pointers.
+fn pointer_bytes(batch: c_int) -> usize {
+    batch.max(0) as usize * std::mem::size_of::<*mut c_void>()
+}
+
 /// `rocblas_fill` as `cublasFillMode_t`.
 fn fill(uplo: rocblas_fill) -> Result<c_int, rocblas_status> {
     Ok(if rules::upper(uplo)? { 1 } else { 0 })
@@ -235,6 +259,19 @@ macro_rules! getrf {
                 let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
                 if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+                }
+                if m == n && stride_p == i64::from(n) && one_launch(n, batch) {
+                    // cuBLAS's batched LU: the matrices' addresses in the workspace.
+                    return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
+                        let array = memory.cast::<*mut $t>();
+                        // SAFETY: the workspace holds `batch` pointers; A, the
+                        // pivots (n per problem, contiguous) and info are of the
+                        // sizes and strides the caller declared.
+                        unsafe {
+                            pointers::fill(array, a, stride_a, batch, stream)?;
+                            <$t as BatchedLu>::getrf_batched(handle, n, array, lda, ipiv, info, batch)
+                        }
+                    });
                 }
                 let mut lwork: c_int = 0;
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
@@ -297,6 +334,25 @@ macro_rules! getrs {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let op = rules::operation(trans)? as c_int;
+                if stride_p == i64::from(n) && one_launch(n, batch) {
+                    // cuBLAS's batched solve: A's and B's addresses in the workspace.
+                    let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+                    return with_workspace(handle, stream, query, need, |memory| {
+                        let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                        let (a_array, b_array) = (a_array.cast::<*mut $t>(), b_array.cast::<*mut $t>());
+                        // SAFETY: the workspace holds both arrays of `batch`
+                        // pointers; A, the pivots (n per problem, contiguous,
+                        // from getrf) and B are of the sizes and strides declared.
+                        unsafe {
+                            pointers::fill(a_array, a, stride_a, batch, stream)?;
+                            pointers::fill(b_array, b, stride_b, batch, stream)?;
+                            let a_array = a_array.cast::<*const $t>().cast_const();
+                            <$t as BatchedLu>::getrs_batched(
+                                handle, op, n, nrhs, a_array, lda, ipiv, b_array, ldb, batch,
+                            )
+                        }
+                    });
+                }
                 // No cuSOLVER workspace: only its devInfo.
                 with_devinfo(handle, stream, query, 0, |_, info| {
                     for i in 0..batch {
@@ -314,7 +370,7 @@ macro_rules! getrs {
 }
 
 macro_rules! potrf {
-    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident, $run_batched:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             uplo: rocblas_fill,
@@ -348,6 +404,18 @@ macro_rules! potrf {
                     return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
                 let fill = fill(uplo)?;
+                if one_launch(n, batch) {
+                    // cuSOLVER's batched Cholesky: the matrices' addresses in the workspace.
+                    return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
+                        let array = memory.cast::<*mut $t>();
+                        // SAFETY: the workspace holds `batch` pointers; A and
+                        // info are of the sizes and strides the caller declared.
+                        unsafe { pointers::fill(array, a, stride_a, batch, stream) }?;
+                        // SAFETY: as above, the array written first on the stream.
+                        let status = unsafe { (f.$run_batched)(dn, fill, n, array, lda, info, batch) };
+                        ok(stringify!($run_batched), status)
+                    });
+                }
                 let mut lwork: c_int = 0;
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
                 ok(stringify!($size), unsafe { (f.$size)(dn, fill, n, a, lda, &mut lwork) })?;
@@ -367,7 +435,7 @@ macro_rules! potrf {
 }
 
 macro_rules! potrs {
-    ($name:ident, $batched:ident, $t:ty, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $run:ident, $run_batched:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             uplo: rocblas_fill,
@@ -405,6 +473,24 @@ macro_rules! potrs {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let fill = fill(uplo)?;
+                if nrhs == 1 && one_launch(n, batch) {
+                    // cuSOLVER's batched Cholesky solve (one right-hand side
+                    // only): A's and B's addresses in the workspace, and devInfo.
+                    let (_, arrays) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+                    return with_devinfo(handle, stream, query, arrays, |memory, info| {
+                        let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                        let (a_array, b_array) = (a_array.cast::<*mut $t>(), b_array.cast::<*mut $t>());
+                        // SAFETY: the workspace holds both arrays of `batch`
+                        // pointers, written first on the stream; A and B are of
+                        // the sizes and strides declared; `info` the devInfo int.
+                        let status = unsafe {
+                            pointers::fill(a_array, a, stride_a, batch, stream)?;
+                            pointers::fill(b_array, b, stride_b, batch, stream)?;
+                            (f.$run_batched)(dn, fill, n, 1, a_array, lda, b_array, ldb, info, batch)
+                        };
+                        ok(stringify!($run_batched), status)
+                    });
+                }
                 // No cuSOLVER workspace: only its devInfo.
                 with_devinfo(handle, stream, query, 0, |_, info| {
                     for i in 0..batch {
@@ -749,14 +835,42 @@ getrs!(rocsolver_sgetrs, rocsolver_sgetrs_strided_batched, f32, cusolverDnSgetrs
 getrs!(rocsolver_dgetrs, rocsolver_dgetrs_strided_batched, f64, cusolverDnDgetrs);
 getrs!(rocsolver_cgetrs, rocsolver_cgetrs_strided_batched, C32, cusolverDnCgetrs);
 getrs!(rocsolver_zgetrs, rocsolver_zgetrs_strided_batched, C64, cusolverDnZgetrs);
-potrf!(rocsolver_spotrf, rocsolver_spotrf_strided_batched, f32, cusolverDnSpotrf_bufferSize, cusolverDnSpotrf);
-potrf!(rocsolver_dpotrf, rocsolver_dpotrf_strided_batched, f64, cusolverDnDpotrf_bufferSize, cusolverDnDpotrf);
-potrf!(rocsolver_cpotrf, rocsolver_cpotrf_strided_batched, C32, cusolverDnCpotrf_bufferSize, cusolverDnCpotrf);
-potrf!(rocsolver_zpotrf, rocsolver_zpotrf_strided_batched, C64, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf);
-potrs!(rocsolver_spotrs, rocsolver_spotrs_strided_batched, f32, cusolverDnSpotrs);
-potrs!(rocsolver_dpotrs, rocsolver_dpotrs_strided_batched, f64, cusolverDnDpotrs);
-potrs!(rocsolver_cpotrs, rocsolver_cpotrs_strided_batched, C32, cusolverDnCpotrs);
-potrs!(rocsolver_zpotrs, rocsolver_zpotrs_strided_batched, C64, cusolverDnZpotrs);
+potrf!(
+    rocsolver_spotrf,
+    rocsolver_spotrf_strided_batched,
+    f32,
+    cusolverDnSpotrf_bufferSize,
+    cusolverDnSpotrf,
+    cusolverDnSpotrfBatched
+);
+potrf!(
+    rocsolver_dpotrf,
+    rocsolver_dpotrf_strided_batched,
+    f64,
+    cusolverDnDpotrf_bufferSize,
+    cusolverDnDpotrf,
+    cusolverDnDpotrfBatched
+);
+potrf!(
+    rocsolver_cpotrf,
+    rocsolver_cpotrf_strided_batched,
+    C32,
+    cusolverDnCpotrf_bufferSize,
+    cusolverDnCpotrf,
+    cusolverDnCpotrfBatched
+);
+potrf!(
+    rocsolver_zpotrf,
+    rocsolver_zpotrf_strided_batched,
+    C64,
+    cusolverDnZpotrf_bufferSize,
+    cusolverDnZpotrf,
+    cusolverDnZpotrfBatched
+);
+potrs!(rocsolver_spotrs, rocsolver_spotrs_strided_batched, f32, cusolverDnSpotrs, cusolverDnSpotrsBatched);
+potrs!(rocsolver_dpotrs, rocsolver_dpotrs_strided_batched, f64, cusolverDnDpotrs, cusolverDnDpotrsBatched);
+potrs!(rocsolver_cpotrs, rocsolver_cpotrs_strided_batched, C32, cusolverDnCpotrs, cusolverDnCpotrsBatched);
+potrs!(rocsolver_zpotrs, rocsolver_zpotrs_strided_batched, C64, cusolverDnZpotrs, cusolverDnZpotrsBatched);
 syevd!(rocsolver_ssyevd, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
 syevd!(rocsolver_dsyevd, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
 syevd!(rocsolver_cheevd, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
