@@ -4,9 +4,9 @@
 //! `cusolverDnDpotrf` per matrix (their workspace allocated once), and
 //! the batched calls, cuBLAS's `cublasDgetrfBatched` and cuSOLVER's
 //! `cusolverDnDpotrfBatched`, given an array of device pointers built
-//! once. The nvidia mapping of rocSOLVER's strided batch runs the batched
-//! call up to order 64 and the loop above it; the sizes of the benchmark
-//! are what that choice was measured with. Each iteration is a
+//! once. The nvidia mapping of rocSOLVER's strided batch picks between
+//! the two by order and count, a table measured with this benchmark
+//! (`AMDGPU_BENCH_BATCH_N` and `_COUNT` from 16 × 1000 to 2048 × 2). Each iteration is a
 //! device-to-device restore of the batch, the factorization and a
 //! synchronize, on one stream, in one run. PyTorch's `torch.linalg.lu_factor` on the same batch is timed by
 //! `solver_batched_torch.py` beside it.

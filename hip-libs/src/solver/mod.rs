@@ -54,10 +54,11 @@
 //! `getrf`, `getrs`, `potrf`, `potrs` and `geqrf` also take a strided
 //! batch ([`Batch`]): one call for many problems of one shape, one
 //! [`Info`] value per problem, pivots from [`Pivots::batched`]. On AMD
-//! they are rocSOLVER's `*_strided_batched`; on the nvidia backend,
-//! batches of order up to 64 run as one cuBLAS/cuSOLVER batched launch
-//! (LU, Cholesky, and Cholesky solves of one right-hand side) and others
-//! as one cuSOLVER call per problem.
+//! they are rocSOLVER's `*_strided_batched`; on the nvidia backend, a
+//! batch runs as one cuBLAS/cuSOLVER batched launch (LU, Cholesky, and
+//! Cholesky solves of one right-hand side) where that is faster than one
+//! cuSOLVER call per problem (many small matrices), and as one call per
+//! problem otherwise.
 //!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,

@@ -35,16 +35,19 @@
 //!   cuSOLVER's name in the log. The version string is
 //!   `3.21.0-cusolver-<cuSOLVER's version>`.
 //!
-//! - **Strided batches** (`*_strided_batched`) of more than one problem
-//!   of order up to 64 run as one batched launch: cuBLAS's
+//! - **Strided batches** (`*_strided_batched`) run as one batched launch
+//!   where that beats one call per problem (a table by order and count,
+//!   measured on an H200: from 2 problems of order up to 128 to 28 of
+//!   order 2048 for LU, 2 to 6 up to order 2048 for Cholesky): cuBLAS's
 //!   `getrfBatched` (square, pivots packed `n` apart) and `getrsBatched`
 //!   (pivots packed), cuSOLVER's `potrfBatched` and `potrsBatched` (one
 //!   right-hand side). Those take arrays of device pointers, which a small
 //!   kernel (`pointers`) writes into the call's workspace on the stream
 //!   from rocSOLVER's base and stride, so the call stays asynchronous and
-//!   capturable. Every other batch (larger orders, other pivot strides,
-//!   several right-hand sides for Cholesky, QR) runs one cuSOLVER call per
-//!   problem, in order on the stream, through one workspace; the plain
+//!   capturable. Every other batch (fewer problems, larger orders, other
+//!   pivot strides, several right-hand sides for Cholesky, QR) runs one
+//!   cuSOLVER call per problem, in order on the stream, through one
+//!   workspace; the plain
 //!   functions are batches of one. The first batched launch on a device
 //!   loads the kernel, which cannot happen inside a capture: make one such
 //!   call before capturing, as for the cuSOLVER handle.
@@ -195,15 +198,24 @@ fn clear_info(info: *mut c_int, count: c_int, stream: *mut c_void) -> Result<(),
     Ok(())
 }
 
-/// The largest order whose strided batches go to NVIDIA's batched LU and
-/// Cholesky in one launch; above it one cuSOLVER call per problem is
-/// faster (measured on an H200, BENCHMARKS.md).
-const ONE_LAUNCH_UP_TO: c_int = 64;
+/// When a strided batch runs as one batched launch: for each band of
+/// orders (up to the first number), the fewest problems (the second) for
+/// which NVIDIA's batched call beats one cuSOLVER call per problem. A
+/// batched call takes about the same time for any count at these orders,
+/// and grows faster with the order than a single call does, so the count
+/// it needs grows with the order; above the last band it never wins.
+/// Measured in f64 on an H200 (BENCHMARKS.md, `solver_batched`): LU by
+/// cuBLAS's `getrfBatched`, whose band also serves `getrsBatched`.
+const LU_ONE_LAUNCH: [(c_int, c_int); 5] = [(128, 2), (256, 3), (512, 5), (1024, 11), (2048, 28)];
+
+/// As [`LU_ONE_LAUNCH`] for Cholesky, by cuSOLVER's `potrfBatched` (and
+/// for its `potrsBatched`).
+const CHOLESKY_ONE_LAUNCH: [(c_int, c_int); 4] = [(64, 2), (256, 3), (512, 4), (2048, 6)];
 
 /// Whether a strided batch of `batch` problems of order `n` runs as one
-/// batched launch (more than one problem, small matrices).
-fn one_launch(n: c_int, batch: c_int) -> bool {
-    batch > 1 && n <= ONE_LAUNCH_UP_TO
+/// batched launch, by `bands` ([`LU_ONE_LAUNCH`], [`CHOLESKY_ONE_LAUNCH`]).
+fn one_launch(bands: &[(c_int, c_int)], n: c_int, batch: c_int) -> bool {
+    bands.iter().find(|&&(order, _)| n <= order).is_some_and(|&(_, fewest)| batch >= fewest)
 }
 
 /// The bytes of an array of `batch` device pointers.
@@ -260,7 +272,7 @@ macro_rules! getrf {
                 if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
-                if m == n && stride_p == i64::from(n) && one_launch(n, batch) {
+                if m == n && stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
                     // cuBLAS's batched LU: the matrices' addresses in the workspace.
                     return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
                         let array = memory.cast::<*mut $t>();
@@ -334,7 +346,7 @@ macro_rules! getrs {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let op = rules::operation(trans)? as c_int;
-                if stride_p == i64::from(n) && one_launch(n, batch) {
+                if stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
                     // cuBLAS's batched solve: A's and B's addresses in the workspace.
                     let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
                     return with_workspace(handle, stream, query, need, |memory| {
@@ -404,7 +416,7 @@ macro_rules! potrf {
                     return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
                 let fill = fill(uplo)?;
-                if one_launch(n, batch) {
+                if one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
                     // cuSOLVER's batched Cholesky: the matrices' addresses in the workspace.
                     return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
                         let array = memory.cast::<*mut $t>();
@@ -473,7 +485,7 @@ macro_rules! potrs {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let fill = fill(uplo)?;
-                if nrhs == 1 && one_launch(n, batch) {
+                if nrhs == 1 && one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
                     // cuSOLVER's batched Cholesky solve (one right-hand side
                     // only): A's and B's addresses in the workspace, and devInfo.
                     let (_, arrays) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
