@@ -215,41 +215,14 @@ pub fn getrs_strided_batched<T: SolverScalar>(
     b: &mut impl DeviceDataMut<T>,
 ) -> Result<()> {
     const OP: &str = "getrs_strided_batched";
-    a_shape.square_check(OP, "A")?;
-    let [n, _, lda] = a_shape.dims(OP, "A")?;
-    let [_, nrhs, ldb] = b_shape.dims(OP, "B")?;
-    if b_shape.rows != a_shape.rows {
-        return Err(LibError::invalid(OP, format!("B has {} rows; A is {}×{}", b_shape.rows, n, n)));
-    }
+    let [n, lda, nrhs, ldb] = a_shape.solve_dims(OP, b_shape)?;
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", a_shape.len(), batch.stride_a, a.len(), false)?;
     let stride_b = batch.operand(OP, "B", b_shape.len(), batch.stride_b, b.len(), true)?;
     // One factorization for every B (stride 0) reads the first problem's pivots.
     let shared = batch.stride_a == 0;
     let problems = if shared { batch.count.min(1) } else { batch.count };
-    match pivots.factored_rows() {
-        None => return Err(LibError::invalid(OP, "the pivots were not written by a getrf")),
-        Some(rows) if rows > a_shape.rows => {
-            return Err(LibError::invalid(
-                OP,
-                format!(
-                    "the pivots come from a getrf of {rows} rows; A has {n}: they would swap rows outside it \
-                     (rocSOLVER does not check, its swaps would access out of bounds)"
-                ),
-            ))
-        }
-        Some(_) if pivots.factored_problems() < problems || pivots.len_per_problem() < a_shape.rows => {
-            return Err(LibError::invalid(
-                OP,
-                format!(
-                    "the pivots hold {} factored problems of {}; this batch solves with {problems} of order {n}",
-                    pivots.factored_problems(),
-                    pivots.len_per_problem(),
-                ),
-            ))
-        }
-        Some(_) => {}
-    }
+    pivots.check_solve(OP, a_shape.rows, problems)?;
     let stride_p = if shared { 0 } else { pivots.len_per_problem() };
     let stride_p = i64::try_from(stride_p).map_err(|_| LibError::invalid(OP, "the pivots' stride exceeds 64 bits"))?;
     let device = b.device();
@@ -336,12 +309,7 @@ pub fn potrs_strided_batched<T: SolverScalar>(
     b: &mut impl DeviceDataMut<T>,
 ) -> Result<()> {
     const OP: &str = "potrs_strided_batched";
-    a_shape.square_check(OP, "A")?;
-    let [n, _, lda] = a_shape.dims(OP, "A")?;
-    let [_, nrhs, ldb] = b_shape.dims(OP, "B")?;
-    if b_shape.rows != a_shape.rows {
-        return Err(LibError::invalid(OP, format!("B has {} rows; A is {}×{}", b_shape.rows, n, n)));
-    }
+    let [n, lda, nrhs, ldb] = a_shape.solve_dims(OP, b_shape)?;
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", a_shape.len(), batch.stride_a, a.len(), false)?;
     let stride_b = batch.operand(OP, "B", b_shape.len(), batch.stride_b, b.len(), true)?;

@@ -6,7 +6,7 @@ use super::raw::{check, SolverScalar};
 use super::shape::Shape;
 use crate::blas::on_handle_sized;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
-use crate::{LibError, Result};
+use crate::Result;
 use hip_pool::Access;
 use hip_sys::rocsolver::rocblas_fill;
 
@@ -91,12 +91,9 @@ pub fn potrs<T: SolverScalar>(
     b: &mut impl DeviceDataMut<T>,
 ) -> Result<()> {
     const OP: &str = "potrs";
-    a_shape.square_check(OP, "A")?;
-    let [n, _, lda] = a_shape.check(OP, "A", a.len())?;
-    let [_, nrhs, ldb] = b_shape.check(OP, "B", b.len())?;
-    if b_shape.rows != a_shape.rows {
-        return Err(LibError::invalid(OP, format!("B has {} rows; A is {}×{}", b_shape.rows, n, n)));
-    }
+    let [n, lda, nrhs, ldb] = a_shape.solve_dims(OP, b_shape)?;
+    a_shape.check(OP, "A", a.len())?;
+    b_shape.check(OP, "B", b.len())?;
     let device = b.device();
     same_device(OP, device, &[("A", a.device())])?;
     let api = hip_sys::rocsolver()?;

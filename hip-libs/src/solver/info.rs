@@ -245,9 +245,34 @@ impl Pivots {
         self.len
     }
 
-    /// How many problems the last `getrf` factored into them.
-    pub(crate) fn factored_problems(&self) -> usize {
-        self.factored.map_or(0, |(_, problems)| problems)
+    /// Check that a solve of `problems` problems of order `order` may use
+    /// these pivots: a `getrf` wrote them, of no more rows (rocSOLVER checks
+    /// none: its row swaps would access out of bounds), for as many
+    /// problems, at least `order` each.
+    pub(crate) fn check_solve(&self, op: &'static str, order: usize, problems: usize) -> Result<()> {
+        let Some((rows, factored)) = self.factored else {
+            return Err(LibError::invalid(op, "the pivots were not written by a getrf"));
+        };
+        if rows > order {
+            return Err(LibError::invalid(
+                op,
+                format!(
+                    "the pivots come from a getrf of {rows} rows; A has {order}: they would swap rows outside it \
+                     (rocSOLVER does not check, its swaps would access out of bounds)"
+                ),
+            ));
+        }
+        if factored < problems || self.len < order {
+            return Err(LibError::invalid(
+                op,
+                format!(
+                    "the pivots hold {factored} factored problems of {} pivots; this solve needs {problems} of \
+                     order {order}",
+                    self.len
+                ),
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn written_by(&mut self, rows: usize, problems: usize) {

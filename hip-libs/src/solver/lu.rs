@@ -99,29 +99,11 @@ pub fn getrs<T: SolverScalar>(
     b: &mut impl DeviceDataMut<T>,
 ) -> Result<()> {
     const OP: &str = "getrs";
-    a_shape.square_check(OP, "A")?;
-    let [n, _, lda] = a_shape.check(OP, "A", a.len())?;
-    let [_, nrhs, ldb] = b_shape.check(OP, "B", b.len())?;
-    if b_shape.rows != a_shape.rows {
-        return Err(LibError::invalid(OP, format!("B has {} rows; A is {}×{}", b_shape.rows, n, n)));
-    }
+    let [n, lda, nrhs, ldb] = a_shape.solve_dims(OP, b_shape)?;
+    a_shape.check(OP, "A", a.len())?;
+    b_shape.check(OP, "B", b.len())?;
     single(OP, pivots)?;
-    match pivots.factored_rows() {
-        None => return Err(LibError::invalid(OP, "the pivots were not written by a getrf")),
-        Some(rows) if rows > a_shape.rows => {
-            return Err(LibError::invalid(
-                OP,
-                format!(
-                    "the pivots come from a getrf of {rows} rows; A has {n}: they would swap rows outside it \
-                     (rocSOLVER does not check, its swaps would access out of bounds)"
-                ),
-            ))
-        }
-        Some(_) if pivots.len() < a_shape.rows => {
-            return Err(LibError::invalid(OP, format!("{} pivots are too few for an A of order {n}", pivots.len())))
-        }
-        Some(_) => {}
-    }
+    pivots.check_solve(OP, a_shape.rows, 1)?;
     let device = b.device();
     same_device(OP, device, &[("A", a.device()), ("the pivots", pivots.device())])?;
     let api = hip_sys::rocsolver()?;

@@ -97,6 +97,18 @@ impl Shape {
         Ok([dim("rows", self.rows)?, dim("columns", self.cols)?, dim("leading dimension", self.ld())?])
     }
 
+    /// Check a solve's shapes: A (`self`) square, B with A's rows, both
+    /// within rocSOLVER's sizes; `[n, lda, nrhs, ldb]`.
+    pub(crate) fn solve_dims(&self, op: &'static str, b: &Shape) -> Result<[i32; 4]> {
+        self.square_check(op, "A")?;
+        let [n, _, lda] = self.dims(op, "A")?;
+        let [_, nrhs, ldb] = b.dims(op, "B")?;
+        if b.rows != self.rows {
+            return Err(LibError::invalid(op, format!("B has {} rows; A is {}×{}", b.rows, n, n)));
+        }
+        Ok([n, lda, nrhs, ldb])
+    }
+
     /// Check that the matrix is square.
     pub(crate) fn square_check(&self, op: &'static str, name: &str) -> Result<()> {
         if self.rows != self.cols {
