@@ -40,10 +40,10 @@ impl Triangle {
 /// the factor is then valid only in the columns before that order.
 ///
 /// # Errors
-/// Before any call: [`LibError::InvalidInput`] for an A that is not square,
+/// Before any call: [`LibError::InvalidInput`](crate::LibError::InvalidInput) for an A that is not square,
 /// a leading dimension below its rows, a size over `i32::MAX` or a short A.
-/// Then [`LibError::Status`] with rocSOLVER's status,
-/// [`LibError::Unavailable`] without rocSOLVER or rocBLAS, or `Pool`/`Hip`
+/// Then [`LibError::Status`](crate::LibError::Status) with rocSOLVER's status,
+/// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocSOLVER or rocBLAS, or `Pool`/`Hip`
 /// from the workspace, `info` or operand ordering
 /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
 /// the workspace would grow during a capture).
@@ -75,9 +75,9 @@ pub fn potrf<T: SolverScalar>(triangle: Triangle, shape: &Shape, a: &mut impl De
 /// B is `n × nrhs`.
 ///
 /// # Errors
-/// Before any call: [`LibError::InvalidInput`] for an A that is not square,
+/// Before any call: [`LibError::InvalidInput`](crate::LibError::InvalidInput) for an A that is not square,
 /// a B whose rows are not A's, a leading dimension below its rows, a size
-/// over `i32::MAX` or a short operand; [`LibError::Hip`] with a device
+/// over `i32::MAX` or a short operand; [`LibError::Hip`](crate::LibError::Hip) with a device
 /// mismatch when A is not on B's device. Then as [`potrf`].
 #[doc(alias = "rocsolver_spotrs")]
 #[doc(alias = "rocsolver_dpotrs")]
