@@ -33,8 +33,8 @@
 //! [`blas`](crate::blas) uses), ask how much each call needs with a device
 //! memory size query, and grow the handle's workspace from the pool when
 //! a call needs more, outside captures. Nothing is allocated per call but
-//! the 4-byte `info` of a factorization (and the eigensolver's `n` reals
-//! of tridiagonal scratch, the SVD's `min(m, n) − 1` of bidiagonal
+//! a factorization's `info`, 4 bytes a problem (and the eigensolver's `n`
+//! reals of tridiagonal scratch, the SVD's `min(m, n) − 1` of bidiagonal
 //! scratch), from the pool.
 //!
 //! # Capture

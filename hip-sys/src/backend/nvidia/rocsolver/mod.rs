@@ -250,8 +250,9 @@ macro_rules! getrf {
             unsafe { $batched(handle, m, n, a, lda, 0, ipiv, 0, info, 1) }
         }
 
-        /// One cuSOLVER `getrf` per problem, in order on the stream, all
-        /// through one workspace.
+        /// cuBLAS's `getrfBatched` where [`LU_ONE_LAUNCH`] says it is faster
+        /// (square, pivots packed), else one cuSOLVER `getrf` per problem, in
+        /// order on the stream, all through one workspace.
         unsafe extern "C" fn $batched(
             handle: rocblas_handle,
             m: c_int,
@@ -321,7 +322,9 @@ macro_rules! getrs {
             unsafe { $batched(handle, trans, n, nrhs, a, lda, 0, ipiv, 0, b, ldb, 0, 1) }
         }
 
-        /// One cuSOLVER `getrs` per problem, in order on the stream.
+        /// cuBLAS's `getrsBatched` where [`LU_ONE_LAUNCH`] says it is faster
+        /// (pivots packed), else one cuSOLVER `getrs` per problem, in order on
+        /// the stream.
         unsafe extern "C" fn $batched(
             handle: rocblas_handle,
             trans: rocblas_operation,
@@ -395,8 +398,9 @@ macro_rules! potrf {
             unsafe { $batched(handle, uplo, n, a, lda, 0, info, 1) }
         }
 
-        /// One cuSOLVER `potrf` per problem, in order on the stream, all
-        /// through one workspace.
+        /// cuSOLVER's `potrfBatched` where [`CHOLESKY_ONE_LAUNCH`] says it is
+        /// faster, else one cuSOLVER `potrf` per problem, in order on the
+        /// stream, all through one workspace.
         unsafe extern "C" fn $batched(
             handle: rocblas_handle,
             uplo: rocblas_fill,
@@ -462,7 +466,9 @@ macro_rules! potrs {
             unsafe { $batched(handle, uplo, n, nrhs, a, lda, 0, b, ldb, 0, 1) }
         }
 
-        /// One cuSOLVER `potrs` per problem, in order on the stream.
+        /// cuSOLVER's `potrsBatched` for one right-hand side where
+        /// [`CHOLESKY_ONE_LAUNCH`] says it is faster, else one cuSOLVER `potrs`
+        /// per problem, in order on the stream.
         unsafe extern "C" fn $batched(
             handle: rocblas_handle,
             uplo: rocblas_fill,

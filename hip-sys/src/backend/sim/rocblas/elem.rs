@@ -205,7 +205,7 @@ pub(super) unsafe fn host<T: Elem>(ptr: *const c_void) -> T {
 
 /// The elements a column-major matrix of `rows` × `cols` with leading
 /// dimension `ld` spans.
-pub(super) fn matrix_len(rows: usize, cols: usize, ld: usize) -> usize {
+pub(crate) fn matrix_len(rows: usize, cols: usize, ld: usize) -> usize {
     if rows == 0 || cols == 0 {
         0
     } else {

@@ -49,6 +49,7 @@ mod elem;
 mod gemm;
 mod vector;
 
+pub(crate) use elem::matrix_len;
 pub(crate) use gemm::*;
 pub(crate) use vector::*;
 

@@ -14,7 +14,7 @@ use super::svd;
 use super::wide::C;
 use super::workspace;
 use crate::backend::sim::library::{accesses, call, span, Span};
-use crate::backend::sim::rocblas::{bind, querying};
+use crate::backend::sim::rocblas::{bind, matrix_len, querying};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
@@ -157,16 +157,6 @@ impl Instances {
     /// Where problem `i`'s operand `which` begins, in elements.
     fn offset(&self, which: usize, i: usize) -> usize {
         i * self.strides[which] as usize
-    }
-}
-
-/// The elements of a column-major `rows × cols` matrix with leading
-/// dimension `ld`.
-fn matrix_len(rows: usize, cols: usize, ld: usize) -> usize {
-    if rows == 0 || cols == 0 {
-        0
-    } else {
-        ld * (cols - 1) + rows
     }
 }
 
