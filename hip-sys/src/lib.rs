@@ -109,9 +109,9 @@ pub use bindings::newer::{
     hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
 };
 pub use bindings::shared::prelude::{prelude, Header};
-pub use bindings::{miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+pub use bindings::{miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
-    available, miopen, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged, Library,
-    RocfftVersion,
+    available, miopen, rccl, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged,
+    Library, RocfftVersion,
 };

@@ -11,8 +11,15 @@ use std::process::Command;
 /// The Debian suite whose ROCm headers the bindings follow.
 pub const SUITE: &str = "trixie";
 /// The packages whose headers are read.
-pub const PACKAGES: &[&str] =
-    &["libamdhip64-dev", "librocsparse-dev", "librocfft-dev", "librocblas-dev", "librocrand-dev", "librocsolver-dev"];
+pub const PACKAGES: &[&str] = &[
+    "libamdhip64-dev",
+    "librocsparse-dev",
+    "librocfft-dev",
+    "librocblas-dev",
+    "librocrand-dev",
+    "librocsolver-dev",
+    "librccl-dev",
+];
 
 /// A package that was downloaded and unpacked.
 pub struct Unpacked {

@@ -271,6 +271,36 @@ const ROCRAND_FUNCTIONS: &[&str] = &[
     "rocrand_generate_poisson",
 ];
 
+/// RCCL (NCCL's API on HIP): communicators, the collectives, point to point
+/// and groups. RCCL-only calls (gather, scatter, all-to-all) are left out:
+/// NCCL has no counterpart for the nvidia mapping.
+const RCCL_FUNCTIONS: &[&str] = &[
+    "ncclGetVersion",
+    "ncclGetUniqueId",
+    "ncclCommInitRank",
+    "ncclCommInitRankMulti",
+    "ncclCommInitAll",
+    "ncclCommDestroy",
+    "ncclCommAbort",
+    "ncclGetErrorString",
+    "ncclGetLastError",
+    "ncclCommGetAsyncError",
+    "ncclCommCount",
+    "ncclCommCuDevice",
+    "ncclCommUserRank",
+    "ncclRedOpCreatePreMulSum",
+    "ncclRedOpDestroy",
+    "ncclReduce",
+    "ncclBroadcast",
+    "ncclAllReduce",
+    "ncclReduceScatter",
+    "ncclAllGather",
+    "ncclSend",
+    "ncclRecv",
+    "ncclGroupStart",
+    "ncclGroupEnd",
+];
+
 /// rocSOLVER's dense factorizations and solves, each in s, d, c and z,
 /// the symmetric / Hermitian eigensolver and QR.
 const ROCSOLVER_FUNCTIONS: &[&str] = &[
@@ -446,6 +476,19 @@ const LIBRARIES: &[Library] = &[
         statuses: &[],
     },
     Library {
+        file: "rccl.rs",
+        header: "rccl/rccl.h",
+        package: "librccl-dev",
+        table: "RcclApi",
+        soname: "librccl.so",
+        functions: RCCL_FUNCTIONS,
+        extra_types: &["ncclResult_t", "ncclRedOp_t", "ncclDataType_t", "ncclScalarResidence_t"],
+        extra_vars: &["NCCL_UNIQUE_ID_BYTES"],
+        shared_types: &[("hip", "hipStream_t"), ("hip", "ihipStream_t")],
+        newer: "",
+        statuses: &["ncclResult_t"],
+    },
+    Library {
         file: "hiprtc.rs",
         header: "hip/hiprtc.h",
         package: "libamdhip64-dev",
@@ -539,6 +582,7 @@ fn generate(library: &Library, include: &Path, packages: &[Unpacked]) -> Result<
         .must_use_type("rocfft_status")
         .must_use_type("rocblas_status")
         .must_use_type("hiprtcResult")
+        .must_use_type("ncclResult_t")
         .formatter(bindgen::Formatter::None);
     if !library.newer.is_empty() {
         let name = library.header.replace(['/', '.'], "_");

@@ -6,6 +6,7 @@
 use crate::bindings::shared::compiler::Compiler;
 use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::miopen::MiopenApi;
+use crate::rccl::RcclApi;
 use crate::rocblas::RocblasApi;
 use crate::rocfft::RocfftApi;
 use crate::rocrand::RocrandApi;
@@ -30,6 +31,8 @@ pub(crate) struct Provider {
     pub rocrand: fn() -> Result<&'static RocrandApi, BackendError>,
     /// rocSOLVER.
     pub rocsolver: fn() -> Result<&'static RocsolverApi, BackendError>,
+    /// RCCL.
+    pub rccl: fn() -> Result<&'static RcclApi, BackendError>,
     /// The runtime compiler that serves the backend's devices: AMD's
     /// hipRTC, NVRTC, or the simulator's.
     pub hiprtc: fn() -> Result<&'static Compiler, BackendError>,

@@ -8,7 +8,7 @@
 //!   `$ROCM_PATH/lib`, then `/opt/rocm/lib`, then the loader's path, under
 //!   the names `librocblas.so` (`.so.5`, `.so.4`, `.so.3`, `.so.0`),
 //!   `librocsparse.so` (`.so.1`, `.so.0`), `librocfft.so` (`.so.0`),
-//!   `libMIOpen.so` (`.so.1`), `librocrand.so` (`.so.1`) and `librocsolver.so` (`.so.0`). A library that is not found is
+//!   `libMIOpen.so` (`.so.1`), `librocrand.so` (`.so.1`), `librocsolver.so` (`.so.0`) and `librccl.so` (`.so.1`). A library that is not found is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound) (with every path tried), a symbol
 //!   that is missing [`BackendError::SymbolMissing`](crate::BackendError::SymbolMissing), a version whose ABI
 //!   this crate does not know [`BackendError::UnsupportedVersion`](crate::BackendError::UnsupportedVersion). None of
@@ -22,7 +22,8 @@
 //!   the mappings and where they differ). A missing NVIDIA library is
 //!   [`BackendError::LibraryNotFound`](crate::BackendError::LibraryNotFound), naming every path tried.
 //!   rocRAND is mapped onto cuRAND (`libcurand.so.10`), rocSOLVER onto
-//!   cuSOLVER's dense API (`libcusolver.so.12`, `.11`).
+//!   cuSOLVER's dense API (`libcusolver.so.12`, `.11`), RCCL onto NCCL
+//!   (`libnccl.so.2`, or `AMDGPU_NCCL_PATH`).
 //!
 //! If backend selection itself failed, that error is returned. The
 //! functions here ask the process's backend for its table once
@@ -43,6 +44,7 @@
 //! rest on the changelogs and headers named in those modules.
 
 pub mod blas;
+pub mod collective;
 pub mod dnn;
 pub mod fft;
 pub mod rand;
@@ -52,6 +54,7 @@ pub mod sparse;
 
 pub use crate::bindings::shared::library::Library;
 pub use blas::rocblas;
+pub use collective::rccl;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};
 pub use rand::rocrand;
@@ -67,5 +70,6 @@ pub fn available(library: Library) -> bool {
         Library::Rocblas => rocblas().is_ok(),
         Library::Rocrand => rocrand().is_ok(),
         Library::Rocsolver => rocsolver().is_ok(),
+        Library::Rccl => rccl().is_ok(),
     }
 }

@@ -25,6 +25,7 @@ const fn file_names(library: Library) -> &'static [&'static str] {
         }
         Library::Rocrand => &["librocrand.so", "librocrand.so.1"],
         Library::Rocsolver => &["librocsolver.so", "librocsolver.so.0"],
+        Library::Rccl => &["librccl.so", "librccl.so.1"],
     }
 }
 

@@ -14,6 +14,7 @@ mod libraries;
 mod miopen;
 mod properties;
 mod provider;
+mod rccl;
 mod rocblas;
 mod rocfft;
 mod rocrand;

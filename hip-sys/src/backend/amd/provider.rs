@@ -1,10 +1,10 @@
 //! What the amd backend provides besides its HIP table: AMD's own math
 //! libraries, each loaded on first use.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+use super::{hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 
-/// AMD's rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and hipRTC.
+/// AMD's rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER, RCCL and hipRTC.
 pub(crate) static PROVIDER: Provider = Provider {
     rocblas: rocblas::table,
     rocsparse: rocsparse::table,
@@ -13,5 +13,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     miopen: miopen::table,
     rocrand: rocrand::table,
     rocsolver: rocsolver::table,
+    rccl: rccl::table,
     hiprtc: hiprtc::compiler,
 };

@@ -220,6 +220,7 @@ macro_rules! fn_table {
 // After `fn_table!`, which they use.
 pub(crate) mod hiprtc;
 pub(crate) mod miopen;
+pub(crate) mod rccl;
 pub(crate) mod rocblas;
 pub(crate) mod rocfft;
 pub(crate) mod rocrand;

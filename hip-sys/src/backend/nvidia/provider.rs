@@ -1,8 +1,8 @@
 //! What the nvidia backend provides besides its HIP table: rocBLAS over
 //! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN,
-//! rocRAND over cuRAND, rocSOLVER over cuSOLVER and hipRTC over NVRTC, each loaded on first use.
+//! rocRAND over cuRAND, rocSOLVER over cuSOLVER, RCCL over NCCL and hipRTC over NVRTC, each loaded on first use.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+use super::{hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 use crate::bindings::shared::rocfft_version::RocfftVersion;
 
@@ -17,5 +17,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     miopen: || miopen::load(&miopen::candidates()),
     rocrand: || rocrand::load(&rocrand::candidates()),
     rocsolver: || rocsolver::load(&rocsolver::candidates()),
+    rccl: || rccl::load(&rccl::candidates()),
     hiprtc: hiprtc::compiler,
 };

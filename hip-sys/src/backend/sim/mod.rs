@@ -317,6 +317,7 @@ mod hiprtc;
 mod library;
 mod miopen;
 mod provider;
+mod rccl;
 mod rocblas;
 mod rocfft;
 mod rocrand;
@@ -336,6 +337,7 @@ pub use library::live_library_objects;
 pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
 pub use peers::set_peer_reachable;
 pub use races::{expect_races, race_check_enabled, ExpectRaces};
+pub use rccl::{live_communicators, set_collective_timeout, DEFAULT_COLLECTIVE_TIMEOUT};
 pub use rocfft::{
     parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
     DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
@@ -347,7 +349,7 @@ pub use rocsparse_mode::{
 };
 pub use submit::{hold_stream, StreamHold};
 pub use tables::{
-    api, compiler, hiprtc_api, miopen_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
+    api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
 };
 pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 

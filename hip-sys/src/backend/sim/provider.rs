@@ -1,7 +1,7 @@
 //! What the simulator provides besides its HIP table: its own rocBLAS,
-//! rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and hipRTC.
+//! rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER, RCCL and hipRTC.
 
-use super::{miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+use super::{miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 
 /// The simulator's libraries. rocFFT fails to load when
@@ -14,5 +14,6 @@ pub(crate) static PROVIDER: Provider = Provider {
     miopen: || Ok(&miopen::SIM_MIOPEN),
     rocrand: || Ok(&rocrand::SIM_ROCRAND),
     rocsolver: || Ok(&rocsolver::SIM_ROCSOLVER),
+    rccl: || Ok(&rccl::SIM_RCCL),
     hiprtc: || Ok(&super::hiprtc::SIM_COMPILER),
 };

@@ -1,7 +1,7 @@
 //! The simulator's function tables, whatever backend the process selected:
 //! tests of the simulator itself call them directly.
 
-use super::{hiprtc, miopen, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+use super::{hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::bindings::hip::HipApi;
 
 /// The simulator's function table, whatever backend the process selected:
@@ -52,4 +52,10 @@ pub fn compiler() -> &'static crate::bindings::shared::compiler::Compiler {
 /// The simulator's MIOpen table.
 pub fn miopen_api() -> &'static crate::miopen::MiopenApi {
     &miopen::SIM_MIOPEN
+}
+
+/// The simulator's RCCL table (see the `rccl` module docs of the
+/// simulator for what it models).
+pub fn rccl_api() -> &'static crate::rccl::RcclApi {
+    &rccl::SIM_RCCL
 }

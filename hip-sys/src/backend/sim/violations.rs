@@ -26,6 +26,11 @@ pub enum ViolationKind {
     /// use after free in the runtime); 6.2 defers the free to the next
     /// synchronization, later versions to the launch's completion.
     GraphExecInUse,
+    /// `hipFree` or `hipDeviceSynchronize` on a device where a collective
+    /// was posted but some rank of it had not made its call: the
+    /// synchronization holds back the launches the peers need, and a GPU
+    /// deadlocks (NCCL issue 48).
+    CollectiveDeadlock,
 }
 
 /// One violation: a context violation, a peer access or a stream race; see
@@ -65,6 +70,15 @@ impl std::fmt::Display for Violation {
                 self.object_device,
                 self.object_device,
                 self.current_device
+            );
+        }
+        if self.kind == ViolationKind::CollectiveDeadlock {
+            return write!(
+                f,
+                "thread {} called {} on device {} while a collective posted there waited for ranks that had not \
+                 made their call: on a GPU this deadlocks (the synchronization holds back the peers' launches); \
+                 post every rank's call first (one group), or free after the collective",
+                self.thread, self.function, self.object_device
             );
         }
         if self.kind == ViolationKind::GraphExecInUse {
@@ -212,4 +226,18 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
 /// Record a violation found elsewhere (the race detector).
 pub(crate) fn record(violation: Violation) {
     lock(&LOG).push(violation);
+}
+
+/// Record that `function` synchronized `device` while a collective there
+/// waited for peers that had not made their call.
+pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) {
+    log::error!("hip simulator: {function} on device {device} while a collective waits for its peers' calls");
+    lock(&LOG).push(Violation {
+        kind: ViolationKind::CollectiveDeadlock,
+        function,
+        object_device: device,
+        current_device: current_device(),
+        thread: thread_name(),
+        race: None,
+    });
 }

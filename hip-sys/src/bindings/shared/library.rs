@@ -17,15 +17,24 @@ pub enum Library {
     Rocrand,
     /// rocSOLVER, `librocsolver.so`.
     Rocsolver,
+    /// RCCL, the collectives, `librccl.so` (NCCL on nvidia).
+    Rccl,
 }
 
 impl Library {
     /// Every library.
-    pub const ALL: [Library; 6] =
-        [Library::Rocblas, Library::Rocsparse, Library::Rocfft, Library::Miopen, Library::Rocrand, Library::Rocsolver];
+    pub const ALL: [Library; 7] = [
+        Library::Rocblas,
+        Library::Rocsparse,
+        Library::Rocfft,
+        Library::Miopen,
+        Library::Rocrand,
+        Library::Rocsolver,
+        Library::Rccl,
+    ];
 
     /// The C library's name: `rocBLAS`, `rocSPARSE`, `rocFFT`, `MIOpen`,
-    /// `rocRAND` or `rocSOLVER`.
+    /// `rocRAND`, `rocSOLVER` or `RCCL`.
     pub const fn name(self) -> &'static str {
         match self {
             Library::Rocsparse => "rocSPARSE",
@@ -34,6 +43,7 @@ impl Library {
             Library::Rocblas => "rocBLAS",
             Library::Rocrand => "rocRAND",
             Library::Rocsolver => "rocSOLVER",
+            Library::Rccl => "RCCL",
         }
     }
 }

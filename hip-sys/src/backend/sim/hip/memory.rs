@@ -50,6 +50,9 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
         let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
+        if crate::backend::sim::rccl::waits_for_peers(device) {
+            violations::record_collective_deadlock("hipFree", device);
+        }
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }

@@ -166,6 +166,10 @@ pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32,
 pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     call(idx!("hipDeviceSynchronize"), || {
         capture::check_device_synchronize()?;
-        submit::synchronize_device(current_device())
+        let device = current_device();
+        if crate::backend::sim::rccl::waits_for_peers(device) {
+            crate::backend::sim::violations::record_collective_deadlock("hipDeviceSynchronize", device);
+        }
+        submit::synchronize_device(device)
     })
 }
