@@ -359,6 +359,47 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Collectives
+//!
+//! [`collective`] drives RCCL (NCCL on the `nvidia` backend; the
+//! simulator's own collectives across its devices): a
+//! [`collective::Communicator`] is one rank on one device, made for every
+//! device of the process with [`collective::Communicator::init_all`], or
+//! one rank per process (or thread) with
+//! [`collective::Communicator::init_rank`] and a
+//! [`collective::UniqueId`] handed over by file or environment. All-reduce,
+//! broadcast, reduce, all-gather, reduce-scatter, send and receive run on
+//! the output's stream and declare their buffers' uses, like every other
+//! operation. One thread driving several ranks puts their calls in one
+//! [`collective::group`]. [`collective::Communicator::synchronize`] waits
+//! with a timeout and aborts instead of hanging on a peer that never
+//! comes; dropping a communicator with work queued aborts it. NCCL allows
+//! one rank per GPU; RCCL several, through its raw `ncclCommInitRankMulti`.
+//!
+//! ```
+//! use amdgpu::collective::{group, Communicator, ReduceOp};
+//! use amdgpu::prelude::*;
+//! use std::time::Duration;
+//! # if !amdgpu::libs::available(amdgpu::libs::Library::Rccl) { return Ok(()); }
+//! let devices = Device::all()?;
+//! let comms = Communicator::init_all(&devices)?;
+//! let mut grads = devices
+//!     .iter()
+//!     .map(|&d| with_device(d, || DeviceArray::from_slice(&[1.0f32; 256])))
+//!     .collect::<Result<Vec<_>, _>>()?;
+//! group(|g| {
+//!     for (comm, grad) in comms.iter().zip(grads.iter_mut()) {
+//!         g.all_reduce_in_place(comm, grad, ReduceOp::Sum)?;
+//!     }
+//!     Ok(())
+//! })?;
+//! for (comm, grad) in comms.iter().zip(&grads) {
+//!     comm.synchronize(grad.stream(), Duration::from_secs(60))?;
+//!     assert_eq!(grad.to_vec()?, vec![devices.len() as f32; 256]);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Errors
 //!
 //! Every fallible call returns [`Error`], or an error of a lower layer
@@ -497,10 +538,13 @@ pub use bytemuck;
 pub use half;
 /// Devices, streams, events, modules and per-thread state (`hip-core`).
 pub use hip_core as runtime;
-/// rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND (`hip-libs`).
+/// rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and RCCL (`hip-libs`).
 pub use hip_libs as libs;
 /// rocBLAS: GEMM, GEMV and the level 1 functions (`hip_libs::blas`).
 pub use hip_libs::blas;
+/// RCCL (NCCL on nvidia): communicators and collectives across GPUs
+/// (`hip_libs::collective`; see the crate docs' section on collectives).
+pub use hip_libs::collective;
 /// rocRAND: uniform, normal and log-normal fills of device arrays
 /// (`hip_libs::rand`).
 pub use hip_libs::rand;

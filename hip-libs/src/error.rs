@@ -68,6 +68,35 @@ pub enum LibError {
         /// What the first failed problem's `info` reported.
         breakdown: Breakdown,
     },
+    /// A collective failed (RCCL, or NCCL on nvidia): the call itself, or
+    /// the communicator's asynchronous error
+    /// ([`collective::Communicator::check`](crate::collective::Communicator::check)).
+    #[error("RCCL {operation} failed with {name} ({result}){}", if message.is_empty() { String::new() } else { format!(": {message}") })]
+    Collective {
+        /// The function that failed.
+        operation: &'static str,
+        /// The `ncclResult_t`.
+        result: u32,
+        /// Its name in the header.
+        name: &'static str,
+        /// What the library said (`ncclGetLastError`), if anything.
+        message: String,
+    },
+    /// A collective did not complete within the timeout given to
+    /// [`collective::Communicator::synchronize`](crate::collective::Communicator::synchronize);
+    /// the communicator was aborted.
+    #[error(
+        "rank {rank}'s collectives did not complete within {waited:?}, so its communicator was aborted (a peer \
+         never made its call, or is stuck){}", if message.is_empty() { String::new() } else { format!(": {message}") }
+    )]
+    CollectiveTimeout {
+        /// The rank that waited.
+        rank: usize,
+        /// How long it waited.
+        waited: std::time::Duration,
+        /// What the library said, if anything.
+        message: String,
+    },
     /// The library has no implementation for this case (a data type, a
     /// mode); computing it anyway would give wrong results.
     #[error("{library} {operation}: {problem}")]

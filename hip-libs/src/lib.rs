@@ -1,4 +1,4 @@
-//! rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND and rocSOLVER for amdgpu-rs.
+//! rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and RCCL for amdgpu-rs.
 //!
 //! - [`blas`]: GEMM (also strided batched, f16 and bf16), GEMV, `axpy`,
 //!   `scal`, `dot`, `nrm2`.
@@ -10,6 +10,8 @@
 //! - [`solver`]: LU, Cholesky and QR factorizations, solves and the
 //!   symmetric / Hermitian eigensolver (rocSOLVER), their `info` kept on
 //!   the device until asked for.
+//! - [`collective`]: RCCL's (NCCL's) communicators and collectives across
+//!   GPUs, from one thread driving every device to one process a rank.
 //!
 //! Operands are anything that implements [`DeviceData`] (amdgpu's
 //! `DeviceArray` and `DeviceSlice` do). Work runs on the output's stream,
@@ -24,6 +26,7 @@
 //! front.
 
 pub mod blas;
+pub mod collective;
 mod data;
 pub mod dnn;
 mod error;

@@ -1,0 +1,580 @@
+//! RCCL through hip-libs on every backend that has it (the simulator's
+//! collectives across its devices, RCCL, NCCL behind the same table):
+//! every collective against the CPU in every element type, in place and
+//! out of place, one thread driving every rank in a group and one thread
+//! a rank joined by id; stream order with other work; refusals before any
+//! call; and what must end in an error instead of a hang (a missing rank,
+//! a mismatched call, a drop with work queued). With one device (one
+//! H200) the communicator has one rank; the simulator runs 2 devices
+//! here and 4 in a child process.
+
+use amdgpu::collective::{group, CollectiveElement, Communicator, ReduceOp, UniqueId};
+use amdgpu::half::{bf16, f16};
+use amdgpu::libs::{LibError, Library};
+use amdgpu::prelude::*;
+use std::time::Duration;
+
+mod common;
+use common::{have, on_sim, release_later, stream_races};
+
+/// How long a test waits for collectives that should complete.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The element types, as f64 for the CPU references.
+trait Elem: CollectiveElement + amdgpu::DeviceCopy + Default + PartialEq + std::fmt::Debug {
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+    /// Relative tolerance of a reduction over a few ranks.
+    const TOLERANCE: f64;
+    const INTEGER: bool;
+}
+
+macro_rules! int_elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            fn from_f64(v: f64) -> Self { v as $t }
+            fn to_f64(self) -> f64 { self as f64 }
+            const TOLERANCE: f64 = 0.0;
+            const INTEGER: bool = true;
+        }
+    )*};
+}
+int_elem!(i8, u8, i32, u32, i64, u64);
+
+impl Elem for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const TOLERANCE: f64 = 1e-6;
+    const INTEGER: bool = false;
+}
+impl Elem for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    const TOLERANCE: f64 = 1e-14;
+    const INTEGER: bool = false;
+}
+impl Elem for f16 {
+    fn from_f64(v: f64) -> Self {
+        f16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    const TOLERANCE: f64 = 4e-3;
+    const INTEGER: bool = false;
+}
+impl Elem for bf16 {
+    fn from_f64(v: f64) -> Self {
+        bf16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    const TOLERANCE: f64 = 3e-2;
+    const INTEGER: bool = false;
+}
+
+/// Rank `rank`'s input: small values every type holds exactly, so the
+/// references are exact up to the reduction's rounding (products of up to
+/// 4 ranks of values up to 3 stay small).
+fn input<T: Elem>(rank: usize, n: usize) -> Vec<T> {
+    (0..n).map(|i| T::from_f64(((i * 7 + rank * 3) % 4) as f64)).collect()
+}
+
+fn reference(op: ReduceOp, values: &[f64], integer: bool) -> f64 {
+    match op {
+        ReduceOp::Sum => values.iter().sum(),
+        ReduceOp::Prod => values.iter().product(),
+        ReduceOp::Max => values.iter().cloned().fold(f64::MIN, f64::max),
+        ReduceOp::Min => values.iter().cloned().fold(f64::MAX, f64::min),
+        ReduceOp::Avg => {
+            let sum: f64 = values.iter().sum();
+            if integer {
+                (sum / values.len() as f64).trunc()
+            } else {
+                sum / values.len() as f64
+            }
+        }
+    }
+}
+
+fn assert_close<T: Elem>(got: &[T], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let g = g.to_f64();
+        assert!((g - w).abs() <= T::TOLERANCE * w.abs().max(1.0), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+/// Every device's communicator, or `None` (with a note) without RCCL.
+fn communicators() -> Option<Vec<Communicator>> {
+    if !have(Library::Rccl) {
+        return None;
+    }
+    let devices = Device::all().expect("devices");
+    Some(Communicator::init_all(&devices).expect("init_all"))
+}
+
+/// An array of `data` on `device`.
+fn on<T: amdgpu::DeviceCopy>(device: Device, data: &[T]) -> DeviceArray<T> {
+    with_device(device, || DeviceArray::from_slice(data)).expect("upload")
+}
+
+fn wait_all(comms: &[Communicator], arrays: &[DeviceArray<impl amdgpu::DeviceCopy>]) {
+    for (comm, array) in comms.iter().zip(arrays) {
+        comm.synchronize(array.stream(), PATIENCE).expect("the collectives complete");
+    }
+}
+
+/// Every collective of type `T`, in place and out of place, every
+/// reduction, one thread driving every rank through groups.
+fn every_collective<T: Elem>(comms: &[Communicator]) {
+    let n = comms.len();
+    let len = 37;
+    let inputs: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r, len)).collect();
+    let as_f64: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|x| x.to_f64()).collect()).collect();
+    let column = |i: usize| -> Vec<f64> { as_f64.iter().map(|v| v[i]).collect() };
+    let name = T::NAME;
+    for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg] {
+        let want: Vec<f64> = (0..len).map(|i| reference(op, &column(i), T::INTEGER)).collect();
+        // Out of place.
+        let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+        let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len])).collect();
+        group(|g| {
+            for ((comm, send), recv) in comms.iter().zip(&sends).zip(recvs.iter_mut()) {
+                g.all_reduce(comm, send, recv, op)?;
+            }
+            Ok(())
+        })
+        .expect("all_reduce");
+        wait_all(comms, &recvs);
+        for (r, recv) in recvs.iter().enumerate() {
+            assert_close(&recv.to_vec().unwrap(), &want, &format!("{name} all_reduce {op:?} rank {r}"));
+        }
+        // In place.
+        let mut bufs: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+        group(|g| {
+            for (comm, buf) in comms.iter().zip(bufs.iter_mut()) {
+                g.all_reduce_in_place(comm, buf, op)?;
+            }
+            Ok(())
+        })
+        .expect("all_reduce_in_place");
+        wait_all(comms, &bufs);
+        for (r, buf) in bufs.iter().enumerate() {
+            assert_close(&buf.to_vec().unwrap(), &want, &format!("{name} in-place all_reduce {op:?} rank {r}"));
+        }
+        // Reduce to the last rank; the others' output stays as it was.
+        let root = n - 1;
+        let mut outs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::from_f64(1.0); len])).collect();
+        group(|g| {
+            for ((comm, send), out) in comms.iter().zip(&sends).zip(outs.iter_mut()) {
+                g.reduce(comm, send, out, op, root)?;
+            }
+            Ok(())
+        })
+        .expect("reduce");
+        wait_all(comms, &outs);
+        for (r, out) in outs.iter().enumerate() {
+            let expect = if r == root { want.clone() } else { vec![1.0; len] };
+            assert_close(&out.to_vec().unwrap(), &expect, &format!("{name} reduce {op:?} to {root}, rank {r}"));
+        }
+        // Reduce-scatter: rank r gets the r-th part of the reduction of
+        // inputs n times as long.
+        let long: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r + 1, len * n)).collect();
+        let long_f64: Vec<Vec<f64>> = long.iter().map(|v| v.iter().map(|x| x.to_f64()).collect()).collect();
+        let sends_long: Vec<_> = comms.iter().zip(&long).map(|(c, v)| on(c.device(), v)).collect();
+        let mut parts: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len])).collect();
+        group(|g| {
+            for ((comm, send), part) in comms.iter().zip(&sends_long).zip(parts.iter_mut()) {
+                g.reduce_scatter(comm, send, part, op)?;
+            }
+            Ok(())
+        })
+        .expect("reduce_scatter");
+        wait_all(comms, &parts);
+        for (r, part) in parts.iter().enumerate() {
+            let want: Vec<f64> = (r * len..(r + 1) * len)
+                .map(|i| reference(op, &long_f64.iter().map(|v| v[i]).collect::<Vec<_>>(), T::INTEGER))
+                .collect();
+            assert_close(&part.to_vec().unwrap(), &want, &format!("{name} reduce_scatter {op:?} rank {r}"));
+        }
+    }
+    // Broadcast from each root, out of place and in place.
+    for root in 0..n {
+        let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+        let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len])).collect();
+        group(|g| {
+            for (r, ((comm, send), recv)) in comms.iter().zip(&sends).zip(recvs.iter_mut()).enumerate() {
+                let send: Option<&dyn amdgpu::libs::DeviceData<T>> = (r == root).then_some(send as _);
+                g.broadcast(comm, send, recv, root)?;
+            }
+            Ok(())
+        })
+        .expect("broadcast");
+        let mut bufs: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+        group(|g| {
+            for (comm, buf) in comms.iter().zip(bufs.iter_mut()) {
+                g.broadcast(comm, None, buf, root)?;
+            }
+            Ok(())
+        })
+        .expect("in-place broadcast");
+        wait_all(comms, &recvs);
+        wait_all(comms, &bufs);
+        for r in 0..n {
+            assert_eq!(recvs[r].to_vec().unwrap(), inputs[root], "{name} broadcast from {root}, rank {r}");
+            assert_eq!(bufs[r].to_vec().unwrap(), inputs[root], "{name} in-place broadcast from {root}, rank {r}");
+        }
+    }
+    // All-gather: every rank's input in rank order, everywhere.
+    let gathered: Vec<T> = inputs.concat();
+    let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+    let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len * n])).collect();
+    group(|g| {
+        for ((comm, send), recv) in comms.iter().zip(&sends).zip(recvs.iter_mut()) {
+            g.all_gather(comm, send, recv)?;
+        }
+        Ok(())
+    })
+    .expect("all_gather");
+    wait_all(comms, &recvs);
+    for (r, recv) in recvs.iter().enumerate() {
+        assert_eq!(recv.to_vec().unwrap(), gathered, "{name} all_gather rank {r}");
+    }
+}
+
+#[test]
+fn every_collective_in_every_type_matches_the_cpu() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(comms) = communicators() else { return };
+    if let Some(want) = std::env::var("COLLECTIVE_CHILD_RANKS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        assert_eq!(comms.len(), want, "the child runs on {want} devices");
+    }
+    every_collective::<f32>(&comms);
+    every_collective::<f64>(&comms);
+    every_collective::<f16>(&comms);
+    every_collective::<bf16>(&comms);
+    every_collective::<i32>(&comms);
+    every_collective::<i64>(&comms);
+    every_collective::<u8>(&comms);
+    every_collective::<i8>(&comms);
+    every_collective::<u32>(&comms);
+    every_collective::<u64>(&comms);
+    drop(comms);
+    assert_eq!(stream_races(), vec![], "no stream races");
+}
+
+#[test]
+fn the_simulator_runs_the_collectives_across_four_devices() {
+    if !on_sim() {
+        eprintln!("skipped: the four-device run is the simulator's");
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let output = std::process::Command::new(exe)
+        .args(["--exact", "every_collective_in_every_type_matches_the_cpu", "--test-threads=1"])
+        .env("AMDGPU_SIM_DEVICES", "4")
+        .env("AMDGPU_BACKEND", "sim")
+        .env("COLLECTIVE_CHILD_RANKS", "4")
+        .output()
+        .expect("child runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("1 passed"), "{stdout}");
+}
+
+#[test]
+fn one_thread_a_rank_joins_by_id() {
+    let _x = hip_sys::sim::exclusive();
+    if !have(Library::Rccl) {
+        return;
+    }
+    let devices = Device::all().unwrap();
+    let world = devices.len();
+    let id = UniqueId::new().expect("id");
+    // Handed over as text, as an environment variable would carry it.
+    let text = id.to_string();
+    let workers: Vec<_> = devices
+        .iter()
+        .enumerate()
+        .map(|(rank, &device)| {
+            let text = text.clone();
+            std::thread::Builder::new()
+                .name(format!("rank {rank}"))
+                .spawn(move || {
+                    let id: UniqueId = text.parse().expect("an id");
+                    let comm = Communicator::init_rank(&id, world, rank, device).expect("init_rank");
+                    assert_eq!((comm.rank(), comm.size(), comm.device()), (rank, world, device));
+                    let mut buf = on(device, &vec![(rank + 1) as f32; 1000]);
+                    comm.all_reduce_in_place(&mut buf, ReduceOp::Sum).expect("all_reduce");
+                    comm.synchronize(buf.stream(), PATIENCE).expect("completes");
+                    let want = (world * (world + 1) / 2) as f32;
+                    assert_eq!(buf.to_vec().unwrap(), vec![want; 1000], "rank {rank}");
+                    // A ring of sends and receives, paired in one group.
+                    let next = (rank + 1) % world;
+                    let prev = (rank + world - 1) % world;
+                    let out = on(device, &vec![rank as u32; 64]);
+                    let mut got = on(device, &vec![u32::MAX; 64]);
+                    group(|g| {
+                        g.send(&comm, &out, next)?;
+                        g.recv(&comm, &mut got, prev)
+                    })
+                    .expect("ring");
+                    comm.synchronize(got.stream(), PATIENCE).expect("ring completes");
+                    assert_eq!(got.to_vec().unwrap(), vec![prev as u32; 64], "rank {rank} from {prev}");
+                })
+                .expect("spawn")
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("a rank failed");
+    }
+    assert_eq!(stream_races(), vec![], "no stream races");
+}
+
+#[test]
+fn collectives_order_after_and_before_other_work_on_other_streams() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(comms) = communicators() else { return };
+    let n = comms.len();
+    let len = 1 << 16;
+    // Inputs written on one stream, outputs on another: the collective
+    // waits for the inputs' stream, and the input arrays are dropped at
+    // once, so their memory must outlive the collective's reads.
+    let others: Vec<Stream> = comms.iter().map(|c| Stream::new_on(c.device()).unwrap()).collect();
+    let mut outs: Vec<_> =
+        comms.iter().zip(&others).map(|(_, s)| DeviceArray::<f32>::zeros_on(s, len).unwrap()).collect();
+    {
+        let ins: Vec<_> = comms
+            .iter()
+            .enumerate()
+            .map(|(r, c)| with_device(c.device(), || DeviceArray::from_slice(&vec![r as f32 + 0.5; len])).unwrap())
+            .collect();
+        group(|g| {
+            for ((comm, input), out) in comms.iter().zip(&ins).zip(outs.iter_mut()) {
+                g.all_reduce(comm, input, out, ReduceOp::Max)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+    // Fresh arrays that may take the dropped inputs' memory.
+    let fresh: Vec<_> = comms
+        .iter()
+        .map(|c| with_device(c.device(), || DeviceArray::from_slice(&vec![-9.0f32; len])).unwrap())
+        .collect();
+    wait_all(&comms, &outs);
+    for (r, out) in outs.iter().enumerate() {
+        assert_eq!(out.to_vec().unwrap(), vec![n as f32 - 0.5; len], "rank {r}");
+    }
+    drop(fresh);
+    assert_eq!(stream_races(), vec![], "no stream races");
+}
+
+/// A group's buffer uses are recorded after its launch: with one rank's
+/// stream held, the other rank's collective cannot complete, so its
+/// input's memory must not be handed out again, though the array is
+/// dropped. Recorded before the launch, the use would be complete at once
+/// and the memory reused under the collective's read (a race, and a
+/// wrong sum).
+#[test]
+fn a_groups_uses_hold_the_memory_until_the_collective_ran() {
+    let _x = hip_sys::sim::exclusive();
+    if !on_sim() {
+        eprintln!("skipped: holding a stream is the simulator's");
+        return;
+    }
+    let Some(comms) = communicators() else { return };
+    let len = 1 << 18;
+    let others: Vec<Stream> = comms.iter().map(|c| Stream::new_on(c.device()).unwrap()).collect();
+    let mut outs: Vec<_> = others.iter().map(|s| DeviceArray::<f32>::zeros_on(s, len).unwrap()).collect();
+    let released = {
+        let ins: Vec<_> = comms
+            .iter()
+            .enumerate()
+            .map(|(r, c)| with_device(c.device(), || DeviceArray::from_slice(&vec![r as f32 + 1.0; len])).unwrap())
+            .collect();
+        // Held after the uploads, which synchronize with every blocking stream.
+        let hold = hip_sys::sim::hold_stream(others[1].as_raw()).expect("hold rank 1's stream");
+        group(|g| {
+            for ((comm, input), out) in comms.iter().zip(&ins).zip(outs.iter_mut()) {
+                g.all_reduce(comm, input, out, ReduceOp::Sum)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        // Rank 0's stream has reached the collective and waits for rank 1.
+        std::thread::sleep(Duration::from_millis(50));
+        // Released from another thread, in case anything below waits
+        // for the collective.
+        release_later(hold)
+    };
+    // Written by an asynchronous memset on a stream of its own, which
+    // orders after nothing but what the pool puts before it.
+    let writer = Stream::new_on(comms[0].device()).unwrap();
+    let fresh: Vec<_> = (0..4).map(|_| DeviceArray::<f32>::zeros_on(&writer, len).unwrap()).collect();
+    released.join().expect("released");
+    wait_all(&comms, &outs);
+    let n = comms.len();
+    let want = (n * (n + 1) / 2) as f32;
+    for (r, out) in outs.iter().enumerate() {
+        assert_eq!(out.to_vec().unwrap(), vec![want; len], "rank {r}");
+    }
+    drop(fresh);
+    assert_eq!(stream_races(), vec![], "no stream races");
+}
+
+#[test]
+fn bad_arguments_are_refused_before_any_call() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(comms) = communicators() else { return };
+    let c = &comms[0];
+    let d = c.device();
+    let a = on(d, &[1.0f32; 8]);
+    let mut b = on(d, &[0.0f32; 7]);
+    let err = c.all_reduce(&a, &mut b, ReduceOp::Sum).expect_err("lengths differ");
+    assert!(err.to_string().contains("send holds 8 elements, recv 7"), "{err}");
+    let mut gathered = on(d, &vec![0.0f32; 8 * comms.len() + 1]);
+    let err = c.all_gather(&a, &mut gathered).expect_err("wrong gather length");
+    assert!(err.to_string().contains(&format!("recv must hold {}", 8 * comms.len())), "{err}");
+    let mut b8 = on(d, &[0.0f32; 8]);
+    let err = c.broadcast(None, &mut b8, comms.len()).expect_err("root out of range");
+    assert!(
+        err.to_string().contains(&format!("root {} of a communicator of {} ranks", comms.len(), comms.len())),
+        "{err}"
+    );
+    let err = c.send(&a, comms.len() + 3).expect_err("peer out of range");
+    assert!(matches!(err, LibError::InvalidInput { .. }), "{err}");
+    let err = Communicator::init_all(&[]).expect_err("no devices");
+    assert!(err.to_string().contains("no devices"), "{err}");
+    let err = Communicator::init_all(&[d, d]).expect_err("a device twice");
+    assert!(err.to_string().contains("one rank per GPU"), "{err}");
+    let id = UniqueId::new().unwrap();
+    let err = Communicator::init_rank(&id, 2, 2, d).expect_err("rank past the size");
+    assert!(err.to_string().contains("rank 2 of 2"), "{err}");
+    // An operand on another device than the communicator's.
+    if comms.len() > 1 {
+        let other = on(comms[1].device(), &[1.0f32; 8]);
+        let err = c.all_reduce(&other, &mut b8, ReduceOp::Sum).expect_err("another device");
+        assert!(err.device_mismatch().is_some(), "{err}");
+    }
+    // Inside a group the communicator's own calls are refused.
+    let mut buf = on(d, &[1.0f32; 8]);
+    let err = group(|_| c.all_reduce_in_place(&mut buf, ReduceOp::Sum)).expect_err("inside a group");
+    assert!(err.to_string().contains("call the operation on the group"), "{err}");
+    let err = group(|_| group(|_| Ok(()))).expect_err("nested");
+    assert!(err.to_string().contains("do not nest"), "{err}");
+    // Empty operations enqueue nothing and succeed.
+    let empty = on(d, &[0.0f32; 0]);
+    let mut empty_out = on(d, &[0.0f32; 0]);
+    c.all_reduce(&empty, &mut empty_out, ReduceOp::Sum).expect("empty");
+}
+
+#[test]
+fn a_missing_rank_is_a_timeout_that_aborts_not_a_hang() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(mut comms) = communicators() else { return };
+    if comms.len() < 2 {
+        eprintln!("skipped: needs two ranks");
+        return;
+    }
+    let late = comms.pop().expect("a second rank");
+    let c = &comms[0];
+    let mut buf = on(c.device(), &[1.0f32; 256]);
+    c.all_reduce_in_place(&mut buf, ReduceOp::Sum).expect("posted");
+    let err = c.synchronize(buf.stream(), Duration::from_millis(300)).expect_err("the last rank never calls");
+    assert!(matches!(err, LibError::CollectiveTimeout { rank: 0, .. }), "{err}");
+    assert!(err.to_string().contains("aborted"), "{err}");
+    // Aborted: the stream went on, the communicator refuses more work.
+    buf.stream().synchronize().expect("the stream is not stuck");
+    let err = c.check().expect_err("aborted");
+    assert!(err.to_string().contains("was aborted"), "{err}");
+    drop(late);
+    drop(comms);
+}
+
+#[test]
+fn dropping_a_communicator_with_work_queued_aborts_it() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(mut comms) = communicators() else { return };
+    if comms.len() < 2 {
+        eprintln!("skipped: needs two ranks");
+        return;
+    }
+    let other = comms.pop().expect("a second rank");
+    let c = comms.pop().expect("rank 0");
+    let mut buf = on(c.device(), &[2.0f32; 64]);
+    c.all_reduce_in_place(&mut buf, ReduceOp::Sum).expect("posted");
+    let stream = buf.stream().clone();
+    // Its peer never calls: destroying would wait for it; the drop aborts.
+    let started = std::time::Instant::now();
+    drop(c);
+    stream.synchronize().expect("the stream is not stuck");
+    assert!(started.elapsed() < PATIENCE, "the drop did not wait for the peer");
+    if on_sim() {
+        // The peer learns of it.
+        let mut peer_buf = on(other.device(), &[2.0f32; 64]);
+        let _ = other.all_reduce_in_place(&mut peer_buf, ReduceOp::Sum);
+        let err = other.synchronize(peer_buf.stream(), PATIENCE).expect_err("its peer is gone");
+        assert!(err.to_string().contains("rank 0's communicator was aborted"), "{err}");
+    }
+    drop(other);
+}
+
+#[test]
+fn the_simulator_turns_mismatched_calls_and_ungrouped_ranks_into_errors() {
+    let _x = hip_sys::sim::exclusive();
+    if !on_sim() {
+        eprintln!("skipped: a GPU hangs or computes garbage here; the simulator reports it");
+        return;
+    }
+    let Some(comms) = communicators() else { return };
+    let (a, b) = (&comms[0], &comms[1]);
+    let mut x = on(a.device(), &[1.0f32; 16]);
+    let mut y = on(b.device(), &[1.0f32; 8]);
+    let err = group(|g| {
+        g.all_reduce_in_place(a, &mut x, ReduceOp::Sum)?;
+        g.all_reduce_in_place(b, &mut y, ReduceOp::Sum)
+    })
+    .expect_err("counts differ");
+    assert!(err.to_string().contains("rank 0 has count 16, rank 1 count 8"), "{err}");
+    let err = a.synchronize(x.stream(), PATIENCE).expect_err("rank 0 has the error too");
+    assert!(err.to_string().contains("do not match"), "{err}");
+    drop(comms);
+    // One thread posting two ranks outside a group: NCCL would block in
+    // the first call.
+    let comms = communicators().expect("again");
+    let (a, b) = (&comms[0], &comms[1]);
+    let mut x = on(a.device(), &[1.0f32; 16]);
+    let mut y = on(b.device(), &[1.0f32; 16]);
+    a.all_reduce_in_place(&mut x, ReduceOp::Sum).expect("the first call returns here");
+    let err = b.all_reduce_in_place(&mut y, ReduceOp::Sum).expect_err("the second is refused");
+    assert!(err.to_string().contains("outside a group"), "{err}");
+    assert!(err.to_string().contains("ncclGroupStart"), "{err}");
+}
+
+#[test]
+fn communicators_are_send_and_not_sync() {
+    fn send<T: Send>() {}
+    send::<Communicator>();
+    send::<UniqueId>();
+    // Compiles only while `Communicator` is not `Sync` (an ambiguous
+    // impl otherwise).
+    trait AmbiguousIfSync<A> {
+        fn some_item() {}
+    }
+    impl<T: ?Sized> AmbiguousIfSync<()> for T {}
+    #[allow(dead_code)]
+    struct Invalid;
+    impl<T: ?Sized + Sync> AmbiguousIfSync<Invalid> for T {}
+    let _ = <Communicator as AmbiguousIfSync<_>>::some_item;
+}
