@@ -69,3 +69,21 @@ fn unrecorded_and_untimed_events() {
         assert_eq!(status!((api().hipEventRecord)(null_mut(), null_mut())), E::hipErrorInvalidHandle);
     });
 }
+
+/// A completed event means its stream has got past it: with nothing
+/// queued after the record, the stream is idle the moment a wait for the
+/// event returns, as on a GPU (a window between the two broke a pool test).
+#[test]
+fn a_stream_is_idle_once_its_last_event_has_completed() {
+    isolated(|| {
+        let s = stream();
+        let e = create_event(0).expect("an event");
+        for i in 0..3000 {
+            assert_eq!(status!((api().hipEventRecord)(e, s)), E::hipSuccess);
+            assert_eq!(status!((api().hipEventSynchronize)(e)), E::hipSuccess);
+            assert_eq!(status!((api().hipStreamQuery)(s)), E::hipSuccess, "iteration {i}: the stream is idle");
+        }
+        assert_eq!(status!((api().hipEventDestroy)(e)), E::hipSuccess);
+        assert_eq!(status!((api().hipStreamDestroy)(s)), E::hipSuccess);
+    });
+}

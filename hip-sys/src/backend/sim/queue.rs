@@ -21,6 +21,33 @@ use std::sync::{Arc, Condvar, Mutex};
 /// every launch of the graph runs again.
 pub(crate) type Work = Arc<dyn Fn() -> Result<(), hipError_t> + Send + Sync>;
 
+/// What runs once a task has been counted complete ([`when_counted`]).
+type AfterCounted = Vec<Box<dyn FnOnce()>>;
+
+thread_local! {
+    /// Whether this thread is running a task (`Some`), and what runs once
+    /// its queue has counted it complete.
+    static COUNTED: std::cell::RefCell<Option<AfterCounted>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` once the task this thread is running has been counted complete
+/// by its queue (at once outside a task). An event's completion goes
+/// here: whoever sees the event complete then also sees its stream past
+/// the record, as on a GPU, where a stream whose last work was the record
+/// is idle the moment the event completes.
+pub(crate) fn when_counted(f: impl FnOnce() + 'static) {
+    let deferred = COUNTED.with(|c| match c.borrow_mut().as_mut() {
+        Some(after) => {
+            after.push(Box::new(f));
+            None
+        }
+        None => Some(f),
+    });
+    if let Some(f) = deferred {
+        f();
+    }
+}
+
 /// Something a task waits for before running.
 pub(crate) enum Dep {
     /// A queue has completed this many tasks.
@@ -179,13 +206,21 @@ impl StreamQueue {
             for dep in &task.deps {
                 dep.wait();
             }
-            if let Err(error) = (task.work)() {
+            let outer = COUNTED.with(|c| c.borrow_mut().replace(Vec::new()));
+            let result = (task.work)();
+            let after = COUNTED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer)).unwrap_or_default();
+            if let Err(error) = result {
                 log::error!("hip simulator: device fault on device {}: {error:?}", self.device);
                 faults::inject_sticky_fault(error);
             }
-            let mut state = lock(&self.state);
-            state.completed += 1;
-            self.changed.notify_all();
+            {
+                let mut state = lock(&self.state);
+                state.completed += 1;
+                self.changed.notify_all();
+            }
+            for f in after {
+                f();
+            }
         }
     }
 }

@@ -77,7 +77,8 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
         let recorded = event.clone();
         let op = Op { want_clock: true, ..Op::new("hipEventRecord") };
         let work = Arc::new(move || {
-            recorded.complete(generation);
+            let recorded = recorded.clone();
+            crate::backend::sim::queue::when_counted(move || recorded.complete(generation));
             Ok(())
         });
         let clock = submit::submit_with(&queue, false, Vec::new(), op, work)?;
