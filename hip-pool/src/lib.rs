@@ -43,6 +43,9 @@
 //!   climbing the ladder.
 //! - [`Limit`]s, hard and soft, from `AMDGPU_HARD_MEMORY_LIMIT` /
 //!   `AMDGPU_SOFT_MEMORY_LIMIT` or the API, checked before the driver.
+//! - Collectives: the driver frees and device synchronizes wait for the
+//!   [`collective_gate`], so that they never deadlock a collective of this
+//!   process (PyTorch's free mutex, generalized).
 //! - [`stats(device)`](stats()): current and peak allocated and reserved
 //!   bytes, hits, misses, driver calls, retries, OOMs.
 //!
@@ -66,6 +69,9 @@
 //! types `error`, `limits`, `stats`, which use nothing of the crate's
 //! but `error`). Bottom up:
 //!
+//! 0. [`collective_gate`]: what the process's collectives have in flight,
+//!    which the driver frees and device synchronizes of every layer
+//!    above wait for (NCCL issue 48's deadlock).
 //! 1. `strategy`: the [`Strategy`] a pool is made with, and the cached
 //!    strategy's bookkeeping of segments and blocks (`strategy::cached`:
 //!    pure data, no HIP call).
@@ -95,6 +101,8 @@ mod limits;
 mod stats;
 
 // The layers, bottom up (see above).
+// 0. What collectives have in flight, which driver calls wait for.
+pub mod collective_gate;
 // 1. The strategy; the cached bookkeeping.
 mod strategy;
 // 2. Driver calls.

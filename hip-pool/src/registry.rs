@@ -119,6 +119,7 @@ pub fn reclaim(device: Device) -> Result<usize> {
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.reclaim(),
         _ => {
+            crate::collective_gate::before_driver_sync(device);
             hip_core::capture::exclusive("hip_pool::reclaim", || device.synchronize())??;
             Ok(0)
         }

@@ -433,6 +433,50 @@ fn a_groups_uses_hold_the_memory_until_the_collective_ran() {
     assert_eq!(stream_races(), vec![], "no stream races");
 }
 
+/// NCCL issue 48: a device synchronize (a `hipFree`) while a collective
+/// on that device waits for a rank of this process that has not posted
+/// holds back that rank's launch, and a GPU deadlocks. The pool's
+/// reclaim waits for the rank instead; the simulator records the
+/// deadlock where it would happen.
+#[test]
+fn the_pools_frees_wait_for_a_collective_whose_local_peer_has_not_posted() {
+    let _x = hip_sys::sim::exclusive();
+    if !on_sim() {
+        eprintln!("skipped: the simulator tells a deadlocking free from a safe one");
+        return;
+    }
+    let Some(mut comms) = communicators() else { return };
+    hip_sys::sim::clear_violations();
+    let b = comms.pop().expect("rank 1");
+    let a = comms.pop().expect("rank 0");
+    let d0 = a.device();
+    // Cached memory on device 0, for the reclaim to give back.
+    drop(on(d0, &vec![0.0f32; 1 << 20]));
+    let mut x = on(d0, &[1.0f32; 64]);
+    let mut y = on(b.device(), &[2.0f32; 64]);
+    a.all_reduce_in_place(&mut x, ReduceOp::Sum).expect("rank 0 posted");
+    let late = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(150));
+        b.all_reduce_in_place(&mut y, ReduceOp::Sum).expect("rank 1 posted");
+        b.synchronize(y.stream(), PATIENCE).expect("rank 1 completes");
+        assert_eq!(y.to_vec().unwrap(), vec![3.0; 64]);
+        b
+    });
+    let started = std::time::Instant::now();
+    amdgpu::pool::reclaim(d0).expect("reclaim");
+    let waited = started.elapsed();
+    let b = late.join().expect("rank 1");
+    a.synchronize(x.stream(), PATIENCE).expect("rank 0 completes");
+    assert_eq!(x.to_vec().unwrap(), vec![3.0; 64]);
+    let deadlocks: Vec<_> = hip_sys::sim::violations()
+        .into_iter()
+        .filter(|v| v.kind == hip_sys::sim::ViolationKind::CollectiveDeadlock)
+        .collect();
+    assert_eq!(deadlocks, vec![], "the reclaim waited for rank 1's call");
+    assert!(waited >= Duration::from_millis(100), "the reclaim waited ({waited:?})");
+    drop((a, b));
+}
+
 #[test]
 fn bad_arguments_are_refused_before_any_call() {
     let _x = hip_sys::sim::exclusive();

@@ -2,6 +2,7 @@
 //! this process at once or joined by id; its operations; its errors; and
 //! its release.
 
+use super::book::{self, Book};
 use super::element::{CollectiveElement, ReduceOp};
 use super::group::in_group;
 use super::id::UniqueId;
@@ -13,6 +14,7 @@ use hip_core::{Device, Stream};
 use hip_pool::enqueue;
 use hip_sys::rccl::{ncclComm_t, ncclResult_t, RcclApi};
 use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One rank of a communicator (`ncclComm_t`), on one device.
@@ -54,6 +56,9 @@ pub struct Communicator {
     streams: RefCell<Vec<Stream>>,
     /// Aborted: no call may use `raw` again.
     aborted: Cell<bool>,
+    /// This process's ranks of the communicator, and this one's index.
+    book: Arc<Book>,
+    local: usize,
 }
 
 // SAFETY: an NCCL communicator may be used from any thread, one call at a
@@ -117,11 +122,12 @@ impl Communicator {
             (api.ncclCommInitAll)(raws.as_mut_ptr(), n, ordinals.as_ptr())
         })?;
         raw::check(api, result, "ncclCommInitAll", std::ptr::null_mut())?;
+        let book = Book::of(devices);
         Ok(raws
             .into_iter()
             .zip(devices)
             .enumerate()
-            .map(|(rank, (raw, &device))| Communicator::wrap(api, raw, device, rank, devices.len()))
+            .map(|(rank, (raw, &device))| Communicator::wrap(api, raw, device, rank, devices.len(), &book, rank))
             .collect())
     }
 
@@ -167,17 +173,40 @@ impl Communicator {
         let size = i32::try_from(world_size)
             .map_err(|_| LibError::invalid(OP, format!("{world_size} ranks: at most {}", i32::MAX)))?;
         let mut made = std::ptr::null_mut();
+        // Joined before the call, which returns once every rank has: the
+        // others of this process are in the book before anyone posts.
+        let book = book::by_id(&id.0);
+        let local = book.join(device);
         // SAFETY: a valid out-pointer; NCCL takes the current device,
         // which `on_device` sets.
         let result = hip_core::raw::on_device(device, || unsafe {
             (api.ncclCommInitRank)(&mut made, size, id.raw(), rank as i32)
-        })?;
-        raw::check(api, result, "ncclCommInitRank", std::ptr::null_mut())?;
-        Ok(Communicator::wrap(api, made, device, rank, world_size))
+        })
+        .map_err(LibError::from)
+        .and_then(|r| raw::check(api, r, "ncclCommInitRank", std::ptr::null_mut()));
+        if let Err(e) = result {
+            book.leave(local);
+            return Err(e);
+        }
+        Ok(Communicator::wrap(api, made, device, rank, world_size, &book, local))
     }
 
-    fn wrap(api: &'static RcclApi, raw: ncclComm_t, device: Device, rank: usize, size: usize) -> Communicator {
-        Communicator { raw, api, device, rank, size, streams: RefCell::new(Vec::new()), aborted: Cell::new(false) }
+    fn wrap(
+        api: &'static RcclApi,
+        raw: ncclComm_t,
+        device: Device,
+        rank: usize,
+        size: usize,
+        book: &Arc<Book>,
+        local: usize,
+    ) -> Communicator {
+        let (streams, aborted, book) = (RefCell::new(Vec::new()), Cell::new(false), book.clone());
+        Communicator { raw, api, device, rank, size, streams, aborted, book, local }
+    }
+
+    /// Note that this rank posted a collective (for the pool's gate).
+    pub(crate) fn posted_collective(&self) {
+        self.book.posted(self.local);
     }
 
     /// This rank, 0-based.
@@ -269,6 +298,7 @@ impl Communicator {
         if self.aborted.replace(true) {
             return;
         }
+        self.book.leave(self.local);
         let (api, raw) = (self.api, self.raw);
         // SAFETY: a live communicator, released once (`aborted` is now
         // set, so no other call uses it).
@@ -304,10 +334,13 @@ impl Communicator {
             return Ok(());
         }
         self.remember(&part.stream);
-        let Part { operation, stream, operands, call, .. } = part;
+        let Part { operation, stream, operands, call, collective, .. } = part;
         let (api, raw) = (self.api, self.raw);
         enqueue(&stream, operands.iter().copied(), || {
             let result = call(api, raw, stream.as_raw());
+            if collective && result == ncclResult_t::ncclSuccess {
+                self.posted_collective();
+            }
             raw::check(api, result, operation, raw)
         })
     }
@@ -469,6 +502,7 @@ impl Drop for Communicator {
             self.abort_now();
             return;
         }
+        self.book.leave(self.local);
         let (api, raw) = (self.api, self.raw);
         // SAFETY: a live communicator, released once, under its device.
         match hip_core::raw::on_device(self.device, || unsafe { (api.ncclCommDestroy)(raw) }) {

@@ -26,6 +26,8 @@ pub(crate) fn in_group() -> bool {
 pub struct Group<'a> {
     /// Uses to record once the group has launched.
     uses: Vec<(&'a Buffer, Stream, Access)>,
+    /// The ranks that posted a collective, to note once it has launched.
+    posted: Vec<&'a Communicator>,
 }
 
 impl std::fmt::Debug for Group<'_> {
@@ -74,11 +76,20 @@ pub fn group<'a, R>(body: impl FnOnce(&mut Group<'a>) -> Result<R>) -> Result<R>
     // SAFETY: no arguments.
     raw::check(api, unsafe { (api.ncclGroupStart)() }, "ncclGroupStart", std::ptr::null_mut())?;
     DEPTH.with(|d| d.set(1));
-    let mut g = Group { uses: Vec::new() };
+    let mut g = Group { uses: Vec::new(), posted: Vec::new() };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut g)));
     DEPTH.with(|d| d.set(0));
+    // The end launches every rank's work: no driver free of the pool may
+    // come between those launches.
+    let launch = hip_pool::collective_gate::launching();
     // SAFETY: no arguments; ends the group started above.
     let ended = raw::check(api, unsafe { (api.ncclGroupEnd)() }, "ncclGroupEnd", std::ptr::null_mut());
+    drop(launch);
+    if ended.is_ok() {
+        for comm in &g.posted {
+            comm.posted_collective();
+        }
+    }
     let recorded = g.record_all();
     match outcome {
         Err(panic) => std::panic::resume_unwind(panic),
@@ -103,8 +114,11 @@ impl<'a> Group<'a> {
             buffer.prepare(&part.stream, *access)?;
         }
         comm.remember(&part.stream);
-        let Part { operation, stream, operands, call, .. } = part;
+        let Part { operation, stream, operands, call, collective, .. } = part;
         let result = call(comm.api(), comm.as_raw(), stream.as_raw());
+        if collective && result == hip_sys::rccl::ncclResult_t::ncclSuccess {
+            self.posted.push(comm);
+        }
         // Recorded even if the call failed: the group's end may still
         // launch what was posted, and a use recorded too late is only
         // conservative.

@@ -42,6 +42,7 @@
 //! # Ok(()) }
 //! ```
 
+mod book;
 mod communicator;
 mod element;
 mod group;

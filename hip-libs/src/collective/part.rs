@@ -23,6 +23,8 @@ pub(crate) struct Part<'a> {
     pub call: Call<'a>,
     /// No elements move: nothing is enqueued.
     pub empty: bool,
+    /// Every rank makes it (not a send or a receive).
+    pub collective: bool,
 }
 
 /// The lengths' rule of a part, checked before any call.
@@ -70,6 +72,7 @@ impl Communicator {
                 unsafe { (api.ncclAllReduce)(s, r, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -92,6 +95,7 @@ impl Communicator {
                 unsafe { (api.ncclAllReduce)(p.cast_const(), p, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -128,6 +132,7 @@ impl Communicator {
                 unsafe { (api.ncclBroadcast)(s, r, n, T::DATATYPE, root, comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -154,6 +159,7 @@ impl Communicator {
                 unsafe { (api.ncclReduce)(s, r, n, T::DATATYPE, op.raw(), root, comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -184,6 +190,7 @@ impl Communicator {
                 unsafe { (api.ncclAllGather)(s, r, n, T::DATATYPE, comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -215,6 +222,7 @@ impl Communicator {
                 unsafe { (api.ncclReduceScatter)(s, r, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
+            collective: true,
         })
     }
 
@@ -237,6 +245,7 @@ impl Communicator {
                 unsafe { (api.ncclSend)(s, n, T::DATATYPE, peer, comm, stream) }
             }),
             empty: n == 0,
+            collective: false,
         })
     }
 
@@ -260,6 +269,7 @@ impl Communicator {
                 unsafe { (api.ncclRecv)(r, n, T::DATATYPE, peer, comm, stream) }
             }),
             empty: n == 0,
+            collective: false,
         })
     }
 }

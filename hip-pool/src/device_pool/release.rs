@@ -166,6 +166,7 @@ impl DevicePool {
     /// synchronize: it returns every block kept in front of the pool (the
     /// thread caches), so that their segments can go too.
     pub fn reclaim(&self, give_back_front: impl FnOnce()) -> Result<usize> {
+        crate::collective_gate::before_driver_sync(self.device);
         self.device.synchronize()?;
         self.lock().stats.reclaims += 1;
         match &self.backing {

@@ -41,6 +41,7 @@ pub(crate) fn malloc(device: Device, bytes: usize) -> Driver {
 
 /// `hipFree(ptr)` on `device`.
 pub(crate) fn free(device: Device, ptr: usize) -> Result<(), HipError> {
+    crate::collective_gate::before_driver_sync(device);
     // SAFETY: `ptr` came from hipMalloc on this device and is freed once,
     // after its uses (the pool's rule).
     unsafe { raw::mem::free(device, ptr as *mut std::ffi::c_void) }

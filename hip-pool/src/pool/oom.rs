@@ -67,7 +67,10 @@ fn escalate(step: usize, pool: &'static PoolInner, stream: &Stream) -> Result<()
     let device = pool.core.device;
     match step {
         1 => stream.synchronize()?,
-        2 => device.synchronize()?,
+        2 => {
+            crate::collective_gate::before_driver_sync(device);
+            device.synchronize()?
+        }
         3 => {
             pool.reclaim()?;
         }
