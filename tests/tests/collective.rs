@@ -605,20 +605,3 @@ fn the_simulator_turns_mismatched_calls_and_ungrouped_ranks_into_errors() {
     assert!(err.to_string().contains("outside a group"), "{err}");
     assert!(err.to_string().contains("ncclGroupStart"), "{err}");
 }
-
-#[test]
-fn communicators_are_send_and_not_sync() {
-    fn send<T: Send>() {}
-    send::<Communicator>();
-    send::<UniqueId>();
-    // Compiles only while `Communicator` is not `Sync` (an ambiguous
-    // impl otherwise).
-    trait AmbiguousIfSync<A> {
-        fn some_item() {}
-    }
-    impl<T: ?Sized> AmbiguousIfSync<()> for T {}
-    #[allow(dead_code)]
-    struct Invalid;
-    impl<T: ?Sized + Sync> AmbiguousIfSync<Invalid> for T {}
-    let _ = <Communicator as AmbiguousIfSync<_>>::some_item;
-}

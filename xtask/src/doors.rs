@@ -3,11 +3,11 @@
 //!
 //! A call into C is a call through a function-pointer field of one of
 //! hip-sys's tables, written `(table.name)(…)` with `name` a HIP, hipRTC,
-//! rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER or MIOpen function. The doors:
+//! rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER, RCCL or MIOpen function. The doors:
 //!
 //! - `hip-core/src/raw/`: the HIP runtime and hipRTC, for the workspace;
 //! - a `raw.rs` file or `raw/` folder inside a hip-libs library
-//!   (`blas`, `sparse`, `fft`, `dnn`, `rand`, `solver`): that library;
+//!   (`blas`, `sparse`, `fft`, `dnn`, `rand`, `solver`, `collective`): that library;
 //! - `hip-core/src/error.rs`, the one exception: HIP's name and text of a
 //!   status, which every wrapper's error is made of, sit below `raw`.
 //!
@@ -23,8 +23,8 @@ use crate::sources::rust_files;
 const CRATES: [&str; 4] = ["hip-core", "hip-pool", "hip-libs", "amdgpu"];
 
 /// The C function prefixes of hip-sys's tables.
-const C_PREFIXES: [&str; 8] =
-    ["hip", "rocblas_", "rocsparse_", "rocfft_", "rocrand_", "rocsolver_", "miopen", "hiprtc"];
+const C_PREFIXES: [&str; 9] =
+    ["hip", "rocblas_", "rocsparse_", "rocfft_", "rocrand_", "rocsolver_", "miopen", "hiprtc", "nccl"];
 
 /// A C call outside the doors: file, line and the call as written.
 #[derive(Debug, PartialEq, Eq)]

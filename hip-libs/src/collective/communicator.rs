@@ -119,7 +119,7 @@ impl Communicator {
         // SAFETY: room for `n` communicators and `n` device ordinals. NCCL
         // sets each device itself and restores the caller's.
         let result = hip_core::raw::on_device(first, || unsafe {
-            (api.ncclCommInitAll)(raws.as_mut_ptr(), n, ordinals.as_ptr())
+            raw::comm_init_all(api, raws.as_mut_ptr(), n, ordinals.as_ptr())
         })?;
         raw::check(api, result, "ncclCommInitAll", std::ptr::null_mut())?;
         let book = Book::of(devices);
@@ -180,7 +180,7 @@ impl Communicator {
         // SAFETY: a valid out-pointer; NCCL takes the current device,
         // which `on_device` sets.
         let result = hip_core::raw::on_device(device, || unsafe {
-            (api.ncclCommInitRank)(&mut made, size, id.raw(), rank as i32)
+            raw::comm_init_rank(api, &mut made, size, id.raw(), rank as i32)
         })
         .map_err(LibError::from)
         .and_then(|r| raw::check(api, r, "ncclCommInitRank", std::ptr::null_mut()));
@@ -246,7 +246,7 @@ impl Communicator {
         self.usable("Communicator::check")?;
         let mut error = ncclResult_t::ncclSuccess;
         // SAFETY: a live communicator and a valid out-pointer.
-        let result = unsafe { (self.api.ncclCommGetAsyncError)(self.raw, &mut error) };
+        let result = unsafe { raw::comm_get_async_error(self.api, self.raw, &mut error) };
         raw::check(self.api, result, "ncclCommGetAsyncError", self.raw)?;
         raw::check(self.api, error, "a collective (asynchronous error)", self.raw)
     }
@@ -302,7 +302,7 @@ impl Communicator {
         let (api, raw) = (self.api, self.raw);
         // SAFETY: a live communicator, released once (`aborted` is now
         // set, so no other call uses it).
-        let released = hip_core::raw::on_device(self.device, || unsafe { (api.ncclCommAbort)(raw) });
+        let released = hip_core::raw::on_device(self.device, || unsafe { raw::comm_abort(api, raw) });
         match released {
             Ok(r) if r == ncclResult_t::ncclSuccess => {}
             Ok(r) => log::error!("ncclCommAbort of rank {}: {}", self.rank, raw::name(r)),
@@ -505,7 +505,7 @@ impl Drop for Communicator {
         self.book.leave(self.local);
         let (api, raw) = (self.api, self.raw);
         // SAFETY: a live communicator, released once, under its device.
-        match hip_core::raw::on_device(self.device, || unsafe { (api.ncclCommDestroy)(raw) }) {
+        match hip_core::raw::on_device(self.device, || unsafe { raw::comm_destroy(api, raw) }) {
             Ok(r) if r == ncclResult_t::ncclSuccess => {}
             Ok(r) => log::error!("ncclCommDestroy of rank {}: {}", self.rank, raw::name(r)),
             Err(e) => log::error!("ncclCommDestroy of rank {}: could not switch to {}: {e}", self.rank, self.device),

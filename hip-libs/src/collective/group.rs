@@ -73,8 +73,7 @@ pub fn group<'a, R>(body: impl FnOnce(&mut Group<'a>) -> Result<R>) -> Result<R>
         return Err(LibError::invalid(OP, "groups do not nest: make the calls in the outer group"));
     }
     let api = raw::api()?;
-    // SAFETY: no arguments.
-    raw::check(api, unsafe { (api.ncclGroupStart)() }, "ncclGroupStart", std::ptr::null_mut())?;
+    raw::check(api, raw::group_start(api), "ncclGroupStart", std::ptr::null_mut())?;
     DEPTH.with(|d| d.set(1));
     let mut g = Group { uses: Vec::new(), posted: Vec::new() };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut g)));
@@ -82,8 +81,8 @@ pub fn group<'a, R>(body: impl FnOnce(&mut Group<'a>) -> Result<R>) -> Result<R>
     // The end launches every rank's work: no driver free of the pool may
     // come between those launches.
     let launch = hip_pool::collective_gate::launching();
-    // SAFETY: no arguments; ends the group started above.
-    let ended = raw::check(api, unsafe { (api.ncclGroupEnd)() }, "ncclGroupEnd", std::ptr::null_mut());
+    // Ends the group started above.
+    let ended = raw::check(api, raw::group_end(api), "ncclGroupEnd", std::ptr::null_mut());
     drop(launch);
     if ended.is_ok() {
         for comm in &g.posted {

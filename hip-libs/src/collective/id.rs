@@ -46,7 +46,7 @@ impl UniqueId {
         let api = raw::api()?;
         let mut id = ncclUniqueId::default();
         // SAFETY: a valid out-pointer.
-        let result = unsafe { (api.ncclGetUniqueId)(&mut id) };
+        let result = unsafe { raw::get_unique_id(api, &mut id) };
         raw::check(api, result, "ncclGetUniqueId", std::ptr::null_mut())?;
         Ok(UniqueId(id.internal.map(|c| c as u8)))
     }

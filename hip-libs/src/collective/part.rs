@@ -3,6 +3,7 @@
 //! once, a [`Group`](super::Group) at the group's end.
 
 use super::element::{CollectiveElement, ReduceOp};
+use super::raw;
 use super::Communicator;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
@@ -69,7 +70,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: both hold `n` elements on the
                 // communicator's device (checked above).
-                unsafe { (api.ncclAllReduce)(s, r, n, T::DATATYPE, op.raw(), comm, stream) }
+                unsafe { raw::all_reduce(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -92,7 +93,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `buf` holds `n` elements on the
                 // communicator's device; in place is NCCL's same pointer.
-                unsafe { (api.ncclAllReduce)(p.cast_const(), p, n, T::DATATYPE, op.raw(), comm, stream) }
+                unsafe { raw::all_reduce(api, p.cast_const(), p, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -129,7 +130,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `recv` (and `send`, read at the root)
                 // hold `n` elements on the communicator's device.
-                unsafe { (api.ncclBroadcast)(s, r, n, T::DATATYPE, root, comm, stream) }
+                unsafe { raw::broadcast(api, s, r, n, T::DATATYPE, root, comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -156,7 +157,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: both hold `n` elements on the
                 // communicator's device.
-                unsafe { (api.ncclReduce)(s, r, n, T::DATATYPE, op.raw(), root, comm, stream) }
+                unsafe { raw::reduce(api, s, r, n, T::DATATYPE, op.raw(), root, comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -187,7 +188,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `send` holds `n`, `recv` `n * size`
                 // elements on the communicator's device.
-                unsafe { (api.ncclAllGather)(s, r, n, T::DATATYPE, comm, stream) }
+                unsafe { raw::all_gather(api, s, r, n, T::DATATYPE, comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -219,7 +220,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `send` holds `n * size`, `recv` `n`
                 // elements on the communicator's device.
-                unsafe { (api.ncclReduceScatter)(s, r, n, T::DATATYPE, op.raw(), comm, stream) }
+                unsafe { raw::reduce_scatter(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
             }),
             empty: n == 0,
             collective: true,
@@ -242,7 +243,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `send` holds `n` elements on the
                 // communicator's device.
-                unsafe { (api.ncclSend)(s, n, T::DATATYPE, peer, comm, stream) }
+                unsafe { raw::send(api, s, n, T::DATATYPE, peer, comm, stream) }
             }),
             empty: n == 0,
             collective: false,
@@ -266,7 +267,7 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `recv` holds `n` elements on the
                 // communicator's device.
-                unsafe { (api.ncclRecv)(r, n, T::DATATYPE, peer, comm, stream) }
+                unsafe { raw::recv(api, r, n, T::DATATYPE, peer, comm, stream) }
             }),
             empty: n == 0,
             collective: false,
