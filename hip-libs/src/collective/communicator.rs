@@ -310,7 +310,8 @@ impl Communicator {
         }
     }
 
-    fn usable(&self, operation: &'static str) -> Result<()> {
+    /// `Ok` unless the communicator was aborted.
+    pub(crate) fn usable(&self, operation: &'static str) -> Result<()> {
         if self.aborted.get() {
             return Err(LibError::invalid(
                 operation,
@@ -355,10 +356,6 @@ impl Communicator {
 
     pub(crate) fn api(&self) -> &'static RcclApi {
         self.api
-    }
-
-    pub(crate) fn check_usable(&self, operation: &'static str) -> Result<()> {
-        self.usable(operation)
     }
 
     /// Sum (or another [`ReduceOp`]) `send` over the ranks into every

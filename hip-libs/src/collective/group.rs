@@ -105,7 +105,7 @@ impl<'a> Group<'a> {
     /// Prepare `part`'s operands and make its call (NCCL keeps it for the
     /// group's end); its uses are recorded after the end.
     fn post(&mut self, comm: &'a Communicator, part: Part<'a>) -> Result<()> {
-        comm.check_usable(part.operation)?;
+        comm.usable(part.operation)?;
         if part.empty {
             return Ok(());
         }

@@ -52,6 +52,31 @@ impl Communicator {
         Ok(root as i32)
     }
 
+    /// The part of an operation that reads `send` and writes `recv`, on
+    /// `recv`'s stream: both on this communicator's device, then `count`
+    /// checks the lengths and gives the element count, and `call` makes
+    /// the NCCL call of the two addresses and that count.
+    fn out_of_place<'a, T>(
+        &'a self,
+        operation: &'static str,
+        send: &'a impl DeviceData<T>,
+        recv: &'a mut impl DeviceDataMut<T>,
+        count: impl FnOnce(usize, usize) -> Result<usize>,
+        call: impl FnOnce(*const c_void, *mut c_void, usize) -> Call<'a>,
+    ) -> Result<Part<'a>> {
+        self.on_my_device(operation, &[("send", send.device()), ("recv", recv.device())])?;
+        let n = count(send.len(), recv.len())?;
+        let call = call(send.device_ptr(), recv.device_ptr_mut(), n);
+        Ok(Part {
+            operation,
+            stream: recv.stream().clone(),
+            operands: vec![(send.buffer(), Access::Read), (recv.buffer(), Access::Write)],
+            call,
+            empty: n == 0,
+            collective: true,
+        })
+    }
+
     pub(crate) fn all_reduce_part<'a, T: CollectiveElement>(
         &'a self,
         send: &'a impl DeviceData<T>,
@@ -59,21 +84,16 @@ impl Communicator {
         op: ReduceOp,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::all_reduce";
-        self.on_my_device(OP, &[("send", send.device()), ("recv", recv.device())])?;
-        let n = recv.len();
-        lengths(OP, send.len() == n, || format!("send holds {} elements, recv {n}: they must be equal", send.len()))?;
-        let (s, r) = (send.device_ptr(), recv.device_ptr_mut());
-        Ok(Part {
-            operation: OP,
-            stream: recv.stream().clone(),
-            operands: vec![(send.buffer(), Access::Read), (recv.buffer(), Access::Write)],
-            call: Box::new(move |api, comm, stream| {
-                // SAFETY: both hold `n` elements on the
-                // communicator's device (checked above).
+        let count = |sent: usize, n: usize| {
+            lengths(OP, sent == n, || format!("send holds {sent} elements, recv {n}: they must be equal"))?;
+            Ok(n)
+        };
+        self.out_of_place(OP, send, recv, count, |s, r, n| {
+            Box::new(move |api, comm, stream| {
+                // SAFETY: both hold `n` elements on the communicator's
+                // device (checked by `out_of_place`).
                 unsafe { raw::all_reduce(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
-            }),
-            empty: n == 0,
-            collective: true,
+            })
         })
     }
 
@@ -146,21 +166,16 @@ impl Communicator {
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::reduce";
         let root = self.root(OP, root, "root")?;
-        self.on_my_device(OP, &[("send", send.device()), ("recv", recv.device())])?;
-        let n = send.len();
-        lengths(OP, recv.len() == n, || format!("send holds {n} elements, recv {}: they must be equal", recv.len()))?;
-        let (s, r) = (send.device_ptr(), recv.device_ptr_mut());
-        Ok(Part {
-            operation: OP,
-            stream: recv.stream().clone(),
-            operands: vec![(send.buffer(), Access::Read), (recv.buffer(), Access::Write)],
-            call: Box::new(move |api, comm, stream| {
-                // SAFETY: both hold `n` elements on the
-                // communicator's device.
+        let count = |n: usize, got: usize| {
+            lengths(OP, got == n, || format!("send holds {n} elements, recv {got}: they must be equal"))?;
+            Ok(n)
+        };
+        self.out_of_place(OP, send, recv, count, |s, r, n| {
+            Box::new(move |api, comm, stream| {
+                // SAFETY: both hold `n` elements on the communicator's
+                // device.
                 unsafe { raw::reduce(api, s, r, n, T::DATATYPE, op.raw(), root, comm, stream) }
-            }),
-            empty: n == 0,
-            collective: true,
+            })
         })
     }
 
@@ -170,28 +185,19 @@ impl Communicator {
         recv: &'a mut impl DeviceDataMut<T>,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::all_gather";
-        self.on_my_device(OP, &[("send", send.device()), ("recv", recv.device())])?;
-        let n = send.len();
         let size = self.size();
-        lengths(OP, n.checked_mul(size) == Some(recv.len()), || {
-            format!(
-                "send holds {n} elements and there are {size} ranks, so recv must hold {}, not {}",
-                n * size,
-                recv.len()
-            )
-        })?;
-        let (s, r) = (send.device_ptr(), recv.device_ptr_mut());
-        Ok(Part {
-            operation: OP,
-            stream: recv.stream().clone(),
-            operands: vec![(send.buffer(), Access::Read), (recv.buffer(), Access::Write)],
-            call: Box::new(move |api, comm, stream| {
-                // SAFETY: `send` holds `n`, `recv` `n * size`
-                // elements on the communicator's device.
+        let count = |n: usize, got: usize| {
+            lengths(OP, n.checked_mul(size) == Some(got), || {
+                format!("send holds {n} elements and there are {size} ranks, so recv must hold {}, not {got}", n * size)
+            })?;
+            Ok(n)
+        };
+        self.out_of_place(OP, send, recv, count, |s, r, n| {
+            Box::new(move |api, comm, stream| {
+                // SAFETY: `send` holds `n`, `recv` `n * size` elements on
+                // the communicator's device.
                 unsafe { raw::all_gather(api, s, r, n, T::DATATYPE, comm, stream) }
-            }),
-            empty: n == 0,
-            collective: true,
+            })
         })
     }
 
@@ -202,28 +208,22 @@ impl Communicator {
         op: ReduceOp,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::reduce_scatter";
-        self.on_my_device(OP, &[("send", send.device()), ("recv", recv.device())])?;
-        let n = recv.len();
         let size = self.size();
-        lengths(OP, n.checked_mul(size) == Some(send.len()), || {
-            format!(
-                "recv holds {n} elements and there are {size} ranks, so send must hold {}, not {}",
-                n * size,
-                send.len()
-            )
-        })?;
-        let (s, r) = (send.device_ptr(), recv.device_ptr_mut());
-        Ok(Part {
-            operation: OP,
-            stream: recv.stream().clone(),
-            operands: vec![(send.buffer(), Access::Read), (recv.buffer(), Access::Write)],
-            call: Box::new(move |api, comm, stream| {
-                // SAFETY: `send` holds `n * size`, `recv` `n`
-                // elements on the communicator's device.
+        let count = |sent: usize, n: usize| {
+            lengths(OP, n.checked_mul(size) == Some(sent), || {
+                format!(
+                    "recv holds {n} elements and there are {size} ranks, so send must hold {}, not {sent}",
+                    n * size
+                )
+            })?;
+            Ok(n)
+        };
+        self.out_of_place(OP, send, recv, count, |s, r, n| {
+            Box::new(move |api, comm, stream| {
+                // SAFETY: `send` holds `n * size`, `recv` `n` elements on
+                // the communicator's device.
                 unsafe { raw::reduce_scatter(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
-            }),
-            empty: n == 0,
-            collective: true,
+            })
         })
     }
 
