@@ -165,7 +165,12 @@ impl Meeting {
             self.fail(ncclResult_t::ncclInvalidUsage, &message, Some(&comm));
             return Err((ncclResult_t::ncclInvalidUsage, message));
         }
-        lock(&comm.posted).push(Arc::downgrade(self));
+        // Only meetings still alive matter to an abort: the finished ones
+        // go, so the list stays as long as what is in flight.
+        let mut posted = lock(&comm.posted);
+        posted.retain(|m| m.strong_count() > 0);
+        posted.push(Arc::downgrade(self));
+        drop(posted);
         Ok(state.posts.iter().all(Option::is_some))
     }
 
