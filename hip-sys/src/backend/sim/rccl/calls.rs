@@ -626,23 +626,8 @@ fn post_all(parts: Vec<Pending>) -> (Vec<Posted>, Option<Failure>) {
     for Pending { target, route, post } in parts {
         let comm = post.comm.clone();
         let function = post.kind.function();
-        let mut spans = Vec::new();
-        let in_place = matches!((&post.send, &post.recv), (Some(_), Some(_)))
-            && post.kind != Kind::Send
-            && post.kind != Kind::Recv;
-        if let Some(s) = &post.send {
-            if !in_place {
-                spans.push((s.clone(), AccessKind::Read));
-            }
-        }
-        if let Some(r) = &post.recv {
-            spans.push((r.clone(), AccessKind::Write));
-        }
-        if in_place {
-            if let Some(s) = &post.send {
-                spans.push((s.clone(), AccessKind::Read));
-            }
-        }
+        let written = post.recv.iter().map(|r| (r.clone(), AccessKind::Write));
+        let spans = written.chain(post.send.iter().map(|s| (s.clone(), AccessKind::Read))).collect();
         match post_one(&comm, route, post) {
             Ok((meeting, party)) => posted.push(Posted { target, meeting, party, comm, spans, function }),
             Err(e) => {

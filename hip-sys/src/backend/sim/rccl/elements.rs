@@ -121,37 +121,6 @@ pub(crate) fn reduce(element: Element, reduction: &Reduction, inputs: &[&[u8]]) 
             acc.into_iter().flat_map(<$t>::to_ne_bytes).collect()
         }};
     }
-    macro_rules! floats {
-        ($t:ty, $from:expr, $to:expr, $size:expr) => {{
-            let read = |b: &[u8]| -> Vec<$t> { b.chunks_exact($size).map(|c| $from(c)).collect() };
-            let scalar: Option<$t> = match reduction {
-                Reduction::PreMulSum(s) => read(s).first().copied(),
-                Reduction::Avg => Some((1.0f64 / n as f64) as $t),
-                _ => None,
-            };
-            let mut acc: Vec<$t> = Vec::new();
-            for (r, input) in inputs.iter().enumerate() {
-                let mut x = read(input);
-                if let Some(s) = scalar {
-                    x.iter_mut().for_each(|v| *v *= s);
-                }
-                if r == 0 {
-                    acc = x;
-                    continue;
-                }
-                for (a, v) in acc.iter_mut().zip(x) {
-                    *a = match reduction {
-                        Reduction::Sum | Reduction::Avg | Reduction::PreMulSum(_) => *a + v,
-                        Reduction::Prod => *a * v,
-                        // fmax and fmin, as NCCL's kernels: a NaN loses.
-                        Reduction::Max => a.max(v),
-                        Reduction::Min => a.min(v),
-                    };
-                }
-            }
-            acc.into_iter().flat_map($to).collect()
-        }};
-    }
     match element {
         Element::I8 => ints!(i8),
         Element::U8 => ints!(u8),
@@ -159,62 +128,143 @@ pub(crate) fn reduce(element: Element, reduction: &Reduction, inputs: &[&[u8]]) 
         Element::U32 => ints!(u32),
         Element::I64 => ints!(i64),
         Element::U64 => ints!(u64),
-        Element::F32 => floats!(f32, |c: &[u8]| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]), f32::to_ne_bytes, 4),
-        Element::F64 => floats!(
-            f64,
-            |c: &[u8]| f64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-            f64::to_ne_bytes,
-            8
-        ),
-        Element::F16 => half_floats::<f16>(reduction, inputs, n),
-        Element::Bf16 => half_floats::<bf16>(reduction, inputs, n),
+        Element::F32 => floats::<f32>(reduction, inputs),
+        Element::F64 => floats::<f64>(reduction, inputs),
+        Element::F16 => floats::<f16>(reduction, inputs),
+        Element::Bf16 => floats::<bf16>(reduction, inputs),
     }
 }
 
-/// The 16-bit floats: each step in f32, rounded to the type after it.
-trait Half: Copy {
-    fn load(bytes: [u8; 2]) -> f32;
-    fn store(v: f32) -> [u8; 2];
+/// The arithmetic a float reduction is computed in: `f32` or `f64`.
+trait Real: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    /// `fmax`, as NCCL's kernels: a NaN loses.
+    fn max(self, other: Self) -> Self;
+    /// `fmin`, likewise.
+    fn min(self, other: Self) -> Self;
 }
 
-impl Half for f16 {
-    fn load(bytes: [u8; 2]) -> f32 {
-        f16::from_ne_bytes(bytes).to_f32()
+impl Real for f32 {
+    fn max(self, other: f32) -> f32 {
+        f32::max(self, other)
     }
-    fn store(v: f32) -> [u8; 2] {
-        f16::from_f32(v).to_ne_bytes()
-    }
-}
-
-impl Half for bf16 {
-    fn load(bytes: [u8; 2]) -> f32 {
-        bf16::from_ne_bytes(bytes).to_f32()
-    }
-    fn store(v: f32) -> [u8; 2] {
-        bf16::from_f32(v).to_ne_bytes()
+    fn min(self, other: f32) -> f32 {
+        f32::min(self, other)
     }
 }
 
-fn half_floats<H: Half>(reduction: &Reduction, inputs: &[&[u8]], n: usize) -> Vec<u8> {
-    let round = |v: f32| H::load(H::store(v));
-    let read = |b: &[u8]| -> Vec<f32> { b.chunks_exact(2).map(|c| H::load([c[0], c[1]])).collect() };
+impl Real for f64 {
+    fn max(self, other: f64) -> f64 {
+        f64::max(self, other)
+    }
+    fn min(self, other: f64) -> f64 {
+        f64::min(self, other)
+    }
+}
+
+/// A float element type as its reductions compute it: in `Acc` (itself,
+/// or `f32` for the 16-bit floats), rounded back to the type after every
+/// step.
+trait Float {
+    type Acc: Real;
+    /// Bytes per element.
+    const SIZE: usize;
+    fn load(bytes: &[u8]) -> Self::Acc;
+    fn store(v: Self::Acc) -> Vec<u8>;
+    fn narrow(v: f64) -> Self::Acc;
+    /// `v` rounded to the element type.
+    fn round(v: Self::Acc) -> Self::Acc;
+}
+
+impl Float for f32 {
+    type Acc = f32;
+    const SIZE: usize = 4;
+    fn load(b: &[u8]) -> f32 {
+        f32::from_ne_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn store(v: f32) -> Vec<u8> {
+        v.to_ne_bytes().to_vec()
+    }
+    fn narrow(v: f64) -> f32 {
+        v as f32
+    }
+    fn round(v: f32) -> f32 {
+        v
+    }
+}
+
+impl Float for f64 {
+    type Acc = f64;
+    const SIZE: usize = 8;
+    fn load(b: &[u8]) -> f64 {
+        f64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    }
+    fn store(v: f64) -> Vec<u8> {
+        v.to_ne_bytes().to_vec()
+    }
+    fn narrow(v: f64) -> f64 {
+        v
+    }
+    fn round(v: f64) -> f64 {
+        v
+    }
+}
+
+impl Float for f16 {
+    type Acc = f32;
+    const SIZE: usize = 2;
+    fn load(b: &[u8]) -> f32 {
+        f16::from_ne_bytes([b[0], b[1]]).to_f32()
+    }
+    fn store(v: f32) -> Vec<u8> {
+        f16::from_f32(v).to_ne_bytes().to_vec()
+    }
+    fn narrow(v: f64) -> f32 {
+        v as f32
+    }
+    fn round(v: f32) -> f32 {
+        f16::from_f32(v).to_f32()
+    }
+}
+
+impl Float for bf16 {
+    type Acc = f32;
+    const SIZE: usize = 2;
+    fn load(b: &[u8]) -> f32 {
+        bf16::from_ne_bytes([b[0], b[1]]).to_f32()
+    }
+    fn store(v: f32) -> Vec<u8> {
+        bf16::from_f32(v).to_ne_bytes().to_vec()
+    }
+    fn narrow(v: f64) -> f32 {
+        v as f32
+    }
+    fn round(v: f32) -> f32 {
+        bf16::from_f32(v).to_f32()
+    }
+}
+
+/// [`reduce`] for a float type: each rank's input pre-multiplied (by its
+/// scalar, or by `1/n` for the average), then combined in rank order,
+/// rounded to the type after every step.
+fn floats<F: Float>(reduction: &Reduction, inputs: &[&[u8]]) -> Vec<u8> {
+    let read = |b: &[u8]| -> Vec<F::Acc> { b.chunks_exact(F::SIZE).map(F::load).collect() };
     let scalar = match reduction {
         Reduction::PreMulSum(s) => read(s).first().copied(),
-        Reduction::Avg => Some(round((1.0f64 / n as f64) as f32)),
+        Reduction::Avg => Some(F::round(F::narrow(1.0 / inputs.len() as f64))),
         _ => None,
     };
-    let mut acc: Vec<f32> = Vec::new();
+    let mut acc: Vec<F::Acc> = Vec::new();
     for (r, input) in inputs.iter().enumerate() {
         let mut x = read(input);
         if let Some(s) = scalar {
-            x.iter_mut().for_each(|v| *v = round(*v * s));
+            x.iter_mut().for_each(|v| *v = F::round(*v * s));
         }
         if r == 0 {
             acc = x;
             continue;
         }
         for (a, v) in acc.iter_mut().zip(x) {
-            *a = round(match reduction {
+            *a = F::round(match reduction {
                 Reduction::Sum | Reduction::Avg | Reduction::PreMulSum(_) => *a + v,
                 Reduction::Prod => *a * v,
                 Reduction::Max => a.max(v),
@@ -222,7 +272,7 @@ fn half_floats<H: Half>(reduction: &Reduction, inputs: &[&[u8]], n: usize) -> Ve
             });
         }
     }
-    acc.into_iter().flat_map(H::store).collect()
+    acc.into_iter().flat_map(F::store).collect()
 }
 
 #[cfg(test)]
