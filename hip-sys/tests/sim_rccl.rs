@@ -184,6 +184,12 @@ fn buffers_must_be_the_devices_and_overlap_only_in_place() {
         let r = (nccl().ncclAllReduce)(p0, p0, 16, f32t, ncclRedOp_t::ncclSum, comms[0], s1);
         assert_eq!(r, ncclResult_t::ncclInvalidArgument);
     }
+    // SAFETY: null out-pointers, which the simulator checks.
+    unsafe {
+        assert_eq!((nccl().ncclGetVersion)(null_mut()), ncclResult_t::ncclInvalidArgument);
+        assert_eq!((nccl().ncclCommCount)(comms[0], null_mut()), ncclResult_t::ncclInvalidArgument);
+        assert!(last(null_mut()).contains("count argument is NULL"), "{}", last(null_mut()));
+    }
     assert_eq!(async_error(comms[0]), ncclResult_t::ncclSuccess, "refused calls leave no asynchronous error");
     destroy(&comms);
 }

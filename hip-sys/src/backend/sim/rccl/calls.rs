@@ -7,7 +7,7 @@ use super::group::{in_group, with_group, Pending, Route};
 use super::meeting::{Key, Kind, Meeting, Op, Post};
 use super::timeout;
 use crate::backend::sim::capture;
-use crate::backend::sim::library::{accesses, span, Span};
+use crate::backend::sim::library::{accesses, span, write_out, Span};
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::queue::Target;
@@ -75,12 +75,8 @@ fn comm_of(handle: ncclComm_t) -> Result<Arc<Comm>, Failure> {
 /// # Safety
 /// `out` is null or valid for a write of `T`.
 unsafe fn out<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
-    if out.is_null() {
-        return fail(INVALID_ARGUMENT, format!("{what} argument is NULL"));
-    }
-    // SAFETY: non-null, valid per the caller.
-    unsafe { out.write(value) };
-    Ok(())
+    // SAFETY: null or valid for a write (the caller's contract).
+    unsafe { write_out(out, value, ()) }.map_err(|()| (INVALID_ARGUMENT, format!("{what} argument is NULL")))
 }
 
 /// The simulator's unique ids: a marker, this process and a number.
