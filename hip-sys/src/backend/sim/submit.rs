@@ -129,7 +129,12 @@ fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
 
 /// Wait for all work submitted so far on `device`, then let its pools
 /// release memory above their thresholds.
-pub(crate) fn synchronize_device(device: usize) -> Result<(), hipError_t> {
+pub(crate) fn synchronize_device(function: &'static str, device: usize) -> Result<(), hipError_t> {
+    // On a GPU the synchronization holds back the launches that a
+    // collective posted here may still wait for (NCCL issue 48).
+    if super::rccl::waits_for_peers(device) {
+        super::violations::record_collective_deadlock(function, device);
+    }
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let mut queues = live_streams(device);
     queues.push(d.null_stream.clone());

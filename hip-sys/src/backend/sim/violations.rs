@@ -26,8 +26,9 @@ pub enum ViolationKind {
     /// use after free in the runtime); 6.2 defers the free to the next
     /// synchronization, later versions to the launch's completion.
     GraphExecInUse,
-    /// `hipFree` or `hipDeviceSynchronize` on a device where a collective
-    /// was posted but some rank of it had not made its call: the
+    /// A call that synchronizes a device (`hipDeviceSynchronize`, a
+    /// synchronizing `hipFree`, …) where a collective was posted but some
+    /// rank of it had not made its call: the
     /// synchronization holds back the launches the peers need, and a GPU
     /// deadlocks (NCCL issue 48).
     CollectiveDeadlock,

@@ -280,7 +280,7 @@ pub(crate) unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hip
 
 pub(crate) unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     // Modelled as a synchronization of the current device only.
-    call(idx!("hipDeviceReset"), || submit::synchronize_device(current_device()))
+    call(idx!("hipDeviceReset"), || submit::synchronize_device("hipDeviceReset", current_device()))
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceGetPCIBusId(bus_id: *mut c_char, len: i32, device: i32) -> hipError_t {

@@ -50,9 +50,6 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
         let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
-        if crate::backend::sim::rccl::waits_for_peers(device) {
-            violations::record_collective_deadlock("hipFree", device);
-        }
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
@@ -66,12 +63,12 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
             // clr 7.x tries the pool first and syncs only for other memory;
             // 5.7 to 6.x sync the device before looking at the pool.
             if sim().config.hip_major < 7 {
-                submit::synchronize_device(device)?;
+                submit::synchronize_device("hipFree", device)?;
             }
             free(d.memory.find(address));
             return d.pools.free_now(&d.memory, address);
         }
-        submit::synchronize_device(device)?;
+        submit::synchronize_device("hipFree", device)?;
         free(d.memory.find(address));
         d.memory.release(address).map(drop)
     })
@@ -125,7 +122,7 @@ pub(crate) unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
         }
         // Registered memory is the caller's: `hipHostUnregister` it.
         let host = pinned::take_allocated(ptr as usize).ok_or(hipError_t::hipErrorInvalidValue)?;
-        let synced = submit::synchronize_device(host.device);
+        let synced = submit::synchronize_device("hipHostFree", host.device);
         races::host_access("hipHostFree", host.device, &[Access::new(&host.races, 0, host.size, AccessKind::Free)]);
         // SAFETY: the allocation at `ptr`, taken out of the map once; the
         // allocating device's work has finished (synchronized above).

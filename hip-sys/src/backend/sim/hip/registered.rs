@@ -52,7 +52,7 @@ pub(crate) unsafe extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let host = pinned::unregister_host(ptr as usize)?;
-        let synced = submit::synchronize_device(host.device);
+        let synced = submit::synchronize_device("hipHostUnregister", host.device);
         let free = Access::new(&host.races, 0, host.size, AccessKind::Free);
         races::host_access("hipHostUnregister", host.device, &[free]);
         synced

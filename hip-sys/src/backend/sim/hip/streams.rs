@@ -166,10 +166,6 @@ pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32,
 pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     call(idx!("hipDeviceSynchronize"), || {
         capture::check_device_synchronize()?;
-        let device = current_device();
-        if crate::backend::sim::rccl::waits_for_peers(device) {
-            crate::backend::sim::violations::record_collective_deadlock("hipDeviceSynchronize", device);
-        }
-        submit::synchronize_device(device)
+        submit::synchronize_device("hipDeviceSynchronize", current_device())
     })
 }

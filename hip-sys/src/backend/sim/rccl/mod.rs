@@ -40,10 +40,11 @@
 //!     `ncclRemoteError`, naming the ranks;
 //!   - a peer destroyed or aborted with the call outstanding: at once,
 //!     `ncclRemoteError`.
-//! - **The classic deadlock** (NCCL issue 48): `hipFree` or
-//!   `hipDeviceSynchronize` on a device where a collective has been
-//!   posted but some rank has not made its call blocks the launches the
-//!   peers need, and deadlocks on a GPU. The simulator records it as a
+//! - **The classic deadlock** (NCCL issue 48): any call that
+//!   synchronizes a device (`hipDeviceSynchronize`, `hipFree` where it
+//!   synchronizes, `hipHostFree`, rocBLAS's handle destroy, …) on a
+//!   device where a collective has been posted but some rank has not made
+//!   its call blocks the launches the peers need, and deadlocks on a GPU. The simulator records it as a
 //!   [`ViolationKind::CollectiveDeadlock`](crate::sim::ViolationKind)
 //!   and waits on (the call ends by its timeout or its peers).
 //! - `ncclCommDestroy` waits for the rank's outstanding calls, as NCCL

@@ -179,7 +179,7 @@ pub(crate) fn bind(function: &'static str, handle: rocblas_handle, need: usize) 
                 // which a capture refuses).
                 crate::backend::sim::capture::check_allocation().map_err(|_| MEMORY_ERROR)?;
                 if old.is_some() {
-                    let _ = crate::backend::sim::submit::synchronize_device(device);
+                    let _ = crate::backend::sim::submit::synchronize_device(function, device);
                     release_managed(device, Workspace::Managed(old));
                 }
                 let size = need.max(MANAGED_WORKSPACE);
@@ -234,7 +234,7 @@ pub(crate) unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -
         violations::check("rocblas_destroy_handle", object.device);
         if let Kind::BlasHandle(h) = &object.kind {
             // rocBLAS's destroy synchronizes the device before freeing.
-            let _ = crate::backend::sim::submit::synchronize_device(object.device);
+            let _ = crate::backend::sim::submit::synchronize_device("rocblas_destroy_handle", object.device);
             release_managed(object.device, h.workspace);
         }
         Ok(())
@@ -322,7 +322,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
         .flatten();
         if let Some(old) = old {
             // Work queued with the old workspace may still run.
-            let _ = crate::backend::sim::submit::synchronize_device(device);
+            let _ = crate::backend::sim::submit::synchronize_device("rocblas_set_workspace", device);
             release_managed(device, old);
         }
         Ok(())
