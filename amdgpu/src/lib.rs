@@ -368,9 +368,13 @@
 //! one rank per process (or thread) with
 //! [`collective::Communicator::init_rank`] and a
 //! [`collective::UniqueId`] handed over by file or environment. All-reduce,
-//! broadcast, reduce, all-gather, reduce-scatter, send and receive run on
-//! the output's stream and declare their buffers' uses, like every other
-//! operation. One thread driving several ranks puts their calls in one
+//! broadcast, reduce, all-gather, reduce-scatter, send and receive, and
+//! the exchanges NCCL composes of grouped sends and receives (all-to-all
+//! in equal or uneven parts, gather, scatter), run on the output's stream
+//! and declare their buffers' uses, like every other operation. The
+//! reductions take a [`collective::ReduceOp`] or a
+//! [`collective::Reduction::PreMulSum`], each rank's elements times its
+//! own scalar. One thread driving several ranks puts their calls in one
 //! [`collective::group`]. [`collective::Communicator::synchronize`] waits
 //! with a timeout and aborts instead of hanging on a peer that never
 //! comes; dropping a communicator with work queued aborts it. NCCL allows

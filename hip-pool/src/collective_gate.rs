@@ -81,6 +81,13 @@ fn set_waiting_ordinal(ordinal: usize, waiting: bool) {
     }
 }
 
+/// Whether a driver call that synchronizes `device` would wait now: a
+/// launch is in flight, or a collective there waits for a rank of this
+/// process.
+pub fn waits(device: Device) -> bool {
+    with(|g| g.launching > 0 || g.waiting.contains(&device.ordinal()))
+}
+
 /// Wait, at most [`WAIT_LIMIT`], until a driver call that synchronizes
 /// `device` cannot deadlock a collective of this process.
 pub(crate) fn before_driver_sync(device: Device) {

@@ -8,7 +8,7 @@
 //! H200) the communicator has one rank; the simulator runs 2 devices
 //! here and 4 in a child process.
 
-use amdgpu::collective::{group, CollectiveElement, Communicator, ReduceOp, UniqueId};
+use amdgpu::collective::{group, CollectiveElement, Communicator, ReduceOp, Reduction, UniqueId};
 use amdgpu::half::{bf16, f16};
 use amdgpu::libs::{LibError, Library};
 use amdgpu::prelude::*;
@@ -250,6 +250,130 @@ fn every_collective<T: Elem>(comms: &[Communicator]) {
     for (r, recv) in recvs.iter().enumerate() {
         assert_eq!(recv.to_vec().unwrap(), gathered, "{name} all_gather rank {r}");
     }
+    pre_multiplied_sums::<T>(comms, &inputs);
+    exchanges::<T>(comms);
+}
+
+/// Sums of each rank's elements times its own scalar, against the CPU:
+/// all-reduce out of place and reduce-scatter.
+fn pre_multiplied_sums<T: Elem>(comms: &[Communicator], inputs: &[Vec<T>]) {
+    let (n, len, name) = (comms.len(), inputs[0].len(), T::NAME);
+    // Halves are exact in every float type; integers get whole scalars.
+    let scalar = |r: usize| if T::INTEGER { (r + 1) as f64 } else { 0.5 * (r + 1) as f64 };
+    let weighted = |values: &[Vec<T>], i: usize| -> f64 {
+        values.iter().enumerate().map(|(r, v)| scalar(r) * v[i].to_f64()).sum()
+    };
+    let sends: Vec<_> = comms.iter().zip(inputs).map(|(c, v)| on(c.device(), v)).collect();
+    let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len])).collect();
+    group(|g| {
+        for (r, ((comm, send), recv)) in comms.iter().zip(&sends).zip(recvs.iter_mut()).enumerate() {
+            g.all_reduce(comm, send, recv, Reduction::PreMulSum(T::from_f64(scalar(r))))?;
+        }
+        Ok(())
+    })
+    .expect("pre-multiplied all_reduce");
+    wait_all(comms, &recvs);
+    let want: Vec<f64> = (0..len).map(|i| weighted(inputs, i)).collect();
+    for (r, recv) in recvs.iter().enumerate() {
+        assert_close(&recv.to_vec().unwrap(), &want, &format!("{name} pre-multiplied all_reduce rank {r}"));
+    }
+    let long: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r + 1, len * n)).collect();
+    let sends: Vec<_> = comms.iter().zip(&long).map(|(c, v)| on(c.device(), v)).collect();
+    let mut parts: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![T::default(); len])).collect();
+    group(|g| {
+        for (r, ((comm, send), part)) in comms.iter().zip(&sends).zip(parts.iter_mut()).enumerate() {
+            g.reduce_scatter(comm, send, part, Reduction::PreMulSum(T::from_f64(scalar(r))))?;
+        }
+        Ok(())
+    })
+    .expect("pre-multiplied reduce_scatter");
+    wait_all(comms, &parts);
+    for (r, part) in parts.iter().enumerate() {
+        let want: Vec<f64> = (r * len..(r + 1) * len).map(|i| weighted(&long, i)).collect();
+        assert_close(&part.to_vec().unwrap(), &want, &format!("{name} pre-multiplied reduce_scatter rank {r}"));
+    }
+}
+
+/// All-to-all in equal and uneven parts (some empty, buffers longer than
+/// their parts), gather and scatter from every root, against the CPU.
+fn exchanges<T: Elem>(comms: &[Communicator]) {
+    let (n, name) = (comms.len(), T::NAME);
+    let marker = T::from_f64(5.0);
+    // Equal parts: part p of rank r's send lands in part r of rank p's recv.
+    let part = 5;
+    let inputs: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r + 2, part * n)).collect();
+    let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+    let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![marker; part * n])).collect();
+    group(|g| {
+        for ((comm, send), recv) in comms.iter().zip(&sends).zip(recvs.iter_mut()) {
+            g.all_to_all(comm, send, recv)?;
+        }
+        Ok(())
+    })
+    .expect("all_to_all");
+    wait_all(comms, &recvs);
+    for (r, recv) in recvs.iter().enumerate() {
+        let want: Vec<T> = (0..n).flat_map(|p| inputs[p][r * part..(r + 1) * part].to_vec()).collect();
+        assert_eq!(recv.to_vec().unwrap(), want, "{name} all_to_all rank {r}");
+    }
+    // Uneven parts: rank `from` sends `count(from, to)` elements to `to`.
+    let count = |from: usize, to: usize| (from + 2 * to + 1) % 3;
+    let send_counts: Vec<Vec<usize>> = (0..n).map(|r| (0..n).map(|p| count(r, p)).collect()).collect();
+    let recv_counts: Vec<Vec<usize>> = (0..n).map(|r| (0..n).map(|p| count(p, r)).collect()).collect();
+    let inputs: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r + 3, send_counts[r].iter().sum::<usize>() + 1)).collect();
+    let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+    let mut recvs: Vec<_> =
+        (0..n).map(|r| on(comms[r].device(), &vec![marker; recv_counts[r].iter().sum::<usize>() + 2])).collect();
+    group(|g| {
+        for (r, ((comm, send), recv)) in comms.iter().zip(&sends).zip(recvs.iter_mut()).enumerate() {
+            g.all_to_all_v(comm, send, &send_counts[r], recv, &recv_counts[r])?;
+        }
+        Ok(())
+    })
+    .expect("all_to_all_v");
+    wait_all(comms, &recvs);
+    for (r, recv) in recvs.iter().enumerate() {
+        let mut want: Vec<T> = Vec::new();
+        for p in 0..n {
+            let at: usize = send_counts[p][..r].iter().sum();
+            want.extend_from_slice(&inputs[p][at..at + count(p, r)]);
+        }
+        want.extend([marker, marker]);
+        assert_eq!(recv.to_vec().unwrap(), want, "{name} all_to_all_v rank {r} (the tail untouched)");
+    }
+    // Gather to and scatter from every root.
+    let len = 7;
+    let inputs: Vec<Vec<T>> = (0..n).map(|r| input::<T>(r + 1, len)).collect();
+    let whole: Vec<T> = input::<T>(9, len * n);
+    for root in 0..n {
+        let sends: Vec<_> = comms.iter().zip(&inputs).map(|(c, v)| on(c.device(), v)).collect();
+        let mut gathered = on(comms[root].device(), &vec![marker; len * n]);
+        let whole_at_root = on(comms[root].device(), &whole);
+        let mut scattered: Vec<_> = comms.iter().map(|c| on(c.device(), &vec![marker; len])).collect();
+        group(|g| {
+            let mut gathered = Some(&mut gathered as &mut dyn amdgpu::libs::DeviceDataMut<T>);
+            for (r, (comm, send)) in comms.iter().zip(&sends).enumerate() {
+                let recv = if r == root { gathered.take() } else { None };
+                g.gather(comm, send, recv, root)?;
+            }
+            Ok(())
+        })
+        .expect("gather");
+        group(|g| {
+            for (r, (comm, recv)) in comms.iter().zip(scattered.iter_mut()).enumerate() {
+                let send: Option<&dyn amdgpu::libs::DeviceData<T>> = (r == root).then_some(&whole_at_root as _);
+                g.scatter(comm, send, recv, root)?;
+            }
+            Ok(())
+        })
+        .expect("scatter");
+        comms[root].synchronize(gathered.stream(), PATIENCE).expect("the gather completes");
+        wait_all(comms, &scattered);
+        assert_eq!(gathered.to_vec().unwrap(), inputs.concat(), "{name} gather to {root}");
+        for (r, recv) in scattered.iter().enumerate() {
+            assert_eq!(recv.to_vec().unwrap(), whole[r * len..(r + 1) * len], "{name} scatter from {root} to {r}");
+        }
+    }
 }
 
 #[test]
@@ -477,6 +601,70 @@ fn the_pools_frees_wait_for_a_collective_whose_local_peer_has_not_posted() {
     drop((a, b));
 }
 
+/// A rank whose part of an exchange is empty posts nothing, yet it took
+/// part: the pool's gate must not take the others for ahead of it, or
+/// every later free on their devices would wait for it.
+#[test]
+fn an_empty_part_of_an_exchange_leaves_the_pools_gate_open() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(comms) = communicators() else { return };
+    let n = comms.len();
+    // Rank 0 sends one element to itself; every other rank moves nothing.
+    let counts = |r: usize| -> Vec<usize> { (0..n).map(|p| usize::from(r == 0 && p == 0)).collect() };
+    let sends: Vec<_> = comms.iter().map(|c| on(c.device(), &[7.0f32])).collect();
+    let mut recvs: Vec<_> = comms.iter().map(|c| on(c.device(), &[0.0f32])).collect();
+    group(|g| {
+        for (r, ((comm, send), recv)) in comms.iter().zip(&sends).zip(recvs.iter_mut()).enumerate() {
+            g.all_to_all_v(comm, send, &counts(r), recv, &counts(r))?;
+        }
+        Ok(())
+    })
+    .expect("all_to_all_v");
+    wait_all(&comms, &recvs);
+    assert_eq!(recvs[0].to_vec().unwrap(), vec![7.0]);
+    for comm in &comms {
+        assert!(!hip_pool::collective_gate::waits(comm.device()), "frees on {} do not wait", comm.device());
+    }
+}
+
+/// A collective captured into a graph replays through NCCL: an in-place
+/// pre-multiplied sum doubling the buffer, replayed three times. The
+/// simulator does not model collectives in a capture and refuses them
+/// with an error that says so, leaving the capture discarded.
+#[test]
+fn a_captured_collective_replays_or_is_refused_with_a_reason() {
+    let _x = hip_sys::sim::exclusive();
+    let Some(comms) = communicators() else { return };
+    if comms.len() != 1 && !on_sim() {
+        eprintln!("skipped: one thread capturing several ranks' streams is a test of its own");
+        return;
+    }
+    let comm = &comms[0];
+    let stream = Stream::new_on(comm.device()).unwrap();
+    let mut buf = DeviceArray::from_slice_on(&stream, &[1.5f32; 1024]).unwrap();
+    // Warm-up outside the capture: NCCL connects on a first call.
+    let scale = Reduction::PreMulSum(2.0f32);
+    if comms.len() == 1 {
+        comm.all_reduce_in_place(&mut buf, scale).expect("eager");
+        comm.synchronize(&stream, PATIENCE).expect("eager completes");
+        assert_eq!(buf.to_vec().unwrap(), vec![3.0; 1024]);
+    }
+    let captured = stream.capture(amdgpu::CaptureMode::ThreadLocal, |_| comm.all_reduce_in_place(&mut buf, scale));
+    if on_sim() {
+        let err = captured.expect_err("the simulator refuses");
+        assert!(err.to_string().contains("not modelled by the simulator"), "{err}");
+        return;
+    }
+    let (graph, ()) = captured.expect("NCCL captures the collective");
+    let exec = graph.instantiate().expect("instantiate");
+    for _ in 0..3 {
+        exec.launch(&stream).expect("replay");
+    }
+    comm.synchronize(&stream, PATIENCE).expect("the replays complete");
+    assert_eq!(buf.to_vec().unwrap(), vec![24.0; 1024], "three replays doubled it three times");
+    assert_eq!(stream_races(), vec![], "no stream races");
+}
+
 #[test]
 fn bad_arguments_are_refused_before_any_call() {
     let _x = hip_sys::sim::exclusive();
@@ -517,6 +705,21 @@ fn bad_arguments_are_refused_before_any_call() {
     assert!(err.to_string().contains("call the operation on the group"), "{err}");
     let err = group(|_| group(|_| Ok(()))).expect_err("nested");
     assert!(err.to_string().contains("do not nest"), "{err}");
+    // The exchanges' lengths, counts and roots.
+    let err = c.all_to_all(&a, &mut b).expect_err("lengths differ");
+    assert!(err.to_string().contains("send holds 8 elements, recv 7: they must be equal"), "{err}");
+    let too_many = vec![1; comms.len() + 1];
+    let err = c.all_to_all_v(&a, &too_many, &mut b8, &too_many).expect_err("a count too many");
+    assert!(err.to_string().contains(&format!("has {} counts", comms.len() + 1)), "{err}");
+    let mut past = vec![0; comms.len()];
+    past[0] = 9;
+    let fine = vec![0; comms.len()];
+    let err = c.all_to_all_v(&a, &past, &mut b8, &fine).expect_err("counts past the buffer");
+    assert!(err.to_string().contains("send_counts add up to 9 elements, more than the buffer's 8"), "{err}");
+    let err = c.gather(&a, None, c.rank()).expect_err("no recv at the root");
+    assert!(err.to_string().contains("give it the recv buffer"), "{err}");
+    let err = c.scatter(Some(&a), &mut b, c.rank()).expect_err("the root's send is not size() parts");
+    assert!(err.to_string().contains("so the root's send must hold"), "{err}");
     // Empty operations enqueue nothing and succeed.
     let empty = on(d, &[0.0f32; 0]);
     let mut empty_out = on(d, &[0.0f32; 0]);

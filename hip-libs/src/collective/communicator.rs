@@ -3,7 +3,7 @@
 //! its release.
 
 use super::book::{self, Book};
-use super::element::{CollectiveElement, ReduceOp};
+use super::element::{CollectiveElement, Reduction};
 use super::group::in_group;
 use super::id::UniqueId;
 use super::part::Part;
@@ -332,6 +332,11 @@ impl Communicator {
             ));
         }
         if part.empty {
+            // Counted all the same: an exchange's parts differ in size
+            // between ranks, and the book counts every rank's calls.
+            if part.collective {
+                self.posted_collective();
+            }
             return Ok(());
         }
         self.remember(&part.stream);
@@ -358,8 +363,9 @@ impl Communicator {
         self.api
     }
 
-    /// Sum (or another [`ReduceOp`]) `send` over the ranks into every
-    /// rank's `recv` (`ncclAllReduce`), on `recv`'s stream.
+    /// Sum (or another [`ReduceOp`](super::ReduceOp), or a
+    /// [`Reduction::PreMulSum`]) `send` over the ranks into every rank's
+    /// `recv` (`ncclAllReduce`), on `recv`'s stream.
     ///
     /// # Errors
     /// [`LibError::InvalidInput`] if the lengths differ, or inside a
@@ -380,9 +386,9 @@ impl Communicator {
         &self,
         send: &impl DeviceData<T>,
         recv: &mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.run(self.all_reduce_part(send, recv, op)?)
+        self.run(self.all_reduce_part(send, recv, op.into())?)
     }
 
     /// [`all_reduce`](Self::all_reduce) with `buf` as input and output.
@@ -393,9 +399,9 @@ impl Communicator {
     pub fn all_reduce_in_place<T: CollectiveElement>(
         &self,
         buf: &mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.run(self.all_reduce_in_place_part(buf, op)?)
+        self.run(self.all_reduce_in_place_part(buf, op.into())?)
     }
 
     /// Copy rank `root`'s `send` into every rank's `recv`
@@ -426,10 +432,10 @@ impl Communicator {
         &self,
         send: &impl DeviceData<T>,
         recv: &mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
         root: usize,
     ) -> Result<()> {
-        self.run(self.reduce_part(send, recv, op, root)?)
+        self.run(self.reduce_part(send, recv, op.into(), root)?)
     }
 
     /// Gather every rank's `send` into every rank's `recv`, rank `r`'s at
@@ -458,9 +464,102 @@ impl Communicator {
         &self,
         send: &impl DeviceData<T>,
         recv: &mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.run(self.reduce_scatter_part(send, recv, op)?)
+        self.run(self.reduce_scatter_part(send, recv, op.into())?)
+    }
+
+    /// Send part `p` of `send` to rank `p`, and receive rank `p`'s part
+    /// for this rank into part `p` of `recv`, for every rank `p`: the
+    /// buffers are equal and cut into [`size`](Self::size) equal parts.
+    ///
+    /// Made of NCCL sends and receives in one group on `recv`'s stream,
+    /// as NCCL's guide composes it (NCCL has no all-to-all call).
+    ///
+    /// # Errors
+    /// [`LibError::InvalidInput`] unless both hold the same multiple of
+    /// `size()` elements; otherwise as [`all_reduce`](Self::all_reduce).
+    ///
+    /// # Examples
+    /// ```
+    /// # fn route(comm: &hip_libs::collective::Communicator, tokens: &impl hip_libs::DeviceData<f32>,
+    /// #          routed: &mut impl hip_libs::DeviceDataMut<f32>) -> hip_libs::Result<()> {
+    /// // Rank r's part p of `tokens` ends in part r of rank p's `routed`.
+    /// comm.all_to_all(tokens, routed)?;
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "ncclAllToAll")]
+    #[doc(alias = "alltoall")]
+    pub fn all_to_all<T: CollectiveElement>(
+        &self,
+        send: &impl DeviceData<T>,
+        recv: &mut impl DeviceDataMut<T>,
+    ) -> Result<()> {
+        self.run(self.all_to_all_part(send, recv)?)
+    }
+
+    /// [`all_to_all`](Self::all_to_all) with parts of any size:
+    /// `send_counts[p]` elements go to rank `p`, and `recv_counts[p]`
+    /// come from it, each buffer's parts laid end to end from its start
+    /// (the rest of a buffer is left as it is). A rank's `send_counts[p]`
+    /// must equal rank `p`'s `recv_counts` for it; a send no receive
+    /// matches never completes (the simulator reports it after its
+    /// collective timeout), so bound the wait with
+    /// [`synchronize`](Self::synchronize).
+    ///
+    /// # Errors
+    /// [`LibError::InvalidInput`] unless each count slice holds `size()`
+    /// counts that fit in its buffer; otherwise as
+    /// [`all_reduce`](Self::all_reduce).
+    #[doc(alias = "ncclAllToAllv")]
+    #[doc(alias = "alltoallv")]
+    pub fn all_to_all_v<T: CollectiveElement>(
+        &self,
+        send: &impl DeviceData<T>,
+        send_counts: &[usize],
+        recv: &mut impl DeviceDataMut<T>,
+        recv_counts: &[usize],
+    ) -> Result<()> {
+        self.run(self.all_to_all_v_part("collective::all_to_all_v", send, send_counts, recv, recv_counts)?)
+    }
+
+    /// Gather every rank's `send` into rank `root`'s `recv`, rank `r`'s at
+    /// `r * send.len()`. `recv` is needed at the root only; elsewhere it
+    /// may be `None`, and a buffer given there is left as it is.
+    ///
+    /// Made of NCCL sends and receives in one group, on the root's
+    /// `recv`'s stream and the others' `send`'s.
+    ///
+    /// # Errors
+    /// [`LibError::InvalidInput`] for a root not below [`size`](Self::size),
+    /// no `recv` at the root, or a root's `recv` not `size()` times
+    /// `send`; otherwise as [`all_reduce`](Self::all_reduce).
+    #[doc(alias = "ncclGather")]
+    pub fn gather<T: CollectiveElement>(
+        &self,
+        send: &impl DeviceData<T>,
+        recv: Option<&mut dyn DeviceDataMut<T>>,
+        root: usize,
+    ) -> Result<()> {
+        self.run(self.gather_part(send, recv, root)?)
+    }
+
+    /// Give each rank `r` part `r` of rank `root`'s `send` (`size()`
+    /// parts of `recv.len()`), in its `recv`. `send` is read at the root
+    /// only, and may be `None` elsewhere.
+    ///
+    /// Made of NCCL sends and receives in one group, on `recv`'s stream.
+    ///
+    /// # Errors
+    /// As [`gather`](Self::gather), for `send` at the root.
+    #[doc(alias = "ncclScatter")]
+    pub fn scatter<T: CollectiveElement>(
+        &self,
+        send: Option<&dyn DeviceData<T>>,
+        recv: &mut impl DeviceDataMut<T>,
+        root: usize,
+    ) -> Result<()> {
+        self.run(self.scatter_part(send, recv, root)?)
     }
 
     /// Send `send` to rank `peer` (`ncclSend`), on `send`'s stream; `peer`

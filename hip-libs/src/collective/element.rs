@@ -1,6 +1,7 @@
 //! The element types the collectives move and reduce, and the reductions.
 
-use hip_sys::rccl::{ncclDataType_t, ncclRedOp_t};
+use super::raw;
+use hip_sys::rccl::{ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t, RcclApi};
 
 mod sealed {
     pub trait Sealed {}
@@ -76,6 +77,74 @@ impl ReduceOp {
             ReduceOp::Max => ncclRedOp_t::ncclMax,
             ReduceOp::Min => ncclRedOp_t::ncclMin,
             ReduceOp::Avg => ncclRedOp_t::ncclAvg,
+        }
+    }
+}
+
+/// The reduction of one call: a built-in [`ReduceOp`], or a sum of the
+/// ranks' elements each multiplied first by this rank's scalar
+/// (`ncclRedOpCreatePreMulSum`). Every reducing operation takes either,
+/// so a `ReduceOp` can be passed as it is.
+///
+/// Each rank gives its own scalar: a weighted sum over the ranks, or a
+/// mean over a count the built-in [`Avg`](ReduceOp::Avg) does not know
+/// (PyTorch's gradient pre-division). The scalar is of the element type
+/// and read when the call is made, so a later change of the caller's
+/// value does not reach a queued collective.
+///
+/// # Examples
+/// ```
+/// use hip_libs::collective::{Communicator, Reduction};
+/// # fn mean(comm: &Communicator, grads: &mut impl hip_libs::DeviceDataMut<f32>, samples: usize) -> hip_libs::Result<()> {
+/// // The mean over every rank's samples, whatever the ranks' counts.
+/// let scale = 1.0 / (samples * comm.size()) as f32;
+/// comm.all_reduce_in_place(grads, Reduction::PreMulSum(scale))?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reduction<T> {
+    /// A built-in reduction.
+    Op(ReduceOp),
+    /// The sum of each rank's elements times its scalar.
+    #[doc(alias = "ncclRedOpCreatePreMulSum")]
+    PreMulSum(T),
+}
+
+impl<T> From<ReduceOp> for Reduction<T> {
+    fn from(op: ReduceOp) -> Self {
+        Reduction::Op(op)
+    }
+}
+
+impl<T: CollectiveElement> Reduction<T> {
+    /// Make `call` with this reduction's `ncclRedOp_t`: a pre-multiplied
+    /// sum is made on `comm` before and destroyed after (NCCL allows that
+    /// once the call has returned, also inside a group).
+    pub(crate) fn with_raw(
+        self,
+        api: &RcclApi,
+        comm: ncclComm_t,
+        call: impl FnOnce(ncclRedOp_t) -> ncclResult_t,
+    ) -> ncclResult_t {
+        let scalar = match self {
+            Reduction::Op(op) => return call(op.raw()),
+            Reduction::PreMulSum(scalar) => scalar,
+        };
+        let mut op = ncclRedOp_t(0);
+        // SAFETY: `scalar` is one element of `T::DATATYPE`, on the host
+        // for the whole call; `comm` is the caller's live communicator.
+        let made =
+            unsafe { raw::red_op_create_pre_mul_sum(api, &mut op, (&raw const scalar).cast(), T::DATATYPE, comm) };
+        if made != ncclResult_t::ncclSuccess {
+            return made;
+        }
+        let result = call(op);
+        // SAFETY: made above on `comm`; the call given it has returned.
+        let destroyed = unsafe { raw::red_op_destroy(api, op, comm) };
+        if result == ncclResult_t::ncclSuccess {
+            destroyed
+        } else {
+            result
         }
     }
 }

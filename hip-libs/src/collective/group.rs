@@ -2,7 +2,7 @@
 //! can drive every rank, and the buffers' uses are recorded after the
 //! group's launch, not before.
 
-use super::element::{CollectiveElement, ReduceOp};
+use super::element::{CollectiveElement, Reduction};
 use super::part::Part;
 use super::raw;
 use super::Communicator;
@@ -107,6 +107,10 @@ impl<'a> Group<'a> {
     fn post(&mut self, comm: &'a Communicator, part: Part<'a>) -> Result<()> {
         comm.usable(part.operation)?;
         if part.empty {
+            // Counted all the same, as `Communicator::run` does.
+            if part.collective {
+                self.posted.push(comm);
+            }
             return Ok(());
         }
         for (buffer, access) in &part.operands {
@@ -155,9 +159,9 @@ impl<'a> Group<'a> {
         comm: &'a Communicator,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.post(comm, comm.all_reduce_part(send, recv, op)?)
+        self.post(comm, comm.all_reduce_part(send, recv, op.into())?)
     }
 
     /// [`Communicator::all_reduce_in_place`] in the group.
@@ -168,9 +172,9 @@ impl<'a> Group<'a> {
         &mut self,
         comm: &'a Communicator,
         buf: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.post(comm, comm.all_reduce_in_place_part(buf, op)?)
+        self.post(comm, comm.all_reduce_in_place_part(buf, op.into())?)
     }
 
     /// [`Communicator::broadcast`] in the group.
@@ -196,10 +200,10 @@ impl<'a> Group<'a> {
         comm: &'a Communicator,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
         root: usize,
     ) -> Result<()> {
-        self.post(comm, comm.reduce_part(send, recv, op, root)?)
+        self.post(comm, comm.reduce_part(send, recv, op.into(), root)?)
     }
 
     /// [`Communicator::all_gather`] in the group.
@@ -224,9 +228,65 @@ impl<'a> Group<'a> {
         comm: &'a Communicator,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: impl Into<Reduction<T>>,
     ) -> Result<()> {
-        self.post(comm, comm.reduce_scatter_part(send, recv, op)?)
+        self.post(comm, comm.reduce_scatter_part(send, recv, op.into())?)
+    }
+
+    /// [`Communicator::all_to_all`] in the group.
+    ///
+    /// # Errors
+    /// As [`Communicator::all_to_all`].
+    pub fn all_to_all<T: CollectiveElement>(
+        &mut self,
+        comm: &'a Communicator,
+        send: &'a impl DeviceData<T>,
+        recv: &'a mut impl DeviceDataMut<T>,
+    ) -> Result<()> {
+        self.post(comm, comm.all_to_all_part(send, recv)?)
+    }
+
+    /// [`Communicator::all_to_all_v`] in the group.
+    ///
+    /// # Errors
+    /// As [`Communicator::all_to_all_v`].
+    pub fn all_to_all_v<T: CollectiveElement>(
+        &mut self,
+        comm: &'a Communicator,
+        send: &'a impl DeviceData<T>,
+        send_counts: &[usize],
+        recv: &'a mut impl DeviceDataMut<T>,
+        recv_counts: &[usize],
+    ) -> Result<()> {
+        self.post(comm, comm.all_to_all_v_part("collective::all_to_all_v", send, send_counts, recv, recv_counts)?)
+    }
+
+    /// [`Communicator::gather`] in the group.
+    ///
+    /// # Errors
+    /// As [`Communicator::gather`].
+    pub fn gather<T: CollectiveElement>(
+        &mut self,
+        comm: &'a Communicator,
+        send: &'a impl DeviceData<T>,
+        recv: Option<&'a mut dyn DeviceDataMut<T>>,
+        root: usize,
+    ) -> Result<()> {
+        self.post(comm, comm.gather_part(send, recv, root)?)
+    }
+
+    /// [`Communicator::scatter`] in the group.
+    ///
+    /// # Errors
+    /// As [`Communicator::scatter`].
+    pub fn scatter<T: CollectiveElement>(
+        &mut self,
+        comm: &'a Communicator,
+        send: Option<&'a dyn DeviceData<T>>,
+        recv: &'a mut impl DeviceDataMut<T>,
+        root: usize,
+    ) -> Result<()> {
+        self.post(comm, comm.scatter_part(send, recv, root)?)
     }
 
     /// [`Communicator::send`] in the group.

@@ -8,7 +8,10 @@
 //!   with NCCL's own bootstrap.
 //! - Its operations: all-reduce, broadcast, reduce, all-gather,
 //!   reduce-scatter, send and receive, in place and out of place, over
-//!   the [`CollectiveElement`] types with the [`ReduceOp`]s. Each runs on
+//!   the [`CollectiveElement`] types with the [`ReduceOp`]s or a
+//!   [`Reduction::PreMulSum`] of each rank's scalar; all-to-all (equal
+//!   or uneven parts), gather and scatter, made of grouped sends and
+//!   receives as NCCL's guide makes them. Each runs on
 //!   its output's stream and declares its buffers' uses, so memory is
 //!   never reused while a collective may touch it.
 //! - [`group`]: NCCL's group calls as a closure scope, for one thread
@@ -45,12 +48,13 @@
 mod book;
 mod communicator;
 mod element;
+mod exchange;
 mod group;
 mod id;
 mod part;
 mod raw;
 
 pub use communicator::Communicator;
-pub use element::{CollectiveElement, ReduceOp};
+pub use element::{CollectiveElement, ReduceOp, Reduction};
 pub use group::{group, Group};
 pub use id::UniqueId;

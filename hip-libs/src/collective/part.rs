@@ -2,7 +2,7 @@
 //! the buffers it uses and the NCCL call. A communicator enqueues it at
 //! once, a [`Group`](super::Group) at the group's end.
 
-use super::element::{CollectiveElement, ReduceOp};
+use super::element::{CollectiveElement, Reduction};
 use super::raw;
 use super::Communicator;
 use crate::data::{same_device, DeviceData, DeviceDataMut};
@@ -42,7 +42,8 @@ impl Communicator {
         same_device(operation, self.device(), operands)
     }
 
-    fn root(&self, operation: &'static str, root: usize, what: &str) -> Result<i32> {
+    /// `root` as NCCL's rank, if it is one of the communicator's.
+    pub(super) fn checked_rank(&self, operation: &'static str, root: usize, what: &str) -> Result<i32> {
         if root >= self.size() {
             return Err(LibError::invalid(
                 operation,
@@ -81,7 +82,7 @@ impl Communicator {
         &'a self,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: Reduction<T>,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::all_reduce";
         let count = |sent: usize, n: usize| {
@@ -92,7 +93,7 @@ impl Communicator {
             Box::new(move |api, comm, stream| {
                 // SAFETY: both hold `n` elements on the communicator's
                 // device (checked by `out_of_place`).
-                unsafe { raw::all_reduce(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
+                op.with_raw(api, comm, |op| unsafe { raw::all_reduce(api, s, r, n, T::DATATYPE, op, comm, stream) })
             })
         })
     }
@@ -100,7 +101,7 @@ impl Communicator {
     pub(crate) fn all_reduce_in_place_part<'a, T: CollectiveElement>(
         &'a self,
         buf: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: Reduction<T>,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::all_reduce_in_place";
         self.on_my_device(OP, &[("buf", buf.device())])?;
@@ -113,7 +114,9 @@ impl Communicator {
             call: Box::new(move |api, comm, stream| {
                 // SAFETY: `buf` holds `n` elements on the
                 // communicator's device; in place is NCCL's same pointer.
-                unsafe { raw::all_reduce(api, p.cast_const(), p, n, T::DATATYPE, op.raw(), comm, stream) }
+                op.with_raw(api, comm, |op| unsafe {
+                    raw::all_reduce(api, p.cast_const(), p, n, T::DATATYPE, op, comm, stream)
+                })
             }),
             empty: n == 0,
             collective: true,
@@ -127,7 +130,7 @@ impl Communicator {
         root: usize,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::broadcast";
-        let root = self.root(OP, root, "root")?;
+        let root = self.checked_rank(OP, root, "root")?;
         let n = recv.len();
         let mut operands = Vec::with_capacity(2);
         let s: *const c_void = match send {
@@ -161,11 +164,11 @@ impl Communicator {
         &'a self,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: Reduction<T>,
         root: usize,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::reduce";
-        let root = self.root(OP, root, "root")?;
+        let root = self.checked_rank(OP, root, "root")?;
         let count = |n: usize, got: usize| {
             lengths(OP, got == n, || format!("send holds {n} elements, recv {got}: they must be equal"))?;
             Ok(n)
@@ -174,7 +177,7 @@ impl Communicator {
             Box::new(move |api, comm, stream| {
                 // SAFETY: both hold `n` elements on the communicator's
                 // device.
-                unsafe { raw::reduce(api, s, r, n, T::DATATYPE, op.raw(), root, comm, stream) }
+                op.with_raw(api, comm, |op| unsafe { raw::reduce(api, s, r, n, T::DATATYPE, op, root, comm, stream) })
             })
         })
     }
@@ -205,7 +208,7 @@ impl Communicator {
         &'a self,
         send: &'a impl DeviceData<T>,
         recv: &'a mut impl DeviceDataMut<T>,
-        op: ReduceOp,
+        op: Reduction<T>,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::reduce_scatter";
         let size = self.size();
@@ -222,7 +225,7 @@ impl Communicator {
             Box::new(move |api, comm, stream| {
                 // SAFETY: `send` holds `n * size`, `recv` `n` elements on
                 // the communicator's device.
-                unsafe { raw::reduce_scatter(api, s, r, n, T::DATATYPE, op.raw(), comm, stream) }
+                op.with_raw(api, comm, |op| unsafe { raw::reduce_scatter(api, s, r, n, T::DATATYPE, op, comm, stream) })
             })
         })
     }
@@ -233,7 +236,7 @@ impl Communicator {
         peer: usize,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::send";
-        let peer = self.root(OP, peer, "peer")?;
+        let peer = self.checked_rank(OP, peer, "peer")?;
         self.on_my_device(OP, &[("send", send.device())])?;
         let (s, n) = (send.device_ptr(), send.len());
         Ok(Part {
@@ -256,7 +259,7 @@ impl Communicator {
         peer: usize,
     ) -> Result<Part<'a>> {
         const OP: &str = "collective::recv";
-        let peer = self.root(OP, peer, "peer")?;
+        let peer = self.checked_rank(OP, peer, "peer")?;
         self.on_my_device(OP, &[("recv", recv.device())])?;
         let n = recv.len();
         let r = recv.device_ptr_mut();

@@ -4,7 +4,9 @@
 
 use crate::{LibError, Result};
 use hip_sys::hipStream_t;
-use hip_sys::rccl::{ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t, ncclUniqueId, RcclApi};
+use hip_sys::rccl::{
+    ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t, ncclScalarResidence_t, ncclUniqueId, RcclApi,
+};
 use std::ffi::{c_int, c_void, CStr};
 
 /// The process's RCCL table.
@@ -127,6 +129,33 @@ pub(crate) fn group_start(api: &RcclApi) -> ncclResult_t {
 pub(crate) fn group_end(api: &RcclApi) -> ncclResult_t {
     // SAFETY: no arguments.
     unsafe { (api.ncclGroupEnd)() }
+}
+
+/// `ncclRedOpCreatePreMulSum` with a host scalar, read before it returns
+/// (`ncclScalarHostImmediate`).
+///
+/// # Safety
+/// `scalar` points to one element of `datatype`; `comm` is live.
+pub(crate) unsafe fn red_op_create_pre_mul_sum(
+    api: &RcclApi,
+    op: *mut ncclRedOp_t,
+    scalar: *const c_void,
+    datatype: ncclDataType_t,
+    comm: ncclComm_t,
+) -> ncclResult_t {
+    let residence = ncclScalarResidence_t::ncclScalarHostImmediate;
+    // SAFETY: the caller's contract; NCCL only reads a host scalar.
+    unsafe { (api.ncclRedOpCreatePreMulSum)(op, scalar.cast_mut(), datatype, residence, comm) }
+}
+
+/// `ncclRedOpDestroy`. NCCL allows it as soon as the last call given `op`
+/// has returned, also inside a group.
+///
+/// # Safety
+/// `op` was made on the live `comm` and is not used again.
+pub(crate) unsafe fn red_op_destroy(api: &RcclApi, op: ncclRedOp_t, comm: ncclComm_t) -> ncclResult_t {
+    // SAFETY: the caller's contract.
+    unsafe { (api.ncclRedOpDestroy)(op, comm) }
 }
 
 /// `ncclAllReduce`.
