@@ -71,3 +71,50 @@ fn strided_batches_check_their_count_and_refuse_overlapping_outputs() {
     destroy(handle);
     finish();
 }
+
+#[test]
+fn a_strided_eigensolver_batch_checks_its_count_and_each_operands_stride() {
+    let _g = start();
+    let api = sim::rocsolver_api();
+    let handle = blas_handle();
+    // Two 2×2 problems, 5 elements apart: [[2, 1], [1, 2]] (1 and 3) and
+    // [[4, 0], [0, 1]] (1 and 4), with 9 between them.
+    let a = upload(&[2.0f64, 1.0, 1.0, 2.0, 9.0, 4.0, 0.0, 0.0, 1.0]);
+    let d = upload(&[0.0f64; 4]);
+    let e = upload(&[0.0f64; 4]);
+    let info = upload(&[-1i32; 2]);
+    let (a_, d_, e_, info_) = (a.cast::<f64>(), d.cast::<f64>(), e.cast::<f64>(), info.cast::<i32>());
+    let (none, lower) =
+        (hip_sys::rocsolver::rocblas_evect::rocblas_evect_none, hip_sys::rocsolver::rocblas_fill::rocblas_fill_lower);
+    let syevd = api.rocsolver_dsyevd_strided_batched;
+    // SAFETY: simulator device memory of the sizes each call reads, or
+    // pointers the simulator checks and refuses.
+    unsafe {
+        let status = |count, stride_a, stride_d, info| {
+            syevd(handle, none, lower, 2, a_, 2, stride_a, d_, stride_d, e_, 2, info, count)
+        };
+        assert_eq!(status(-1, 5, 2, info_), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(status(0, 5, 2, null_mut()), rocblas_status::rocblas_status_success, "no problem, no info");
+        assert_eq!(status(2, 5, 2, null_mut()), rocblas_status::rocblas_status_invalid_pointer);
+        // Eigenvalues 1 apart would be written over each other in parallel.
+        assert_eq!(status(2, 5, 1, info_), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(status(2, 3, 2, info_), rocblas_status::rocblas_status_invalid_size, "A's problems overlap");
+        // Three problems run past A's memory.
+        assert_eq!(status(3, 5, 2, info_), rocblas_status::rocblas_status_invalid_pointer);
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 2), vec![-1; 2], "no refused call wrote info");
+        assert_eq!(status(2, 5, 2, info_), rocblas_status::rocblas_status_success);
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 2), vec![0; 2]);
+        let values = download::<f64>(d.cast_const(), 4);
+        for (got, want) in values.iter().zip([1.0, 3.0, 1.0, 4.0]) {
+            assert!((got - want).abs() < 1e-12, "{values:?}");
+        }
+        assert_eq!(download::<f64>(a.cast_const(), 9)[4], 9.0, "the element between the problems is kept");
+    }
+    for p in [a, d, e, info] {
+        free(p);
+    }
+    destroy(handle);
+    finish();
+}

@@ -222,12 +222,10 @@ fn cholesky_solves_in_every_precision_and_triangle() {
     }
 }
 
-/// The eigenvalues and vectors of a random Hermitian matrix of order `n`
-/// from its `triangle` (the other holds garbage): `A v = λ v` for each
-/// pair, ascending values, orthonormal vectors, and the same values
-/// without vectors.
-fn eigen_round_trip<T: Elem>(n: usize, triangle: Triangle) {
-    let m: Vec<T> = general(n, n, 21);
+/// A random Hermitian matrix of order `n` (from seed `seed`): the full
+/// matrix, and as stored, its `triangle` with garbage in the other.
+fn hermitian<T: Elem>(n: usize, seed: u64, triangle: Triangle) -> (Vec<(f64, f64)>, Vec<T>) {
+    let m: Vec<T> = general(n, n, seed);
     // (M + Mᴴ) / 2, and garbage outside the triangle.
     let full: Vec<(f64, f64)> = (0..n * n)
         .map(|e| {
@@ -251,6 +249,45 @@ fn eigen_round_trip<T: Elem>(n: usize, triangle: Triangle) {
             }
         })
         .collect();
+    (full, stored)
+}
+
+/// `A v = λ v` for each pair of the `n × n` Hermitian `full`, ascending
+/// values, orthonormal vectors (column-major with leading dimension `ldv`).
+fn check_eigenpairs<T: Elem>(full: &[(f64, f64)], lambda: &[f64], v: &[(f64, f64)], n: usize, ldv: usize, what: &str) {
+    assert!(lambda.windows(2).all(|w| w[0] <= w[1]), "{what} ascending: {lambda:?}");
+    let scale = lambda.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    for j in 0..n {
+        for i in 0..n {
+            // (A v_j)_i − λ_j v_ij
+            let mut r = (0.0, 0.0);
+            for k in 0..n {
+                let p = cmul(full[i + k * n], v[k + j * ldv]);
+                r = (r.0 + p.0, r.1 + p.1);
+            }
+            let (dr, di) = (r.0 - lambda[j] * v[i + j * ldv].0, r.1 - lambda[j] * v[i + j * ldv].1);
+            assert!(dr.hypot(di) < T::TOLERANCE * 10.0 * scale, "{what} n={n} residual at ({i}, {j})");
+        }
+        for l in 0..n {
+            // (Vᴴ V)_{lj}
+            let mut g = (0.0, 0.0);
+            for k in 0..n {
+                let (x, y) = (v[k + l * ldv], v[k + j * ldv]);
+                let p = cmul((x.0, -x.1), y);
+                g = (g.0 + p.0, g.1 + p.1);
+            }
+            let want = if l == j { 1.0 } else { 0.0 };
+            assert!((g.0 - want).hypot(g.1) < T::TOLERANCE * 10.0, "{what} n={n} orthonormal ({l}, {j})");
+        }
+    }
+}
+
+/// The eigenvalues and vectors of a random Hermitian matrix of order `n`
+/// from its `triangle` (the other holds garbage): `A v = λ v` for each
+/// pair, ascending values, orthonormal vectors, and the same values
+/// without vectors.
+fn eigen_round_trip<T: Elem>(n: usize, triangle: Triangle) {
+    let (full, stored) = hermitian::<T>(n, 21, triangle);
     let shape = Shape::square(n);
     let mut a = DeviceArray::from_slice(&stored).unwrap();
     let mut values = DeviceArray::<T::Real>::zeros(n).unwrap();
@@ -258,31 +295,8 @@ fn eigen_round_trip<T: Elem>(n: usize, triangle: Triangle) {
     info.check().unwrap();
     let lambda: Vec<f64> = values.to_vec().unwrap().into_iter().map(Into::into).collect();
     let v: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
-    assert!(lambda.windows(2).all(|w| w[0] <= w[1]), "{} ascending: {lambda:?}", T::NAME);
+    check_eigenpairs::<T>(&full, &lambda, &v, n, n, T::NAME);
     let scale = lambda.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-    for j in 0..n {
-        for i in 0..n {
-            // (A v_j)_i − λ_j v_ij
-            let mut r = (0.0, 0.0);
-            for k in 0..n {
-                let p = cmul(full[i + k * n], v[k + j * n]);
-                r = (r.0 + p.0, r.1 + p.1);
-            }
-            let (dr, di) = (r.0 - lambda[j] * v[i + j * n].0, r.1 - lambda[j] * v[i + j * n].1);
-            assert!(dr.hypot(di) < T::TOLERANCE * 10.0 * scale, "{} n={n} residual at ({i}, {j})", T::NAME);
-        }
-        for l in 0..n {
-            // (Vᴴ V)_{lj}
-            let mut g = (0.0, 0.0);
-            for k in 0..n {
-                let (x, y) = (v[k + l * n], v[k + j * n]);
-                let p = cmul((x.0, -x.1), y);
-                g = (g.0 + p.0, g.1 + p.1);
-            }
-            let want = if l == j { 1.0 } else { 0.0 };
-            assert!((g.0 - want).hypot(g.1) < T::TOLERANCE * 10.0, "{} n={n} orthonormal ({l}, {j})", T::NAME);
-        }
-    }
     let mut b = DeviceArray::from_slice(&stored).unwrap();
     let mut only = DeviceArray::<T::Real>::zeros(n).unwrap();
     solver::syevd(Vectors::Skip, triangle, &shape, &mut b, &mut only).unwrap().check().unwrap();
@@ -910,6 +924,57 @@ fn qr_batch_matches_single_calls<T: Elem>(m: usize, n: usize, count: usize) {
     }
 }
 
+/// A strided batch of Hermitian eigenproblems (leading dimension above
+/// the order, a gap between problems): each problem's pairs check as the
+/// single call's do, its eigenvalues equal the single call's, the padding
+/// between problems is untouched, and without vectors the values agree.
+fn eigen_batch_round_trip<T: Elem>(n: usize, count: usize, triangle: Triangle) {
+    let lda = n + 1;
+    let shape = Shape::square(n).with_ld(lda);
+    let batch = Batch { count, stride_a: shape.len() + 3, stride_b: 0 };
+    let problems: Vec<_> = (0..count).map(|i| hermitian::<T>(n, 30 + i as u64, triangle)).collect();
+    let padded = |stored: &[T]| -> Vec<T> {
+        (0..lda * n).map(|e| if e % lda < n { stored[e % lda + e / lda * n] } else { T::from_c(7.0, 0.0) }).collect()
+    };
+    let a_host = batch_of::<T>(count, shape.len(), batch.stride_a, |i| padded(&problems[i].1));
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut values = DeviceArray::<T::Real>::zeros(n * count).unwrap();
+    let info = solver::syevd_strided_batched(Vectors::Compute, triangle, &shape, &batch, &mut a, &mut values).unwrap();
+    assert_eq!(info.values().unwrap(), vec![0; count], "{} every problem converged", T::NAME);
+    let lambda: Vec<f64> = values.to_vec().unwrap().into_iter().map(Into::into).collect();
+    let v: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    for (i, (full, stored)) in problems.iter().enumerate() {
+        let at = i * batch.stride_a;
+        let what = format!("{} {triangle:?} problem {i} of {count}", T::NAME);
+        check_eigenpairs::<T>(full, &lambda[i * n..(i + 1) * n], &v[at..at + shape.len()], n, lda, &what);
+        let mut single = DeviceArray::from_slice(stored).unwrap();
+        let mut single_values = DeviceArray::<T::Real>::zeros(n).unwrap();
+        solver::syevd(Vectors::Skip, triangle, &Shape::square(n), &mut single, &mut single_values)
+            .unwrap()
+            .check()
+            .unwrap();
+        let scale = lambda[i * n..(i + 1) * n].iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        for (k, x) in single_values.to_vec().unwrap().into_iter().map(Into::<f64>::into).enumerate() {
+            let y = lambda[i * n + k];
+            assert!((x - y).abs() < T::TOLERANCE * 10.0 * scale, "{what}: value {k} {y}, single {x}");
+        }
+        for r in 0..n - 1 {
+            assert_eq!(v[at + r * lda + n], (7.0, 0.0), "{what}: A's padding below column {r}");
+        }
+        if i + 1 < count {
+            let gap = at + shape.len()..(i + 1) * batch.stride_a;
+            assert!(v[gap].iter().all(|&x| x == (7.0, 0.0)), "{what}: the gap after it");
+        }
+    }
+    let mut b = DeviceArray::from_slice(&a_host).unwrap();
+    let mut only = DeviceArray::<T::Real>::zeros(n * count).unwrap();
+    solver::heevd_strided_batched(Vectors::Skip, triangle, &shape, &batch, &mut b, &mut only).unwrap().check().unwrap();
+    let scale = lambda.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    for (x, y) in only.to_vec().unwrap().into_iter().map(Into::<f64>::into).zip(&lambda) {
+        assert!((x - y).abs() < T::TOLERANCE * 10.0 * scale, "{} batch without vectors: {x} and {y}", T::NAME);
+    }
+}
+
 #[test]
 fn strided_batches_factor_and_solve_every_problem_in_every_precision() {
     let _x = sim::exclusive();
@@ -928,6 +993,14 @@ fn strided_batches_factor_and_solve_every_problem_in_every_precision() {
             cholesky_batch_round_trip::<f64>(n, count, triangle);
             cholesky_batch_round_trip::<[f32; 2]>(n, count, triangle);
             cholesky_batch_round_trip::<[f64; 2]>(n, count, triangle);
+        }
+    }
+    for (n, count) in [(5, 1), (1, 3), (9, 4)] {
+        for triangle in [Triangle::Lower, Triangle::Upper] {
+            eigen_batch_round_trip::<f32>(n, count, triangle);
+            eigen_batch_round_trip::<f64>(n, count, triangle);
+            eigen_batch_round_trip::<[f32; 2]>(n, count, triangle);
+            eigen_batch_round_trip::<[f64; 2]>(n, count, triangle);
         }
     }
     for (m, n) in [(5, 3), (3, 5), (12, 12)] {
@@ -1047,4 +1120,35 @@ fn bad_batches_are_refused_before_any_call() {
     );
     // A batch's pivots are refused where one problem's are taken.
     invalid(solver::getrf(&shape, &mut a, &mut pivots).map(drop), "batch of 3");
+    // The eigensolver: A's problems apart, enough eigenvalues, square.
+    let mut w = DeviceArray::<f64>::zeros(12).unwrap();
+    let eigen = |batch: &Batch, a: &mut DeviceArray<f64>, w: &mut DeviceArray<f64>| {
+        solver::syevd_strided_batched(Vectors::Compute, Triangle::Lower, &shape, batch, a, w).map(drop)
+    };
+    invalid(eigen(&overlapping, &mut a, &mut w), "would overlap");
+    let mut short_w = DeviceArray::<f64>::zeros(11).unwrap();
+    invalid(eigen(&Batch::packed(3, &shape), &mut a, &mut short_w), "the eigenvalues holds 11");
+    let wide = Shape::new(4, 3);
+    invalid(
+        solver::syevd_strided_batched(Vectors::Skip, Triangle::Lower, &wide, &Batch::packed(3, &wide), &mut a, &mut w)
+            .map(drop),
+        "square",
+    );
+    // rocSOLVER's 32-bit sizing of 2·n²·count: refused before any call.
+    let big = Shape::square(1024);
+    let huge = Batch { count: 1025, stride_a: 0, stride_b: 0 };
+    let error = solver::syevd_strided_batched(Vectors::Compute, Triangle::Lower, &big, &huge, &mut a, &mut w)
+        .expect_err("overflows rocSOLVER's sizing");
+    assert!(error.to_string().contains("make batches of at most 1023"), "{error}");
+    // An empty batch succeeds and has no values to read.
+    let info = solver::syevd_strided_batched(
+        Vectors::Compute,
+        Triangle::Upper,
+        &shape,
+        &Batch::packed(0, &shape),
+        &mut a,
+        &mut w,
+    )
+    .expect("an empty batch");
+    assert_eq!(info.values().unwrap(), Vec::<i32>::new());
 }

@@ -358,6 +358,10 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dgeqrf_strided_batched",
     "rocsolver_cgeqrf_strided_batched",
     "rocsolver_zgeqrf_strided_batched",
+    "rocsolver_ssyevd_strided_batched",
+    "rocsolver_dsyevd_strided_batched",
+    "rocsolver_cheevd_strided_batched",
+    "rocsolver_zheevd_strided_batched",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared

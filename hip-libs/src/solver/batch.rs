@@ -11,6 +11,7 @@
 //! by [`Pivots::batched`] hold one problem's pivots after another.
 
 use super::cholesky::Triangle;
+use super::eigen::{sizing_fits, Vectors};
 use super::info::{Factorization, Info, Pivots};
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
@@ -18,6 +19,7 @@ use crate::blas::{on_handle_sized, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_pool::Access;
+use hip_sys::rocsolver::rocblas_evect;
 
 /// A strided batch of `count` problems of one shape: problem `i`'s A
 /// begins `i × stride_a` elements after the first's, its B (for the
@@ -367,4 +369,95 @@ pub fn geqrf_strided_batched<T: SolverScalar>(
         unsafe { T::geqrf_strided_batched(api, handle, m, n, a_ptr, lda, stride_a, tau_ptr, stride_p, count) }
     };
     on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))
+}
+
+/// The eigenvalues (ascending) and, with [`Vectors::Compute`], the
+/// eigenvectors of each symmetric (Hermitian) `n × n` matrix of a strided
+/// batch, on A's stream (`rocsolver_?syevd_strided_batched`,
+/// `rocsolver_?heevd_strided_batched`), as [`syevd`](super::syevd) does
+/// one: problem `i`'s eigenvalues go to `eigenvalues` from element
+/// `i × n` on, its eigenvectors over its A.
+///
+/// Returns one [`Info`] value per problem, still on the device:
+/// [`Info::check`] names the first problem that did not converge.
+///
+/// # Errors
+/// As [`syevd`](super::syevd); [`LibError::InvalidInput`] also for an A
+/// shorter than the batch spans, a `stride_a` below one A's extent (for
+/// more than one problem), fewer than `count × n` eigenvalues, a count
+/// over `i32::MAX`, or, with eigenvectors from order 32, a batch whose
+/// `2·n²·count` reaches 2^31 (rocSOLVER 3.21 sizes its divide-and-conquer
+/// workspace in 32-bit ints and would overflow; the error says how many
+/// problems a batch may hold).
+///
+/// # Examples
+/// ```
+/// use hip_libs::solver::{syevd_strided_batched, Batch, Shape, Triangle, Vectors};
+/// # fn eigh(a: &mut impl hip_libs::DeviceDataMut<f64>, w: &mut impl hip_libs::DeviceDataMut<f64>)
+/// #     -> hip_libs::Result<()> {
+/// // 64 packed 16 × 16 symmetric matrices; w holds 64 × 16 eigenvalues.
+/// let shape = Shape::square(16);
+/// let info = syevd_strided_batched(Vectors::Compute, Triangle::Lower, &shape, &Batch::packed(64, &shape), a, w)?;
+/// info.check()?;
+/// # Ok(()) }
+/// ```
+#[doc(alias = "rocsolver_ssyevd_strided_batched")]
+#[doc(alias = "rocsolver_dsyevd_strided_batched")]
+#[doc(alias = "rocsolver_cheevd_strided_batched")]
+#[doc(alias = "rocsolver_zheevd_strided_batched")]
+#[doc(alias = "heevd_strided_batched")]
+pub fn syevd_strided_batched<T: SolverScalar>(
+    vectors: Vectors,
+    triangle: Triangle,
+    shape: &Shape,
+    batch: &Batch,
+    a: &mut impl DeviceDataMut<T>,
+    eigenvalues: &mut impl DeviceDataMut<T::Real>,
+) -> Result<Info> {
+    const OP: &str = "syevd_strided_batched";
+    shape.square_check(OP, "A")?;
+    let [n, _, lda] = shape.dims(OP, "A")?;
+    let count = batch.count(OP)?;
+    let order = shape.rows;
+    sizing_fits(OP, vectors, order, batch.count)?;
+    let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
+    let stride_d = batch.operand(OP, "the eigenvalues", order, order, eigenvalues.len(), true)?;
+    let device = a.device();
+    same_device(OP, device, &[("the eigenvalues", eigenvalues.device())])?;
+    let api = hip_sys::rocsolver()?;
+    let stream = a.stream().clone();
+    let info = Info::batch(OP, Factorization::Eigen, batch.count, &stream)?;
+    // E, rocSOLVER's tridiagonal scratch of n reals a problem, from the
+    // pool (one problem's for an empty batch: rocSOLVER still wants E).
+    let real = std::mem::size_of::<T::Real>();
+    let scratch_bytes = order.checked_mul(batch.count.max(1)).and_then(|e| e.checked_mul(real)).ok_or_else(|| {
+        LibError::invalid(OP, format!("{} problems' scratch of {order} do not fit in an address space", batch.count))
+    })?;
+    let scratch = hip_pool::alloc_on(device, scratch_bytes, &stream)?;
+    let evect = match vectors {
+        Vectors::Compute => rocblas_evect::rocblas_evect_original,
+        Vectors::Skip => rocblas_evect::rocblas_evect_none,
+    };
+    let (a_ptr, d_ptr, e_ptr) =
+        (a.device_ptr_mut().cast::<T>(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (info_ptr, uplo) = (info.as_mut_ptr(), triangle.raw());
+    let operands = [
+        (a.buffer(), Access::Write),
+        (eigenvalues.buffer(), Access::Write),
+        (&scratch, Access::Write),
+        (info.buffer(), Access::Write),
+    ];
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to A's stream; A, the eigenvalues,
+        // the scratch and info are device memory of the checked extents
+        // on its device.
+        unsafe {
+            T::syevd_strided_batched(
+                api, handle, evect, uplo, n, a_ptr, lda, stride_a, d_ptr, stride_d, e_ptr, stride_d, info_ptr, count,
+            )
+        }
+    };
+    on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
 }

@@ -54,6 +54,7 @@ pub fn syevd<T: SolverScalar>(
     const OP: &str = "syevd";
     shape.square_check(OP, "A")?;
     let [n, _, lda] = shape.check(OP, "A", a.len())?;
+    sizing_fits(OP, vectors, shape.rows, 1)?;
     if eigenvalues.len() < shape.rows {
         return Err(LibError::invalid(
             OP,
@@ -89,4 +90,31 @@ pub fn syevd<T: SolverScalar>(
     };
     on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
     Ok(info)
+}
+
+/// `Ok` if rocSOLVER 3.21 can size `count` problems of `order`: with
+/// eigenvectors from order 32 (divide and conquer) its `stedc` computes
+/// `2·n²·count` reals in a 32-bit int, which past `i32::MAX` overflows
+/// (undefined behaviour, an absurd workspace). Refused on every backend,
+/// so that a program that runs on one runs on all.
+pub(super) fn sizing_fits(operation: &'static str, vectors: Vectors, order: usize, count: usize) -> Result<()> {
+    let per_problem = 2 * (order as u128) * (order as u128);
+    if vectors == Vectors::Skip || order < 32 || per_problem * count as u128 <= i32::MAX as u128 {
+        return Ok(());
+    }
+    let fix = match i32::MAX as u128 / per_problem {
+        0 => {
+            format!(
+                "order {order} is past it even for one problem: only the eigenvalues (Vectors::Skip) can be computed"
+            )
+        }
+        most => format!("make batches of at most {most}"),
+    };
+    Err(LibError::invalid(
+        operation,
+        format!(
+            "{count} problem(s) of order {order} with eigenvectors overflow rocSOLVER's 32-bit workspace sizing \
+             (2·n²·count must stay below 2^31): {fix}"
+        ),
+    ))
 }

@@ -278,13 +278,37 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         stride_p: i64,
         batch: i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?syevd_strided_batched` (`heevd` for complex).
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevd_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        d: *mut Self::Real,
+        stride_d: i64,
+        e: *mut Self::Real,
+        stride_e: i64,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
     (
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
-        $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident
+        $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident,
+        $syevd_sb:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
@@ -375,6 +399,28 @@ macro_rules! scalar {
                 let (a, tau) = (a.cast::<$c>(), tau.cast::<$c>());
                 // SAFETY: as the caller guarantees; the element types have one layout.
                 unsafe { (api.$geqrf_sb)(handle, m, n, a, lda, stride_a, tau, stride_p, batch) }
+            }
+            unsafe fn syevd_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                evect: rocblas_evect,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                d: *mut $real,
+                stride_d: i64,
+                e: *mut $real,
+                stride_e: i64,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                let a = a.cast::<$c>();
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe {
+                    (api.$syevd_sb)(handle, evect, uplo, n, a, lda, stride_a, d, stride_d, e, stride_e, info, batch)
+                }
             }
             unsafe fn gesvd(
                 api: &RocsolverApi,
@@ -533,7 +579,8 @@ scalar!(
     rocsolver_sgetrs_strided_batched,
     rocsolver_spotrf_strided_batched,
     rocsolver_spotrs_strided_batched,
-    rocsolver_sgeqrf_strided_batched
+    rocsolver_sgeqrf_strided_batched,
+    rocsolver_ssyevd_strided_batched
 );
 scalar!(
     f64,
@@ -553,7 +600,8 @@ scalar!(
     rocsolver_dgetrs_strided_batched,
     rocsolver_dpotrf_strided_batched,
     rocsolver_dpotrs_strided_batched,
-    rocsolver_dgeqrf_strided_batched
+    rocsolver_dgeqrf_strided_batched,
+    rocsolver_dsyevd_strided_batched
 );
 scalar!(
     [f32; 2],
@@ -573,7 +621,8 @@ scalar!(
     rocsolver_cgetrs_strided_batched,
     rocsolver_cpotrf_strided_batched,
     rocsolver_cpotrs_strided_batched,
-    rocsolver_cgeqrf_strided_batched
+    rocsolver_cgeqrf_strided_batched,
+    rocsolver_cheevd_strided_batched
 );
 scalar!(
     [f64; 2],
@@ -593,7 +642,8 @@ scalar!(
     rocsolver_zgetrs_strided_batched,
     rocsolver_zpotrf_strided_batched,
     rocsolver_zpotrs_strided_batched,
-    rocsolver_zgeqrf_strided_batched
+    rocsolver_zgeqrf_strided_batched,
+    rocsolver_zheevd_strided_batched
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

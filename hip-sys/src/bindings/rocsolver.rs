@@ -695,6 +695,70 @@ pub struct RocsolverApi {
         strideP: rocblas_stride,
         batch_count: rocblas_int,
     ) -> rocblas_status,
+    ///`rocsolver_ssyevd_strided_batched`
+    pub rocsolver_ssyevd_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f32,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        D: *mut f32,
+        strideD: rocblas_stride,
+        E: *mut f32,
+        strideE: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dsyevd_strided_batched`
+    pub rocsolver_dsyevd_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut f64,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        D: *mut f64,
+        strideD: rocblas_stride,
+        E: *mut f64,
+        strideE: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cheevd_strided_batched`
+    pub rocsolver_cheevd_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_float_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        D: *mut f32,
+        strideD: rocblas_stride,
+        E: *mut f32,
+        strideE: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zheevd_strided_batched`
+    pub rocsolver_zheevd_strided_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *mut rocblas_double_complex,
+        lda: rocblas_int,
+        strideA: rocblas_stride,
+        D: *mut f64,
+        strideD: rocblas_stride,
+        E: *mut f64,
+        strideE: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -753,6 +817,10 @@ impl RocsolverApi {
         "rocsolver_dgeqrf_strided_batched",
         "rocsolver_cgeqrf_strided_batched",
         "rocsolver_zgeqrf_strided_batched",
+        "rocsolver_ssyevd_strided_batched",
+        "rocsolver_dsyevd_strided_batched",
+        "rocsolver_cheevd_strided_batched",
+        "rocsolver_zheevd_strided_batched",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -1617,11 +1685,91 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zgeqrf_strided_batched")?)
             },
+            rocsolver_ssyevd_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f32,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        D: *mut f32,
+                        strideD: rocblas_stride,
+                        E: *mut f32,
+                        strideE: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_ssyevd_strided_batched")?)
+            },
+            rocsolver_dsyevd_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut f64,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        D: *mut f64,
+                        strideD: rocblas_stride,
+                        E: *mut f64,
+                        strideE: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dsyevd_strided_batched")?)
+            },
+            rocsolver_cheevd_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        D: *mut f32,
+                        strideD: rocblas_stride,
+                        E: *mut f32,
+                        strideE: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cheevd_strided_batched")?)
+            },
+            rocsolver_zheevd_strided_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        evect: rocblas_evect,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        strideA: rocblas_stride,
+                        D: *mut f64,
+                        strideD: rocblas_stride,
+                        E: *mut f64,
+                        strideE: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zheevd_strided_batched")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 54usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 58usize)
     }
 }

@@ -158,25 +158,29 @@ pub(crate) fn vectors(evect: rocblas_evect) -> Result<bool, Status> {
     }
 }
 
-/// `syevd` / `heevd`: the `n × n` A with `lda`, the eigenvalues D, the
-/// scratch E and `info` (`rocsolver_syev_heev_argCheck`).
+/// `syevd` / `heevd`: `batch` problems of the `n × n` A with `lda`, the
+/// eigenvalues D, the scratch E and `info`
+/// (`rocsolver_syev_heev_argCheck`, shared by the strided batch, which
+/// checks no stride).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn syevd(
     evect: rocblas_evect,
     uplo: rocblas_fill,
     n: i32,
     lda: i32,
+    batch: i32,
     given: Given,
     querying: bool,
 ) -> Result<Next, Status> {
     vectors(evect)?;
     upper(uplo)?;
-    if n < 0 || lda < n {
+    if n < 0 || lda < n || batch < 0 {
         return Err(INVALID_SIZE);
     }
-    if !querying && ((n != 0 && (!given.a || !given.d || !given.e)) || !given.info) {
+    if !querying && ((n != 0 && (!given.a || !given.d || !given.e)) || (batch != 0 && !given.info)) {
         return Err(INVALID_POINTER);
     }
-    Ok(if n == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || n == 0 { Next::Done } else { Next::Run })
 }
 
 /// `geqrf`: `batch` problems of the `m × n` A with `lda` and its
@@ -302,10 +306,10 @@ mod tests {
         assert_eq!(potrs(lower, 2, 2, 2, 2, 1, ALL, false), Ok(Next::Run));
         let original = rocblas_evect::rocblas_evect_original;
         let tridiagonal = rocblas_evect::rocblas_evect_tridiagonal;
-        assert_eq!(syevd(tridiagonal, lower, 2, 2, ALL, false), Err(INVALID_VALUE), "not supported");
-        assert_eq!(syevd(original, lower, 2, 1, ALL, false), Err(INVALID_SIZE));
-        assert_eq!(syevd(original, lower, 2, 2, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(syevd(original, lower, 0, 0, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(syevd(tridiagonal, lower, 2, 2, 1, ALL, false), Err(INVALID_VALUE), "not supported");
+        assert_eq!(syevd(original, lower, 2, 1, 1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(syevd(original, lower, 2, 2, 1, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(syevd(original, lower, 0, 0, 1, Given { info: true, ..Given::default() }, false), Ok(Next::Done));
         assert_eq!(geqrf(3, 2, 2, 1, ALL, false), Err(INVALID_SIZE), "lda < m");
         assert_eq!(geqrf(3, 2, 3, 1, Given { ipiv: false, ..ALL }, false), Err(INVALID_POINTER));
         assert_eq!(geqrf(0, 2, 0, 1, Given::default(), false), Ok(Next::Done));
@@ -333,6 +337,11 @@ mod tests {
         assert_eq!(geqrf(2, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
         assert_eq!(geqrf(2, 2, 2, 0, ALL, false), Ok(Next::Done));
         assert_eq!(geqrf(2, 2, 2, 4, ALL, false), Ok(Next::Run));
+        let original = rocblas_evect::rocblas_evect_original;
+        assert_eq!(syevd(original, lower, 2, 2, -1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(syevd(original, lower, 2, 2, 0, no_info, false), Ok(Next::Done));
+        assert_eq!(syevd(original, lower, 2, 2, 3, no_info, false), Err(INVALID_POINTER));
+        assert_eq!(syevd(original, lower, 2, 2, 0, Given { d: false, ..ALL }, false), Err(INVALID_POINTER));
     }
 
     #[test]

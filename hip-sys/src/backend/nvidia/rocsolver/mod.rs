@@ -525,7 +525,7 @@ macro_rules! potrs {
 }
 
 macro_rules! syevd {
-    ($name:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             evect: rocblas_evect,
@@ -536,6 +536,27 @@ macro_rules! syevd {
             d: *mut $real,
             e: *mut $real,
             info: *mut c_int,
+        ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe { $batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) }
+        }
+
+        /// One cuSOLVER `syevd`/`heevd` per problem, in order on the
+        /// stream, all through one workspace, each writing its own `info`.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            evect: rocblas_evect,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            d: *mut $real,
+            stride_d: rocblas_stride,
+            e: *mut $real,
+            _stride_e: rocblas_stride,
+            info: *mut c_int,
+            batch: c_int,
         ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
@@ -548,8 +569,8 @@ macro_rules! syevd {
                     info: !info.is_null(),
                     ..Given::default()
                 };
-                if rules::syevd(evect, uplo, n, lda, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, 1, stream) };
+                if rules::syevd(evect, uplo, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
                 }
                 // CUSOLVER_EIG_MODE_VECTOR 1, _NOVECTOR 0.
                 let jobz = if rules::vectors(evect)? { 1 } else { 0 };
@@ -560,9 +581,14 @@ macro_rules! syevd {
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 // cuSOLVER has no E: rocSOLVER's scratch is left as it is.
                 with_workspace(handle, stream, query, need, |work| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `work` holds `lwork` elements.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) })
+                    for i in 0..batch {
+                        let (a, d, info) = (nth(a, stride_a, i), nth(d, stride_d, i), nth(info, 1, i));
+                        // SAFETY: operands checked by the rules, of the sizes and
+                        // strides the caller declared; `work` holds `lwork` elements.
+                        let status = unsafe { (f.$run)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) };
+                        ok(stringify!($run), status)?;
+                    }
+                    Ok(())
                 })
             })
         }
@@ -889,10 +915,10 @@ potrs!(rocsolver_spotrs, rocsolver_spotrs_strided_batched, f32, cusolverDnSpotrs
 potrs!(rocsolver_dpotrs, rocsolver_dpotrs_strided_batched, f64, cusolverDnDpotrs, cusolverDnDpotrsBatched);
 potrs!(rocsolver_cpotrs, rocsolver_cpotrs_strided_batched, C32, cusolverDnCpotrs, cusolverDnCpotrsBatched);
 potrs!(rocsolver_zpotrs, rocsolver_zpotrs_strided_batched, C64, cusolverDnZpotrs, cusolverDnZpotrsBatched);
-syevd!(rocsolver_ssyevd, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
-syevd!(rocsolver_dsyevd, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
-syevd!(rocsolver_cheevd, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
-syevd!(rocsolver_zheevd, C64, f64, cusolverDnZheevd_bufferSize, cusolverDnZheevd);
+syevd!(rocsolver_ssyevd, rocsolver_ssyevd_strided_batched, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
+syevd!(rocsolver_dsyevd, rocsolver_dsyevd_strided_batched, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
+syevd!(rocsolver_cheevd, rocsolver_cheevd_strided_batched, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
+syevd!(rocsolver_zheevd, rocsolver_zheevd_strided_batched, C64, f64, cusolverDnZheevd_bufferSize, cusolverDnZheevd);
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
@@ -971,6 +997,10 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dgeqrf_strided_batched,
             rocsolver_cgeqrf_strided_batched,
             rocsolver_zgeqrf_strided_batched,
+            rocsolver_ssyevd_strided_batched,
+            rocsolver_dsyevd_strided_batched,
+            rocsolver_cheevd_strided_batched,
+            rocsolver_zheevd_strided_batched,
         })
     })
 }

@@ -101,15 +101,23 @@ pub(super) struct Instances {
     count: c_int,
     strides: [rocblas_stride; 3],
     batched: bool,
+    /// The three strided operands' names, for messages.
+    names: [&'static str; 3],
 }
 
 impl Instances {
     /// The plain function's one problem.
-    pub(super) const ONE: Instances = Instances { count: 1, strides: [0; 3], batched: false };
+    pub(super) const ONE: Instances = Instances { count: 1, strides: [0; 3], batched: false, names: ["A", "P", "B"] };
 
     /// A `_strided_batched` function's `count` problems (strides of A, P, B).
     pub(super) fn strided(count: c_int, a: rocblas_stride, p: rocblas_stride, b: rocblas_stride) -> Instances {
-        Instances { count, strides: [a, p, b], batched: true }
+        Instances { count, strides: [a, p, b], batched: true, names: ["A", "P", "B"] }
+    }
+
+    /// The eigensolver's strides: of A, of the eigenvalues D and of the
+    /// scratch E.
+    pub(super) fn eigen(count: c_int, a: rocblas_stride, d: rocblas_stride, e: rocblas_stride) -> Instances {
+        Instances { names: ["A", "D", "E"], ..Instances::strided(count, a, d, e) }
     }
 
     /// The workspace's view: rocSOLVER sizes batched calls by their own
@@ -126,7 +134,7 @@ impl Instances {
         self.count.max(0) as usize
     }
 
-    /// The memory of operand `which` (0 A, 1 P, 2 B) over every problem, at
+    /// The memory of operand `which` (0 A, 1 P or D, 2 B or E) over every problem, at
     /// `ptr`, each of `len` elements of `size` bytes: its span and its
     /// elements.
     /// rocSOLVER checks no stride; a written operand whose problems overlap
@@ -146,7 +154,7 @@ impl Instances {
             log::error!(
                 "hip simulator: {function}: stride {stride} of operand {} is negative or below one problem's {len} \
                  elements, so problems written in parallel would overlap",
-                ["A", "P", "B"][which]
+                self.names[which]
             );
             return Err(INVALID_SIZE);
         }
@@ -354,6 +362,7 @@ pub(super) fn syevd<T: Scalar>(
     d: *mut u8,
     e: *mut u8,
     info: *mut c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -362,44 +371,66 @@ pub(super) fn syevd<T: Scalar>(
         let given =
             Given { a: !a.is_null(), d: !d.is_null(), e: !e.is_null(), info: !info.is_null(), ..Given::default() };
         let query = querying(handle);
-        let next = rules::syevd(evect, uplo, n, lda, given, query)?;
+        let next = rules::syevd(evect, uplo, n, lda, batch.count, given, query)?;
         let (vectors, upper) = (rules::vectors(evect)?, rules::upper(uplo)?);
-        let (n, lda) = (n as usize, lda as usize);
-        let need = workspace::syevd(n, T::SIZE, T::REAL_SIZE, vectors);
+        let (n, lda, count) = (n as usize, lda as usize, batch.count());
+        if !workspace::syevd_sizes_fit(n, vectors, batch.workspace()) {
+            log::error!(
+                "hip simulator: {function}: rocSOLVER 3.21 sizes the divide-and-conquer workspace of 2·{n}²·{} \
+                 reals in a 32-bit int, which overflows: split the batch",
+                batch.count()
+            );
+            return Err(INVALID_SIZE);
+        }
+        let need = workspace::syevd(n, T::SIZE, T::REAL_SIZE, vectors, batch.workspace());
         if query {
             return bind(function, handle, need).map(drop);
         }
         if next == Next::Done {
-            return clear_info(function, handle, info, 1);
+            return clear_info(function, handle, info, count);
         }
-        let (a, elems) = matrix(a, n, n, lda)?;
-        let reals = |p: *mut u8| span(p as usize, n * T::REAL_SIZE).ok_or(INVALID_POINTER);
-        let (d, e, info) = (reals(d)?, reals(e)?, ints(info, 1)?);
+        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
+        let (d, d_len) = batch.operand(function, 1, (d.cast_const(), T::REAL_SIZE), n, true)?;
+        let (e, e_len) = batch.operand(function, 2, (e.cast_const(), T::REAL_SIZE), n, true)?;
+        let info = ints(info, count)?;
         let used = vec![
             (a.clone(), AccessKind::Write),
             (d.clone(), AccessKind::Write),
             (e.clone(), AccessKind::Write),
             (info.clone(), AccessKind::Write),
         ];
+        let real = T::REAL_SIZE;
         queue(function, handle, need, used, move || {
             let mut values = load::<T>(&a, elems)?;
-            let (eigenvalues, status) = eigen::syevd(vectors, upper, n, &mut values, lda);
-            if vectors {
-                store(&a, &values)?;
-            } else if n > 1 {
-                // rocSOLVER leaves its Householder vectors there: A's
-                // contents are destroyed, and NaNs say so to any reader.
-                let nan = T::complex(f64::NAN, f64::NAN);
-                store(&a, &(0..elems).map(|e| if e % lda < n { nan } else { values[e] }).collect::<Vec<T>>())?;
+            // D and E keep what lies between their problems.
+            let (mut d_bytes, mut e_bytes) = (d.bytes(d_len * real)?, e.bytes(e_len * real)?);
+            let mut infos = Vec::with_capacity(count);
+            for i in 0..count {
+                let problem = &mut values[batch.offset(0, i)..];
+                let (eigenvalues, status) = eigen::syevd(vectors, upper, n, problem, lda);
+                if !vectors && n > 1 {
+                    // rocSOLVER leaves its Householder vectors there: A's
+                    // contents are destroyed, and NaNs say so to any reader.
+                    let nan = T::complex(f64::NAN, f64::NAN);
+                    for j in 0..n {
+                        problem[j * lda..j * lda + n].fill(nan);
+                    }
+                }
+                let at = batch.offset(1, i) * real;
+                for (chunk, x) in d_bytes[at..at + n * real].chunks_exact_mut(real).zip(&eigenvalues) {
+                    T::store_real(*x, chunk);
+                }
+                // E's first n − 1 entries hold the tridiagonal's
+                // off-diagonal, converged to zero; its last is never
+                // written (nor, for order 1, any).
+                let at = batch.offset(2, i) * real;
+                e_bytes[at..at + n.saturating_sub(1) * real].fill(0);
+                infos.push(status);
             }
-            store_reals::<T>(&d, &eigenvalues)?;
-            // E's first n − 1 entries hold the tridiagonal's off-diagonal,
-            // converged to zero; its last is never written (nor, for order
-            // 1, any).
-            if n > 1 {
-                e.write_bytes(&vec![0u8; (n - 1) * T::REAL_SIZE])?;
-            }
-            store_ints(&info, &[status])
+            store(&a, &values)?;
+            d.write_bytes(&d_bytes)?;
+            e.write_bytes(&e_bytes)?;
+            store_ints(&info, &infos)
         })
     })
 }

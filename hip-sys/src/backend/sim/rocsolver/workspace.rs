@@ -261,9 +261,12 @@ pub(super) fn potrs(n: usize, nrhs: usize, elem: usize, batch: Batch) -> usize {
 /// pieces, from the tridiagonal reduction (`sytd2`/`sytrd`, rocBLAS's
 /// symv), the tridiagonal solver (`sterf` without vectors; with them
 /// `steqr` below order 32, divide and conquer from 32) and the back
-/// transformation (`ormtr`, blocked above order 64).
-pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool) -> usize {
-    if n <= 1 {
+/// transformation (`ormtr`, blocked above order 64). A strided batch
+/// asks for every piece but the scalars once per problem (rocSOLVER's
+/// sizes take no other account of the count).
+pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool, batch: Batch) -> usize {
+    let c = batch.count();
+    if n <= 1 || c == 0 {
         return 0;
     }
     let (s, r, complex) = (elem, real, elem != real);
@@ -289,7 +292,18 @@ pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool) -> usize 
     let tmpz = if divide { 2 * n * r } else { 0 };
     let splits = if divide { 4 * (3 * n + 2) } else { 0 };
     let tmptau_w = (s * n * n).max(if blocked { 32 * n * s } else { s });
-    total(&[3 * s, work1, work2, work3, tmpz, splits, tmptau_w, s * n])
+    let per_problem = [work1, work2, work3, tmpz, splits, tmptau_w, s * n];
+    let mut pieces = vec![3 * s];
+    pieces.extend(per_problem.iter().map(|p| p * c));
+    total(&pieces)
+}
+
+/// Whether rocSOLVER 3.21 can size this eigensolver call: with vectors
+/// from order 32 (divide and conquer) its `stedc` computes `2·n²·count`
+/// in a 32-bit `rocblas_int` before scaling it to bytes, which overflows
+/// past `i32::MAX` (undefined behaviour in C; an absurd size in practice).
+pub(super) fn syevd_sizes_fit(n: usize, vectors: bool, batch: Batch) -> bool {
+    !vectors || n < 32 || 2 * (n as u128) * (n as u128) * (batch.count() as u128) <= i32::MAX as u128
 }
 
 /// larfg's dot-product workspace for a column of `x` entries
@@ -514,13 +528,20 @@ mod tests {
 
     #[test]
     fn the_eigensolver_asks_what_rocsolver_3_21_asks() {
-        let d = |n| syevd(n, 8, 8, true);
+        let d = |n| syevd(n, 8, 8, true, Batch::One);
         assert_eq!([d(1), d(2), d(4), d(30), d(64)], [0, 320, 384, 8_128, 134_528]);
         assert_eq!([d(100), d(256), d(1024)], [325_312, 2_114_688, 33_722_496]);
         assert_eq!(d(4096), 539_115_648);
-        assert_eq!(syevd(100, 8, 8, false), 82_560, "without vectors");
-        assert_eq!([syevd(30, 16, 8, true), syevd(100, 16, 8, true)], [15_552, 506_880]);
-        assert_eq!([syevd(30, 16, 8, false), syevd(100, 16, 8, false)], [15_552, 164_928]);
+        assert_eq!(syevd(100, 8, 8, false, Batch::One), 82_560, "without vectors");
+        assert_eq!([syevd(30, 16, 8, true, Batch::One), syevd(100, 16, 8, true, Batch::One)], [15_552, 506_880]);
+        assert_eq!([syevd(30, 16, 8, false, Batch::One), syevd(100, 16, 8, false, Batch::One)], [15_552, 164_928]);
+        // A strided batch: every piece times the count but the scalars.
+        assert_eq!(syevd(100, 8, 8, true, Batch::Strided(3)), 975_744);
+        assert_eq!(syevd(30, 8, 8, true, Batch::Strided(2)), 16_000);
+        assert_eq!(syevd(100, 8, 8, false, Batch::Strided(4)), 329_728);
+        assert_eq!(syevd(100, 16, 8, true, Batch::Strided(2)), 1_013_696);
+        assert_eq!(syevd(100, 8, 8, true, Batch::Strided(1)), syevd(100, 8, 8, true, Batch::One));
+        assert_eq!(syevd(100, 8, 8, true, Batch::Strided(0)), 0);
     }
 
     #[test]
