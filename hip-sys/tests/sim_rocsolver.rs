@@ -118,3 +118,73 @@ fn a_strided_eigensolver_batch_checks_its_count_and_each_operands_stride() {
     destroy(handle);
     finish();
 }
+
+#[test]
+fn a_strided_svd_batch_checks_its_count_and_each_operands_stride() {
+    let _g = start();
+    let api = sim::rocsolver_api();
+    let handle = blas_handle();
+    // Two 2×2 problems, packed: diag(3, 4) has σ = (4, 3); [[0, 2], [0, 0]] has σ = (2, 0).
+    let a = upload(&[3.0f64, 0.0, 0.0, 4.0, 0.0, 0.0, 2.0, 0.0]);
+    let s = upload(&[0.0f64; 4]);
+    let u = upload(&[0.0f64; 8]);
+    let e = upload(&[0.0f64; 2]);
+    let info = upload(&[-1i32; 2]);
+    let (a_, s_, u_, e_, info_) =
+        (a.cast::<f64>(), s.cast::<f64>(), u.cast::<f64>(), e.cast::<f64>(), info.cast::<i32>());
+    let (singular, none) = (
+        hip_sys::rocsolver::rocblas_svect::rocblas_svect_singular,
+        hip_sys::rocsolver::rocblas_svect::rocblas_svect_none,
+    );
+    let fast = hip_sys::rocsolver::rocblas_workmode::rocblas_outofplace;
+    let gesvd = api.rocsolver_dgesvd_strided_batched;
+    // SAFETY: simulator device memory of the sizes each call reads, or
+    // pointers the simulator checks and refuses.
+    unsafe {
+        let status = |count, stride_s, stride_u, info| {
+            gesvd(
+                handle,
+                singular,
+                none,
+                2,
+                2,
+                a_,
+                2,
+                4,
+                s_,
+                stride_s,
+                u_,
+                2,
+                stride_u,
+                null_mut(),
+                1,
+                0,
+                e_,
+                1,
+                fast,
+                info,
+                count,
+            )
+        };
+        assert_eq!(status(-1, 2, 4, info_), rocblas_status::rocblas_status_invalid_size);
+        assert_eq!(status(0, 2, 4, null_mut()), rocblas_status::rocblas_status_success, "no problem, no info");
+        assert_eq!(status(2, 2, 4, null_mut()), rocblas_status::rocblas_status_invalid_pointer);
+        assert_eq!(status(2, 1, 4, info_), rocblas_status::rocblas_status_invalid_size, "S's problems overlap");
+        assert_eq!(status(2, 2, 3, info_), rocblas_status::rocblas_status_invalid_size, "U's problems overlap");
+        assert_eq!(status(3, 2, 4, info_), rocblas_status::rocblas_status_invalid_pointer, "past A's end");
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 2), vec![-1; 2], "no refused call wrote info");
+        assert_eq!(status(2, 2, 4, info_), rocblas_status::rocblas_status_success);
+        sync();
+        assert_eq!(download::<i32>(info.cast_const(), 2), vec![0; 2]);
+        let sigma = download::<f64>(s.cast_const(), 4);
+        for (got, want) in sigma.iter().zip([4.0, 3.0, 2.0, 0.0]) {
+            assert!((got - want).abs() < 1e-12, "{sigma:?}");
+        }
+    }
+    for p in [a, s, u, e, info] {
+        free(p);
+    }
+    destroy(handle);
+    finish();
+}

@@ -975,6 +975,84 @@ fn eigen_batch_round_trip<T: Elem>(n: usize, count: usize, triangle: Triangle) {
     }
 }
 
+/// A strided batch of SVDs (A with a gap between problems, U and Vᴴ
+/// packed): each problem's singular values equal the single call's, U Σ
+/// Vᴴ gives back its A where both sides have matrices, and A's gaps are
+/// untouched.
+fn svd_batch_round_trip<T: Elem>(m: usize, n: usize, count: usize, left: Side, right: Side) {
+    let (lda, k) = (m + 1, m.min(n));
+    let shape = Shape::new(m, n).with_ld(lda);
+    let batch = Batch { count, stride_a: shape.len() + 2, stride_b: 0 };
+    let one = |i: usize| -> Vec<T> {
+        let (re, im) = (noise(shape.len(), 140 + i as u64), noise(shape.len(), 150 + i as u64));
+        (0..shape.len()).map(|e| T::from_c(re[e], if T::COMPLEX { im[e] } else { 0.0 })).collect()
+    };
+    let a_host = batch_of::<T>(count, shape.len(), batch.stride_a, one);
+    let mut a = DeviceArray::from_slice(&a_host).unwrap();
+    let mut sigma = DeviceArray::<T::Real>::zeros(k * count).unwrap();
+    let u_shape = Shape::new(m, if left == Side::All { m } else { k }).with_ld(m + 2);
+    let v_rows = if right == Side::All { n } else { k };
+    let v_shape = Shape::new(v_rows, n).with_ld(v_rows + 2);
+    let mut u = DeviceArray::<T>::zeros((u_shape.len() * count).max(1)).unwrap();
+    let mut vt = DeviceArray::<T>::zeros((v_shape.len() * count).max(1)).unwrap();
+    fn side<T: Elem>(side: Side, shape: Shape, data: &mut DeviceArray<T>) -> SingularVectors<'_, T> {
+        match side {
+            Side::All => SingularVectors::All(shape, data),
+            Side::Thin => SingularVectors::Thin(shape, data),
+            Side::OverA => SingularVectors::OverA,
+            Side::Skip => SingularVectors::Skip,
+        }
+    }
+    let info = solver::gesvd_strided_batched(
+        &shape,
+        &batch,
+        &mut a,
+        &mut sigma,
+        side(left, u_shape, &mut u),
+        side(right, v_shape, &mut vt),
+    )
+    .unwrap();
+    assert_eq!(info.values().unwrap(), vec![0; count], "{} every problem converged", T::NAME);
+    let s: Vec<f64> = sigma.to_vec().unwrap().into_iter().map(Into::into).collect();
+    let a_after: Vec<(f64, f64)> = a.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    let u_host: Vec<(f64, f64)> = u.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    let v_host: Vec<(f64, f64)> = vt.to_vec().unwrap().into_iter().map(T::to_c).collect();
+    let tolerance = T::TOLERANCE * 10.0;
+    for i in 0..count {
+        let what = format!("{} {m}×{n} {left:?}/{right:?} problem {i} of {count}", T::NAME);
+        let (at, s_i) = (i * batch.stride_a, &s[i * k..(i + 1) * k]);
+        let mut single = DeviceArray::from_slice(&one(i)).unwrap();
+        let mut single_sigma = DeviceArray::<T::Real>::zeros(k).unwrap();
+        solver::gesvd(&shape, &mut single, &mut single_sigma, SingularVectors::Skip, SingularVectors::Skip)
+            .unwrap()
+            .check()
+            .unwrap();
+        let scale = s_i.first().copied().unwrap_or(1.0).max(1.0);
+        for (x, y) in single_sigma.to_vec().unwrap().into_iter().map(Into::<f64>::into).zip(s_i) {
+            assert!((x - y).abs() < tolerance * scale, "{what}: σ {y}, single {x}");
+        }
+        if i + 1 < count {
+            assert!(
+                a_after[at + shape.len()..(i + 1) * batch.stride_a].iter().all(|&x| x == (7.0, 0.0)),
+                "{what}: gap"
+            );
+        }
+        if matches!(left, Side::All | Side::Thin) && matches!(right, Side::All | Side::Thin) {
+            let (u_at, v_at) = (i * u_shape.len(), i * v_shape.len());
+            for j in 0..n {
+                for r in 0..m {
+                    let x = (0..k).fold((0.0, 0.0), |x, l| {
+                        let z = cmul(u_host[u_at + r + l * (m + 2)], v_host[v_at + l + j * (v_rows + 2)]);
+                        (x.0 + s_i[l] * z.0, x.1 + s_i[l] * z.1)
+                    });
+                    let want = a_host[at + r + j * lda].to_c();
+                    assert!((x.0 - want.0).hypot(x.1 - want.1) < tolerance * scale, "{what}: U Σ Vᴴ at ({r}, {j})");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn strided_batches_factor_and_solve_every_problem_in_every_precision() {
     let _x = sim::exclusive();
@@ -1001,6 +1079,21 @@ fn strided_batches_factor_and_solve_every_problem_in_every_precision() {
             eigen_batch_round_trip::<f64>(n, count, triangle);
             eigen_batch_round_trip::<[f32; 2]>(n, count, triangle);
             eigen_batch_round_trip::<[f64; 2]>(n, count, triangle);
+        }
+    }
+    {
+        use Side::{All, OverA, Skip, Thin};
+        for (m, n, count, left, right) in [
+            (5, 3, 3, Thin, Thin),
+            (3, 5, 2, All, All),
+            (6, 6, 2, OverA, Thin),
+            (9, 4, 3, All, OverA),
+            (4, 2, 1, Skip, Skip),
+        ] {
+            svd_batch_round_trip::<f32>(m, n, count, left, right);
+            svd_batch_round_trip::<f64>(m, n, count, left, right);
+            svd_batch_round_trip::<[f32; 2]>(m, n, count, left, right);
+            svd_batch_round_trip::<[f64; 2]>(m, n, count, left, right);
         }
     }
     for (m, n) in [(5, 3), (3, 5), (12, 12)] {
@@ -1140,6 +1233,24 @@ fn bad_batches_are_refused_before_any_call() {
     let error = solver::syevd_strided_batched(Vectors::Compute, Triangle::Lower, &big, &huge, &mut a, &mut w)
         .expect_err("overflows rocSOLVER's sizing");
     assert!(error.to_string().contains("make batches of at most 1023"), "{error}");
+    // The SVD: enough singular values, U holding every problem's.
+    let svd = |a: &mut DeviceArray<f64>, s: &mut DeviceArray<f64>, u: &mut DeviceArray<f64>| {
+        let left = SingularVectors::Thin(Shape::new(4, 4), u);
+        solver::gesvd_strided_batched(&shape, &Batch::packed(3, &shape), a, s, left, SingularVectors::Skip).map(drop)
+    };
+    let mut u = DeviceArray::<f64>::zeros(16 * 3).unwrap();
+    invalid(svd(&mut a, &mut short_w, &mut u), "the singular values holds 11");
+    let mut short_u = DeviceArray::<f64>::zeros(16 * 3 - 1).unwrap();
+    invalid(svd(&mut a, &mut w, &mut short_u), "U holds 47 elements; 3 packed 4×4 matrices");
+    let over = solver::gesvd_strided_batched(
+        &shape,
+        &Batch::packed(3, &shape),
+        &mut a,
+        &mut w,
+        SingularVectors::OverA,
+        SingularVectors::OverA,
+    );
+    invalid(over.map(drop), "both sides");
     // An empty batch succeeds and has no values to read.
     let info = solver::syevd_strided_batched(
         Vectors::Compute,

@@ -362,6 +362,10 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dsyevd_strided_batched",
     "rocsolver_cheevd_strided_batched",
     "rocsolver_zheevd_strided_batched",
+    "rocsolver_sgesvd_strided_batched",
+    "rocsolver_dgesvd_strided_batched",
+    "rocsolver_cgesvd_strided_batched",
+    "rocsolver_zgesvd_strided_batched",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared

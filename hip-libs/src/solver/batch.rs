@@ -61,7 +61,7 @@ impl Batch {
     }
 
     /// The count as a `rocblas_int`.
-    fn count(&self, op: &'static str) -> Result<i32> {
+    pub(super) fn count(&self, op: &'static str) -> Result<i32> {
         i32::try_from(self.count)
             .map_err(|_| LibError::invalid(op, format!("a batch of {} exceeds rocSOLVER's 32-bit count", self.count)))
     }
@@ -70,7 +70,7 @@ impl Batch {
     /// elements per problem, `stride` apart, for every problem, and that a
     /// `written` operand's problems do not overlap; the stride as a
     /// `rocblas_stride`.
-    fn operand(
+    pub(super) fn operand(
         &self,
         op: &'static str,
         name: &str,

@@ -65,14 +65,30 @@ impl Info {
     /// `stream`: the `info` of an empty problem, which rocSOLVER returns
     /// from without writing one.
     pub(crate) fn succeeded(operation: &'static str, kind: Factorization, stream: &Stream) -> Result<Info> {
-        let info = Info::new(operation, kind, stream)?;
-        let (device, ptr) = (stream.device(), info.as_mut_ptr().cast());
-        hip_pool::enqueue(stream, [(info.buffer(), hip_pool::Access::Write)], || {
-            // SAFETY: four bytes of device memory of `stream`'s device,
-            // kept from reuse until the fill has run (the use is recorded).
-            unsafe { hip_core::raw::mem::fill_async(device, ptr, 0, 4, stream.as_raw()) }.map_err(crate::LibError::from)
+        Info::new(operation, kind, stream)?.zeroed(stream)
+    }
+
+    /// [`succeeded`](Info::succeeded) for a batch of `count` problems.
+    pub(crate) fn batch_succeeded(
+        operation: &'static str,
+        kind: Factorization,
+        count: usize,
+        stream: &Stream,
+    ) -> Result<Info> {
+        Info::batch(operation, kind, count, stream)?.zeroed(stream)
+    }
+
+    /// The values set to 0 on `stream`.
+    fn zeroed(self, stream: &Stream) -> Result<Info> {
+        let (device, ptr, bytes) = (stream.device(), self.as_mut_ptr().cast(), self.count.max(1) * 4);
+        hip_pool::enqueue(stream, [(self.buffer(), hip_pool::Access::Write)], || {
+            // SAFETY: `bytes` of device memory of `stream`'s device (the
+            // buffer holds at least one int), kept from reuse until the
+            // fill has run (the use is recorded).
+            unsafe { hip_core::raw::mem::fill_async(device, ptr, 0, bytes, stream.as_raw()) }
+                .map_err(crate::LibError::from)
         })?;
-        Ok(info)
+        Ok(self)
     }
 
     /// How many problems it holds the `info` of: 1, or a batch's count.

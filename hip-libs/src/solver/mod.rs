@@ -3,8 +3,8 @@
 //! the symmetric / Hermitian eigensolver ([`syevd`], also named
 //! [`heevd`]) and the singular value decomposition ([`gesvd`]) of dense
 //! column-major matrices, in `f32`, `f64` and complex (`[re, im]`)
-//! precision; LU, Cholesky, QR and the eigensolver also of strided
-//! batches of one shape (`*_strided_batched`, with a [`Batch`]).
+//! precision; all but `orgqr` also of strided batches of one shape
+//! (`*_strided_batched`, with a [`Batch`]).
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -51,14 +51,14 @@
 //!
 //! # Strided batches
 //!
-//! `getrf`, `getrs`, `potrf`, `potrs`, `geqrf` and `syevd` also take a
-//! strided batch ([`Batch`]): one call for many problems of one shape,
+//! `getrf`, `getrs`, `potrf`, `potrs`, `geqrf`, `syevd` and `gesvd` also
+//! take a strided batch ([`Batch`]): one call for many problems of one shape,
 //! one [`Info`] value per problem, pivots from [`Pivots::batched`]. On AMD
 //! they are rocSOLVER's `*_strided_batched`; on the nvidia backend, a
 //! batch runs as one cuBLAS/cuSOLVER batched launch (LU, Cholesky, and
 //! Cholesky solves of one right-hand side) where that is faster than one
 //! cuSOLVER call per problem (many small matrices), and as one call per
-//! problem otherwise (always for QR and the eigensolver).
+//! problem otherwise (always for QR, the eigensolver and the SVD).
 //!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,
@@ -85,4 +85,4 @@ pub use lu::{getrf, getrs};
 pub use qr::{geqrf, orgqr, orgqr as ungqr};
 pub use raw::SolverScalar;
 pub use shape::Shape;
-pub use svd::{gesvd, SingularVectors};
+pub use svd::{gesvd, gesvd_strided_batched, SingularVectors};

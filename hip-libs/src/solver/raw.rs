@@ -301,6 +301,37 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         info: *mut i32,
         batch: i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?gesvd_strided_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvd_strided_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        left: rocblas_svect,
+        right: rocblas_svect,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        stride_a: i64,
+        s: *mut Self::Real,
+        stride_s: i64,
+        u: *mut Self,
+        ldu: i32,
+        stride_u: i64,
+        v: *mut Self,
+        ldv: i32,
+        stride_v: i64,
+        e: *mut Self::Real,
+        stride_e: i64,
+        fast_alg: rocblas_workmode,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
@@ -308,7 +339,7 @@ macro_rules! scalar {
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
         $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident,
-        $syevd_sb:ident
+        $syevd_sb:ident, $gesvd_sb:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
@@ -420,6 +451,39 @@ macro_rules! scalar {
                 // SAFETY: as the caller guarantees; the element types have one layout.
                 unsafe {
                     (api.$syevd_sb)(handle, evect, uplo, n, a, lda, stride_a, d, stride_d, e, stride_e, info, batch)
+                }
+            }
+            unsafe fn gesvd_strided_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                left: rocblas_svect,
+                right: rocblas_svect,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                stride_a: i64,
+                s: *mut $real,
+                stride_s: i64,
+                u: *mut Self,
+                ldu: i32,
+                stride_u: i64,
+                v: *mut Self,
+                ldv: i32,
+                stride_v: i64,
+                e: *mut $real,
+                stride_e: i64,
+                fast_alg: rocblas_workmode,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                let (a, u, v) = (a.cast::<$c>(), u.cast::<$c>(), v.cast::<$c>());
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe {
+                    (api.$gesvd_sb)(
+                        handle, left, right, m, n, a, lda, stride_a, s, stride_s, u, ldu, stride_u, v, ldv, stride_v,
+                        e, stride_e, fast_alg, info, batch,
+                    )
                 }
             }
             unsafe fn gesvd(
@@ -580,7 +644,8 @@ scalar!(
     rocsolver_spotrf_strided_batched,
     rocsolver_spotrs_strided_batched,
     rocsolver_sgeqrf_strided_batched,
-    rocsolver_ssyevd_strided_batched
+    rocsolver_ssyevd_strided_batched,
+    rocsolver_sgesvd_strided_batched
 );
 scalar!(
     f64,
@@ -601,7 +666,8 @@ scalar!(
     rocsolver_dpotrf_strided_batched,
     rocsolver_dpotrs_strided_batched,
     rocsolver_dgeqrf_strided_batched,
-    rocsolver_dsyevd_strided_batched
+    rocsolver_dsyevd_strided_batched,
+    rocsolver_dgesvd_strided_batched
 );
 scalar!(
     [f32; 2],
@@ -622,7 +688,8 @@ scalar!(
     rocsolver_cpotrf_strided_batched,
     rocsolver_cpotrs_strided_batched,
     rocsolver_cgeqrf_strided_batched,
-    rocsolver_cheevd_strided_batched
+    rocsolver_cheevd_strided_batched,
+    rocsolver_cgesvd_strided_batched
 );
 scalar!(
     [f64; 2],
@@ -643,7 +710,8 @@ scalar!(
     rocsolver_zpotrf_strided_batched,
     rocsolver_zpotrs_strided_batched,
     rocsolver_zgeqrf_strided_batched,
-    rocsolver_zheevd_strided_batched
+    rocsolver_zheevd_strided_batched,
+    rocsolver_zgesvd_strided_batched
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

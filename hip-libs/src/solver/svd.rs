@@ -1,5 +1,6 @@
 //! The singular value decomposition: `gesvd`.
 
+use super::batch::Batch;
 use super::info::{Factorization, Info};
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
@@ -41,29 +42,33 @@ struct Side<'b> {
     svect: rocblas_svect,
     ptr: *mut std::ffi::c_void,
     ld: i32,
+    /// Elements between problems' matrices in a batch (packed).
+    stride: i64,
     buffer: Option<(&'b Buffer, Device)>,
 }
 
 impl<'a, T> SingularVectors<'a, T> {
     /// Check the matrix of side `name` against the shape the SVD writes:
-    /// `rows × cols` for all vectors, `thin` for the first `k`.
+    /// `rows × cols` for all vectors, `thin` for the first `k`; it holds
+    /// `count` of them packed.
     fn check(
         &mut self,
         op: &'static str,
         name: &'static str,
         all: (usize, usize),
         thin: (usize, usize),
+        count: usize,
     ) -> Result<Side<'_>> {
         let (svect, shape, data, want) = match self {
             SingularVectors::All(shape, data) => (rocblas_svect::rocblas_svect_all, *shape, data, all),
             SingularVectors::Thin(shape, data) => (rocblas_svect::rocblas_svect_singular, *shape, data, thin),
             SingularVectors::OverA => {
                 let svect = rocblas_svect::rocblas_svect_overwrite;
-                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, buffer: None });
+                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, stride: 0, buffer: None });
             }
             SingularVectors::Skip => {
                 let svect = rocblas_svect::rocblas_svect_none;
-                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, buffer: None });
+                return Ok(Side { svect, ptr: std::ptr::null_mut(), ld: 1, stride: 0, buffer: None });
             }
         };
         if (shape.rows, shape.cols) != want {
@@ -72,10 +77,26 @@ impl<'a, T> SingularVectors<'a, T> {
                 format!("{name} is {}×{}; these vectors of A make it {}×{}", shape.rows, shape.cols, want.0, want.1),
             ));
         }
-        let [_, _, ld] = shape.check(op, name, data.len())?;
+        let [_, _, ld] = if count == 1 { shape.check(op, name, data.len())? } else { shape.dims(op, name)? };
+        let packed = shape.len().checked_mul(count).filter(|&need| need <= data.len());
+        if count != 1 && packed.is_none() {
+            return Err(LibError::invalid(
+                op,
+                format!(
+                    "{name} holds {} elements; {count} packed {}×{} matrices with leading dimension {} span {}",
+                    data.len(),
+                    shape.rows,
+                    shape.cols,
+                    shape.ld(),
+                    shape.len() as u128 * count as u128
+                ),
+            ));
+        }
+        let stride = i64::try_from(shape.len())
+            .map_err(|_| LibError::invalid(op, format!("{name}'s extent exceeds rocSOLVER's 64-bit stride")))?;
         let device = data.device();
         let ptr = data.device_ptr_mut();
-        Ok(Side { svect, ptr, ld, buffer: Some((data.buffer(), device)) })
+        Ok(Side { svect, ptr, ld, stride, buffer: Some((data.buffer(), device)) })
     }
 }
 
@@ -145,8 +166,8 @@ pub fn gesvd<T: SolverScalar>(
             format!("the singular values hold {}; a {rows}×{cols} A has min(m, n) = {k}", singular_values.len()),
         ));
     }
-    let u = left.check(OP, "U", (rows, rows), (rows, k))?;
-    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols))?;
+    let u = left.check(OP, "U", (rows, rows), (rows, k), 1)?;
+    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols), 1)?;
     let device = a.device();
     let mut others = vec![("the singular values", singular_values.device())];
     others.extend(u.buffer.map(|(_, d)| ("U", d)));
@@ -198,6 +219,119 @@ pub fn gesvd<T: SolverScalar>(
                 e_ptr,
                 fast,
                 info_ptr,
+            )
+        }
+    };
+    on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
+}
+
+/// The singular value decompositions of a strided batch of `m × n`
+/// matrices, on A's stream (`rocsolver_?gesvd_strided_batched`), as
+/// [`gesvd`] does one: problem `i`'s A begins `i × stride_a` elements
+/// after the first's, its `k = min(m, n)` singular values at `i × k` in
+/// `singular_values`, and its U and Vᴴ (where a side has matrices of its
+/// own) packed one after another in the side's buffer, each of the
+/// side's [`Shape`].
+///
+/// Returns one [`Info`] value per problem, still on the device:
+/// [`Info::check`] names the first problem that did not converge.
+///
+/// # Errors
+/// As [`gesvd`]; [`LibError::InvalidInput`] also for an A shorter than
+/// the batch spans, a `stride_a` below one A's extent (for more than one
+/// problem), fewer than `count × k` singular values, a U or Vᴴ buffer
+/// shorter than `count` packed matrices, or a count over `i32::MAX`.
+#[doc(alias = "rocsolver_sgesvd_strided_batched")]
+#[doc(alias = "rocsolver_dgesvd_strided_batched")]
+#[doc(alias = "rocsolver_cgesvd_strided_batched")]
+#[doc(alias = "rocsolver_zgesvd_strided_batched")]
+pub fn gesvd_strided_batched<T: SolverScalar>(
+    shape: &Shape,
+    batch: &Batch,
+    a: &mut impl DeviceDataMut<T>,
+    singular_values: &mut impl DeviceDataMut<T::Real>,
+    mut left: SingularVectors<'_, T>,
+    mut right: SingularVectors<'_, T>,
+) -> Result<Info> {
+    const OP: &str = "gesvd_strided_batched";
+    let [m, n, lda] = shape.dims(OP, "A")?;
+    let count = batch.count(OP)?;
+    let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
+    let (rows, cols) = (shape.rows, shape.cols);
+    let k = rows.min(cols);
+    if matches!((&left, &right), (SingularVectors::OverA, SingularVectors::OverA)) {
+        return Err(LibError::invalid(
+            OP,
+            "both sides' vectors over A: A holds one side's; give U or Vᴴ a matrix of its own",
+        ));
+    }
+    let stride_s = batch.operand(OP, "the singular values", k, k, singular_values.len(), true)?;
+    let u = left.check(OP, "U", (rows, rows), (rows, k), batch.count)?;
+    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols), batch.count)?;
+    let device = a.device();
+    let mut others = vec![("the singular values", singular_values.device())];
+    others.extend(u.buffer.map(|(_, d)| ("U", d)));
+    others.extend(v.buffer.map(|(_, d)| ("Vᴴ", d)));
+    same_device(OP, device, &others)?;
+    let stream = a.stream().clone();
+    if k == 0 || batch.count == 0 {
+        // rocSOLVER returns from an empty problem without writing info.
+        return Info::batch_succeeded(OP, Factorization::Svd, batch.count, &stream);
+    }
+    let api = hip_sys::rocsolver()?;
+    let info = Info::batch(OP, Factorization::Svd, batch.count, &stream)?;
+    // E, rocSOLVER's bidiagonal scratch of k − 1 reals a problem, from the pool.
+    let per_problem = k.max(2) - 1;
+    let scratch_bytes =
+        per_problem.checked_mul(batch.count).and_then(|e| e.checked_mul(std::mem::size_of::<T::Real>())).ok_or_else(
+            || LibError::invalid(OP, format!("{} problems' scratch do not fit in an address space", batch.count)),
+        )?;
+    let scratch = hip_pool::alloc_on(device, scratch_bytes, &stream)?;
+    let stride_e = per_problem as i64;
+    let (a_ptr, s_ptr, e_ptr) =
+        (a.device_ptr_mut().cast::<T>(), singular_values.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (u_ptr, ldu, stride_u, left_svect) = (u.ptr.cast::<T>(), u.ld, u.stride, u.svect);
+    let (v_ptr, ldv, stride_v, right_svect) = (v.ptr.cast::<T>(), v.ld, v.stride, v.svect);
+    let info_ptr = info.as_mut_ptr();
+    let mut operands = vec![
+        (a.buffer(), Access::Write),
+        (singular_values.buffer(), Access::Write),
+        (&scratch, Access::Write),
+        (info.buffer(), Access::Write),
+    ];
+    operands.extend(u.buffer.map(|(b, _)| (b, Access::Write)));
+    operands.extend(v.buffer.map(|(b, _)| (b, Access::Write)));
+    let fast = rocblas_workmode::rocblas_outofplace;
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to A's stream; A, the singular values,
+        // U and Vᴴ (where a side has its own matrices), the scratch and
+        // info are device memory of the checked extents on its device.
+        unsafe {
+            T::gesvd_strided_batched(
+                api,
+                handle,
+                left_svect,
+                right_svect,
+                m,
+                n,
+                a_ptr,
+                lda,
+                stride_a,
+                s_ptr,
+                stride_s,
+                u_ptr,
+                ldu,
+                stride_u,
+                v_ptr,
+                ldv,
+                stride_v,
+                e_ptr,
+                stride_e,
+                fast,
+                info_ptr,
+                count,
             )
         }
     };

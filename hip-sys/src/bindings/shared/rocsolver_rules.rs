@@ -234,11 +234,12 @@ pub(crate) fn svect(svect: rocblas_svect) -> Result<Svect, Status> {
     }
 }
 
-/// `gesvd`: the `m × n` A with `lda`, the singular values S (`d`), U with
-/// `ldu`, Vᴴ with `ldv`, the bidiagonal's scratch E and `info`
-/// (`rocsolver_gesvd_argCheck`). Both sides overwriting A is
-/// `invalid_value`; `ldu` and `ldv` must be at least 1 even when unused.
-/// An empty problem returns success with `info` not written.
+/// `gesvd`: `batch` problems of the `m × n` A with `lda`, the singular
+/// values S (`d`), U with `ldu`, Vᴴ with `ldv`, the bidiagonal's scratch E
+/// and `info` (`rocsolver_gesvd_argCheck`, shared by the strided batch,
+/// which checks no stride). Both sides overwriting A is `invalid_value`;
+/// `ldu` and `ldv` must be at least 1 even when unused. An empty problem
+/// or batch returns success with `info` not written.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gesvd(
     left: rocblas_svect,
@@ -248,6 +249,7 @@ pub(crate) fn gesvd(
     lda: i32,
     ldu: i32,
     ldv: i32,
+    batch: i32,
     given: Given,
     querying: bool,
 ) -> Result<Next, Status> {
@@ -256,7 +258,7 @@ pub(crate) fn gesvd(
         return Err(INVALID_VALUE);
     }
     let k = m.min(n);
-    if n < 0 || m < 0 || lda < m || ldu < 1 || ldv < 1 {
+    if n < 0 || m < 0 || lda < m || ldu < 1 || ldv < 1 || batch < 0 {
         return Err(INVALID_SIZE);
     }
     if matches!(left, Svect::All | Svect::Singular) && ldu < m {
@@ -268,7 +270,7 @@ pub(crate) fn gesvd(
     if !querying {
         let (m, n) = (m as i64, n as i64);
         let k = k as i64;
-        if (m * n != 0 && !given.a) || (k > 1 && !given.e) || (k != 0 && !given.d) || !given.info {
+        if (m * n != 0 && !given.a) || (k > 1 && !given.e) || (k != 0 && !given.d) || (batch != 0 && !given.info) {
             return Err(INVALID_POINTER);
         }
         if (left == Svect::All && m != 0 && !given.u) || (left == Svect::Singular && k != 0 && !given.u) {
@@ -278,7 +280,7 @@ pub(crate) fn gesvd(
             return Err(INVALID_POINTER);
         }
     }
-    Ok(if m == 0 || n == 0 { Next::Done } else { Next::Run })
+    Ok(if batch == 0 || m == 0 || n == 0 { Next::Done } else { Next::Run })
 }
 
 #[cfg(test)]
@@ -348,22 +350,26 @@ mod tests {
     fn gesvd_checks_values_then_sizes_then_pointers() {
         let (all, singular) = (rocblas_svect::rocblas_svect_all, rocblas_svect::rocblas_svect_singular);
         let (over, none) = (rocblas_svect::rocblas_svect_overwrite, rocblas_svect::rocblas_svect_none);
-        assert_eq!(gesvd(over, over, 4, 3, 4, 4, 3, ALL, false), Err(INVALID_VALUE), "both over A");
-        assert_eq!(gesvd(rocblas_svect(7), none, -1, 3, 4, 4, 3, ALL, false), Err(INVALID_VALUE), "value first");
-        assert_eq!(gesvd(none, none, 4, 3, 4, 0, 1, ALL, false), Err(INVALID_SIZE), "ldu ≥ 1 even unused");
-        assert_eq!(gesvd(singular, none, 4, 3, 4, 3, 1, ALL, false), Err(INVALID_SIZE), "ldu < m");
-        assert_eq!(gesvd(none, all, 4, 3, 4, 1, 2, ALL, false), Err(INVALID_SIZE), "ldv < n for all");
-        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 3, ALL, false), Ok(Next::Run), "ldv ≥ min(m, n) for thin");
-        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 2, ALL, false), Err(INVALID_SIZE));
-        assert_eq!(gesvd(all, all, 4, 3, 4, 4, 3, Given::default(), true), Ok(Next::Run), "a query skips pointers");
-        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(gesvd(none, none, 4, 1, 4, 1, 1, Given { e: false, ..ALL }, false), Ok(Next::Run), "E for k > 1");
-        assert_eq!(gesvd(all, none, 4, 3, 4, 4, 1, Given { u: false, ..ALL }, false), Err(INVALID_POINTER));
-        assert_eq!(gesvd(over, none, 4, 3, 4, 1, 1, Given { u: false, ..ALL }, false), Ok(Next::Run));
-        assert_eq!(gesvd(none, singular, 4, 3, 4, 1, 3, Given { v: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(over, over, 4, 3, 4, 4, 3, 1, ALL, false), Err(INVALID_VALUE), "both over A");
+        assert_eq!(gesvd(rocblas_svect(7), none, -1, 3, 4, 4, 3, 1, ALL, false), Err(INVALID_VALUE), "value first");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 0, 1, 1, ALL, false), Err(INVALID_SIZE), "ldu ≥ 1 even unused");
+        assert_eq!(gesvd(singular, none, 4, 3, 4, 3, 1, 1, ALL, false), Err(INVALID_SIZE), "ldu < m");
+        assert_eq!(gesvd(none, all, 4, 3, 4, 1, 2, 1, ALL, false), Err(INVALID_SIZE), "ldv < n for all");
+        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 3, 1, ALL, false), Ok(Next::Run), "ldv ≥ min(m, n) for thin");
+        assert_eq!(gesvd(none, singular, 3, 4, 3, 1, 2, 1, ALL, false), Err(INVALID_SIZE));
+        assert_eq!(gesvd(all, all, 4, 3, 4, 4, 3, 1, Given::default(), true), Ok(Next::Run), "a query skips pointers");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, 1, Given { e: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(none, none, 4, 1, 4, 1, 1, 1, Given { e: false, ..ALL }, false), Ok(Next::Run), "E for k > 1");
+        assert_eq!(gesvd(all, none, 4, 3, 4, 4, 1, 1, Given { u: false, ..ALL }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(over, none, 4, 3, 4, 1, 1, 1, Given { u: false, ..ALL }, false), Ok(Next::Run));
+        assert_eq!(gesvd(none, singular, 4, 3, 4, 1, 3, 1, Given { v: false, ..ALL }, false), Err(INVALID_POINTER));
         let (info, v) = (true, true);
-        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given { info, v, ..Given::default() }, false), Ok(Next::Done));
-        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given { info, ..Given::default() }, false), Err(INVALID_POINTER));
-        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, Given::default(), false), Err(INVALID_POINTER), "info always");
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, 1, Given { info, v, ..Given::default() }, false), Ok(Next::Done));
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, 1, Given { info, ..Given::default() }, false), Err(INVALID_POINTER));
+        assert_eq!(gesvd(all, all, 0, 3, 1, 1, 3, 1, Given::default(), false), Err(INVALID_POINTER), "info always");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, -1, ALL, false), Err(INVALID_SIZE), "a negative count");
+        let no_info = Given { info: false, ..ALL };
+        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, 0, no_info, false), Ok(Next::Done), "no problem, no info");
+        assert_eq!(gesvd(none, none, 4, 3, 4, 1, 1, 2, no_info, false), Err(INVALID_POINTER));
     }
 }

@@ -235,6 +235,15 @@ fn nth<T>(ptr: *mut T, stride: i64, i: c_int) -> *mut T {
     ptr.wrapping_offset((stride * i64::from(i)) as isize)
 }
 
+/// [`nth`], but null stays null (an operand a call does not use).
+fn nth_given<T>(ptr: *mut T, stride: i64, i: c_int) -> *mut T {
+    if ptr.is_null() {
+        ptr
+    } else {
+        nth(ptr, stride, i)
+    }
+}
+
 macro_rules! getrf {
     ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
@@ -715,7 +724,7 @@ fn carve<const N: usize>(base: *mut c_void, sizes: [usize; N]) -> ([*mut c_void;
 /// A is solved as `Aᴴ = U' Σ V'ᴴ` in the workspace (so `U = V'` and
 /// `Vᴴ = U'ᴴ`), turned around with cuBLAS's `geam` on the handle's stream.
 macro_rules! gesvd {
-    ($name:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
+    ($name:ident, $batched:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
         unsafe extern "C" fn $name(
             handle: rocblas_handle,
             left: rocblas_svect,
@@ -730,8 +739,39 @@ macro_rules! gesvd {
             v: *mut $t,
             ldv: c_int,
             e: *mut $real,
+            fast_alg: rocblas_workmode,
+            info: *mut c_int,
+        ) -> rocblas_status {
+            // SAFETY: one problem, as the caller passed it.
+            unsafe {
+                $batched(handle, left, right, m, n, a, lda, 0, s, 0, u, ldu, 0, v, ldv, 0, e, 0, fast_alg, info, 1)
+            }
+        }
+
+        /// One cuSOLVER `gesvd` per problem (with its transposes for a
+        /// wide A), in order on the stream, all through one workspace.
+        unsafe extern "C" fn $batched(
+            handle: rocblas_handle,
+            left: rocblas_svect,
+            right: rocblas_svect,
+            m: c_int,
+            n: c_int,
+            a: *mut $t,
+            lda: c_int,
+            stride_a: rocblas_stride,
+            s: *mut $real,
+            stride_s: rocblas_stride,
+            u: *mut $t,
+            ldu: c_int,
+            stride_u: rocblas_stride,
+            v: *mut $t,
+            ldv: c_int,
+            stride_v: rocblas_stride,
+            e: *mut $real,
+            stride_e: rocblas_stride,
             _fast_alg: rocblas_workmode,
             info: *mut c_int,
+            batch: c_int,
         ) -> rocblas_status {
             entry(|| {
                 let f = fns()?;
@@ -747,7 +787,7 @@ macro_rules! gesvd {
                     ..Given::default()
                 };
                 // An empty problem returns with info unwritten, as rocSOLVER's.
-                if rules::gesvd(left, right, m, n, lda, ldu, ldv, given, query)? == Next::Done {
+                if rules::gesvd(left, right, m, n, lda, ldu, ldv, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
                 }
                 let (left, right) = (rules::svect(left)?, rules::svect(right)?);
@@ -776,78 +816,84 @@ macro_rules! gesvd {
                 let (_, need) = carve(std::ptr::null_mut(), sizes);
                 with_workspace(handle, stream, query, need, |memory| {
                     let ([work, rwork, at, uc, vtc], _) = carve(memory, sizes);
-                    let rwork: *mut $real = if e.is_null() { rwork.cast() } else { e };
-                    if !wide {
-                        // cuSOLVER checks the leading dimensions of vectors
-                        // it does not write; rocSOLVER only asks them ≥ 1.
-                        let ldu = if own_matrix(left) { ldu } else { ldu.max(m) };
-                        let ldv = if own_matrix(right) { ldv } else { ldv.max(n) };
-                        // SAFETY: operands checked by the rules, of the sizes
-                        // the caller declared; `work` holds `lwork` elements.
-                        return ok(stringify!($run), unsafe {
-                            (f.$run)(
-                                dn,
-                                job(left),
-                                job(right),
-                                m,
-                                n,
-                                a,
-                                lda,
-                                s,
-                                u,
-                                ldu,
-                                v,
-                                ldv,
-                                work.cast(),
-                                lwork,
-                                rwork,
-                                info,
-                            )
-                        });
-                    }
-                    let (at, uc, vtc) = (at.cast::<$t>(), uc.cast::<$t>(), vtc.cast::<$t>());
-                    // SAFETY: every call below is given device memory of the
-                    // extents the rules checked (the caller's) or carved
-                    // above (the workspace's), queued in order on the
-                    // handle's stream.
-                    unsafe {
-                        conj_transpose(handle, cm, cn, a.cast_const(), lda, at, cm)?;
-                        ok(
-                            stringify!($run),
-                            (f.$run)(
-                                dn,
-                                job(cleft),
-                                job(cright),
-                                cm,
-                                cn,
-                                at,
-                                cm,
-                                s,
-                                uc,
-                                cm,
-                                vtc,
-                                cn,
-                                work.cast(),
-                                lwork,
-                                rwork,
-                                info,
-                            ),
-                        )?;
-                        // A's U is V' (m × m): from VT' or, overwritten, from Aᴴ's first rows.
-                        let (from, ld) = if cright == Svect::Overwrite { (at, cm) } else { (vtc, cn) };
-                        match left {
-                            Svect::All | Svect::Singular => {
-                                conj_transpose(handle, m, m, from.cast_const(), ld, u, ldu)?
-                            }
-                            Svect::Overwrite => conj_transpose(handle, m, m, from.cast_const(), ld, a, lda)?,
-                            Svect::None => {}
+                    for i in 0..batch {
+                        let (a, s, info) = (nth(a, stride_a, i), nth(s, stride_s, i), nth(info, 1, i));
+                        // A side without its own matrix may pass null: it stays null.
+                        let (u, v) = (nth_given(u, stride_u, i), nth_given(v, stride_v, i));
+                        let rwork: *mut $real = if e.is_null() { rwork.cast() } else { nth(e, stride_e, i) };
+                        if !wide {
+                            // cuSOLVER checks the leading dimensions of vectors
+                            // it does not write; rocSOLVER only asks them ≥ 1.
+                            let ldu = if own_matrix(left) { ldu } else { ldu.max(m) };
+                            let ldv = if own_matrix(right) { ldv } else { ldv.max(n) };
+                            // SAFETY: operands checked by the rules, of the sizes
+                            // the caller declared; `work` holds `lwork` elements.
+                            ok(stringify!($run), unsafe {
+                                (f.$run)(
+                                    dn,
+                                    job(left),
+                                    job(right),
+                                    m,
+                                    n,
+                                    a,
+                                    lda,
+                                    s,
+                                    u,
+                                    ldu,
+                                    v,
+                                    ldv,
+                                    work.cast(),
+                                    lwork,
+                                    rwork,
+                                    info,
+                                )
+                            })?;
+                            continue;
                         }
-                        // A's Vᴴ is U'ᴴ: n × n (all) or m × n, from U' or, overwritten, Aᴴ.
-                        match right {
-                            Svect::All => conj_transpose(handle, n, n, uc.cast_const(), cm, v, ldv)?,
-                            Svect::Singular => conj_transpose(handle, m, n, uc.cast_const(), cm, v, ldv)?,
-                            Svect::Overwrite => conj_transpose(handle, m, n, at.cast_const(), cm, a, lda)?,
-                            Svect::None => {}
+                        let (at, uc, vtc) = (at.cast::<$t>(), uc.cast::<$t>(), vtc.cast::<$t>());
+                        // SAFETY: every call below is given device memory of the
+                        // extents the rules checked (the caller's) or carved
+                        // above (the workspace's), queued in order on the
+                        // handle's stream.
+                        unsafe {
+                            conj_transpose(handle, cm, cn, a.cast_const(), lda, at, cm)?;
+                            ok(
+                                stringify!($run),
+                                (f.$run)(
+                                    dn,
+                                    job(cleft),
+                                    job(cright),
+                                    cm,
+                                    cn,
+                                    at,
+                                    cm,
+                                    s,
+                                    uc,
+                                    cm,
+                                    vtc,
+                                    cn,
+                                    work.cast(),
+                                    lwork,
+                                    rwork,
+                                    info,
+                                ),
+                            )?;
+                            // A's U is V' (m × m): from VT' or, overwritten, from Aᴴ's first rows.
+                            let (from, ld) = if cright == Svect::Overwrite { (at, cm) } else { (vtc, cn) };
+                            match left {
+                                Svect::All | Svect::Singular => {
+                                    conj_transpose(handle, m, m, from.cast_const(), ld, u, ldu)?
+                                }
+                                Svect::Overwrite => conj_transpose(handle, m, m, from.cast_const(), ld, a, lda)?,
+                                Svect::None => {}
+                            }
+                            // A's Vᴴ is U'ᴴ: n × n (all) or m × n, from U' or, overwritten, Aᴴ.
+                            match right {
+                                Svect::All => conj_transpose(handle, n, n, uc.cast_const(), cm, v, ldv)?,
+                                Svect::Singular => conj_transpose(handle, m, n, uc.cast_const(), cm, v, ldv)?,
+                                Svect::Overwrite => conj_transpose(handle, m, n, at.cast_const(), cm, a, lda)?,
+                                Svect::None => {}
+                            }
                         }
                     }
                     Ok(())
@@ -857,10 +903,10 @@ macro_rules! gesvd {
     };
 }
 
-gesvd!(rocsolver_sgesvd, f32, f32, cusolverDnSgesvd_bufferSize, cusolverDnSgesvd);
-gesvd!(rocsolver_dgesvd, f64, f64, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd);
-gesvd!(rocsolver_cgesvd, C32, f32, cusolverDnCgesvd_bufferSize, cusolverDnCgesvd);
-gesvd!(rocsolver_zgesvd, C64, f64, cusolverDnZgesvd_bufferSize, cusolverDnZgesvd);
+gesvd!(rocsolver_sgesvd, rocsolver_sgesvd_strided_batched, f32, f32, cusolverDnSgesvd_bufferSize, cusolverDnSgesvd);
+gesvd!(rocsolver_dgesvd, rocsolver_dgesvd_strided_batched, f64, f64, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd);
+gesvd!(rocsolver_cgesvd, rocsolver_cgesvd_strided_batched, C32, f32, cusolverDnCgesvd_bufferSize, cusolverDnCgesvd);
+gesvd!(rocsolver_zgesvd, rocsolver_zgesvd_strided_batched, C64, f64, cusolverDnZgesvd_bufferSize, cusolverDnZgesvd);
 
 geqrf!(rocsolver_sgeqrf, rocsolver_sgeqrf_strided_batched, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
 geqrf!(rocsolver_dgeqrf, rocsolver_dgeqrf_strided_batched, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
@@ -1001,6 +1047,10 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dsyevd_strided_batched,
             rocsolver_cheevd_strided_batched,
             rocsolver_zheevd_strided_batched,
+            rocsolver_sgesvd_strided_batched,
+            rocsolver_dgesvd_strided_batched,
+            rocsolver_cgesvd_strided_batched,
+            rocsolver_zgesvd_strided_batched,
         })
     })
 }

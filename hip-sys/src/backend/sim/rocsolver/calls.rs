@@ -54,13 +54,13 @@ fn store<T: Scalar>(s: &Span, values: &[T]) -> Result<(), hipError_t> {
     s.write_bytes(&bytes)
 }
 
-/// `values` as the real type of `T` (eigenvalues, singular values).
-fn store_reals<T: Scalar>(s: &Span, values: &[f64]) -> Result<(), hipError_t> {
-    let mut bytes = vec![0u8; values.len() * T::REAL_SIZE];
-    for (chunk, x) in bytes.chunks_exact_mut(T::REAL_SIZE).zip(values) {
+/// `values` as the real type of `T` (eigenvalues, singular values) into
+/// `bytes`, from real element `at` on.
+fn put_reals<T: Scalar>(bytes: &mut [u8], at: usize, values: &[f64]) {
+    let real = T::REAL_SIZE;
+    for (chunk, x) in bytes[at * real..(at + values.len()) * real].chunks_exact_mut(real).zip(values) {
         T::store_real(*x, chunk);
     }
-    s.write_bytes(&bytes)
 }
 
 fn store_ints(s: &Span, values: &[i32]) -> Result<(), hipError_t> {
@@ -95,29 +95,37 @@ fn clear_info(function: &'static str, handle: rocblas_handle, info: *mut c_int, 
 
 /// The problems of one call: one (the plain function), or a strided batch
 /// of `count` whose i-th operands begin `i` strides (elements) after the
-/// first's, for A, the pivots or Householder scalars (P), and B.
+/// first's: for A, the pivots or Householder scalars (P), and B; for the
+/// eigensolver A, D and E; for the SVD A, S, U, V and E.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Instances {
     count: c_int,
-    strides: [rocblas_stride; 3],
+    strides: [rocblas_stride; 5],
     batched: bool,
-    /// The three strided operands' names, for messages.
-    names: [&'static str; 3],
+    /// The strided operands' names, for messages.
+    names: [&'static str; 5],
 }
 
 impl Instances {
     /// The plain function's one problem.
-    pub(super) const ONE: Instances = Instances { count: 1, strides: [0; 3], batched: false, names: ["A", "P", "B"] };
+    pub(super) const ONE: Instances =
+        Instances { count: 1, strides: [0; 5], batched: false, names: ["A", "P", "B", "", ""] };
 
     /// A `_strided_batched` function's `count` problems (strides of A, P, B).
     pub(super) fn strided(count: c_int, a: rocblas_stride, p: rocblas_stride, b: rocblas_stride) -> Instances {
-        Instances { count, strides: [a, p, b], batched: true, names: ["A", "P", "B"] }
+        Instances { count, strides: [a, p, b, 0, 0], batched: true, names: ["A", "P", "B", "", ""] }
     }
 
     /// The eigensolver's strides: of A, of the eigenvalues D and of the
     /// scratch E.
     pub(super) fn eigen(count: c_int, a: rocblas_stride, d: rocblas_stride, e: rocblas_stride) -> Instances {
-        Instances { names: ["A", "D", "E"], ..Instances::strided(count, a, d, e) }
+        Instances { names: ["A", "D", "E", "", ""], ..Instances::strided(count, a, d, e) }
+    }
+
+    /// The SVD's strides: of A, the singular values S, U, Vᴴ and the
+    /// scratch E.
+    pub(super) fn svd(count: c_int, strides: [rocblas_stride; 5]) -> Instances {
+        Instances { count, strides, batched: true, names: ["A", "S", "U", "V", "E"] }
     }
 
     /// The workspace's view: rocSOLVER sizes batched calls by their own
@@ -134,7 +142,7 @@ impl Instances {
         self.count.max(0) as usize
     }
 
-    /// The memory of operand `which` (0 A, 1 P or D, 2 B or E) over every problem, at
+    /// The memory of operand `which` (in the order of [`Instances`]'s strides) over every problem, at
     /// `ptr`, each of `len` elements of `size` bytes: its span and its
     /// elements.
     /// rocSOLVER checks no stride; a written operand whose problems overlap
@@ -416,10 +424,7 @@ pub(super) fn syevd<T: Scalar>(
                         problem[j * lda..j * lda + n].fill(nan);
                     }
                 }
-                let at = batch.offset(1, i) * real;
-                for (chunk, x) in d_bytes[at..at + n * real].chunks_exact_mut(real).zip(&eigenvalues) {
-                    T::store_real(*x, chunk);
-                }
+                put_reals::<T>(&mut d_bytes, batch.offset(1, i), &eigenvalues);
                 // E's first n − 1 entries hold the tridiagonal's
                 // off-diagonal, converged to zero; its last is never
                 // written (nor, for order 1, any).
@@ -529,6 +534,7 @@ pub(super) fn gesvd<T: Scalar>(
     e: *mut u8,
     fast_alg: rocblas_workmode,
     info: *mut c_int,
+    batch: Instances,
 ) -> Status {
     call(function, OK, INTERNAL, || {
         if handle.is_null() {
@@ -544,21 +550,21 @@ pub(super) fn gesvd<T: Scalar>(
             ..Given::default()
         };
         let query = querying(handle);
-        let next = rules::gesvd(left, right, m, n, lda, ldu, ldv, given, query)?;
+        let next = rules::gesvd(left, right, m, n, lda, ldu, ldv, batch.count, given, query)?;
         let (left, right) = (rules::svect(left)?, rules::svect(right)?);
         let (m, n, lda, ldu, ldv) = (m as usize, n as usize, lda as usize, ldu as usize, ldv as usize);
         // rocSOLVER takes any mode but out of place as in place.
         let in_place = fast_alg != rocblas_workmode::rocblas_outofplace;
-        let need = workspace::gesvd(m, n, T::SIZE, T::REAL_SIZE, left, right, in_place);
+        let need = workspace::gesvd(m, n, T::SIZE, T::REAL_SIZE, left, right, in_place, batch.workspace());
         if query || next == Next::Done {
             // rocSOLVER returns before anything, info unwritten.
             return bind(function, handle, need).map(drop);
         }
-        let k = m.min(n);
-        let (a, elems) = matrix(a, m, n, lda)?;
-        let reals = |p: *mut u8, count: usize| span(p as usize, count * T::REAL_SIZE).ok_or(INVALID_POINTER);
-        let (s, info) = (reals(s, k)?, ints(info, 1)?);
-        let e = if k > 1 { Some(reals(e, k - 1)?) } else { None };
+        let (k, count, real) = (m.min(n), batch.count(), T::REAL_SIZE);
+        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let (s, s_len) = batch.operand(function, 1, (s.cast_const(), real), k, true)?;
+        let info = ints(info, count)?;
+        let e = if k > 1 { Some(batch.operand(function, 4, (e.cast_const(), real), k - 1, true)?) } else { None };
         let u_cols = match left {
             Svect::All => Some(m),
             Svect::Singular => Some(k),
@@ -569,25 +575,43 @@ pub(super) fn gesvd<T: Scalar>(
             Svect::Singular => Some(k),
             _ => None,
         };
-        // Each side's own matrix, where it has one: its span, elements and columns (rows, for Vᴴ).
-        let u = u_cols.map(|cols| matrix(u, m, cols, ldu).map(|(span, elems)| (span, elems, cols))).transpose()?;
-        let v = v_rows.map(|rows| matrix(v, rows, n, ldv).map(|(span, elems)| (span, elems, rows))).transpose()?;
+        // Each side's own matrices, where it has them: their span, elements and columns (rows, for Vᴴ).
+        let u = u_cols
+            .map(|cols| {
+                let (span, elems) =
+                    batch.operand(function, 2, (u.cast_const(), T::SIZE), matrix_len(m, cols, ldu), true)?;
+                Ok::<_, Status>((span, elems, cols))
+            })
+            .transpose()?;
+        let v = v_rows
+            .map(|rows| {
+                let (span, elems) =
+                    batch.operand(function, 3, (v.cast_const(), T::SIZE), matrix_len(rows, n, ldv), true)?;
+                Ok::<_, Status>((span, elems, rows))
+            })
+            .transpose()?;
         let mut used =
             vec![(a.clone(), AccessKind::Write), (s.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         used.extend(
             e.iter()
+                .map(|x| &x.0)
                 .chain(u.iter().map(|x| &x.0))
                 .chain(v.iter().map(|x| &x.0))
                 .map(|x| (x.clone(), AccessKind::Write)),
         );
         queue(function, handle, need, used, move || {
             let values = load::<T>(&a, elems)?;
-            let tight: Vec<C> = (0..m * n).map(|x| C::of(values[x % m + (x / m) * lda])).collect();
-            let svd = svd::gesvd(m, n, &tight, left == Svect::All, right == Svect::All);
             // A's contents are destroyed (rocSOLVER's Householder data):
             // NaNs there say so to any reader, unless vectors overwrite it.
             let nan = T::complex(f64::NAN, f64::NAN);
-            let mut out: Vec<T> = (0..elems).map(|x| if x % lda < m { nan } else { values[x] }).collect();
+            let mut out = values.clone();
+            let mut s_bytes = s.bytes(s_len * real)?;
+            let mut e_bytes = match &e {
+                Some((span, len)) => span.bytes(len * real)?,
+                None => Vec::new(),
+            };
+            let mut u_all = u.as_ref().map(|(span, elems, _)| load::<T>(span, *elems)).transpose()?;
+            let mut v_all = v.as_ref().map(|(span, elems, _)| load::<T>(span, *elems)).transpose()?;
             let put = |into: &mut [T], ld: usize, rows: usize, cols: usize, from: &[C], from_ld: usize| {
                 for j in 0..cols {
                     for i in 0..rows {
@@ -596,27 +620,45 @@ pub(super) fn gesvd<T: Scalar>(
                 }
             };
             let vh_rows = v_rows.unwrap_or(k);
-            if let Some((span, elems, cols)) = &u {
-                let mut into = load::<T>(span, *elems)?;
-                put(&mut into, ldu, m, *cols, &svd.u, m);
-                store(span, &into)?;
-            } else if left == Svect::Overwrite {
-                put(&mut out, lda, m, k, &svd.u, m);
+            let mut infos = Vec::with_capacity(count);
+            for p in 0..count {
+                let at = batch.offset(0, p);
+                let tight: Vec<C> = (0..m * n).map(|x| C::of(values[at + x % m + (x / m) * lda])).collect();
+                let svd = svd::gesvd(m, n, &tight, left == Svect::All, right == Svect::All);
+                let problem = &mut out[at..];
+                for j in 0..n {
+                    problem[j * lda..j * lda + m].fill(nan);
+                }
+                if let (Some(into), Some((_, _, cols))) = (&mut u_all, &u) {
+                    put(&mut into[batch.offset(2, p)..], ldu, m, *cols, &svd.u, m);
+                } else if left == Svect::Overwrite {
+                    put(problem, lda, m, k, &svd.u, m);
+                }
+                if let (Some(into), Some((_, _, rows))) = (&mut v_all, &v) {
+                    put(&mut into[batch.offset(3, p)..], ldv, *rows, n, &svd.vh, vh_rows);
+                } else if right == Svect::Overwrite {
+                    put(problem, lda, k, n, &svd.vh, vh_rows);
+                }
+                put_reals::<T>(&mut s_bytes, batch.offset(1, p), &svd.sigma);
+                // E holds the bidiagonal's off-diagonal, converged to zero.
+                if k > 1 {
+                    let at = batch.offset(4, p) * real;
+                    e_bytes[at..at + (k - 1) * real].fill(0);
+                }
+                infos.push(svd.info);
             }
-            if let Some((span, elems, rows)) = &v {
-                let mut into = load::<T>(span, *elems)?;
-                put(&mut into, ldv, *rows, n, &svd.vh, vh_rows);
-                store(span, &into)?;
-            } else if right == Svect::Overwrite {
-                put(&mut out, lda, k, n, &svd.vh, vh_rows);
+            if let (Some(into), Some((span, _, _))) = (&u_all, &u) {
+                store(span, into)?;
+            }
+            if let (Some(into), Some((span, _, _))) = (&v_all, &v) {
+                store(span, into)?;
             }
             store(&a, &out)?;
-            store_reals::<T>(&s, &svd.sigma)?;
-            // E holds the bidiagonal's off-diagonal, converged to zero.
-            if let Some(e) = &e {
-                e.write_bytes(&vec![0u8; (k - 1) * T::REAL_SIZE])?;
+            s.write_bytes(&s_bytes)?;
+            if let Some((span, _)) = &e {
+                span.write_bytes(&e_bytes)?;
             }
-            store_ints(&info, &[svd.info])
+            store_ints(&info, &infos)
         })
     })
 }

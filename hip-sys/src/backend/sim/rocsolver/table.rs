@@ -19,8 +19,21 @@ macro_rules! entry_points {
         $t:ty => $c:ty, $real:ty:
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
         $gesvd:ident;
-        $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident, $syevd_sb:ident;
+        $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident, $syevd_sb:ident,
+        $gesvd_sb:ident;
     )*) => {$(
+        unsafe extern "C" fn $gesvd_sb(
+            handle: rocblas_handle, left: rocblas_svect, right: rocblas_svect, m: c_int, n: c_int, a: *mut $t,
+            lda: c_int, stride_a: rocblas_stride, s: *mut $real, stride_s: rocblas_stride, u: *mut $t, ldu: c_int,
+            stride_u: rocblas_stride, v: *mut $t, ldv: c_int, stride_v: rocblas_stride, e: *mut $real,
+            stride_e: rocblas_stride, fast_alg: rocblas_workmode, info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::svd(batch_count, [stride_a, stride_s, stride_u, stride_v, stride_e]);
+            calls::gesvd::<$c>(
+                stringify!($gesvd_sb), handle, left, right, m, n, a.cast(), lda, s.cast(), u.cast(), ldu, v.cast(),
+                ldv, e.cast(), fast_alg, info, batch,
+            )
+        }
         unsafe extern "C" fn $syevd_sb(
             handle: rocblas_handle, evect: rocblas_evect, uplo: rocblas_fill, n: c_int, a: *mut $t, lda: c_int,
             stride_a: rocblas_stride, d: *mut $real, stride_d: rocblas_stride, e: *mut $real,
@@ -76,7 +89,7 @@ macro_rules! entry_points {
         ) -> rocblas_status {
             calls::gesvd::<$c>(
                 stringify!($gesvd), handle, left, right, m, n, a.cast(), lda, s.cast(), u.cast(), ldu, v.cast(), ldv,
-                e.cast(), fast_alg, info,
+                e.cast(), fast_alg, info, Instances::ONE,
             )
         }
         unsafe extern "C" fn $geqrf(
@@ -130,21 +143,25 @@ entry_points! {
     f32 => f32, f32: rocsolver_sgetrf, rocsolver_sgetrs, rocsolver_spotrf, rocsolver_spotrs, rocsolver_ssyevd,
         rocsolver_sgeqrf, rocsolver_sorgqr, rocsolver_sgesvd;
         rocsolver_sgetrf_strided_batched, rocsolver_sgetrs_strided_batched, rocsolver_spotrf_strided_batched,
-        rocsolver_spotrs_strided_batched, rocsolver_sgeqrf_strided_batched, rocsolver_ssyevd_strided_batched;
+        rocsolver_spotrs_strided_batched, rocsolver_sgeqrf_strided_batched, rocsolver_ssyevd_strided_batched,
+        rocsolver_sgesvd_strided_batched;
     f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
         rocsolver_dgeqrf, rocsolver_dorgqr, rocsolver_dgesvd;
         rocsolver_dgetrf_strided_batched, rocsolver_dgetrs_strided_batched, rocsolver_dpotrf_strided_batched,
-        rocsolver_dpotrs_strided_batched, rocsolver_dgeqrf_strided_batched, rocsolver_dsyevd_strided_batched;
+        rocsolver_dpotrs_strided_batched, rocsolver_dgeqrf_strided_batched, rocsolver_dsyevd_strided_batched,
+        rocsolver_dgesvd_strided_batched;
     rocblas_float_complex => C32, f32:
         rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
         rocsolver_cgeqrf, rocsolver_cungqr, rocsolver_cgesvd;
         rocsolver_cgetrf_strided_batched, rocsolver_cgetrs_strided_batched, rocsolver_cpotrf_strided_batched,
-        rocsolver_cpotrs_strided_batched, rocsolver_cgeqrf_strided_batched, rocsolver_cheevd_strided_batched;
+        rocsolver_cpotrs_strided_batched, rocsolver_cgeqrf_strided_batched, rocsolver_cheevd_strided_batched,
+        rocsolver_cgesvd_strided_batched;
     rocblas_double_complex => C64, f64:
         rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
         rocsolver_zgeqrf, rocsolver_zungqr, rocsolver_zgesvd;
         rocsolver_zgetrf_strided_batched, rocsolver_zgetrs_strided_batched, rocsolver_zpotrf_strided_batched,
-        rocsolver_zpotrs_strided_batched, rocsolver_zgeqrf_strided_batched, rocsolver_zheevd_strided_batched;
+        rocsolver_zpotrs_strided_batched, rocsolver_zgeqrf_strided_batched, rocsolver_zheevd_strided_batched,
+        rocsolver_zgesvd_strided_batched;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -219,4 +236,8 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dsyevd_strided_batched,
     rocsolver_cheevd_strided_batched,
     rocsolver_zheevd_strided_batched,
+    rocsolver_sgesvd_strided_batched,
+    rocsolver_dgesvd_strided_batched,
+    rocsolver_cgesvd_strided_batched,
+    rocsolver_zgesvd_strided_batched,
 };

@@ -413,9 +413,21 @@ fn orgbr_parts(column: bool, m: usize, n: usize, k: usize, elem: usize) -> [usiz
 /// for N/N); in place ormbr of `m × n` instead, and the `k × k` copy
 /// only for lead O, other N. Otherwise gebrd of `m × n`, orgbr per side
 /// and bdsqr, and `in_place` changes nothing. bdsqr's `2·k` per side
-/// asked for are reals.
-pub(super) fn gesvd(m: usize, n: usize, elem: usize, real: usize, left: Svect, right: Svect, in_place: bool) -> usize {
-    if m == 0 || n == 0 {
+/// asked for are reals. A strided batch asks for every piece but the
+/// scalars once per problem.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn gesvd(
+    m: usize,
+    n: usize,
+    elem: usize,
+    real: usize,
+    left: Svect,
+    right: Svect,
+    in_place: bool,
+    batch: Batch,
+) -> usize {
+    let c = batch.count();
+    if m == 0 || n == 0 || c == 0 {
         return 0;
     }
     let e = elem;
@@ -473,7 +485,10 @@ pub(super) fn gesvd(m: usize, n: usize, elem: usize, real: usize, left: Svect, r
         }
     }
     let max = |p: &[usize]| p.iter().copied().max().unwrap_or(0);
-    total(&[3 * e, max(&w), max(&a), max(&x), max(&y), tau, copy_t, copy_c])
+    let per_problem = [max(&w), max(&a), max(&x), max(&y), tau, copy_t, copy_c];
+    let mut pieces = vec![3 * e];
+    pieces.extend(per_problem.iter().map(|p| p * c));
+    total(&pieces)
 }
 
 #[cfg(test)]
@@ -753,7 +768,30 @@ mod tests {
             (5, 0, 8, 8, A, A, true, 0),
         ];
         for (m, n, e, r, l, rt, inp, want) in cases {
-            assert_eq!(gesvd(m, n, e, r, l, rt, inp), want, "{m}x{n} elem {e} {l:?}/{rt:?} in_place {inp}");
+            assert_eq!(gesvd(m, n, e, r, l, rt, inp, Batch::One), want, "{m}x{n} elem {e} {l:?}/{rt:?} in_place {inp}");
         }
+    }
+
+    #[test]
+    fn strided_gesvd_asks_what_rocsolver_3_21_asks() {
+        use Svect::{All as A, None as N, Singular as S};
+        // Every piece but the scalars once per problem.
+        let cases = [
+            (100, 100, 8, 8, S, S, false, 3, 433_344),
+            (128, 64, 8, 8, S, S, false, 2, 102_016),
+            (128, 64, 8, 8, S, S, true, 2, 37_504),
+            (1000, 100, 8, 8, N, N, false, 4, 3_937_344),
+            (256, 256, 16, 8, A, A, false, 2, 2_631_744),
+            (30, 30, 8, 8, S, S, false, 5, 21_120),
+            (30, 30, 8, 8, S, S, false, 0, 0),
+        ];
+        for (m, n, e, r, l, rt, inp, c, want) in cases {
+            let got = gesvd(m, n, e, r, l, rt, inp, Batch::Strided(c));
+            assert_eq!(got, want, "{m}x{n} elem {e} {l:?}/{rt:?} in_place {inp}, {c} problems");
+        }
+        assert_eq!(
+            gesvd(100, 100, 8, 8, S, S, false, Batch::Strided(1)),
+            gesvd(100, 100, 8, 8, S, S, false, Batch::One)
+        );
     }
 }
