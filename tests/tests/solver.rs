@@ -795,6 +795,41 @@ fn factorizations_capture_once_the_workspace_is_large_enough() {
         graph.instantiate().unwrap().launch(&stream).unwrap();
         assert_eq!(a.to_vec().unwrap(), eager, "a replayed batch factors as the eager call did");
         assert_eq!(info.values().unwrap(), vec![0; 3]);
+        // A batch of eigenproblems, and a wide SVD (on nvidia, transposes
+        // around cuSOLVER's call), capture the same way.
+        a.copy_from_slice(&three).unwrap();
+        let mut w = DeviceArray::<f64>::zeros_on(&stream, 3 * n).unwrap();
+        let eigen = |a: &mut DeviceArray<f64>, w: &mut DeviceArray<f64>| {
+            solver::syevd_strided_batched(Vectors::Compute, Triangle::Lower, &shape, &batch, a, w)
+        };
+        eigen(&mut a, &mut w).unwrap().check().unwrap();
+        let (eager_vectors, eager_values) = (a.to_vec().unwrap(), w.to_vec().unwrap());
+        a.copy_from_slice(&three).unwrap();
+        let (graph, info) = stream.capture(CaptureMode::ThreadLocal, |_| eigen(&mut a, &mut w)).unwrap();
+        graph.instantiate().unwrap().launch(&stream).unwrap();
+        assert_eq!(w.to_vec().unwrap(), eager_values, "replayed eigenvalues");
+        assert_eq!(a.to_vec().unwrap(), eager_vectors, "replayed eigenvectors");
+        assert_eq!(info.values().unwrap(), vec![0; 3]);
+        let (m, cols) = (7, 12);
+        let wide = Shape::new(m, cols);
+        let host: Vec<f64> = noise(m * cols, 5);
+        let mut a = DeviceArray::from_slice_on(&stream, &host).unwrap();
+        let mut sigma = DeviceArray::<f64>::zeros_on(&stream, m).unwrap();
+        let mut vt = DeviceArray::<f64>::zeros_on(&stream, m * cols).unwrap();
+        let svd = |a: &mut DeviceArray<f64>, sigma: &mut DeviceArray<f64>, vt: &mut DeviceArray<f64>| {
+            let right = SingularVectors::Thin(Shape::new(m, cols), vt);
+            solver::gesvd(&wide, a, sigma, SingularVectors::OverA, right)
+        };
+        svd(&mut a, &mut sigma, &mut vt).unwrap().check().unwrap();
+        let eager = (a.to_vec().unwrap(), sigma.to_vec().unwrap(), vt.to_vec().unwrap());
+        a.copy_from_slice(&host).unwrap();
+        let (graph, info) = stream.capture(CaptureMode::ThreadLocal, |_| svd(&mut a, &mut sigma, &mut vt)).unwrap();
+        graph.instantiate().unwrap().launch(&stream).unwrap();
+        let replayed = (a.to_vec().unwrap(), sigma.to_vec().unwrap(), vt.to_vec().unwrap());
+        assert_eq!(replayed.1, eager.1, "replayed singular values");
+        assert_eq!(replayed.2, eager.2, "replayed Vᴴ");
+        assert_eq!(replayed.0[..m * m], eager.0[..m * m], "replayed U over A");
+        info.check().unwrap();
     });
 }
 
