@@ -1,10 +1,11 @@
-//! `solver::getrf_strided_batched` and `solver::potrf_strided_batched`
-//! on many small matrices (1000 of 32 × 32 f64 by default) against the
-//! two raw ways to factor them on NVIDIA: one `cusolverDnDgetrf` /
-//! `cusolverDnDpotrf` per matrix (their workspace allocated once), and
-//! the batched calls, cuBLAS's `cublasDgetrfBatched` and cuSOLVER's
-//! `cusolverDnDpotrfBatched`, given an array of device pointers built
-//! once. The nvidia mapping of rocSOLVER's strided batch picks between
+//! `solver::getrf_strided_batched`, `solver::potrf_strided_batched` and
+//! `solver::geqrf_strided_batched` on many small matrices (1000 of
+//! 32 × 32 f64 by default) against the two raw ways to factor them on
+//! NVIDIA: one `cusolverDnDgetrf` / `cusolverDnDpotrf` /
+//! `cusolverDnDgeqrf` per matrix (their workspace allocated once), and
+//! the batched calls, cuBLAS's `cublasDgetrfBatched`, cuSOLVER's
+//! `cusolverDnDpotrfBatched` and cuBLAS's `cublasDgeqrfBatched`, given
+//! arrays of device pointers built once. The nvidia mapping of rocSOLVER's strided batch picks between
 //! the two by order and count, a table measured with this benchmark
 //! (`AMDGPU_BENCH_BATCH_N` and `_COUNT` from 16 × 1000 to 2048 × 2). Each iteration is a
 //! device-to-device restore of the batch, the factorization and a
@@ -90,6 +91,18 @@ fn main() {
             function::<PotrfBatched>(&cusolver, "cusolverDnDpotrfBatched"),
         )
     };
+    type Geqrf =
+        unsafe extern "C" fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> c_int;
+    type GeqrfBatched =
+        unsafe extern "C" fn(Handle, c_int, c_int, *const *mut f64, c_int, *const *mut f64, *mut c_int, c_int) -> c_int;
+    // SAFETY: as above.
+    let (geqrf_size, geqrf, geqrf_batched) = unsafe {
+        (
+            function::<GetrfSize>(&cusolver, "cusolverDnDgeqrf_bufferSize"),
+            function::<Geqrf>(&cusolver, "cusolverDnDgeqrf"),
+            function::<GeqrfBatched>(&cublas, "cublasDgeqrfBatched"),
+        )
+    };
     let shape = Shape::square(n);
     let batch_of = Batch::packed(count, &shape);
     let pristine = DeviceArray::from_slice_on(&stream, &batch(n, count)).expect("the batch");
@@ -111,7 +124,9 @@ fn main() {
         assert_eq!(getrf_size(dn, ni, ni, base, ni, &mut work), 0);
         let mut chol_work = 0 as c_int;
         assert_eq!(potrf_size(dn, 0, ni, base, ni, &mut chol_work), 0);
-        work = work.max(chol_work);
+        let mut qr_work = 0 as c_int;
+        assert_eq!(geqrf_size(dn, ni, ni, base, ni, &mut qr_work), 0);
+        work = work.max(chol_work).max(qr_work);
     }
     let mut workspace = DeviceArray::<f64>::zeros_on(&stream, work.max(1) as usize).expect("getrf workspace");
     let workspace = workspace.as_mut_ptr();
@@ -119,6 +134,12 @@ fn main() {
     let addresses: Vec<u64> = (0..count).map(|i| base.wrapping_add(i * n * n) as u64).collect();
     let pointers = DeviceArray::from_slice_on(&stream, &addresses).expect("the pointer array");
     let pointers = pointers.as_ptr().cast::<*mut f64>();
+    let mut tau = DeviceArray::<f64>::zeros_on(&stream, n * count).expect("tau");
+    let mut raw_tau = DeviceArray::<f64>::zeros_on(&stream, n * count).expect("raw tau");
+    let tau_base = raw_tau.as_mut_ptr();
+    let tau_addresses: Vec<u64> = (0..count).map(|i| tau_base.wrapping_add(i * n) as u64).collect();
+    let tau_pointers = DeviceArray::from_slice_on(&stream, &tau_addresses).expect("the tau pointer array");
+    let tau_pointers = tau_pointers.as_ptr().cast::<*mut f64>();
 
     let ours = |a: &mut DeviceArray<f64>, pivots: &mut Pivots| {
         a.copy_from(&pristine).expect("restore");
@@ -167,7 +188,37 @@ fn main() {
         // SAFETY: `count` device pointers to n × n matrices, lower (0), and info of their sizes.
         assert_eq!(unsafe { potrf_batched(dn, 0, ni, pointers, ni, info, count as c_int) }, 0);
     };
+    let ours_qr = |a: &mut DeviceArray<f64>, tau: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        solver::geqrf_strided_batched(&shape, &batch_of, a, tau).expect("geqrf_strided_batched")
+    };
+    let raw_qr_loop = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        for i in 0..count {
+            let (a_i, tau_i) = (base.wrapping_add(i * n * n), tau_base.wrapping_add(i * n));
+            // SAFETY: problem i's A (n × n), its n scalars, the workspace of its size and info.
+            let status = unsafe { geqrf(dn, ni, ni, a_i, ni, tau_i, workspace, work, info.wrapping_add(i)) };
+            assert_eq!(status, 0, "cusolverDnDgeqrf");
+        }
+    };
+    let raw_qr_batched = |a: &mut DeviceArray<f64>| {
+        a.copy_from(&pristine).expect("restore");
+        let mut host_info = 0 as c_int;
+        // SAFETY: `count` device pointers to n × n matrices and to n scalars each; info on the host.
+        let status = unsafe { geqrf_batched(blas, ni, ni, pointers, ni, tau_pointers, &mut host_info, count as c_int) };
+        assert_eq!((status, host_info), (0, 0), "cublasDgeqrfBatched");
+    };
     // Each side once, checked, before timing (this also sizes our handle's workspace).
+    ours_qr(&mut a, &mut tau);
+    raw_qr_loop(&mut a);
+    let looped_tau = raw_tau.to_vec().expect("tau");
+    raw_qr_batched(&mut a);
+    let batched_tau = raw_tau.to_vec().expect("tau");
+    let ours_tau = tau.to_vec().expect("tau");
+    for (what, other) in [("cuBLAS's batched QR", &batched_tau), ("ours", &ours_tau)] {
+        let worst = other.iter().zip(&looped_tau).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+        assert!(worst < 1e-10, "{what} and one cuSOLVER geqrf a matrix give the same scalars ({worst:e})");
+    }
     ours(&mut a, &mut pivots).check().expect("regular matrices");
     ours_chol(&mut a).check().expect("positive definite matrices");
     type Raw<'a> = &'a dyn Fn(&mut DeviceArray<f64>);
@@ -221,6 +272,24 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+    group.bench_function("geqrf-ours", |b| {
+        b.iter(|| {
+            ours_qr(&mut a, &mut tau);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("geqrf-raw-loop", |b| {
+        b.iter(|| {
+            raw_qr_loop(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("geqrf-cublas-batched", |b| {
+        b.iter(|| {
+            raw_qr_batched(&mut a);
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
@@ -228,7 +297,9 @@ fn main() {
         "\nbackend {:?}, {count} factorizations of {n} x {n} f64, restore + factor + sync an iteration",
         amdgpu::backend()
     );
-    for (what, batched) in [("getrf", "getrf-cublas-batched"), ("potrf", "potrf-cusolver-batched")] {
+    let sides =
+        [("getrf", "getrf-cublas-batched"), ("potrf", "potrf-cusolver-batched"), ("geqrf", "geqrf-cublas-batched")];
+    for (what, batched) in sides {
         let ours = mean_ns(GROUP, &format!("{what}-ours"));
         let (looped, batched) = (mean_ns(GROUP, &format!("{what}-raw-loop")), mean_ns(GROUP, batched));
         if let (Some(o), Some(l), Some(c)) = (ours, looped, batched) {

@@ -36,8 +36,10 @@ pub enum Vectors {
 /// Before any call: [`LibError::InvalidInput`] for an A that is not square,
 /// a leading dimension below its rows, a size over `i32::MAX`, a short A
 /// or fewer than `n` eigenvalues; [`LibError::Hip`] with a device mismatch
-/// when the eigenvalues are not on A's device. Then as
-/// [`potrf`](super::potrf).
+/// when the eigenvalues are not on A's device, or with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// inside a capture on the nvidia backend (cuSOLVER's `syevd`
+/// synchronizes). Then as [`potrf`](super::potrf).
 #[doc(alias = "rocsolver_ssyevd")]
 #[doc(alias = "rocsolver_dsyevd")]
 #[doc(alias = "rocsolver_cheevd")]
@@ -55,6 +57,7 @@ pub fn syevd<T: SolverScalar>(
     shape.square_check(OP, "A")?;
     let [n, _, lda] = shape.check(OP, "A", a.len())?;
     sizing_fits(OP, vectors, shape.rows, 1)?;
+    refuse_cusolver_capture()?;
     if eigenvalues.len() < shape.rows {
         return Err(LibError::invalid(
             OP,
@@ -117,4 +120,19 @@ pub(super) fn sizing_fits(operation: &'static str, vectors: Vectors, order: usiz
              (2·n²·count must stay below 2^31): {fix}"
         ),
     ))
+}
+
+/// On the nvidia backend, refuse the eigensolver inside a capture:
+/// cuSOLVER's `syevd`/`heevd` synchronizes with the host, which breaks
+/// the capture (rocSOLVER's, on AMD, captures). Checked on every backend
+/// with the backend's answer, so the simulator runs it as AMD does.
+pub(super) fn refuse_cusolver_capture() -> Result<()> {
+    if hip_sys::backend() != hip_sys::Backend::Nvidia {
+        return Ok(());
+    }
+    crate::handle_cache::refuse_during_capture_because(
+        "cusolverDn?syevd",
+        "on the nvidia backend the eigensolver is cuSOLVER's syevd, which synchronizes with the host and so \
+         cannot be captured (rocSOLVER's captures on AMD): run it before or after the capture",
+    )
 }

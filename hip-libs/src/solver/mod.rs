@@ -48,6 +48,10 @@
 //! its cuSOLVER handle, and a device's first strided batch of small
 //! matrices loads the kernel that writes NVIDIA's pointer arrays; neither
 //! can happen inside a capture either, and the same warm-up call does both.
+//! The eigensolver does not capture on the nvidia backend at all:
+//! cuSOLVER's `syevd` synchronizes with the host, so [`syevd`] and
+//! [`syevd_strided_batched`] are refused inside a capture there (they
+//! capture on AMD and in the simulator).
 //!
 //! # Strided batches
 //!
@@ -55,10 +59,10 @@
 //! take a strided batch ([`Batch`]): one call for many problems of one shape,
 //! one [`Info`] value per problem, pivots from [`Pivots::batched`]. On AMD
 //! they are rocSOLVER's `*_strided_batched`; on the nvidia backend, a
-//! batch runs as one cuBLAS/cuSOLVER batched launch (LU, Cholesky, and
-//! Cholesky solves of one right-hand side) where that is faster than one
-//! cuSOLVER call per problem (many small matrices), and as one call per
-//! problem otherwise (always for QR, the eigensolver and the SVD).
+//! batch runs as one cuBLAS/cuSOLVER batched launch (LU, Cholesky,
+//! Cholesky solves of one right-hand side, QR) where that is faster than
+//! one cuSOLVER call per problem (many small matrices), and as one call
+//! per problem otherwise (always for the eigensolver and the SVD).
 //!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,

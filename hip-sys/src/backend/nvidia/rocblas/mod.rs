@@ -57,11 +57,13 @@ use crate::sync::MutexExt;
 use crate::BackendError;
 
 mod batched_lu;
+mod batched_qr;
 mod gemm;
 mod transpose;
 mod vector;
 
 pub(in crate::backend::nvidia) use batched_lu::BatchedLu;
+pub(in crate::backend::nvidia) use batched_qr::BatchedQr;
 #[cfg(test)]
 pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
@@ -140,6 +142,12 @@ fn_table! {
         cublasDgetrsBatched = "cublasDgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const f64, c_int, *const c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CublasStatus;
         cublasCgetrsBatched = "cublasCgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C32, c_int, *const c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CublasStatus;
         cublasZgetrsBatched = "cublasZgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C64, c_int, *const c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CublasStatus;
+        /// `cublasDgeqrfBatched(handle, int m, int n, double *const Aarray[], int lda,
+        /// double *const TauArray[], int *info, int batchSize)`, `info` on the host
+        cublasSgeqrfBatched = "cublasSgeqrfBatched": fn(Handle, c_int, c_int, *const *mut f32, c_int, *const *mut f32, *mut c_int, c_int) -> CublasStatus;
+        cublasDgeqrfBatched = "cublasDgeqrfBatched": fn(Handle, c_int, c_int, *const *mut f64, c_int, *const *mut f64, *mut c_int, c_int) -> CublasStatus;
+        cublasCgeqrfBatched = "cublasCgeqrfBatched": fn(Handle, c_int, c_int, *const *mut C32, c_int, *const *mut C32, *mut c_int, c_int) -> CublasStatus;
+        cublasZgeqrfBatched = "cublasZgeqrfBatched": fn(Handle, c_int, c_int, *const *mut C64, c_int, *const *mut C64, *mut c_int, c_int) -> CublasStatus;
     }
 }
 

@@ -41,14 +41,15 @@
 //!   order 2048 for LU, 2 to 6 up to order 2048 for Cholesky): cuBLAS's
 //!   `getrfBatched` (square, pivots packed `n` apart) and `getrsBatched`
 //!   (pivots packed), cuSOLVER's `potrfBatched` and `potrsBatched` (one
-//!   right-hand side). Those take arrays of device pointers, which a small
-//!   kernel (`pointers`) writes into the call's workspace on the stream
-//!   from rocSOLVER's base and stride, so the call stays asynchronous and
-//!   capturable. Every other batch (fewer problems, larger orders, other
-//!   pivot strides, several right-hand sides for Cholesky, QR) runs one
+//!   right-hand side), and cuBLAS's `geqrfBatched` (from 3 problems of
+//!   order 16 to 14 of order 128: it is slow for its size). Those take
+//!   arrays of device pointers, which a small kernel (`pointers`) writes
+//!   into the call's workspace on the stream from rocSOLVER's base and
+//!   stride, so the call stays asynchronous and capturable. Every other
+//!   batch (fewer problems, larger orders, other pivot strides, several
+//!   right-hand sides for Cholesky, the eigensolver, the SVD) runs one
 //!   cuSOLVER call per problem, in order on the stream, through one
-//!   workspace; the plain
-//!   functions are batches of one. The first batched launch on a device
+//!   workspace; the plain functions are batches of one. The first batched launch on a device
 //!   loads the kernel, which cannot happen inside a capture: make one such
 //!   call before capturing, as for the cuSOLVER handle.
 //! - **SVD.** cuSOLVER's `gesvd` takes `m ≥ n` only and has one
@@ -78,7 +79,7 @@ use std::ffi::{c_char, c_int, c_schar, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use self::library::{entry, fns, load_once, ok};
-use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace, BatchedLu};
+use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace, BatchedLu, BatchedQr};
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::bindings::shared::version_string;
@@ -217,6 +218,13 @@ const CHOLESKY_ONE_LAUNCH: [(c_int, c_int); 4] = [(64, 2), (256, 3), (512, 4), (
 fn one_launch(bands: &[(c_int, c_int)], n: c_int, batch: c_int) -> bool {
     bands.iter().find(|&&(order, _)| n <= order).is_some_and(|&(_, fewest)| batch >= fewest)
 }
+
+/// As [`LU_ONE_LAUNCH`] for QR, by cuBLAS's `geqrfBatched`, keyed by the
+/// larger of the two dimensions. cuBLAS's batched QR is slow for its
+/// size (f64, H200: 300 µs for any count of 32 × 32 up to 32, 8.4 ms of
+/// 128 × 128, 43 ms of 256 × 256, where one cuSOLVER call takes 64 µs,
+/// 630 µs and 650 µs a matrix), so it pays only for many small matrices.
+const QR_ONE_LAUNCH: [(c_int, c_int); 4] = [(16, 3), (32, 5), (64, 9), (128, 14)];
 
 /// The bytes of an array of `batch` device pointers.
 fn pointer_bytes(batch: c_int) -> usize {
@@ -618,8 +626,9 @@ macro_rules! geqrf {
             unsafe { $batched(handle, m, n, a, lda, 0, tau, 0, 1) }
         }
 
-        /// One cuSOLVER `geqrf` per problem, in order on the stream, all
-        /// through one workspace.
+        /// cuBLAS's `geqrfBatched` where [`QR_ONE_LAUNCH`] says it is
+        /// faster, else one cuSOLVER `geqrf` per problem, in order on the
+        /// stream, all through one workspace.
         unsafe extern "C" fn $batched(
             handle: rocblas_handle,
             m: c_int,
@@ -638,6 +647,22 @@ macro_rules! geqrf {
                 let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
                 if rules::geqrf(m, n, lda, batch, given, query)? == Next::Done {
                     return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                if one_launch(&QR_ONE_LAUNCH, m.max(n), batch) {
+                    // cuBLAS's batched QR: the matrices' and the scalars' addresses in the workspace.
+                    let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+                    return with_workspace(handle, stream, query, need, |memory| {
+                        let ([a_array, tau_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                        let (a_array, tau_array) = (a_array.cast::<*mut $t>(), tau_array.cast::<*mut $t>());
+                        // SAFETY: the workspace holds both arrays of `batch`
+                        // pointers; A and tau are of the sizes and strides
+                        // the caller declared.
+                        unsafe {
+                            pointers::fill(a_array, a, stride_a, batch, stream)?;
+                            pointers::fill(tau_array, tau, stride_p, batch, stream)?;
+                            <$t as BatchedQr>::geqrf_batched(handle, m, n, a_array, lda, tau_array, batch)
+                        }
+                    });
                 }
                 let mut lwork: c_int = 0;
                 // SAFETY: a live handle, checked sizes and a valid out-pointer.
