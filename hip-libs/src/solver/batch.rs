@@ -10,8 +10,9 @@
 //! factorization's [`Info`] holds one value per problem; [`Pivots`] made
 //! by [`Pivots::batched`] hold one problem's pivots after another.
 
+use super::capture::refuse_cusolver_capture;
 use super::cholesky::Triangle;
-use super::eigen::{refuse_cusolver_capture, sizing_fits, Vectors};
+use super::eigen::{sizing_fits, Vectors};
 use super::info::{Factorization, Info, Pivots};
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
@@ -420,7 +421,7 @@ pub fn syevd_strided_batched<T: SolverScalar>(
     let count = batch.count(OP)?;
     let order = shape.rows;
     sizing_fits(OP, vectors, order, batch.count)?;
-    refuse_cusolver_capture()?;
+    refuse_cusolver_capture("cusolverDn?syevd")?;
     let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
     let stride_d = batch.operand(OP, "the eigenvalues", order, order, eigenvalues.len(), true)?;
     let device = a.device();

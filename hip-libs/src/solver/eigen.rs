@@ -1,5 +1,6 @@
 //! The symmetric / Hermitian eigensolver: `syevd` (`heevd` for complex).
 
+use super::capture::refuse_cusolver_capture;
 use super::cholesky::Triangle;
 use super::info::{Factorization, Info};
 use super::raw::{check, SolverScalar};
@@ -57,7 +58,7 @@ pub fn syevd<T: SolverScalar>(
     shape.square_check(OP, "A")?;
     let [n, _, lda] = shape.check(OP, "A", a.len())?;
     sizing_fits(OP, vectors, shape.rows, 1)?;
-    refuse_cusolver_capture()?;
+    refuse_cusolver_capture("cusolverDn?syevd")?;
     if eigenvalues.len() < shape.rows {
         return Err(LibError::invalid(
             OP,
@@ -120,19 +121,4 @@ pub(super) fn sizing_fits(operation: &'static str, vectors: Vectors, order: usiz
              (2·n²·count must stay below 2^31): {fix}"
         ),
     ))
-}
-
-/// On the nvidia backend, refuse the eigensolver inside a capture:
-/// cuSOLVER's `syevd`/`heevd` synchronizes with the host, which breaks
-/// the capture (rocSOLVER's, on AMD, captures). Checked on every backend
-/// with the backend's answer, so the simulator runs it as AMD does.
-pub(super) fn refuse_cusolver_capture() -> Result<()> {
-    if hip_sys::backend() != hip_sys::Backend::Nvidia {
-        return Ok(());
-    }
-    crate::handle_cache::refuse_during_capture_because(
-        "cusolverDn?syevd",
-        "on the nvidia backend the eigensolver is cuSOLVER's syevd, which synchronizes with the host and so \
-         cannot be captured (rocSOLVER's captures on AMD): run it before or after the capture",
-    )
 }

@@ -48,10 +48,10 @@
 //! its cuSOLVER handle, and a device's first strided batch of small
 //! matrices loads the kernel that writes NVIDIA's pointer arrays; neither
 //! can happen inside a capture either, and the same warm-up call does both.
-//! The eigensolver does not capture on the nvidia backend at all:
-//! cuSOLVER's `syevd` synchronizes with the host, so [`syevd`] and
-//! [`syevd_strided_batched`] are refused inside a capture there (they
-//! capture on AMD and in the simulator).
+//! The eigensolver and the SVD do not capture on the nvidia backend at
+//! all: cuSOLVER's `syevd` and `gesvd` synchronize with the host, so
+//! [`syevd`], [`gesvd`] and their strided batches are refused inside a
+//! capture there (they capture on AMD and in the simulator).
 //!
 //! # Strided batches
 //!
@@ -69,6 +69,7 @@
 //! with rocSOLVER 3.21's rules and workspace sizes.
 
 mod batch;
+mod capture;
 mod cholesky;
 mod eigen;
 mod info;

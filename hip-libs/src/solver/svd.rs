@@ -1,6 +1,7 @@
 //! The singular value decomposition: `gesvd`.
 
 use super::batch::Batch;
+use super::capture::refuse_cusolver_capture;
 use super::info::{Factorization, Info};
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
@@ -137,7 +138,10 @@ impl<'a, T> SingularVectors<'a, T> {
 /// one the side asks for, a leading dimension below its rows, a size over
 /// `i32::MAX`, a short matrix or fewer than `k` singular values;
 /// [`LibError::Hip`] with a device mismatch when an operand is not on A's
-/// device. Then as [`potrf`](super::potrf).
+/// device, or with
+/// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+/// inside a capture on the nvidia backend (cuSOLVER's `gesvd`
+/// synchronizes). Then as [`potrf`](super::potrf).
 #[doc(alias = "rocsolver_sgesvd")]
 #[doc(alias = "rocsolver_dgesvd")]
 #[doc(alias = "rocsolver_cgesvd")]
@@ -152,6 +156,7 @@ pub fn gesvd<T: SolverScalar>(
 ) -> Result<Info> {
     const OP: &str = "gesvd";
     let [m, n, lda] = shape.check(OP, "A", a.len())?;
+    refuse_cusolver_capture("cusolverDn?gesvd")?;
     let (rows, cols) = (shape.rows, shape.cols);
     let k = rows.min(cols);
     if matches!((&left, &right), (SingularVectors::OverA, SingularVectors::OverA)) {
@@ -256,6 +261,7 @@ pub fn gesvd_strided_batched<T: SolverScalar>(
 ) -> Result<Info> {
     const OP: &str = "gesvd_strided_batched";
     let [m, n, lda] = shape.dims(OP, "A")?;
+    refuse_cusolver_capture("cusolverDn?gesvd")?;
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
     let (rows, cols) = (shape.rows, shape.cols);
