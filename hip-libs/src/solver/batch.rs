@@ -20,7 +20,6 @@ use crate::blas::{on_handle_sized, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
 use hip_pool::Access;
-use hip_sys::rocsolver::rocblas_evect;
 
 /// A strided batch of `count` problems of one shape: problem `i`'s A
 /// begins `i × stride_a` elements after the first's, its B (for the
@@ -436,10 +435,7 @@ pub fn syevd_strided_batched<T: SolverScalar>(
         LibError::invalid(OP, format!("{} problems' scratch of {order} do not fit in an address space", batch.count))
     })?;
     let scratch = hip_pool::alloc_on(device, scratch_bytes, &stream)?;
-    let evect = match vectors {
-        Vectors::Compute => rocblas_evect::rocblas_evect_original,
-        Vectors::Skip => rocblas_evect::rocblas_evect_none,
-    };
+    let evect = vectors.raw();
     let (a_ptr, d_ptr, e_ptr) =
         (a.device_ptr_mut().cast::<T>(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
     let (info_ptr, uplo) = (info.as_mut_ptr(), triangle.raw());

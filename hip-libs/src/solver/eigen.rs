@@ -22,6 +22,16 @@ pub enum Vectors {
     Skip,
 }
 
+impl Vectors {
+    /// rocSOLVER's `rocblas_evect` of the choice.
+    pub(super) fn raw(self) -> rocblas_evect {
+        match self {
+            Vectors::Compute => rocblas_evect::rocblas_evect_original,
+            Vectors::Skip => rocblas_evect::rocblas_evect_none,
+        }
+    }
+}
+
 /// The eigenvalues (ascending) and, with [`Vectors::Compute`], the
 /// eigenvectors of the symmetric (Hermitian, for complex types) `n × n`
 /// matrix in the `triangle` of A, on A's stream (`rocsolver_?syevd`,
@@ -72,10 +82,7 @@ pub fn syevd<T: SolverScalar>(
     let info = Info::new(OP, Factorization::Eigen, &stream)?;
     // E, rocSOLVER's tridiagonal scratch of n reals, from the pool.
     let scratch = hip_pool::alloc_on(device, shape.rows * std::mem::size_of::<T::Real>(), &stream)?;
-    let evect = match vectors {
-        Vectors::Compute => rocblas_evect::rocblas_evect_original,
-        Vectors::Skip => rocblas_evect::rocblas_evect_none,
-    };
+    let evect = vectors.raw();
     let (a_ptr, d_ptr, e_ptr) =
         (a.device_ptr_mut().cast::<T>(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
     let (info_ptr, uplo) = (info.as_mut_ptr(), triangle.raw());

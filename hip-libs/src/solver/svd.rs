@@ -101,6 +101,50 @@ impl<'a, T> SingularVectors<'a, T> {
     }
 }
 
+/// Refuse both sides' vectors over A: A holds one side's.
+fn refuse_both_over_a<T>(
+    op: &'static str,
+    left: &SingularVectors<'_, T>,
+    right: &SingularVectors<'_, T>,
+) -> Result<()> {
+    if matches!((left, right), (SingularVectors::OverA, SingularVectors::OverA)) {
+        return Err(LibError::invalid(
+            op,
+            "both sides' vectors over A: A holds one side's; give U or Vᴴ a matrix of its own",
+        ));
+    }
+    Ok(())
+}
+
+/// Check both sides for `count` problems of A's `shape`, and that their
+/// matrices and the singular values (`devices.1`) are on A's device
+/// (`devices.0`).
+fn sides<'l, 'r, T>(
+    op: &'static str,
+    shape: &Shape,
+    count: usize,
+    (device, values): (Device, Device),
+    left: &'l mut SingularVectors<'_, T>,
+    right: &'r mut SingularVectors<'_, T>,
+) -> Result<(Side<'l>, Side<'r>)> {
+    let (rows, cols) = (shape.rows, shape.cols);
+    let k = rows.min(cols);
+    let u = left.check(op, "U", (rows, rows), (rows, k), count)?;
+    let v = right.check(op, "Vᴴ", (cols, cols), (k, cols), count)?;
+    let mut others = vec![("the singular values", values)];
+    others.extend(u.buffer.map(|(_, d)| ("U", d)));
+    others.extend(v.buffer.map(|(_, d)| ("Vᴴ", d)));
+    same_device(op, device, &others)?;
+    Ok((u, v))
+}
+
+/// The buffers an SVD call writes: A, the singular values, the scratch
+/// and info, and each side's own matrices.
+fn written<'b>(fixed: [&'b Buffer; 4], u: &Side<'b>, v: &Side<'b>) -> Vec<(&'b Buffer, Access)> {
+    let sides = u.buffer.iter().chain(v.buffer.iter()).map(|(b, _)| *b);
+    fixed.into_iter().chain(sides).map(|b| (b, Access::Write)).collect()
+}
+
 /// The singular value decomposition `A = U Σ Vᴴ` of the `m × n` matrix A,
 /// on A's stream (`rocsolver_?gesvd`: bidiagonalization and QR
 /// iteration, rocSOLVER's out-of-place fast algorithm for thin shapes).
@@ -159,25 +203,15 @@ pub fn gesvd<T: SolverScalar>(
     refuse_cusolver_capture("cusolverDn?gesvd")?;
     let (rows, cols) = (shape.rows, shape.cols);
     let k = rows.min(cols);
-    if matches!((&left, &right), (SingularVectors::OverA, SingularVectors::OverA)) {
-        return Err(LibError::invalid(
-            OP,
-            "both sides' vectors over A: A holds one side's; give U or Vᴴ a matrix of its own",
-        ));
-    }
+    refuse_both_over_a(OP, &left, &right)?;
     if singular_values.len() < k {
         return Err(LibError::invalid(
             OP,
             format!("the singular values hold {}; a {rows}×{cols} A has min(m, n) = {k}", singular_values.len()),
         ));
     }
-    let u = left.check(OP, "U", (rows, rows), (rows, k), 1)?;
-    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols), 1)?;
     let device = a.device();
-    let mut others = vec![("the singular values", singular_values.device())];
-    others.extend(u.buffer.map(|(_, d)| ("U", d)));
-    others.extend(v.buffer.map(|(_, d)| ("Vᴴ", d)));
-    same_device(OP, device, &others)?;
+    let (u, v) = sides(OP, shape, 1, (device, singular_values.device()), &mut left, &mut right)?;
     let stream = a.stream().clone();
     if k == 0 {
         // rocSOLVER returns from an empty problem without writing info.
@@ -192,14 +226,7 @@ pub fn gesvd<T: SolverScalar>(
     let (u_ptr, ldu, left_svect) = (u.ptr.cast::<T>(), u.ld, u.svect);
     let (v_ptr, ldv, right_svect) = (v.ptr.cast::<T>(), v.ld, v.svect);
     let info_ptr = info.as_mut_ptr();
-    let mut operands = vec![
-        (a.buffer(), Access::Write),
-        (singular_values.buffer(), Access::Write),
-        (&scratch, Access::Write),
-        (info.buffer(), Access::Write),
-    ];
-    operands.extend(u.buffer.map(|(b, _)| (b, Access::Write)));
-    operands.extend(v.buffer.map(|(b, _)| (b, Access::Write)));
+    let operands = written([a.buffer(), singular_values.buffer(), &scratch, info.buffer()], &u, &v);
     let fast = rocblas_workmode::rocblas_outofplace;
     // The call, once during a size query and once to run.
     let call = move |handle| {
@@ -264,22 +291,11 @@ pub fn gesvd_strided_batched<T: SolverScalar>(
     refuse_cusolver_capture("cusolverDn?gesvd")?;
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
-    let (rows, cols) = (shape.rows, shape.cols);
-    let k = rows.min(cols);
-    if matches!((&left, &right), (SingularVectors::OverA, SingularVectors::OverA)) {
-        return Err(LibError::invalid(
-            OP,
-            "both sides' vectors over A: A holds one side's; give U or Vᴴ a matrix of its own",
-        ));
-    }
+    let k = shape.rows.min(shape.cols);
+    refuse_both_over_a(OP, &left, &right)?;
     let stride_s = batch.operand(OP, "the singular values", k, k, singular_values.len(), true)?;
-    let u = left.check(OP, "U", (rows, rows), (rows, k), batch.count)?;
-    let v = right.check(OP, "Vᴴ", (cols, cols), (k, cols), batch.count)?;
     let device = a.device();
-    let mut others = vec![("the singular values", singular_values.device())];
-    others.extend(u.buffer.map(|(_, d)| ("U", d)));
-    others.extend(v.buffer.map(|(_, d)| ("Vᴴ", d)));
-    same_device(OP, device, &others)?;
+    let (u, v) = sides(OP, shape, batch.count, (device, singular_values.device()), &mut left, &mut right)?;
     let stream = a.stream().clone();
     if k == 0 || batch.count == 0 {
         // rocSOLVER returns from an empty problem without writing info.
@@ -300,14 +316,7 @@ pub fn gesvd_strided_batched<T: SolverScalar>(
     let (u_ptr, ldu, stride_u, left_svect) = (u.ptr.cast::<T>(), u.ld, u.stride, u.svect);
     let (v_ptr, ldv, stride_v, right_svect) = (v.ptr.cast::<T>(), v.ld, v.stride, v.svect);
     let info_ptr = info.as_mut_ptr();
-    let mut operands = vec![
-        (a.buffer(), Access::Write),
-        (singular_values.buffer(), Access::Write),
-        (&scratch, Access::Write),
-        (info.buffer(), Access::Write),
-    ];
-    operands.extend(u.buffer.map(|(b, _)| (b, Access::Write)));
-    operands.extend(v.buffer.map(|(b, _)| (b, Access::Write)));
+    let operands = written([a.buffer(), singular_values.buffer(), &scratch, info.buffer()], &u, &v);
     let fast = rocblas_workmode::rocblas_outofplace;
     // The call, once during a size query and once to run.
     let call = move |handle| {
