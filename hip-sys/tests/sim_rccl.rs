@@ -299,6 +299,34 @@ fn an_abort_releases_the_peers_at_once() {
     destroy(&comms[..1]);
 }
 
+/// A peer that leaves fails the calls that wait for it, and only those:
+/// a rank's call that does not involve the peer (here a send to itself,
+/// still queued behind a held stream) completes, and its communicator
+/// has no error.
+#[test]
+fn a_leaving_peer_fails_only_the_calls_that_wait_for_it() {
+    let _g = start();
+    // Rank 1 sends to itself on a held stream; rank 0 is destroyed
+    // meanwhile, idle. Rank 1's call does not involve rank 0.
+    let comms = init_all();
+    let (s1, p1) = on(1, &[3.0; 4]);
+    let (_, q1) = on(1, &[0.0; 4]);
+    let hold = sim::hold_stream(s1).expect("hold rank 1's stream");
+    // SAFETY: device memory of rank 1's device, 4 floats each; live streams and communicators.
+    unsafe {
+        ok((nccl().ncclGroupStart)());
+        ok((nccl().ncclSend)(p1, 4, ncclDataType_t::ncclFloat32, 1, comms[1], s1));
+        ok((nccl().ncclRecv)(q1, 4, ncclDataType_t::ncclFloat32, 1, comms[1], s1));
+        ok((nccl().ncclGroupEnd)());
+    }
+    destroy(&comms[..1]);
+    hold.release();
+    sync(s1);
+    assert_eq!(async_error(comms[1]), ncclResult_t::ncclSuccess, "{}", last(comms[1]));
+    assert_eq!(download(q1.cast_const(), 4), vec![3.0; 4]);
+    destroy(&comms[1..]);
+}
+
 #[test]
 fn freeing_while_a_collective_waits_for_its_peers_is_the_deadlock_of_nccl_issue_48() {
     let _g = start();

@@ -293,14 +293,11 @@ fn leave(comm: &Arc<Comm>, why: &'static str) {
         open.into_iter().map(|(_, m)| m).collect()
     };
     let message = format!("rank {}'s communicator was {why} with this call outstanding", comm.rank);
-    let others = comm.clique.comms();
+    // Only these wait for it: a destroy has waited for its own calls, an
+    // abort has failed them, and a later call is refused by `gone`. Its
+    // peers' other calls, which do not involve it, are left to complete.
     for m in meetings {
         m.fail(ncclResult_t::ncclRemoteError, &message, None);
-    }
-    for other in others {
-        if other.rank != comm.rank && other.busy() {
-            other.fail(ncclResult_t::ncclRemoteError, &message);
-        }
     }
     comm::unregister(comm.handle);
 }

@@ -179,11 +179,6 @@ impl Comm {
         }
     }
 
-    /// Whether tasks of this rank are queued or running.
-    pub fn busy(&self) -> bool {
-        *lock(&self.outstanding) > 0
-    }
-
     /// Wait until no task of this rank is queued (each meeting ends by its
     /// timeout at the latest).
     pub fn wait_idle(&self) {
