@@ -99,10 +99,10 @@ pub use bindings::error_names;
 pub use bindings::hip::{
     hipCtx_t, hipDeviceAttribute_t, hipError_t, hipEventBlockingSync, hipEventDefault, hipEventDisableTiming,
     hipEventInterprocess, hipEvent_t, hipFunction_t, hipGraphExecUpdateResult, hipGraphExec_t,
-    hipGraphInstantiateFlags, hipGraphNode_t, hipGraph_t, hipHostRegisterPortable, hipMemAllocationType,
-    hipMemLocation, hipMemLocationType, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipMemoryType,
-    hipModule_t, hipPointerAttribute_t, hipStreamCaptureMode, hipStreamCaptureStatus, hipStreamNonBlocking,
-    hipStream_t, HipApi,
+    hipGraphInstantiateFlags, hipGraphMemAttributeType, hipGraphNodeType, hipGraphNode_t, hipGraph_t,
+    hipHostRegisterPortable, hipMemAllocationType, hipMemLocation, hipMemLocationType, hipMemPoolAttr, hipMemPoolProps,
+    hipMemPool_t, hipMemcpyKind, hipMemoryType, hipModule_t, hipPointerAttribute_t, hipStreamCaptureMode,
+    hipStreamCaptureStatus, hipStreamNonBlocking, hipStream_t, HipApi,
 };
 pub use bindings::hiprtc;
 pub use bindings::newer::{

@@ -572,19 +572,6 @@ fn destroying_an_exec_with_a_launch_queued_is_a_violation_before_hip_7() {
 }
 
 #[test]
-fn stream_ordered_allocation_in_a_capture_is_not_modelled_and_says_so() {
-    sim_only!();
-    let _x = on_device_0();
-    let s = capturing(GLOBAL);
-    let mut p = std::ptr::null_mut();
-    hip!(hipError_t::hipErrorNotSupported, (api().hipMallocAsync)(&mut p, 64, s));
-    let (ended, graph) = end(s);
-    assert_eq!(ended, hipError_t::hipSuccess);
-    hip!((api().hipGraphDestroy)(graph));
-    hip!((api().hipStreamDestroy)(s));
-}
-
-#[test]
 fn every_rule_holds_as_hip_5() {
     common::rerun_as_hip_5();
 }

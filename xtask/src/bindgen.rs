@@ -131,7 +131,10 @@ const HIP_FUNCTIONS: &[&str] = &[
     "hipGraphUpload",
     "hipGraphExecDestroy",
     "hipGraphExecUpdate",
+    "hipGraphNodeGetType",
     "hipDeviceGraphMemTrim",
+    "hipDeviceGetGraphMemAttribute",
+    "hipDeviceSetGraphMemAttribute",
     // modules
     "hipModuleLoadData",
     "hipModuleUnload",

@@ -700,6 +700,26 @@ pub struct hipGraphExec {
     _unused: [u8; 0],
 }
 pub type hipGraphExec_t = *mut hipGraphExec;
+impl hipGraphNodeType {
+    pub const hipGraphNodeTypeKernel: hipGraphNodeType = hipGraphNodeType(0);
+    pub const hipGraphNodeTypeMemcpy: hipGraphNodeType = hipGraphNodeType(1);
+    pub const hipGraphNodeTypeMemset: hipGraphNodeType = hipGraphNodeType(2);
+    pub const hipGraphNodeTypeHost: hipGraphNodeType = hipGraphNodeType(3);
+    pub const hipGraphNodeTypeGraph: hipGraphNodeType = hipGraphNodeType(4);
+    pub const hipGraphNodeTypeEmpty: hipGraphNodeType = hipGraphNodeType(5);
+    pub const hipGraphNodeTypeWaitEvent: hipGraphNodeType = hipGraphNodeType(6);
+    pub const hipGraphNodeTypeEventRecord: hipGraphNodeType = hipGraphNodeType(7);
+    pub const hipGraphNodeTypeExtSemaphoreSignal: hipGraphNodeType = hipGraphNodeType(8);
+    pub const hipGraphNodeTypeExtSemaphoreWait: hipGraphNodeType = hipGraphNodeType(9);
+    pub const hipGraphNodeTypeMemAlloc: hipGraphNodeType = hipGraphNodeType(10);
+    pub const hipGraphNodeTypeMemFree: hipGraphNodeType = hipGraphNodeType(11);
+    pub const hipGraphNodeTypeMemcpyFromSymbol: hipGraphNodeType = hipGraphNodeType(12);
+    pub const hipGraphNodeTypeMemcpyToSymbol: hipGraphNodeType = hipGraphNodeType(13);
+    pub const hipGraphNodeTypeCount: hipGraphNodeType = hipGraphNodeType(14);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipGraphNodeType(pub ::core::ffi::c_uint);
 pub type hipHostFn_t = ::core::option::Option<
     unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
 >;
@@ -758,6 +778,23 @@ impl hipStreamCaptureStatus {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct hipStreamCaptureStatus(pub ::core::ffi::c_uint);
+impl hipGraphMemAttributeType {
+    pub const hipGraphMemAttrUsedMemCurrent: hipGraphMemAttributeType = hipGraphMemAttributeType(
+        0,
+    );
+    pub const hipGraphMemAttrUsedMemHigh: hipGraphMemAttributeType = hipGraphMemAttributeType(
+        1,
+    );
+    pub const hipGraphMemAttrReservedMemCurrent: hipGraphMemAttributeType = hipGraphMemAttributeType(
+        2,
+    );
+    pub const hipGraphMemAttrReservedMemHigh: hipGraphMemAttributeType = hipGraphMemAttributeType(
+        3,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipGraphMemAttributeType(pub ::core::ffi::c_uint);
 impl hipGraphInstantiateFlags {
     pub const hipGraphInstantiateFlagAutoFreeOnLaunch: hipGraphInstantiateFlags = hipGraphInstantiateFlags(
         1,
@@ -1172,9 +1209,26 @@ pub struct HipApi {
         hErrorNode_out: *mut hipGraphNode_t,
         updateResult_out: *mut hipGraphExecUpdateResult,
     ) -> hipError_t,
+    ///`hipGraphNodeGetType`
+    pub hipGraphNodeGetType: unsafe extern "C" fn(
+        node: hipGraphNode_t,
+        pType: *mut hipGraphNodeType,
+    ) -> hipError_t,
     ///`hipDeviceGraphMemTrim`
     pub hipDeviceGraphMemTrim: unsafe extern "C" fn(
         device: ::core::ffi::c_int,
+    ) -> hipError_t,
+    ///`hipDeviceGetGraphMemAttribute`
+    pub hipDeviceGetGraphMemAttribute: unsafe extern "C" fn(
+        device: ::core::ffi::c_int,
+        attr: hipGraphMemAttributeType,
+        value: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
+    ///`hipDeviceSetGraphMemAttribute`
+    pub hipDeviceSetGraphMemAttribute: unsafe extern "C" fn(
+        device: ::core::ffi::c_int,
+        attr: hipGraphMemAttributeType,
+        value: *mut ::core::ffi::c_void,
     ) -> hipError_t,
     ///`hipModuleLoadData`
     pub hipModuleLoadData: unsafe extern "C" fn(
@@ -1303,7 +1357,10 @@ impl HipApi {
         "hipGraphUpload",
         "hipGraphExecDestroy",
         "hipGraphExecUpdate",
+        "hipGraphNodeGetType",
         "hipDeviceGraphMemTrim",
+        "hipDeviceGetGraphMemAttribute",
+        "hipDeviceSetGraphMemAttribute",
         "hipModuleLoadData",
         "hipModuleUnload",
         "hipModuleGetFunction",
@@ -2041,11 +2098,40 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipGraphExecUpdate")?)
             },
+            hipGraphNodeGetType: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        node: hipGraphNode_t,
+                        pType: *mut hipGraphNodeType,
+                    ) -> hipError_t,
+                >(resolve("hipGraphNodeGetType")?)
+            },
             hipDeviceGraphMemTrim: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
                     unsafe extern "C" fn(device: ::core::ffi::c_int) -> hipError_t,
                 >(resolve("hipDeviceGraphMemTrim")?)
+            },
+            hipDeviceGetGraphMemAttribute: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        device: ::core::ffi::c_int,
+                        attr: hipGraphMemAttributeType,
+                        value: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipDeviceGetGraphMemAttribute")?)
+            },
+            hipDeviceSetGraphMemAttribute: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        device: ::core::ffi::c_int,
+                        attr: hipGraphMemAttributeType,
+                        value: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipDeviceSetGraphMemAttribute")?)
             },
             hipModuleLoadData: unsafe {
                 ::core::mem::transmute::<
@@ -2123,7 +2209,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 93usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 96usize)
     }
 }
 impl hipError_t {

@@ -27,8 +27,8 @@ use super::objects::{create_in, stream_of, EXECS, GRAPHS};
 use super::types::CudaGraphExecUpdateResultInfo;
 use super::CudaFns;
 use crate::bindings::hip::{
-    hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode,
-    hipStreamCaptureStatus, hipStream_t,
+    hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphMemAttributeType, hipGraphNodeType, hipGraphNode_t,
+    hipGraph_t, hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t,
 };
 
 /// The CUDA graph of `graph`: null, destroyed or never made is
@@ -289,7 +289,43 @@ pub(super) unsafe extern "C" fn hipGraphExecUpdate(
     })
 }
 
+pub(super) unsafe extern "C" fn hipGraphNodeGetType(node: hipGraphNode_t, kind: *mut hipGraphNodeType) -> hipError_t {
+    entry(|f| {
+        non_null(node)?;
+        non_null(kind)?;
+        // SAFETY: a node pointer as `hipGraphGetNodes` handed it out (CUDA's
+        // own); HIP's node types 0-11 are CUDA's values, an `int` as
+        // CUDA's enum is.
+        rt(unsafe { (f.rt.cudaGraphNodeGetType)(node.cast(), kind.cast()) })
+    })
+}
+
 pub(super) unsafe extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
     // SAFETY: no pointers; CUDA checks the ordinal.
     entry(|f| rt(unsafe { (f.rt.cudaDeviceGraphMemTrim)(device) }))
+}
+
+pub(super) unsafe extern "C" fn hipDeviceGetGraphMemAttribute(
+    device: c_int,
+    attr: hipGraphMemAttributeType,
+    value: *mut c_void,
+) -> hipError_t {
+    entry(|f| {
+        non_null(value)?;
+        // SAFETY: `value` holds a `uint64_t` (caller); HIP's four
+        // attributes are CUDA's values, which CUDA checks.
+        rt(unsafe { (f.rt.cudaDeviceGetGraphMemAttribute)(device, attr.0 as c_int, value) })
+    })
+}
+
+pub(super) unsafe extern "C" fn hipDeviceSetGraphMemAttribute(
+    device: c_int,
+    attr: hipGraphMemAttributeType,
+    value: *mut c_void,
+) -> hipError_t {
+    entry(|f| {
+        non_null(value)?;
+        // SAFETY: as in `hipDeviceGetGraphMemAttribute`.
+        rt(unsafe { (f.rt.cudaDeviceSetGraphMemAttribute)(device, attr.0 as c_int, value) })
+    })
 }

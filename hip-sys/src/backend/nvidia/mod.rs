@@ -360,6 +360,12 @@ fn_table! {
         cudaGraphExecUpdate = "cudaGraphExecUpdate": fn(Handle, Handle, *mut types::CudaGraphExecUpdateResultInfo) -> CudaError;
         /// `cudaError_t cudaDeviceGraphMemTrim(int device)`
         cudaDeviceGraphMemTrim = "cudaDeviceGraphMemTrim": fn(c_int) -> CudaError;
+        /// `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *pType)`
+        cudaGraphNodeGetType = "cudaGraphNodeGetType": fn(Handle, *mut c_int) -> CudaError;
+        /// `cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void *value)`
+        cudaDeviceGetGraphMemAttribute = "cudaDeviceGetGraphMemAttribute": fn(c_int, c_int, *mut c_void) -> CudaError;
+        /// `cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void *value)`
+        cudaDeviceSetGraphMemAttribute = "cudaDeviceSetGraphMemAttribute": fn(c_int, c_int, *mut c_void) -> CudaError;
         /// `cudaError_t cudaGetLastError(void)`
         cudaGetLastError = "cudaGetLastError": fn() -> CudaError;
         /// `cudaError_t cudaPeekAtLastError(void)`
@@ -611,7 +617,10 @@ static NVIDIA_API: HipApi = HipApi {
     hipGraphUpload: graphs::hipGraphUpload,
     hipGraphExecDestroy: graphs::hipGraphExecDestroy,
     hipGraphExecUpdate: graphs::hipGraphExecUpdate,
+    hipGraphNodeGetType: graphs::hipGraphNodeGetType,
     hipDeviceGraphMemTrim: graphs::hipDeviceGraphMemTrim,
+    hipDeviceGetGraphMemAttribute: graphs::hipDeviceGetGraphMemAttribute,
+    hipDeviceSetGraphMemAttribute: graphs::hipDeviceSetGraphMemAttribute,
     hipModuleLoadData: driver::hipModuleLoadData,
     hipModuleUnload: driver::hipModuleUnload,
     hipModuleGetFunction: driver::hipModuleGetFunction,

@@ -53,13 +53,13 @@
 //! `hipEventSynchronize` is, during a Global capture or one of the
 //! thread's: clr allows it, CUDA does not (`cudaErrorStreamCaptureUnsupported`,
 //! the capture invalidated), and code must run on both.
-//! A stream-ordered allocation inside a capture (a graph memory node) is
-//! not modelled: `hipMallocAsync`/`hipFreeAsync` on a capturing stream are
-//! `hipErrorNotSupported`. Everything else, including clr's leftovers
+//! Stream-ordered allocations inside a capture become graph memory nodes,
+//! with rules of their own (`graph_memory.rs`). Everything else, including clr's leftovers
 //! (after 904 the origin stays Active but unlisted; after 901 it stays
 //! Invalidated until a new capture on it ends), is as clr does it.
 
 use super::graph::{Node, NodeKind};
+use super::graph_memory::NodeMemory;
 use super::handles::new_handle;
 use super::lock::lock;
 use super::machine::sim;
@@ -544,18 +544,65 @@ pub(crate) fn on_enqueue(
         state.invalidated = invalidates();
         return Err(hipError_t::hipErrorStreamCaptureUnsupported);
     }
-    let index = state.nodes.len();
-    state.nodes.push(Node {
-        handle: new_handle(),
-        kind: kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel),
-        function,
-        accesses: accesses.to_vec(),
-        work: work.clone(),
-        deps: member.last.clone(),
-    });
-    drop(state);
-    member.last = vec![index];
+    let kind = kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel);
+    add_node(&mut member.last, &mut state, kind, function, accesses.to_vec(), work.clone(), None);
     Ok(Enqueue::Captured)
+}
+
+/// Add a node after a member's `last` nodes; it becomes its last.
+fn add_node(
+    last: &mut Vec<usize>,
+    state: &mut CaptureState,
+    kind: NodeKind,
+    function: &'static str,
+    accesses: Vec<Access>,
+    work: Work,
+    memory: Option<NodeMemory>,
+) {
+    let index = state.nodes.len();
+    state.nodes.push(Node { handle: new_handle(), kind, function, accesses, work, deps: last.clone(), memory });
+    *last = vec![index];
+}
+
+/// Whether `queue` captures now, for the calls that act differently in a
+/// capture (clr's `STREAM_CAPTURE`): 901 if its capture was invalidated.
+pub(crate) fn capturing(queue: &StreamQueue) -> Result<bool, hipError_t> {
+    match capture_of(queue) {
+        None => Ok(false),
+        Some(c) if c.is_invalidated() => Err(hipError_t::hipErrorStreamCaptureInvalidated),
+        Some(_) => Ok(true),
+    }
+}
+
+/// Add a graph memory node (`hipMallocAsync` or `hipFreeAsync` of
+/// `function`) to the capture of `queue`, which [`capturing`] said
+/// captures.
+pub(crate) fn add_memory_node(
+    queue: &StreamQueue,
+    function: &'static str,
+    memory: NodeMemory,
+) -> Result<(), hipError_t> {
+    let mut members = lock(&MEMBERS);
+    let Some(member) = members.as_mut().and_then(|m| m.get_mut(&queue.actor.component())) else {
+        return Err(hipError_t::hipErrorIllegalState);
+    };
+    let capture = member.capture.clone();
+    let mut state = lock(&capture.state);
+    if state.invalidated {
+        return Err(hipError_t::hipErrorStreamCaptureInvalidated);
+    }
+    let kind = match memory {
+        NodeMemory::Allocate(_) => NodeKind::MemAlloc,
+        NodeMemory::Free(_) => NodeKind::MemFree,
+    };
+    let work: Work = Arc::new(|| Ok(()));
+    add_node(&mut member.last, &mut state, kind, function, Vec::new(), work, Some(memory));
+    Ok(())
+}
+
+/// Whether any capture is underway in the process.
+pub(crate) fn any_underway() -> bool {
+    MEMBER_COUNT.load(Ordering::Acquire) > 0
 }
 
 /// `hipEventRecord` on `queue`: the event's record if the stream captures
@@ -639,15 +686,4 @@ pub(crate) fn wait_event(
 /// Whether `queue` is a member of a capture (any status).
 pub(crate) fn is_member(queue: &StreamQueue) -> bool {
     capture_of(queue).is_some()
-}
-
-/// `hipMallocAsync`/`hipFreeAsync` on `queue`: a graph memory node in a
-/// capture, which the simulator does not model (`hipErrorNotSupported`
-/// rather than a wrong model); 901 on an invalidated capture.
-pub(crate) fn refuse_graph_memory(queue: &StreamQueue) -> Result<(), hipError_t> {
-    match capture_of(queue) {
-        None => Ok(()),
-        Some(c) if c.is_invalidated() => Err(hipError_t::hipErrorStreamCaptureInvalidated),
-        Some(_) => Err(hipError_t::hipErrorNotSupported),
-    }
 }

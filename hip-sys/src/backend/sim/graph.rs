@@ -11,11 +11,12 @@
 //! races between two branches of the same graph (a real GPU may run them
 //! at once).
 
+use super::graph_memory::NodeMemory;
 use super::lock::lock;
 use super::queue::Work;
 use super::races::Access;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What a node does, as `hipGraphExecUpdate` compares nodes.
@@ -29,6 +30,10 @@ pub(crate) enum NodeKind {
     Memset,
     /// A host function.
     Host,
+    /// A graph allocation (`hipMallocAsync` in a capture).
+    MemAlloc,
+    /// A graph free (`hipFreeAsync` in a capture).
+    MemFree,
     /// Nothing (the simulator's own markers).
     Empty,
 }
@@ -58,12 +63,44 @@ pub(crate) struct Node {
     pub work: Work,
     /// Indices of the nodes it depends on (all earlier).
     pub deps: Vec<usize>,
+    /// What it does to graph memory, for the two memory nodes.
+    pub memory: Option<NodeMemory>,
+}
+
+impl Node {
+    /// The `hipGraphNodeType` HIP reports for it.
+    pub fn node_type(&self) -> crate::bindings::hip::hipGraphNodeType {
+        use crate::bindings::hip::hipGraphNodeType as T;
+        match self.kind {
+            NodeKind::Kernel(_) => T::hipGraphNodeTypeKernel,
+            NodeKind::Memcpy => T::hipGraphNodeTypeMemcpy,
+            NodeKind::Memset => T::hipGraphNodeTypeMemset,
+            NodeKind::Host => T::hipGraphNodeTypeHost,
+            NodeKind::MemAlloc => T::hipGraphNodeTypeMemAlloc,
+            NodeKind::MemFree => T::hipGraphNodeTypeMemFree,
+            NodeKind::Empty => T::hipGraphNodeTypeEmpty,
+        }
+    }
 }
 
 /// A graph (`hipGraph_t`).
 pub(crate) struct GraphObj {
     pub device: usize,
     pub nodes: Vec<Node>,
+    /// Whether it was ever instantiated (clr's `graphInstantiated_`): a
+    /// graph with memory nodes is instantiated once.
+    pub instantiated: AtomicBool,
+}
+
+impl GraphObj {
+    pub fn new(device: usize, nodes: Vec<Node>) -> GraphObj {
+        GraphObj { device, nodes, instantiated: AtomicBool::new(false) }
+    }
+
+    /// Whether it has allocation or free nodes.
+    pub fn has_memory_nodes(&self) -> bool {
+        self.nodes.iter().any(|n| n.memory.is_some())
+    }
 }
 
 /// An executable graph (`hipGraphExec_t`).
@@ -73,6 +110,9 @@ pub(crate) struct ExecObj {
     pub nodes: Mutex<Arc<Vec<Node>>>,
     /// Launches queued and not yet run.
     pub in_flight: Arc<AtomicUsize>,
+    /// `hipGraphInstantiateFlagAutoFreeOnLaunch`: a launch first frees
+    /// what its allocation nodes left allocated.
+    pub auto_free: bool,
 }
 
 static GRAPHS: Mutex<Option<HashMap<usize, Arc<GraphObj>>>> = Mutex::new(None);
@@ -91,6 +131,12 @@ pub(crate) fn graph(handle: usize) -> Option<Arc<GraphObj>> {
 /// Forget the graph named `handle`.
 pub(crate) fn remove_graph(handle: usize) -> Option<Arc<GraphObj>> {
     lock(&GRAPHS).as_mut()?.remove(&handle)
+}
+
+/// The node named `handle`, in any live graph.
+pub(crate) fn node(handle: usize) -> Option<Node> {
+    let graphs = lock(&GRAPHS);
+    graphs.as_ref()?.values().find_map(|g| g.nodes.iter().find(|n| n.handle == handle).cloned())
 }
 
 /// Name `exec` by `handle`.

@@ -67,6 +67,10 @@ pub(crate) struct Allocation {
     /// A pool block reused for a request of another size takes that size.
     pub requested: AtomicUsize,
     pub device: usize,
+    /// Whether it is charged to the device: false for a graph
+    /// allocation's reserved range, whose memory the device's graph
+    /// memory pool charges while a launch maps it (`graph_memory.rs`).
+    pub charged: bool,
     pub data: Mutex<Vec<u8>>,
     /// Which operations on which streams touched it (the race detector).
     pub races: Arc<RaceLog>,
@@ -126,9 +130,39 @@ impl DeviceMemory {
     /// capacity. Addresses are not reused until the device's range is
     /// spent, so a stale pointer is detected.
     pub fn allocate(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
+        self.take(size, true)
+    }
+
+    /// Reserve an address range of `size` bytes (rounded as
+    /// [`allocate`](Self::allocate) rounds) that charges the device
+    /// nothing: what a graph allocation node reserves at capture.
+    pub fn reserve(&self, size: usize) -> Result<Arc<Allocation>, hipError_t> {
+        self.take(size, false)
+    }
+
+    /// Charge (`add`) or stop charging `bytes` of device memory held
+    /// outside any allocation (the graph memory pool's), in whole blocks;
+    /// `hipErrorOutOfMemory` beyond capacity.
+    pub fn charge(&self, bytes: usize, add: bool) -> Result<(), hipError_t> {
+        let blocks = round_up(bytes, BLOCK).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let mut state = lock(&self.state);
+        let large = if add { state.charge.large.checked_add(blocks) } else { state.charge.large.checked_sub(blocks) };
+        let charge = Charge { large: large.ok_or(hipError_t::hipErrorOutOfMemory)?, ..state.charge };
+        if add && charge.bytes() > self.capacity {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        state.charge = charge;
+        Ok(())
+    }
+
+    fn take(&self, size: usize, charged: bool) -> Result<Arc<Allocation>, hipError_t> {
         let rounded = round_up(size, ALIGN).ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
-        let charge = state.charge.with(rounded, true).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        let charge = if charged {
+            state.charge.with(rounded, true).ok_or(hipError_t::hipErrorOutOfMemory)?
+        } else {
+            state.charge
+        };
         if charge.bytes() > self.capacity {
             return Err(hipError_t::hipErrorOutOfMemory);
         }
@@ -161,6 +195,7 @@ impl DeviceMemory {
             size: rounded,
             requested: AtomicUsize::new(size),
             device: self.ordinal,
+            charged,
             data: Mutex::new(vec![0u8; rounded]),
             races: RaceLog::new(base, Some(self.ordinal)),
         });
@@ -172,7 +207,9 @@ impl DeviceMemory {
     pub fn release(&self, base: usize) -> Result<Arc<Allocation>, hipError_t> {
         let mut state = lock(&self.state);
         let allocation = state.live.remove(&base).ok_or(hipError_t::hipErrorInvalidValue)?;
-        state.charge = state.charge.with(allocation.size, false).unwrap_or_default();
+        if allocation.charged {
+            state.charge = state.charge.with(allocation.size, false).unwrap_or_default();
+        }
         Ok(allocation)
     }
 

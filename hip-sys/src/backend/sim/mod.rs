@@ -73,8 +73,18 @@
 //!   forbids return clr's code (900, 901, 903, 904, 905, 906, 907, 908)
 //!   and, from HIP 6, invalidate it; a launch replays the nodes through
 //!   the race detector with their captured addresses;
-//!   `hipGraphExecUpdate` refuses another shape (910). Graph memory nodes
-//!   are not modelled (`hipErrorNotSupported`).
+//!   `hipGraphExecUpdate` refuses another shape (910).
+//! - **Graph memory** (`graph_memory.rs`): `hipMallocAsync` in a capture
+//!   reserves an address and adds an allocation node, `hipFreeAsync` a
+//!   free node (of graph memory only); launches map and unmap the memory,
+//!   a repeat launch whose memory nothing freed is refused (unless
+//!   instantiated with AutoFreeOnLaunch), a graph with memory nodes is
+//!   instantiated once, and memory a launch left allocated outlives its
+//!   graph until `hipFreeAsync` or `hipFree`. Each device's graph memory
+//!   pool reserves whole 2 MiB blocks until `hipDeviceGraphMemTrim`, with
+//!   the four `hipDeviceGetGraphMemAttribute` counters. Work on the memory
+//!   while nothing is mapped is a reported use after free; new memory
+//!   reads as all ones.
 //! - **Host functions** (`hipLaunchHostFunc`): run on the stream's worker
 //!   in stream order; the stream's later work waits for them.
 //! - **Stream-ordered memory**: `hipMallocAsync` on the stream's device,
@@ -236,7 +246,8 @@
 //! check their handle's device, not the peer state of the memory they
 //! touch), `hipPointerSetAttribute` and its `SYNC_MEMOPS`,
 //! `hipDeviceReset` beyond synchronizing, HIP calls made from inside a
-//! host function (HIP forbids them; the simulator runs them), stream capture and graphs,
+//! host function (HIP forbids them; the simulator runs them), graphs
+//! built node by node (`hipGraphAdd*Node`) rather than captured,
 //! managed memory, textures, the `extra` launch argument
 //! (`hipErrorNotSupported`), real GPU timing (events measure the
 //! simulator's own host time), the minors within a HIP major (see above),
@@ -289,6 +300,7 @@ mod event;
 mod exclusive;
 mod faults;
 mod graph;
+mod graph_memory;
 mod handles;
 mod limits;
 mod lock;

@@ -3,6 +3,8 @@
 //! and the copies and fills between places.
 
 use super::addresses::device_of;
+use super::capture;
+use super::graph_memory;
 use super::lock::lock;
 use super::machine::sim;
 use super::memory::Allocation;
@@ -72,11 +74,18 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
 /// As [`resolve`], for a copy or fill through the API: a device range must
 /// lie within the bytes the allocation was asked for, else
 /// `hipErrorInvalidValue` (clr: `sizeBytes > getSize() - offset`).
+///
+/// A graph allocation with no memory behind it is refused too, as CUDA
+/// refuses it, unless a capture is underway: a capture may name memory
+/// that its graph, or an earlier one, allocates (`graph_memory.rs`).
 pub(crate) fn resolve_api(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     let place = resolve(ptr, len)?;
     if let Place::Device(allocation, offset) = &place {
         let requested = allocation.requested.load(std::sync::atomic::Ordering::Relaxed);
         if *offset > requested || len > requested - offset {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        if !allocation.charged && graph_memory::unmapped(allocation.base) && !capture::any_underway() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
     }

@@ -190,6 +190,24 @@ impl RaceLog {
     pub fn reset(&self) {
         lock(&self.records).clear();
     }
+
+    /// Mark the first `len` bytes as having no memory behind them yet, by
+    /// `function` (a graph allocation reserved at capture): any access
+    /// before an [`AccessKind::Allocate`] ordered after this is a use after
+    /// free.
+    pub fn unmapped(&self, len: usize, function: &'static str) {
+        let mut records = lock(&self.records);
+        records.clear();
+        records.push(Record {
+            start: 0,
+            end: len,
+            kind: AccessKind::Free,
+            component: HOST,
+            epoch: 0,
+            function,
+            actor: host_actor().name,
+        });
+    }
 }
 
 /// An access an operation makes: `len` bytes from `offset` of an allocation.
@@ -233,8 +251,14 @@ pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
                 return true;
             }
             let ordered = stamp.clock.get(r.component) >= r.epoch;
+            if access.kind == AccessKind::Allocate && ordered {
+                // Fresh memory: nothing ordered before the mapping, a
+                // free included, can conflict with what follows it.
+                return false;
+            }
             let conflict = r.kind != AccessKind::Read || access.kind != AccessKind::Read;
-            if conflict && found.is_none() && (r.kind == AccessKind::Free || !ordered) {
+            let freed = r.kind == AccessKind::Free && access.kind != AccessKind::Allocate;
+            if conflict && found.is_none() && (freed || !ordered) {
                 let (lo, hi) = (start.max(r.start), end.min(r.end));
                 found = Some(StreamRace {
                     first: RaceOp { function: r.function, stream: r.actor.to_string(), access: r.kind },

@@ -107,6 +107,9 @@ pub enum AccessKind {
     Write,
     /// Frees them (`hipFree`, `hipFreeAsync`, `hipHostFree`).
     Free,
+    /// Maps memory behind them (a graph's allocation node, at launch):
+    /// what was ordered before no longer matters, what was not races.
+    Allocate,
 }
 
 impl AccessKind {
@@ -115,6 +118,7 @@ impl AccessKind {
             AccessKind::Read => "reads",
             AccessKind::Write => "writes",
             AccessKind::Free => "frees",
+            AccessKind::Allocate => "maps",
         }
     }
 }

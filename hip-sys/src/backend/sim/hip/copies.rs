@@ -6,7 +6,7 @@ use crate::backend::sim::capture;
 use crate::backend::sim::entry::call;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::pinned::pinned_containing;
-use crate::backend::sim::place::{copy, fill, resolve, resolve_api, Place};
+use crate::backend::sim::place::{copy, fill, resolve_api, Place};
 use crate::backend::sim::queue::Target;
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
@@ -165,7 +165,7 @@ fn memset_on(
     if bytes == 0 {
         return Ok(());
     }
-    let place = resolve(dst as usize, bytes)?;
+    let place = resolve_api(dst as usize, bytes)?;
     let at_base = match &place {
         Place::Device(_, offset) => *offset == 0,
         Place::Host(address) if pinned_containing(*address).is_some() => false,

@@ -6,19 +6,21 @@
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
-use crate::backend::sim::graph::{self, ExecObj, GraphObj};
+use crate::backend::sim::graph::{self, ExecObj, GraphObj, Node};
+use crate::backend::sim::graph_memory::{self, GraphAllocation, NodeMemory};
 use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
+use crate::backend::sim::queue::Work;
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets::checked_target;
 use crate::backend::sim::thread::current_device;
-use crate::backend::sim::violations::{self, Violation, ViolationKind};
+use crate::backend::sim::violations::{self, AccessKind, Violation, ViolationKind};
 use crate::bindings::hip::{
-    hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode,
-    hipStreamCaptureStatus, hipStream_t,
+    hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphInstantiateFlags, hipGraphMemAttributeType,
+    hipGraphNodeType, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t,
 };
-use std::ffi::{c_char, c_int, c_uint, c_ulonglong};
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -45,7 +47,7 @@ pub(crate) unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, out: *m
         match capture::end(&queue) {
             Ok(ended) => {
                 let handle = new_handle();
-                graph::insert_graph(handle, GraphObj { device: ended.device, nodes: ended.nodes });
+                graph::insert_graph(handle, GraphObj::new(ended.device, ended.nodes));
                 // SAFETY: checked non-null.
                 unsafe { write_out(out, handle as hipGraph_t) }
             }
@@ -163,7 +165,7 @@ pub(crate) unsafe extern "C" fn hipGraphCreate(out: *mut hipGraph_t, flags: c_ui
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let handle = new_handle();
-        graph::insert_graph(handle, GraphObj { device: current_device(), nodes: Vec::new() });
+        graph::insert_graph(handle, GraphObj::new(current_device(), Vec::new()));
         // SAFETY: checked non-null.
         unsafe { write_out(out, handle as hipGraph_t) }
     })
@@ -175,7 +177,9 @@ pub(crate) unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t
             return Err(hipError_t::hipErrorInvalidValue);
         }
         // clr: a graph it does not know is hipErrorIllegalState.
-        graph::remove_graph(graph as usize).map(drop).ok_or(hipError_t::hipErrorIllegalState)
+        graph::remove_graph(graph as usize).map(drop).ok_or(hipError_t::hipErrorIllegalState)?;
+        graph_memory::collect();
+        Ok(())
     })
 }
 
@@ -218,17 +222,24 @@ pub(crate) unsafe extern "C" fn hipGraphGetNodes(
     })
 }
 
-/// Instantiate `graph` into `out`.
-fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t) -> Result<(), hipError_t> {
+/// Instantiate `graph` into `out`, with `hipGraphInstantiateFlags` `flags`.
+fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t, flags: c_ulonglong) -> Result<(), hipError_t> {
     if out.is_null() {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let graph = graph_of(graph)?;
+    if graph.instantiated.swap(true, Ordering::AcqRel) && graph.has_memory_nodes() {
+        // clr: a graph with memory nodes is instantiated once, ever.
+        return Err(hipError_t::hipErrorNotSupported);
+    }
     let handle = new_handle();
+    let auto_free =
+        u32::try_from(flags).is_ok_and(|f| f == hipGraphInstantiateFlags::hipGraphInstantiateFlagAutoFreeOnLaunch.0);
     let exec = ExecObj {
         device: graph.device,
         nodes: std::sync::Mutex::new(Arc::new(graph.nodes.clone())),
         in_flight: Arc::default(),
+        auto_free,
     };
     graph::insert_exec(handle, exec);
     // SAFETY: checked non-null.
@@ -243,7 +254,7 @@ pub(crate) unsafe extern "C" fn hipGraphInstantiate(
     _log_size: usize,
 ) -> hipError_t {
     // clr ignores the error node and the log.
-    call(idx!("hipGraphInstantiate"), || instantiate(out, graph))
+    call(idx!("hipGraphInstantiate"), || instantiate(out, graph, 0))
 }
 
 pub(crate) unsafe extern "C" fn hipGraphInstantiateWithFlags(
@@ -258,7 +269,7 @@ pub(crate) unsafe extern "C" fn hipGraphInstantiateWithFlags(
         if !allowed {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        instantiate(out, graph)
+        instantiate(out, graph, flags)
     })
 }
 
@@ -272,16 +283,47 @@ pub(crate) unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hip
             return Err(hipError_t::hipErrorStreamCaptureUnsupported);
         }
         let nodes = lock(&exec.nodes).clone();
+        let plan = graph_memory::plan_launch(nodes.iter().filter_map(|n| n.memory.as_ref()), exec.auto_free)?;
         let done = graph::launch_started(&exec);
-        for node in nodes.iter() {
-            let op = Op::with(node.function, node.accesses.clone());
-            if let Err(error) = submit::submit_with(&queue, false, Vec::new(), op, node.work.clone()) {
+        let frees = plan.free_first.iter().map(|range| free_node(range));
+        for (op, work) in frees.chain(nodes.iter().map(replayed)) {
+            if let Err(error) = submit::submit_with(&queue, false, Vec::new(), op, work) {
                 let _ = done();
                 return Err(error);
             }
         }
         submit::submit(&queue, false, Op::new("hipGraphLaunch"), done)
     })
+}
+
+/// What a launch enqueues for `node`: its operation again, with the
+/// addresses of its capture; a memory node maps or unmaps its allocation
+/// now, at the call (see `graph_memory.rs`).
+fn replayed(node: &Node) -> (Op, Work) {
+    match &node.memory {
+        None => (Op::with(node.function, node.accesses.clone()), node.work.clone()),
+        Some(NodeMemory::Free(range)) => free_node(range),
+        Some(NodeMemory::Allocate(range)) => {
+            graph_memory::map(range);
+            let op = Op::with("hipMallocAsync", range.access(AccessKind::Allocate).into_iter().collect());
+            // New memory holds no value a program may count on: ones,
+            // which read as NaN in every float type.
+            let allocation = range.allocation.clone();
+            (
+                op,
+                Arc::new(move || {
+                    lock(&allocation.data).fill(0xFF);
+                    Ok(())
+                }),
+            )
+        }
+    }
+}
+
+/// A free node of `range`, enqueued now.
+fn free_node(range: &Arc<GraphAllocation>) -> (Op, Work) {
+    graph_memory::unmap(range);
+    (Op::with("hipFreeAsync", range.access(AccessKind::Free).into_iter().collect()), Arc::new(|| Ok(())))
 }
 
 pub(crate) unsafe extern "C" fn hipGraphUpload(exec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
@@ -306,6 +348,8 @@ pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hip
             });
         }
         // The queued replay holds its nodes: it still runs.
+        drop(exec);
+        graph_memory::collect();
         Ok(())
     })
 }
@@ -343,9 +387,55 @@ pub(crate) unsafe extern "C" fn hipGraphExecUpdate(
     })
 }
 
+pub(crate) unsafe extern "C" fn hipGraphNodeGetType(node: hipGraphNode_t, kind: *mut hipGraphNodeType) -> hipError_t {
+    call(idx!("hipGraphNodeGetType"), || {
+        // clr: a null or unknown node, or a null out-pointer, is InvalidValue.
+        if node.is_null() || kind.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let node = graph::node(node as usize).ok_or(hipError_t::hipErrorInvalidValue)?;
+        // SAFETY: checked non-null.
+        unsafe { write_out(kind, node.node_type()) }
+    })
+}
+
+/// A device ordinal as clr checks it for the graph memory calls.
+fn graph_memory_device(device: c_int) -> Result<usize, hipError_t> {
+    usize::try_from(device).ok().filter(|&d| sim().device(d).is_some()).ok_or(hipError_t::hipErrorInvalidDevice)
+}
+
 pub(crate) unsafe extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
-    call(idx!("hipDeviceGraphMemTrim"), || {
-        // No graph memory is modelled (see capture.rs): nothing to trim.
-        usize::try_from(device).ok().and_then(|d| sim().device(d)).map(drop).ok_or(hipError_t::hipErrorInvalidDevice)
+    call(idx!("hipDeviceGraphMemTrim"), || graph_memory::trim(graph_memory_device(device)?))
+}
+
+pub(crate) unsafe extern "C" fn hipDeviceGetGraphMemAttribute(
+    device: c_int,
+    attr: hipGraphMemAttributeType,
+    value: *mut c_void,
+) -> hipError_t {
+    call(idx!("hipDeviceGetGraphMemAttribute"), || {
+        let device = graph_memory_device(device)?;
+        if value.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let now = graph_memory::attribute(device, attr)?;
+        // SAFETY: checked non-null; HIP documents a uint64_t here.
+        unsafe { write_out(value.cast::<u64>(), now) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn hipDeviceSetGraphMemAttribute(
+    device: c_int,
+    attr: hipGraphMemAttributeType,
+    value: *mut c_void,
+) -> hipError_t {
+    call(idx!("hipDeviceSetGraphMemAttribute"), || {
+        let device = graph_memory_device(device)?;
+        if value.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // SAFETY: checked non-null; HIP documents a uint64_t here.
+        let value = unsafe { value.cast::<u64>().read() };
+        graph_memory::set_attribute(device, attr, value)
     })
 }

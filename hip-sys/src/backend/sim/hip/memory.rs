@@ -6,6 +6,7 @@ use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
+use crate::backend::sim::graph_memory;
 use crate::backend::sim::machine::sim;
 use crate::backend::sim::memory::Allocation;
 use crate::backend::sim::pinned;
@@ -50,6 +51,19 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
         let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
+        if let Some(range) = graph_memory::starting_at(address) {
+            // Memory a launch left allocated (as on CUDA: after the device's
+            // work, like any hipFree); not mapped is not allocated.
+            if !range.is_mapped() {
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
+            submit::synchronize_device("hipFree", device)?;
+            races::host_access("hipFree", device, &range.access(AccessKind::Free).into_iter().collect::<Vec<_>>());
+            graph_memory::unmap(&range);
+            drop(range);
+            graph_memory::collect();
+            return Ok(());
+        }
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);
         }

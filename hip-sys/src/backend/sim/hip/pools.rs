@@ -5,11 +5,13 @@ use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
+use crate::backend::sim::graph_memory::{self, GraphAllocation, NodeMemory};
 use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::{sim, SimDevice};
 use crate::backend::sim::place::Place;
 use crate::backend::sim::pool::{self, device_of_pool, Pool, PoolRegistry};
+use crate::backend::sim::queue::Target;
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::violations::{self, AccessKind};
@@ -43,8 +45,8 @@ fn malloc_from(
     }
     let queue = targets::target_or(stream, hipError_t::hipErrorInvalidHandle)?;
     violations::check(function, queue.device);
-    capture::refuse_graph_memory(&queue)?;
     if size == 0 {
+        // clr: before the capture check, so no node either.
         // SAFETY: checked non-null.
         return unsafe { write_out(ptr, std::ptr::null_mut()) };
     }
@@ -54,6 +56,14 @@ fn malloc_from(
     };
     if device != queue.device {
         violations::check(function, device);
+    }
+    if capture::capturing(&queue)? {
+        // An allocation node: an address reserved for the graph.
+        let range = graph_memory::reserve(device, size)?;
+        let address = range.base();
+        capture::add_memory_node(&queue, function, NodeMemory::Allocate(range))?;
+        // SAFETY: checked non-null.
+        return unsafe { write_out(ptr, address as *mut c_void) };
     }
     let d = sim_device(device)?;
     let address = d.pools.allocate(&d.memory, pool_id, size, Arc::as_ptr(&queue) as usize)?;
@@ -86,7 +96,16 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
         let d = sim_device(device).map_err(|_| hipError_t::hipErrorInvalidValue)?;
         let queue = targets::target_or(stream, hipError_t::hipErrorInvalidHandle)?;
         violations::check("hipFreeAsync", device);
-        capture::refuse_graph_memory(&queue)?;
+        let graph_range = graph_memory::starting_at(address);
+        if capture::capturing(&queue)? {
+            // A free node, of graph memory only (CUDA refuses the rest and
+            // the capture goes on).
+            let range = graph_range.ok_or(hipError_t::hipErrorInvalidValue)?;
+            return capture::add_memory_node(&queue, "hipFreeAsync", NodeMemory::Free(range));
+        }
+        if let Some(range) = graph_range {
+            return free_graph_memory(&queue, &range);
+        }
         d.pools.begin_free(address)?;
         let freed_on = Arc::as_ptr(&queue) as usize;
         let accesses = sim()
@@ -99,6 +118,20 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
             Ok(())
         })
     })
+}
+
+/// `hipFreeAsync` outside captures of memory a launch left allocated: it
+/// goes on `queue` like any free (the race detector sees a free), and is
+/// unmapped now.
+fn free_graph_memory(queue: &Target, range: &Arc<GraphAllocation>) -> Result<(), hipError_t> {
+    if !range.is_mapped() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let op = Op::with("hipFreeAsync", range.access(AccessKind::Free).into_iter().collect());
+    submit::submit(queue, false, op, || Ok(()))?;
+    graph_memory::unmap(range);
+    graph_memory::collect();
+    Ok(())
 }
 
 pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props: *const hipMemPoolProps) -> hipError_t {
