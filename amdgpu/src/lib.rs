@@ -446,7 +446,9 @@
 //! any operation is, and their memory is not reused or freed while the
 //! graph or an exec made of it lives, even if they are dropped; it keeps
 //! the modules of its kernels loaded too. Arrays allocated inside the capture come from
-//! its private pool (blocks freed in the capture are reused in its order).
+//! its private pool (blocks freed in the capture are reused in its order),
+//! and so do the libraries' workspaces, the rocBLAS handle's included: no
+//! two graphs share one, so graphs replay at once on different streams.
 //! What a capture cannot do is refused with
 //! [`HipError::CaptureUnderway`](runtime::HipError::CaptureUnderway) before
 //! anything is queued, never a broken capture: waiting for a stream

@@ -4,7 +4,8 @@
 //! two streams never overlap; what a capture cannot do (a library's
 //! handle, plan, analysis or search; a wait; a blocking copy) is a typed
 //! error and the capture survives; an exec dropped during a capture is
-//! freed after it; a graph keeps the rocBLAS workspace, the kernels'
+//! freed after it; each graph has its own rocBLAS workspace, and keeps
+//! it, the kernels'
 //! module and the pinned host buffers it uses, and host access waits for
 //! its replays; pinned memory and event waits on any thread during a
 //! capture; the training-step example. On the GPU the chain is
@@ -236,6 +237,17 @@ fn the_simulated_libraries_refuse_what_the_real_ones_cannot_do_in_a_capture() {
         Ok((_, status)) => assert_eq!(status, hip_sys::rocblas::rocblas_status::rocblas_status_internal_error),
         Err(error) => assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorStreamCaptureInvalidated)),
     }
+    // So does MIOpen's, which makes a rocBLAS handle.
+    let dnn = hip_sys::miopen().unwrap();
+    let result = stream.capture(CaptureMode::Global, |_| {
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        Ok::<_, HipError>(unsafe { (dnn.miopenCreate)(&mut handle) })
+    });
+    match result {
+        Ok((_, status)) => assert_eq!(status, hip_sys::miopen::miopenStatus_t::miopenStatusInternalError),
+        Err(error) => assert_eq!(error.code(), Some(hip_sys::hipError_t::hipErrorStreamCaptureInvalidated)),
+    }
     let api = hip_sys::rocsparse().unwrap();
     let (graph, status) = stream
         .capture(CaptureMode::Relaxed, |_| {
@@ -342,7 +354,7 @@ fn the_training_step_example_replays_what_the_cpu_computes() {
 }
 
 #[test]
-fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
+fn a_graph_has_its_own_rocblas_workspace_and_keeps_it_after_the_handle_is_gone() {
     let _x = sim::exclusive();
     if !have(Library::Rocblas) {
         return;
@@ -350,7 +362,7 @@ fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
     let device = Device::new(0).unwrap();
     let size = blas::workspace_size(device);
     let workspaces = || hip_pool::pool(device).unwrap().live_blocks().iter().filter(|(_, s)| *s == size).count();
-    let (graph, mut c) = common::on_thread("capturing", move || {
+    let (graph, c) = common::on_thread("capturing", move || {
         let stream = Stream::new_on(device).unwrap();
         let a = DeviceArray::from_slice_on(&stream, &[1.0f64; 4]).unwrap();
         let mut c = DeviceArray::<f64>::zeros_on(&stream, 4).unwrap();
@@ -362,18 +374,66 @@ fn a_graph_holds_the_rocblas_workspace_it_captured_after_the_handle_is_gone() {
         (graph, c)
     });
     // The thread's handle went to the idle list; destroy it (and the
-    // others), with their workspaces.
+    // others), with their workspaces: the graph holds none of them.
     blas::clear_idle_handles();
     if size > 0 {
-        assert_eq!(workspaces(), 1, "the graph's workspace went back to the pool with its handle");
+        assert_eq!(workspaces(), 0, "the handle's workspace went back to the pool with it");
     }
     let exec = graph.instantiate().unwrap();
     exec.launch(c.stream()).unwrap();
     assert_eq!(c.to_vec().unwrap(), vec![4.0; 4]);
-    c.fill(0.0).unwrap();
-    drop((exec, graph));
-    if size > 0 {
-        assert_eq!(workspaces(), 0, "the workspace is the pool's again once the graph is gone");
+    exec.launch(c.stream()).unwrap();
+    assert_eq!(c.to_vec().unwrap(), vec![6.0; 4], "the replay ran on its own workspace");
+}
+
+#[test]
+fn graphs_captured_on_one_rocblas_handle_replay_at_once_on_two_streams() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocblas) {
+        return;
+    }
+    let device = Device::new(0).unwrap();
+    let home = Stream::new_on(device).unwrap();
+    let streams = [Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap()];
+    let n = 16;
+    let a = DeviceArray::from_slice_on(&home, &noise(n * n, 1)).unwrap();
+    let b = DeviceArray::from_slice_on(&home, &noise(n * n, 2)).unwrap();
+    let mut c = streams.each_ref().map(|s| DeviceArray::<f64>::zeros_on(s, n * n).unwrap());
+    let shape = Gemm::new(n, n, n);
+    blas::gemm(&shape, 1.0, &a, &b, 0.0, &mut c[0]).unwrap();
+    let eager = c[0].to_vec().unwrap();
+    home.synchronize().unwrap();
+    // Two captures, one on each stream, with this thread's one handle.
+    let mut graphs = Vec::new();
+    for (stream, c) in streams.iter().zip(&mut c) {
+        let (graph, ()) =
+            stream.capture(CaptureMode::ThreadLocal, |_| blas::gemm(&shape, 1.0, &a, &b, 0.0, c)).unwrap();
+        graphs.push(graph.instantiate().unwrap());
+    }
+    // On the simulator the first stream is held until the check below, or
+    // a while (so that a wait for it shows as a failed check, not a hang).
+    let (checked, check_done) = std::sync::mpsc::channel::<()>();
+    let hold = on_sim().then(|| sim::hold_stream(streams[0].as_raw()).unwrap());
+    let releaser = std::thread::spawn(move || {
+        let _ = check_done.recv_timeout(std::time::Duration::from_secs(10));
+        drop(hold);
+    });
+    for (exec, stream) in graphs.iter().zip(&streams) {
+        exec.launch(stream).unwrap();
+    }
+    // The second replay waits for nothing of the first: they share no
+    // workspace. (It would wait for the held first stream if they did.)
+    streams[1].synchronize().unwrap();
+    if on_sim() {
+        assert!(!streams[0].query().unwrap(), "the second replay did not wait for the held first stream");
+    }
+    checked.send(()).unwrap();
+    releaser.join().unwrap();
+    for c in &c {
+        assert_eq!(c.to_vec().unwrap(), eager);
+    }
+    if on_sim() {
+        assert!(common::stream_races().is_empty(), "{:?}", common::stream_races());
     }
 }
 

@@ -3,8 +3,10 @@
 //! this whole binary before any handle exists), rocSOLVER itself answers
 //! `memory_error`, and the solver wrappers still succeed, because they ask
 //! with a device memory size query and grow the handle's workspace from
-//! the pool first; inside a capture that growth is refused with an error
-//! that says what to do, and once grown the same call captures.
+//! the pool first; inside a capture the capture's own workspace is as
+//! large as the call needs, and the handle keeps its own; growing it for
+//! a stream outside the capture while the thread captures is refused with
+//! an error that says what to do.
 
 use amdgpu::libs::{LibError, Library};
 use amdgpu::prelude::*;
@@ -78,26 +80,38 @@ fn a_small_handle_workspace_grows_for_the_solver_outside_captures_only() {
         assert_eq!(status, rocblas_status::rocblas_status_memory_error, "the workspace is too small");
         stream.synchronize().unwrap();
 
-        // Inside a capture, the wrapper will not grow it.
+        // Inside a capture, the capture's own workspace is as large as the
+        // call needs: the LU captures before any eager call grew the
+        // handle's, and the handle keeps its own 64 KiB.
         let mut pivots = Pivots::new(n, &stream).unwrap();
-        let refused =
-            stream.capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut a, &mut pivots));
-        let error = refused.expect_err("growing the workspace allocates");
-        assert!(matches!(error, LibError::Hip(HipError::CaptureUnderway { operation: "getrf", .. })), "{error:?}");
-        assert!(error.to_string().contains("make the same call once before capturing"), "{error}");
+        a.copy_from_slice(&matrix(n)).unwrap();
+        let (graph, info) = stream
+            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut a, &mut pivots))
+            .unwrap();
+        let status = amdgpu::blas::with_raw_handle(stream.device(), &stream, getrf).unwrap();
+        assert_eq!(status, rocblas_status::rocblas_status_memory_error, "the handle's own is as it was");
+        stream.synchronize().unwrap();
 
         // Outside, it grows, and the factorization runs.
         a.copy_from_slice(&matrix(n)).unwrap();
         solver::getrf(&Shape::square(n), &mut a, &mut pivots).unwrap().check().unwrap();
         let eager = a.to_vec().unwrap();
 
-        // Now the same call captures, and its replay factors alike.
+        // The replay factors alike.
         a.copy_from_slice(&matrix(n)).unwrap();
-        let (graph, info) = stream
-            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut a, &mut pivots))
-            .unwrap();
         graph.instantiate().unwrap().launch(&stream).unwrap();
         info.check().unwrap();
         assert_eq!(a.to_vec().unwrap(), eager, "the replay computes what the eager call did");
+
+        // Growing on another stream while this thread captures is refused:
+        // it is no part of the capture, and growing allocates.
+        let other = Stream::new().unwrap();
+        let mut b = DeviceArray::from_slice_on(&other, &matrix(2 * n)).unwrap();
+        let mut more = Pivots::new(2 * n, &other).unwrap();
+        let refused = stream
+            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(2 * n), &mut b, &mut more).map(drop));
+        let error = refused.expect_err("growing the workspace allocates");
+        assert!(matches!(error, LibError::Hip(HipError::CaptureUnderway { operation: "getrf", .. })), "{error:?}");
+        assert!(error.to_string().contains("make the same call once before capturing"), "{error}");
     });
 }

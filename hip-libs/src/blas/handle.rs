@@ -123,27 +123,25 @@ pub(crate) fn on_handle<R>(
     operands: &[(&Buffer, Access)],
     call: impl FnOnce(&'static RocblasApi, rocblas_handle) -> Result<R>,
 ) -> Result<R> {
-    let device = stream.device();
     let api = hip_sys::rocblas()?;
-    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
-        // The workspace is an operand of every call: rocBLAS may write it.
-        // (A graph that captures the call holds it this way, so that it is
-        // not reused while the graph may run, even after the handle.)
-        let workspace = handle.workspace.as_ref().map(|w| (w, Access::Write));
-        enqueue(stream, operands.iter().copied().chain(workspace), || run_on(device, || call(api, handle.raw))?)
+    crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, stream.device(), stream, |handle| {
+        handle.run(stream, "rocBLAS", 0, operands, |raw| call(api, raw))
     })
 }
 
 /// As [`on_handle`], for a call that takes its workspace from the handle
 /// (rocSOLVER's): `sized` makes the same call during a device memory size
 /// query, and if it needs more than the handle's workspace, the workspace
-/// grows to that first (rounded up to a MiB), from the pool. A handle
-/// without a workspace of its own (`AMDGPU_BLAS_WORKSPACE=0`) leaves its
-/// memory to rocBLAS, which allocates as it needs.
+/// grows to that first (rounded up to a MiB), from the pool; inside a
+/// capture, the capture's own workspace is that large. A handle without a
+/// workspace of its own (`AMDGPU_BLAS_WORKSPACE=0`) leaves its memory to
+/// rocBLAS, which allocates as it needs.
 ///
 /// # Errors
 /// As [`on_handle`]; [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
-/// when the workspace would grow during a capture (make the same call once
+/// when the handle's workspace would grow while a capture of this thread,
+/// or a Global one, is underway and `stream` does not capture into one of
+/// [`Stream::capture`]'s (growing allocates; make the same call once
 /// before capturing); `LibError::Pool` when the pool cannot serve it.
 pub(crate) fn on_handle_sized<R>(
     stream: &Stream,
@@ -155,20 +153,81 @@ pub(crate) fn on_handle_sized<R>(
     let device = stream.device();
     let api = hip_sys::rocblas()?;
     crate::handle_cache::with_handle::<BlasHandle, _>(&HANDLES, device, stream, |handle| {
-        if let Some(have) = handle.workspace.as_ref().map(Buffer::len) {
+        let mut need = 0;
+        if handle.workspace.is_some() {
             let raw = handle.raw;
             // SAFETY: a live handle; `sized` makes the wrapper's own call on it.
-            let need = run_on(device, || unsafe { raw::device_memory_need(api, raw, operation, || sized(raw)) })??;
-            if need > have {
-                handle.grow(need, stream, operation)?;
-            }
+            need = run_on(device, || unsafe { raw::device_memory_need(api, raw, operation, || sized(raw)) })??;
         }
-        let workspace = handle.workspace.as_ref().map(|w| (w, Access::Write));
-        enqueue(stream, operands.iter().copied().chain(workspace), || run_on(device, || call(handle.raw))?)
+        handle.run(stream, operation, need, operands, call)
     })
 }
 
 impl BlasHandle {
+    /// Make `call` on this handle (bound to `stream`) with a workspace of
+    /// at least `need` bytes as one more operand it writes, and `operands`'
+    /// uses declared around it.
+    ///
+    /// The workspace is the handle's own, grown first if `need` is more,
+    /// except while `stream` captures through [`Stream::capture`]: then it
+    /// is one of the capture's, from its private pool (the handle's size,
+    /// or `need` if more), set on the handle for this call only. So every
+    /// graph has its own: graphs captured on one handle replay at once on
+    /// different streams, and none holds back the handle's eager calls.
+    /// Inside one capture, calls on one stream reuse one block in capture
+    /// order (the private pool's reuse), and calls on forked streams get
+    /// blocks of their own.
+    fn run<R>(
+        &mut self,
+        stream: &Stream,
+        operation: &'static str,
+        need: usize,
+        operands: &[(&Buffer, Access)],
+        call: impl FnOnce(rocblas_handle) -> Result<R>,
+    ) -> Result<R> {
+        let device = self.device;
+        if let Some(own) = &self.workspace {
+            if hip_core::capture::of(stream)?.is_some() {
+                let size = need.max(own.len()).div_ceil(1 << 20) << 20;
+                return self.run_with_capture_workspace(stream, size, operands, call);
+            }
+            if need > own.len() {
+                self.grow(need, stream, operation)?;
+            }
+        }
+        let workspace = self.workspace.as_ref().map(|w| (w, Access::Write));
+        let raw = self.raw;
+        enqueue(stream, operands.iter().copied().chain(workspace), || run_on(device, || call(raw))?)
+    }
+
+    /// [`run`](Self::run) with a workspace of `size` bytes from the
+    /// capture `stream` records into, the handle's own set back after.
+    fn run_with_capture_workspace<R>(
+        &self,
+        stream: &Stream,
+        size: usize,
+        operands: &[(&Buffer, Access)],
+        call: impl FnOnce(rocblas_handle) -> Result<R>,
+    ) -> Result<R> {
+        let (api, device, raw) = (hip_sys::rocblas()?, self.device, self.raw);
+        // From the capture's private pool: the graph holds it while it may
+        // replay, and no work outside the graph gets it meanwhile.
+        let captured = hip_pool::alloc_on(device, size, stream)?;
+        // SAFETY: a live handle, and pool memory of `size` bytes on its
+        // device; rocBLAS only records the pointer (memory it was given by
+        // the caller is neither freed nor waited for), and the handle gets
+        // its own back below, before `captured` goes.
+        on_device(device, || unsafe { raw::set_workspace(api, raw, captured.as_ptr(), size) })??;
+        let operands = operands.iter().copied().chain([(&captured, Access::Write)]);
+        let result = enqueue(stream, operands, || run_on(device, || call(raw))?);
+        let own = self.workspace.as_ref().map_or((std::ptr::null_mut(), 0), |w| (w.as_ptr(), w.len()));
+        // SAFETY: as above, with the handle's own workspace, which it holds.
+        let restored = on_device(device, || unsafe { raw::set_workspace(api, raw, own.0, own.1) });
+        let result = result?;
+        restored??;
+        Ok(result)
+    }
+
     /// Give the handle a workspace of at least `need` bytes, bound to
     /// `stream`; the old one goes back to the pool once the work queued
     /// with it is done.

@@ -12,9 +12,12 @@
 //!
 //! # Capture
 //!
-//! GEMM, batched GEMM, GEMV, `axpy` and `scal` capture (inside
-//! `Stream::capture` their kernels are recorded, with each handle's
-//! workspace, which is pool memory the graph holds). `dot`, `dotc` and
+//! GEMM, batched GEMM, GEMV, `axpy` and `scal` capture. Inside
+//! `Stream::capture` their kernels are recorded with a workspace of the
+//! capture's own, from its private pool, not the handle's: every graph has
+//! its own, so graphs captured on one thread's handle replay at once on
+//! different streams, and none holds back the handle's eager calls (calls
+//! on one stream of a capture reuse one workspace, in capture order). `dot`, `dotc` and
 //! `nrm2` return their result to the host and wait for it, so inside a
 //! capture they are refused before any call (`HipError::CaptureUnderway`),
 //! as is making this thread's first handle for a device: make one call

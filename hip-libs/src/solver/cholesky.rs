@@ -46,7 +46,8 @@ impl Triangle {
 /// [`LibError::Unavailable`](crate::LibError::Unavailable) without rocSOLVER or rocBLAS, or `Pool`/`Hip`
 /// from the workspace, `info` or operand ordering
 /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
-/// the workspace would grow during a capture).
+/// the handle's workspace would grow, for a stream that does not capture,
+/// while this thread captures).
 #[doc(alias = "rocsolver_spotrf")]
 #[doc(alias = "rocsolver_dpotrf")]
 #[doc(alias = "rocsolver_cpotrf")]

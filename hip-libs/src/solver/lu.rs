@@ -37,7 +37,8 @@ use hip_pool::Access;
 /// rocSOLVER's status, [`LibError::Unavailable`] without rocSOLVER or
 /// rocBLAS, or `Pool`/`Hip` from the workspace, `info` or operand ordering
 /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
-/// the workspace would grow during a capture).
+/// the handle's workspace would grow, for a stream that does not capture,
+/// while this thread captures).
 #[doc(alias = "rocsolver_sgetrf")]
 #[doc(alias = "rocsolver_dgetrf")]
 #[doc(alias = "rocsolver_cgetrf")]

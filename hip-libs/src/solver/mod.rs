@@ -32,22 +32,27 @@
 //! calls here use this thread's rocBLAS handle of the device (the one
 //! [`blas`](crate::blas) uses), ask how much each call needs with a device
 //! memory size query, and grow the handle's workspace from the pool when
-//! a call needs more, outside captures. Nothing is allocated per call but
+//! a call needs more. Nothing is allocated per call but
 //! a factorization's `info`, 4 bytes a problem (and the eigensolver's `n`
 //! reals of tridiagonal scratch, the SVD's `min(m, n) − 1` of bidiagonal
 //! scratch), from the pool.
 //!
 //! # Capture
 //!
-//! Factorizations and solves capture once the handle's workspace is large
-//! enough for them: make the same call once before capturing (growing the
-//! workspace inside a capture is refused with
-//! [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)).
+//! Factorizations and solves capture. Inside `Stream::capture` each call
+//! runs with a workspace of the capture's own, from its private pool, as
+//! large as the call's size query asks (see [`blas`](crate::blas)'s
+//! capture notes): no warm-up call is needed to grow the handle's, and a
+//! graph shares its workspace with no other. (Growing the handle's own
+//! workspace for a stream outside the capture, while this thread captures,
+//! is refused with
+//! [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway).)
 //! Reading an [`Info`] waits for the stream, so it is refused inside a
 //! capture. On the nvidia backend a handle's first solver call also makes
 //! its cuSOLVER handle, and a device's first strided batch of small
 //! matrices loads the kernel that writes NVIDIA's pointer arrays; neither
-//! can happen inside a capture either, and the same warm-up call does both.
+//! can happen inside a capture, so there one solver call (and one strided
+//! batch) before capturing is needed.
 //! The eigensolver and the SVD do not capture on the nvidia backend at
 //! all: cuSOLVER's `syevd` and `gesvd` synchronize with the host, so
 //! [`syevd`], [`gesvd`] and their strided batches are refused inside a

@@ -315,14 +315,25 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
             }
             Workspace::User { ptr: addr as usize, size }
         };
+        let owned = with(handle as usize, |o| match &o.kind {
+            Kind::BlasHandle(h) => Some(matches!(h.workspace, Workspace::Managed(Some(_)))),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(INVALID_HANDLE)?;
+        if owned {
+            // rocBLAS frees memory it allocated itself (`hipFree`, which a
+            // capture refuses, and which waits for the device's work);
+            // memory the caller gave is only forgotten.
+            crate::backend::sim::capture::check_allocation().map_err(|_| INTERNAL)?;
+            let _ = crate::backend::sim::submit::synchronize_device("rocblas_set_workspace", device);
+        }
         let old = with(handle as usize, |o| match &mut o.kind {
             Kind::BlasHandle(h) => Some(std::mem::replace(&mut h.workspace, workspace)),
             _ => None,
         })
         .flatten();
         if let Some(old) = old {
-            // Work queued with the old workspace may still run.
-            let _ = crate::backend::sim::submit::synchronize_device("rocblas_set_workspace", device);
             release_managed(device, old);
         }
         Ok(())
