@@ -33,6 +33,11 @@ pub(crate) unsafe extern "C" fn miopenCreate(handle: *mut miopenHandle_t) -> Sta
         if sim().device(current_device()).is_none() {
             return Err(miopenStatus_t::miopenStatusNotInitialized);
         }
+        // MIOpen's handle makes a rocBLAS handle and a hipBLASLt handle
+        // (its handlehip.cpp), and rocBLAS's allocates with hipMalloc: a
+        // capture refuses (and from HIP 6 is invalidated) as that call
+        // would, and MIOpen reports the failure as an internal error.
+        crate::backend::sim::capture::check_allocation().map_err(|_| INTERNAL)?;
         let h = insert(Kind::DnnHandle(Handle { stream: 0, invokers: Vec::new() }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as miopenHandle_t, BAD_PARM) }
