@@ -122,7 +122,9 @@ fn node_types(graph: hipGraph_t) -> Vec<hipGraphNodeType> {
     let mut count = 0;
     hip!((api().hipGraphGetNodes)(graph, std::ptr::null_mut(), &mut count));
     let mut nodes = vec![std::ptr::null_mut(); count];
-    hip!((api().hipGraphGetNodes)(graph, nodes.as_mut_ptr(), &mut count));
+    if count > 0 {
+        hip!((api().hipGraphGetNodes)(graph, nodes.as_mut_ptr(), &mut count));
+    }
     nodes
         .into_iter()
         .map(|node| {

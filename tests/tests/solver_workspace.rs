@@ -102,14 +102,22 @@ fn a_small_handle_workspace_grows_for_the_solver_outside_captures_only() {
         graph.instantiate().unwrap().launch(&stream).unwrap();
         info.check().unwrap();
         assert_eq!(a.to_vec().unwrap(), eager, "the replay computes what the eager call did");
-
-        // Growing on another stream while this thread captures is refused:
-        // it is no part of the capture, and growing allocates.
-        let other = Stream::new().unwrap();
-        let mut b = DeviceArray::from_slice_on(&other, &matrix(2 * n)).unwrap();
-        let mut more = Pivots::new(2 * n, &other).unwrap();
+    });
+    // Growing a handle's workspace for a stream outside the capture while
+    // the thread captures is refused: it is no part of the capture, and
+    // growing allocates. (A fresh thread with a new handle, of 64 KiB
+    // again; one small call first makes what the backend makes at a
+    // handle's first solver call.)
+    amdgpu::blas::clear_idle_handles();
+    on_thread("outside", || {
+        let (stream, other, n) = (Stream::new().unwrap(), Stream::new().unwrap(), order());
+        let mut small = DeviceArray::from_slice_on(&other, &matrix(4)).unwrap();
+        let mut small_pivots = Pivots::new(4, &other).unwrap();
+        solver::getrf(&Shape::square(4), &mut small, &mut small_pivots).unwrap().check().unwrap();
+        let mut b = DeviceArray::from_slice_on(&other, &matrix(n)).unwrap();
+        let mut pivots = Pivots::new(n, &other).unwrap();
         let refused = stream
-            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(2 * n), &mut b, &mut more).map(drop));
+            .capture(CaptureMode::ThreadLocal, |_| solver::getrf(&Shape::square(n), &mut b, &mut pivots).map(drop));
         let error = refused.expect_err("growing the workspace allocates");
         assert!(matches!(error, LibError::Hip(HipError::CaptureUnderway { operation: "getrf", .. })), "{error:?}");
         assert!(error.to_string().contains("make the same call once before capturing"), "{error}");

@@ -43,6 +43,12 @@ impl CapturedUse {
 
 impl GraphResource for CapturedUse {
     fn before_replay(&self, stream: &Stream) -> Result<(), HipError> {
+        // A replay on the memory's own stream with no use recorded on
+        // another has nothing to wait for (what `order` finds too, here
+        // without copying the ranges): the common case, on every launch.
+        if self.own.as_ref().is_some_and(|own| own.id() == stream.id()) && self.list.is_empty() {
+            return Ok(());
+        }
         self.ranges().iter().try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access))
     }
 
