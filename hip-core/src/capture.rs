@@ -62,6 +62,13 @@ pub trait GraphResource: Any + Send + Sync {
         let _ = stream;
         Ok(())
     }
+
+    /// Whether launches must call [`before_replay`](Self::before_replay)
+    /// and [`after_replay`](Self::after_replay) (the default). A resource
+    /// that is only kept alive says `false`, and launches pass it by.
+    fn observes_replays(&self) -> bool {
+        true
+    }
 }
 
 /// A kept resource, by key, as its type (for [`CaptureScope::keep`]'s

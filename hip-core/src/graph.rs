@@ -89,6 +89,7 @@ impl Graph {
             handle,
             device: self.device,
             launches: Mutex::new(Launches::default()),
+            observers: observers(&self.kept),
             kept: self.kept.clone(),
         })
     }
@@ -116,6 +117,8 @@ pub struct GraphExec {
     launches: Mutex<Launches>,
     /// The graph's resources: released after the last launch is over.
     kept: Kept,
+    /// Those of them each launch tells of itself.
+    observers: Kept,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -173,7 +176,7 @@ impl GraphExec {
         if moved {
             launches.order_after_last(stream)?;
         }
-        for resource in self.kept.iter() {
+        for resource in self.observers.iter() {
             resource.before_replay(stream)?;
         }
         // SAFETY: a live exec and stream of one device (checked above).
@@ -184,7 +187,7 @@ impl GraphExec {
         // The operand protocol's failure rule: a failed launch may have
         // queued part of the work, so every resource hears of it.
         let mut noted = Ok(());
-        for resource in self.kept.iter() {
+        for resource in self.observers.iter() {
             noted = noted.and(resource.after_replay(stream));
         }
         if noted.is_err() {
@@ -212,7 +215,9 @@ impl GraphExec {
     /// Give this executable graph the parameters of `graph`, which must
     /// have its shape (`hipGraphExecUpdate`): cheaper than a new
     /// instantiation when only addresses or values changed. Waits for the
-    /// latest launch first.
+    /// latest launch first. From then on it keeps what `graph` keeps (the
+    /// buffers and modules its work uses), instead of what its own graph
+    /// did.
     ///
     /// # Errors
     /// [`HipError::GraphUpdate`] with the reason when the shapes differ;
@@ -225,7 +230,13 @@ impl GraphExec {
         // SAFETY: live exec and graph of one device; no launch queued.
         let result = unsafe { raw::graph::update(self.device, self.handle, graph.handle) }?;
         match GraphUpdateRefusal::from_raw(result) {
-            None => Ok(()),
+            None => {
+                // It runs the new graph's work now: it keeps what that
+                // needs (the old resources go, no launch being queued).
+                self.observers = observers(&graph.kept);
+                self.kept = graph.kept.clone();
+                Ok(())
+            }
             Some(reason) => Err(HipError::GraphUpdate(reason)),
         }
     }
@@ -240,6 +251,11 @@ impl GraphExec {
         let launches = self.launches.lock_unpoisoned();
         launches.last.as_ref().map_or(Ok(()), Stream::synchronize)
     }
+}
+
+/// The resources of `kept` that launches tell of themselves.
+fn observers(kept: &Kept) -> Kept {
+    kept.iter().filter(|r| r.observes_replays()).cloned().collect()
 }
 
 impl Launches {
@@ -262,6 +278,7 @@ impl Launches {
 impl Drop for GraphExec {
     fn drop(&mut self) {
         let last = self.launches.get_mut_unpoisoned().last.take();
+        self.observers = Arc::new([]);
         let kept = std::mem::replace(&mut self.kept, Arc::new([]));
         Retire { handle: self.handle, device: self.device, last, kept }.run();
     }

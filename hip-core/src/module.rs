@@ -29,7 +29,11 @@ impl Drop for Inner {
 /// What a graph keeps of a module its captured launches run.
 struct Loaded(#[allow(dead_code, reason = "held, never read")] Arc<Inner>);
 
-impl crate::capture::GraphResource for Loaded {}
+impl crate::capture::GraphResource for Loaded {
+    fn observes_replays(&self) -> bool {
+        false
+    }
+}
 
 /// A code object loaded on one device. Unloaded when it and every
 /// [`Function`] taken from it are dropped, under its device, from any thread.

@@ -128,4 +128,8 @@ impl Drop for PrivatePool {
 /// What a capture (and its graphs) keep of its private pool.
 pub(crate) struct PrivateHold(pub Arc<PrivatePool>);
 
-impl GraphResource for PrivateHold {}
+impl GraphResource for PrivateHold {
+    fn observes_replays(&self) -> bool {
+        false
+    }
+}

@@ -89,6 +89,26 @@ fn a_buffer_a_graph_uses_is_not_reused_until_the_graph_and_its_execs_are_gone() 
 }
 
 #[test]
+fn an_updated_exec_holds_the_buffers_of_the_graph_it_took() {
+    let (_x, _device, pool, stream) = setup();
+    let (first, second) = (pool.alloc(BYTES, &stream).unwrap(), pool.alloc(BYTES, &stream).unwrap());
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| fill(&first, 5, s)).unwrap();
+    let mut exec = graph.instantiate().unwrap();
+    let (update, ()) = stream.capture(CaptureMode::Global, |s| fill(&second, 6, s)).unwrap();
+    exec.update(&update).unwrap();
+    // The exec now writes `second`: dropping the graph it came from and
+    // the buffer must leave the block to the exec.
+    let address = second.as_ptr();
+    drop((update, second));
+    let other = pool.alloc(BYTES, &stream).unwrap();
+    assert_ne!(other.as_ptr(), address, "the block the updated exec writes was handed out again");
+    fill(&other, 0, &stream).unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(read(&other), vec![0; BYTES]);
+    drop((exec, graph, first));
+}
+
+#[test]
 fn replays_on_another_stream_are_ordered_with_eager_work_on_the_buffers() {
     let (_x, device, pool, stream) = setup();
     let races = common::stream_races().len();
