@@ -245,6 +245,23 @@ fn an_exec_takes_the_parameters_of_a_graph_of_the_same_shape() {
 }
 
 #[test]
+fn a_graphs_nodes_need_an_array_with_room_or_none() {
+    let _x = on_device_0();
+    let mut graph = std::ptr::null_mut();
+    hip!((api().hipGraphCreate)(&mut graph, 0));
+    let mut count = 0;
+    hip!((api().hipGraphGetNodes)(graph, std::ptr::null_mut(), &mut count));
+    assert_eq!(count, 0);
+    let mut nodes = [std::ptr::null_mut(); 2];
+    // No room: CUDA refuses it (clr does not); the simulator keeps CUDA's answer.
+    hip!(hipError_t::hipErrorInvalidValue, (api().hipGraphGetNodes)(graph, nodes.as_mut_ptr(), &mut count));
+    count = 2;
+    hip!((api().hipGraphGetNodes)(graph, nodes.as_mut_ptr(), &mut count));
+    assert_eq!(count, 0, "the count says how many nodes there are");
+    hip!((api().hipGraphDestroy)(graph));
+}
+
+#[test]
 fn begin_end_and_the_queries_answer_as_clr() {
     sim_only!();
     let _x = on_device_0();

@@ -210,6 +210,11 @@ pub(crate) unsafe extern "C" fn hipGraphGetNodes(
                 return Ok(());
             }
             let room = count.read();
+            if room == 0 {
+                // CUDA refuses an array with no room (read on the H200);
+                // clr writes nothing and succeeds. The stricter answer.
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
             for i in 0..room {
                 let value = graph.nodes.get(i).map_or(std::ptr::null_mut(), |n| n.handle as hipGraphNode_t);
                 nodes.add(i).write(value);
