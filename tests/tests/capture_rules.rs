@@ -204,6 +204,77 @@ fn forks_and_joins_through_events_make_one_graph() {
     hip!((api().hipFree)(b));
 }
 
+/// A graph that forks from `s1` to `s2` and joins back: `s1` fills `a`
+/// then `shared`, `s2` fills `b` then `shared` (with `ordered`, only after
+/// waiting for `s1`'s fill of it, through a second fork event).
+fn branches_graph(
+    s1: hipStream_t,
+    s2: hipStream_t,
+    a: *mut c_void,
+    b: *mut c_void,
+    shared: *mut c_void,
+    ordered: bool,
+) -> hipGraph_t {
+    let (fork, again, join) = (event(), event(), event());
+    hip!((api().hipStreamBeginCapture)(s1, GLOBAL));
+    hip!((api().hipEventRecord)(fork, s1));
+    hip!((api().hipStreamWaitEvent)(s2, fork, 0));
+    assert_eq!(fill(a, 1, s1), hipError_t::hipSuccess);
+    assert_eq!(fill(b, 2, s2), hipError_t::hipSuccess);
+    assert_eq!(fill(shared, 3, s1), hipError_t::hipSuccess);
+    if ordered {
+        hip!((api().hipEventRecord)(again, s1));
+        hip!((api().hipStreamWaitEvent)(s2, again, 0));
+    }
+    assert_eq!(fill(shared, 4, s2), hipError_t::hipSuccess);
+    hip!((api().hipEventRecord)(join, s2));
+    hip!((api().hipStreamWaitEvent)(s1, join, 0));
+    let (ended, graph) = end(s1);
+    assert_eq!(ended, hipError_t::hipSuccess);
+    for e in [fork, again, join] {
+        hip!((api().hipEventDestroy)(e));
+    }
+    graph
+}
+
+#[test]
+fn branches_of_one_graph_that_touch_the_same_memory_unordered_are_a_reported_race() {
+    sim_only!();
+    let _x = on_device_0();
+    let (a, b, shared) = (buffer(), buffer(), buffer());
+    let (s1, s2, launch) = (stream(), stream(), stream());
+    for ordered in [true, false] {
+        let graph = branches_graph(s1, s2, a, b, shared, ordered);
+        let exec = instantiate(graph);
+        hip_sys::sim::clear_violations();
+        {
+            let _expected = hip_sys::sim::expect_races();
+            for _ in 0..2 {
+                hip!((api().hipGraphLaunch)(exec, launch));
+            }
+            hip!((api().hipStreamSynchronize)(launch));
+        }
+        let races: Vec<_> = hip_sys::sim::violations().into_iter().filter_map(|v| v.race).collect();
+        if ordered {
+            assert!(races.is_empty(), "the branches' fills of one buffer are ordered by an event: {races:?}");
+            assert_eq!(read(shared), vec![4; N], "the second branch's fill is the later one");
+        } else {
+            // One race a launch: the two branches' fills of `shared`.
+            assert_eq!(races.len(), 2, "{races:?}");
+            assert!(races.iter().all(|r| !r.after_free && r.len == N * 4), "{races:?}");
+        }
+        assert_eq!((read(a), read(b)), (vec![1; N], vec![2; N]));
+        hip!((api().hipGraphExecDestroy)(exec));
+        hip!((api().hipGraphDestroy)(graph));
+    }
+    for s in [s1, s2, launch] {
+        hip!((api().hipStreamDestroy)(s));
+    }
+    for p in [a, b, shared] {
+        hip!((api().hipFree)(p));
+    }
+}
+
 /// A graph of `fills` fills of `p` (on `s`).
 fn fills_graph(s: hipStream_t, p: *mut c_void, values: &[u32]) -> hipGraph_t {
     hip!((api().hipStreamBeginCapture)(s, GLOBAL));

@@ -90,6 +90,9 @@ struct CaptureState {
     nodes: Vec<Node>,
     /// Every member stream (origin first), by race-detector component.
     members: Vec<u32>,
+    /// Lanes handed out: each member's nodes form one lane of the graph
+    /// (the origin's is 0), which replays may run beside the others.
+    lanes: usize,
     /// Whether any member is a blocking stream, with its device.
     blocking_on: Vec<usize>,
 }
@@ -98,6 +101,8 @@ struct CaptureState {
 struct Member {
     capture: Arc<Capture>,
     origin: bool,
+    /// Its lane in the graph.
+    lane: usize,
     /// The nodes (indices) the stream's next operation depends on.
     last: Vec<usize>,
     /// The node handles of `last`, as `hipStreamGetCaptureInfo_v2` hands
@@ -347,10 +352,11 @@ pub(crate) fn begin(queue: &Arc<StreamQueue>, mode: hipStreamCaptureMode) -> Res
             invalidated: false,
             nodes: Vec::new(),
             members: vec![key],
+            lanes: 1,
             blocking_on: if queue.blocking { vec![queue.device] } else { Vec::new() },
         }),
     });
-    enter(map, key, Member { capture: capture.clone(), origin: true, last: Vec::new(), exported: Vec::new() });
+    enter(map, key, Member { capture: capture.clone(), origin: true, lane: 0, last: Vec::new(), exported: Vec::new() });
     drop(members);
     if mode != RELAXED {
         THREAD_CAPTURES.with(|list| list.borrow_mut().push(Arc::downgrade(&capture)));
@@ -534,7 +540,8 @@ pub(crate) fn on_enqueue(
     let Some(member) = members.as_mut().and_then(|m| m.get_mut(&queue.actor.component())) else {
         return Ok(Enqueue::Run);
     };
-    let mut state = lock(&member.capture.state);
+    let capture = member.capture.clone();
+    let mut state = lock(&capture.state);
     if state.invalidated {
         return Err(hipError_t::hipErrorStreamCaptureInvalidated);
     }
@@ -545,23 +552,27 @@ pub(crate) fn on_enqueue(
         return Err(hipError_t::hipErrorStreamCaptureUnsupported);
     }
     let kind = kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel);
-    add_node(&mut member.last, &mut state, kind, function, accesses.to_vec(), work.clone(), None);
+    let op = Captured { kind, function, accesses: accesses.to_vec(), work: work.clone(), memory: None };
+    add_node(member, &mut state, op);
     Ok(Enqueue::Captured)
 }
 
-/// Add a node after a member's `last` nodes; it becomes its last.
-fn add_node(
-    last: &mut Vec<usize>,
-    state: &mut CaptureState,
+/// What a captured operation is, before it is placed in its graph.
+struct Captured {
     kind: NodeKind,
     function: &'static str,
     accesses: Vec<Access>,
     work: Work,
     memory: Option<NodeMemory>,
-) {
+}
+
+/// Add `op` as a node after `member`'s last ones, in its lane; it becomes
+/// its last. (`state` is its capture's.)
+fn add_node(member: &mut Member, state: &mut CaptureState, op: Captured) {
     let index = state.nodes.len();
-    state.nodes.push(Node { handle: new_handle(), kind, function, accesses, work, deps: last.clone(), memory });
-    *last = vec![index];
+    let Captured { kind, function, accesses, work, memory } = op;
+    let deps = std::mem::replace(&mut member.last, vec![index]);
+    state.nodes.push(Node { handle: new_handle(), kind, function, accesses, work, deps, lane: member.lane, memory });
 }
 
 /// Whether `queue` captures now, for the calls that act differently in a
@@ -595,8 +606,8 @@ pub(crate) fn add_memory_node(
         NodeMemory::Allocate(_) => NodeKind::MemAlloc,
         NodeMemory::Free(_) => NodeKind::MemFree,
     };
-    let work: Work = Arc::new(|| Ok(()));
-    add_node(&mut member.last, &mut state, kind, function, Vec::new(), work, Some(memory));
+    let op = Captured { kind, function, accesses: Vec::new(), work: Arc::new(|| Ok(())), memory: Some(memory) };
+    add_node(member, &mut state, op);
     Ok(())
 }
 
@@ -676,8 +687,10 @@ pub(crate) fn wait_event(
             if queue.blocking && !state.blocking_on.contains(&queue.device) {
                 state.blocking_on.push(queue.device);
             }
+            let lane = state.lanes;
+            state.lanes += 1;
             drop(state);
-            enter(map, key, Member { capture, origin: false, last: nodes, exported: Vec::new() });
+            enter(map, key, Member { capture, origin: false, lane, last: nodes, exported: Vec::new() });
             Ok(Wait::Done)
         }
     }

@@ -2,14 +2,16 @@
 //! their replay on a stream.
 //!
 //! A node is the operation as it was enqueued: its work (which can run
-//! again), the memory it touches and the nodes it depends on. Capture
-//! order is a topological order, so a launch replays the nodes one after
-//! another on the launching stream, each through the race detector with the
-//! addresses baked in at capture: memory that was freed, or handed out
-//! again, since the capture is a reported race or use after free. Branches
-//! of one graph run one after another here, so the detector does not see
-//! races between two branches of the same graph (a real GPU may run them
-//! at once).
+//! again), the memory it touches, the nodes it depends on, and its lane
+//! (which member stream of the capture recorded it). Capture order is a
+//! topological order, so a launch runs the nodes one after another on the
+//! launching stream, each through the race detector with the addresses
+//! baked in at capture: memory that was freed, or handed out again, since
+//! the capture is a reported race or use after free. The detector sees the
+//! graph's own order, not the stream's: each lane beside the origin's gets
+//! a clock of its own at every launch, ordered only by the dependencies,
+//! so two branches that touch the same memory unordered are a reported
+//! race, as they would be on a GPU that runs them at once.
 
 use super::graph_memory::NodeMemory;
 use super::lock::lock;
@@ -63,6 +65,9 @@ pub(crate) struct Node {
     pub work: Work,
     /// Indices of the nodes it depends on (all earlier).
     pub deps: Vec<usize>,
+    /// The lane of the stream that captured it: 0 for the origin; nodes
+    /// of other lanes may run beside the origin's, ordered only by `deps`.
+    pub lane: usize,
     /// What it does to graph memory, for the two memory nodes.
     pub memory: Option<NodeMemory>,
 }

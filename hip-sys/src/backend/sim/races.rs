@@ -336,6 +336,11 @@ impl Actor {
     pub fn component(&self) -> u32 {
         self.component
     }
+
+    /// How races name it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// Tick `clock` for a new operation of `actor`; returns the epoch.

@@ -118,6 +118,17 @@ pub(crate) fn submit_with(
     Ok(if op.want_clock { clock } else { None })
 }
 
+/// Queue `work` on `target` after what is queued there, outside the race
+/// detector's clocks: for work whose accesses were checked against a clock
+/// of its own (a node of a replayed graph's other lanes), on a stream that
+/// does not capture.
+pub(crate) fn submit_unstamped(target: &Target, work: Work) {
+    let (_, start, _, _) = target.push(Task { deps: Vec::new(), work }, None, false);
+    if start {
+        spawn_worker(target.clone());
+    }
+}
+
 fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
     let Some(d) = sim().device(device) else {
         return Vec::new();

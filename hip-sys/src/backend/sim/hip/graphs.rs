@@ -7,11 +7,13 @@ use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
 use crate::backend::sim::graph::{self, ExecObj, GraphObj, Node};
-use crate::backend::sim::graph_memory::{self, GraphAllocation, NodeMemory};
+use crate::backend::sim::graph_memory::{self, GraphAllocation, LaunchPlan, NodeMemory};
 use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
+use crate::backend::sim::queue::Target;
 use crate::backend::sim::queue::Work;
+use crate::backend::sim::races::{self, Actor, Clock, Stamp};
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets::checked_target;
 use crate::backend::sim::thread::current_device;
@@ -290,15 +292,81 @@ pub(crate) unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hip
         let nodes = lock(&exec.nodes).clone();
         let plan = graph_memory::plan_launch(nodes.iter().filter_map(|n| n.memory.as_ref()), exec.auto_free)?;
         let done = graph::launch_started(&exec);
-        let frees = plan.free_first.iter().map(|range| free_node(range));
-        for (op, work) in frees.chain(nodes.iter().map(replayed)) {
-            if let Err(error) = submit::submit_with(&queue, false, Vec::new(), op, work) {
+        match replay(&queue, &plan, &nodes) {
+            Ok(lanes) => {
+                let end = Op { after: lanes, ..Op::new("hipGraphLaunch") };
+                submit::submit(&queue, false, end, done)
+            }
+            Err(error) => {
                 let _ = done();
-                return Err(error);
+                Err(error)
             }
         }
-        submit::submit(&queue, false, Op::new("hipGraphLaunch"), done)
     })
+}
+
+/// Enqueue the frees `plan` asks for, then `nodes` in capture order, on
+/// `queue`; the join of the clocks of the lanes beside the origin's, which
+/// the launch's end waits for.
+///
+/// Every node runs on `queue`, one after another. What the race detector
+/// sees follows the graph instead: the origin lane's nodes are the
+/// stream's own operations, as before; while races are checked, each other
+/// lane has a clock of its own at every launch, and each of its nodes is
+/// checked with the clocks of its dependencies, so two branches that a GPU
+/// may run at once are unordered here too.
+fn replay(queue: &Target, plan: &LaunchPlan, nodes: &[Node]) -> Result<Option<Clock>, hipError_t> {
+    for range in &plan.free_first {
+        let (op, work) = free_node(range);
+        submit::submit_with(queue, false, Vec::new(), op, work)?;
+    }
+    if !races::race_check_enabled() || nodes.iter().all(|n| n.lane == 0) {
+        for node in nodes {
+            let (op, work) = replayed(node);
+            submit::submit_with(queue, false, Vec::new(), op, work)?;
+        }
+        return Ok(None);
+    }
+    let start = Op { want_clock: true, ..Op::new("hipGraphLaunch") };
+    let base = submit::submit_with(queue, false, Vec::new(), start, Arc::new(|| Ok(())))?.unwrap_or_default();
+    let mut clocks: Vec<Clock> = Vec::with_capacity(nodes.len());
+    let mut lanes: Vec<Option<Actor>> = Vec::new();
+    let mut ends = Clock::default();
+    for node in nodes {
+        let (op, work) = replayed(node);
+        let mut after = if node.lane == 0 { Clock::default() } else { base.clone() };
+        for &dep in &node.deps {
+            after.join(&clocks[dep]);
+        }
+        let clock = if node.lane == 0 {
+            let op = Op { after: Some(after), want_clock: true, ..op };
+            submit::submit_with(queue, false, Vec::new(), op, work)?.unwrap_or_default()
+        } else {
+            if lanes.len() <= node.lane {
+                lanes.resize(node.lane + 1, None);
+            }
+            let actor = lanes[node.lane].get_or_insert_with(|| {
+                let name = format!("lane {} of a graph launched on {}", node.lane, queue.actor.name());
+                Actor::stream(races::new_component(), name)
+            });
+            let mut clock = after;
+            let epoch = races::tick(&mut clock, actor);
+            let stamp = Stamp {
+                clock: &clock,
+                component: actor.component(),
+                epoch,
+                actor,
+                function: op.function,
+                device: queue.device,
+            };
+            races::check(&stamp, &op.accesses);
+            submit::submit_unstamped(queue, work);
+            ends.join(&clock);
+            clock
+        };
+        clocks.push(clock);
+    }
+    Ok(Some(ends))
 }
 
 /// What a launch enqueues for `node`: its operation again, with the
