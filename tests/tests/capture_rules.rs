@@ -353,10 +353,13 @@ fn begin_end_and_the_queries_answer_as_clr() {
     assert_eq!((now, count), (ACTIVE, 0));
     assert!(id > 0);
     assert_eq!(fill(target, 1, s), hipError_t::hipSuccess);
-    hip!((api().hipStreamGetCaptureInfo_v2)(s, &mut now, &mut id, std::ptr::null_mut(), &mut deps, &mut count));
+    let mut capturing: hipGraph_t = std::ptr::null_mut();
+    hip!((api().hipStreamGetCaptureInfo_v2)(s, &mut now, &mut id, &mut capturing, &mut deps, &mut count));
     assert_eq!(count, 1, "the fill is what the next node depends on");
+    assert!(!capturing.is_null(), "the graph being captured");
     let (ended, graph) = end(s);
     assert_eq!(ended, hipError_t::hipSuccess);
+    assert_eq!(graph, capturing, "the capture's graph is the one shown while capturing");
     hip!((api().hipGraphDestroy)(graph));
     hip!(hipError_t::hipErrorIllegalState, (api().hipGraphDestroy)(graph));
     hip!(hipError_t::hipErrorInvalidValue, (api().hipGraphDestroy)(std::ptr::null_mut()));

@@ -82,6 +82,9 @@ pub(crate) struct Capture {
     pub mode: hipStreamCaptureMode,
     /// The device of its origin stream (the graph's device).
     pub device: usize,
+    /// The handle its graph has (`hipStreamGetCaptureInfo_v2` shows it
+    /// while capturing, `hipStreamEndCapture` returns it).
+    pub graph: usize,
     state: Mutex<CaptureState>,
 }
 
@@ -348,6 +351,7 @@ pub(crate) fn begin(queue: &Arc<StreamQueue>, mode: hipStreamCaptureMode) -> Res
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         mode,
         device: queue.device,
+        graph: new_handle(),
         state: Mutex::new(CaptureState {
             invalidated: false,
             nodes: Vec::new(),
@@ -371,6 +375,8 @@ pub(crate) struct Ended {
     pub nodes: Vec<Node>,
     /// The graph's device.
     pub device: usize,
+    /// The graph's handle.
+    pub graph: usize,
 }
 
 /// `hipStreamEndCapture` on `queue` (not the null stream).
@@ -408,7 +414,7 @@ pub(crate) fn end(queue: &StreamQueue) -> Result<Ended, hipError_t> {
     for component in state.members.drain(..) {
         leave(map, component);
     }
-    Ok(Ended { nodes, device: capture.device })
+    Ok(Ended { nodes, device: capture.device, graph: capture.graph })
 }
 
 /// Whether a node other than the origin's last ones has no successor
@@ -487,9 +493,21 @@ fn null_stream_status() -> Result<(), hipError_t> {
     }
 }
 
-/// The last nodes of `queue` in its active capture, as node handles
-/// (valid until its next captured operation), with the capture's id.
-pub(crate) fn dependencies(queue: &StreamQueue) -> Option<(u64, *const crate::bindings::hip::hipGraphNode_t, usize)> {
+/// What `hipStreamGetCaptureInfo_v2` reports of a capturing stream.
+pub(crate) struct Dependencies {
+    /// The capture's id.
+    pub id: u64,
+    /// The handle of the graph being captured.
+    pub graph: usize,
+    /// The stream's last nodes, as node handles (valid until its next
+    /// captured operation), and how many.
+    pub nodes: *const crate::bindings::hip::hipGraphNode_t,
+    pub count: usize,
+}
+
+/// The last nodes of `queue` in its active capture, with the capture's id
+/// and graph.
+pub(crate) fn dependencies(queue: &StreamQueue) -> Option<Dependencies> {
     let mut members = lock(&MEMBERS);
     let member = members.as_mut()?.get_mut(&queue.actor.component())?;
     let capture = member.capture.clone();
@@ -499,7 +517,12 @@ pub(crate) fn dependencies(queue: &StreamQueue) -> Option<(u64, *const crate::bi
     }
     member.exported =
         member.last.iter().map(|&i| state.nodes[i].handle as crate::bindings::hip::hipGraphNode_t).collect();
-    Some((capture.id, member.exported.as_ptr(), member.exported.len()))
+    Some(Dependencies {
+        id: capture.id,
+        graph: capture.graph,
+        nodes: member.exported.as_ptr(),
+        count: member.exported.len(),
+    })
 }
 
 /// What an asynchronous operation on `queue` becomes.

@@ -48,10 +48,9 @@ pub(crate) unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, out: *m
         }
         match capture::end(&queue) {
             Ok(ended) => {
-                let handle = new_handle();
-                graph::insert_graph(handle, GraphObj::new(ended.device, ended.nodes));
+                graph::insert_graph(ended.graph, GraphObj::new(ended.device, ended.nodes));
                 // SAFETY: checked non-null.
-                unsafe { write_out(out, handle as hipGraph_t) }
+                unsafe { write_out(out, ended.graph as hipGraph_t) }
             }
             Err(error) => {
                 if error == hipError_t::hipErrorStreamCaptureInvalidated {
@@ -100,24 +99,25 @@ fn capture_info(
     if now != hipStreamCaptureStatus::hipStreamCaptureStatusActive {
         return Ok(());
     }
-    let Some((capture_id, nodes, len)) = capture::dependencies(&queue) else {
+    let Some(now) = capture::dependencies(&queue) else {
         return Ok(());
     };
     // SAFETY: each out-pointer is null (skipped) or valid for a write (caller).
     unsafe {
         if !id.is_null() {
-            id.write(capture_id);
+            id.write(now.id);
         }
         if !graph_out.is_null() {
-            // The capture's graph has no handle until it ends; HIP hands
-            // out the shared one. Not modelled: refuse rather than lie.
-            return Err(hipError_t::hipErrorNotSupported);
+            // The graph being captured: the handle `hipStreamEndCapture`
+            // returns. No call takes it before then (nodes are not added
+            // by hand in the simulator): they answer as for an unknown one.
+            graph_out.write(now.graph as hipGraph_t);
         }
         if !dependencies.is_null() {
-            dependencies.write(nodes);
+            dependencies.write(now.nodes);
         }
         if !count.is_null() {
-            count.write(len);
+            count.write(now.count);
         }
     }
     Ok(())
