@@ -117,8 +117,9 @@ pub struct GraphExec {
     launches: Mutex<Launches>,
     /// The graph's resources: released after the last launch is over.
     kept: Kept,
-    /// Those of them each launch tells of itself.
-    observers: Kept,
+    /// Those of them each launch tells of itself (a boxed slice, one
+    /// indirection less than `kept` on every launch).
+    observers: Box<[Arc<dyn GraphResource>]>,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -254,7 +255,7 @@ impl GraphExec {
 }
 
 /// The resources of `kept` that launches tell of themselves.
-fn observers(kept: &Kept) -> Kept {
+fn observers(kept: &Kept) -> Box<[Arc<dyn GraphResource>]> {
     kept.iter().filter(|r| r.observes_replays()).cloned().collect()
 }
 
@@ -278,7 +279,7 @@ impl Launches {
 impl Drop for GraphExec {
     fn drop(&mut self) {
         let last = self.launches.get_mut_unpoisoned().last.take();
-        self.observers = Arc::new([]);
+        self.observers = Box::new([]);
         let kept = std::mem::replace(&mut self.kept, Arc::new([]));
         Retire { handle: self.handle, device: self.device, last, kept }.run();
     }

@@ -31,6 +31,9 @@ use std::sync::{Arc, Mutex};
 pub(crate) struct CapturedUse {
     list: Arc<UseList>,
     own: Option<Stream>,
+    /// [`Stream::id`] of `own` (`u64::MAX` for none, which no stream
+    /// has), read at every launch without going through the stream.
+    own_id: u64,
     capture: u64,
     ranges: Mutex<Vec<(Range<usize>, Access)>>,
 }
@@ -46,14 +49,14 @@ impl GraphResource for CapturedUse {
         // A replay on the memory's own stream with no use recorded on
         // another has nothing to wait for (what `order` finds too, here
         // without copying the ranges): the common case, on every launch.
-        if self.own.as_ref().is_some_and(|own| own.id() == stream.id()) && self.list.is_empty() {
+        if self.own_id == stream.id() && self.list.is_empty() {
             return Ok(());
         }
         self.ranges().iter().try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access))
     }
 
     fn after_replay(&self, stream: &Stream) -> Result<(), HipError> {
-        if self.own.as_ref().is_some_and(|own| own.id() == stream.id()) {
+        if self.own_id == stream.id() {
             return Ok(());
         }
         self.ranges().into_iter().try_for_each(|(bytes, access)| self.list.note(stream, bytes, access))
@@ -83,7 +86,13 @@ pub(crate) fn use_in_capture(
     let key = Arc::as_ptr(list) as usize;
     let kept = scope.keep(key, || {
         list.hold(scope.id(), foreign);
-        CapturedUse { list: list.clone(), own: own.cloned(), capture: scope.id(), ranges: Mutex::new(Vec::new()) }
+        CapturedUse {
+            list: list.clone(),
+            own: own.cloned(),
+            own_id: own.map_or(u64::MAX, Stream::id),
+            capture: scope.id(),
+            ranges: Mutex::new(Vec::new()),
+        }
     });
     {
         let mut ranges = kept.ranges.lock_unpoisoned();
