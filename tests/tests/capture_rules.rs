@@ -13,7 +13,7 @@ use std::ffi::c_void;
 
 use hip_sys::{
     hipError_t, hipEvent_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode,
-    hipStreamCaptureStatus, hipStream_t, HipApi,
+    hipStreamCaptureStatus, hipStream_t,
 };
 
 const GLOBAL: hipStreamCaptureMode = hipStreamCaptureMode::hipStreamCaptureModeGlobal;
@@ -25,27 +25,7 @@ const INVALIDATED: hipStreamCaptureStatus = hipStreamCaptureStatus::hipStreamCap
 const N: usize = 1024;
 
 mod common;
-
-fn api() -> &'static HipApi {
-    hip_sys::hip().expect("a backend")
-}
-
-/// Assert that a HIP call returned `expected`.
-macro_rules! hip {
-    ($expected:expr, $call:expr) => {{
-        // SAFETY: every call in this file gets valid or deliberately
-        // invalid arguments that HIP checks (see each test).
-        let status = unsafe { $call };
-        assert_eq!(status, $expected, "{}", stringify!($call));
-    }};
-    ($call:expr) => {
-        hip!(hipError_t::hipSuccess, $call)
-    };
-}
-
-fn is_sim() -> bool {
-    hip_sys::backend() == hip_sys::Backend::Sim
-}
+use common::raw::{api, end, hip, is_sim, on_device_0, sim_only, stream};
 
 /// The simulated HIP major (5, 6 or 7); 0 on a real backend.
 fn major() -> i32 {
@@ -60,22 +40,6 @@ fn major() -> i32 {
 /// Whether this version invalidates captures (clr 6.2 and later).
 fn invalidates() -> bool {
     major() >= 6
-}
-
-/// Skip a simulator-only test elsewhere.
-macro_rules! sim_only {
-    () => {
-        if !is_sim() {
-            eprintln!("skipped: the simulator's model of clr's capture rules");
-            return;
-        }
-    };
-}
-
-fn stream() -> hipStream_t {
-    let mut s = std::ptr::null_mut();
-    hip!((api().hipStreamCreate)(&mut s));
-    s
 }
 
 fn event() -> hipEvent_t {
@@ -110,13 +74,6 @@ fn fill(p: *mut c_void, value: u32, s: hipStream_t) -> hipError_t {
     unsafe { (api().hipMemsetD32Async)(p, value as i32, N, s) }
 }
 
-fn end(s: hipStream_t) -> (hipError_t, hipGraph_t) {
-    let mut graph: hipGraph_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    let status = unsafe { (api().hipStreamEndCapture)(s, &mut graph) };
-    (status, graph)
-}
-
 fn instantiate(graph: hipGraph_t) -> hipGraphExec_t {
     let mut exec = std::ptr::null_mut();
     hip!((api().hipGraphInstantiate)(&mut exec, graph, std::ptr::null_mut(), std::ptr::null_mut(), 0));
@@ -127,12 +84,6 @@ fn node_count(graph: hipGraph_t) -> usize {
     let mut count = 0;
     hip!((api().hipGraphGetNodes)(graph, std::ptr::null_mut(), &mut count));
     count
-}
-
-fn on_device_0() -> hip_sys::sim::Exclusive {
-    let guard = hip_sys::sim::exclusive();
-    hip!((api().hipSetDevice)(0));
-    guard
 }
 
 #[test]
@@ -239,7 +190,7 @@ fn branches_graph(
 
 #[test]
 fn branches_of_one_graph_that_touch_the_same_memory_unordered_are_a_reported_race() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let (a, b, shared) = (buffer(), buffer(), buffer());
     let (s1, s2, launch) = (stream(), stream(), stream());
@@ -334,7 +285,7 @@ fn a_graphs_nodes_need_an_array_with_room_or_none() {
 
 #[test]
 fn begin_end_and_the_queries_answer_as_clr() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let target = buffer_for_capture();
     let s = stream();
@@ -387,7 +338,7 @@ fn buffer_for_capture() -> *mut c_void {
 
 #[test]
 fn only_the_thread_that_began_a_capture_ends_it_unless_relaxed() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let s = stream() as usize;
     hip!((api().hipStreamBeginCapture)(s as hipStream_t, GLOBAL));
@@ -436,7 +387,7 @@ fn assert_invalidated_per_version(s: hipStream_t) {
 
 #[test]
 fn allocations_during_a_global_capture_are_refused_on_every_thread() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let s = capturing(GLOBAL);
     let mut p = std::ptr::null_mut();
@@ -456,7 +407,7 @@ fn allocations_during_a_global_capture_are_refused_on_every_thread() {
 
 #[test]
 fn relaxed_threads_and_thread_local_captures_leave_other_threads_free() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let s = capturing(GLOBAL);
     let relaxed = std::thread::spawn(|| {
@@ -490,7 +441,7 @@ fn relaxed_threads_and_thread_local_captures_leave_other_threads_free() {
 
 #[test]
 fn synchronous_copies_and_device_synchronize_break_captures() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let (a, b) = (buffer() as usize, buffer() as usize);
     // A synchronous copy on another thread, while a Relaxed capture runs.
@@ -526,7 +477,7 @@ fn synchronous_copies_and_device_synchronize_break_captures() {
 
 #[test]
 fn waiting_for_a_capturing_stream_or_its_events_is_refused() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let s = capturing(GLOBAL);
     hip!(hipError_t::hipErrorStreamCaptureUnsupported, (api().hipStreamSynchronize)(s));
@@ -566,7 +517,7 @@ fn waiting_for_a_capturing_stream_or_its_events_is_refused() {
 
 #[test]
 fn an_unjoined_fork_fails_the_end_and_leaves_the_stream_stuck_as_clr_does() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let s1 = capturing(GLOBAL);
     let s2 = stream();
@@ -589,7 +540,7 @@ fn an_unjoined_fork_fails_the_end_and_leaves_the_stream_stuck_as_clr_does() {
 
 #[test]
 fn an_event_from_before_the_capture_is_isolation_and_captures_do_not_merge() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     buffer_for_capture();
     let s = stream();
@@ -616,7 +567,7 @@ fn an_event_from_before_the_capture_is_isolation_and_captures_do_not_merge() {
 
 #[test]
 fn a_replay_into_memory_freed_since_the_capture_is_a_reported_use_after_free() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let a = buffer();
     let s = stream();
@@ -639,7 +590,7 @@ fn a_replay_into_memory_freed_since_the_capture_is_a_reported_use_after_free() {
 
 #[test]
 fn destroying_an_exec_with_a_launch_queued_is_a_violation_before_hip_7() {
-    sim_only!();
+    sim_only!("the simulator's model of clr's capture rules");
     let _x = on_device_0();
     let a = buffer();
     let s = stream();

@@ -12,59 +12,16 @@ use std::ffi::c_void;
 
 use hip_sys::{
     hipError_t, hipGraphExec_t, hipGraphInstantiateFlags, hipGraphMemAttributeType, hipGraphNodeType, hipGraph_t,
-    hipMemcpyKind, hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t, HipApi,
+    hipMemcpyKind, hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t,
 };
 
 mod common;
+use common::raw::{api, hip, on_device_0, sim_only, stream};
 
 /// Words in each test buffer: 1 MiB.
 const N: usize = 1 << 18;
 const BYTES: usize = N * 4;
 const MIB: u64 = 1 << 20;
-
-fn api() -> &'static HipApi {
-    hip_sys::hip().expect("a backend")
-}
-
-/// Assert that a HIP call returned `expected`.
-macro_rules! hip {
-    ($expected:expr, $call:expr) => {{
-        // SAFETY: every call in this file gets valid or deliberately
-        // invalid arguments that HIP checks (see each test).
-        let status = unsafe { $call };
-        assert_eq!(status, $expected, "{}", stringify!($call));
-    }};
-    ($call:expr) => {
-        hip!(hipError_t::hipSuccess, $call)
-    };
-}
-
-fn is_sim() -> bool {
-    hip_sys::backend() == hip_sys::Backend::Sim
-}
-
-/// Skip a simulator-only test elsewhere.
-macro_rules! sim_only {
-    () => {
-        if !is_sim() {
-            eprintln!("skipped: the simulator's graph memory pool and race detector");
-            return;
-        }
-    };
-}
-
-/// The simulator alone, on device 0 (capture state is process-wide).
-fn on_device_0() -> hip_sys::sim::Exclusive {
-    let guard = hip_sys::sim::exclusive();
-    hip!((api().hipSetDevice)(0));
-    guard
-}
-
-fn stream() -> hipStream_t {
-    let mut s = std::ptr::null_mut();
-    hip!((api().hipStreamCreate)(&mut s));
-    s
-}
 
 /// `N` words of ordinary device memory, zeroed.
 fn buffer() -> *mut c_void {
@@ -85,8 +42,8 @@ fn begin(s: hipStream_t) {
 }
 
 fn end(s: hipStream_t) -> hipGraph_t {
-    let mut graph = std::ptr::null_mut();
-    hip!((api().hipStreamEndCapture)(s, &mut graph));
+    let (status, graph) = common::raw::end(s);
+    assert_eq!(status, hipError_t::hipSuccess, "hipStreamEndCapture");
     graph
 }
 
@@ -319,7 +276,7 @@ fn reserved() -> u64 {
 
 #[test]
 fn the_graph_memory_pool_keeps_what_it_reserved_until_trimmed() {
-    sim_only!();
+    sim_only!("the simulator's graph memory pool and race detector");
     let _x = on_device_0();
     hip!((api().hipDeviceGraphMemTrim)(0));
     let (s, out) = (stream(), buffer());
@@ -376,7 +333,7 @@ fn races_during(f: impl FnOnce()) -> Vec<hip_sys::sim::StreamRace> {
 
 #[test]
 fn work_on_graph_memory_outside_its_launches_is_a_reported_use_after_free() {
-    sim_only!();
+    sim_only!("the simulator's graph memory pool and race detector");
     let _x = on_device_0();
     let (s, out) = (stream(), buffer());
     let (graph, p) = alloc_fill_copy_free(s, out, 6);
@@ -434,7 +391,7 @@ fn work_on_graph_memory_outside_its_launches_is_a_reported_use_after_free() {
 
 #[test]
 fn a_launch_on_another_stream_maps_memory_the_last_may_still_use() {
-    sim_only!();
+    sim_only!("the simulator's graph memory pool and race detector");
     let _x = on_device_0();
     let (s, other, out) = (stream(), stream(), buffer());
     let (graph, _) = alloc_fill_copy_free(s, out, 8);
@@ -468,7 +425,7 @@ fn a_launch_on_another_stream_maps_memory_the_last_may_still_use() {
 
 #[test]
 fn new_graph_memory_holds_no_old_values_and_its_ranges_go_with_their_graphs() {
-    sim_only!();
+    sim_only!("the simulator's graph memory pool and race detector");
     let _x = on_device_0();
     let live = hip_sys::sim::live_allocations(0);
     let (s, out) = (stream(), buffer());

@@ -310,12 +310,8 @@ pub(super) unsafe extern "C" fn hipDeviceGetGraphMemAttribute(
     attr: hipGraphMemAttributeType,
     value: *mut c_void,
 ) -> hipError_t {
-    entry(|f| {
-        non_null(value)?;
-        // SAFETY: `value` holds a `uint64_t` (caller); HIP's four
-        // attributes are CUDA's values, which CUDA checks.
-        rt(unsafe { (f.rt.cudaDeviceGetGraphMemAttribute)(device, attr.0 as c_int, value) })
-    })
+    // SAFETY: the caller's out-pointer to a `uint64_t`.
+    entry(|f| unsafe { graph_mem_attribute(f.rt.cudaDeviceGetGraphMemAttribute, device, attr, value) })
 }
 
 pub(super) unsafe extern "C" fn hipDeviceSetGraphMemAttribute(
@@ -323,9 +319,23 @@ pub(super) unsafe extern "C" fn hipDeviceSetGraphMemAttribute(
     attr: hipGraphMemAttributeType,
     value: *mut c_void,
 ) -> hipError_t {
-    entry(|f| {
-        non_null(value)?;
-        // SAFETY: as in `hipDeviceGetGraphMemAttribute`.
-        rt(unsafe { (f.rt.cudaDeviceSetGraphMemAttribute)(device, attr.0 as c_int, value) })
-    })
+    // SAFETY: the caller's pointer to a `uint64_t`.
+    entry(|f| unsafe { graph_mem_attribute(f.rt.cudaDeviceSetGraphMemAttribute, device, attr, value) })
+}
+
+/// `cudaDeviceGetGraphMemAttribute` or `cudaDeviceSetGraphMemAttribute`
+/// (`call`) of `device`'s `attr`: HIP's four attributes are CUDA's values,
+/// which CUDA checks, as it checks the ordinal.
+///
+/// # Safety
+/// `value` is null (refused) or points to a `uint64_t`.
+unsafe fn graph_mem_attribute(
+    call: unsafe extern "C" fn(c_int, c_int, *mut c_void) -> super::CudaError,
+    device: c_int,
+    attr: hipGraphMemAttributeType,
+    value: *mut c_void,
+) -> Result<(), hipError_t> {
+    non_null(value)?;
+    // SAFETY: a non-null pointer to a `uint64_t` (caller).
+    rt(unsafe { call(device, attr.0 as c_int, value) })
 }

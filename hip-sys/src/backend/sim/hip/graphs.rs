@@ -487,13 +487,10 @@ pub(crate) unsafe extern "C" fn hipDeviceGetGraphMemAttribute(
     value: *mut c_void,
 ) -> hipError_t {
     call(idx!("hipDeviceGetGraphMemAttribute"), || {
-        let device = graph_memory_device(device)?;
-        if value.is_null() {
-            return Err(hipError_t::hipErrorInvalidValue);
-        }
+        let (device, value) = graph_memory_args(device, value)?;
         let now = graph_memory::attribute(device, attr)?;
-        // SAFETY: checked non-null; HIP documents a uint64_t here.
-        unsafe { write_out(value.cast::<u64>(), now) }
+        // SAFETY: non-null; HIP documents a uint64_t here.
+        unsafe { write_out(value, now) }
     })
 }
 
@@ -503,12 +500,18 @@ pub(crate) unsafe extern "C" fn hipDeviceSetGraphMemAttribute(
     value: *mut c_void,
 ) -> hipError_t {
     call(idx!("hipDeviceSetGraphMemAttribute"), || {
-        let device = graph_memory_device(device)?;
-        if value.is_null() {
-            return Err(hipError_t::hipErrorInvalidValue);
-        }
-        // SAFETY: checked non-null; HIP documents a uint64_t here.
-        let value = unsafe { value.cast::<u64>().read() };
-        graph_memory::set_attribute(device, attr, value)
+        let (device, value) = graph_memory_args(device, value)?;
+        // SAFETY: non-null; HIP documents a uint64_t here.
+        graph_memory::set_attribute(device, attr, unsafe { value.read() })
     })
+}
+
+/// The device and value of the graph memory attribute calls, in clr's
+/// order: the ordinal first, then a null value.
+fn graph_memory_args(device: c_int, value: *mut c_void) -> Result<(usize, *mut u64), hipError_t> {
+    let device = graph_memory_device(device)?;
+    if value.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    Ok((device, value.cast()))
 }
