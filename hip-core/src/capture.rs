@@ -31,6 +31,7 @@ use crate::{raw, Device, Result, Stream};
 use hip_sys::hipStreamCaptureStatus;
 use hip_sys::sync::MutexExt;
 use std::any::Any;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
 pub use crate::underway::{check_blocking, exclusive, global_underway, on_this_thread, relaxed, underway, CaptureMode};
@@ -68,6 +69,17 @@ pub trait GraphResource: Any + Send + Sync {
     /// that is only kept alive says `false`, and launches pass it by.
     fn observes_replays(&self) -> bool {
         true
+    }
+
+    /// A test a launch makes before calling the hooks, read once when an
+    /// executable graph takes the resource: `Some((id, pending))` says
+    /// that for a launch on the stream whose [`Stream::id`] is `id`, both
+    /// hooks have nothing to do while `pending` reads 0, so the launch
+    /// reads it instead of calling them (a memory's own stream, and its
+    /// count of uses elsewhere). `None` (the default): always call them.
+    /// `pending` must live as long as the resource.
+    fn quiet_on(&self) -> Option<(u64, &AtomicUsize)> {
+        None
     }
 }
 

@@ -29,6 +29,7 @@ use crate::capture::{self, CaptureMode, CaptureScope, GraphResource};
 use crate::{raw, Device, DeviceMismatch, Event, GraphUpdateRefusal, HipError, Result, Stream};
 use hip_sys::sync::MutexExt;
 use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A captured graph: the operations, their order, and the addresses they
@@ -117,9 +118,8 @@ pub struct GraphExec {
     launches: Mutex<Launches>,
     /// The graph's resources: released after the last launch is over.
     kept: Kept,
-    /// Those of them each launch tells of itself (a boxed slice, one
-    /// indirection less than `kept` on every launch).
-    observers: Box<[Arc<dyn GraphResource>]>,
+    /// Those of them each launch tells of itself, with their quick tests.
+    observers: Box<[Observer]>,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -177,8 +177,9 @@ impl GraphExec {
         if moved {
             launches.order_after_last(stream)?;
         }
-        for resource in self.observers.iter() {
-            resource.before_replay(stream)?;
+        let id = stream.id();
+        for observer in self.observers.iter().filter(|o| !o.quiet(id)) {
+            observer.resource.before_replay(stream)?;
         }
         // SAFETY: a live exec and stream of one device (checked above).
         let launched = unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) };
@@ -188,8 +189,8 @@ impl GraphExec {
         // The operand protocol's failure rule: a failed launch may have
         // queued part of the work, so every resource hears of it.
         let mut noted = Ok(());
-        for resource in self.observers.iter() {
-            noted = noted.and(resource.after_replay(stream));
+        for observer in self.observers.iter().filter(|o| !o.quiet(id)) {
+            noted = noted.and(observer.resource.after_replay(stream));
         }
         if noted.is_err() {
             if let Err(error) = stream.synchronize() {
@@ -255,8 +256,37 @@ impl GraphExec {
 }
 
 /// The resources of `kept` that launches tell of themselves.
-fn observers(kept: &Kept) -> Box<[Arc<dyn GraphResource>]> {
-    kept.iter().filter(|r| r.observes_replays()).cloned().collect()
+fn observers(kept: &Kept) -> Box<[Observer]> {
+    kept.iter()
+        .filter(|r| r.observes_replays())
+        .map(|r| Observer {
+            quiet: r.quiet_on().map(|(id, pending)| (id, std::ptr::from_ref(pending))),
+            resource: r.clone(),
+        })
+        .collect()
+}
+
+/// A resource a launch tells of itself, with its quick test
+/// ([`GraphResource::quiet_on`]) read once.
+struct Observer {
+    resource: Arc<dyn GraphResource>,
+    /// The stream id and the counter of the test.
+    quiet: Option<(u64, *const AtomicUsize)>,
+}
+
+// SAFETY: the counter is an atomic inside `resource`, which is Send + Sync.
+unsafe impl Send for Observer {}
+// SAFETY: as above.
+unsafe impl Sync for Observer {}
+
+impl Observer {
+    /// Whether a launch on the stream with id `stream` may pass it by.
+    #[inline]
+    fn quiet(&self, stream: u64) -> bool {
+        // SAFETY: the counter lives as long as `resource`, which this holds
+        // (`GraphResource::quiet_on`'s contract).
+        self.quiet.is_some_and(|(id, pending)| id == stream && unsafe { &*pending }.load(Ordering::Acquire) == 0)
+    }
 }
 
 impl Launches {

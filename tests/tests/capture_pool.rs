@@ -127,6 +127,29 @@ fn replays_on_another_stream_are_ordered_with_eager_work_on_the_buffers() {
 }
 
 #[test]
+fn a_replay_on_the_buffers_own_stream_waits_for_their_use_on_another() {
+    let (_x, device, pool, stream) = setup();
+    let races = common::stream_races().len();
+    let (input, output) = (pool.alloc(BYTES, &stream).unwrap(), pool.alloc(BYTES, &stream).unwrap());
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| copy(&output, &input, s)).unwrap();
+    let exec = graph.instantiate().unwrap();
+    let other = Stream::new_on(device).unwrap();
+    for byte in 1..=3u8 {
+        // The input written on another stream, held back there on the
+        // simulator: the replay on the buffers' own stream must wait for it.
+        let hold = common::on_sim().then(|| sim::hold_stream(other.as_raw()).unwrap());
+        fill(&input, byte, &other).unwrap();
+        exec.launch(&stream).unwrap();
+        let released = hold.map(common::release_later);
+        assert_eq!(read(&output), vec![byte; BYTES], "the replay copied the input before its write");
+        if let Some(released) = released {
+            released.join().unwrap();
+        }
+    }
+    assert_eq!(common::stream_races().len(), races, "a replay overlapped a write of its input on another stream");
+}
+
+#[test]
 fn a_capture_allocates_from_its_private_pool_and_reuses_blocks_in_capture_order() {
     let (_x, _device, pool, stream) = setup();
     let before = pool.stats();

@@ -23,6 +23,7 @@ use hip_core::capture::{CaptureScope, GraphResource};
 use hip_core::{HipError, Stream};
 use hip_sys::sync::MutexExt;
 use std::ops::Range;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
 /// A graph's hold on some memory: its uses' list, its own stream (if it
@@ -53,6 +54,12 @@ impl GraphResource for CapturedUse {
             return Ok(());
         }
         self.ranges().iter().try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access))
+    }
+
+    fn quiet_on(&self) -> Option<(u64, &AtomicUsize)> {
+        // On the memory's own stream, with no use recorded elsewhere, both
+        // hooks return at once (see them).
+        self.own.as_ref().map(|_| (self.own_id, self.list.pending()))
     }
 
     fn after_replay(&self, stream: &Stream) -> Result<(), HipError> {

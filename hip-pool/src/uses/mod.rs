@@ -203,6 +203,12 @@ impl UseList {
         self.list.lock_unpoisoned()
     }
 
+    /// The count of recorded uses, for a graph's quick test at each
+    /// launch (`GraphResource::quiet_on`).
+    pub(crate) fn pending(&self) -> &AtomicUsize {
+        &self.count
+    }
+
     fn store_count(&self, list: &[Use]) {
         self.count.store(list.len(), Ordering::Release);
     }
