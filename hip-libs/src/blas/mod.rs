@@ -17,7 +17,11 @@
 //! capture's own, from its private pool, not the handle's: every graph has
 //! its own, so graphs captured on one thread's handle replay at once on
 //! different streams, and none holds back the handle's eager calls (calls
-//! on one stream of a capture reuse one workspace, in capture order). `dot`, `dotc` and
+//! on one stream of a capture reuse one workspace, in capture order). It
+//! is the handle's size ([`workspace_size`], 32 MiB by default) a graph;
+//! captures into one shared `hip_pool::GraphPool` on one stream share it
+//! too, their graphs being replayed one at a time, as PyTorch's graphs
+//! sharing a pool do. `dot`, `dotc` and
 //! `nrm2` return their result to the host and wait for it, so inside a
 //! capture they are refused before any call (`HipError::CaptureUnderway`),
 //! as is making this thread's first handle for a device: make one call
