@@ -438,6 +438,40 @@ fn graphs_captured_on_one_rocblas_handle_replay_at_once_on_two_streams() {
 }
 
 #[test]
+fn captures_into_one_graph_pool_share_one_rocblas_workspace() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocblas) {
+        return;
+    }
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let a = DeviceArray::from_slice_on(&stream, &[1.0f64; 4]).unwrap();
+    let mut c = [DeviceArray::<f64>::zeros_on(&stream, 4).unwrap(), DeviceArray::<f64>::zeros_on(&stream, 4).unwrap()];
+    let shape = Gemm::new(2, 2, 2);
+    blas::gemm(&shape, 1.0, &a, &a, 0.0, &mut c[0]).unwrap();
+    let shared = hip_pool::GraphPool::new(hip_pool::pool(device).unwrap());
+    let mallocs = || sim::thread_call_count("hipMalloc");
+    let mut made = Vec::new();
+    let mut graphs = Vec::new();
+    for (i, c) in c.iter_mut().enumerate() {
+        let before = mallocs();
+        let (graph, ()) = hip_pool::capture_into(&shared, &stream, CaptureMode::ThreadLocal, |_| {
+            blas::gemm(&shape, 1.0 + i as f64, &a, &a, 0.0, c)
+        })
+        .unwrap();
+        made.push(mallocs() - before);
+        graphs.push(graph.instantiate().unwrap());
+    }
+    if on_sim() {
+        assert_eq!(made, [1, 0], "the first capture's workspace block serves the second");
+    }
+    for exec in &graphs {
+        exec.launch(&stream).unwrap();
+    }
+    assert_eq!((c[0].to_vec().unwrap(), c[1].to_vec().unwrap()), (vec![2.0; 4], vec![4.0; 4]));
+}
+
+#[test]
 fn a_graph_keeps_the_module_of_its_kernels_loaded() {
     let _x = sim::exclusive();
     let device = Device::new(0).unwrap();
