@@ -559,25 +559,38 @@ pub(crate) fn on_enqueue(
         }
         return Ok(Enqueue::Run);
     }
+    let captured = in_capture(queue, |member, state| {
+        if blocking {
+            // Waiting for work that is not run: every such call is refused
+            // by its own check first; this is the backstop.
+            state.invalidated = invalidates();
+            return Err(hipError_t::hipErrorStreamCaptureUnsupported);
+        }
+        let kind = kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel);
+        let op = Captured { kind, function, accesses: accesses.to_vec(), work: work.clone(), memory: None };
+        add_node(member, state, op);
+        Ok(())
+    });
+    match captured {
+        None => Ok(Enqueue::Run),
+        Some(result) => result.map(|()| Enqueue::Captured),
+    }
+}
+
+/// Run `f` with `queue`'s part in its capture and the capture's state,
+/// `None` when it is in none; 901 when the capture was invalidated.
+fn in_capture<R>(
+    queue: &StreamQueue,
+    f: impl FnOnce(&mut Member, &mut CaptureState) -> Result<R, hipError_t>,
+) -> Option<Result<R, hipError_t>> {
     let mut members = lock(&MEMBERS);
-    let Some(member) = members.as_mut().and_then(|m| m.get_mut(&queue.actor.component())) else {
-        return Ok(Enqueue::Run);
-    };
+    let member = members.as_mut()?.get_mut(&queue.actor.component())?;
     let capture = member.capture.clone();
     let mut state = lock(&capture.state);
     if state.invalidated {
-        return Err(hipError_t::hipErrorStreamCaptureInvalidated);
+        return Some(Err(hipError_t::hipErrorStreamCaptureInvalidated));
     }
-    if blocking {
-        // Waiting for work that is not run: every such call is refused by
-        // its own check first; this is the backstop.
-        state.invalidated = invalidates();
-        return Err(hipError_t::hipErrorStreamCaptureUnsupported);
-    }
-    let kind = kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel);
-    let op = Captured { kind, function, accesses: accesses.to_vec(), work: work.clone(), memory: None };
-    add_node(member, &mut state, op);
-    Ok(Enqueue::Captured)
+    Some(f(member, &mut state))
 }
 
 /// What a captured operation is, before it is placed in its graph.
@@ -616,22 +629,16 @@ pub(crate) fn add_memory_node(
     function: &'static str,
     memory: NodeMemory,
 ) -> Result<(), hipError_t> {
-    let mut members = lock(&MEMBERS);
-    let Some(member) = members.as_mut().and_then(|m| m.get_mut(&queue.actor.component())) else {
-        return Err(hipError_t::hipErrorIllegalState);
-    };
-    let capture = member.capture.clone();
-    let mut state = lock(&capture.state);
-    if state.invalidated {
-        return Err(hipError_t::hipErrorStreamCaptureInvalidated);
-    }
     let kind = match memory {
         NodeMemory::Allocate(_) => NodeKind::MemAlloc,
         NodeMemory::Free(_) => NodeKind::MemFree,
     };
     let op = Captured { kind, function, accesses: Vec::new(), work: Arc::new(|| Ok(())), memory: Some(memory) };
-    add_node(member, &mut state, op);
-    Ok(())
+    in_capture(queue, |member, state| {
+        add_node(member, state, op);
+        Ok(())
+    })
+    .unwrap_or(Err(hipError_t::hipErrorIllegalState))
 }
 
 /// Whether any capture is underway in the process.

@@ -260,14 +260,10 @@ pub(crate) fn plan_launch<'a>(
 /// Put memory behind `range` (its allocation node is being enqueued).
 pub(crate) fn map(range: &GraphAllocation) {
     range.mapped.store(true, Ordering::Release);
+    // The launch's plan reserved the pool for this (`plan_launch`).
     with_pool(range.allocation.device, |pool| {
         pool.used += range.blocks;
         pool.used_high = pool.used_high.max(pool.used);
-        if pool.used > pool.reserved {
-            // Only after a launch planned for less (not reached).
-            pool.reserved = pool.used;
-            pool.reserved_high = pool.reserved_high.max(pool.reserved);
-        }
     });
 }
 
@@ -277,6 +273,24 @@ pub(crate) fn unmap(range: &GraphAllocation) {
     if range.mapped.swap(false, Ordering::AcqRel) {
         with_pool(range.allocation.device, |pool| pool.used = pool.used.saturating_sub(range.blocks));
     }
+}
+
+/// `hipFree` or `hipFreeAsync`, outside captures, of memory a launch left
+/// allocated: refused (1) when nothing is mapped; else `free` makes or
+/// enqueues the free, given what the race detector sees of it, and the
+/// memory is unmapped, its range released if no graph holds it.
+pub(crate) fn free_outside(
+    range: Arc<GraphAllocation>,
+    free: impl FnOnce(Option<Access>) -> Result<(), hipError_t>,
+) -> Result<(), hipError_t> {
+    if !range.is_mapped() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    free(range.access(AccessKind::Free))?;
+    unmap(&range);
+    drop(range);
+    collect();
+    Ok(())
 }
 
 /// `hipDeviceGraphMemTrim`: give back what the pool reserves beyond what

@@ -52,17 +52,13 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidValue)?;
         violations::check("hipFree", device);
         if let Some(range) = graph_memory::starting_at(address) {
-            // Memory a launch left allocated (as on CUDA: after the device's
-            // work, like any hipFree); not mapped is not allocated.
-            if !range.is_mapped() {
-                return Err(hipError_t::hipErrorInvalidValue);
-            }
-            submit::synchronize_device("hipFree", device)?;
-            races::host_access("hipFree", device, &range.access(AccessKind::Free).into_iter().collect::<Vec<_>>());
-            graph_memory::unmap(&range);
-            drop(range);
-            graph_memory::collect();
-            return Ok(());
+            // Memory a launch left allocated: freed after the device's work,
+            // like any hipFree (as on CUDA).
+            return graph_memory::free_outside(range, |access| {
+                submit::synchronize_device("hipFree", device)?;
+                races::host_access("hipFree", device, &access.into_iter().collect::<Vec<_>>());
+                Ok(())
+            });
         }
         if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
             return Err(hipError_t::hipErrorInvalidValue);

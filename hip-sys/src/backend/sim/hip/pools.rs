@@ -5,13 +5,12 @@ use crate::backend::sim::addresses::device_of;
 use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::{call, write_out};
-use crate::backend::sim::graph_memory::{self, GraphAllocation, NodeMemory};
+use crate::backend::sim::graph_memory::{self, NodeMemory};
 use crate::backend::sim::handles::new_handle;
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::{sim, SimDevice};
 use crate::backend::sim::place::Place;
 use crate::backend::sim::pool::{self, device_of_pool, Pool, PoolRegistry};
-use crate::backend::sim::queue::Target;
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::violations::{self, AccessKind};
@@ -104,7 +103,10 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
             return capture::add_memory_node(&queue, "hipFreeAsync", NodeMemory::Free(range));
         }
         if let Some(range) = graph_range {
-            return free_graph_memory(&queue, &range);
+            // Memory a launch left allocated: a free on the stream, like any.
+            return graph_memory::free_outside(range, |access| {
+                submit::submit(&queue, false, Op::with("hipFreeAsync", access.into_iter().collect()), || Ok(()))
+            });
         }
         d.pools.begin_free(address)?;
         let freed_on = Arc::as_ptr(&queue) as usize;
@@ -118,20 +120,6 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
             Ok(())
         })
     })
-}
-
-/// `hipFreeAsync` outside captures of memory a launch left allocated: it
-/// goes on `queue` like any free (the race detector sees a free), and is
-/// unmapped now.
-fn free_graph_memory(queue: &Target, range: &Arc<GraphAllocation>) -> Result<(), hipError_t> {
-    if !range.is_mapped() {
-        return Err(hipError_t::hipErrorInvalidValue);
-    }
-    let op = Op::with("hipFreeAsync", range.access(AccessKind::Free).into_iter().collect());
-    submit::submit(queue, false, op, || Ok(()))?;
-    graph_memory::unmap(range);
-    graph_memory::collect();
-    Ok(())
 }
 
 pub(crate) unsafe extern "C" fn hipMemPoolCreate(pool: *mut hipMemPool_t, props: *const hipMemPoolProps) -> hipError_t {
