@@ -305,7 +305,8 @@ const RCCL_FUNCTIONS: &[&str] = &[
 ];
 
 /// rocSOLVER's dense factorizations and solves, each in s, d, c and z,
-/// the symmetric / Hermitian eigensolver and QR.
+/// the symmetric / Hermitian eigensolver and QR, their strided batches
+/// and the pointer-array batches of LU, Cholesky and QR.
 const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_get_version_string",
     "rocsolver_get_version_string_size",
@@ -369,6 +370,26 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dgesvd_strided_batched",
     "rocsolver_cgesvd_strided_batched",
     "rocsolver_zgesvd_strided_batched",
+    "rocsolver_sgetrf_batched",
+    "rocsolver_dgetrf_batched",
+    "rocsolver_cgetrf_batched",
+    "rocsolver_zgetrf_batched",
+    "rocsolver_sgetrs_batched",
+    "rocsolver_dgetrs_batched",
+    "rocsolver_cgetrs_batched",
+    "rocsolver_zgetrs_batched",
+    "rocsolver_spotrf_batched",
+    "rocsolver_dpotrf_batched",
+    "rocsolver_cpotrf_batched",
+    "rocsolver_zpotrf_batched",
+    "rocsolver_spotrs_batched",
+    "rocsolver_dpotrs_batched",
+    "rocsolver_cpotrs_batched",
+    "rocsolver_zpotrs_batched",
+    "rocsolver_sgeqrf_batched",
+    "rocsolver_dgeqrf_batched",
+    "rocsolver_cgeqrf_batched",
+    "rocsolver_zgeqrf_batched",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared

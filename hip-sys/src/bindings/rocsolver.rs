@@ -855,6 +855,242 @@ pub struct RocsolverApi {
         info: *mut rocblas_int,
         batch_count: rocblas_int,
     ) -> rocblas_status,
+    ///`rocsolver_sgetrf_batched`
+    pub rocsolver_sgetrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut f32,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgetrf_batched`
+    pub rocsolver_dgetrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut f64,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgetrf_batched`
+    pub rocsolver_cgetrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut rocblas_float_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgetrf_batched`
+    pub rocsolver_zgetrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut rocblas_double_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_int,
+        strideP: rocblas_stride,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_sgetrs_batched`
+    pub rocsolver_sgetrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut f32,
+        lda: rocblas_int,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *const *mut f32,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgetrs_batched`
+    pub rocsolver_dgetrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut f64,
+        lda: rocblas_int,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *const *mut f64,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgetrs_batched`
+    pub rocsolver_cgetrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut rocblas_float_complex,
+        lda: rocblas_int,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *const *mut rocblas_float_complex,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgetrs_batched`
+    pub rocsolver_zgetrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut rocblas_double_complex,
+        lda: rocblas_int,
+        ipiv: *const rocblas_int,
+        strideP: rocblas_stride,
+        B: *const *mut rocblas_double_complex,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_spotrf_batched`
+    pub rocsolver_spotrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *const *mut f32,
+        lda: rocblas_int,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dpotrf_batched`
+    pub rocsolver_dpotrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *const *mut f64,
+        lda: rocblas_int,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cpotrf_batched`
+    pub rocsolver_cpotrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *const *mut rocblas_float_complex,
+        lda: rocblas_int,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zpotrf_batched`
+    pub rocsolver_zpotrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        A: *const *mut rocblas_double_complex,
+        lda: rocblas_int,
+        info: *mut rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_spotrs_batched`
+    pub rocsolver_spotrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut f32,
+        lda: rocblas_int,
+        B: *const *mut f32,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dpotrs_batched`
+    pub rocsolver_dpotrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut f64,
+        lda: rocblas_int,
+        B: *const *mut f64,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cpotrs_batched`
+    pub rocsolver_cpotrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut rocblas_float_complex,
+        lda: rocblas_int,
+        B: *const *mut rocblas_float_complex,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zpotrs_batched`
+    pub rocsolver_zpotrs_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: rocblas_int,
+        nrhs: rocblas_int,
+        A: *const *mut rocblas_double_complex,
+        lda: rocblas_int,
+        B: *const *mut rocblas_double_complex,
+        ldb: rocblas_int,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_sgeqrf_batched`
+    pub rocsolver_sgeqrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut f32,
+        lda: rocblas_int,
+        ipiv: *mut f32,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_dgeqrf_batched`
+    pub rocsolver_dgeqrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut f64,
+        lda: rocblas_int,
+        ipiv: *mut f64,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_cgeqrf_batched`
+    pub rocsolver_cgeqrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut rocblas_float_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_float_complex,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
+    ///`rocsolver_zgeqrf_batched`
+    pub rocsolver_zgeqrf_batched: unsafe extern "C" fn(
+        handle: rocblas_handle,
+        m: rocblas_int,
+        n: rocblas_int,
+        A: *const *mut rocblas_double_complex,
+        lda: rocblas_int,
+        ipiv: *mut rocblas_double_complex,
+        strideP: rocblas_stride,
+        batch_count: rocblas_int,
+    ) -> rocblas_status,
 }
 impl RocsolverApi {
     /// The C symbol names, in field order.
@@ -921,6 +1157,26 @@ impl RocsolverApi {
         "rocsolver_dgesvd_strided_batched",
         "rocsolver_cgesvd_strided_batched",
         "rocsolver_zgesvd_strided_batched",
+        "rocsolver_sgetrf_batched",
+        "rocsolver_dgetrf_batched",
+        "rocsolver_cgetrf_batched",
+        "rocsolver_zgetrf_batched",
+        "rocsolver_sgetrs_batched",
+        "rocsolver_dgetrs_batched",
+        "rocsolver_cgetrs_batched",
+        "rocsolver_zgetrs_batched",
+        "rocsolver_spotrf_batched",
+        "rocsolver_dpotrf_batched",
+        "rocsolver_cpotrf_batched",
+        "rocsolver_zpotrf_batched",
+        "rocsolver_spotrs_batched",
+        "rocsolver_dpotrs_batched",
+        "rocsolver_cpotrs_batched",
+        "rocsolver_zpotrs_batched",
+        "rocsolver_sgeqrf_batched",
+        "rocsolver_dgeqrf_batched",
+        "rocsolver_cgeqrf_batched",
+        "rocsolver_zgeqrf_batched",
     ];
     /// Build the table by resolving each symbol of [`Self::SYMBOLS`].
     ///
@@ -1977,11 +2233,327 @@ impl RocsolverApi {
                     ) -> rocblas_status,
                 >(resolve("rocsolver_zgesvd_strided_batched")?)
             },
+            rocsolver_sgetrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut f32,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgetrf_batched")?)
+            },
+            rocsolver_dgetrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut f64,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgetrf_batched")?)
+            },
+            rocsolver_cgetrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgetrf_batched")?)
+            },
+            rocsolver_zgetrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_int,
+                        strideP: rocblas_stride,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgetrf_batched")?)
+            },
+            rocsolver_sgetrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut f32,
+                        lda: rocblas_int,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *const *mut f32,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgetrs_batched")?)
+            },
+            rocsolver_dgetrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut f64,
+                        lda: rocblas_int,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *const *mut f64,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgetrs_batched")?)
+            },
+            rocsolver_cgetrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *const *mut rocblas_float_complex,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgetrs_batched")?)
+            },
+            rocsolver_zgetrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        trans: rocblas_operation,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        ipiv: *const rocblas_int,
+                        strideP: rocblas_stride,
+                        B: *const *mut rocblas_double_complex,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgetrs_batched")?)
+            },
+            rocsolver_spotrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *const *mut f32,
+                        lda: rocblas_int,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_spotrf_batched")?)
+            },
+            rocsolver_dpotrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *const *mut f64,
+                        lda: rocblas_int,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dpotrf_batched")?)
+            },
+            rocsolver_cpotrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cpotrf_batched")?)
+            },
+            rocsolver_zpotrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        info: *mut rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zpotrf_batched")?)
+            },
+            rocsolver_spotrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut f32,
+                        lda: rocblas_int,
+                        B: *const *mut f32,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_spotrs_batched")?)
+            },
+            rocsolver_dpotrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut f64,
+                        lda: rocblas_int,
+                        B: *const *mut f64,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dpotrs_batched")?)
+            },
+            rocsolver_cpotrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        B: *const *mut rocblas_float_complex,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cpotrs_batched")?)
+            },
+            rocsolver_zpotrs_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        uplo: rocblas_fill,
+                        n: rocblas_int,
+                        nrhs: rocblas_int,
+                        A: *const *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        B: *const *mut rocblas_double_complex,
+                        ldb: rocblas_int,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zpotrs_batched")?)
+            },
+            rocsolver_sgeqrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut f32,
+                        lda: rocblas_int,
+                        ipiv: *mut f32,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_sgeqrf_batched")?)
+            },
+            rocsolver_dgeqrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut f64,
+                        lda: rocblas_int,
+                        ipiv: *mut f64,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_dgeqrf_batched")?)
+            },
+            rocsolver_cgeqrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_float_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_float_complex,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_cgeqrf_batched")?)
+            },
+            rocsolver_zgeqrf_batched: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: rocblas_handle,
+                        m: rocblas_int,
+                        n: rocblas_int,
+                        A: *const *mut rocblas_double_complex,
+                        lda: rocblas_int,
+                        ipiv: *mut rocblas_double_complex,
+                        strideP: rocblas_stride,
+                        batch_count: rocblas_int,
+                    ) -> rocblas_status,
+                >(resolve("rocsolver_zgeqrf_batched")?)
+            },
         })
     }
 }
 impl ::core::fmt::Debug for RocsolverApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 62usize)
+        write!(f, "{} {{ {} functions }}", stringify!(RocsolverApi), 82usize)
     }
 }

@@ -212,6 +212,11 @@ impl Span {
         Ok(())
     }
 
+    /// Its first byte's address.
+    pub fn address(&self) -> usize {
+        self.allocation.base + self.offset
+    }
+
     /// The device the memory is on.
     pub fn device(&self) -> Option<usize> {
         Some(self.allocation.device)

@@ -10,9 +10,16 @@
 //! access at `(c, t)` is ordered before an operation with clock `C` when
 //! `C[c] >= t` (FastTrack's epoch test), so logs keep epochs, not clocks.
 //!
-//! Everything is decided when the work is enqueued, from the program's
-//! synchronization alone, not from when the work happened to run, so a
-//! race is reported on every run, not only on unlucky ones.
+//! Everything is decided from the program's synchronization alone, not
+//! from when the work happened to run, so a race is reported on every
+//! run, not only on unlucky ones. Nearly every operation is checked when
+//! it is enqueued; one whose memory is known only when it runs (a library
+//! call that reads device pointer arrays) is checked then, with the clock
+//! of its enqueue ([`Deferred`]).
+
+mod deferred;
+
+pub(crate) use deferred::Deferred;
 
 use super::lock::lock;
 use super::violations::{self, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
@@ -120,12 +127,12 @@ pub fn expect_races() -> ExpectRaces {
 }
 
 /// Stop the process on an unexpected race under `AMDGPU_SIM_RACES=fail`.
-fn fail_if_unexpected(race: &StreamRace) {
-    if mode() == Mode::Fail && EXPECTED.try_with(|e| e.get()).unwrap_or(0) == 0 {
+fn fail_if_unexpected(race: &StreamRace, reporter: &Reporter) {
+    if mode() == Mode::Fail && !reporter.expected {
         eprintln!(
             "hip simulator: stream race on thread {:?}: {race}. AMDGPU_SIM_RACES=fail stops the process at the \
              first race; order the two operations (an event, or one stream), or run with record to collect them",
-            violations::thread_name()
+            reporter.thread
         );
         std::process::abort();
     }
@@ -164,6 +171,9 @@ struct Record {
     epoch: u32,
     function: &'static str,
     actor: Arc<str>,
+    /// The deferred operations, enqueued but not yet checked when this
+    /// access was recorded, that it is ordered after (see [`Deferred`]).
+    after: Vec<u64>,
 }
 
 /// Records kept per allocation at most; the oldest goes first beyond it.
@@ -206,6 +216,7 @@ impl RaceLog {
             epoch: 0,
             function,
             actor: host_actor().name,
+            after: Vec::new(),
         });
     }
 }
@@ -239,6 +250,33 @@ pub(crate) struct Stamp<'a> {
 /// Check `accesses` of the operation `stamp` against the logs, record a
 /// violation for each conflict (at most one per access), and log them.
 pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
+    check_as(stamp, accesses, None, &Reporter::here());
+}
+
+/// The thread an operation was enqueued from, which a race names, and
+/// whether it expects races ([`expect_races`]).
+pub(crate) struct Reporter {
+    thread: String,
+    expected: bool,
+}
+
+impl Reporter {
+    /// This thread.
+    pub fn here() -> Reporter {
+        Reporter { thread: violations::thread_name(), expected: EXPECTED.try_with(|e| e.get()).unwrap_or(0) > 0 }
+    }
+}
+
+/// [`check`] for the operation `stamp`, which is the deferred operation
+/// `own` when it is checked as it runs: records of operations ordered
+/// after it (enqueued later, recorded first) are no conflict of its.
+fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: &Reporter) {
+    let pending = deferred::pending();
+    // While a deferred operation waits to be checked, keep the records it
+    // may conflict with: none is replaced by a later access.
+    let replace = pending.iter().all(|p| Some(p.id) == own);
+    let after: Vec<u64> =
+        pending.iter().filter(|p| Some(p.id) != own && p.ordered_before(stamp.clock)).map(|p| p.id).collect();
     for access in accesses {
         if access.len == 0 {
             continue;
@@ -248,6 +286,10 @@ pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
         let mut records = lock(&access.log.records);
         records.retain(|r| {
             if r.end <= start || r.start >= end {
+                return true;
+            }
+            if own.is_some_and(|id| r.after.contains(&id)) {
+                // Enqueued after this operation and ordered after it.
                 return true;
             }
             let ordered = stamp.clock.get(r.component) >= r.epoch;
@@ -281,7 +323,7 @@ pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
             // it would (a write only gives way to a write or free).
             let covered = ordered && r.start >= start && r.end <= end;
             let dominated = access.kind != AccessKind::Read || r.kind == AccessKind::Read;
-            !(covered && dominated && r.kind != AccessKind::Free)
+            !(replace && covered && dominated && r.kind != AccessKind::Free)
         });
         if records.len() >= MAX_RECORDS {
             records.remove(0);
@@ -294,17 +336,18 @@ pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
             epoch: stamp.epoch,
             function: stamp.function,
             actor: stamp.actor.name.clone(),
+            after: after.clone(),
         });
         drop(records);
         if let Some(race) = found {
             log::debug!("hip simulator: {race}");
-            fail_if_unexpected(&race);
+            fail_if_unexpected(&race, reporter);
             violations::record(Violation {
                 kind: ViolationKind::StreamRace,
                 function: stamp.function,
                 object_device: access.log.device.unwrap_or(stamp.device),
                 current_device: stamp.device,
-                thread: violations::thread_name(),
+                thread: reporter.thread.clone(),
                 race: Some(race),
             });
         }

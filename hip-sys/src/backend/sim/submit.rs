@@ -7,7 +7,7 @@ use super::faults;
 use super::lock::lock;
 use super::machine::sim;
 use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
-use super::races::{self, Access, Clock, Stamp};
+use super::races::{self, Access, Clock, Deferred, Stamp};
 use super::targets::target;
 use crate::bindings::hip::{hipError_t, hipStream_t};
 use crate::sync::CondvarExt;
@@ -25,17 +25,20 @@ pub(crate) struct Op {
     pub want_clock: bool,
     /// The kernel it runs, for a launch (what a graph node of it names).
     pub kernel: Option<&'static str>,
+    /// Set when more of its memory is known only as it runs: checked then
+    /// with the clock it is enqueued with (see `races::Deferred`).
+    pub deferred: Option<Arc<Deferred>>,
 }
 
 impl Op {
     /// An operation of `function` touching no memory.
     pub fn new(function: &'static str) -> Op {
-        Op { function, accesses: Vec::new(), after: None, want_clock: false, kernel: None }
+        Op { function, accesses: Vec::new(), after: None, want_clock: false, kernel: None, deferred: None }
     }
 
     /// An operation of `function` making `accesses`.
     pub fn with(function: &'static str, accesses: Vec<Access>) -> Op {
-        Op { function, accesses, after: None, want_clock: false, kernel: None }
+        Op { function, accesses, after: None, want_clock: false, kernel: None, deferred: None }
     }
 }
 
@@ -61,6 +64,11 @@ pub(crate) fn submit_with(
 ) -> Result<Option<Clock>, hipError_t> {
     let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, op.kernel, &op.accesses, &work)? {
+        // A graph's replays are checked at their launch, from what the
+        // capture knew: a deferred operation's later memory is not.
+        if let Some(deferred) = &op.deferred {
+            deferred.unchecked();
+        }
         return Ok(None);
     }
     let checking = races::race_check_enabled();
@@ -86,20 +94,29 @@ pub(crate) fn submit_with(
             after.join(event);
         }
     }
-    let want_clock = checking && (blocking || op.want_clock || !op.accesses.is_empty());
+    let deferred = op.deferred.as_ref().filter(|_| checking);
+    let want_clock = checking && (blocking || op.want_clock || !op.accesses.is_empty() || deferred.is_some());
+    // A deferred operation is registered before it can be ordered before
+    // anything (see `races::Deferred`).
+    let registration = deferred.map(|_| Deferred::register());
     let (ticket, start, epoch, clock) = target.push(Task { deps, work }, checking.then_some(&after), want_clock);
     if let Some(clock) = &clock {
+        let stamp = Stamp {
+            clock,
+            component: target.actor.component(),
+            epoch,
+            actor: &target.actor,
+            function: op.function,
+            device: target.device,
+        };
+        if let (Some(deferred), Some(registration)) = (deferred, registration) {
+            deferred.stamp(registration, &stamp);
+        }
         if !op.accesses.is_empty() {
-            let stamp = Stamp {
-                clock,
-                component: target.actor.component(),
-                epoch,
-                actor: &target.actor,
-                function: op.function,
-                device: target.device,
-            };
             races::check(&stamp, &op.accesses);
         }
+    } else if let Some(deferred) = &op.deferred {
+        deferred.unchecked();
     }
     if blocking {
         if start && target.drain(Some(ticket)) {

@@ -52,6 +52,12 @@
 //!   workspace; the plain functions are batches of one. The first batched launch on a device
 //!   loads the kernel, which cannot happen inside a capture: make one such
 //!   call before capturing, as for the cuSOLVER handle.
+//! - **Pointer-array batches** (`*_batched`, module `arrays`) run as
+//!   NVIDIA's batched launch on the caller's array where the shape allows
+//!   one and the table above says it is faster, and always inside a
+//!   capture; otherwise the array is read back once the stream reaches the
+//!   call (a wait, refused inside a capture) and one cuSOLVER call per
+//!   problem follows.
 //! - **SVD.** cuSOLVER's `gesvd` takes `m ≥ n` only and has one
 //!   algorithm (`fast_alg` is not used). A wide A is solved turned around:
 //!   Aᴴ is written into the workspace with cuBLAS's `geam` on the handle's
@@ -71,6 +77,7 @@
 //! allocates: make it outside any stream capture (one call before
 //! capturing, or the safe API's warm-up).
 
+mod arrays;
 mod library;
 mod pointers;
 
@@ -78,6 +85,7 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_schar, c_void};
 use std::sync::{Mutex, OnceLock};
 
+use self::arrays::*;
 use self::library::{entry, fns, load_once, ok};
 use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace, BatchedLu, BatchedQr};
 use super::Handle;
@@ -144,6 +152,9 @@ fn with_workspace(
 ) -> Result<(), rocblas_status> {
     if query {
         return Err(collect(handle, need));
+    }
+    if need == 0 {
+        return call(std::ptr::null_mut());
     }
     let need = need.div_ceil(super::rocblas::DEVICE_MEMORY_GRANULE) * super::rocblas::DEVICE_MEMORY_GRANULE;
     if let Some((ptr, size)) = user_workspace(handle) {
@@ -1076,6 +1087,26 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dgesvd_strided_batched,
             rocsolver_cgesvd_strided_batched,
             rocsolver_zgesvd_strided_batched,
+            rocsolver_sgetrf_batched,
+            rocsolver_dgetrf_batched,
+            rocsolver_cgetrf_batched,
+            rocsolver_zgetrf_batched,
+            rocsolver_sgetrs_batched,
+            rocsolver_dgetrs_batched,
+            rocsolver_cgetrs_batched,
+            rocsolver_zgetrs_batched,
+            rocsolver_spotrf_batched,
+            rocsolver_dpotrf_batched,
+            rocsolver_cpotrf_batched,
+            rocsolver_zpotrf_batched,
+            rocsolver_spotrs_batched,
+            rocsolver_dpotrs_batched,
+            rocsolver_cpotrs_batched,
+            rocsolver_zpotrs_batched,
+            rocsolver_sgeqrf_batched,
+            rocsolver_dgeqrf_batched,
+            rocsolver_cgeqrf_batched,
+            rocsolver_zgeqrf_batched,
         })
     })
 }

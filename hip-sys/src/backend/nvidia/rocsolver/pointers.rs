@@ -142,3 +142,48 @@ pub(super) unsafe fn fill<T>(
         )
     })
 }
+
+/// Whether `stream` (a CUDA stream) is capturing.
+pub(super) fn capturing(stream: *mut c_void) -> Result<bool, rocblas_status> {
+    let mut status = crate::bindings::hip::hipStreamCaptureStatus::hipStreamCaptureStatusNone;
+    let hip_stream = super::super::objects::hip_stream_of(stream);
+    // SAFETY: a live stream and a valid out-pointer.
+    hip(unsafe { super::super::graphs::hipStreamIsCapturing(hip_stream, &mut status) })?;
+    Ok(status != crate::bindings::hip::hipStreamCaptureStatus::hipStreamCaptureStatusNone)
+}
+
+/// The `count` device pointers of the device array `array`, read back to
+/// the host once what `stream` (a CUDA stream) queued before is done:
+/// for a rocSOLVER `_batched` call that NVIDIA's libraries only have one
+/// problem at a time for. This waits for the stream, which a capture
+/// cannot: there it is refused with `not_implemented`, before anything
+/// would invalidate the capture.
+///
+/// # Safety
+/// `array` is device memory holding `count` pointers, written by work
+/// queued on `stream` or before.
+pub(super) unsafe fn read_back<T>(
+    function: &'static str,
+    array: *const *mut T,
+    count: c_int,
+    stream: *mut c_void,
+) -> Result<Vec<*mut T>, rocblas_status> {
+    if capturing(stream)? {
+        log::error!(
+            "amdgpu nvidia rocSOLVER: {function}: this shape has no batched NVIDIA call, so its pointer array is \
+             read back, which waits for the stream and cannot happen inside a capture; capture a strided batch \
+             instead"
+        );
+        return Err(rocblas_status::rocblas_status_not_implemented);
+    }
+    let mut host: Vec<*mut T> = vec![std::ptr::null_mut(); count.max(0) as usize];
+    let bytes = host.len() * std::mem::size_of::<*mut T>();
+    let hip_stream = super::super::objects::hip_stream_of(stream);
+    let kind = crate::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
+    // SAFETY: `host` holds `count` pointers; `array` as many (caller); the
+    // stream is live.
+    hip(unsafe { super::super::hip::hipMemcpyAsync(host.as_mut_ptr().cast(), array.cast(), bytes, kind, hip_stream) })?;
+    // SAFETY: a live stream.
+    hip(unsafe { super::super::hip::hipStreamSynchronize(hip_stream) })?;
+    Ok(host)
+}

@@ -8,12 +8,14 @@
 
 use super::eigen;
 use super::factor::{self, Op};
+use super::problems::{check_deferred, load, store, Matrices};
 use super::qr;
 use super::scalar::Scalar;
 use super::svd;
 use super::wide::C;
 use super::workspace;
 use crate::backend::sim::library::{accesses, call, span, Span};
+use crate::backend::sim::races::Deferred;
 use crate::backend::sim::rocblas::{bind, matrix_len, querying};
 use crate::backend::sim::submit;
 use crate::backend::sim::violations::AccessKind;
@@ -22,6 +24,7 @@ use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect
 use crate::rocblas::{rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status, rocblas_stride};
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
 use std::ffi::c_int;
+use std::sync::Arc;
 
 type Status = rocblas_status;
 const OK: Status = rocblas_status::rocblas_status_success;
@@ -40,18 +43,6 @@ fn matrix<T: Scalar>(ptr: *const T, rows: usize, cols: usize, ld: usize) -> Resu
 
 fn ints(ptr: *const c_int, count: usize) -> Result<Span, Status> {
     span(ptr as usize, count * 4).ok_or(INVALID_POINTER)
-}
-
-fn load<T: Scalar>(s: &Span, elems: usize) -> Result<Vec<T>, hipError_t> {
-    Ok(s.bytes(elems * T::SIZE)?.chunks_exact(T::SIZE).map(T::load).collect())
-}
-
-fn store<T: Scalar>(s: &Span, values: &[T]) -> Result<(), hipError_t> {
-    let mut bytes = vec![0u8; values.len() * T::SIZE];
-    for (chunk, v) in bytes.chunks_exact_mut(T::SIZE).zip(values) {
-        v.store(chunk);
-    }
-    s.write_bytes(&bytes)
 }
 
 /// `values` as the real type of `T` (eigenvalues, singular values) into
@@ -73,13 +64,31 @@ fn queue(
     function: &'static str,
     handle: rocblas_handle,
     need: usize,
+    used: Vec<(Span, AccessKind)>,
+    work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
+) -> Result<(), Status> {
+    queue_checked(function, handle, need, used, None, work)
+}
+
+/// [`queue`], with the memory the work finds as it runs checked then
+/// (`deferred`, for pointer arrays).
+fn queue_checked(
+    function: &'static str,
+    handle: rocblas_handle,
+    need: usize,
     mut used: Vec<(Span, AccessKind)>,
+    deferred: Option<Arc<Deferred>>,
     work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), Status> {
     let bound = bind(function, handle, need)?;
     used.extend(bound.workspace.map(|w| (w, AccessKind::Write)));
-    let op = submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k))));
+    let op = submit::Op { deferred, ..submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k)))) };
     submit::submit(&bound.target, false, op, work).map_err(|_| INTERNAL)
+}
+
+/// A [`Deferred`] for a call whose `matrices` include a pointer array.
+fn deferred_for(matrices: &[&Matrices]) -> Option<Arc<Deferred>> {
+    matrices.iter().any(|m| m.deferred()).then(|| Arc::new(Deferred::new()))
 }
 
 /// An empty factorization of `count` problems: their `info` set to 0 on
@@ -102,6 +111,9 @@ pub(super) struct Instances {
     count: c_int,
     strides: [rocblas_stride; 5],
     batched: bool,
+    /// Whether A and B are device arrays of one pointer per problem
+    /// (`_batched`) rather than strided.
+    pointers: bool,
     /// The strided operands' names, for messages.
     names: [&'static str; 5],
 }
@@ -109,11 +121,18 @@ pub(super) struct Instances {
 impl Instances {
     /// The plain function's one problem.
     pub(super) const ONE: Instances =
-        Instances { count: 1, strides: [0; 5], batched: false, names: ["A", "P", "B", "", ""] };
+        Instances { count: 1, strides: [0; 5], batched: false, pointers: false, names: ["A", "P", "B", "", ""] };
 
     /// A `_strided_batched` function's `count` problems (strides of A, P, B).
     pub(super) fn strided(count: c_int, a: rocblas_stride, p: rocblas_stride, b: rocblas_stride) -> Instances {
-        Instances { count, strides: [a, p, b, 0, 0], batched: true, names: ["A", "P", "B", "", ""] }
+        Instances { count, strides: [a, p, b, 0, 0], batched: true, pointers: false, names: ["A", "P", "B", "", ""] }
+    }
+
+    /// A `_batched` function's `count` problems: A and B at the addresses
+    /// of device pointer arrays, the pivots or Householder scalars `p`
+    /// elements apart.
+    pub(super) fn pointers(count: c_int, p: rocblas_stride) -> Instances {
+        Instances { pointers: true, ..Instances::strided(count, 0, p, 0) }
     }
 
     /// The eigensolver's strides: of A, of the eigenvalues D and of the
@@ -125,16 +144,16 @@ impl Instances {
     /// The SVD's strides: of A, the singular values S, U, Vᴴ and the
     /// scratch E.
     pub(super) fn svd(count: c_int, strides: [rocblas_stride; 5]) -> Instances {
-        Instances { count, strides, batched: true, names: ["A", "S", "U", "V", "E"] }
+        Instances { count, strides, batched: true, pointers: false, names: ["A", "S", "U", "V", "E"] }
     }
 
     /// The workspace's view: rocSOLVER sizes batched calls by their own
     /// tables, even a batch of one.
     fn workspace(&self) -> workspace::Batch {
-        if self.batched {
-            workspace::Batch::Strided(self.count.max(0) as usize)
-        } else {
-            workspace::Batch::One
+        match (self.batched, self.pointers) {
+            (false, _) => workspace::Batch::One,
+            (true, false) => workspace::Batch::Strided(self.count()),
+            (true, true) => workspace::Batch::Pointers(self.count()),
         }
     }
 
@@ -170,6 +189,24 @@ impl Instances {
         Ok((span(ptr as usize, elems * size).ok_or(INVALID_POINTER)?, elems))
     }
 
+    /// The matrices of operand `which` (A, 0, or B, 2) at `ptr`: strided,
+    /// as [`operand`](Instances::operand) checks them, or the addresses
+    /// in a device pointer array.
+    fn matrices<T>(
+        &self,
+        function: &'static str,
+        which: usize,
+        (ptr, size): (*const T, usize),
+        len: usize,
+        written: bool,
+    ) -> Result<Matrices, Status> {
+        if self.pointers {
+            return Matrices::array(ptr as usize, self.count(), len, size);
+        }
+        let (span, elems) = self.operand(function, which, (ptr, size), len, written)?;
+        Ok(Matrices::Strided { span, elems, stride: self.strides[which] as usize })
+    }
+
     /// Where problem `i`'s operand `which` begins, in elements.
     fn offset(&self, which: usize, i: usize) -> usize {
         i * self.strides[which] as usize
@@ -202,22 +239,27 @@ pub(super) fn getrf<T: Scalar>(
         if next == Next::Done {
             return clear_info(function, handle, info, count);
         }
-        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
         let (ipiv, pivots_len) = batch.operand(function, 1, (ipiv.cast_const(), 4), m.min(n), true)?;
         let info = ints(info, count)?;
         let used =
-            vec![(a.clone(), AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
-        queue(function, handle, need, used, move || {
-            let mut values = load::<T>(&a, elems)?;
+            vec![a.at_call(AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
+        let deferred = deferred_for(&[&a]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let mut values = a.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&values, AccessKind::Write)]);
+            }
             let mut all_pivots = ipiv.read_i32(pivots_len)?;
             let mut infos = Vec::with_capacity(count);
             for i in 0..count {
-                let (pivots, status) = factor::getrf(m, n, &mut values[batch.offset(0, i)..], lda);
+                let (pivots, status) = factor::getrf(m, n, values.problem(i), lda);
                 let at = batch.offset(1, i);
                 all_pivots[at..at + pivots.len()].copy_from_slice(&pivots);
                 infos.push(status);
             }
-            store(&a, &values)?;
+            values.store()?;
             store_ints(&ipiv, &all_pivots)?;
             store_ints(&info, &infos)
         })
@@ -255,19 +297,23 @@ pub(super) fn getrs<T: Scalar>(
             // Nothing to run: the size (a query), or success (an empty problem).
             return bind(function, handle, need).map(drop);
         }
-        let (a, a_elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
         let (ipiv, pivots_len) = batch.operand(function, 1, (ipiv, 4), n, false)?;
-        let (b, b_elems) = batch.operand(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
-        let used =
-            vec![(a.clone(), AccessKind::Read), (ipiv.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
-        queue(function, handle, need, used, move || {
-            let factors = load::<T>(&a, a_elems)?;
+        let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
+        let used = vec![a.at_call(AccessKind::Read), (ipiv.clone(), AccessKind::Read), b.at_call(AccessKind::Write)];
+        let deferred = deferred_for(&[&a, &b]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let factors = a.load::<T>(function, false)?;
+            let mut values = b.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&factors, AccessKind::Read), (&values, AccessKind::Write)]);
+            }
             let all_pivots = ipiv.read_i32(pivots_len)?;
-            let mut values = load::<T>(&b, b_elems)?;
             for i in 0..count {
                 let pivots = &all_pivots[batch.offset(1, i)..][..n];
-                let (factors, rhs) = (&factors[batch.offset(0, i)..], &mut values[batch.offset(2, i)..]);
-                factor::getrs(op, n, nrhs, factors, lda, pivots, rhs, ldb).map_err(|bad| {
+                let factors = &factors.values[factors.at(i)..];
+                factor::getrs(op, n, nrhs, factors, lda, pivots, values.problem(i), ldb).map_err(|bad| {
                     log::error!(
                         "hip simulator: {function}: problem {i}'s pivot {bad} is {}, outside 1..={n}",
                         pivots[bad]
@@ -275,7 +321,7 @@ pub(super) fn getrs<T: Scalar>(
                     hipError_t::hipErrorIllegalAddress
                 })?;
             }
-            store(&b, &values)
+            values.store()
         })
     })
 }
@@ -306,14 +352,18 @@ pub(super) fn potrf<T: Scalar>(
         if next == Next::Done {
             return clear_info(function, handle, info, count);
         }
-        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
         let info = ints(info, count)?;
-        let used = vec![(a.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
-        queue(function, handle, need, used, move || {
-            let mut values = load::<T>(&a, elems)?;
-            let infos: Vec<i32> =
-                (0..count).map(|i| factor::potrf(upper, n, &mut values[batch.offset(0, i)..], lda)).collect();
-            store(&a, &values)?;
+        let used = vec![a.at_call(AccessKind::Write), (info.clone(), AccessKind::Write)];
+        let deferred = deferred_for(&[&a]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let mut values = a.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&values, AccessKind::Write)]);
+            }
+            let infos: Vec<i32> = (0..count).map(|i| factor::potrf(upper, n, values.problem(i), lda)).collect();
+            values.store()?;
             store_ints(&info, &infos)
         })
     })
@@ -344,17 +394,22 @@ pub(super) fn potrs<T: Scalar>(
         if query || next == Next::Done {
             return bind(function, handle, need).map(drop);
         }
-        let (a, a_elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
-        let (b, b_elems) = batch.operand(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
-        let used = vec![(a.clone(), AccessKind::Read), (b.clone(), AccessKind::Write)];
-        queue(function, handle, need, used, move || {
-            let factor = load::<T>(&a, a_elems)?;
-            let mut values = load::<T>(&b, b_elems)?;
-            for i in 0..count {
-                let rhs = &mut values[batch.offset(2, i)..];
-                factor::potrs(upper, n, nrhs, &factor[batch.offset(0, i)..], lda, rhs, ldb);
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
+        let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
+        let used = vec![a.at_call(AccessKind::Read), b.at_call(AccessKind::Write)];
+        let deferred = deferred_for(&[&a, &b]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let factors = a.load::<T>(function, false)?;
+            let mut values = b.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&factors, AccessKind::Read), (&values, AccessKind::Write)]);
             }
-            store(&b, &values)
+            for i in 0..count {
+                let factor = &factors.values[factors.at(i)..];
+                factor::potrs(upper, n, nrhs, factor, lda, values.problem(i), ldb);
+            }
+            values.store()
         })
     })
 }
@@ -462,18 +517,23 @@ pub(super) fn geqrf<T: Scalar>(
         if query || next == Next::Done {
             return bind(function, handle, need).map(drop);
         }
-        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
         let (tau, tau_elems) = batch.operand(function, 1, (tau.cast_const(), T::SIZE), m.min(n), true)?;
-        let used = vec![(a.clone(), AccessKind::Write), (tau.clone(), AccessKind::Write)];
-        queue(function, handle, need, used, move || {
-            let mut values = load::<T>(&a, elems)?;
+        let used = vec![a.at_call(AccessKind::Write), (tau.clone(), AccessKind::Write)];
+        let deferred = deferred_for(&[&a]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let mut values = a.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&values, AccessKind::Write)]);
+            }
             let mut all_scalars = load::<T>(&tau, tau_elems)?;
             for i in 0..count {
-                let scalars = qr::geqrf(m, n, &mut values[batch.offset(0, i)..], lda);
+                let scalars = qr::geqrf(m, n, values.problem(i), lda);
                 let at = batch.offset(1, i);
                 all_scalars[at..at + scalars.len()].copy_from_slice(&scalars);
             }
-            store(&a, &values)?;
+            values.store()?;
             store(&tau, &all_scalars)
         })
     })

@@ -54,6 +54,7 @@
 mod calls;
 mod eigen;
 mod factor;
+mod problems;
 mod qr;
 mod scalar;
 mod svd;

@@ -21,7 +21,47 @@ macro_rules! entry_points {
         $gesvd:ident;
         $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident, $syevd_sb:ident,
         $gesvd_sb:ident;
+        $getrf_b:ident, $getrs_b:ident, $potrf_b:ident, $potrs_b:ident, $geqrf_b:ident;
     )*) => {$(
+        unsafe extern "C" fn $getrf_b(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *const *mut $t, lda: c_int, ipiv: *mut c_int,
+            stride_p: rocblas_stride, info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::pointers(batch_count, stride_p);
+            calls::getrf::<$c>(stringify!($getrf_b), handle, m, n, a as *mut $c, lda, ipiv, info, batch)
+        }
+        unsafe extern "C" fn $getrs_b(
+            handle: rocblas_handle, trans: rocblas_operation, n: c_int, nrhs: c_int, a: *const *mut $t, lda: c_int,
+            ipiv: *const c_int, stride_p: rocblas_stride, b: *const *mut $t, ldb: c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::pointers(batch_count, stride_p);
+            calls::getrs::<$c>(
+                stringify!($getrs_b), handle, trans, n, nrhs, a as *mut $c, lda, ipiv, b as *mut $c, ldb, batch,
+            )
+        }
+        unsafe extern "C" fn $potrf_b(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, a: *const *mut $t, lda: c_int, info: *mut c_int,
+            batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::pointers(batch_count, 0);
+            calls::potrf::<$c>(stringify!($potrf_b), handle, uplo, n, a as *mut $c, lda, info, batch)
+        }
+        unsafe extern "C" fn $potrs_b(
+            handle: rocblas_handle, uplo: rocblas_fill, n: c_int, nrhs: c_int, a: *const *mut $t, lda: c_int,
+            b: *const *mut $t, ldb: c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::pointers(batch_count, 0);
+            calls::potrs::<$c>(
+                stringify!($potrs_b), handle, uplo, n, nrhs, a as *mut $c, lda, b as *mut $c, ldb, batch,
+            )
+        }
+        unsafe extern "C" fn $geqrf_b(
+            handle: rocblas_handle, m: c_int, n: c_int, a: *const *mut $t, lda: c_int, tau: *mut $t,
+            stride_p: rocblas_stride, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::pointers(batch_count, stride_p);
+            calls::geqrf::<$c>(stringify!($geqrf_b), handle, m, n, a as *mut $c, lda, tau.cast(), batch)
+        }
         unsafe extern "C" fn $gesvd_sb(
             handle: rocblas_handle, left: rocblas_svect, right: rocblas_svect, m: c_int, n: c_int, a: *mut $t,
             lda: c_int, stride_a: rocblas_stride, s: *mut $real, stride_s: rocblas_stride, u: *mut $t, ldu: c_int,
@@ -145,23 +185,31 @@ entry_points! {
         rocsolver_sgetrf_strided_batched, rocsolver_sgetrs_strided_batched, rocsolver_spotrf_strided_batched,
         rocsolver_spotrs_strided_batched, rocsolver_sgeqrf_strided_batched, rocsolver_ssyevd_strided_batched,
         rocsolver_sgesvd_strided_batched;
+        rocsolver_sgetrf_batched, rocsolver_sgetrs_batched, rocsolver_spotrf_batched, rocsolver_spotrs_batched,
+        rocsolver_sgeqrf_batched;
     f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
         rocsolver_dgeqrf, rocsolver_dorgqr, rocsolver_dgesvd;
         rocsolver_dgetrf_strided_batched, rocsolver_dgetrs_strided_batched, rocsolver_dpotrf_strided_batched,
         rocsolver_dpotrs_strided_batched, rocsolver_dgeqrf_strided_batched, rocsolver_dsyevd_strided_batched,
         rocsolver_dgesvd_strided_batched;
+        rocsolver_dgetrf_batched, rocsolver_dgetrs_batched, rocsolver_dpotrf_batched, rocsolver_dpotrs_batched,
+        rocsolver_dgeqrf_batched;
     rocblas_float_complex => C32, f32:
         rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
         rocsolver_cgeqrf, rocsolver_cungqr, rocsolver_cgesvd;
         rocsolver_cgetrf_strided_batched, rocsolver_cgetrs_strided_batched, rocsolver_cpotrf_strided_batched,
         rocsolver_cpotrs_strided_batched, rocsolver_cgeqrf_strided_batched, rocsolver_cheevd_strided_batched,
         rocsolver_cgesvd_strided_batched;
+        rocsolver_cgetrf_batched, rocsolver_cgetrs_batched, rocsolver_cpotrf_batched, rocsolver_cpotrs_batched,
+        rocsolver_cgeqrf_batched;
     rocblas_double_complex => C64, f64:
         rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
         rocsolver_zgeqrf, rocsolver_zungqr, rocsolver_zgesvd;
         rocsolver_zgetrf_strided_batched, rocsolver_zgetrs_strided_batched, rocsolver_zpotrf_strided_batched,
         rocsolver_zpotrs_strided_batched, rocsolver_zgeqrf_strided_batched, rocsolver_zheevd_strided_batched,
         rocsolver_zgesvd_strided_batched;
+        rocsolver_zgetrf_batched, rocsolver_zgetrs_batched, rocsolver_zpotrf_batched, rocsolver_zpotrs_batched,
+        rocsolver_zgeqrf_batched;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -240,4 +288,24 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dgesvd_strided_batched,
     rocsolver_cgesvd_strided_batched,
     rocsolver_zgesvd_strided_batched,
+    rocsolver_sgetrf_batched,
+    rocsolver_dgetrf_batched,
+    rocsolver_cgetrf_batched,
+    rocsolver_zgetrf_batched,
+    rocsolver_sgetrs_batched,
+    rocsolver_dgetrs_batched,
+    rocsolver_cgetrs_batched,
+    rocsolver_zgetrs_batched,
+    rocsolver_spotrf_batched,
+    rocsolver_dpotrf_batched,
+    rocsolver_cpotrf_batched,
+    rocsolver_zpotrf_batched,
+    rocsolver_spotrs_batched,
+    rocsolver_dpotrs_batched,
+    rocsolver_cpotrs_batched,
+    rocsolver_zpotrs_batched,
+    rocsolver_sgeqrf_batched,
+    rocsolver_dgeqrf_batched,
+    rocsolver_cgeqrf_batched,
+    rocsolver_zgeqrf_batched,
 };

@@ -46,6 +46,9 @@ pub(super) enum Batch {
     One,
     /// A `_strided_batched` function's `batch_count` problems.
     Strided(usize),
+    /// A `_batched` function's `batch_count` problems, at the addresses of
+    /// a device pointer array.
+    Pointers(usize),
 }
 
 impl Batch {
@@ -53,7 +56,7 @@ impl Batch {
     fn count(self) -> usize {
         match self {
             Batch::One => 1,
-            Batch::Strided(count) => count,
+            Batch::Strided(count) | Batch::Pointers(count) => count,
         }
     }
 }
@@ -78,26 +81,34 @@ fn interval(bounds: &[usize], dim: usize) -> usize {
 }
 
 /// rocBLAS's trsm workspace (`rocblas_internal_trsm_workspace_size`,
-/// `ROCBLAS_TRSM_NB` 128, not batched) for a left-side solve of an
-/// `mm × mm` triangle against `n` columns, for `count` problems: the pieces
-/// (`x_temp`, `invA`). One int per problem for one column (trsv); none for
-/// the small kernels, nor for substitution (up to 32 columns in batches of
-/// 16 or more, or 33 to 128 columns, on triangles its non-batched table
-/// serves: up to 480 and 340 rows, for real and complex alike). `x_temp` holds the larger of the
-/// batch's `mm × n` blocks (`128 × n` for the `special` kernel) and trtri's
-/// scratch of one problem; `invA` the batch's `128 × mm` inverses.
-fn rocblas_trsm(mm: usize, n: usize, elem: usize, special: bool, count: usize) -> [usize; 2] {
+/// `ROCBLAS_TRSM_NB` 128) for a left-side solve of an `mm × mm` triangle
+/// against `n` columns, for `count` problems of `batch`: the pieces
+/// (`x_temp`, `x_temp_arr`, `invA`, `invA_arr`). One int per problem for
+/// one column (trsv); none for the small kernels, nor for substitution (up
+/// to 32 columns in batches of 16 or more, or 33 to 128 columns, on
+/// triangles its table serves: the non-batched one up to 480 and 340 rows
+/// for real and complex alike, the batched one as `TRSM_BATCH_*`).
+/// `x_temp` holds the larger of the batch's `mm × n` blocks (`128 × n` for
+/// the `special` kernel) and trtri's scratch of one problem; `invA` the
+/// batch's `128 × mm` inverses. rocSOLVER gives rocBLAS its pointer-array
+/// flag (not the strided one): only a pointer-array batch reads rocBLAS's
+/// batched table and asks for the two pointer arrays, one pointer per
+/// problem each.
+fn rocblas_trsm(mm: usize, n: usize, elem: usize, special: bool, count: usize, batch: Batch) -> [usize; 4] {
     const NB: usize = 128;
     if n == 1 {
-        return [4 * count, 0];
+        return [4 * count, 0, 0, 0];
     }
-    let substitution = (n <= 32 && count >= 16 && mm <= 480) || (n > 32 && n <= 128 && mm <= 340);
+    let pointers = matches!(batch, Batch::Pointers(_));
+    let substitution = ((n <= 32 && count >= 16 && mm <= 480) || (n > 32 && n <= 128 && mm <= 340))
+        && (!pointers || every_type(elem, |complex| trsm_batch_table(complex).own(mm, n)));
     if mm <= 32 || (mm <= 64 && n <= 64) || substitution {
-        return [0, 0];
+        return [0; 4];
     }
     let trtri = ((mm / NB) * 4096 * elem).max(4096 * elem);
     let rows = if special { NB } else { mm };
-    [(rows * n * elem * count).max(trtri), NB * mm * elem * count]
+    let array = if pointers { std::mem::size_of::<usize>() * count } else { 0 };
+    [(rows * n * elem * count).max(trtri), array, NB * mm * elem * count, array]
 }
 
 /// Whether a strided-batched `getrf` of `dim = min(m, n)` is one unblocked
@@ -127,7 +138,7 @@ pub(super) fn getrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
     }
     let unblocked = match batch {
         Batch::One => dim <= 64,
-        Batch::Strided(_) => every_type(elem, |complex| getrf_batch_unblocked(dim, complex)),
+        Batch::Strided(_) | Batch::Pointers(_) => every_type(elem, |complex| getrf_batch_unblocked(dim, complex)),
     };
     if unblocked && m == n {
         return 0;
@@ -140,8 +151,8 @@ pub(super) fn getrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
     // one more when that is a multiple of 128 (never the special kernel).
     let k = dim.min(512);
     let mm = if k % 128 == 0 { k + 1 } else { k };
-    let [work1, inv_a] = rocblas_trsm(mm, n, elem, false, count);
-    total(&[scalars[0], scalars[1], scalars[2], 4 * count, 4 * m * count, work1, inv_a])
+    let [work1, work2, work3, work4] = rocblas_trsm(mm, n, elem, false, count, batch);
+    total(&[scalars[0], scalars[1], scalars[2], 4 * count, 4 * m * count, work1, work2, work3, work4])
 }
 
 /// Where one of rocSOLVER's trsm tables (roclapack_trsm_specialized_kernels.hpp)
@@ -195,25 +206,35 @@ const TRSM_BATCH_COMPLEX: TrsmTable = TrsmTable {
     first_zero: &[16; 10],
 };
 
+/// The batched trsm table of a `complex` type or a real one: rocSOLVER's
+/// `TRSM_BATCH_BLKSIZES_*`, which rocBLAS's own batched table repeats entry
+/// for entry.
+fn trsm_batch_table(complex: bool) -> &'static TrsmTable {
+    if complex {
+        &TRSM_BATCH_COMPLEX
+    } else {
+        &TRSM_BATCH_REAL
+    }
+}
+
 /// rocBLAS's trsm pieces for `getrs`'s and `potrs`'s triangular solves of
 /// order `n` against `nrhs` columns, with `transposed` or not: none where
 /// rocSOLVER's own trsm serves every type the element may be (by
 /// `TRSM_REAL`/`TRSM_COMPLEX` for one problem, `TRSM_BATCH_*` for a
 /// strided batch; rocSOLVER's `rocsolver_trsm_mem`).
-fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool, batch: Batch) -> [usize; 2] {
+fn solve_trsm(n: usize, nrhs: usize, elem: usize, transposed: bool, batch: Batch) -> [usize; 4] {
     let table = |complex: bool| match (batch, complex) {
         (Batch::One, false) => &TRSM_REAL,
         (Batch::One, true) => &TRSM_COMPLEX,
-        (Batch::Strided(_), false) => &TRSM_BATCH_REAL,
-        (Batch::Strided(_), true) => &TRSM_BATCH_COMPLEX,
+        (Batch::Strided(_) | Batch::Pointers(_), _) => trsm_batch_table(complex),
     };
     if every_type(elem, |complex| table(complex).own(n, nrhs)) {
-        return [0, 0];
+        return [0; 4];
     }
     let count = batch.count();
     let skinny = !transposed && n > 4 * nrhs && n > 8192 && n * nrhs * elem * count <= 128 << 20;
     let special = n % 128 == 0 && n > 64 && nrhs > 64 && !skinny;
-    rocblas_trsm(n, nrhs, elem, special, count)
+    rocblas_trsm(n, nrhs, elem, special, count, batch)
 }
 
 /// `getrs` of order `n` with `nrhs` right-hand sides, for `batch`: its
@@ -251,9 +272,9 @@ pub(super) fn potrs(n: usize, nrhs: usize, elem: usize, batch: Batch) -> usize {
     if n == 0 || nrhs == 0 || batch.count() == 0 {
         return 0;
     }
-    let [a1, a3] = solve_trsm(n, nrhs, elem, false, batch);
-    let [b1, b3] = solve_trsm(n, nrhs, elem, true, batch);
-    total(&[a1.max(b1), a3.max(b3)])
+    let left = solve_trsm(n, nrhs, elem, false, batch);
+    let right = solve_trsm(n, nrhs, elem, true, batch);
+    total(&std::array::from_fn::<usize, 4, _>(|i| left[i].max(right[i])))
 }
 
 /// `syevd` / `heevd` of order `n` (elements of `elem` bytes, their real
@@ -321,8 +342,20 @@ pub(super) fn geqrf(m: usize, n: usize, elem: usize, batch: Batch) -> usize {
     if m == 0 || n == 0 || count == 0 {
         return 0;
     }
-    let [work, norms, diag] = geqrf_parts(m, n, elem);
-    total(&[3 * elem, work * count, norms * count, diag * count])
+    let [mut work, norms, diag] = geqrf_parts(m, n, elem);
+    let mut arrays = 0;
+    if let Batch::Pointers(_) = batch {
+        let pointer = std::mem::size_of::<usize>();
+        if m <= 128 || n <= 128 {
+            // geqr2's larf takes a pointer per problem, in the larger of
+            // its work and larfg's.
+            work = work.max(pointer);
+        } else {
+            // larft's pointer per problem, doubled for pointer arrays.
+            arrays = 2 * pointer * count;
+        }
+    }
+    total(&[3 * elem, work * count, norms * count, diag * count, arrays])
 }
 
 /// `orgqr` / `ungqr` of `m × n` from `k` reflectors: unblocked (`org2r`)

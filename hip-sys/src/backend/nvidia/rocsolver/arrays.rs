@@ -1,0 +1,325 @@
+//! rocSOLVER's pointer-array batches (`rocsolver_?getrf_batched`,
+//! `getrs`, `potrf`, `potrs`, `geqrf`): each problem's matrices at the
+//! address a device array gives.
+//!
+//! NVIDIA's batched calls take such arrays themselves: cuBLAS's
+//! `getrfBatched` (square, pivots packed `n` apart), `getrsBatched`
+//! (pivots packed) and `geqrfBatched` (its scalars' addresses written into
+//! the workspace by the `pointers` kernel), cuSOLVER's `potrfBatched` and
+//! `potrsBatched` (one right-hand side). Where the shape allows one, a
+//! batch runs as that one launch on the caller's array when the strided
+//! batches' table (`LU_ONE_LAUNCH` and the others) says it beats one call
+//! per problem, and always inside a capture. Otherwise the array is read
+//! back to the host once the stream reaches the call (which waits for the
+//! stream, and is refused inside a capture with `not_implemented`), and
+//! one cuSOLVER call per problem follows, as for a strided batch.
+
+use std::ffi::{c_int, c_void};
+
+use super::library::{entry, fns, ok};
+use super::{
+    clear_info, fill, nth, one_launch, pointer_bytes, pointers, solver, with_devinfo, with_workspace,
+    CHOLESKY_ONE_LAUNCH, LU_ONE_LAUNCH, QR_ONE_LAUNCH,
+};
+use crate::backend::nvidia::rocblas::{collect, querying, BatchedLu, BatchedQr};
+use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
+use crate::rocblas::{
+    rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
+};
+use crate::rocsolver::{rocblas_fill, rocblas_operation};
+
+/// Whether a batch whose shape NVIDIA's batched call takes runs as that
+/// one launch: where `table` says it is faster, and inside a capture.
+fn one_call(table: bool, stream: *mut c_void) -> Result<bool, rocblas_status> {
+    Ok(table || pointers::capturing(stream)?)
+}
+
+macro_rules! arrays {
+    (
+        $t:ty, $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $geqrf:ident;
+        $getrf_size:ident, $getrf_run:ident, $getrs_run:ident, $potrf_size:ident, $potrf_run:ident,
+        $potrf_batched:ident, $potrs_run:ident, $potrs_batched:ident, $geqrf_size:ident, $geqrf_run:ident
+    ) => {
+        /// cuBLAS's `getrfBatched` on the caller's array (see the module
+        /// docs), else one cuSOLVER `getrf` per problem.
+        pub(super) unsafe extern "C" fn $getrf(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            ipiv: *mut c_int,
+            stride_p: rocblas_stride,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
+                if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+                }
+                if m == n && stride_p == i64::from(n) && one_call(one_launch(&LU_ONE_LAUNCH, n, batch), stream)? {
+                    return with_workspace(handle, stream, query, 0, |_| {
+                        // SAFETY: `a` holds `batch` pointers to n × n
+                        // matrices; the pivots (n per problem, contiguous)
+                        // and info are of the sizes declared (C contract).
+                        unsafe { <$t as BatchedLu>::getrf_batched(handle, n, a, lda, ipiv, info, batch) }
+                    });
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid
+                // out-pointer; cuSOLVER sizes by the dimensions alone.
+                ok(stringify!($getrf_size), unsafe {
+                    (f.$getrf_size)(dn, m, n, std::ptr::NonNull::dangling().as_ptr(), lda, &mut lwork)
+                })?;
+                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                with_workspace(handle, stream, query, need, |work| {
+                    // SAFETY: `a` holds `batch` pointers (C contract).
+                    let matrices = unsafe { pointers::read_back(stringify!($getrf), a, batch, stream) }?;
+                    for (i, &a) in (0..batch).zip(&matrices) {
+                        let (ipiv, info) = (nth(ipiv, stride_p, i), nth(info, 1, i));
+                        // SAFETY: each matrix of the declared shape; `work`
+                        // holds `lwork` elements, one problem after another.
+                        ok(stringify!($getrf_run), unsafe {
+                            (f.$getrf_run)(dn, m, n, a, lda, work.cast(), ipiv, info)
+                        })?;
+                    }
+                    Ok(())
+                })
+            })
+        }
+
+        /// cuBLAS's `getrsBatched` on the caller's arrays (see the module
+        /// docs), else one cuSOLVER `getrs` per problem.
+        pub(super) unsafe extern "C" fn $getrs(
+            handle: rocblas_handle,
+            trans: rocblas_operation,
+            n: c_int,
+            nrhs: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            ipiv: *const c_int,
+            stride_p: rocblas_stride,
+            b: *const *mut $t,
+            ldb: c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
+                if rules::getrs(trans, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let op = rules::operation(trans)? as c_int;
+                if stride_p == i64::from(n) && one_call(one_launch(&LU_ONE_LAUNCH, n, batch), stream)? {
+                    return with_workspace(handle, stream, query, 0, |_| {
+                        // SAFETY: `a` and `b` hold `batch` pointers to
+                        // matrices of the declared shapes; the pivots are
+                        // n per problem, contiguous, from getrf.
+                        unsafe {
+                            <$t as BatchedLu>::getrs_batched(handle, op, n, nrhs, a.cast(), lda, ipiv, b, ldb, batch)
+                        }
+                    });
+                }
+                // No cuSOLVER workspace: only its devInfo.
+                with_devinfo(handle, stream, query, 0, |_, info| {
+                    // SAFETY: `a` and `b` hold `batch` pointers (C contract).
+                    let factors = unsafe { pointers::read_back(stringify!($getrs), a, batch, stream) }?;
+                    // SAFETY: as above.
+                    let rhs = unsafe { pointers::read_back(stringify!($getrs), b, batch, stream) }?;
+                    for (i, (&a, &b)) in (0..batch).zip(factors.iter().zip(&rhs)) {
+                        let ipiv = nth(ipiv.cast_mut(), stride_p, i);
+                        // SAFETY: each matrix of the declared shape; `info`
+                        // is the devInfo int.
+                        ok(stringify!($getrs_run), unsafe {
+                            (f.$getrs_run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info)
+                        })?;
+                    }
+                    Ok(())
+                })
+            })
+        }
+
+        /// cuSOLVER's `potrfBatched` on the caller's array (see the module
+        /// docs), else one cuSOLVER `potrf` per problem.
+        pub(super) unsafe extern "C" fn $potrf(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
+                if rules::potrf(uplo, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+                }
+                let fill = fill(uplo)?;
+                if one_call(one_launch(&CHOLESKY_ONE_LAUNCH, n, batch), stream)? {
+                    return with_workspace(handle, stream, query, 0, |_| {
+                        // SAFETY: `a` holds `batch` pointers to n × n
+                        // matrices; info `batch` ints (C contract).
+                        let status = unsafe { (f.$potrf_batched)(dn, fill, n, a, lda, info, batch) };
+                        ok(stringify!($potrf_batched), status)
+                    });
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid
+                // out-pointer; cuSOLVER sizes by the dimensions alone.
+                ok(stringify!($potrf_size), unsafe {
+                    (f.$potrf_size)(dn, fill, n, std::ptr::NonNull::dangling().as_ptr(), lda, &mut lwork)
+                })?;
+                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                with_workspace(handle, stream, query, need, |work| {
+                    // SAFETY: `a` holds `batch` pointers (C contract).
+                    let matrices = unsafe { pointers::read_back(stringify!($potrf), a, batch, stream) }?;
+                    for (i, &a) in (0..batch).zip(&matrices) {
+                        let info = nth(info, 1, i);
+                        // SAFETY: each matrix of the declared shape; `work`
+                        // holds `lwork` elements.
+                        let status = unsafe { (f.$potrf_run)(dn, fill, n, a, lda, work.cast(), lwork, info) };
+                        ok(stringify!($potrf_run), status)?;
+                    }
+                    Ok(())
+                })
+            })
+        }
+
+        /// cuSOLVER's `potrsBatched` on the caller's arrays for one
+        /// right-hand side (see the module docs), else one cuSOLVER
+        /// `potrs` per problem.
+        pub(super) unsafe extern "C" fn $potrs(
+            handle: rocblas_handle,
+            uplo: rocblas_fill,
+            n: c_int,
+            nrhs: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            b: *const *mut $t,
+            ldb: c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
+                if rules::potrs(uplo, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let fill = fill(uplo)?;
+                if nrhs == 1 && one_call(one_launch(&CHOLESKY_ONE_LAUNCH, n, batch), stream)? {
+                    return with_devinfo(handle, stream, query, 0, |_, info| {
+                        // SAFETY: `a` and `b` hold `batch` pointers to
+                        // matrices of the declared shapes; `info` is the
+                        // devInfo int.
+                        let status = unsafe { (f.$potrs_batched)(dn, fill, n, 1, a, lda, b, ldb, info, batch) };
+                        ok(stringify!($potrs_batched), status)
+                    });
+                }
+                with_devinfo(handle, stream, query, 0, |_, info| {
+                    // SAFETY: `a` and `b` hold `batch` pointers (C contract).
+                    let factors = unsafe { pointers::read_back(stringify!($potrs), a, batch, stream) }?;
+                    // SAFETY: as above.
+                    let rhs = unsafe { pointers::read_back(stringify!($potrs), b, batch, stream) }?;
+                    for (&a, &b) in factors.iter().zip(&rhs) {
+                        // SAFETY: each matrix of the declared shape; `info`
+                        // is the devInfo int.
+                        ok(stringify!($potrs_run), unsafe { (f.$potrs_run)(dn, fill, n, nrhs, a, lda, b, ldb, info) })?;
+                    }
+                    Ok(())
+                })
+            })
+        }
+
+        /// cuBLAS's `geqrfBatched` on the caller's array, its scalars'
+        /// addresses written into the workspace (see the module docs), else
+        /// one cuSOLVER `geqrf` per problem.
+        pub(super) unsafe extern "C" fn $geqrf(
+            handle: rocblas_handle,
+            m: c_int,
+            n: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            tau: *mut $t,
+            stride_p: rocblas_stride,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let f = fns()?;
+                let (dn, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+                if rules::geqrf(m, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                if one_call(one_launch(&QR_ONE_LAUNCH, m.max(n), batch), stream)? {
+                    return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
+                        let tau_array = memory.cast::<*mut $t>();
+                        // SAFETY: the workspace holds `batch` pointers; `a`
+                        // as many to m × n matrices; tau `batch` problems
+                        // `stride_p` apart (C contract).
+                        unsafe {
+                            pointers::fill(tau_array, tau, stride_p, batch, stream)?;
+                            <$t as BatchedQr>::geqrf_batched(handle, m, n, a, lda, tau_array.cast_const(), batch)
+                        }
+                    });
+                }
+                let mut lwork: c_int = 0;
+                // SAFETY: a live handle, checked sizes and a valid
+                // out-pointer; cuSOLVER sizes by the dimensions alone.
+                ok(stringify!($geqrf_size), unsafe {
+                    (f.$geqrf_size)(dn, m, n, std::ptr::NonNull::dangling().as_ptr(), lda, &mut lwork)
+                })?;
+                let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
+                with_devinfo(handle, stream, query, work, |memory, info| {
+                    // SAFETY: `a` holds `batch` pointers (C contract).
+                    let matrices = unsafe { pointers::read_back(stringify!($geqrf), a, batch, stream) }?;
+                    for (i, &a) in (0..batch).zip(&matrices) {
+                        let tau = nth(tau, stride_p, i);
+                        // SAFETY: each matrix of the declared shape;
+                        // `memory` holds `lwork` elements.
+                        let status = unsafe { (f.$geqrf_run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) };
+                        ok(stringify!($geqrf_run), status)?;
+                    }
+                    Ok(())
+                })
+            })
+        }
+    };
+}
+
+arrays!(
+    f32, rocsolver_sgetrf_batched, rocsolver_sgetrs_batched, rocsolver_spotrf_batched, rocsolver_spotrs_batched,
+    rocsolver_sgeqrf_batched;
+    cusolverDnSgetrf_bufferSize, cusolverDnSgetrf, cusolverDnSgetrs, cusolverDnSpotrf_bufferSize, cusolverDnSpotrf,
+    cusolverDnSpotrfBatched, cusolverDnSpotrs, cusolverDnSpotrsBatched, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf
+);
+arrays!(
+    f64, rocsolver_dgetrf_batched, rocsolver_dgetrs_batched, rocsolver_dpotrf_batched, rocsolver_dpotrs_batched,
+    rocsolver_dgeqrf_batched;
+    cusolverDnDgetrf_bufferSize, cusolverDnDgetrf, cusolverDnDgetrs, cusolverDnDpotrf_bufferSize, cusolverDnDpotrf,
+    cusolverDnDpotrfBatched, cusolverDnDpotrs, cusolverDnDpotrsBatched, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf
+);
+arrays!(
+    C32, rocsolver_cgetrf_batched, rocsolver_cgetrs_batched, rocsolver_cpotrf_batched, rocsolver_cpotrs_batched,
+    rocsolver_cgeqrf_batched;
+    cusolverDnCgetrf_bufferSize, cusolverDnCgetrf, cusolverDnCgetrs, cusolverDnCpotrf_bufferSize, cusolverDnCpotrf,
+    cusolverDnCpotrfBatched, cusolverDnCpotrs, cusolverDnCpotrsBatched, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf
+);
+arrays!(
+    C64, rocsolver_zgetrf_batched, rocsolver_zgetrs_batched, rocsolver_zpotrf_batched, rocsolver_zpotrs_batched,
+    rocsolver_zgeqrf_batched;
+    cusolverDnZgetrf_bufferSize, cusolverDnZgetrf, cusolverDnZgetrs, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf,
+    cusolverDnZpotrfBatched, cusolverDnZpotrs, cusolverDnZpotrsBatched, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf
+);
