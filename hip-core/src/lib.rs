@@ -102,6 +102,6 @@ pub use state::{
     ThreadState,
 };
 pub use stream::Stream;
-pub use stream_copy::{copy_after, copy_device_after};
+pub use stream_copy::{copy_after, copy_device_after, upload_after};
 pub use target::{AmdTarget, NvidiaTarget, Target, TargetError};
 pub use wait::{EventWait, StreamSync};

@@ -70,3 +70,44 @@ pub unsafe fn copy_device_after(dst: *mut c_void, src: *const c_void, bytes: usi
     }?;
     stream.synchronize()
 }
+
+/// Copy `data` from the host to device memory at `dst` in `stream`'s order
+/// alone, returning only once the copy is over: `hipMemcpyAsync` on the
+/// stream, then the stream synchronized.
+///
+/// Unlike [`copy_after`], the device's other streams are not waited for
+/// (a blocking `hipMemcpy` waits for the legacy null stream, and so for
+/// every blocking stream of the device, which may be held by work that
+/// waits for this thread). `data` is taken by value so that a failed
+/// synchronize, which can leave the copy in flight, leaks it instead of
+/// freeing memory the copy may still read.
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`](crate::HipError::CaptureUnderway) while a
+/// capture is underway (nothing queued); HIP's status of
+/// `hipMemcpyAsync`, or of binding the stream's device, as
+/// [`HipError::Call`](crate::HipError::Call) (nothing queued); else as
+/// [`Stream::synchronize`]. No call for no data.
+///
+/// # Safety
+/// `dst` is device memory of the stream's device valid for
+/// `size_of_val(data)` bytes until the copy has run.
+pub unsafe fn upload_after<T: Copy>(dst: *mut c_void, data: Vec<T>, stream: &Stream) -> Result<()> {
+    let bytes = std::mem::size_of_val(data.as_slice());
+    if bytes == 0 {
+        return Ok(());
+    }
+    crate::underway::check_blocking("a host-to-device copy and a stream synchronize")?;
+    let src = data.as_ptr().cast();
+    // SAFETY: the caller guarantees the device range; `data` holds `bytes`
+    // bytes and outlives the copy (kept until the synchronize returns, or
+    // leaked); the stream is live (it is borrowed) and of its own device.
+    unsafe {
+        mem::copy_async(stream.device(), dst, src, bytes, hipMemcpyKind::hipMemcpyHostToDevice, stream.as_raw())
+    }?;
+    if let Err(error) = stream.synchronize() {
+        std::mem::forget(data);
+        return Err(error);
+    }
+    Ok(())
+}

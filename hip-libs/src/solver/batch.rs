@@ -115,16 +115,16 @@ impl Batch {
     }
 }
 
-/// Check `pivots` for a batched LU of `count` problems of `k` pivots each.
-fn pivots_hold(op: &'static str, pivots: &Pivots, batch: &Batch, k: usize) -> Result<i64> {
-    if pivots.count() < batch.count || pivots.len_per_problem() < k {
+/// Check `pivots` for a batched LU of `count` problems of `k` pivots
+/// each; their stride as a `rocblas_stride`.
+pub(super) fn pivots_hold(op: &'static str, pivots: &Pivots, count: usize, k: usize) -> Result<i64> {
+    if pivots.count() < count || pivots.len_per_problem() < k {
         return Err(LibError::invalid(
             op,
             format!(
-                "the pivots hold {} problems of {}; this batch needs {} of min(m, n) = {k}",
+                "the pivots hold {} problems of {}; this batch needs {count} of min(m, n) = {k}",
                 pivots.count(),
                 pivots.len_per_problem(),
-                batch.count
             ),
         ));
     }
@@ -172,7 +172,7 @@ pub fn getrf_strided_batched<T: SolverScalar>(
     let count = batch.count(OP)?;
     let stride_a = batch.operand(OP, "A", shape.len(), batch.stride_a, a.len(), true)?;
     let k = shape.rows.min(shape.cols);
-    let stride_p = pivots_hold(OP, pivots, batch, k)?;
+    let stride_p = pivots_hold(OP, pivots, batch.count, k)?;
     let device = a.device();
     same_device(OP, device, &[("the pivots", pivots.device())])?;
     let api = hip_sys::rocsolver()?;

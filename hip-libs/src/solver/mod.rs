@@ -4,7 +4,8 @@
 //! [`heevd`]) and the singular value decomposition ([`gesvd`]) of dense
 //! column-major matrices, in `f32`, `f64` and complex (`[re, im]`)
 //! precision; all but `orgqr` also of strided batches of one shape
-//! (`*_strided_batched`, with a [`Batch`]).
+//! (`*_strided_batched`, with a [`Batch`]), and LU, Cholesky and QR of
+//! batches of separate matrices (`*_batched`, with a [`MatrixBatch`]).
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -69,6 +70,22 @@
 //! one cuSOLVER call per problem (many small matrices), and as one call
 //! per problem otherwise (always for the eigensolver and the SVD).
 //!
+//! # Batches of separate matrices
+//!
+//! [`getrf_batched`], [`getrs_batched`], [`potrf_batched`],
+//! [`potrs_batched`] and [`geqrf_batched`] take a [`MatrixBatch`]: matrices
+//! of one shape, each anywhere in the device's memory (separate arrays,
+//! slices), with the device array of their addresses that rocSOLVER's
+//! `*_batched` functions read. Making the batch writes that array once and
+//! waits for the first matrix's stream; the calls then queue without
+//! waiting and capture. The batch borrows the matrices, so none can be
+//! dropped or written elsewhere while the array names it. On the nvidia
+//! backend they run as NVIDIA's batched launch on that array where the
+//! shape allows one (square LU with its pivots packed, Cholesky, its solve
+//! of one right-hand side, QR) and it is faster or a capture is underway;
+//! otherwise the array is read back (a wait for the stream, refused inside
+//! a capture) and cuSOLVER solves one problem at a time.
+//!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,
 //! with rocSOLVER 3.21's rules and workspace sizes.
@@ -79,6 +96,7 @@ mod cholesky;
 mod eigen;
 mod info;
 mod lu;
+mod matrices;
 mod qr;
 mod raw;
 mod shape;
@@ -92,6 +110,7 @@ pub use cholesky::{potrf, potrs, Triangle};
 pub use eigen::{syevd, syevd as heevd, Vectors};
 pub use info::{Info, Pivots};
 pub use lu::{getrf, getrs};
+pub use matrices::{geqrf_batched, getrf_batched, getrs_batched, potrf_batched, potrs_batched, MatrixBatch};
 pub use qr::{geqrf, orgqr, orgqr as ungqr};
 pub use raw::SolverScalar;
 pub use shape::Shape;

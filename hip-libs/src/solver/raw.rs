@@ -332,6 +332,100 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         info: *mut i32,
         batch: i32,
     ) -> rocblas_status;
+
+    /// `rocsolver_?getrf_batched`: A's problems at the addresses of the
+    /// device pointer array `a`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrf_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        ipiv: *mut i32,
+        stride_p: i64,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?getrs_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrs_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        trans: rocblas_operation,
+        n: i32,
+        nrhs: i32,
+        a: *const *mut Self,
+        lda: i32,
+        ipiv: *const i32,
+        stride_p: i64,
+        b: *const *mut Self,
+        ldb: i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrf_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    unsafe fn potrf_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?potrs_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn potrs_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        uplo: rocblas_fill,
+        n: i32,
+        nrhs: i32,
+        a: *const *mut Self,
+        lda: i32,
+        b: *const *mut Self,
+        ldb: i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?geqrf_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn geqrf_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        m: i32,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        tau: *mut Self,
+        stride_p: i64,
+        batch: i32,
+    ) -> rocblas_status;
 }
 
 macro_rules! scalar {
@@ -339,12 +433,87 @@ macro_rules! scalar {
         $t:ty, $c:ty, $real:ty, $name:literal, $prefix:literal,
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
         $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident,
-        $syevd_sb:ident, $gesvd_sb:ident
+        $syevd_sb:ident, $gesvd_sb:ident, $getrf_b:ident, $getrs_b:ident, $potrf_b:ident, $potrs_b:ident,
+        $geqrf_b:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
             const PREFIX: char = $prefix;
             type Real = $real;
+            unsafe fn getrf_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                ipiv: *mut i32,
+                stride_p: i64,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$getrf_b)(handle, m, n, a.cast(), lda, ipiv, stride_p, info, batch) }
+            }
+            unsafe fn getrs_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                trans: rocblas_operation,
+                n: i32,
+                nrhs: i32,
+                a: *const *mut Self,
+                lda: i32,
+                ipiv: *const i32,
+                stride_p: i64,
+                b: *const *mut Self,
+                ldb: i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$getrs_b)(handle, trans, n, nrhs, a.cast(), lda, ipiv, stride_p, b.cast(), ldb, batch) }
+            }
+            unsafe fn potrf_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrf_b)(handle, uplo, n, a.cast(), lda, info, batch) }
+            }
+            unsafe fn potrs_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                uplo: rocblas_fill,
+                n: i32,
+                nrhs: i32,
+                a: *const *mut Self,
+                lda: i32,
+                b: *const *mut Self,
+                ldb: i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$potrs_b)(handle, uplo, n, nrhs, a.cast(), lda, b.cast(), ldb, batch) }
+            }
+            unsafe fn geqrf_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                m: i32,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                tau: *mut Self,
+                stride_p: i64,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$geqrf_b)(handle, m, n, a.cast(), lda, tau.cast::<$c>(), stride_p, batch) }
+            }
             unsafe fn getrf_strided_batched(
                 api: &RocsolverApi,
                 handle: rocblas_handle,
@@ -645,7 +814,12 @@ scalar!(
     rocsolver_spotrs_strided_batched,
     rocsolver_sgeqrf_strided_batched,
     rocsolver_ssyevd_strided_batched,
-    rocsolver_sgesvd_strided_batched
+    rocsolver_sgesvd_strided_batched,
+    rocsolver_sgetrf_batched,
+    rocsolver_sgetrs_batched,
+    rocsolver_spotrf_batched,
+    rocsolver_spotrs_batched,
+    rocsolver_sgeqrf_batched
 );
 scalar!(
     f64,
@@ -667,7 +841,12 @@ scalar!(
     rocsolver_dpotrs_strided_batched,
     rocsolver_dgeqrf_strided_batched,
     rocsolver_dsyevd_strided_batched,
-    rocsolver_dgesvd_strided_batched
+    rocsolver_dgesvd_strided_batched,
+    rocsolver_dgetrf_batched,
+    rocsolver_dgetrs_batched,
+    rocsolver_dpotrf_batched,
+    rocsolver_dpotrs_batched,
+    rocsolver_dgeqrf_batched
 );
 scalar!(
     [f32; 2],
@@ -689,7 +868,12 @@ scalar!(
     rocsolver_cpotrs_strided_batched,
     rocsolver_cgeqrf_strided_batched,
     rocsolver_cheevd_strided_batched,
-    rocsolver_cgesvd_strided_batched
+    rocsolver_cgesvd_strided_batched,
+    rocsolver_cgetrf_batched,
+    rocsolver_cgetrs_batched,
+    rocsolver_cpotrf_batched,
+    rocsolver_cpotrs_batched,
+    rocsolver_cgeqrf_batched
 );
 scalar!(
     [f64; 2],
@@ -711,7 +895,12 @@ scalar!(
     rocsolver_zpotrs_strided_batched,
     rocsolver_zgeqrf_strided_batched,
     rocsolver_zheevd_strided_batched,
-    rocsolver_zgesvd_strided_batched
+    rocsolver_zgesvd_strided_batched,
+    rocsolver_zgetrf_batched,
+    rocsolver_zgetrs_batched,
+    rocsolver_zpotrf_batched,
+    rocsolver_zpotrs_batched,
+    rocsolver_zgeqrf_batched
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

@@ -134,6 +134,7 @@ pub fn violations_of(name: &str) -> Vec<hip_sys::sim::Violation> {
     hip_sys::sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
+pub mod linalg;
 pub mod raw;
 
 /// A deterministic pseudo-random sequence in [-1, 1): hip-sys's test

@@ -47,6 +47,19 @@
 //!   (`invalid_size`, as its rocBLAS refuses overlapping GEMM outputs),
 //!   where a GPU would compute them in parallel into the same memory.
 //!   Their workspace follows rocSOLVER's batched tables (see `workspace`).
+//! - **Pointer-array batches** (`getrf`, `getrs`, `potrf`, `potrs`, `geqrf`
+//!   `_batched`): A and B are device arrays of one address per problem.
+//!   The call checks the array (`invalid_pointer` unless it is device
+//!   memory of `count` pointers) and the strided operands; the addresses
+//!   are read when the computation runs, as rocSOLVER's kernels read them,
+//!   so an array that a copy queued before the call fills serves, and the
+//!   problems' memory is checked for races then with the call's ordering
+//!   (see `problems` and `races::Deferred`). A null or dangling address
+//!   faults the stream as an illegal address; two problems of a written
+//!   operand sharing memory fault it as a launch failure (a GPU would
+//!   compute both into it in parallel). Their workspace follows rocSOLVER's
+//!   `BATCHED` sizes (see `workspace`). Inside a stream capture, the
+//!   problems' memory of a replay is not race-checked (the array's is).
 //! - **Memory** outside simulator device memory of the extent the sizes
 //!   imply is `invalid_pointer` (a GPU would fault in the kernel). `info`
 //!   and the pivots stay on the device: reading them is the caller's copy.

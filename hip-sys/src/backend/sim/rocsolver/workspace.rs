@@ -10,6 +10,15 @@
 //! so does rocBLAS's trsm workspace (strided, so without pointer arrays),
 //! all but its trtri scratch; a batch of none asks for nothing.
 //!
+//! The pointer-array forms ([`Batch::Pointers`], `_batched`) share those
+//! sizes but for what rocSOLVER's `BATCHED` flag adds: rocSOLVER hands
+//! that flag, not the strided one, to rocBLAS's trsm, which then asks for
+//! two arrays of one pointer per problem (`x_temp_arr`, `invA_arr`)
+//! wherever it allocates and picks substitution by its batched table (the
+//! same as rocSOLVER's `TRSM_BATCH_*`); `geqrf`'s blocked path adds
+//! larft's pointer array, doubled, and its unblocked path's larf asks for
+//! a pointer per problem in its work.
+//!
 //! `getrs` and `potrs` follow rocSOLVER's trsm tables exactly
 //! (`TRSM_BLKSIZES_*` for one problem, `TRSM_BATCH_BLKSIZES_*` for a
 //! strided batch, roclapack_trsm_specialized_kernels.hpp): where a table
