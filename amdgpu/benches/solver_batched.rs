@@ -12,12 +12,18 @@
 //! synchronize, on one stream, in one run. PyTorch's `torch.linalg.lu_factor` on the same batch is timed by
 //! `solver_batched_torch.py` beside it.
 //!
+//! The batches of separate matrices (`solver::getrf_batched` and
+//! `potrf_batched` over a `MatrixBatch`) are timed against the same raw
+//! batched calls given the same matrices' address array: `count` arrays of
+//! their own, factored in place again each iteration (no restore, the same
+//! on both sides), then a synchronize.
+//!
 //! Run on an NVIDIA GPU: `AMDGPU_BACKEND=nvidia cargo bench -p amdgpu
 //! --bench solver_batched` (`AMDGPU_BENCH_BATCH_N` and
 //! `AMDGPU_BENCH_BATCH_COUNT` for other sizes). Elsewhere it says why it
 //! skips.
 
-use amdgpu::solver::{self, Batch, Pivots, Shape, Triangle};
+use amdgpu::solver::{self, Batch, MatrixBatch, Pivots, Shape, Triangle};
 use amdgpu::{DeviceArray, Stream};
 use criterion::Criterion;
 use std::ffi::{c_int, c_void};
@@ -290,6 +296,43 @@ fn main() {
             stream.synchronize().expect("sync");
         })
     });
+
+    // Separate matrices: our batch and the raw calls on one address array.
+    let host = batch(n, count);
+    let mut separate: Vec<DeviceArray<f64>> =
+        host.chunks(n * n).map(|m| DeviceArray::from_slice_on(&stream, m).expect("a matrix")).collect();
+    let addresses: Vec<u64> = separate.iter_mut().map(|m| m.as_mut_ptr() as u64).collect();
+    let raw_array = DeviceArray::from_slice_on(&stream, &addresses).expect("the raw address array");
+    let raw_array = raw_array.as_ptr().cast::<*mut f64>();
+    let mut matrices = MatrixBatch::new(&shape, &mut separate).expect("the batch");
+    group.bench_function("getrf-ours-matrices", |b| {
+        b.iter(|| {
+            let info = solver::getrf_batched(&mut matrices, &mut pivots).expect("getrf_batched");
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("getrf-cublas-matrices", |b| {
+        b.iter(|| {
+            // SAFETY: `count` device pointers to n × n matrices, pivots and info of their sizes.
+            assert_eq!(unsafe { getrf_batched(blas, ni, raw_array, ni, ipiv, info, count as c_int) }, 0);
+            stream.synchronize().expect("sync");
+        })
+    });
+    group.bench_function("potrf-ours-matrices", |b| {
+        b.iter(|| {
+            let info = solver::potrf_batched(Triangle::Lower, &mut matrices).expect("potrf_batched");
+            stream.synchronize().expect("sync");
+            info
+        })
+    });
+    group.bench_function("potrf-cusolver-matrices", |b| {
+        b.iter(|| {
+            // SAFETY: `count` device pointers to n × n matrices, lower (0), and info of their sizes.
+            assert_eq!(unsafe { potrf_batched(dn, 0, ni, raw_array, ni, info, count as c_int) }, 0);
+            stream.synchronize().expect("sync");
+        })
+    });
     group.finish();
     criterion.final_summary();
 
@@ -311,6 +354,17 @@ fn main() {
                 c / 1e3,
                 o / l,
                 o / c
+            );
+        }
+    }
+    for (what, raw) in [("getrf", "getrf-cublas-matrices"), ("potrf", "potrf-cusolver-matrices")] {
+        let (ours, raw) = (mean_ns(GROUP, &format!("{what}-ours-matrices")), mean_ns(GROUP, raw));
+        if let (Some(o), Some(r)) = (ours, raw) {
+            println!(
+                "  {what} of separate matrices  ours {:>9.1} us   raw batched {:>9.1} us   ours / raw {:.3}",
+                o / 1e3,
+                r / 1e3,
+                o / r
             );
         }
     }

@@ -45,6 +45,9 @@ use std::marker::PhantomData;
 /// ```
 pub struct MatrixBatch<'a, T, A> {
     matrices: &'a mut [A],
+    /// The first matrix of each distinct buffer (matrices may be views of
+    /// one array): each call's operands, found once.
+    buffers: Vec<usize>,
     shape: Shape,
     /// The matrices' addresses, one device pointer each.
     array: Buffer,
@@ -110,7 +113,11 @@ impl<'a, T: SolverScalar, A: DeviceDataMut<T>> MatrixBatch<'a, T, A> {
         // SAFETY: the array holds one address per matrix, fresh from the
         // pool on `stream`, which the copy follows.
         unsafe { hip_core::upload_after(array.as_ptr(), addresses, &stream) }?;
-        Ok(MatrixBatch { matrices, shape: *shape, array, stream, count, element: PhantomData })
+        let mut buffers: Vec<usize> = (0..matrices.len()).collect();
+        let key = |i: &usize| std::ptr::from_ref(matrices[*i].buffer()) as usize;
+        buffers.sort_unstable_by_key(key);
+        buffers.dedup_by_key(|i| key(i));
+        Ok(MatrixBatch { matrices, buffers, shape: *shape, array, stream, count, element: PhantomData })
     }
 
     /// The number of matrices.
@@ -136,13 +143,8 @@ impl<'a, T: SolverScalar, A: DeviceDataMut<T>> MatrixBatch<'a, T, A> {
     /// The matrices' buffers as operands of `access` (each buffer once),
     /// and the address array's, which the call reads.
     fn operands(&self, access: Access) -> Vec<(&Buffer, Access)> {
-        let mut operands: Vec<(&Buffer, Access)> = vec![(&self.array, Access::Read)];
-        for matrix in self.matrices.iter() {
-            if !operands.iter().any(|(b, _)| std::ptr::eq(*b, matrix.buffer())) {
-                operands.push((matrix.buffer(), access));
-            }
-        }
-        operands
+        let matrices = self.buffers.iter().map(|&i| (self.matrices[i].buffer(), access));
+        std::iter::once((&self.array, Access::Read)).chain(matrices).collect()
     }
 
     /// The address array, as rocSOLVER takes it.
