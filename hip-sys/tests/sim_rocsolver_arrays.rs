@@ -219,9 +219,11 @@ fn a_null_address_or_two_written_problems_in_one_matrix_fault_the_stream() {
 /// strided batch asks, plus rocBLAS's two pointer arrays wherever its
 /// trsm allocates (and, for a real solve of order 33 to 40 against 65 to
 /// 128 columns, rocBLAS's whole trsm, which the strided batch's
-/// non-batched table leaves to substitution), and QR's larft array.
+/// non-batched table leaves to substitution), QR's larft array, and the
+/// eigensolver's and the SVD's `workArr` (the SVD's work at least larf's
+/// or labrd's pointers).
 #[test]
-fn size_queries_add_rocblass_pointer_arrays() {
+fn size_queries_add_the_pointer_arrays_rocsolver_asks_for() {
     let _g = start();
     let handle = blas_handle(null_mut());
     let blas = sim::rocblas_api();
@@ -322,6 +324,264 @@ fn size_queries_add_rocblass_pointer_arrays() {
         unsafe { (api.rocsolver_sgeqrf_batched)(handle, 2, 5, arrays, 2, null_mut(), 2, 10) }
     });
     assert_eq!(sgeqrf, 512, "larf's pointer outgrows larfg's work of two floats");
+    let (vectors, values_only) = (
+        hip_sys::rocsolver::rocblas_evect::rocblas_evect_original,
+        hip_sys::rocsolver::rocblas_evect::rocblas_evect_none,
+    );
+    let syevd = |n: i32, evect, count: i32| {
+        let strided = size(&|| {
+            // SAFETY: a size query reads no memory.
+            unsafe {
+                (api.rocsolver_dsyevd_strided_batched)(
+                    handle,
+                    evect,
+                    lower,
+                    n,
+                    p,
+                    n,
+                    0,
+                    p,
+                    n.into(),
+                    p,
+                    n.into(),
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        let pointers = size(&|| {
+            // SAFETY: as above.
+            unsafe {
+                (api.rocsolver_dsyevd_batched)(
+                    handle,
+                    evect,
+                    lower,
+                    n,
+                    arrays,
+                    n,
+                    p,
+                    n.into(),
+                    p,
+                    n.into(),
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        (strided, pointers)
+    };
+    assert_eq!(syevd(8, values_only, 3), (2624, 2688), "workArr");
+    assert_eq!(syevd(8, vectors, 3), (2240, 2304));
+    assert_eq!(syevd(100, values_only, 3), (247_360, 247_424));
+    assert_eq!(syevd(100, vectors, 3), (975_744, 975_808));
+    use hip_sys::rocsolver::{rocblas_svect as Sv, rocblas_workmode as Mode};
+    let gesvd = |m: i32, n: i32, side: Sv, mode: Mode, count: i32| {
+        let k = m.min(n);
+        let strided = size(&|| {
+            // SAFETY: a size query reads no memory.
+            unsafe {
+                (api.rocsolver_dgesvd_strided_batched)(
+                    handle,
+                    side,
+                    side,
+                    m,
+                    n,
+                    p,
+                    m,
+                    0,
+                    p,
+                    k.into(),
+                    p,
+                    m,
+                    0,
+                    p,
+                    n,
+                    0,
+                    p,
+                    k.into(),
+                    mode,
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        let pointers = size(&|| {
+            // SAFETY: as above.
+            unsafe {
+                (api.rocsolver_dgesvd_batched)(
+                    handle,
+                    side,
+                    side,
+                    m,
+                    n,
+                    arrays,
+                    m,
+                    p,
+                    k.into(),
+                    p,
+                    m,
+                    0,
+                    p,
+                    n,
+                    0,
+                    p,
+                    k.into(),
+                    mode,
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        (strided, pointers)
+    };
+    let (all, none) = (Sv::rocblas_svect_all, Sv::rocblas_svect_none);
+    let (outofplace, inplace) = (Mode::rocblas_outofplace, Mode::rocblas_inplace);
+    assert_eq!(gesvd(10, 6, all, outofplace, 2), (1600, 1664));
+    assert_eq!(gesvd(10, 6, all, inplace, 2), (1024, 1088));
+    assert_eq!(gesvd(6, 10, all, outofplace, 2), (1600, 1664), "wide as tall");
+    assert_eq!(gesvd(100, 40, none, outofplace, 2), (92_352, 92_416));
+    assert_eq!(gesvd(100, 40, none, inplace, 2), (2752, 2816));
+    let sgesvd = |m: i32, n: i32, count: i32| {
+        let (k, q) = (m.min(n), null_mut::<f32>());
+        let strided = size(&|| {
+            // SAFETY: a size query reads no memory.
+            unsafe {
+                (api.rocsolver_sgesvd_strided_batched)(
+                    handle,
+                    none,
+                    none,
+                    m,
+                    n,
+                    q,
+                    m,
+                    0,
+                    q,
+                    k.into(),
+                    q,
+                    m,
+                    0,
+                    q,
+                    n,
+                    0,
+                    q,
+                    k.into(),
+                    outofplace,
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        let pointers = size(&|| {
+            let arrays = null_mut::<*mut f32>().cast_const();
+            // SAFETY: as above.
+            unsafe {
+                (api.rocsolver_sgesvd_batched)(
+                    handle,
+                    none,
+                    none,
+                    m,
+                    n,
+                    arrays,
+                    m,
+                    q,
+                    k.into(),
+                    q,
+                    m,
+                    0,
+                    q,
+                    n,
+                    0,
+                    q,
+                    k.into(),
+                    outofplace,
+                    null_mut(),
+                    count,
+                )
+            }
+        });
+        (strided, pointers)
+    };
+    assert_eq!(sgesvd(100, 80, 9), (422_016, 422_272), "labrd's two pointers outgrow the work");
+    assert_eq!(sgesvd(2, 2, 20), (704, 1088), "larf's pointer outgrows the work");
     destroy(handle, &[]);
+    finish();
+}
+
+#[test]
+fn the_eigensolver_and_the_svd_take_their_problems_from_the_array() {
+    let _g = start();
+    let s = stream();
+    let handle = blas_handle(s);
+    let api = sim::rocsolver_api();
+    // [[2k, k], [k, 2k]] has eigenvalues k and 3k, singular values 3k and k.
+    let (a0, a1) = (matrix(1.0), matrix(2.0));
+    let array = addresses(&[a1, a0]);
+    let (d, e, info) = (upload(&[0.0f64; 4]), upload(&[0.0f64; 4]), upload(&[-1i32; 2]));
+    let (vectors, lower) = (
+        hip_sys::rocsolver::rocblas_evect::rocblas_evect_original,
+        hip_sys::rocsolver::rocblas_fill::rocblas_fill_lower,
+    );
+    let syevd = |array: *mut c_void, count: i32| {
+        // SAFETY: simulator memory of the sizes the call reads, or pointers
+        // the simulator checks.
+        unsafe {
+            (api.rocsolver_dsyevd_batched)(
+                handle,
+                vectors,
+                lower,
+                2,
+                array.cast_const().cast(),
+                2,
+                d.cast(),
+                2,
+                e.cast(),
+                2,
+                info.cast(),
+                count,
+            )
+        }
+    };
+    assert_eq!(syevd(array, -1), rocblas_status::rocblas_status_invalid_size);
+    assert_eq!(syevd(null_mut(), 2), rocblas_status::rocblas_status_invalid_pointer);
+    assert_eq!(syevd(array, 2), OK);
+    sync();
+    assert_eq!(download::<i32>(info, 2), vec![0, 0]);
+    assert_close(&download::<f64>(d, 4), &[2.0, 6.0, 1.0, 3.0], "eigenvalues, problem 0 at a1");
+    // The SVD of the vectors now in a1 and a0 (orthogonal: singular values 1).
+    let svd_s = upload(&[0.0f64; 4]);
+    let none = hip_sys::rocsolver::rocblas_svect::rocblas_svect_none;
+    let inplace = hip_sys::rocsolver::rocblas_workmode::rocblas_outofplace;
+    // SAFETY: simulator memory of the sizes the call reads.
+    let status = unsafe {
+        (api.rocsolver_dgesvd_batched)(
+            handle,
+            none,
+            none,
+            2,
+            2,
+            array.cast_const().cast(),
+            2,
+            svd_s.cast(),
+            2,
+            null_mut(),
+            1,
+            0,
+            null_mut(),
+            1,
+            0,
+            e.cast(),
+            1,
+            inplace,
+            info.cast(),
+            2,
+        )
+    };
+    assert_eq!(status, OK);
+    sync();
+    assert_close(&download::<f64>(svd_s, 4), &[1.0, 1.0, 1.0, 1.0], "singular values of orthogonal vectors");
+    for p in [a0, a1, array, d, e, info, svd_s] {
+        free(p);
+    }
+    destroy(handle, &[s]);
     finish();
 }

@@ -9,7 +9,7 @@ use amdgpu::blas::Op;
 use amdgpu::libs::{Breakdown, LibError, Library};
 use amdgpu::prelude::*;
 use amdgpu::runtime::CaptureMode;
-use amdgpu::solver::{self, MatrixBatch, Pivots, Shape, Triangle};
+use amdgpu::solver::{self, Batch, MatrixBatch, Pivots, Shape, SingularVectors, SolverScalar, Triangle, Vectors};
 use hip_sys::sim;
 
 mod common;
@@ -148,6 +148,101 @@ fn qr_matches_single_calls<T: Elem>(m: usize, n: usize, count: usize) {
             assert!(close(scalars[i * k + e].to_c(), want.to_c()), "{} {m}x{n} problem {i}, tau {e}", T::NAME);
         }
     }
+}
+
+/// Whether two results agree to `T`'s tolerance (scaled), element by element.
+fn agree<T: Elem>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (e, (x, y)) in got.iter().zip(want).enumerate() {
+        let (x, y) = (x.to_c(), y.to_c());
+        let scale = y.0.hypot(y.1).max(1.0);
+        assert!((x.0 - y.0).hypot(x.1 - y.1) <= T::TOLERANCE * 100.0 * scale, "{what}, element {e}: {x:?} {y:?}");
+    }
+}
+
+/// The eigensolver over separate Hermitian matrices gives what the strided
+/// batch gives over the same matrices packed, problem by problem:
+/// eigenvalues, and (with vectors) the vectors over each matrix.
+fn eigen_matches_strided<T: Elem>(n: usize, count: usize, vectors: Vectors) {
+    let shape = Shape::square(n);
+    let make = |i: usize| -> Vec<T> { hpd(n, 200 + i as u64) };
+    let mut packed = DeviceArray::from_slice(&(0..count).flat_map(make).collect::<Vec<T>>()).unwrap();
+    let mut packed_values = DeviceArray::<T::Real>::zeros(n * count).unwrap();
+    let batch = Batch::packed(count, &shape);
+    let info = solver::syevd_strided_batched(vectors, Triangle::Lower, &shape, &batch, &mut packed, &mut packed_values);
+    info.unwrap().check().unwrap();
+    let mut a = separate::<T>(count, n * n, make);
+    let mut values = DeviceArray::<T::Real>::zeros(n * count).unwrap();
+    let info =
+        solver::heevd_batched(vectors, Triangle::Lower, &mut MatrixBatch::new(&shape, &mut a).unwrap(), &mut values);
+    assert_eq!(info.unwrap().values().unwrap(), vec![0; count]);
+    let real = |v: Vec<T::Real>| -> Vec<T> { v.into_iter().map(|x| T::from_c(x.into(), 0.0)).collect() };
+    let what = format!("{} n={n} {vectors:?}", T::NAME);
+    agree(&real(values.to_vec().unwrap()), &real(packed_values.to_vec().unwrap()), &format!("{what}: eigenvalues"));
+    if vectors == Vectors::Compute {
+        let packed = packed.to_vec().unwrap();
+        for (i, a) in a.iter().enumerate() {
+            let got = a.to_vec().unwrap();
+            agree(&got[..n * n], &packed[i * n * n..(i + 1) * n * n], &format!("{what}: problem {i}'s vectors"));
+        }
+    }
+}
+
+/// The SVD over separate matrices gives what the strided batch gives over
+/// the same matrices packed: singular values, thin U and Vᴴ.
+fn svd_matches_strided<T: Elem>(m: usize, n: usize, count: usize) {
+    let (shape, k) = (Shape::new(m, n), m.min(n));
+    let make = |i: usize| -> Vec<T> { rhs(m * n, 300 + i as u64) };
+    let (u_shape, v_shape) = (Shape::new(m, k), Shape::new(k, n));
+    type Call<'c, T> =
+        &'c mut dyn FnMut(&mut DeviceArray<<T as SolverScalar>::Real>, SingularVectors<'_, T>, SingularVectors<'_, T>);
+    let run = |a: Call<'_, T>| {
+        let mut sigma = DeviceArray::<T::Real>::zeros(k * count).unwrap();
+        let mut u = DeviceArray::<T>::zeros(u_shape.len() * count).unwrap();
+        let mut vt = DeviceArray::<T>::zeros(v_shape.len() * count).unwrap();
+        a(&mut sigma, SingularVectors::Thin(u_shape, &mut u), SingularVectors::Thin(v_shape, &mut vt));
+        let sigma: Vec<T> = sigma.to_vec().unwrap().into_iter().map(|x| T::from_c(x.into(), 0.0)).collect();
+        (sigma, u.to_vec().unwrap(), vt.to_vec().unwrap())
+    };
+    let mut packed = DeviceArray::from_slice(&(0..count).flat_map(make).collect::<Vec<T>>()).unwrap();
+    let want = run(&mut |sigma, left, right| {
+        let batch = Batch::packed(count, &shape);
+        let info = solver::gesvd_strided_batched(&shape, &batch, &mut packed, sigma, left, right).unwrap();
+        info.check().unwrap();
+    });
+    let mut a = separate::<T>(count, m * n, make);
+    let got = run(&mut |sigma, left, right| {
+        let mut batch = MatrixBatch::new(&shape, &mut a).unwrap();
+        let info = solver::gesvd_batched(&mut batch, sigma, left, right).unwrap();
+        assert_eq!(info.values().unwrap(), vec![0; count]);
+    });
+    let what = format!("{} {m}x{n} ×{count}", T::NAME);
+    agree(&got.0, &want.0, &format!("{what}: singular values"));
+    agree(&got.1, &want.1, &format!("{what}: U"));
+    agree(&got.2, &want.2, &format!("{what}: Vᴴ"));
+}
+
+#[test]
+fn pointer_array_eigensolver_and_svd_batches_match_the_strided_ones() {
+    let _x = sim::exclusive();
+    if !have(Library::Rocsolver) {
+        return;
+    }
+    for (n, count) in [(5, 3), (1, 2), (9, 1)] {
+        for vectors in [Vectors::Compute, Vectors::Skip] {
+            eigen_matches_strided::<f32>(n, count, vectors);
+            eigen_matches_strided::<f64>(n, count, vectors);
+            eigen_matches_strided::<[f32; 2]>(n, count, vectors);
+            eigen_matches_strided::<[f64; 2]>(n, count, vectors);
+        }
+    }
+    for (m, n, count) in [(6, 4, 3), (4, 6, 2), (5, 5, 1)] {
+        svd_matches_strided::<f32>(m, n, count);
+        svd_matches_strided::<f64>(m, n, count);
+        svd_matches_strided::<[f32; 2]>(m, n, count);
+        svd_matches_strided::<[f64; 2]>(m, n, count);
+    }
+    assert_eq!(common::stream_races().len(), 0);
 }
 
 #[test]

@@ -306,7 +306,8 @@ const RCCL_FUNCTIONS: &[&str] = &[
 
 /// rocSOLVER's dense factorizations and solves, each in s, d, c and z,
 /// the symmetric / Hermitian eigensolver and QR, their strided batches
-/// and the pointer-array batches of LU, Cholesky and QR.
+/// and the pointer-array batches of LU, Cholesky, QR, the eigensolver
+/// and the SVD.
 const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_get_version_string",
     "rocsolver_get_version_string_size",
@@ -390,6 +391,14 @@ const ROCSOLVER_FUNCTIONS: &[&str] = &[
     "rocsolver_dgeqrf_batched",
     "rocsolver_cgeqrf_batched",
     "rocsolver_zgeqrf_batched",
+    "rocsolver_ssyevd_batched",
+    "rocsolver_dsyevd_batched",
+    "rocsolver_cheevd_batched",
+    "rocsolver_zheevd_batched",
+    "rocsolver_sgesvd_batched",
+    "rocsolver_dgesvd_batched",
+    "rocsolver_cgesvd_batched",
+    "rocsolver_zgesvd_batched",
 ];
 
 /// The rocBLAS types rocSOLVER's header takes from rocBLAS's, shared

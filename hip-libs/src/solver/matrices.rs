@@ -1,4 +1,4 @@
-//! Batches of separate matrices: one call factors or solves many problems
+//! Batches of separate matrices: one call factors, solves or decomposes many problems
 //! of one shape whose matrices lie anywhere in device memory
 //! (`rocsolver_*_batched`), through a device array of their addresses.
 //!
@@ -12,7 +12,9 @@
 //! strided batches ([`Batch`](super::Batch)) need no array at all.
 
 use super::batch::pivots_hold;
+use super::capture::refuse_cusolver_capture;
 use super::cholesky::Triangle;
+use super::eigen::{sizing_fits, Vectors};
 use super::info::{Factorization, Info, Pivots};
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
@@ -26,7 +28,8 @@ use std::marker::PhantomData;
 /// Matrices of one [`Shape`], anywhere in one device's memory, with the
 /// device array of their addresses that rocSOLVER's `_batched` functions
 /// take ([`getrf_batched`], [`getrs_batched`], [`potrf_batched`],
-/// [`potrs_batched`], [`geqrf_batched`]).
+/// [`potrs_batched`], [`geqrf_batched`], [`syevd_batched`] and
+/// [`gesvd_batched`](super::gesvd_batched)).
 ///
 /// Problem `i` is `matrices[i]`. The batch runs on the first matrix's
 /// stream; matrices of other streams are ordered before each call on the
@@ -140,15 +143,20 @@ impl<'a, T: SolverScalar, A: DeviceDataMut<T>> MatrixBatch<'a, T, A> {
         &self.stream
     }
 
+    /// The count as rocSOLVER takes it.
+    pub(super) fn count(&self) -> i32 {
+        self.count
+    }
+
     /// The matrices' buffers as operands of `access` (each buffer once),
     /// and the address array's, which the call reads.
-    fn operands(&self, access: Access) -> Vec<(&Buffer, Access)> {
+    pub(super) fn operands(&self, access: Access) -> Vec<(&Buffer, Access)> {
         let matrices = self.buffers.iter().map(|&i| (self.matrices[i].buffer(), access));
         std::iter::once((&self.array, Access::Read)).chain(matrices).collect()
     }
 
     /// The address array, as rocSOLVER takes it.
-    fn addresses(&self) -> *const *mut T {
+    pub(super) fn addresses(&self) -> *const *mut T {
         self.array.as_ptr().cast()
     }
 }
@@ -350,6 +358,73 @@ pub fn geqrf_batched<T: SolverScalar, A: DeviceDataMut<T>>(
         unsafe { T::geqrf_batched(api, handle, m, n, array, lda, tau_ptr, stride_p, count) }
     };
     on_handle_sized(&a.stream, OP, &operands, call, |handle| check(call(handle), OP))
+}
+
+/// The eigenvalues (ascending) and, with [`Vectors::Compute`], the
+/// eigenvectors of each symmetric (Hermitian) matrix of `a`, on the
+/// batch's stream (`rocsolver_?syevd_batched`, `rocsolver_?heevd_batched`),
+/// as [`syevd`](super::syevd) does one: problem `i`'s eigenvalues go to
+/// `eigenvalues` from element `i × n` on, its eigenvectors over its matrix.
+/// Returns one [`Info`] value per matrix.
+///
+/// # Errors
+/// [`LibError::InvalidInput`] for matrices that are not square, fewer than
+/// `a.len() × n` eigenvalues, or, with eigenvectors from order 32, a batch
+/// whose `2·n²·count` reaches 2^31 (rocSOLVER 3.21 sizes its workspace in
+/// 32-bit ints); [`LibError::Hip`] with a device mismatch; then as
+/// [`syevd`](super::syevd) (refused inside a capture on the nvidia
+/// backend, whose cuSOLVER synchronizes).
+#[doc(alias = "rocsolver_ssyevd_batched")]
+#[doc(alias = "rocsolver_dsyevd_batched")]
+#[doc(alias = "rocsolver_cheevd_batched")]
+#[doc(alias = "rocsolver_zheevd_batched")]
+#[doc(alias = "heevd_batched")]
+pub fn syevd_batched<T: SolverScalar, A: DeviceDataMut<T>>(
+    vectors: Vectors,
+    triangle: Triangle,
+    a: &mut MatrixBatch<'_, T, A>,
+    eigenvalues: &mut impl DeviceDataMut<T::Real>,
+) -> Result<Info> {
+    const OP: &str = "syevd_batched";
+    a.shape.square_check(OP, "A")?;
+    let [n, _, lda] = a.shape.dims(OP, "A")?;
+    let order = a.shape.rows;
+    sizing_fits(OP, vectors, order, a.len())?;
+    refuse_cusolver_capture("cusolverDn?syevd")?;
+    if eigenvalues.len() / order.max(1) < a.len() {
+        return Err(LibError::invalid(
+            OP,
+            format!(
+                "the eigenvalues hold {}; {} problems of order {order} need {}",
+                eigenvalues.len(),
+                a.len(),
+                a.len() * order
+            ),
+        ));
+    }
+    same_device(OP, a.stream.device(), &[("the eigenvalues", eigenvalues.device())])?;
+    let api = hip_sys::rocsolver()?;
+    let info = Info::batch(OP, Factorization::Eigen, a.len(), &a.stream)?;
+    // E, rocSOLVER's tridiagonal scratch of n reals a problem, from the pool.
+    let real = std::mem::size_of::<T::Real>();
+    let scratch = hip_pool::alloc_on(a.stream.device(), order.max(1) * a.len() * real, &a.stream)?;
+    let stride = order as i64;
+    let (array, d_ptr, e_ptr) =
+        (a.addresses(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (info_ptr, uplo, evect, count) = (info.as_mut_ptr(), triangle.raw(), vectors.raw(), a.count);
+    let mut operands = a.operands(Access::Write);
+    operands.extend([(eigenvalues.buffer(), Access::Write), (&scratch, Access::Write), (info.buffer(), Access::Write)]);
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to the batch's stream; the array holds
+        // `count` addresses of n × n matrices; the eigenvalues, the scratch
+        // and info are device memory of the checked extents.
+        unsafe {
+            T::syevd_batched(api, handle, evect, uplo, n, array, lda, d_ptr, stride, e_ptr, stride, info_ptr, count)
+        }
+    };
+    on_handle_sized(&a.stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
 }
 
 /// Refuse batches of different lengths (rocSOLVER takes one count).

@@ -4,8 +4,8 @@
 //! [`heevd`]) and the singular value decomposition ([`gesvd`]) of dense
 //! column-major matrices, in `f32`, `f64` and complex (`[re, im]`)
 //! precision; all but `orgqr` also of strided batches of one shape
-//! (`*_strided_batched`, with a [`Batch`]), and LU, Cholesky and QR of
-//! batches of separate matrices (`*_batched`, with a [`MatrixBatch`]).
+//! (`*_strided_batched`, with a [`Batch`]), and of batches of separate
+//! matrices (`*_batched`, with a [`MatrixBatch`]).
 //!
 //! Matrices are column-major, as in LAPACK: element (i, j) of a matrix
 //! with leading dimension `ld` is at `i + j * ld`; a [`Shape`] gives rows,
@@ -73,7 +73,8 @@
 //! # Batches of separate matrices
 //!
 //! [`getrf_batched`], [`getrs_batched`], [`potrf_batched`],
-//! [`potrs_batched`] and [`geqrf_batched`] take a [`MatrixBatch`]: matrices
+//! [`potrs_batched`], [`geqrf_batched`], [`syevd_batched`] (also named
+//! [`heevd_batched`]) and [`gesvd_batched`] take a [`MatrixBatch`]: matrices
 //! of one shape, each anywhere in the device's memory (separate arrays,
 //! slices), with the device array of their addresses that rocSOLVER's
 //! `*_batched` functions read. Making the batch writes that array once and
@@ -83,8 +84,11 @@
 //! backend they run as NVIDIA's batched launch on that array where the
 //! shape allows one (square LU with its pivots packed, Cholesky, its solve
 //! of one right-hand side, QR) and it is faster or a capture is underway;
-//! otherwise the array is read back (a wait for the stream, refused inside
-//! a capture) and cuSOLVER solves one problem at a time.
+//! otherwise, and always for the eigensolver and the SVD, the array is
+//! read back (a wait for the stream, refused inside a capture) and
+//! cuSOLVER solves one problem at a time. The eigenvalues, singular values
+//! and singular vectors of a batch of separate matrices are packed, as a
+//! strided batch's are; only the matrices themselves are separate.
 //!
 //! On the nvidia backend rocSOLVER is mapped onto cuSOLVER's dense API; in
 //! the simulator it is computed on the CPU in the operands' precision,
@@ -110,8 +114,11 @@ pub use cholesky::{potrf, potrs, Triangle};
 pub use eigen::{syevd, syevd as heevd, Vectors};
 pub use info::{Info, Pivots};
 pub use lu::{getrf, getrs};
-pub use matrices::{geqrf_batched, getrf_batched, getrs_batched, potrf_batched, potrs_batched, MatrixBatch};
+pub use matrices::{
+    geqrf_batched, getrf_batched, getrs_batched, potrf_batched, potrs_batched, syevd_batched,
+    syevd_batched as heevd_batched, MatrixBatch,
+};
 pub use qr::{geqrf, orgqr, orgqr as ungqr};
 pub use raw::SolverScalar;
 pub use shape::Shape;
-pub use svd::{gesvd, gesvd_strided_batched, SingularVectors};
+pub use svd::{gesvd, gesvd_batched, gesvd_strided_batched, SingularVectors};

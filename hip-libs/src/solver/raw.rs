@@ -333,6 +333,59 @@ pub trait SolverScalar: Copy + Send + Sync + 'static + sealed::Sealed {
         batch: i32,
     ) -> rocblas_status;
 
+    /// `rocsolver_?syevd_batched` (`heevd` for complex): A's problems at
+    /// the addresses of the device pointer array `a`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevd_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        evect: rocblas_evect,
+        uplo: rocblas_fill,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        d: *mut Self::Real,
+        stride_d: i64,
+        e: *mut Self::Real,
+        stride_e: i64,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
+    /// `rocsolver_?gesvd_batched`.
+    ///
+    /// # Safety
+    /// The arguments satisfy rocSOLVER's contract.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvd_batched(
+        api: &RocsolverApi,
+        handle: rocblas_handle,
+        left: rocblas_svect,
+        right: rocblas_svect,
+        m: i32,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        s: *mut Self::Real,
+        stride_s: i64,
+        u: *mut Self,
+        ldu: i32,
+        stride_u: i64,
+        v: *mut Self,
+        ldv: i32,
+        stride_v: i64,
+        e: *mut Self::Real,
+        stride_e: i64,
+        fast_alg: rocblas_workmode,
+        info: *mut i32,
+        batch: i32,
+    ) -> rocblas_status;
+
     /// `rocsolver_?getrf_batched`: A's problems at the addresses of the
     /// device pointer array `a`.
     ///
@@ -434,7 +487,7 @@ macro_rules! scalar {
         $getrf:ident, $getrs:ident, $potrf:ident, $potrs:ident, $syevd:ident, $geqrf:ident, $orgqr:ident,
         $gesvd:ident, $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident,
         $syevd_sb:ident, $gesvd_sb:ident, $getrf_b:ident, $getrs_b:ident, $potrf_b:ident, $potrs_b:ident,
-        $geqrf_b:ident
+        $geqrf_b:ident, $syevd_b:ident, $gesvd_b:ident
     ) => {
         impl SolverScalar for $t {
             const NAME: &'static str = $name;
@@ -599,6 +652,74 @@ macro_rules! scalar {
                 let (a, tau) = (a.cast::<$c>(), tau.cast::<$c>());
                 // SAFETY: as the caller guarantees; the element types have one layout.
                 unsafe { (api.$geqrf_sb)(handle, m, n, a, lda, stride_a, tau, stride_p, batch) }
+            }
+            unsafe fn syevd_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                evect: rocblas_evect,
+                uplo: rocblas_fill,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                d: *mut $real,
+                stride_d: i64,
+                e: *mut $real,
+                stride_e: i64,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe { (api.$syevd_b)(handle, evect, uplo, n, a.cast(), lda, d, stride_d, e, stride_e, info, batch) }
+            }
+            unsafe fn gesvd_batched(
+                api: &RocsolverApi,
+                handle: rocblas_handle,
+                left: rocblas_svect,
+                right: rocblas_svect,
+                m: i32,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                s: *mut $real,
+                stride_s: i64,
+                u: *mut Self,
+                ldu: i32,
+                stride_u: i64,
+                v: *mut Self,
+                ldv: i32,
+                stride_v: i64,
+                e: *mut $real,
+                stride_e: i64,
+                fast_alg: rocblas_workmode,
+                info: *mut i32,
+                batch: i32,
+            ) -> rocblas_status {
+                let (u, v) = (u.cast::<$c>(), v.cast::<$c>());
+                // SAFETY: as the caller guarantees; the element types have one layout.
+                unsafe {
+                    (api.$gesvd_b)(
+                        handle,
+                        left,
+                        right,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        stride_s,
+                        u,
+                        ldu,
+                        stride_u,
+                        v,
+                        ldv,
+                        stride_v,
+                        e,
+                        stride_e,
+                        fast_alg,
+                        info,
+                        batch,
+                    )
+                }
             }
             unsafe fn syevd_strided_batched(
                 api: &RocsolverApi,
@@ -819,7 +940,9 @@ scalar!(
     rocsolver_sgetrs_batched,
     rocsolver_spotrf_batched,
     rocsolver_spotrs_batched,
-    rocsolver_sgeqrf_batched
+    rocsolver_sgeqrf_batched,
+    rocsolver_ssyevd_batched,
+    rocsolver_sgesvd_batched
 );
 scalar!(
     f64,
@@ -846,7 +969,9 @@ scalar!(
     rocsolver_dgetrs_batched,
     rocsolver_dpotrf_batched,
     rocsolver_dpotrs_batched,
-    rocsolver_dgeqrf_batched
+    rocsolver_dgeqrf_batched,
+    rocsolver_dsyevd_batched,
+    rocsolver_dgesvd_batched
 );
 scalar!(
     [f32; 2],
@@ -873,7 +998,9 @@ scalar!(
     rocsolver_cgetrs_batched,
     rocsolver_cpotrf_batched,
     rocsolver_cpotrs_batched,
-    rocsolver_cgeqrf_batched
+    rocsolver_cgeqrf_batched,
+    rocsolver_cheevd_batched,
+    rocsolver_cgesvd_batched
 );
 scalar!(
     [f64; 2],
@@ -900,7 +1027,9 @@ scalar!(
     rocsolver_zgetrs_batched,
     rocsolver_zpotrf_batched,
     rocsolver_zpotrs_batched,
-    rocsolver_zgeqrf_batched
+    rocsolver_zgeqrf_batched,
+    rocsolver_zheevd_batched,
+    rocsolver_zgesvd_batched
 );
 
 const _: () = assert!(std::mem::size_of::<rocblas_float_complex>() == 8);

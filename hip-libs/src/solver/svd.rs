@@ -3,6 +3,7 @@
 use super::batch::Batch;
 use super::capture::refuse_cusolver_capture;
 use super::info::{Factorization, Info};
+use super::matrices::MatrixBatch;
 use super::raw::{check, SolverScalar};
 use super::shape::Shape;
 use crate::blas::on_handle_sized;
@@ -334,6 +335,104 @@ pub fn gesvd_strided_batched<T: SolverScalar>(
                 a_ptr,
                 lda,
                 stride_a,
+                s_ptr,
+                stride_s,
+                u_ptr,
+                ldu,
+                stride_u,
+                v_ptr,
+                ldv,
+                stride_v,
+                e_ptr,
+                stride_e,
+                fast,
+                info_ptr,
+                count,
+            )
+        }
+    };
+    on_handle_sized(&stream, OP, &operands, call, |handle| check(call(handle), OP))?;
+    Ok(info)
+}
+
+/// The singular value decompositions of each `m × n` matrix of `a`, on the
+/// batch's stream (`rocsolver_?gesvd_batched`), as [`gesvd`] does one:
+/// problem `i`'s `k = min(m, n)` singular values at `i × k` in
+/// `singular_values`, and its U and Vᴴ (where a side has matrices of its
+/// own) packed one after another in the side's buffer, each of the side's
+/// [`Shape`], as in [`gesvd_strided_batched`]; vectors over A go over each
+/// problem's own matrix.
+///
+/// Returns one [`Info`] value per problem, still on the device.
+///
+/// # Errors
+/// As [`gesvd_strided_batched`], but for A's extent, which the batch
+/// checked when it was made.
+#[doc(alias = "rocsolver_sgesvd_batched")]
+#[doc(alias = "rocsolver_dgesvd_batched")]
+#[doc(alias = "rocsolver_cgesvd_batched")]
+#[doc(alias = "rocsolver_zgesvd_batched")]
+pub fn gesvd_batched<T: SolverScalar, A: DeviceDataMut<T>>(
+    a: &mut MatrixBatch<'_, T, A>,
+    singular_values: &mut impl DeviceDataMut<T::Real>,
+    mut left: SingularVectors<'_, T>,
+    mut right: SingularVectors<'_, T>,
+) -> Result<Info> {
+    const OP: &str = "gesvd_batched";
+    let shape = *a.shape();
+    let [m, n, lda] = shape.dims(OP, "A")?;
+    refuse_cusolver_capture("cusolverDn?gesvd")?;
+    let (count, problems) = (a.count(), a.len());
+    let k = shape.rows.min(shape.cols);
+    refuse_both_over_a(OP, &left, &right)?;
+    if singular_values.len() / k.max(1) < problems {
+        return Err(LibError::invalid(
+            OP,
+            format!(
+                "the singular values hold {}; {problems} problems of {k} need {}",
+                singular_values.len(),
+                problems * k
+            ),
+        ));
+    }
+    let stream = a.stream().clone();
+    let device = stream.device();
+    let (u, v) = sides(OP, &shape, problems, (device, singular_values.device()), &mut left, &mut right)?;
+    if k == 0 {
+        // rocSOLVER returns from an empty problem without writing info.
+        return Info::batch_succeeded(OP, Factorization::Svd, problems, &stream);
+    }
+    let api = hip_sys::rocsolver()?;
+    let info = Info::batch(OP, Factorization::Svd, problems, &stream)?;
+    // E, rocSOLVER's bidiagonal scratch of k − 1 reals a problem, from the pool.
+    let per_problem = k.max(2) - 1;
+    let scratch = hip_pool::alloc_on(device, per_problem * problems * std::mem::size_of::<T::Real>(), &stream)?;
+    let (stride_s, stride_e) = (k as i64, per_problem as i64);
+    let (array, s_ptr, e_ptr) =
+        (a.addresses(), singular_values.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
+    let (u_ptr, ldu, stride_u, left_svect) = (u.ptr.cast::<T>(), u.ld, u.stride, u.svect);
+    let (v_ptr, ldv, stride_v, right_svect) = (v.ptr.cast::<T>(), v.ld, v.stride, v.svect);
+    let info_ptr = info.as_mut_ptr();
+    let mut operands = a.operands(Access::Write);
+    operands.extend([singular_values.buffer(), &scratch, info.buffer()].map(|b| (b, Access::Write)));
+    operands.extend(u.buffer.iter().chain(v.buffer.iter()).map(|(b, _)| (*b, Access::Write)));
+    let fast = rocblas_workmode::rocblas_outofplace;
+    // The call, once during a size query and once to run.
+    let call = move |handle| {
+        // SAFETY: a live handle bound to the batch's stream; the array holds
+        // `count` addresses of m × n matrices; the singular values, U and
+        // Vᴴ (where a side has its own matrices), the scratch and info are
+        // device memory of the checked extents on its device.
+        unsafe {
+            T::gesvd_batched(
+                api,
+                handle,
+                left_svect,
+                right_svect,
+                m,
+                n,
+                array,
+                lda,
                 s_ptr,
                 stride_s,
                 u_ptr,

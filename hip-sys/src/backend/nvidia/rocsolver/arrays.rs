@@ -1,6 +1,6 @@
 //! rocSOLVER's pointer-array batches (`rocsolver_?getrf_batched`,
-//! `getrs`, `potrf`, `potrs`, `geqrf`): each problem's matrices at the
-//! address a device array gives.
+//! `getrs`, `potrf`, `potrs`, `geqrf`, `syevd`/`heevd`, `gesvd`): each
+//! problem's matrices at the address a device array gives.
 //!
 //! NVIDIA's batched calls take such arrays themselves: cuBLAS's
 //! `getrfBatched` (square, pivots packed `n` apart), `getrsBatched`
@@ -12,13 +12,15 @@
 //! per problem, and always inside a capture. Otherwise the array is read
 //! back to the host once the stream reaches the call (which waits for the
 //! stream, and is refused inside a capture with `not_implemented`), and
-//! one cuSOLVER call per problem follows, as for a strided batch.
+//! one cuSOLVER call per problem follows, as for a strided batch. The
+//! eigensolver and the SVD always take that way, through their strided
+//! mapping one problem at a time (they do not capture on this backend).
 
 use std::ffi::{c_int, c_void};
 
 use super::library::{entry, fns, ok};
 use super::{
-    clear_info, fill, nth, one_launch, pointer_bytes, pointers, solver, with_devinfo, with_workspace,
+    clear_info, fill, nth, nth_given, one_launch, pointer_bytes, pointers, solver, with_devinfo, with_workspace,
     CHOLESKY_ONE_LAUNCH, LU_ONE_LAUNCH, QR_ONE_LAUNCH,
 };
 use crate::backend::nvidia::rocblas::{collect, querying, BatchedLu, BatchedQr};
@@ -26,7 +28,7 @@ use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
 use crate::rocblas::{
     rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
 };
-use crate::rocsolver::{rocblas_fill, rocblas_operation};
+use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
 
 /// Whether a batch whose shape NVIDIA's batched call takes runs as that
 /// one launch: where `table` says it is faster, and inside a capture.
@@ -322,4 +324,160 @@ arrays!(
     rocsolver_zgeqrf_batched;
     cusolverDnZgetrf_bufferSize, cusolverDnZgetrf, cusolverDnZgetrs, cusolverDnZpotrf_bufferSize, cusolverDnZpotrf,
     cusolverDnZpotrfBatched, cusolverDnZpotrs, cusolverDnZpotrsBatched, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf
+);
+
+/// A status as a result: success, or the status itself.
+fn status(status: rocblas_status) -> Result<(), rocblas_status> {
+    if status == rocblas_status::rocblas_status_success {
+        Ok(())
+    } else {
+        Err(status)
+    }
+}
+
+macro_rules! spectral_arrays {
+    ($t:ty, $real:ty, $syevd:ident, $syevd_sb:ident, $gesvd:ident, $gesvd_sb:ident) => {
+        /// One problem after another through the strided batch's mapping
+        /// (cuSOLVER has no batched eigensolver for every order), each at
+        /// the address read back from the array; a size query asks for
+        /// one problem's need, which every problem reuses.
+        pub(super) unsafe extern "C" fn $syevd(
+            handle: rocblas_handle,
+            evect: rocblas_evect,
+            uplo: rocblas_fill,
+            n: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            d: *mut $real,
+            stride_d: rocblas_stride,
+            e: *mut $real,
+            stride_e: rocblas_stride,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let (_, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given {
+                    a: !a.is_null(),
+                    d: !d.is_null(),
+                    e: !e.is_null(),
+                    info: !info.is_null(),
+                    ..Given::default()
+                };
+                if rules::syevd(evect, uplo, n, lda, batch, given, query)? == Next::Done {
+                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+                }
+                if query {
+                    let a = std::ptr::NonNull::dangling().as_ptr();
+                    // SAFETY: a size query reads no memory.
+                    return status(unsafe { super::$syevd_sb(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) });
+                }
+                // SAFETY: `a` holds `batch` pointers (C contract).
+                let matrices = unsafe { pointers::read_back(stringify!($syevd), a, batch, stream) }?;
+                for (i, &a) in (0..batch).zip(&matrices) {
+                    let (d, e, info) = (nth(d, stride_d, i), nth(e, stride_e, i), nth(info, 1, i));
+                    // SAFETY: problem i's operands, of the shapes the caller declared.
+                    status(unsafe { super::$syevd_sb(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) })?;
+                }
+                Ok(())
+            })
+        }
+
+        /// One problem after another through the strided batch's mapping
+        /// (as [`$syevd`]).
+        pub(super) unsafe extern "C" fn $gesvd(
+            handle: rocblas_handle,
+            left: rocblas_svect,
+            right: rocblas_svect,
+            m: c_int,
+            n: c_int,
+            a: *const *mut $t,
+            lda: c_int,
+            s: *mut $real,
+            stride_s: rocblas_stride,
+            u: *mut $t,
+            ldu: c_int,
+            stride_u: rocblas_stride,
+            v: *mut $t,
+            ldv: c_int,
+            stride_v: rocblas_stride,
+            e: *mut $real,
+            stride_e: rocblas_stride,
+            fast_alg: rocblas_workmode,
+            info: *mut c_int,
+            batch: c_int,
+        ) -> rocblas_status {
+            entry(|| {
+                let (_, stream) = solver(handle)?;
+                let query = querying(handle);
+                let given = Given {
+                    a: !a.is_null(),
+                    d: !s.is_null(),
+                    e: !e.is_null(),
+                    u: !u.is_null(),
+                    v: !v.is_null(),
+                    info: !info.is_null(),
+                    ..Given::default()
+                };
+                if rules::gesvd(left, right, m, n, lda, ldu, ldv, batch, given, query)? == Next::Done {
+                    // rocSOLVER returns before anything, info unwritten.
+                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
+                }
+                let one = |a: *mut $t, i: c_int| {
+                    let (s, u, v) = (nth(s, stride_s, i), nth_given(u, stride_u, i), nth_given(v, stride_v, i));
+                    let (e, info) = (nth_given(e, stride_e, i), nth(info, 1, i));
+                    // SAFETY: problem i's operands, of the shapes the caller
+                    // declared (or, in a size query, none read).
+                    status(unsafe {
+                        super::$gesvd_sb(
+                            handle, left, right, m, n, a, lda, 0, s, 0, u, ldu, 0, v, ldv, 0, e, 0, fast_alg, info, 1,
+                        )
+                    })
+                };
+                if query {
+                    return one(std::ptr::NonNull::dangling().as_ptr(), 0);
+                }
+                // SAFETY: `a` holds `batch` pointers (C contract).
+                let matrices = unsafe { pointers::read_back(stringify!($gesvd), a, batch, stream) }?;
+                for (i, &a) in (0..batch).zip(&matrices) {
+                    one(a, i)?;
+                }
+                Ok(())
+            })
+        }
+    };
+}
+
+spectral_arrays!(
+    f32,
+    f32,
+    rocsolver_ssyevd_batched,
+    rocsolver_ssyevd_strided_batched,
+    rocsolver_sgesvd_batched,
+    rocsolver_sgesvd_strided_batched
+);
+spectral_arrays!(
+    f64,
+    f64,
+    rocsolver_dsyevd_batched,
+    rocsolver_dsyevd_strided_batched,
+    rocsolver_dgesvd_batched,
+    rocsolver_dgesvd_strided_batched
+);
+spectral_arrays!(
+    C32,
+    f32,
+    rocsolver_cheevd_batched,
+    rocsolver_cheevd_strided_batched,
+    rocsolver_cgesvd_batched,
+    rocsolver_cgesvd_strided_batched
+);
+spectral_arrays!(
+    C64,
+    f64,
+    rocsolver_zheevd_batched,
+    rocsolver_zheevd_strided_batched,
+    rocsolver_zgesvd_batched,
+    rocsolver_zgesvd_strided_batched
 );

@@ -1107,6 +1107,14 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
             rocsolver_dgeqrf_batched,
             rocsolver_cgeqrf_batched,
             rocsolver_zgeqrf_batched,
+            rocsolver_ssyevd_batched,
+            rocsolver_dsyevd_batched,
+            rocsolver_cheevd_batched,
+            rocsolver_zheevd_batched,
+            rocsolver_sgesvd_batched,
+            rocsolver_dgesvd_batched,
+            rocsolver_cgesvd_batched,
+            rocsolver_zgesvd_batched,
         })
     })
 }

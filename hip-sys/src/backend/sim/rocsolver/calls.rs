@@ -111,9 +111,9 @@ pub(super) struct Instances {
     count: c_int,
     strides: [rocblas_stride; 5],
     batched: bool,
-    /// Whether A and B are device arrays of one pointer per problem
-    /// (`_batched`) rather than strided.
-    pointers: bool,
+    /// Which operands are device arrays of one pointer per problem
+    /// (`_batched`: A, and B of the solves) rather than strided.
+    arrays: [bool; 5],
     /// The strided operands' names, for messages.
     names: [&'static str; 5],
 }
@@ -121,18 +121,30 @@ pub(super) struct Instances {
 impl Instances {
     /// The plain function's one problem.
     pub(super) const ONE: Instances =
-        Instances { count: 1, strides: [0; 5], batched: false, pointers: false, names: ["A", "P", "B", "", ""] };
+        Instances { count: 1, strides: [0; 5], batched: false, arrays: [false; 5], names: ["A", "P", "B", "", ""] };
 
     /// A `_strided_batched` function's `count` problems (strides of A, P, B).
     pub(super) fn strided(count: c_int, a: rocblas_stride, p: rocblas_stride, b: rocblas_stride) -> Instances {
-        Instances { count, strides: [a, p, b, 0, 0], batched: true, pointers: false, names: ["A", "P", "B", "", ""] }
+        Instances { count, strides: [a, p, b, 0, 0], batched: true, arrays: [false; 5], names: ["A", "P", "B", "", ""] }
     }
 
     /// A `_batched` function's `count` problems: A and B at the addresses
     /// of device pointer arrays, the pivots or Householder scalars `p`
     /// elements apart.
     pub(super) fn pointers(count: c_int, p: rocblas_stride) -> Instances {
-        Instances { pointers: true, ..Instances::strided(count, 0, p, 0) }
+        Instances { arrays: [true, false, true, false, false], ..Instances::strided(count, 0, p, 0) }
+    }
+
+    /// A `_batched` eigensolver's problems: A at the addresses of a device
+    /// pointer array, D and E strided.
+    pub(super) fn eigen_pointers(count: c_int, d: rocblas_stride, e: rocblas_stride) -> Instances {
+        Instances { arrays: [true, false, false, false, false], ..Instances::eigen(count, 0, d, e) }
+    }
+
+    /// A `_batched` SVD's problems: A at the addresses of a device pointer
+    /// array; S, U, Vᴴ and E strided (`strides[0]` unused).
+    pub(super) fn svd_pointers(count: c_int, strides: [rocblas_stride; 5]) -> Instances {
+        Instances { arrays: [true, false, false, false, false], ..Instances::svd(count, strides) }
     }
 
     /// The eigensolver's strides: of A, of the eigenvalues D and of the
@@ -144,13 +156,13 @@ impl Instances {
     /// The SVD's strides: of A, the singular values S, U, Vᴴ and the
     /// scratch E.
     pub(super) fn svd(count: c_int, strides: [rocblas_stride; 5]) -> Instances {
-        Instances { count, strides, batched: true, pointers: false, names: ["A", "S", "U", "V", "E"] }
+        Instances { count, strides, batched: true, arrays: [false; 5], names: ["A", "S", "U", "V", "E"] }
     }
 
     /// The workspace's view: rocSOLVER sizes batched calls by their own
     /// tables, even a batch of one.
     fn workspace(&self) -> workspace::Batch {
-        match (self.batched, self.pointers) {
+        match (self.batched, self.arrays.contains(&true)) {
             (false, _) => workspace::Batch::One,
             (true, false) => workspace::Batch::Strided(self.count()),
             (true, true) => workspace::Batch::Pointers(self.count()),
@@ -189,7 +201,7 @@ impl Instances {
         Ok((span(ptr as usize, elems * size).ok_or(INVALID_POINTER)?, elems))
     }
 
-    /// The matrices of operand `which` (A, 0, or B, 2) at `ptr`: strided,
+    /// The matrices of operand `which` at `ptr`: strided,
     /// as [`operand`](Instances::operand) checks them, or the addresses
     /// in a device pointer array.
     fn matrices<T>(
@@ -200,7 +212,7 @@ impl Instances {
         len: usize,
         written: bool,
     ) -> Result<Matrices, Status> {
-        if self.pointers {
+        if self.arrays[which] {
             return Matrices::array(ptr as usize, self.count(), len, size);
         }
         let (span, elems) = self.operand(function, which, (ptr, size), len, written)?;
@@ -452,24 +464,29 @@ pub(super) fn syevd<T: Scalar>(
         if next == Next::Done {
             return clear_info(function, handle, info, count);
         }
-        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
         let (d, d_len) = batch.operand(function, 1, (d.cast_const(), T::REAL_SIZE), n, true)?;
         let (e, e_len) = batch.operand(function, 2, (e.cast_const(), T::REAL_SIZE), n, true)?;
         let info = ints(info, count)?;
         let used = vec![
-            (a.clone(), AccessKind::Write),
+            a.at_call(AccessKind::Write),
             (d.clone(), AccessKind::Write),
             (e.clone(), AccessKind::Write),
             (info.clone(), AccessKind::Write),
         ];
         let real = T::REAL_SIZE;
-        queue(function, handle, need, used, move || {
-            let mut values = load::<T>(&a, elems)?;
+        let deferred = deferred_for(&[&a]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let mut values = a.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&values, AccessKind::Write)]);
+            }
             // D and E keep what lies between their problems.
             let (mut d_bytes, mut e_bytes) = (d.bytes(d_len * real)?, e.bytes(e_len * real)?);
             let mut infos = Vec::with_capacity(count);
             for i in 0..count {
-                let problem = &mut values[batch.offset(0, i)..];
+                let problem = values.problem(i);
                 let (eigenvalues, status) = eigen::syevd(vectors, upper, n, problem, lda);
                 if !vectors && n > 1 {
                     // rocSOLVER leaves its Householder vectors there: A's
@@ -487,7 +504,7 @@ pub(super) fn syevd<T: Scalar>(
                 e_bytes[at..at + n.saturating_sub(1) * real].fill(0);
                 infos.push(status);
             }
-            store(&a, &values)?;
+            values.store()?;
             d.write_bytes(&d_bytes)?;
             e.write_bytes(&e_bytes)?;
             store_ints(&info, &infos)
@@ -621,7 +638,7 @@ pub(super) fn gesvd<T: Scalar>(
             return bind(function, handle, need).map(drop);
         }
         let (k, count, real) = (m.min(n), batch.count(), T::REAL_SIZE);
-        let (a, elems) = batch.operand(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
+        let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
         let (s, s_len) = batch.operand(function, 1, (s.cast_const(), real), k, true)?;
         let info = ints(info, count)?;
         let e = if k > 1 { Some(batch.operand(function, 4, (e.cast_const(), real), k - 1, true)?) } else { None };
@@ -651,7 +668,7 @@ pub(super) fn gesvd<T: Scalar>(
             })
             .transpose()?;
         let mut used =
-            vec![(a.clone(), AccessKind::Write), (s.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
+            vec![a.at_call(AccessKind::Write), (s.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         used.extend(
             e.iter()
                 .map(|x| &x.0)
@@ -659,12 +676,17 @@ pub(super) fn gesvd<T: Scalar>(
                 .chain(v.iter().map(|x| &x.0))
                 .map(|x| (x.clone(), AccessKind::Write)),
         );
-        queue(function, handle, need, used, move || {
-            let values = load::<T>(&a, elems)?;
+        let deferred = deferred_for(&[&a]);
+        let checked = deferred.clone();
+        queue_checked(function, handle, need, used, deferred, move || {
+            let mut out = a.load::<T>(function, true)?;
+            if let Some(d) = &checked {
+                check_deferred(d, &[(&out, AccessKind::Write)]);
+            }
+            let values = out.values.clone();
             // A's contents are destroyed (rocSOLVER's Householder data):
             // NaNs there say so to any reader, unless vectors overwrite it.
             let nan = T::complex(f64::NAN, f64::NAN);
-            let mut out = values.clone();
             let mut s_bytes = s.bytes(s_len * real)?;
             let mut e_bytes = match &e {
                 Some((span, len)) => span.bytes(len * real)?,
@@ -682,10 +704,10 @@ pub(super) fn gesvd<T: Scalar>(
             let vh_rows = v_rows.unwrap_or(k);
             let mut infos = Vec::with_capacity(count);
             for p in 0..count {
-                let at = batch.offset(0, p);
+                let at = out.at(p);
                 let tight: Vec<C> = (0..m * n).map(|x| C::of(values[at + x % m + (x / m) * lda])).collect();
                 let svd = svd::gesvd(m, n, &tight, left == Svect::All, right == Svect::All);
-                let problem = &mut out[at..];
+                let problem = out.problem(p);
                 for j in 0..n {
                     problem[j * lda..j * lda + m].fill(nan);
                 }
@@ -713,7 +735,7 @@ pub(super) fn gesvd<T: Scalar>(
             if let (Some(into), Some((span, _, _))) = (&v_all, &v) {
                 store(span, into)?;
             }
-            store(&a, &out)?;
+            out.store()?;
             s.write_bytes(&s_bytes)?;
             if let Some((span, _)) = &e {
                 span.write_bytes(&e_bytes)?;

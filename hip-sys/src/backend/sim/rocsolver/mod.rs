@@ -47,8 +47,10 @@
 //!   (`invalid_size`, as its rocBLAS refuses overlapping GEMM outputs),
 //!   where a GPU would compute them in parallel into the same memory.
 //!   Their workspace follows rocSOLVER's batched tables (see `workspace`).
-//! - **Pointer-array batches** (`getrf`, `getrs`, `potrf`, `potrs`, `geqrf`
-//!   `_batched`): A and B are device arrays of one address per problem.
+//! - **Pointer-array batches** (`getrf`, `getrs`, `potrf`, `potrs`, `geqrf`,
+//!   `syevd`/`heevd`, `gesvd` `_batched`): A (and the solves' B) are
+//!   device arrays of one address per problem; the other operands are
+//!   strided.
 //!   The call checks the array (`invalid_pointer` unless it is device
 //!   memory of `count` pointers) and the strided operands; the addresses
 //!   are read when the computation runs, as rocSOLVER's kernels read them,

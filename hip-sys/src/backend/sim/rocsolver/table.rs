@@ -21,8 +21,31 @@ macro_rules! entry_points {
         $gesvd:ident;
         $getrf_sb:ident, $getrs_sb:ident, $potrf_sb:ident, $potrs_sb:ident, $geqrf_sb:ident, $syevd_sb:ident,
         $gesvd_sb:ident;
-        $getrf_b:ident, $getrs_b:ident, $potrf_b:ident, $potrs_b:ident, $geqrf_b:ident;
+        $getrf_b:ident, $getrs_b:ident, $potrf_b:ident, $potrs_b:ident, $geqrf_b:ident, $syevd_b:ident,
+        $gesvd_b:ident;
     )*) => {$(
+        unsafe extern "C" fn $syevd_b(
+            handle: rocblas_handle, evect: rocblas_evect, uplo: rocblas_fill, n: c_int, a: *const *mut $t,
+            lda: c_int, d: *mut $real, stride_d: rocblas_stride, e: *mut $real, stride_e: rocblas_stride,
+            info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::eigen_pointers(batch_count, stride_d, stride_e);
+            calls::syevd::<$c>(
+                stringify!($syevd_b), handle, evect, uplo, n, a as *mut $c, lda, d.cast(), e.cast(), info, batch,
+            )
+        }
+        unsafe extern "C" fn $gesvd_b(
+            handle: rocblas_handle, left: rocblas_svect, right: rocblas_svect, m: c_int, n: c_int,
+            a: *const *mut $t, lda: c_int, s: *mut $real, stride_s: rocblas_stride, u: *mut $t, ldu: c_int,
+            stride_u: rocblas_stride, v: *mut $t, ldv: c_int, stride_v: rocblas_stride, e: *mut $real,
+            stride_e: rocblas_stride, fast_alg: rocblas_workmode, info: *mut c_int, batch_count: c_int,
+        ) -> rocblas_status {
+            let batch = Instances::svd_pointers(batch_count, [0, stride_s, stride_u, stride_v, stride_e]);
+            calls::gesvd::<$c>(
+                stringify!($gesvd_b), handle, left, right, m, n, a as *mut $c, lda, s.cast(), u.cast(), ldu,
+                v.cast(), ldv, e.cast(), fast_alg, info, batch,
+            )
+        }
         unsafe extern "C" fn $getrf_b(
             handle: rocblas_handle, m: c_int, n: c_int, a: *const *mut $t, lda: c_int, ipiv: *mut c_int,
             stride_p: rocblas_stride, info: *mut c_int, batch_count: c_int,
@@ -186,14 +209,14 @@ entry_points! {
         rocsolver_spotrs_strided_batched, rocsolver_sgeqrf_strided_batched, rocsolver_ssyevd_strided_batched,
         rocsolver_sgesvd_strided_batched;
         rocsolver_sgetrf_batched, rocsolver_sgetrs_batched, rocsolver_spotrf_batched, rocsolver_spotrs_batched,
-        rocsolver_sgeqrf_batched;
+        rocsolver_sgeqrf_batched, rocsolver_ssyevd_batched, rocsolver_sgesvd_batched;
     f64 => f64, f64: rocsolver_dgetrf, rocsolver_dgetrs, rocsolver_dpotrf, rocsolver_dpotrs, rocsolver_dsyevd,
         rocsolver_dgeqrf, rocsolver_dorgqr, rocsolver_dgesvd;
         rocsolver_dgetrf_strided_batched, rocsolver_dgetrs_strided_batched, rocsolver_dpotrf_strided_batched,
         rocsolver_dpotrs_strided_batched, rocsolver_dgeqrf_strided_batched, rocsolver_dsyevd_strided_batched,
         rocsolver_dgesvd_strided_batched;
         rocsolver_dgetrf_batched, rocsolver_dgetrs_batched, rocsolver_dpotrf_batched, rocsolver_dpotrs_batched,
-        rocsolver_dgeqrf_batched;
+        rocsolver_dgeqrf_batched, rocsolver_dsyevd_batched, rocsolver_dgesvd_batched;
     rocblas_float_complex => C32, f32:
         rocsolver_cgetrf, rocsolver_cgetrs, rocsolver_cpotrf, rocsolver_cpotrs, rocsolver_cheevd,
         rocsolver_cgeqrf, rocsolver_cungqr, rocsolver_cgesvd;
@@ -201,7 +224,7 @@ entry_points! {
         rocsolver_cpotrs_strided_batched, rocsolver_cgeqrf_strided_batched, rocsolver_cheevd_strided_batched,
         rocsolver_cgesvd_strided_batched;
         rocsolver_cgetrf_batched, rocsolver_cgetrs_batched, rocsolver_cpotrf_batched, rocsolver_cpotrs_batched,
-        rocsolver_cgeqrf_batched;
+        rocsolver_cgeqrf_batched, rocsolver_cheevd_batched, rocsolver_cgesvd_batched;
     rocblas_double_complex => C64, f64:
         rocsolver_zgetrf, rocsolver_zgetrs, rocsolver_zpotrf, rocsolver_zpotrs, rocsolver_zheevd,
         rocsolver_zgeqrf, rocsolver_zungqr, rocsolver_zgesvd;
@@ -209,7 +232,7 @@ entry_points! {
         rocsolver_zpotrs_strided_batched, rocsolver_zgeqrf_strided_batched, rocsolver_zheevd_strided_batched,
         rocsolver_zgesvd_strided_batched;
         rocsolver_zgetrf_batched, rocsolver_zgetrs_batched, rocsolver_zpotrf_batched, rocsolver_zpotrs_batched,
-        rocsolver_zgeqrf_batched;
+        rocsolver_zgeqrf_batched, rocsolver_zheevd_batched, rocsolver_zgesvd_batched;
 }
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
@@ -308,4 +331,12 @@ pub(crate) static SIM_ROCSOLVER: RocsolverApi = RocsolverApi {
     rocsolver_dgeqrf_batched,
     rocsolver_cgeqrf_batched,
     rocsolver_zgeqrf_batched,
+    rocsolver_ssyevd_batched,
+    rocsolver_dsyevd_batched,
+    rocsolver_cheevd_batched,
+    rocsolver_zheevd_batched,
+    rocsolver_sgesvd_batched,
+    rocsolver_dgesvd_batched,
+    rocsolver_cgesvd_batched,
+    rocsolver_zgesvd_batched,
 };

@@ -17,7 +17,9 @@
 //! wherever it allocates and picks substitution by its batched table (the
 //! same as rocSOLVER's `TRSM_BATCH_*`); `geqrf`'s blocked path adds
 //! larft's pointer array, doubled, and its unblocked path's larf asks for
-//! a pointer per problem in its work.
+//! a pointer per problem in its work; `syevd` and `gesvd` add `workArr`, two
+//! pointers a problem, and `gesvd`'s work holds at least larf's pointer
+//! (labrd's two where gebrd is blocked) a problem.
 //!
 //! `getrs` and `potrs` follow rocSOLVER's trsm tables exactly
 //! (`TRSM_BLKSIZES_*` for one problem, `TRSM_BATCH_BLKSIZES_*` for a
@@ -325,6 +327,10 @@ pub(super) fn syevd(n: usize, elem: usize, real: usize, vectors: bool, batch: Ba
     let per_problem = [work1, work2, work3, tmpz, splits, tmptau_w, s * n];
     let mut pieces = vec![3 * s];
     pieces.extend(per_problem.iter().map(|p| p * c));
+    if let Batch::Pointers(_) = batch {
+        // `workArr`: two pointers a problem.
+        pieces.push(2 * std::mem::size_of::<usize>() * c);
+    }
     total(&pieces)
 }
 
@@ -527,9 +533,21 @@ pub(super) fn gesvd(
         }
     }
     let max = |p: &[usize]| p.iter().copied().max().unwrap_or(0);
-    let per_problem = [max(&w), max(&a), max(&x), max(&y), tau, copy_t, copy_c];
+    let pointers = matches!(batch, Batch::Pointers(_));
+    let mut work = max(&w);
+    if pointers {
+        // The pointer arrays folded into the work: larf's one pointer a
+        // problem, labrd's two when gebrd is blocked.
+        let pointer = std::mem::size_of::<usize>();
+        work = work.max(if bm > 64 && bn > 64 { 2 * pointer } else { pointer });
+    }
+    let per_problem = [work, max(&a), max(&x), max(&y), tau, copy_t, copy_c];
     let mut pieces = vec![3 * e];
     pieces.extend(per_problem.iter().map(|p| p * c));
+    if pointers {
+        // `workArr`: two pointers a problem (the fast path's gemms).
+        pieces.push(2 * std::mem::size_of::<usize>() * c);
+    }
     total(&pieces)
 }
 
