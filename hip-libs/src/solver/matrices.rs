@@ -1,5 +1,5 @@
-//! Batches of separate matrices: one call factors, solves or decomposes many problems
-//! of one shape whose matrices lie anywhere in device memory
+//! Batches of separate matrices: one call factors, solves or decomposes
+//! many problems of one shape whose matrices lie anywhere in device memory
 //! (`rocsolver_*_batched`), through a device array of their addresses.
 //!
 //! A [`MatrixBatch`] borrows the matrices and writes that array once, when
