@@ -22,10 +22,11 @@
 //!    with what a later access would replace.
 //! 4. When it runs, the work reads its addresses and calls
 //!    [`Deferred::check`] (waiting for the stamp, which the submission gives
-//!    before it returns): records noted as ordered after it are no
-//!    conflict; any other conflicting record unordered with its clock is a
-//!    race, reported with the thread that enqueued it. It then leaves the
-//!    registry (also when the work is dropped unrun).
+//!    before it returns), once per operand it finds: records noted as
+//!    ordered after it are no conflict; any other conflicting record
+//!    unordered with its clock is a race, reported with the thread that
+//!    enqueued it. It leaves the registry when the work is dropped, after
+//!    it ran (or unrun).
 
 use super::{check_as, Access, Actor, Clock, Reporter, Stamp};
 use crate::backend::sim::lock::lock;
@@ -72,10 +73,8 @@ enum State {
     Waiting,
     /// Not checked: captured into a graph, or race checking is off.
     Unchecked,
-    /// Stamped and pending.
+    /// Stamped and pending until dropped.
     Stamped(Box<Owned>),
-    /// Checked.
-    Done,
 }
 
 /// A [`Stamp`] kept until the operation runs, with who enqueued it.
@@ -136,16 +135,15 @@ impl Deferred {
     }
 
     /// Check `accesses`, found as the operation runs, with the clock of
-    /// its enqueue; a second call checks nothing.
+    /// its enqueue (nothing for an unchecked operation).
     pub fn check(&self, accesses: &[Access]) {
         let mut state = lock(&self.state);
         while matches!(*state, State::Waiting) {
             state = self.stamped.wait_unpoisoned(state);
         }
-        let State::Stamped(owned) = std::mem::replace(&mut *state, State::Done) else {
+        let State::Stamped(owned) = &*state else {
             return;
         };
-        drop(state);
         let stamp = Stamp {
             clock: &owned.clock,
             component: owned.component,
@@ -155,7 +153,6 @@ impl Deferred {
             device: owned.device,
         };
         check_as(&stamp, accesses, Some(owned.id), &owned.reporter);
-        leave(owned.id);
     }
 }
 
@@ -167,7 +164,8 @@ impl Default for Deferred {
 
 impl Drop for Deferred {
     fn drop(&mut self) {
-        // Work dropped unrun (a faulted stream) leaves the registry too.
+        // Once its work is dropped, after it ran or unrun (a faulted
+        // stream), nothing more of it is checked.
         if let State::Stamped(owned) = &*lock(&self.state) {
             leave(owned.id);
         }

@@ -8,7 +8,7 @@
 
 use super::eigen;
 use super::factor::{self, Op};
-use super::problems::{check_deferred, load, store, Matrices};
+use super::problems::{load, store, Matrices};
 use super::qr;
 use super::scalar::Scalar;
 use super::svd;
@@ -67,23 +67,26 @@ fn queue(
     used: Vec<(Span, AccessKind)>,
     work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), Status> {
-    queue_checked(function, handle, need, used, None, work)
+    queue_checked(function, handle, need, used, None, move |_| work())
 }
 
 /// [`queue`], with the memory the work finds as it runs checked then
-/// (`deferred`, for pointer arrays).
+/// through `deferred` (for pointer arrays), which the work is given.
 fn queue_checked(
     function: &'static str,
     handle: rocblas_handle,
     need: usize,
     mut used: Vec<(Span, AccessKind)>,
     deferred: Option<Arc<Deferred>>,
-    work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
+    work: impl Fn(Option<&Deferred>) -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), Status> {
     let bound = bind(function, handle, need)?;
     used.extend(bound.workspace.map(|w| (w, AccessKind::Write)));
-    let op = submit::Op { deferred, ..submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k)))) };
-    submit::submit(&bound.target, false, op, work).map_err(|_| INTERNAL)
+    let op = submit::Op {
+        deferred: deferred.clone(),
+        ..submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k))))
+    };
+    submit::submit(&bound.target, false, op, move || work(deferred.as_deref())).map_err(|_| INTERNAL)
 }
 
 /// A [`Deferred`] for a call whose `matrices` include a pointer array.
@@ -257,12 +260,8 @@ pub(super) fn getrf<T: Scalar>(
         let used =
             vec![a.at_call(AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
         let deferred = deferred_for(&[&a]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let mut values = a.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let mut values = a.load::<T>(function, true, deferred)?;
             let mut all_pivots = ipiv.read_i32(pivots_len)?;
             let mut infos = Vec::with_capacity(count);
             for i in 0..count {
@@ -314,13 +313,9 @@ pub(super) fn getrs<T: Scalar>(
         let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used = vec![a.at_call(AccessKind::Read), (ipiv.clone(), AccessKind::Read), b.at_call(AccessKind::Write)];
         let deferred = deferred_for(&[&a, &b]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let factors = a.load::<T>(function, false)?;
-            let mut values = b.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&factors, AccessKind::Read), (&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let factors = a.load::<T>(function, false, deferred)?;
+            let mut values = b.load::<T>(function, true, deferred)?;
             let all_pivots = ipiv.read_i32(pivots_len)?;
             for i in 0..count {
                 let pivots = &all_pivots[batch.offset(1, i)..][..n];
@@ -368,12 +363,8 @@ pub(super) fn potrf<T: Scalar>(
         let info = ints(info, count)?;
         let used = vec![a.at_call(AccessKind::Write), (info.clone(), AccessKind::Write)];
         let deferred = deferred_for(&[&a]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let mut values = a.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let mut values = a.load::<T>(function, true, deferred)?;
             let infos: Vec<i32> = (0..count).map(|i| factor::potrf(upper, n, values.problem(i), lda)).collect();
             values.store()?;
             store_ints(&info, &infos)
@@ -410,13 +401,9 @@ pub(super) fn potrs<T: Scalar>(
         let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used = vec![a.at_call(AccessKind::Read), b.at_call(AccessKind::Write)];
         let deferred = deferred_for(&[&a, &b]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let factors = a.load::<T>(function, false)?;
-            let mut values = b.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&factors, AccessKind::Read), (&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let factors = a.load::<T>(function, false, deferred)?;
+            let mut values = b.load::<T>(function, true, deferred)?;
             for i in 0..count {
                 let factor = &factors.values[factors.at(i)..];
                 factor::potrs(upper, n, nrhs, factor, lda, values.problem(i), ldb);
@@ -476,12 +463,8 @@ pub(super) fn syevd<T: Scalar>(
         ];
         let real = T::REAL_SIZE;
         let deferred = deferred_for(&[&a]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let mut values = a.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let mut values = a.load::<T>(function, true, deferred)?;
             // D and E keep what lies between their problems.
             let (mut d_bytes, mut e_bytes) = (d.bytes(d_len * real)?, e.bytes(e_len * real)?);
             let mut infos = Vec::with_capacity(count);
@@ -538,12 +521,8 @@ pub(super) fn geqrf<T: Scalar>(
         let (tau, tau_elems) = batch.operand(function, 1, (tau.cast_const(), T::SIZE), m.min(n), true)?;
         let used = vec![a.at_call(AccessKind::Write), (tau.clone(), AccessKind::Write)];
         let deferred = deferred_for(&[&a]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let mut values = a.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&values, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let mut values = a.load::<T>(function, true, deferred)?;
             let mut all_scalars = load::<T>(&tau, tau_elems)?;
             for i in 0..count {
                 let scalars = qr::geqrf(m, n, values.problem(i), lda);
@@ -677,12 +656,8 @@ pub(super) fn gesvd<T: Scalar>(
                 .map(|x| (x.clone(), AccessKind::Write)),
         );
         let deferred = deferred_for(&[&a]);
-        let checked = deferred.clone();
-        queue_checked(function, handle, need, used, deferred, move || {
-            let mut out = a.load::<T>(function, true)?;
-            if let Some(d) = &checked {
-                check_deferred(d, &[(&out, AccessKind::Write)]);
-            }
+        queue_checked(function, handle, need, used, deferred, move |deferred| {
+            let mut out = a.load::<T>(function, true, deferred)?;
             let values = out.values.clone();
             // A's contents are destroyed (rocSOLVER's Householder data):
             // NaNs there say so to any reader, unless vectors overwrite it.

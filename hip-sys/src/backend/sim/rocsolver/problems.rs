@@ -52,9 +52,15 @@ impl Matrices {
     }
 
     /// Read the operand as the computation runs: its values, problem after
-    /// problem for an array, and where each problem begins among them.
-    /// `function` names a fault in the log.
-    pub fn load<T: Scalar>(&self, function: &'static str, written: bool) -> Result<Loaded<T>, hipError_t> {
+    /// problem for an array, and where each problem begins among them; an
+    /// array's problems are checked for races then, as `written` or read,
+    /// through `deferred`. `function` names a fault in the log.
+    pub fn load<T: Scalar>(
+        &self,
+        function: &'static str,
+        written: bool,
+        deferred: Option<&Deferred>,
+    ) -> Result<Loaded<T>, hipError_t> {
         match self {
             Matrices::Strided { span, elems, stride } => {
                 let values = load(span, *elems)?;
@@ -82,6 +88,10 @@ impl Matrices {
                 if written {
                     disjoint(function, &parts, *size)?;
                 }
+                if let Some(deferred) = deferred {
+                    let kind = if written { AccessKind::Write } else { AccessKind::Read };
+                    deferred.check(&accesses(parts.iter().map(|(s, _)| (s, kind))));
+                }
                 Ok(Loaded { values, parts, step: *len })
             }
         }
@@ -104,14 +114,6 @@ fn disjoint(function: &'static str, parts: &[(Span, usize)], size: usize) -> Res
         }
     }
     Ok(())
-}
-
-/// Check, with the call's clock, the memory of `operands` whose problems
-/// were found as the call ran.
-pub(super) fn check_deferred<T>(deferred: &Deferred, operands: &[(&Loaded<T>, AccessKind)]) {
-    let spans: Vec<(&Span, AccessKind)> =
-        operands.iter().flat_map(|(loaded, kind)| loaded.parts.iter().map(move |(s, _)| (s, *kind))).collect();
-    deferred.check(&accesses(spans));
 }
 
 /// An operand's values as the computation runs.
