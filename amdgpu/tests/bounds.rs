@@ -1,7 +1,8 @@
 //! Which public types may cross threads, pinned at compile time: arrays
 //! and host buffers are dropped on any thread and shared between threads,
 //! kernels are launched from any thread; the views borrow their array and
-//! are as sendable as a reference to it.
+//! are as sendable as a reference to it, as is a solver batch of them;
+//! a factorization's info and pivots are read on any thread.
 
 use amdgpu::kernel::{In, Kernel, Len, Out};
 use amdgpu::prelude::*;
@@ -24,4 +25,14 @@ fn arrays_buffers_kernels_and_views_are_send_and_sync() {
     unpin::<HostBuffer<f32>>();
     fn error<E: std::error::Error + Send + Sync + 'static>() {}
     error::<amdgpu::Error>();
+}
+
+#[test]
+fn solver_batches_and_results_are_send_and_sync() {
+    use amdgpu::solver::{Info, MatrixBatch, Pivots};
+    // A batch borrows its matrices mutably: as sendable as `&mut [A]`.
+    send_sync::<MatrixBatch<'static, f64, DeviceArray<f64>>>();
+    send_sync::<MatrixBatch<'static, [f32; 2], amdgpu::DeviceSliceMut<'static, [f32; 2]>>>();
+    send_sync::<Info>();
+    send_sync::<Pivots>();
 }
