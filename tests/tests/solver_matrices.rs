@@ -455,6 +455,22 @@ fn a_captured_batch_replays_as_its_eager_call() {
             assert_eq!(replayed, eager, "replay {replay} factors as the eager call did");
             assert_eq!(info.values().unwrap(), vec![0; 3]);
         }
+        // A wide LU has no NVIDIA batched call: on nvidia its array would be
+        // read back, so it is refused inside a capture before any call.
+        let mut wide: Vec<DeviceArray<f64>> =
+            (0..2).map(|i| DeviceArray::from_slice_on(&stream, &rhs::<f64>(12, i)).unwrap()).collect();
+        let mut wide_pivots = Pivots::batched(3, 2, &stream).unwrap();
+        let mut batch = MatrixBatch::new(&Shape::new(3, 4), &mut wide).unwrap();
+        let captured =
+            stream.capture(CaptureMode::ThreadLocal, |_| solver::getrf_batched(&mut batch, &mut wide_pivots));
+        if amdgpu::backend() == amdgpu::Backend::Nvidia {
+            let error = captured.expect_err("a wide LU's array would be read back");
+            assert!(error.to_string().contains("cannot be captured"), "{error}");
+        } else {
+            let (graph, info) = captured.unwrap();
+            graph.instantiate().unwrap().launch(&stream).unwrap();
+            assert_eq!(info.values().unwrap(), vec![0, 0]);
+        }
     });
     assert_eq!(common::stream_races().len(), 0);
 }

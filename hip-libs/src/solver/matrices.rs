@@ -12,7 +12,7 @@
 //! strided batches ([`Batch`](super::Batch)) need no array at all.
 
 use super::batch::pivots_hold;
-use super::capture::refuse_cusolver_capture;
+use super::capture::{refuse_cusolver_capture, refuse_readback_capture};
 use super::cholesky::Triangle;
 use super::eigen::{sizing_fits, Vectors};
 use super::info::{Factorization, Info, Pivots};
@@ -183,6 +183,13 @@ pub fn getrf_batched<T: SolverScalar, A: DeviceDataMut<T>>(
     let [m, n, lda] = a.shape.dims(OP, "A")?;
     let k = a.shape.rows.min(a.shape.cols);
     let stride_p = pivots_hold(OP, pivots, a.len(), k)?;
+    refuse_readback_capture(
+        OP,
+        m != n || stride_p != i64::from(n),
+        "on the nvidia backend only a square LU with its pivots packed (Pivots::batched of n) has a batched \
+         call; any other reads the address array back, which waits for the stream and cannot be captured: \
+         capture a strided batch, or factor before the capture",
+    )?;
     same_device(OP, a.stream.device(), &[("the pivots", pivots.device())])?;
     let api = hip_sys::rocsolver()?;
     let info = Info::batch(OP, Factorization::Lu, a.len(), &a.stream)?;
@@ -227,6 +234,12 @@ pub fn getrs_batched<T: SolverScalar, A: DeviceDataMut<T>, B: DeviceDataMut<T>>(
     pivots.check_solve(OP, a.shape.rows, b.len())?;
     let stride_p = i64::try_from(pivots.len_per_problem())
         .map_err(|_| LibError::invalid(OP, "the pivots' stride exceeds 64 bits"))?;
+    refuse_readback_capture(
+        OP,
+        stride_p != i64::from(n),
+        "on the nvidia backend only pivots packed n apart (from a square getrf_batched) have a batched solve; \
+         any other reads the address arrays back, which waits for the stream and cannot be captured",
+    )?;
     same_device(OP, b.stream.device(), &[("A", a.stream.device()), ("the pivots", pivots.device())])?;
     let api = hip_sys::rocsolver()?;
     let (a_array, ipiv, b_array, count, trans) =
@@ -299,6 +312,13 @@ pub fn potrs_batched<T: SolverScalar, A: DeviceDataMut<T>, B: DeviceDataMut<T>>(
     const OP: &str = "potrs_batched";
     let [n, lda, nrhs, ldb] = a.shape.solve_dims(OP, &b.shape)?;
     same_len(OP, a.len(), b.len())?;
+    refuse_readback_capture(
+        OP,
+        nrhs != 1,
+        "on the nvidia backend only one right-hand side has a batched Cholesky solve; more read the address \
+         arrays back, which waits for the stream and cannot be captured: solve one column at a time, or \
+         capture a strided batch",
+    )?;
     same_device(OP, b.stream.device(), &[("A", a.stream.device())])?;
     let api = hip_sys::rocsolver()?;
     let (a_array, b_array, count, uplo) = (a.addresses(), b.addresses(), b.count, triangle.raw());
