@@ -250,7 +250,7 @@ pub(crate) struct Stamp<'a> {
 /// Check `accesses` of the operation `stamp` against the logs, record a
 /// violation for each conflict (at most one per access), and log them.
 pub(crate) fn check(stamp: &Stamp<'_>, accesses: &[Access]) {
-    check_as(stamp, accesses, None, &Reporter::here());
+    check_as(stamp, accesses, None, None);
 }
 
 /// The thread an operation was enqueued from, which a race names, and
@@ -269,8 +269,10 @@ impl Reporter {
 
 /// [`check`] for the operation `stamp`, which is the deferred operation
 /// `own` when it is checked as it runs: records of operations ordered
-/// after it (enqueued later, recorded first) are no conflict of its.
-fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: &Reporter) {
+/// after it (enqueued later, recorded first) are no conflict of its. A
+/// race names `reporter`'s thread, or (by default, looked up only then)
+/// this one.
+fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: Option<&Reporter>) {
     let pending = deferred::pending();
     // While a deferred operation waits to be checked, keep the records it
     // may conflict with: none is replaced by a later access.
@@ -340,6 +342,14 @@ fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: 
         });
         drop(records);
         if let Some(race) = found {
+            let here;
+            let reporter = match reporter {
+                Some(reporter) => reporter,
+                None => {
+                    here = Reporter::here();
+                    &here
+                }
+            };
             log::debug!("hip simulator: {race}");
             fail_if_unexpected(&race, reporter);
             violations::record(Violation {

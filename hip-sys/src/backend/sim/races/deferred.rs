@@ -152,7 +152,7 @@ impl Deferred {
             function: owned.function,
             device: owned.device,
         };
-        check_as(&stamp, accesses, Some(owned.id), &owned.reporter);
+        check_as(&stamp, accesses, Some(owned.id), Some(&owned.reporter));
     }
 }
 
