@@ -19,7 +19,8 @@ use super::shape::Shape;
 use crate::blas::{on_handle_sized, Op};
 use crate::data::{same_device, DeviceData, DeviceDataMut};
 use crate::{LibError, Result};
-use hip_pool::Access;
+use hip_core::Stream;
+use hip_pool::{Access, Buffer};
 
 /// A strided batch of `count` problems of one shape: problem `i`'s A
 /// begins `i × stride_a` elements after the first's, its B (for the
@@ -113,6 +114,23 @@ impl Batch {
         i64::try_from(stride)
             .map_err(|_| LibError::invalid(op, format!("{stride_name} = {stride} exceeds rocSOLVER's 64-bit stride")))
     }
+}
+
+/// rocSOLVER's scratch of `per_problem` reals (`R`) for each of `problems`
+/// problems, from the pool of `stream`'s device.
+///
+/// # Errors
+/// [`LibError::InvalidInput`] when it would not fit in an address space;
+/// `Pool` when the pool cannot serve it.
+pub(super) fn scratch<R>(op: &'static str, per_problem: usize, problems: usize, stream: &Stream) -> Result<Buffer> {
+    let bytes =
+        per_problem.checked_mul(problems).and_then(|e| e.checked_mul(std::mem::size_of::<R>())).ok_or_else(|| {
+            LibError::invalid(
+                op,
+                format!("{problems} problems' scratch of {per_problem} reals do not fit in an address space"),
+            )
+        })?;
+    Ok(hip_pool::alloc_on(stream.device(), bytes, stream)?)
 }
 
 /// Check `pivots` for a batched LU of `count` problems of `k` pivots
@@ -430,11 +448,7 @@ pub fn syevd_strided_batched<T: SolverScalar>(
     let info = Info::batch(OP, Factorization::Eigen, batch.count, &stream)?;
     // E, rocSOLVER's tridiagonal scratch of n reals a problem, from the
     // pool (one problem's for an empty batch: rocSOLVER still wants E).
-    let real = std::mem::size_of::<T::Real>();
-    let scratch_bytes = order.checked_mul(batch.count.max(1)).and_then(|e| e.checked_mul(real)).ok_or_else(|| {
-        LibError::invalid(OP, format!("{} problems' scratch of {order} do not fit in an address space", batch.count))
-    })?;
-    let scratch = hip_pool::alloc_on(device, scratch_bytes, &stream)?;
+    let scratch = scratch::<T::Real>(OP, order, batch.count.max(1), &stream)?;
     let evect = vectors.raw();
     let (a_ptr, d_ptr, e_ptr) =
         (a.device_ptr_mut().cast::<T>(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());

@@ -11,7 +11,7 @@
 //! read them are done. Where the matrices are packed at one stride, the
 //! strided batches ([`Batch`](super::Batch)) need no array at all.
 
-use super::batch::pivots_hold;
+use super::batch::{pivots_hold, scratch, Batch};
 use super::capture::{refuse_cusolver_capture, refuse_readback_capture};
 use super::cholesky::Triangle;
 use super::eigen::{sizing_fits, Vectors};
@@ -96,19 +96,7 @@ impl<'a, T: SolverScalar, A: DeviceDataMut<T>> MatrixBatch<'a, T, A> {
             LibError::invalid(OP, format!("{} matrices exceed rocSOLVER's 32-bit count", matrices.len()))
         })?;
         for (i, matrix) in matrices.iter().enumerate() {
-            if matrix.len() < shape.len() {
-                return Err(LibError::invalid(
-                    OP,
-                    format!(
-                        "matrix {i} holds {} elements; a {}×{} matrix with leading dimension {} spans {}",
-                        matrix.len(),
-                        shape.rows,
-                        shape.cols,
-                        shape.ld(),
-                        shape.len()
-                    ),
-                ));
-            }
+            shape.check(OP, &format!("matrix {i}"), matrix.len())?;
             same_device(OP, device, &[("a matrix", matrix.device())])?;
         }
         let addresses: Vec<usize> = matrices.iter_mut().map(|m| m.device_ptr_mut() as usize).collect();
@@ -146,6 +134,13 @@ impl<'a, T: SolverScalar, A: DeviceDataMut<T>> MatrixBatch<'a, T, A> {
     /// The count as rocSOLVER takes it.
     pub(super) fn count(&self) -> i32 {
         self.count
+    }
+
+    /// A packed batch of as many problems, which checks the operands that
+    /// stay packed (pivots' twins: Householder scalars, eigenvalues,
+    /// singular values).
+    pub(super) fn packed(&self) -> Batch {
+        Batch { count: self.len(), stride_a: 0, stride_b: 0 }
     }
 
     /// The matrices' buffers as operands of `access` (each buffer once),
@@ -353,20 +348,9 @@ pub fn geqrf_batched<T: SolverScalar, A: DeviceDataMut<T>>(
     const OP: &str = "geqrf_batched";
     let [m, n, lda] = a.shape.dims(OP, "A")?;
     let k = a.shape.rows.min(a.shape.cols);
-    if tau.len() / k.max(1) < a.len() {
-        return Err(LibError::invalid(
-            OP,
-            format!(
-                "tau holds {} elements; {} problems of min(m, n) = {k} scalars need {}",
-                tau.len(),
-                a.len(),
-                a.len() * k
-            ),
-        ));
-    }
+    let stride_p = a.packed().operand(OP, "tau", k, k, tau.len(), true)?;
     same_device(OP, a.stream.device(), &[("tau", tau.device())])?;
     let api = hip_sys::rocsolver()?;
-    let stride_p = k as i64;
     let (array, tau_ptr, count) = (a.addresses(), tau.device_ptr_mut().cast::<T>(), a.count);
     let mut operands = a.operands(Access::Write);
     operands.push((tau.buffer(), Access::Write));
@@ -411,24 +395,12 @@ pub fn syevd_batched<T: SolverScalar, A: DeviceDataMut<T>>(
     let order = a.shape.rows;
     sizing_fits(OP, vectors, order, a.len())?;
     refuse_cusolver_capture("cusolverDn?syevd")?;
-    if eigenvalues.len() / order.max(1) < a.len() {
-        return Err(LibError::invalid(
-            OP,
-            format!(
-                "the eigenvalues hold {}; {} problems of order {order} need {}",
-                eigenvalues.len(),
-                a.len(),
-                a.len() * order
-            ),
-        ));
-    }
+    let stride = a.packed().operand(OP, "the eigenvalues", order, order, eigenvalues.len(), true)?;
     same_device(OP, a.stream.device(), &[("the eigenvalues", eigenvalues.device())])?;
     let api = hip_sys::rocsolver()?;
     let info = Info::batch(OP, Factorization::Eigen, a.len(), &a.stream)?;
     // E, rocSOLVER's tridiagonal scratch of n reals a problem, from the pool.
-    let real = std::mem::size_of::<T::Real>();
-    let scratch = hip_pool::alloc_on(a.stream.device(), order.max(1) * a.len() * real, &a.stream)?;
-    let stride = order as i64;
+    let scratch = scratch::<T::Real>(OP, order.max(1), a.len(), &a.stream)?;
     let (array, d_ptr, e_ptr) =
         (a.addresses(), eigenvalues.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
     let (info_ptr, uplo, evect, count) = (info.as_mut_ptr(), triangle.raw(), vectors.raw(), a.count);

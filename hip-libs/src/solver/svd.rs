@@ -1,6 +1,6 @@
 //! The singular value decomposition: `gesvd`.
 
-use super::batch::Batch;
+use super::batch::{scratch, Batch};
 use super::capture::refuse_cusolver_capture;
 use super::info::{Factorization, Info};
 use super::matrices::MatrixBatch;
@@ -306,11 +306,7 @@ pub fn gesvd_strided_batched<T: SolverScalar>(
     let info = Info::batch(OP, Factorization::Svd, batch.count, &stream)?;
     // E, rocSOLVER's bidiagonal scratch of k − 1 reals a problem, from the pool.
     let per_problem = k.max(2) - 1;
-    let scratch_bytes =
-        per_problem.checked_mul(batch.count).and_then(|e| e.checked_mul(std::mem::size_of::<T::Real>())).ok_or_else(
-            || LibError::invalid(OP, format!("{} problems' scratch do not fit in an address space", batch.count)),
-        )?;
-    let scratch = hip_pool::alloc_on(device, scratch_bytes, &stream)?;
+    let scratch = scratch::<T::Real>(OP, per_problem, batch.count, &stream)?;
     let stride_e = per_problem as i64;
     let (a_ptr, s_ptr, e_ptr) =
         (a.device_ptr_mut().cast::<T>(), singular_values.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
@@ -385,16 +381,7 @@ pub fn gesvd_batched<T: SolverScalar, A: DeviceDataMut<T>>(
     let (count, problems) = (a.count(), a.len());
     let k = shape.rows.min(shape.cols);
     refuse_both_over_a(OP, &left, &right)?;
-    if singular_values.len() / k.max(1) < problems {
-        return Err(LibError::invalid(
-            OP,
-            format!(
-                "the singular values hold {}; {problems} problems of {k} need {}",
-                singular_values.len(),
-                problems * k
-            ),
-        ));
-    }
+    let stride_s = a.packed().operand(OP, "the singular values", k, k, singular_values.len(), true)?;
     let stream = a.stream().clone();
     let device = stream.device();
     let (u, v) = sides(OP, &shape, problems, (device, singular_values.device()), &mut left, &mut right)?;
@@ -406,8 +393,8 @@ pub fn gesvd_batched<T: SolverScalar, A: DeviceDataMut<T>>(
     let info = Info::batch(OP, Factorization::Svd, problems, &stream)?;
     // E, rocSOLVER's bidiagonal scratch of k − 1 reals a problem, from the pool.
     let per_problem = k.max(2) - 1;
-    let scratch = hip_pool::alloc_on(device, per_problem * problems * std::mem::size_of::<T::Real>(), &stream)?;
-    let (stride_s, stride_e) = (k as i64, per_problem as i64);
+    let scratch = scratch::<T::Real>(OP, per_problem, problems, &stream)?;
+    let stride_e = per_problem as i64;
     let (array, s_ptr, e_ptr) =
         (a.addresses(), singular_values.device_ptr_mut().cast::<T::Real>(), scratch.as_ptr().cast());
     let (u_ptr, ldu, stride_u, left_svect) = (u.ptr.cast::<T>(), u.ld, u.stride, u.svect);
