@@ -67,19 +67,21 @@ fn queue(
     used: Vec<(Span, AccessKind)>,
     work: impl Fn() -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), Status> {
-    queue_checked(function, handle, need, used, None, move |_| work())
+    queue_checked(function, handle, need, used, Instances::ONE, move |_| work())
 }
 
-/// [`queue`], with the memory the work finds as it runs checked then
-/// through `deferred` (for pointer arrays), which the work is given.
+/// [`queue`] for the problems of `batch`: where it has pointer arrays, the
+/// memory the work finds as it runs is checked then through the
+/// [`Deferred`] the work is given.
 fn queue_checked(
     function: &'static str,
     handle: rocblas_handle,
     need: usize,
     mut used: Vec<(Span, AccessKind)>,
-    deferred: Option<Arc<Deferred>>,
+    batch: Instances,
     work: impl Fn(Option<&Deferred>) -> Result<(), hipError_t> + Send + Sync + 'static,
 ) -> Result<(), Status> {
+    let deferred = batch.arrays.contains(&true).then(|| Arc::new(Deferred::new()));
     let bound = bind(function, handle, need)?;
     used.extend(bound.workspace.map(|w| (w, AccessKind::Write)));
     let op = submit::Op {
@@ -87,11 +89,6 @@ fn queue_checked(
         ..submit::Op::with(function, accesses(used.iter().map(|(s, k)| (s, *k))))
     };
     submit::submit(&bound.target, false, op, move || work(deferred.as_deref())).map_err(|_| INTERNAL)
-}
-
-/// A [`Deferred`] for a call whose `matrices` include a pointer array.
-fn deferred_for(matrices: &[&Matrices]) -> Option<Arc<Deferred>> {
-    matrices.iter().any(|m| m.deferred()).then(|| Arc::new(Deferred::new()))
 }
 
 /// An empty factorization of `count` problems: their `info` set to 0 on
@@ -259,8 +256,7 @@ pub(super) fn getrf<T: Scalar>(
         let info = ints(info, count)?;
         let used =
             vec![a.at_call(AccessKind::Write), (ipiv.clone(), AccessKind::Write), (info.clone(), AccessKind::Write)];
-        let deferred = deferred_for(&[&a]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let mut values = a.load::<T>(function, true, deferred)?;
             let mut all_pivots = ipiv.read_i32(pivots_len)?;
             let mut infos = Vec::with_capacity(count);
@@ -312,8 +308,7 @@ pub(super) fn getrs<T: Scalar>(
         let (ipiv, pivots_len) = batch.operand(function, 1, (ipiv, 4), n, false)?;
         let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used = vec![a.at_call(AccessKind::Read), (ipiv.clone(), AccessKind::Read), b.at_call(AccessKind::Write)];
-        let deferred = deferred_for(&[&a, &b]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let factors = a.load::<T>(function, false, deferred)?;
             let mut values = b.load::<T>(function, true, deferred)?;
             let all_pivots = ipiv.read_i32(pivots_len)?;
@@ -362,8 +357,7 @@ pub(super) fn potrf<T: Scalar>(
         let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), true)?;
         let info = ints(info, count)?;
         let used = vec![a.at_call(AccessKind::Write), (info.clone(), AccessKind::Write)];
-        let deferred = deferred_for(&[&a]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let mut values = a.load::<T>(function, true, deferred)?;
             let infos: Vec<i32> = (0..count).map(|i| factor::potrf(upper, n, values.problem(i), lda)).collect();
             values.store()?;
@@ -400,8 +394,7 @@ pub(super) fn potrs<T: Scalar>(
         let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(n, n, lda), false)?;
         let b = batch.matrices(function, 2, (b.cast_const(), T::SIZE), matrix_len(n, nrhs, ldb), true)?;
         let used = vec![a.at_call(AccessKind::Read), b.at_call(AccessKind::Write)];
-        let deferred = deferred_for(&[&a, &b]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let factors = a.load::<T>(function, false, deferred)?;
             let mut values = b.load::<T>(function, true, deferred)?;
             for i in 0..count {
@@ -462,8 +455,7 @@ pub(super) fn syevd<T: Scalar>(
             (info.clone(), AccessKind::Write),
         ];
         let real = T::REAL_SIZE;
-        let deferred = deferred_for(&[&a]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let mut values = a.load::<T>(function, true, deferred)?;
             // D and E keep what lies between their problems.
             let (mut d_bytes, mut e_bytes) = (d.bytes(d_len * real)?, e.bytes(e_len * real)?);
@@ -520,8 +512,7 @@ pub(super) fn geqrf<T: Scalar>(
         let a = batch.matrices(function, 0, (a.cast_const(), T::SIZE), matrix_len(m, n, lda), true)?;
         let (tau, tau_elems) = batch.operand(function, 1, (tau.cast_const(), T::SIZE), m.min(n), true)?;
         let used = vec![a.at_call(AccessKind::Write), (tau.clone(), AccessKind::Write)];
-        let deferred = deferred_for(&[&a]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let mut values = a.load::<T>(function, true, deferred)?;
             let mut all_scalars = load::<T>(&tau, tau_elems)?;
             for i in 0..count {
@@ -655,8 +646,7 @@ pub(super) fn gesvd<T: Scalar>(
                 .chain(v.iter().map(|x| &x.0))
                 .map(|x| (x.clone(), AccessKind::Write)),
         );
-        let deferred = deferred_for(&[&a]);
-        queue_checked(function, handle, need, used, deferred, move |deferred| {
+        queue_checked(function, handle, need, used, batch, move |deferred| {
             let mut out = a.load::<T>(function, true, deferred)?;
             let values = out.values.clone();
             // A's contents are destroyed (rocSOLVER's Householder data):

@@ -46,11 +46,6 @@ impl Matrices {
         }
     }
 
-    /// Whether the problems' memory is known only as the call runs.
-    pub fn deferred(&self) -> bool {
-        matches!(self, Matrices::Array { .. })
-    }
-
     /// Read the operand as the computation runs: its values, problem after
     /// problem for an array, and where each problem begins among them; an
     /// array's problems are checked for races then, as `written` or read,
