@@ -80,7 +80,7 @@ macro_rules! arrays {
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_workspace(handle, stream, query, need, |work| {
                     // SAFETY: `a` holds `batch` pointers (C contract).
-                    let matrices = unsafe { pointers::read_back(stringify!($getrf), a, batch, stream) }?;
+                    let [matrices] = unsafe { pointers::read_back(stringify!($getrf), [a], batch, stream) }?;
                     for (i, &a) in (0..batch).zip(&matrices) {
                         let (ipiv, info) = (nth(ipiv, stride_p, i), nth(info, 1, i));
                         // SAFETY: each matrix of the declared shape; `work`
@@ -131,9 +131,7 @@ macro_rules! arrays {
                 // No cuSOLVER workspace: only its devInfo.
                 with_devinfo(handle, stream, query, 0, |_, info| {
                     // SAFETY: `a` and `b` hold `batch` pointers (C contract).
-                    let factors = unsafe { pointers::read_back(stringify!($getrs), a, batch, stream) }?;
-                    // SAFETY: as above.
-                    let rhs = unsafe { pointers::read_back(stringify!($getrs), b, batch, stream) }?;
+                    let [factors, rhs] = unsafe { pointers::read_back(stringify!($getrs), [a, b], batch, stream) }?;
                     for (i, (&a, &b)) in (0..batch).zip(factors.iter().zip(&rhs)) {
                         let ipiv = nth(ipiv.cast_mut(), stride_p, i);
                         // SAFETY: each matrix of the declared shape; `info`
@@ -184,7 +182,7 @@ macro_rules! arrays {
                 let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_workspace(handle, stream, query, need, |work| {
                     // SAFETY: `a` holds `batch` pointers (C contract).
-                    let matrices = unsafe { pointers::read_back(stringify!($potrf), a, batch, stream) }?;
+                    let [matrices] = unsafe { pointers::read_back(stringify!($potrf), [a], batch, stream) }?;
                     for (i, &a) in (0..batch).zip(&matrices) {
                         let info = nth(info, 1, i);
                         // SAFETY: each matrix of the declared shape; `work`
@@ -231,9 +229,7 @@ macro_rules! arrays {
                 }
                 with_devinfo(handle, stream, query, 0, |_, info| {
                     // SAFETY: `a` and `b` hold `batch` pointers (C contract).
-                    let factors = unsafe { pointers::read_back(stringify!($potrs), a, batch, stream) }?;
-                    // SAFETY: as above.
-                    let rhs = unsafe { pointers::read_back(stringify!($potrs), b, batch, stream) }?;
+                    let [factors, rhs] = unsafe { pointers::read_back(stringify!($potrs), [a, b], batch, stream) }?;
                     for (&a, &b) in factors.iter().zip(&rhs) {
                         // SAFETY: each matrix of the declared shape; `info`
                         // is the devInfo int.
@@ -286,7 +282,7 @@ macro_rules! arrays {
                 let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
                 with_devinfo(handle, stream, query, work, |memory, info| {
                     // SAFETY: `a` holds `batch` pointers (C contract).
-                    let matrices = unsafe { pointers::read_back(stringify!($geqrf), a, batch, stream) }?;
+                    let [matrices] = unsafe { pointers::read_back(stringify!($geqrf), [a], batch, stream) }?;
                     for (i, &a) in (0..batch).zip(&matrices) {
                         let tau = nth(tau, stride_p, i);
                         // SAFETY: each matrix of the declared shape;
@@ -374,7 +370,7 @@ macro_rules! spectral_arrays {
                     return status(unsafe { super::$syevd_sb(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) });
                 }
                 // SAFETY: `a` holds `batch` pointers (C contract).
-                let matrices = unsafe { pointers::read_back(stringify!($syevd), a, batch, stream) }?;
+                let [matrices] = unsafe { pointers::read_back(stringify!($syevd), [a], batch, stream) }?;
                 for (i, &a) in (0..batch).zip(&matrices) {
                     let (d, e, info) = (nth(d, stride_d, i), nth(e, stride_e, i), nth(info, 1, i));
                     // SAFETY: problem i's operands, of the shapes the caller declared.
@@ -439,7 +435,7 @@ macro_rules! spectral_arrays {
                     return one(std::ptr::NonNull::dangling().as_ptr(), 0);
                 }
                 // SAFETY: `a` holds `batch` pointers (C contract).
-                let matrices = unsafe { pointers::read_back(stringify!($gesvd), a, batch, stream) }?;
+                let [matrices] = unsafe { pointers::read_back(stringify!($gesvd), [a], batch, stream) }?;
                 for (i, &a) in (0..batch).zip(&matrices) {
                     one(a, i)?;
                 }

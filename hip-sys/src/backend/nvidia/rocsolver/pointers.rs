@@ -152,22 +152,24 @@ pub(super) fn capturing(stream: *mut c_void) -> Result<bool, rocblas_status> {
     Ok(status != crate::bindings::hip::hipStreamCaptureStatus::hipStreamCaptureStatusNone)
 }
 
-/// The `count` device pointers of the device array `array`, read back to
-/// the host once what `stream` (a CUDA stream) queued before is done:
-/// for a rocSOLVER `_batched` call that NVIDIA's libraries only have one
-/// problem at a time for. This waits for the stream, which a capture
-/// cannot: there it is refused with `not_implemented`, before anything
-/// would invalidate the capture.
+/// The `count` device pointers of each device array of `arrays`, read
+/// back to the host once what `stream` (a CUDA stream) queued before is
+/// done (one synchronize for all): for a rocSOLVER `_batched` call that
+/// NVIDIA's libraries only have one problem at a time for. This waits for
+/// the stream, which a capture cannot: there it is refused with
+/// `not_implemented`, before anything would invalidate the capture. A
+/// failed synchronize, which can leave the copies in flight, leaks their
+/// host memory instead of freeing it under them.
 ///
 /// # Safety
-/// `array` is device memory holding `count` pointers, written by work
+/// Each array is device memory holding `count` pointers, written by work
 /// queued on `stream` or before.
-pub(super) unsafe fn read_back<T>(
+pub(super) unsafe fn read_back<T, const N: usize>(
     function: &'static str,
-    array: *const *mut T,
+    arrays: [*const *mut T; N],
     count: c_int,
     stream: *mut c_void,
-) -> Result<Vec<*mut T>, rocblas_status> {
+) -> Result<[Vec<*mut T>; N], rocblas_status> {
     if capturing(stream)? {
         log::error!(
             "amdgpu nvidia rocSOLVER: {function}: this shape has no batched NVIDIA call, so its pointer array is \
@@ -176,14 +178,25 @@ pub(super) unsafe fn read_back<T>(
         );
         return Err(rocblas_status::rocblas_status_not_implemented);
     }
-    let mut host: Vec<*mut T> = vec![std::ptr::null_mut(); count.max(0) as usize];
-    let bytes = host.len() * std::mem::size_of::<*mut T>();
+    let mut host: [Vec<*mut T>; N] = std::array::from_fn(|_| vec![std::ptr::null_mut(); count.max(0) as usize]);
+    let bytes = count.max(0) as usize * std::mem::size_of::<*mut T>();
     let hip_stream = super::super::objects::hip_stream_of(stream);
     let kind = crate::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
-    // SAFETY: `host` holds `count` pointers; `array` as many (caller); the
-    // stream is live.
-    hip(unsafe { super::super::hip::hipMemcpyAsync(host.as_mut_ptr().cast(), array.cast(), bytes, kind, hip_stream) })?;
+    for (into, array) in host.iter_mut().zip(arrays) {
+        let into = into.as_mut_ptr().cast();
+        // SAFETY: `into` holds `count` pointers; `array` as many (caller);
+        // the stream is live. Until the synchronize below, `host` is kept.
+        let copied = hip(unsafe { super::super::hip::hipMemcpyAsync(into, array.cast(), bytes, kind, hip_stream) });
+        if let Err(status) = copied {
+            // Copies queued before this one may still write `host`.
+            std::mem::forget(host);
+            return Err(status);
+        }
+    }
     // SAFETY: a live stream.
-    hip(unsafe { super::super::hip::hipStreamSynchronize(hip_stream) })?;
+    if let Err(status) = hip(unsafe { super::super::hip::hipStreamSynchronize(hip_stream) }) {
+        std::mem::forget(host);
+        return Err(status);
+    }
     Ok(host)
 }
