@@ -109,8 +109,9 @@ pub enum Error {
         argument: usize,
         /// Its elements.
         len: usize,
-        /// The elements the launch needs.
-        needed: u64,
+        /// The elements the launch needs (a launch's threads may pass
+        /// `u64::MAX`).
+        needed: u128,
         /// The rule that says so.
         bound: crate::kernel::Bound,
     },

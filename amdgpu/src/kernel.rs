@@ -253,12 +253,14 @@ const ARGUMENT: [&str; MAX_PARAMS] = [
 ];
 
 /// The bound `bound` names for `config` and the `Len` value `len`.
-fn needed(bound: Bound, config: &LaunchConfig, len: Option<u32>) -> u64 {
+/// In a `u128`: a launch's threads overflow a `u64` (see
+/// [`LaunchConfig::threads`]), and a wrapped count would pass a short array.
+fn needed(bound: Bound, config: &LaunchConfig, len: Option<u32>) -> u128 {
     match bound {
-        Bound::Len => len.map_or(0, u64::from),
+        Bound::Len => len.map_or(0, u128::from),
         Bound::Threads => config.threads(),
         Bound::Blocks => config.blocks(),
-        Bound::AtLeast(n) => n as u64,
+        Bound::AtLeast(n) => n as u128,
     }
 }
 
@@ -280,7 +282,7 @@ fn launch_checked(
         let Some(array) = arg.array else { continue };
         DeviceMismatch::check(LAUNCH, ARGUMENT[i], device, array.buffer.device())?;
         let need = needed(bound, &config, len);
-        if (array.len as u64) < need {
+        if (array.len as u128) < need {
             return Err(Error::ArgumentTooShort {
                 kernel: function.name().to_owned(),
                 argument: i,

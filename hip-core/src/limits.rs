@@ -193,14 +193,17 @@ impl LaunchConfig {
         LaunchConfig { shared_memory: bytes, ..self }
     }
 
-    /// Threads of the whole launch: grid × block, over x, y and z.
-    pub fn threads(&self) -> u64 {
-        self.blocks() * self.block.iter().map(|&b| u64::from(b)).product::<u64>()
+    /// Threads of the whole launch: grid × block, over x, y and z, in a
+    /// `u128`, saturating at `u128::MAX` (which no array is long enough
+    /// for). Any configuration the device accepts has at most 2^96.
+    pub fn threads(&self) -> u128 {
+        self.block.iter().fold(self.blocks(), |n, &b| n.saturating_mul(u128::from(b)))
     }
 
-    /// Blocks of the whole launch: grid over x, y and z.
-    pub fn blocks(&self) -> u64 {
-        self.grid.iter().map(|&g| u64::from(g)).product()
+    /// Blocks of the whole launch: grid over x, y and z (at most 2^96, so
+    /// exact in a `u128`).
+    pub fn blocks(&self) -> u128 {
+        self.grid.iter().map(|&g| u128::from(g)).product()
     }
 }
 

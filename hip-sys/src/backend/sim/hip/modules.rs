@@ -175,7 +175,8 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
             return Err(hipError_t::hipErrorInvalidConfiguration);
         }
         let zero = grid.contains(&0) || block_dims.contains(&0);
-        let block = block_dims.iter().map(|d| u64::from(*d)).product::<u64>();
+        // Saturating: three u32s overflow a u64, and a saturated block is refused.
+        let block = block_dims.iter().fold(1u64, |n, d| n.saturating_mul(u64::from(*d)));
         if major >= 7 && (zero || block > MAX_THREADS_PER_BLOCK || shared_mem_bytes > MAX_SHARED_MEMORY) {
             // 7.x checks the configuration before the function.
             return Err(hipError_t::hipErrorInvalidValue);
