@@ -47,7 +47,8 @@ struct Drain<'env> {
 /// about what the raw `hipMemcpyAsync` does. The wait at the end covers
 /// everything queued on `stream` by then, the scope's copies and any other
 /// work. If `f` panics, the wait still happens before the panic goes on.
-/// If the wait fails, the host buffers the scope touched are *lost*: their
+/// Where another thread's capture forbids the wait (one in the Global
+/// mode), the scope waits for that capture to end first. If the wait fails, the host buffers the scope touched are *lost*: their
 /// host access returns [`Error::HostBufferLost`](crate::Error::HostBufferLost)
 /// and their memory is never freed, rather than risk a copy into freed
 /// memory. The error is returned (`f`'s own error comes first).
@@ -207,12 +208,14 @@ impl<'env> Drain<'env> {
         }
     }
 
-    /// Wait for the stream, once; on failure the touched buffers are lost.
+    /// Wait for the stream, once (for another thread's capture that
+    /// forbids the wait to end first); on failure the touched buffers are
+    /// lost.
     fn wait(&self) -> Result<()> {
         if self.drained.replace(true) {
             return Ok(());
         }
-        match self.stream.synchronize() {
+        match hip_core::capture::synchronize_after_captures(&self.stream) {
             Ok(()) => Ok(()),
             Err(error) => {
                 for uses in self.touched.borrow().iter() {

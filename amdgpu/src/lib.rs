@@ -532,7 +532,7 @@ pub use hip_core::{
 pub use hip_core::{CaptureMode, Graph, GraphExec, GraphUpdateRefusal};
 pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
-pub use host::{HostBuffer, HostSlice, HostSliceMut};
+pub use host::{HostBuffer, HostRef, HostRefMut, HostSlice, HostSliceMut};
 pub use kernel::Kernel;
 pub(crate) use slice_mut::bounds;
 pub use slice_mut::DeviceSliceMut;

@@ -26,8 +26,9 @@
 //! Captures begun through the raw API are not listed: the layers above do
 //! not know about them and may break them.
 
+pub use crate::replay_order::ReplayOrder;
 use crate::underway::{self, check_wait_raw};
-use crate::{raw, Device, Result, Stream};
+use crate::{raw, Device, HipError, Result, Stream};
 use hip_sys::hipStreamCaptureStatus;
 use hip_sys::sync::MutexExt;
 use std::any::Any;
@@ -44,7 +45,9 @@ static SCOPES: Mutex<Vec<Arc<CaptureScope>>> = Mutex::new(Vec::new());
 pub trait GraphResource: Any + Send + Sync {
     /// Called before each launch of an executable graph that keeps it, for
     /// the launch on `stream`: order the replay after what it must follow
-    /// (GPU waits only). An error stops the launch.
+    /// (GPU waits only). An error stops the launch, which then calls
+    /// [`after_replay`](Self::after_replay) of the resources that prepared
+    /// before it, as for a launch that queued nothing.
     ///
     /// # Errors
     /// The HIP call that failed.
@@ -102,6 +105,8 @@ pub struct CaptureScope {
     /// (recorded on a relay stream, see `mark_before`).
     before: crate::Event,
     kept: Mutex<Vec<Kept>>,
+    /// The order its graph's launches take, if shared ([`CaptureScope::replay_in`]).
+    order: Mutex<Option<Arc<ReplayOrder>>>,
 }
 
 impl std::fmt::Debug for CaptureScope {
@@ -158,6 +163,15 @@ impl CaptureScope {
     fn take_kept(&self) -> Vec<Arc<dyn GraphResource>> {
         self.kept.lock_unpoisoned().drain(..).map(|k| k.resource).collect()
     }
+
+    /// Launch the executable graphs of this capture's graph in `order`,
+    /// with those of every other graph whose capture was given it: for
+    /// graphs that share memory (blocks of one shared private pool), whose
+    /// replays must never run at once. The first order given wins; without
+    /// one, the graph has an order of its own.
+    pub fn replay_in(&self, order: &Arc<ReplayOrder>) {
+        self.order.lock_unpoisoned().get_or_insert_with(|| order.clone());
+    }
 }
 
 /// The capture `stream` records into, when it is one begun through
@@ -186,6 +200,45 @@ fn scope_of(stream: &Stream) -> Result<Option<Arc<CaptureScope>>> {
     }
     let scopes = SCOPES.lock_unpoisoned();
     Ok(scopes.iter().find(|s| s.id == id && s.device == stream.device()).cloned())
+}
+
+/// Wait on the host for `stream`, as [`Stream::synchronize`], but where a
+/// capture of another thread forbids the wait (one in the Global mode, or
+/// one of `stream` itself), wait for that capture to end first instead of
+/// refusing: for work whose contract is to return only once its stream
+/// has drained (a copy scope's end; a use that could not be recorded).
+///
+/// A capture whose closure waits for the calling thread then never ends:
+/// do not call this while another thread's capture waits on this one.
+///
+/// # Errors
+/// [`HipError::CaptureUnderway`] when the wait could never happen: the
+/// calling thread captures in a mode other than Relaxed, or captures
+/// `stream` itself, or `stream` captures through the raw API (not
+/// listed); else HIP's status of `hipStreamSynchronize`.
+#[doc(alias = "hipStreamSynchronize")]
+pub fn synchronize_after_captures(stream: &Stream) -> Result<()> {
+    loop {
+        let seen = underway::changes();
+        match stream.synchronize() {
+            Err(HipError::CaptureUnderway { .. }) if others_forbid(stream)? => underway::wait_for_change(seen),
+            other => return other,
+        }
+    }
+}
+
+/// Whether only other threads' listed captures forbid a wait for
+/// `stream` (so that waiting for them to end lets it happen).
+fn others_forbid(stream: &Stream) -> Result<bool> {
+    if underway::mine_strict() {
+        return Ok(false);
+    }
+    // SAFETY: a live stream of its device.
+    let (status, _) = unsafe { raw::graph::capture_info(stream.device(), stream.as_raw()) }?;
+    if status == hipStreamCaptureStatus::hipStreamCaptureStatusNone {
+        return Ok(true);
+    }
+    Ok(scope_of(stream)?.is_some_and(|scope| !underway::is_mine(scope.id)))
 }
 
 /// Refuse a wait for `stream` (`hipStreamSynchronize`, `hipStreamQuery`)
@@ -225,8 +278,15 @@ pub(crate) fn begin(stream: &Stream, mode: CaptureMode) -> Result<Arc<CaptureSco
                 return Err(error);
             }
         };
-        let scope =
-            Arc::new(CaptureScope { id, device, mode, origin: stream.id(), before, kept: Mutex::new(Vec::new()) });
+        let scope = Arc::new(CaptureScope {
+            id,
+            device,
+            mode,
+            origin: stream.id(),
+            before,
+            kept: Mutex::new(Vec::new()),
+            order: Mutex::new(None),
+        });
         SCOPES.lock_unpoisoned().push(scope.clone());
         Ok((id, scope))
     })?;
@@ -289,11 +349,12 @@ fn mark_before(stream: &Stream) -> Result<crate::Event> {
 
 /// Unlist a capture that [`begin`] listed (its HIP capture ended); what
 /// its graph keeps.
-pub(crate) fn end(scope: &CaptureScope) -> Vec<Arc<dyn GraphResource>> {
+pub(crate) fn end(scope: &CaptureScope) -> (Vec<Arc<dyn GraphResource>>, Arc<ReplayOrder>) {
     SCOPES.lock_unpoisoned().retain(|s| !std::ptr::eq(&**s, scope));
     underway::unlist(scope.id, scope.mode);
     if !underway() {
         run_after_captures();
     }
-    scope.take_kept()
+    let order = scope.order.lock_unpoisoned().take().unwrap_or_default();
+    (scope.take_kept(), order)
 }

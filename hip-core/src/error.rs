@@ -80,6 +80,17 @@ pub enum HipError {
         /// What it would have done to the capture.
         why: &'static str,
     },
+    /// Work that would touch host memory the host is using: a graph
+    /// replay whose captured copies would write pinned host memory under a
+    /// live view of it, or read it while the host writes it. Refused before
+    /// anything is enqueued.
+    #[error("{operation} refused: {why}; drop the host view before launching (a refusal, not a failure: nothing ran)")]
+    HostBorrowed {
+        /// What was refused (`"GraphExec::launch"`).
+        operation: &'static str,
+        /// Which borrow it met.
+        why: &'static str,
+    },
     /// No backend could be loaded (boxed: errors stay small, so results
     /// on hot paths stay cheap to return).
     #[error(transparent)]
@@ -117,6 +128,7 @@ impl HipError {
             HipError::InvalidLaunch(_) => "invalid launch configuration".into(),
             HipError::GraphUpdate(_) => "hipErrorGraphExecUpdateFailure".into(),
             HipError::CaptureUnderway { .. } => "refused during a capture".into(),
+            HipError::HostBorrowed { .. } => "refused: host memory in use by the host".into(),
             HipError::Backend(_) => "no backend".into(),
         }
     }

@@ -26,11 +26,11 @@
 //! capture come from its private pool.
 
 use crate::capture::{self, CaptureMode, CaptureScope, GraphResource};
-use crate::{raw, Device, DeviceMismatch, Event, GraphUpdateRefusal, HipError, Result, Stream};
-use hip_sys::sync::MutexExt;
+use crate::replay_order::ReplayOrder;
+use crate::{raw, Device, DeviceMismatch, GraphUpdateRefusal, HipError, Result, Stream};
 use hip_sys::{hipError_t, hipGraphExec_t, hipGraph_t};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A captured graph: the operations, their order, and the addresses they
 /// use. Destroyed on drop, under its device, from any thread.
@@ -40,6 +40,9 @@ pub struct Graph {
     /// What the captured work needs at every replay (see
     /// [`CaptureScope::keep`](crate::capture::CaptureScope::keep)).
     kept: Kept,
+    /// The order its executable graphs launch in: its own, or that of
+    /// the graphs it shares memory with.
+    order: Arc<ReplayOrder>,
 }
 
 /// The resources a graph and its executable graphs keep.
@@ -89,7 +92,7 @@ impl Graph {
         Ok(GraphExec {
             handle,
             device: self.device,
-            launches: Mutex::new(Launches::default()),
+            order: self.order.clone(),
             observers: observers(&self.kept),
             kept: self.kept.clone(),
         })
@@ -108,14 +111,18 @@ impl Drop for Graph {
 /// An executable graph: a [`Graph`] ready to launch, any number of times,
 /// on any stream of its device. Its launches run one after another, even
 /// on different streams (each runs with the same baked addresses, so two
-/// at once would race). Dropped, it waits for its last launch to finish
+/// at once would race), and so do those of every executable graph made
+/// from the same graph or captured into the same shared private pool
+/// (`hip_pool::GraphPool`): see [`ReplayOrder`]. Dropped, it waits for its last launch to finish
 /// before HIP frees it (HIP before 6.2 frees it at once, under the queued
 /// work); dropped while a capture is underway (which forbids the wait), it
 /// is freed when the captures have ended.
 pub struct GraphExec {
     handle: hipGraphExec_t,
     device: Device,
-    launches: Mutex<Launches>,
+    /// The order its launches take, shared with the executable graphs it
+    /// shares memory with.
+    order: Arc<ReplayOrder>,
     /// The graph's resources: released after the last launch is over.
     kept: Kept,
     /// Those of them each launch tells of itself, with their quick tests.
@@ -128,19 +135,8 @@ impl std::fmt::Debug for GraphExec {
     }
 }
 
-/// Where an exec's launches went: what the next launch on another stream,
-/// an update and the drop wait for.
-#[derive(Debug, Default)]
-struct Launches {
-    /// The stream of the latest launch; every earlier launch is ordered
-    /// before its later work.
-    last: Option<Stream>,
-    /// Reused to order a launch on a new stream after the last one.
-    switch: Option<Event>,
-}
-
 // SAFETY: HIP exec handles may be used from any thread; launches are
-// serialized by the mutex.
+// serialized by the order's mutex.
 unsafe impl Send for GraphExec {}
 // SAFETY: as above.
 unsafe impl Sync for GraphExec {}
@@ -166,20 +162,42 @@ impl GraphExec {
     ///
     /// # Errors
     /// [`HipError::DeviceMismatch`] when the stream is on another device
-    /// (before any HIP call); else HIP's status of `hipGraphLaunch`, or of
-    /// the ordering after the last launch (`hipEventRecord`,
-    /// `hipStreamWaitEvent`), when nothing was launched.
+    /// (before any HIP call); [`HipError::CaptureUnderway`] when the stream
+    /// captures (a capture begun through [`Stream::capture`]);
+    /// [`HipError::HostBorrowed`] when the graph copies into pinned host
+    /// memory that the host views, or out of memory it writes (nothing is
+    /// launched); else HIP's status of `hipGraphLaunch`, or of the ordering
+    /// after the last launch (`hipEventRecord`, `hipStreamWaitEvent`), when
+    /// nothing was launched.
     #[doc(alias = "hipGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
-        let mut launches = self.launches.lock_unpoisoned();
+        if capture::underway() && stream.is_capturing()? {
+            return Err(HipError::CaptureUnderway {
+                operation: "GraphExec::launch",
+                why: "its stream captures, and AMD's runtime would run the graph at once, outside the capture, \
+                      while its replay hooks recorded into it; launch it after the capture ends, or capture the \
+                      work itself",
+            });
+        }
+        let mut launches = self.order.lock();
         let moved = launches.last.as_ref().is_none_or(|last| last.id() != stream.id());
         if moved {
             launches.order_after_last(stream)?;
         }
         let id = stream.id();
-        for observer in self.observers.iter().filter(|o| !o.quiet(id)) {
-            observer.resource.before_replay(stream)?;
+        for (i, observer) in self.observers.iter().enumerate().filter(|(_, o)| !o.quiet(id)) {
+            if let Err(error) = observer.resource.before_replay(stream) {
+                // Nothing is launched; those that prepared hear of the end
+                // as of a launch that queued nothing (a host view waiting
+                // for one goes on). For a quiet one the hook does nothing.
+                for observer in &self.observers[..i] {
+                    if let Err(error) = observer.resource.after_replay(stream) {
+                        log::debug!("noting a replay that was not launched: {error}");
+                    }
+                }
+                return Err(error);
+            }
         }
         // SAFETY: a live exec and stream of one device (checked above).
         let launched = unsafe { raw::graph::launch(self.device, self.handle, stream.as_raw()) };
@@ -193,7 +211,7 @@ impl GraphExec {
             noted = noted.and(observer.resource.after_replay(stream));
         }
         if noted.is_err() {
-            if let Err(error) = stream.synchronize() {
+            if let Err(error) = capture::synchronize_after_captures(stream) {
                 log::error!("synchronizing a stream after a replay could not be noted: {error}");
             }
         }
@@ -237,6 +255,7 @@ impl GraphExec {
                 // needs (the old resources go, no launch being queued).
                 self.observers = observers(&graph.kept);
                 self.kept = graph.kept.clone();
+                self.order = graph.order.clone();
                 Ok(())
             }
             Some(reason) => Err(HipError::GraphUpdate(reason)),
@@ -250,8 +269,8 @@ impl GraphExec {
     /// As [`Stream::synchronize`]: [`HipError::CaptureUnderway`] while a
     /// capture forbids the wait.
     fn wait_for_last_launch(&self) -> Result<()> {
-        let launches = self.launches.lock_unpoisoned();
-        launches.last.as_ref().map_or(Ok(()), Stream::synchronize)
+        let last = self.order.lock().last.clone();
+        last.as_ref().map_or(Ok(()), Stream::synchronize)
     }
 }
 
@@ -289,26 +308,10 @@ impl Observer {
     }
 }
 
-impl Launches {
-    /// Make `stream` wait for the last launch, if there was one.
-    fn order_after_last(&mut self, stream: &Stream) -> Result<()> {
-        let Some(last) = &self.last else {
-            return Ok(());
-        };
-        let event = match self.switch.take() {
-            Some(event) => event,
-            None => Event::untimed_on(stream.device())?,
-        };
-        // A wait takes a snapshot of the recording: the event is free again after it.
-        let ordered = event.record(last).and_then(|()| stream.wait(&event));
-        self.switch = Some(event);
-        ordered
-    }
-}
-
 impl Drop for GraphExec {
     fn drop(&mut self) {
-        let last = self.launches.get_mut_unpoisoned().last.take();
+        // The latest launch of its order: its own, or one ordered after it.
+        let last = self.order.lock().last.clone();
         self.observers = Box::new([]);
         let kept = std::mem::replace(&mut self.kept, Arc::new([]));
         Retire { handle: self.handle, device: self.device, last, kept }.run();
@@ -374,7 +377,7 @@ impl Drop for OpenCapture<'_> {
 /// Drop the graph a capture just returned (HIP gives null for none).
 fn discard(device: Device, handle: hipGraph_t) {
     if !handle.is_null() {
-        drop(Graph { handle, device, kept: Arc::new([]) });
+        drop(Graph { handle, device, kept: Arc::new([]), order: Arc::default() });
     }
 }
 
@@ -441,9 +444,10 @@ impl Stream {
         let scope = open.scope.take();
         // SAFETY: the live stream the capture began on.
         let ended = unsafe { raw::graph::end_capture(device, self.as_raw()) };
-        let kept: Kept = scope.map_or_else(Vec::new, |scope| capture::end(&scope)).into();
+        let (kept, order) = scope.map_or_else(Default::default, |scope| capture::end(&scope));
+        let kept: Kept = kept.into();
         match (outcome, ended) {
-            (Ok(value), Ok(handle)) => Ok((Graph { handle, device, kept }, value)),
+            (Ok(value), Ok(handle)) => Ok((Graph { handle, device, kept, order }, value)),
             (Err(error), Ok(handle)) => {
                 discard(device, handle);
                 Err(error)

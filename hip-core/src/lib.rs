@@ -67,6 +67,7 @@ mod limits;
 mod module;
 mod peer;
 mod program;
+mod replay_order;
 mod shared;
 mod stream;
 mod stream_copy;

@@ -48,16 +48,19 @@ struct Listed {
 struct Gate {
     listed: Vec<Listed>,
     exclusive: bool,
+    /// How many times a capture was listed or unlisted, so that a waiter
+    /// for the next change cannot miss it ([`wait_for_change`]).
+    changes: u64,
 }
 
-static GATE: Mutex<Gate> = Mutex::new(Gate { listed: Vec::new(), exclusive: false });
+static GATE: Mutex<Gate> = Mutex::new(Gate { listed: Vec::new(), exclusive: false, changes: 0 });
 static CHANGED: Condvar = Condvar::new();
 /// `GATE.listed.len()`, read without the lock.
 static UNDERWAY: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// How many captures this thread has begun and not ended.
-    static MINE: Cell<usize> = const { Cell::new(0) };
+    /// The ids of the captures this thread has begun and not ended.
+    static MINE: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     /// How many of them are not Relaxed (those its waits would break).
     static MINE_STRICT: Cell<usize> = const { Cell::new(0) };
 }
@@ -78,7 +81,33 @@ pub fn global_underway() -> bool {
 
 /// Whether the calling thread is inside a [`Stream::capture`](crate::Stream::capture).
 pub fn on_this_thread() -> bool {
-    MINE.with(Cell::get) != 0
+    MINE.with(|mine| !mine.borrow().is_empty())
+}
+
+/// Whether the capture `id` was begun on the calling thread (and is
+/// underway).
+pub(crate) fn is_mine(id: u64) -> bool {
+    MINE.with(|mine| mine.borrow().contains(&id))
+}
+
+/// Whether the calling thread has a capture underway that is not Relaxed:
+/// its own waits break it, so waiting for captures to end never returns.
+pub(crate) fn mine_strict() -> bool {
+    MINE_STRICT.with(Cell::get) != 0
+}
+
+/// How many times a capture was listed or unlisted so far.
+pub(crate) fn changes() -> u64 {
+    GATE.lock_unpoisoned().changes
+}
+
+/// Block until a capture is listed or unlisted after [`changes`] said
+/// `seen`.
+pub(crate) fn wait_for_change(seen: u64) {
+    let mut gate = GATE.lock_unpoisoned();
+    while gate.changes == seen {
+        gate = CHANGED.wait(gate).unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
 }
 
 /// [`check_wait`](crate::capture::check_wait) of the stream `handle` of
@@ -101,14 +130,40 @@ fn check_wait_slow(operation: &'static str, device: Device, handle: hipStream_t)
             why: "it waits for a stream that captures, whose work is recorded, not run",
         });
     }
-    if MINE_STRICT.with(Cell::get) != 0 || global_underway() {
-        return Err(HipError::CaptureUnderway {
-            operation,
-            why: "it waits for a stream, which breaks a capture in the Global mode on any thread (and one \
-                  in the ThreadLocal mode on its own thread)",
-        });
-    }
-    Ok(())
+    strict_captures(operation, Awaited::Stream)
+}
+
+/// What a refused wait waits for.
+#[derive(Clone, Copy)]
+enum Awaited {
+    Stream,
+    Event,
+}
+
+/// Refuse a wait that would break a capture: one of the calling thread's
+/// that is not Relaxed, or one in the Global mode on any thread; the
+/// error says whose, and what to do.
+fn strict_captures(operation: &'static str, awaited: Awaited) -> Result<()> {
+    let why = match (awaited, mine_strict(), global_underway()) {
+        (_, false, false) => return Ok(()),
+        (Awaited::Stream, true, _) => {
+            "it waits for a stream, which breaks this thread's own capture (Global or ThreadLocal mode); wait \
+             after the capture ends"
+        }
+        (Awaited::Event, true, _) => {
+            "waiting for or querying an event breaks this thread's own capture (Global or ThreadLocal mode); \
+             wait after the capture ends"
+        }
+        (Awaited::Stream, false, true) => {
+            "it waits for a stream while another thread captures in the Global mode, which any thread's wait \
+             breaks; wait for that capture to end, or have it capture in the ThreadLocal or Relaxed mode"
+        }
+        (Awaited::Event, false, true) => {
+            "waiting for or querying an event breaks a capture in the Global mode that another thread has \
+             underway; wait for that capture to end, or have it capture in the ThreadLocal or Relaxed mode"
+        }
+    };
+    Err(HipError::CaptureUnderway { operation, why })
 }
 
 /// Refuse a host wait for an event, or a query of one
@@ -124,14 +179,7 @@ pub(crate) fn check_event_wait(operation: &'static str) -> Result<()> {
     if !underway() {
         return Ok(());
     }
-    if MINE_STRICT.with(Cell::get) != 0 || global_underway() {
-        return Err(HipError::CaptureUnderway {
-            operation,
-            why: "waiting for or querying an event breaks a capture in the Global mode on any thread (and \
-                  one in the ThreadLocal mode on its own thread)",
-        });
-    }
-    Ok(())
+    strict_captures(operation, Awaited::Event)
 }
 
 /// Refuse a blocking copy or fill (`hipMemcpy`, `hipMemset`) or a device
@@ -224,8 +272,9 @@ pub(crate) fn list<T>(mode: CaptureMode, begin: impl FnOnce() -> Result<(u64, T)
     }
     let (id, value) = begin()?;
     gate.listed.push(Listed { id, mode });
+    gate.changes += 1;
     UNDERWAY.store(gate.listed.len(), Ordering::Release);
-    MINE.with(|mine| mine.set(mine.get() + 1));
+    MINE.with(|mine| mine.borrow_mut().push(id));
     if mode != CaptureMode::Relaxed {
         MINE_STRICT.with(|mine| mine.set(mine.get() + 1));
     }
@@ -237,9 +286,10 @@ pub(crate) fn unlist(id: u64, mode: CaptureMode) {
     {
         let mut gate = GATE.lock_unpoisoned();
         gate.listed.retain(|l| l.id != id);
+        gate.changes += 1;
         UNDERWAY.store(gate.listed.len(), Ordering::Release);
     }
-    MINE.with(|mine| mine.set(mine.get().saturating_sub(1)));
+    MINE.with(|mine| mine.borrow_mut().retain(|m| *m != id));
     if mode != CaptureMode::Relaxed {
         MINE_STRICT.with(|mine| mine.set(mine.get().saturating_sub(1)));
     }

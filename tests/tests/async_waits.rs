@@ -181,7 +181,7 @@ fn copies_awaited_on_a_multi_threaded_executor() {
                 event.wait_async().await.unwrap();
             }
             // Done on the GPU: the data is there (and reading it waits for nothing).
-            let ok = out.as_slice().unwrap() == &data[..];
+            let ok = out.as_slice().unwrap() == data[..];
             done.send((t, ok)).unwrap();
         });
     }

@@ -317,6 +317,56 @@ fn captures_sharing_a_graph_pool_reuse_its_blocks_and_others_do_not() {
     assert_eq!(pool.reclaim().unwrap(), BYTES, "the handle was the last holder");
 }
 
+/// The attack of issue 47: two graphs sharing a `GraphPool` block,
+/// launched on two streams at once, would race on it (each fills the
+/// shared scratch and copies it out). Their launches share one order: the
+/// second stream waits for the first launch on the GPU.
+#[test]
+fn graphs_sharing_a_graph_pool_never_replay_at_once() {
+    let (_x, device, pool, stream) = setup();
+    sim::clear_violations();
+    let (a, b) = (pool.alloc(BYTES, &stream).unwrap(), pool.alloc(BYTES, &stream).unwrap());
+    let step = |out: &Buffer, byte: u8, s: &Stream| {
+        let scratch = pool.alloc(BYTES, s)?;
+        fill(&scratch, byte, s)?;
+        copy(out, &scratch, s)?;
+        Ok::<_, PoolError>(scratch.as_ptr())
+    };
+    let shared = GraphPool::new(pool);
+    let (first, p1) = capture_into(&shared, &stream, CaptureMode::Global, |s| step(&a, 1, s)).unwrap();
+    let (second, p2) = capture_into(&shared, &stream, CaptureMode::Global, |s| step(&b, 2, s)).unwrap();
+    assert_eq!(p1, p2, "the graphs share the scratch block");
+    let (one, two) = (first.instantiate().unwrap(), second.instantiate().unwrap());
+    let (s1, s2) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    for round in 0..4 {
+        // The first replay is held on its stream; the second, on another
+        // stream, must not run before it.
+        let hold = common::on_sim().then(|| sim::hold_stream(s1.as_raw()).unwrap());
+        one.launch(&s1).unwrap();
+        two.launch(&s2).unwrap();
+        if let Some(hold) = hold {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(!s2.query().unwrap(), "round {round}: the second replay ran before the first");
+            hold.release();
+        }
+        s2.synchronize().unwrap();
+        assert_eq!((read(&a), read(&b)), (vec![1; BYTES], vec![2; BYTES]), "round {round}");
+    }
+    assert!(common::stream_races().is_empty(), "{:?}", common::stream_races());
+    // A graph of its own, on other memory, is not held back by them.
+    let c = pool.alloc(BYTES, &stream).unwrap();
+    let (third, ()) = stream.capture(CaptureMode::Global, |s| fill(&c, 3, s)).unwrap();
+    let three = third.instantiate().unwrap();
+    if common::on_sim() {
+        let hold = sim::hold_stream(s1.as_raw()).unwrap();
+        one.launch(&s1).unwrap();
+        three.launch(&s2).unwrap();
+        s2.synchronize().unwrap();
+        hold.release();
+    }
+    s1.synchronize().unwrap();
+}
+
 #[test]
 fn a_driver_free_during_a_capture_runs_when_it_ends() {
     let (_x, device, _pool, stream) = setup();

@@ -1,9 +1,11 @@
 //! `HostBuffer<T>`: page-locked (pinned) host memory, the host side of
 //! asynchronous copies.
 
+mod guard;
 mod uses;
 mod view;
 
+pub use guard::{HostRef, HostRefMut};
 pub use view::{HostSlice, HostSliceMut};
 
 pub(crate) use uses::HostUses;
@@ -217,27 +219,52 @@ impl<T: DeviceCopy> HostBuffer<T> {
         self.ptr.as_ptr()
     }
 
-    /// The values, after waiting for every pending copy that writes them.
+    /// The values, after waiting for every pending copy that writes them,
+    /// as a guard that reads as a `&[T]`. While it lives, a graph replay
+    /// that would write the buffer is refused
+    /// ([`HipError::HostBorrowed`](hip_core::HipError::HostBorrowed)): drop
+    /// it before launching such a graph.
     ///
     /// # Errors
     /// [`Error::HostBufferLost`] for a buffer lost to a failed device;
     /// [`Error::Hip`] with HIP's status of `hipEventSynchronize` when waiting
-    /// for a copy fails.
-    pub fn as_slice(&self) -> Result<&[T]> {
-        self.uses.wait_host(Access::Read)?;
-        // SAFETY: `len` initialized values owned by the buffer; no copy
-        // writes them now (waited for above, and new ones need `&mut self`).
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    /// for a copy fails, or [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+    /// while a capture forbids the wait (one in the Global mode on any
+    /// thread: wait for it to end).
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    /// use amdgpu::CaptureMode;
+    ///
+    /// let stream = Stream::new()?;
+    /// let array = DeviceArray::from_slice(&[1u32, 2, 3])?;
+    /// let mut out = HostBuffer::<u32>::zeroed(3)?;
+    /// let (graph, ()) = stream.capture(CaptureMode::Global, |s| array.copy_to_host_async(&mut out, s))?;
+    /// let exec = graph.instantiate()?;
+    /// exec.launch(&stream)?;
+    /// let view = out.as_slice()?; // waits for the replay's copy
+    /// assert_eq!(view, [1, 2, 3]);
+    /// assert!(exec.launch(&stream).is_err(), "it would write under the view");
+    /// drop(view);
+    /// exec.launch(&stream)?;
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
+    pub fn as_slice(&self) -> Result<HostRef<'_, T>> {
+        self.uses.begin_view(Access::Read)?;
+        Ok(HostRef::new(self))
     }
 
-    /// The values for writing, after waiting for every pending copy.
+    /// The values for writing, after waiting for every pending copy, as a
+    /// guard that reads as a `&mut [T]`. While it lives, a graph replay
+    /// that would touch the buffer is refused; the next replay after it
+    /// copies what was written.
     ///
     /// # Errors
     /// As [`HostBuffer::as_slice`].
-    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.uses.wait_host(Access::Write)?;
-        // SAFETY: as in as_slice; `&mut self` keeps new copies out.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
+    pub fn as_mut_slice(&mut self) -> Result<HostRefMut<'_, T>> {
+        self.uses.begin_view(Access::Write)?;
+        Ok(HostRefMut::new(self))
     }
 
     /// The values in a new vector (after the pending writes).

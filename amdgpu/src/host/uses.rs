@@ -16,12 +16,14 @@
 //! graph (as a device buffer's use is), which prepares and records the
 //! copy's bytes on each replay's stream; while a hold lives the memory is
 //! not freed (a dropped buffer leaves its release to the last hold).
+//! Replays need no borrow of the buffer, so host access is a *view*
+//! counted on the tracker while it lives ([`UseList::begin_host_view`]):
+//! replays that conflict with a live view are refused.
 
 use crate::{Error, Result};
 use hip_core::Stream;
 use hip_pool::{Access, UseList};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The pending copies of one host buffer, shared with the graphs that
@@ -29,7 +31,6 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct HostUses {
     list: Arc<UseList>,
-    lost: AtomicBool,
 }
 
 impl HostUses {
@@ -45,13 +46,13 @@ impl HostUses {
 
     /// Whether a copy could not be tracked (see the module docs).
     pub fn is_lost(&self) -> bool {
-        self.lost.load(Ordering::Acquire)
+        self.list.is_lost()
     }
 
     /// Refuse host access and never free the memory from now on: a copy
     /// may still be using it and nothing can wait for it.
     pub fn mark_lost(&self) {
-        self.lost.store(true, Ordering::Release);
+        self.list.mark_lost();
     }
 
     /// Whether no copy is recorded.
@@ -75,7 +76,9 @@ impl HostUses {
         match self.list.record(stream, bytes, access) {
             Ok(()) => Ok(()),
             Err(error) => {
-                if stream.synchronize().is_err() {
+                // Lost only when the stream cannot be drained at all (not
+                // when another thread's capture makes the wait wait).
+                if hip_core::capture::synchronize_after_captures(stream).is_err() {
                     self.mark_lost();
                 }
                 Err(error.into())
@@ -90,6 +93,27 @@ impl HostUses {
             return Err(Error::HostBufferLost);
         }
         Ok(self.list.wait_host(access)?)
+    }
+
+    /// Begin a host view with `access`: wait as [`HostUses::wait_host`]
+    /// (for a replay being launched too), and refuse conflicting replays
+    /// until [`HostUses::end_view`].
+    pub fn begin_view(&self, access: Access) -> Result<()> {
+        if self.is_lost() {
+            return Err(Error::HostBufferLost);
+        }
+        self.list.begin_host_view(access)?;
+        if self.is_lost() {
+            // A replay it waited for could be neither noted nor drained.
+            self.list.end_host_view(access);
+            return Err(Error::HostBufferLost);
+        }
+        Ok(())
+    }
+
+    /// End a view begun by [`HostUses::begin_view`].
+    pub fn end_view(&self, access: Access) {
+        self.list.end_host_view(access);
     }
 
     /// Wait for every pending copy, for a drop: whether the memory may be

@@ -3,19 +3,25 @@
 
 use super::handle::Pool;
 use crate::private_pool::{PrivateHold, PrivatePool};
+use hip_core::capture::ReplayOrder;
 use std::sync::Arc;
 
 /// A private pool that several captures share, as PyTorch's
 /// `graph_pool_handle`: [`capture_into`] captures with it. Blocks a capture
 /// frees are reused by later captures into the same pool (on the same
-/// stream), so the graphs must be replayed one after another, in the
-/// order they were captured, never at once: each may overwrite what an
-/// earlier one left in a block it freed. Cheap to clone; the memory goes
-/// back to the device's pool when the handles and every graph captured
-/// into it are gone.
+/// stream), so two of its graphs must never run at once: each may
+/// overwrite what another left in a block they share. So the executable
+/// graphs of every capture into one `GraphPool` launch in one order
+/// ([`hip_core::capture::ReplayOrder`]): launches on one stream cost one
+/// comparison; a launch on another stream first waits, on the GPU, for the
+/// latest launch of any of them (one event). Replay them in the order they
+/// were captured when a later graph reads what an earlier one wrote.
+/// Cheap to clone; the memory goes back to the device's pool when the
+/// handles and every graph captured into it are gone.
 #[derive(Clone)]
 pub struct GraphPool {
     inner: Arc<PrivatePool>,
+    order: Arc<ReplayOrder>,
 }
 
 impl std::fmt::Debug for GraphPool {
@@ -27,7 +33,7 @@ impl std::fmt::Debug for GraphPool {
 impl GraphPool {
     /// A new shared private pool of `pool`'s device.
     pub fn new(pool: Pool) -> GraphPool {
-        GraphPool { inner: Arc::new(PrivatePool::new(&pool.0.core)) }
+        GraphPool { inner: Arc::new(PrivatePool::new(&pool.0.core)), order: Arc::default() }
     }
 
     /// Its device.
@@ -75,6 +81,7 @@ pub fn capture_into<R, E: From<hip_core::HipError>>(
             graph_pool.inner.serve(scope.id());
             let key = graph_pool.inner.key();
             scope.keep(key, || PrivateHold(graph_pool.inner.clone()));
+            scope.replay_in(&graph_pool.order);
         }
         body(s)
     })

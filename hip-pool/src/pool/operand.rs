@@ -122,7 +122,8 @@ where
     if recorded.is_err() {
         // The failure rule's third case: nothing the record missed may
         // still run once this returns.
-        if let Err(error) = stream.synchronize() {
+        // Another thread's capture may forbid the wait: it waits for it.
+        if let Err(error) = hip_core::capture::synchronize_after_captures(stream) {
             log::error!("synchronizing a stream after a use could not be recorded: {error}");
         }
     }

@@ -43,6 +43,22 @@ impl CapturedUse {
     fn ranges(&self) -> Vec<(Range<usize>, Access)> {
         self.ranges.lock_unpoisoned().clone()
     }
+
+    /// How the captured work uses the memory, all ranges together.
+    fn access(&self) -> Access {
+        let writes = self.ranges.lock_unpoisoned().iter().any(|(_, a)| *a == Access::Write);
+        if writes {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
+
+    /// Whether this is host memory, which host views may borrow
+    /// (`host_borrows`): memory with no own stream.
+    fn is_host(&self) -> bool {
+        self.own.is_none()
+    }
 }
 
 impl GraphResource for CapturedUse {
@@ -53,7 +69,19 @@ impl GraphResource for CapturedUse {
         if self.own_id == stream.id() && self.list.is_empty() {
             return Ok(());
         }
-        self.ranges().iter().try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access))
+        let host = self.is_host().then(|| self.access());
+        if let Some(access) = host {
+            // Refused under a host view; counted until `after_replay`.
+            self.list.host.begin_replay(access)?;
+        }
+        let ordered = self
+            .ranges()
+            .iter()
+            .try_for_each(|(bytes, access)| self.list.order(self.own.as_ref(), stream, bytes, *access));
+        if let (Err(_), Some(access)) = (&ordered, host) {
+            self.list.host.end_replay(access);
+        }
+        ordered
     }
 
     fn quiet_on(&self) -> Option<(u64, &AtomicUsize)> {
@@ -66,7 +94,17 @@ impl GraphResource for CapturedUse {
         if self.own_id == stream.id() {
             return Ok(());
         }
-        self.ranges().into_iter().try_for_each(|(bytes, access)| self.list.note(stream, bytes, access))
+        let noted = self.ranges().into_iter().try_for_each(|(bytes, access)| self.list.note(stream, bytes, access));
+        if self.is_host() {
+            // A host view waiting for this replay reads the list as soon as
+            // it is uncounted: with no event noted, the stream must be
+            // drained first, or the memory is lost for good.
+            if noted.is_err() && hip_core::capture::synchronize_after_captures(stream).is_err() {
+                self.list.mark_lost();
+            }
+            self.list.host.end_replay(self.access());
+        }
+        noted
     }
 }
 

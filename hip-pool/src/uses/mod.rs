@@ -40,13 +40,15 @@
 //! list ([`UseList::release_or_defer`]); the last hold to go runs it.
 
 mod captured;
+mod host_borrows;
 
 use crate::driver::events;
 pub(crate) use captured::use_in_capture;
 use hip_core::{Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
+use host_borrows::HostBorrows;
 use std::ops::Range;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How an operation uses a buffer's memory.
@@ -128,6 +130,12 @@ pub struct UseList {
     /// How many holds live (`held.holders.len()`), read without the lock.
     holds: AtomicUsize,
     held: Mutex<Held>,
+    /// Host views of memory the host touches, and the replays they keep
+    /// out (see `host_borrows`).
+    host: HostBorrows,
+    /// Whether a use could not be tracked nor waited for (see
+    /// [`UseList::mark_lost`]).
+    lost: AtomicBool,
 }
 
 /// The graphs holding the memory, and its release if it was dropped first.
@@ -502,6 +510,40 @@ impl UseList {
     /// graph holds it, else when the last hold goes.
     pub fn release_after_holds(&self, release: impl FnOnce() + Send + 'static) {
         self.release_or_defer(|_| false, release);
+    }
+
+    /// Begin a host view of the memory with `access` (a read or write of
+    /// it by host code): wait for the uses it conflicts with (as
+    /// [`UseList::wait_host`]), including a graph replay being launched
+    /// at this moment, and from then on refuse the replays of graphs
+    /// holding the memory that conflict with the view, until
+    /// [`UseList::end_host_view`] with the same `access`. A view that is
+    /// never ended (a guard forgotten with `std::mem::forget`) keeps those
+    /// replays refused: never a race.
+    ///
+    /// # Errors
+    /// As [`UseList::wait_host`] (then nothing is begun), and
+    /// [`HipError::HostBorrowed`] when `isize::MAX` views are counted.
+    pub fn begin_host_view(&self, access: Access) -> Result<(), HipError> {
+        self.host.begin_view(access)?;
+        self.wait_host(access).inspect_err(|_| self.host.end_view(access))
+    }
+
+    /// End a view begun by [`UseList::begin_host_view`] with `access`.
+    pub fn end_host_view(&self, access: Access) {
+        self.host.end_view(access);
+    }
+
+    /// Mark the memory lost: a use could be neither tracked nor waited for
+    /// (its event could not be recorded and its stream not synchronized),
+    /// so the host must never touch it again nor free it.
+    pub fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    /// Whether [`UseList::mark_lost`] was called.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
     }
 }
 
