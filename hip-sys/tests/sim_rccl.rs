@@ -299,6 +299,17 @@ fn an_abort_releases_the_peers_at_once() {
     destroy(&comms[..1]);
 }
 
+/// NCCL's and RCCL's `init.cc` answer a destroy or abort of a null
+/// communicator with success (nothing to do); a destroyed one is unknown.
+#[test]
+fn destroying_or_aborting_a_null_communicator_succeeds() {
+    let _g = start();
+    // SAFETY: null is accepted by contract.
+    ok(unsafe { (nccl().ncclCommDestroy)(null_mut()) });
+    // SAFETY: as above.
+    ok(unsafe { (nccl().ncclCommAbort)(null_mut()) });
+}
+
 /// A peer that leaves fails the calls that wait for it, and only those:
 /// a rank's call that does not involve the peer (here a send to itself,
 /// still queued behind a held stream) completes, and its communicator

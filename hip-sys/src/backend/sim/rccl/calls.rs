@@ -304,6 +304,10 @@ fn leave(comm: &Arc<Comm>, why: &'static str) {
 
 pub(super) unsafe extern "C" fn ncclCommDestroy(handle: ncclComm_t) -> ncclResult_t {
     entry("ncclCommDestroy", || {
+        if handle.is_null() {
+            // NCCL's and RCCL's init.cc: nothing to destroy is a success.
+            return Ok(());
+        }
         let comm = comm_of(handle)?;
         // NCCL waits for the rank's outstanding operations; each ends by
         // its timeout at the latest, so this cannot hang.
@@ -315,6 +319,10 @@ pub(super) unsafe extern "C" fn ncclCommDestroy(handle: ncclComm_t) -> ncclResul
 
 pub(super) unsafe extern "C" fn ncclCommAbort(handle: ncclComm_t) -> ncclResult_t {
     entry("ncclCommAbort", || {
+        if handle.is_null() {
+            // As ncclCommDestroy.
+            return Ok(());
+        }
         let comm = comm_of(handle)?;
         comm.aborted.store(true, Ordering::Release);
         let posted: Vec<Arc<Meeting>> = lock(&comm.posted).drain(..).filter_map(|w| w.upgrade()).collect();
