@@ -12,8 +12,8 @@
 use std::ffi::c_void;
 
 use hip_sys::{
-    hipError_t, hipEvent_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode,
-    hipStreamCaptureStatus, hipStream_t,
+    hipError_t, hipEvent_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipMemcpyKind,
+    hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t,
 };
 
 const GLOBAL: hipStreamCaptureMode = hipStreamCaptureMode::hipStreamCaptureModeGlobal;
@@ -264,6 +264,61 @@ fn an_exec_takes_the_parameters_of_a_graph_of_the_same_shape() {
     }
     hip!((api().hipStreamDestroy)(s));
     hip!((api().hipFree)(a));
+}
+
+/// A graph of one copy of `N` u32 from `src` to `dst` with `kind`.
+fn copy_graph(s: hipStream_t, dst: *mut c_void, src: *mut c_void, kind: hipMemcpyKind) -> hipGraph_t {
+    hip!((api().hipStreamBeginCapture)(s, GLOBAL));
+    hip!((api().hipMemcpyAsync)(dst, src, N * 4, kind, s));
+    let (ended, graph) = end(s);
+    assert_eq!(ended, hipError_t::hipSuccess);
+    graph
+}
+
+/// hip-tests' `Unit_hipGraphExecUpdate_Negative_Functional_ParametersChanged`:
+/// a copy node whose kind changed (host to device, then device to host)
+/// is refused from clr 6.0 on, naming the new graph's node; clr 5.7
+/// compares no kinds. Copies given `hipMemcpyDefault` both ways compare
+/// equal, as their kinds do.
+#[test]
+fn an_exec_update_refuses_a_copy_whose_kind_changed_from_hip_6() {
+    let _x = on_device_0();
+    sim_only!("clr's hipGraphExecUpdate kind check (CUDA's answer is not modelled)");
+    let device = buffer();
+    let mut host = std::ptr::null_mut();
+    hip!((api().hipHostMalloc)(&mut host, N * 4, 0));
+    let s = stream();
+    let to_device = copy_graph(s, device, host, hipMemcpyKind::hipMemcpyHostToDevice);
+    let to_host = copy_graph(s, host, device, hipMemcpyKind::hipMemcpyDeviceToHost);
+    let exec = instantiate(to_device);
+    let mut node: hipGraphNode_t = std::ptr::null_mut();
+    let mut result = hipGraphExecUpdateResult::hipGraphExecUpdateSuccess;
+    // SAFETY: valid out-pointers.
+    let status = unsafe { (api().hipGraphExecUpdate)(exec, to_host, &mut node, &mut result) };
+    if major() >= 6 {
+        assert_eq!(status, hipError_t::hipErrorGraphExecUpdateFailure);
+        assert_eq!(result, hipGraphExecUpdateResult::hipGraphExecUpdateErrorParametersChanged);
+        let mut nodes = [std::ptr::null_mut(); 1];
+        let mut count = 1;
+        hip!((api().hipGraphGetNodes)(to_host, nodes.as_mut_ptr(), &mut count));
+        assert_eq!(node, nodes[0], "the new graph's copy node is named");
+    } else {
+        assert_eq!((status, result), (hipError_t::hipSuccess, hipGraphExecUpdateResult::hipGraphExecUpdateSuccess));
+    }
+    let default = hipMemcpyKind::hipMemcpyDefault;
+    let (either, other) = (copy_graph(s, device, host, default), copy_graph(s, host, device, default));
+    let exec_default = instantiate(either);
+    hip!((api().hipGraphExecUpdate)(exec_default, other, &mut node, &mut result));
+    assert_eq!(result, hipGraphExecUpdateResult::hipGraphExecUpdateSuccess);
+    for e in [exec, exec_default] {
+        hip!((api().hipGraphExecDestroy)(e));
+    }
+    for g in [to_device, to_host, either, other] {
+        hip!((api().hipGraphDestroy)(g));
+    }
+    hip!((api().hipStreamDestroy)(s));
+    hip!((api().hipHostFree)(host));
+    hip!((api().hipFree)(device));
 }
 
 #[test]

@@ -533,14 +533,15 @@ pub(crate) enum Enqueue {
     Captured,
 }
 
-/// An operation of `function` (running `kernel`, for a launch) about to be
-/// enqueued on `queue` (`blocking`: the caller waits for it): a node of its capture if it captures, 901 if the capture
-/// was invalidated, else run (after the HIP 7 legacy-stream check).
+/// An operation of `function` (a node of kind `node`, where the function
+/// does not say all) about to be enqueued on `queue` (`blocking`: the
+/// caller waits for it): a node of its capture if it captures, 901 if the
+/// capture was invalidated, else run (after the HIP 7 legacy-stream check).
 pub(crate) fn on_enqueue(
     queue: &StreamQueue,
     blocking: bool,
     function: &'static str,
-    kernel: Option<&'static str>,
+    node: Option<NodeKind>,
     accesses: &[Access],
     work: &Work,
 ) -> Result<Enqueue, hipError_t> {
@@ -566,7 +567,7 @@ pub(crate) fn on_enqueue(
             state.invalidated = invalidates();
             return Err(hipError_t::hipErrorStreamCaptureUnsupported);
         }
-        let kind = kernel.map_or_else(|| NodeKind::of(function), NodeKind::Kernel);
+        let kind = node.unwrap_or_else(|| NodeKind::of(function));
         let op = Captured { kind, function, accesses: accesses.to_vec(), work: work.clone(), memory: None };
         add_node(member, state, op);
         Ok(())

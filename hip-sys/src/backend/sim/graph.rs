@@ -15,43 +15,12 @@
 
 use super::graph_memory::NodeMemory;
 use super::lock::lock;
+pub(crate) use super::node_kind::NodeKind;
 use super::queue::Work;
 use super::races::Access;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// What a node does, as `hipGraphExecUpdate` compares nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NodeKind {
-    /// A kernel (named), or a library operation (named by its function).
-    Kernel(&'static str),
-    /// A copy.
-    Memcpy,
-    /// A fill.
-    Memset,
-    /// A host function.
-    Host,
-    /// A graph allocation (`hipMallocAsync` in a capture).
-    MemAlloc,
-    /// A graph free (`hipFreeAsync` in a capture).
-    MemFree,
-    /// Nothing (the simulator's own markers).
-    Empty,
-}
-
-impl NodeKind {
-    /// The kind of a node enqueued by `function` (a HIP or library call).
-    pub fn of(function: &'static str) -> NodeKind {
-        match function {
-            f if f.starts_with("hipMemcpy") => NodeKind::Memcpy,
-            f if f.starts_with("hipMemset") => NodeKind::Memset,
-            "hipLaunchHostFunc" => NodeKind::Host,
-            "hipStreamWaitEvent" | "hipStreamSynchronize" | "hold_stream" => NodeKind::Empty,
-            f => NodeKind::Kernel(f),
-        }
-    }
-}
 
 /// One captured operation.
 #[derive(Clone)]
@@ -78,7 +47,7 @@ impl Node {
         use crate::bindings::hip::hipGraphNodeType as T;
         match self.kind {
             NodeKind::Kernel(_) => T::hipGraphNodeTypeKernel,
-            NodeKind::Memcpy => T::hipGraphNodeTypeMemcpy,
+            NodeKind::Memcpy(_) => T::hipGraphNodeTypeMemcpy,
             NodeKind::Memset => T::hipGraphNodeTypeMemset,
             NodeKind::Host => T::hipGraphNodeTypeHost,
             NodeKind::MemAlloc => T::hipGraphNodeTypeMemAlloc,
@@ -164,20 +133,29 @@ pub(crate) fn remove_exec(handle: usize) -> Option<Arc<ExecObj>> {
 pub(crate) fn update_refusal(
     old: &[Node],
     new: &[Node],
+    hip_major: u32,
 ) -> Option<(crate::bindings::hip::hipGraphExecUpdateResult, usize)> {
     use crate::bindings::hip::hipGraphExecUpdateResult as R;
     if old.len() != new.len() {
         return Some((R::hipGraphExecUpdateErrorTopologyChanged, 0));
     }
+    // clr's order (hipGraphExecUpdate): the type, then a copy's kind (6.0
+    // and later), then the dependencies, then the parameters.
     for (a, b) in old.iter().zip(new) {
         let kind_differs = std::mem::discriminant(&a.kind) != std::mem::discriminant(&b.kind);
         if kind_differs {
             return Some((R::hipGraphExecUpdateErrorNodeTypeChanged, b.handle));
         }
+        if let (NodeKind::Memcpy(x), NodeKind::Memcpy(y)) = (a.kind, b.kind) {
+            if x != y && hip_major >= 6 {
+                // hip-tests' ParametersChanged case: HtoD became DtoH.
+                return Some((R::hipGraphExecUpdateErrorParametersChanged, b.handle));
+            }
+        }
         if a.deps != b.deps {
             return Some((R::hipGraphExecUpdateErrorTopologyChanged, b.handle));
         }
-        if a.kind != b.kind {
+        if matches!((a.kind, b.kind), (NodeKind::Kernel(x), NodeKind::Kernel(y)) if x != y) {
             // A kernel node of another function: clr's SetParams fails
             // with hipErrorInvalidDeviceFunction.
             return Some((R::hipGraphExecUpdateErrorUnsupportedFunctionChange, b.handle));

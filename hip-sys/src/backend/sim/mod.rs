@@ -73,7 +73,9 @@
 //!   forbids return clr's code (900, 901, 903, 904, 905, 906, 907, 908)
 //!   and, from HIP 6, invalidate it; a launch replays the nodes through
 //!   the race detector with their captured addresses;
-//!   `hipGraphExecUpdate` refuses another shape (910).
+//!   `hipGraphExecUpdate` refuses another shape (910), in clr's order:
+//!   node types, then (from HIP 6) a copy node whose `hipMemcpyKind`
+//!   changed, then dependencies, then a kernel of another function.
 //! - **Graph memory** (`graph_memory.rs`): `hipMallocAsync` in a capture
 //!   reserves an address and adds an allocation node, `hipFreeAsync` a
 //!   free node (of graph memory only); launches map and unmap the memory,
@@ -306,6 +308,7 @@ mod limits;
 mod lock;
 mod machine;
 mod memory;
+mod node_kind;
 mod peers;
 mod pinned;
 mod pool;

@@ -6,6 +6,7 @@ use super::capture::{self, Enqueue};
 use super::faults;
 use super::lock::lock;
 use super::machine::sim;
+use super::node_kind::NodeKind;
 use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
 use super::races::{self, Access, Clock, Deferred, Stamp};
 use super::targets::target;
@@ -23,8 +24,9 @@ pub(crate) struct Op {
     pub after: Option<Clock>,
     /// Whether the caller wants the operation's clock back (an event record).
     pub want_clock: bool,
-    /// The kernel it runs, for a launch (what a graph node of it names).
-    pub kernel: Option<&'static str>,
+    /// What a graph node of it is, where its function does not say all
+    /// (a launch names its kernel, a copy its `hipMemcpyKind`).
+    pub node: Option<NodeKind>,
     /// Set when more of its memory is known only as it runs: checked then
     /// with the clock it is enqueued with (see `races::Deferred`).
     pub deferred: Option<Arc<Deferred>>,
@@ -33,12 +35,12 @@ pub(crate) struct Op {
 impl Op {
     /// An operation of `function` touching no memory.
     pub fn new(function: &'static str) -> Op {
-        Op { function, accesses: Vec::new(), after: None, want_clock: false, kernel: None, deferred: None }
+        Op { function, accesses: Vec::new(), after: None, want_clock: false, node: None, deferred: None }
     }
 
     /// An operation of `function` making `accesses`.
     pub fn with(function: &'static str, accesses: Vec<Access>) -> Op {
-        Op { function, accesses, after: None, want_clock: false, kernel: None, deferred: None }
+        Op { function, accesses, after: None, want_clock: false, node: None, deferred: None }
     }
 }
 
@@ -63,7 +65,7 @@ pub(crate) fn submit_with(
     work: Work,
 ) -> Result<Option<Clock>, hipError_t> {
     let device = sim().device(target.device).ok_or(hipError_t::hipErrorInvalidDevice)?;
-    if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, op.kernel, &op.accesses, &work)? {
+    if let Enqueue::Captured = capture::on_enqueue(target, blocking, op.function, op.node, &op.accesses, &work)? {
         // A graph's replays are checked at their launch, from what the
         // capture knew: a deferred operation's later memory is not.
         if let Some(deferred) = &op.deferred {

@@ -5,6 +5,7 @@ use crate::backend::sim::calls::idx;
 use crate::backend::sim::capture;
 use crate::backend::sim::entry::call;
 use crate::backend::sim::machine::sim;
+use crate::backend::sim::node_kind::NodeKind;
 use crate::backend::sim::pinned::pinned_containing;
 use crate::backend::sim::place::{copy, fill, resolve_api, Place};
 use crate::backend::sim::queue::Target;
@@ -84,7 +85,9 @@ fn memcpy_on(
     let same_device = matches!((d.device(), s.device()), (Some(a), Some(b)) if a == b);
     let blocking = wait == Wait::AsHip && !same_device;
     let accesses = [s.access(size, AccessKind::Read), d.access(size, AccessKind::Write)].into_iter().flatten();
-    submit::submit(&target, blocking, Op::with(function, accesses.collect()), move || {
+    // A graph node of it keeps its kind (hipGraphExecUpdate compares it).
+    let op = Op { node: Some(NodeKind::Memcpy(Some(kind))), ..Op::with(function, accesses.collect()) };
+    submit::submit(&target, blocking, op, move || {
         copy(&d, &s, size);
         Ok(())
     })

@@ -440,7 +440,7 @@ pub(crate) unsafe extern "C" fn hipGraphExecUpdate(
         let exec = exec_of(exec)?;
         let graph = graph_of(graph)?;
         let mut nodes = lock(&exec.nodes);
-        let refusal = graph::update_refusal(&nodes, &graph.nodes);
+        let refusal = graph::update_refusal(&nodes, &graph.nodes, sim().config.hip_major);
         // SAFETY: both checked non-null.
         unsafe {
             match refusal {

@@ -8,6 +8,7 @@ use crate::backend::sim::kernels::{self, Arg, KernelInfo, Param};
 use crate::backend::sim::limits::{max_grid_yz, MAX_GRID_X, MAX_SHARED_MEMORY, MAX_THREADS_PER_BLOCK};
 use crate::backend::sim::lock::lock;
 use crate::backend::sim::machine::sim;
+use crate::backend::sim::node_kind::NodeKind;
 use crate::backend::sim::submit::{self, Op};
 use crate::backend::sim::targets;
 use crate::backend::sim::thread::current_device;
@@ -210,7 +211,9 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         }
         // SAFETY: the caller passes one argument pointer per parameter.
         let args = unsafe { read_args(f.kernel, kernel_params)? };
-        let threads = (grid_x as u64 * grid_y as u64 * grid_z as u64 * block).min(usize::MAX as u64) as usize;
+        let threads =
+            [grid_x, grid_y, grid_z].iter().fold(block, |n, g| n.saturating_mul(u64::from(*g))).min(usize::MAX as u64)
+                as usize;
         let kernel = f.kernel;
         let launch = kernels::Launch {
             device: queue.device,
@@ -218,7 +221,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
             thread: violations::thread_name().into(),
         };
         let op = Op {
-            kernel: Some(kernel.name),
+            node: Some(NodeKind::Kernel(kernel.name)),
             ..Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads))
         };
         submit::submit(&queue, false, op, move || kernel.run(&args, threads, launch.clone()))

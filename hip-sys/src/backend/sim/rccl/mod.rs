@@ -48,7 +48,8 @@
 //!   [`ViolationKind::CollectiveDeadlock`](crate::sim::ViolationKind)
 //!   and waits on (the call ends by its timeout or its peers).
 //! - `ncclCommDestroy` waits for the rank's outstanding calls, as NCCL
-//!   does; `ncclCommAbort` fails them and returns.
+//!   does; `ncclCommAbort` fails them and returns. Both succeed on a null
+//!   communicator, as NCCL's and RCCL's `init.cc` do.
 //!
 //! # Not modelled
 //!
