@@ -118,8 +118,10 @@ impl LaunchLimits {
     pub fn block_size(&self, wanted: u32) -> u32 {
         let wanted = if wanted == 0 { 256 } else { wanted };
         let most = wanted.min(self.max_threads_per_block).min(self.max_block[0]).max(1);
-        if most >= self.warp_size {
-            most - most % self.warp_size
+        // The fields are public: a warp of 0 counts as 1.
+        let warp = self.warp_size.max(1);
+        if most >= warp {
+            most - most % warp
         } else {
             most
         }

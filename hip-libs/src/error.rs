@@ -156,7 +156,7 @@ impl std::fmt::Display for Breakdown {
                 f,
                 "the matrix is not positive definite: its leading minor of order {order} is not (info = {order}); \
                  the factor is valid only in its first {} columns",
-                order - 1
+                order.saturating_sub(1)
             ),
             Breakdown::NotConverged { info } => write!(
                 f,

@@ -38,7 +38,8 @@ pub struct PoolStats {
 impl PoolStats {
     /// Cached bytes: reserved but not allocated.
     pub fn cached(&self) -> usize {
-        self.reserved - self.allocated
+        // The fields are public: a value made by hand may say less.
+        self.reserved.saturating_sub(self.allocated)
     }
 }
 
@@ -64,7 +65,7 @@ impl fmt::Display for PoolStats {
         writeln!(f, "reserved   {:>10}  {:>10}", human(self.reserved), human(self.reserved_peak))?;
         writeln!(f, "cached     {:>10}", human(self.cached()))?;
         writeln!(f, "buffers    {:>10}", self.live_buffers)?;
-        let total = self.hits + self.misses;
+        let total = self.hits.saturating_add(self.misses);
         let rate = if total == 0 { 0.0 } else { 100.0 * self.hits as f64 / total as f64 };
         writeln!(f, "cache      {} hits, {} misses ({rate:.1}% hits)", self.hits, self.misses)?;
         writeln!(f, "driver     {} allocations, {} frees", self.driver_allocations, self.driver_frees)?;

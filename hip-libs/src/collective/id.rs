@@ -81,18 +81,20 @@ impl UniqueId {
     }
 
     /// Read an id that [`write_file`](UniqueId::write_file) wrote to
-    /// `path`, waiting up to `timeout` for the file to appear.
+    /// `path`, waiting up to `timeout` for the file to appear (for as long
+    /// as it takes when `timeout` reaches past what an `Instant` holds,
+    /// such as `Duration::MAX`).
     ///
     /// # Errors
     /// [`LibError::InvalidInput`] if the file is still missing after
     /// `timeout`, cannot be read, or does not hold an id.
     pub fn read_file(path: impl AsRef<Path>, timeout: Duration) -> Result<UniqueId> {
         let path = path.as_ref();
-        let deadline = Instant::now() + timeout;
+        let deadline = Instant::now().checked_add(timeout);
         loop {
             match std::fs::read_to_string(path) {
                 Ok(text) => return text.parse(),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && Instant::now() < deadline => {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && deadline.is_none_or(|d| Instant::now() < d) => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(e) => {

@@ -191,7 +191,10 @@ impl Communicator {
         let size = self.size();
         let count = |n: usize, got: usize| {
             lengths(OP, n.checked_mul(size) == Some(got), || {
-                format!("send holds {n} elements and there are {size} ranks, so recv must hold {}, not {got}", n * size)
+                format!(
+                    "send holds {n} elements and there are {size} ranks, so recv must hold {}, not {got}",
+                    n as u128 * size as u128
+                )
             })?;
             Ok(n)
         };
@@ -216,7 +219,7 @@ impl Communicator {
             lengths(OP, n.checked_mul(size) == Some(sent), || {
                 format!(
                     "recv holds {n} elements and there are {size} ranks, so send must hold {}, not {sent}",
-                    n * size
+                    n as u128 * size as u128
                 )
             })?;
             Ok(n)

@@ -34,9 +34,10 @@ fn raw_area(area: &Option<hip_pool::Buffer>) -> (*mut c_void, usize) {
 /// The output shape of convolving `input` with `filter` (K × C × R × S).
 ///
 /// # Errors
-/// [`LibError::InvalidInput`] for a zero dimension or one over `i32::MAX`,
-/// channels of the input and filter that differ, or a (dilated) filter
-/// larger than the padded input. No library call.
+/// [`LibError::InvalidInput`] for a zero dimension or one over `i32::MAX`
+/// (of the input, the filter or the output), channels of the input and
+/// filter that differ, or a (dilated) filter larger than the padded
+/// input. No library call.
 pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Result<Shape4> {
     const OP: &str = "conv2d";
     input.check(OP, "the input")?;
@@ -44,21 +45,27 @@ pub fn conv2d_output_shape(input: Shape4, filter: Shape4, params: Conv2d) -> Res
     if input.c != filter.c {
         return Err(LibError::invalid(OP, format!("the input has {} channels, the filter {}", input.c, filter.c)));
     }
+    // Every step checked: a padding or dilation near usize::MAX would
+    // wrap to a shape that looks as if it fit.
     let out = |size: usize, pad: usize, dilation: usize, taps: usize, stride: usize| -> Option<usize> {
-        let span = dilation.checked_mul(taps - 1)? + 1;
-        let padded = size.checked_add(2 * pad)?;
+        let span = dilation.checked_mul(taps - 1)?.checked_add(1)?;
+        let padded = pad.checked_mul(2).and_then(|both| size.checked_add(both))?;
         padded.checked_sub(span).map(|d| d / stride + 1)
     };
-    match (
+    let (Some(h), Some(w)) = (
         out(input.h, params.pad.0, params.dilation.0, filter.h, params.stride.0.max(1)),
         out(input.w, params.pad.1, params.dilation.1, filter.w, params.stride.1.max(1)),
-    ) {
-        (Some(h), Some(w)) => Ok(Shape4::new(input.n, filter.n, h, w)),
-        _ => Err(LibError::invalid(
+    ) else {
+        return Err(LibError::invalid(
             OP,
             format!("the filter {filter:?} with {params:?} does not fit the input {input:?}"),
-        )),
-    }
+        ));
+    };
+    let output = Shape4::new(input.n, filter.n, h, w);
+    // A large padding makes an output MIOpen cannot describe (its
+    // dimensions are ints) or whose count overflows.
+    output.check(OP, "the output")?;
+    Ok(output)
 }
 
 /// Convolve `x` (`input` shape) with `w` (`filter`: K × C × R × S) into

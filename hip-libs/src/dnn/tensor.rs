@@ -66,9 +66,10 @@ impl Shape4 {
         Shape4 { n, c, h, w }
     }
 
-    /// Number of elements.
+    /// Number of elements, saturating at `usize::MAX` (which no array
+    /// holds, so a shape that overflows never passes a length check).
     pub fn len(&self) -> usize {
-        self.n * self.c * self.h * self.w
+        [self.n, self.c, self.h, self.w].iter().fold(1usize, |a, d| a.saturating_mul(*d))
     }
 
     /// Whether it has no elements.
