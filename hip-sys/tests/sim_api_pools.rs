@@ -7,6 +7,7 @@
 mod common;
 use common::*;
 use hip_sys::bindings::hip::{hipError_t as E, hipMemPoolAttr as PoolAttr, hipMemPool_t, hipStream_t};
+use hip_sys::sim;
 use std::ptr::null_mut;
 
 // ---- 4. memory pool attributes ---------------------------------------------
@@ -175,6 +176,55 @@ fn reuse_without_opportunism_is_for_clrs_safe_streams_only() {
         for s in [s1, s2, s3] {
             ok!((api().hipStreamDestroy)(s));
         }
+    });
+}
+
+/// hip-tests' `Unit_hipMemPoolApi_BasicReuse` and `_Default`: a block
+/// freed with `hipFreeAsync` is reused at once by an allocation of the
+/// same size on the stream that freed it (and allocated it), before the
+/// stream has reached the free: stream order puts the free first. Another
+/// stream cannot take it while the free is pending, opportunistic or not.
+#[test]
+fn an_allocation_on_the_freeing_stream_reuses_the_pending_free() {
+    isolated(|| {
+        let mut pool = null_mut();
+        ok!((api().hipDeviceGetDefaultMemPool)(&mut pool, 0));
+        let (mut s, mut other) = (null_mut(), null_mut());
+        ok!((api().hipStreamCreateWithFlags)(&mut s, hip_sys::bindings::hip::hipStreamNonBlocking));
+        ok!((api().hipStreamCreateWithFlags)(&mut other, hip_sys::bindings::hip::hipStreamNonBlocking));
+        let alloc = |s: hipStream_t| {
+            let mut p = null_mut();
+            ok!((api().hipMallocAsync)(&mut p, 32 << 20, s));
+            p
+        };
+        let a = alloc(s);
+        let small = {
+            let mut p = null_mut();
+            ok!((api().hipMallocAsync)(&mut p, 4096, s));
+            p
+        };
+        // The test's long kernel on A: the stream is held past the free.
+        ok!((api().hipMemsetAsync)(a, 1, 32 << 20, s));
+        let hold = sim::hold_stream(s).unwrap();
+        ok!((api().hipFreeAsync)(a, s));
+        let elsewhere = alloc(other);
+        assert_ne!(elsewhere, a, "another stream waits for the free's completion");
+        let b = alloc(s);
+        assert_eq!(b, a, "runtime must reuse the pointer");
+        ok!((api().hipMemsetAsync)(b, 2, 32 << 20, s));
+        hold.release();
+        ok!((api().hipStreamSynchronize)(s));
+        let used = get_u64(pool, PoolAttr::hipMemPoolAttrUsedMemCurrent);
+        assert!(used >= 2 * (32 << 20) + 4096, "B, the other block and the small one are in use: {used}");
+        for p in [b, small] {
+            ok!((api().hipFreeAsync)(p, s));
+        }
+        ok!((api().hipFreeAsync)(elsewhere, other));
+        ok!((api().hipDeviceSynchronize)());
+        assert_eq!(get_u64(pool, PoolAttr::hipMemPoolAttrUsedMemCurrent), 0, "each free counted once");
+        assert!(sim::violations().iter().all(|v| v.kind != sim::ViolationKind::StreamRace), "no race");
+        ok!((api().hipStreamDestroy)(s));
+        ok!((api().hipStreamDestroy)(other));
     });
 }
 

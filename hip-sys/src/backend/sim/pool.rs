@@ -4,7 +4,12 @@
 //! blocks reserved for reuse. Memory above the pool's release threshold
 //! goes back to the device at the next synchronization (stream, event or
 //! device), as in HIP and CUDA; `hipMemPoolTrimTo` releases explicitly.
-//! A freed block is reused only for a request of the same rounded size.
+//! A freed block is reused only for a request of the same rounded size:
+//! once its free has run, by clr's safe streams (or any stream while
+//! opportunistic reuse is on); while its `hipFreeAsync` is still queued,
+//! by the stream that freed it, if safe (stream order puts the free
+//! before anything the new owner enqueues there: hip-tests'
+//! `hipMemPoolApi` "BasicReuse" and "Default").
 
 use super::handles::new_handle;
 use super::lock::lock;
@@ -30,6 +35,9 @@ struct Block {
     /// The stream (queue address) whose `hipFreeAsync` freed it; `None`
     /// for a block freed by `hipFree` (clr keeps no event for it).
     freed_on: Option<usize>,
+    /// How many times it was handed out: a queued free of an earlier
+    /// life finds it taken again and leaves its state alone.
+    life: u64,
 }
 
 impl Block {
@@ -146,17 +154,22 @@ impl PoolRegistry {
             .iter()
             .find(|(_, b)| {
                 b.pool == pool_id
-                    && b.state == BlockState::Free
                     && b.size == rounded
-                    && (opportunistic || b.safe_for(stream, hip_major))
+                    && match b.state {
+                        BlockState::Free => opportunistic || b.safe_for(stream, hip_major),
+                        // Its free is queued on `stream`, ahead of the new owner's work.
+                        BlockState::Freeing => b.freed_on == Some(stream) && b.safe_for(stream, hip_major),
+                        BlockState::InUse => false,
+                    }
             })
             .map(|(address, _)| *address);
         let address = match reusable {
             Some(address) => {
                 memory.set_requested(address, size);
                 if let Some((allocation, _)) = memory.find(address) {
-                    // A new allocation: its free completed (the pool hands
-                    // out only completed frees), so the old accesses are done.
+                    // A new allocation: every old access is ordered before
+                    // it (its free completed, or is queued ahead on the
+                    // taking stream, after the accesses it was checked with).
                     allocation.races.reset();
                 }
                 address
@@ -181,6 +194,7 @@ impl PoolRegistry {
                         state: BlockState::Free,
                         allocated_on: stream,
                         freed_on: None,
+                        life: 0,
                     },
                 );
                 allocation.base
@@ -189,6 +203,7 @@ impl PoolRegistry {
         let block = state.blocks.get_mut(&address).ok_or(hipError_t::hipErrorUnknown)?;
         block.state = BlockState::InUse;
         block.allocated_on = stream;
+        block.life += 1;
         if let Some((allocation, _)) = memory.find(address) {
             // The holder may copy what it asked for, not the block's first request.
             allocation.requested.store(size, std::sync::atomic::Ordering::Relaxed);
@@ -199,27 +214,31 @@ impl PoolRegistry {
         Ok(address)
     }
 
-    /// Mark an in-use block as being freed; the stream finishes the free.
-    pub fn begin_free(&self, address: usize) -> Result<(), hipError_t> {
+    /// Mark an in-use block as being freed by `stream` (`None` for
+    /// `hipFree`); the stream finishes the free, with the life returned.
+    pub fn begin_free(&self, address: usize, stream: Option<usize>) -> Result<u64, hipError_t> {
         let mut state = lock(&self.state);
         match state.blocks.get_mut(&address) {
             Some(block) if block.state == BlockState::InUse => {
                 block.state = BlockState::Freeing;
-                Ok(())
+                block.freed_on = stream;
+                Ok(block.life)
             }
             _ => Err(hipError_t::hipErrorInvalidValue),
         }
     }
 
-    /// The free of the block at `address` has happened (on `stream`, for
-    /// `hipFreeAsync`); `memory` is the device's.
-    pub fn finish_free(&self, memory: &DeviceMemory, address: usize, stream: Option<usize>) {
+    /// The free of the block at `address` in its life `life` has happened;
+    /// `memory` is the device's. A block taken again meanwhile (by its
+    /// freeing stream) stays its new owner's.
+    pub fn finish_free(&self, memory: &DeviceMemory, address: usize, life: u64) {
         let mut state = lock(&self.state);
         let Some(block) = state.blocks.get_mut(&address) else {
             return;
         };
-        block.state = BlockState::Free;
-        block.freed_on = stream;
+        if block.life == life {
+            block.state = BlockState::Free;
+        }
         let (pool_id, size) = (block.pool, block.size as u64);
         if let Some(pool) = state.pools.get_mut(&pool_id) {
             pool.used -= size;
@@ -231,8 +250,8 @@ impl PoolRegistry {
 
     /// `hipFree` of a pool block: free at once.
     pub fn free_now(&self, memory: &DeviceMemory, address: usize) -> Result<(), hipError_t> {
-        self.begin_free(address)?;
-        self.finish_free(memory, address, None);
+        let life = self.begin_free(address, None)?;
+        self.finish_free(memory, address, life);
         Ok(())
     }
 

@@ -108,15 +108,15 @@ pub(crate) unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream
                 submit::submit(&queue, false, Op::with("hipFreeAsync", access.into_iter().collect()), || Ok(()))
             });
         }
-        d.pools.begin_free(address)?;
         let freed_on = Arc::as_ptr(&queue) as usize;
+        let life = d.pools.begin_free(address, Some(freed_on))?;
         let accesses = sim()
             .device(device)
             .and_then(|d| d.memory.find(address))
             .and_then(|(a, _)| Place::Device(a.clone(), 0).access(a.size, AccessKind::Free));
         let op = Op::with("hipFreeAsync", accesses.into_iter().collect());
         submit::submit(&queue, false, op, move || {
-            d.pools.finish_free(&d.memory, address, Some(freed_on));
+            d.pools.finish_free(&d.memory, address, life);
             Ok(())
         })
     })
