@@ -238,6 +238,9 @@ fn an_allocation_on_the_freeing_stream_reuses_the_pending_free() {
 /// `hipErrorInvalidDevice`.
 #[test]
 fn pool_calls_check_their_device_as_clr_does() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     isolated(|| {
         let (mut pool0, mut pool1) = (null_mut(), null_mut());
         ok!((api().hipDeviceGetDefaultMemPool)(&mut pool0, 0));

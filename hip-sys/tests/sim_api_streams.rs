@@ -21,6 +21,9 @@ fn stream_with(flags: u32, priority: i32) -> hipStream_t {
 
 #[test]
 fn the_per_thread_stream_is_a_real_stream_per_thread_and_device() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     isolated(|| {
         let per_thread = hip_sys::hipStreamPerThread;
         let mut flags = 99;
@@ -59,6 +62,9 @@ fn the_per_thread_stream_is_a_real_stream_per_thread_and_device() {
 
 #[test]
 fn the_per_thread_stream_is_not_the_null_stream() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     isolated(|| {
         // hipStreamGetFlags of the null stream is InvalidValue in every
         // version; the per-thread stream is a stream with flags.

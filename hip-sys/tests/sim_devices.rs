@@ -13,6 +13,9 @@ use std::ptr::null_mut;
 
 #[test]
 fn device_count_and_bad_ordinals() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     let mut n = 0;
     ok!((api().hipGetDeviceCount)(&mut n));
@@ -33,6 +36,9 @@ fn device_count_and_bad_ordinals() {
 
 #[test]
 fn a_new_thread_starts_on_device_0_and_set_device_is_per_thread() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("parent", || {
         set_device(1);
@@ -44,6 +50,9 @@ fn a_new_thread_starts_on_device_0_and_set_device_is_per_thread() {
 
 #[test]
 fn ctx_set_current_changes_get_device_and_pop_does_not_restore() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("ctx", || {
         let mut ctx1 = null_mut();

@@ -67,6 +67,9 @@ fn kernels_compute_over_several_grid_shapes() {
 
 #[test]
 fn bad_code_objects_and_launches_are_errors() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("bad-launch", || {
         let mut m = null_mut();
@@ -158,6 +161,9 @@ fn fill_u32_on_null_stream(p: *mut c_void, value: u32, n: u32) -> hipError_t {
 
 #[test]
 fn a_kernel_touching_another_devices_memory_needs_peer_access() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("peer", || {
         set_device(1);

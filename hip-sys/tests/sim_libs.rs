@@ -16,6 +16,9 @@ use std::ptr::null_mut;
 
 #[test]
 fn handles_and_plans_used_under_another_device_are_violations() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let handle = create_handle();
     let mut dnn = null_mut();
@@ -72,6 +75,9 @@ fn handles_and_plans_used_under_another_device_are_violations() {
 
 #[test]
 fn the_process_tables_are_the_simulators_on_the_sim_backend() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     if hip_sys::backend() != hip_sys::Backend::Sim {
         eprintln!("skipped: the process's backend is {}, not sim", hip_sys::backend());

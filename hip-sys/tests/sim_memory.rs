@@ -14,6 +14,9 @@ use std::ptr::null_mut;
 
 #[test]
 fn memcpy_takes_the_direction_from_the_pointers() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("memcpy", || {
         let host = [1.0f32, 2.0, 3.0, 4.0];
@@ -41,6 +44,9 @@ fn memcpy_takes_the_direction_from_the_pointers() {
 
 #[test]
 fn out_of_memory_at_capacity_and_recovery_after_free() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("oom", || {
         set_device(1);
@@ -70,6 +76,9 @@ fn out_of_memory_at_capacity_and_recovery_after_free() {
 /// fills at the block, not at the byte.
 #[test]
 fn memory_is_charged_in_pages_and_two_mebibyte_blocks() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("charge", || {
         set_device(1);
@@ -130,6 +139,9 @@ fn pool_attr(pool: hip_sys::bindings::hip::hipMemPool_t, attr: hip_sys::bindings
 
 #[test]
 fn stream_ordered_memory_follows_the_release_threshold() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     use hip_sys::bindings::hip::hipMemPoolAttr as A;
     let _x = sim::exclusive();
     on_thread("async", || {
@@ -205,6 +217,9 @@ fn destroy_stream(s: hipStream_t) {
 
 #[test]
 fn hip_free_of_pool_memory_waits_only_before_hip_7_and_free_waits_for_its_device_only() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("free-sync", || {
         set_device(1);
@@ -241,6 +256,9 @@ fn hip_free_of_pool_memory_waits_only_before_hip_7_and_free_waits_for_its_device
 
 #[test]
 fn host_free_waits_for_the_device_current_at_allocation_only() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("host-free", || {
         set_device(1);
@@ -261,6 +279,9 @@ fn host_free_waits_for_the_device_current_at_allocation_only() {
 
 #[test]
 fn same_device_copies_and_fills_from_the_base_return_before_they_run() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _x = sim::exclusive();
     on_thread("async-memops", || {
         let n = 256;
@@ -364,6 +385,9 @@ fn pointer_attributes(p: *const c_void) -> Result<hip_sys::bindings::hip::hipPoi
 
 #[test]
 fn pointer_attributes_of_interior_pointers_and_unknown_ones() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     use hip_sys::bindings::hip::hipMemoryType as T;
     let _x = sim::exclusive();
     on_thread("interior", || {

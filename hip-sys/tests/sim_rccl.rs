@@ -150,6 +150,9 @@ fn an_id_of_another_process_or_made_up_is_refused() {
 
 #[test]
 fn buffers_must_be_the_devices_and_overlap_only_in_place() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0; 16]);
@@ -196,6 +199,9 @@ fn buffers_must_be_the_devices_and_overlap_only_in_place() {
 
 #[test]
 fn pre_multiplied_sums_scale_each_ranks_input_by_its_own_scalar() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0, 2.0, 3.0]);
@@ -240,6 +246,9 @@ fn pre_multiplied_sums_scale_each_ranks_input_by_its_own_scalar() {
 
 #[test]
 fn a_group_with_a_failed_call_launches_nothing() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0; 4]);
@@ -261,6 +270,9 @@ fn a_group_with_a_failed_call_launches_nothing() {
 
 #[test]
 fn a_rank_that_never_calls_is_named_after_the_timeout() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0; 4]);
@@ -283,6 +295,9 @@ fn a_rank_that_never_calls_is_named_after_the_timeout() {
 
 #[test]
 fn an_abort_releases_the_peers_at_once() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0; 4]);
@@ -316,6 +331,9 @@ fn destroying_or_aborting_a_null_communicator_succeeds() {
 /// has no error.
 #[test]
 fn a_leaving_peer_fails_only_the_calls_that_wait_for_it() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     // Rank 1 sends to itself on a held stream; rank 0 is destroyed
     // meanwhile, idle. Rank 1's call does not involve rank 0.
@@ -340,6 +358,9 @@ fn a_leaving_peer_fails_only_the_calls_that_wait_for_it() {
 
 #[test]
 fn freeing_while_a_collective_waits_for_its_peers_is_the_deadlock_of_nccl_issue_48() {
+    if !common::devices_at_least(2) {
+        return;
+    }
     let _g = start();
     let comms = init_all();
     let (s0, p0) = on(0, &[1.0; 4]);

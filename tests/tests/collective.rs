@@ -123,6 +123,21 @@ fn communicators() -> Option<Vec<Communicator>> {
     Some(Communicator::init_all(&devices).expect("init_all"))
 }
 
+/// Communicators of the first two devices only, for tests that need two
+/// ranks and no more (every rank must call), or `None` (with a note)
+/// without RCCL or with fewer than two devices.
+fn pair() -> Option<Vec<Communicator>> {
+    if !have(Library::Rccl) {
+        return None;
+    }
+    let devices = Device::all().expect("devices");
+    if devices.len() < 2 {
+        eprintln!("skipped: needs two devices, and this machine has {}", devices.len());
+        return None;
+    }
+    Some(Communicator::init_all(&devices[..2]).expect("init_all"))
+}
+
 /// An array of `data` on `device`.
 fn on<T: amdgpu::DeviceCopy>(device: Device, data: &[T]) -> DeviceArray<T> {
     with_device(device, || DeviceArray::from_slice(data)).expect("upload")
@@ -517,7 +532,7 @@ fn a_groups_uses_hold_the_memory_until_the_collective_ran() {
         eprintln!("skipped: holding a stream is the simulator's");
         return;
     }
-    let Some(comms) = communicators() else { return };
+    let Some(comms) = pair() else { return };
     let len = 1 << 18;
     let others: Vec<Stream> = comms.iter().map(|c| Stream::new_on(c.device()).unwrap()).collect();
     let mut outs: Vec<_> = others.iter().map(|s| DeviceArray::<f32>::zeros_on(s, len).unwrap()).collect();
@@ -569,7 +584,7 @@ fn the_pools_frees_wait_for_a_collective_whose_local_peer_has_not_posted() {
         eprintln!("skipped: the simulator tells a deadlocking free from a safe one");
         return;
     }
-    let Some(mut comms) = communicators() else { return };
+    let Some(mut comms) = pair() else { return };
     hip_sys::sim::clear_violations();
     let b = comms.pop().expect("rank 1");
     let a = comms.pop().expect("rank 0");
@@ -752,11 +767,7 @@ fn a_missing_rank_is_a_timeout_that_aborts_not_a_hang() {
 #[test]
 fn dropping_a_communicator_with_work_queued_aborts_it() {
     let _x = hip_sys::sim::exclusive();
-    let Some(mut comms) = communicators() else { return };
-    if comms.len() < 2 {
-        eprintln!("skipped: needs two ranks");
-        return;
-    }
+    let Some(mut comms) = pair() else { return };
     let other = comms.pop().expect("a second rank");
     let c = comms.pop().expect("rank 0");
     let mut buf = on(c.device(), &[2.0f32; 64]);
@@ -784,7 +795,7 @@ fn the_simulator_turns_mismatched_calls_and_ungrouped_ranks_into_errors() {
         eprintln!("skipped: a GPU hangs or computes garbage here; the simulator reports it");
         return;
     }
-    let Some(comms) = communicators() else { return };
+    let Some(comms) = pair() else { return };
     let (a, b) = (&comms[0], &comms[1]);
     let mut x = on(a.device(), &[1.0f32; 16]);
     let mut y = on(b.device(), &[1.0f32; 8]);
@@ -799,7 +810,7 @@ fn the_simulator_turns_mismatched_calls_and_ungrouped_ranks_into_errors() {
     drop(comms);
     // One thread posting two ranks outside a group: NCCL would block in
     // the first call.
-    let comms = communicators().expect("again");
+    let comms = pair().expect("again");
     let (a, b) = (&comms[0], &comms[1]);
     let mut x = on(a.device(), &[1.0f32; 16]);
     let mut y = on(b.device(), &[1.0f32; 16]);

@@ -355,13 +355,15 @@ fn bad_batches_are_refused_before_any_call() {
     solver::getrs_batched(Op::None, &factors, &pivots, &mut rhs).expect("batches of one length solve");
     let mut wide = MatrixBatch::new(&Shape::new(3, 4), &mut wide).unwrap();
     invalid(solver::potrf_batched(Triangle::Lower, &mut wide).map(drop), "square");
-    // A matrix on another device (the simulator has two).
-    if common::on_sim() {
-        let other = Device::new(1).unwrap();
-        let stream = Stream::new_on(other).unwrap();
-        let mut mixed = vec![DeviceArray::<f64>::zeros(16).unwrap(), DeviceArray::zeros_on(&stream, 16).unwrap()];
-        let error = MatrixBatch::new(&shape, &mut mixed).unwrap_err();
-        assert!(error.to_string().contains("device"), "{error}");
+    // A matrix on another device.
+    match Device::new(1) {
+        Ok(other) => {
+            let stream = Stream::new_on(other).unwrap();
+            let mut mixed = vec![DeviceArray::<f64>::zeros(16).unwrap(), DeviceArray::zeros_on(&stream, 16).unwrap()];
+            let error = MatrixBatch::new(&shape, &mut mixed).unwrap_err();
+            assert!(error.to_string().contains("device"), "{error}");
+        }
+        Err(_) => eprintln!("skipped: a batch across two devices, on a machine with one"),
     }
 }
 

@@ -18,16 +18,16 @@ pub fn start() -> Exclusive {
 /// Check that the test left no objects, allocations or violations.
 pub fn finish() {
     sync();
-    for device in 0..2 {
+    for device in 0..super::device_count() as usize {
         assert_eq!(sim::live_library_objects(device), 0, "library objects left on device {device}");
         assert_eq!(sim::live_allocations(device), 0, "allocations left on device {device}");
     }
     assert_eq!(sim::violations(), vec![], "violations");
 }
 
-/// Wait for the work of both devices, and return to device 0.
+/// Wait for the work of every device, and return to device 0.
 pub fn sync() {
-    for d in 0..2 {
+    for d in 0..super::device_count() {
         set_device(d);
         // SAFETY: a plain call.
         assert_eq!(unsafe { (hip().hipDeviceSynchronize)() }, hipError_t::hipSuccess);

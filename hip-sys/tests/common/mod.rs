@@ -38,6 +38,23 @@ pub fn api() -> &'static HipApi {
     sim::api()
 }
 
+/// How many devices the simulator has (`AMDGPU_SIM_DEVICES`, 2 unless set).
+pub fn device_count() -> i32 {
+    let mut n = 0;
+    ok!((api().hipGetDeviceCount)(&mut n));
+    n
+}
+
+/// Whether the simulator has at least `n` devices; when it has fewer, a
+/// note saying that the calling test is skipped, and why.
+pub fn devices_at_least(n: i32) -> bool {
+    let count = device_count();
+    if count < n {
+        eprintln!("skipped: needs {n} simulated devices, and AMDGPU_SIM_DEVICES gives {count}");
+    }
+    count >= n
+}
+
 /// Make `d` the thread's current device.
 pub fn set_device(d: i32) {
     ok!((api().hipSetDevice)(d));
