@@ -153,7 +153,12 @@
 //! disjoint parts of one buffer on several streams. With the events on
 //! the buffer there is nothing to forget, copies need no lifetimes, and
 //! misuse is either a compile error (writing a buffer that a view borrows)
-//! or a wait, never a race. Copies on two streams touching overlapping
+//! or a wait, never a race. Host access itself is a guard that reads as a
+//! slice ([`HostRef`], [`HostRefMut`]): not to order copies (those need a
+//! borrow of the buffer), but because a graph replay copies without one;
+//! while a view lives, a replay that would write the buffer under it (or
+//! read it under a write view) is refused, and a forgotten view keeps
+//! refusing them, never races. Copies on two streams touching overlapping
 //! parts of one host buffer are ordered on the GPU. The device side
 //! follows the stream rules below ([`pool::Buffer::prepare`] / `record`).
 //!
@@ -445,10 +450,18 @@
 //! later ones (host access waits for the replays that copy the buffer), as
 //! any operation is, and their memory is not reused or freed while the
 //! graph or an exec made of it lives, even if they are dropped; it keeps
-//! the modules of its kernels loaded too. Arrays allocated inside the capture come from
+//! the modules of its kernels loaded too. A replay never copies under a
+//! host view: with [`HostBuffer::as_slice`]'s guard alive, a launch whose
+//! graph writes the buffer is refused with
+//! [`HipError::HostBorrowed`](runtime::HipError::HostBorrowed) (drop the
+//! view, then launch; the view after the launch waits for its copy).
+//! Arrays allocated inside the capture come from
 //! its private pool (blocks freed in the capture are reused in its order),
 //! and so do the libraries' workspaces, the rocBLAS handle's included: no
 //! two graphs share one, so graphs replay at once on different streams.
+//! Graphs captured into one shared pool ([`pool::GraphPool`]) share blocks
+//! instead, so their launches take one order: a launch on another stream
+//! than the last one's waits for it on the GPU.
 //! What a capture cannot do is refused with
 //! [`HipError::CaptureUnderway`](runtime::HipError::CaptureUnderway) before
 //! anything is queued, never a broken capture: waiting for a stream
@@ -456,7 +469,11 @@
 //! copy or device synchronize while any capture runs, a host wait for an
 //! event, and what a library must allocate and synchronize to make (a
 //! handle, an FFT plan, a sparse matrix's analysis, a MIOpen algorithm
-//! search): run the step once before capturing, and those exist.
+//! search), and a graph launch onto a stream that captures: run the step
+//! once before capturing, and those exist. Where a capture of another
+//! thread (in the Global mode) forbids a wait, the refusal says so;
+//! [`copy_scope`] waits for such a capture to end instead, as its contract
+//! is to return only once its copies are done.
 //!
 //! ```
 //! # use amdgpu::prelude::*;

@@ -249,7 +249,7 @@ fn others_forbid(stream: &Stream) -> Result<bool> {
 /// those captures).
 ///
 /// # Errors
-/// [`HipError::CaptureUnderway`](crate::HipError::CaptureUnderway) naming
+/// [`HipError::CaptureUnderway`] naming
 /// `operation`; HIP's status of `hipStreamGetCaptureInfo`.
 #[inline]
 pub fn check_wait(operation: &'static str, stream: &Stream) -> Result<()> {

@@ -41,7 +41,10 @@ enum Origin {
 /// for them too before the memory is released (under its device, touching
 /// no thread state). So a pending copy can never race with host code or
 /// outlive the memory, whatever the caller does: misuse is a wait (or a
-/// borrow error at compile time), never a race. Copies made in a
+/// borrow error at compile time), never a race. Host access is a guard
+/// ([`HostRef`], [`HostRefMut`]) that graph replays respect: while it lives
+/// a replay that would copy into the buffer (or, under a write view, out
+/// of it) is refused. Copies made in a
 /// [`copy_scope`](crate::copy_scope) record nothing here: they borrow the
 /// buffer until the scope has waited for its stream.
 ///
