@@ -51,9 +51,8 @@ proptest! {
         let linear = LaunchConfig::linear(device(), n);
         prop_assert!(linear.is_err() || linear.unwrap().threads() >= n as u128);
         if let Ok(config) = LaunchConfig::covering(device(), extent, block) {
-            for i in 0..3 {
-                let covered = u128::from(config.grid[i]) * u128::from(config.block[i]);
-                prop_assert!(covered >= extent[i].max(1) as u128);
+            for ((grid, block), extent) in config.grid.iter().zip(config.block).zip(extent) {
+                prop_assert!(u128::from(*grid) * u128::from(block) >= extent.max(1) as u128);
             }
         }
     }

@@ -2,17 +2,72 @@
 //! live borrow, overflow or lose data, each refused (a compile error, an
 //! error, or a wait). One test per attack; its name says what it tries.
 //!
-//! What each kind of API resists, and where the attack lives:
+//! # The attacks of issue 47, and where they are resisted
 //!
 //! | API | attack | resisted by | test |
 //! |---|---|---|---|
-//! | host references (`HostBuffer::as_slice`, `as_mut_slice`) | a graph replay writes under a live `&[T]`, or reads in the middle of a `&mut [T]` | the guards count as host borrows; a replay that conflicts is refused | `a_replay_never_writes_under_a_host_view`, `a_replay_never_reads_under_a_host_write` |
-//! | graph holds on pooled memory (`GraphPool`) | two graphs sharing private blocks replayed on two streams at once | their launches share one order: one event on a stream switch | `graphs_sharing_a_graph_pool_never_replay_at_once` |
-//! | sizes from user input (`LaunchConfig`, array lengths) | a launch whose thread count overflows `u64` passes a short per-thread array | counts in `u128`, saturating, then refused | `a_launch_whose_thread_count_overflows_is_refused`, `tests/tests/size_extremes.rs` |
-//! | `copy_scope` (borrow until the stream drained) | another thread's capture makes the final wait fail, and the results are thrown away | the scope waits for foreign captures to end | `copy_scope_waits_out_another_threads_capture` |
+//! | host references (`HostBuffer::as_slice`, `as_mut_slice`) | a graph replay writes under a live `&[T]`, or reads in the middle of a `&mut [T]` | the guards count as host views; a replay that conflicts is refused | `a_replay_never_writes_under_a_host_view`, `a_replay_never_reads_under_a_host_write`, `a_view_taken_while_replays_run_on_another_thread_sees_whole_replays` |
+//! | graph holds on pooled memory (`GraphPool`) | two graphs sharing private blocks replayed on two streams at once | their launches share one `ReplayOrder`: one event on a stream switch | `capture_pool.rs`: `graphs_sharing_a_graph_pool_never_replay_at_once` |
+//! | sizes from user input (`LaunchConfig`, lengths, shapes) | a launch whose thread count overflows `u64` passes a short per-thread array; a convolution padding wraps its output's count to 0 | counts in `u128`, saturating; every step checked, then refused | `a_launch_whose_thread_count_overflows_is_refused`, `size_extremes.rs` |
+//! | `copy_scope` | another thread's capture makes the final wait fail, and every host buffer is marked lost | the scope waits for foreign captures to end | `copy_scope_waits_out_another_threads_capture` |
 //! | `GraphExec::launch` | a launch onto a capturing stream, which AMD runs at once outside the capture | refused first, typed | `a_launch_onto_a_capturing_stream_is_refused` |
-//! | `std::mem::forget` of a host guard | a forgotten view lets replays write under it later | a forgotten guard keeps refusing replays (never unsound) | `a_forgotten_host_view_keeps_refusing_replays` |
-//! | `copy_scope` escapes, graph holds on dropped buffers, `Send`/`Sync` | see `copy_scope.rs`'s compile-fail docs, `graph_replays.rs`, each crate's `tests/bounds.rs` | | |
+//! | `std::mem::forget` of a host view | a forgotten view lets replays write under it later | a forgotten view keeps refusing replays (never unsound) | `a_forgotten_host_view_keeps_refusing_replays` |
+//!
+//! # Every `unsafe impl Send`/`Sync` and every `Drop` of the safe crates
+//!
+//! What each resists (`cargo xtask soundness` fails when a type with one
+//! of them is missing here, named with its file). Send and Sync bounds are
+//! pinned by each crate's `tests/bounds.rs`; the drops' touching no thread
+//! state by the drop audit (`cargo xtask audit`) and `seed_rules.rs`.
+//!
+//! | type | what | the attack it resists | how | tests |
+//! |---|---|---|---|---|
+//! | `Event` (hip-core/src/event.rs) | Send, Sync, Drop | record on one thread, wait on another that drops it; drop on a thread bound to another device | a thread-free handle, destroyed under its own device (HIP keeps it until the recorded work passes) | `seed_rules.rs`: `resources_of_device_1_dropped_on_a_device_0_thread` |
+//! | `Context` (hip-core/src/context.rs) | Send, Sync | a primary context used on another thread | a process-wide identifier; each call binds it | hip-core `tests/bounds.rs` |
+//! | `Graph` (hip-core/src/graph.rs) | Send, Sync, Drop | drop the graph while an exec made of it replays, freeing what it holds | each exec keeps the holds and the order itself | `graph_replays.rs` |
+//! | `GraphExec` (hip-core/src/graph.rs) | Send, Sync, Drop | launch one exec (or two sharing memory) on two streams from two threads at once; drop it under a queued launch; replay under a host view | launches serialized by their `ReplayOrder`, ordered on the GPU; the drop waits for the last launch (after the captures, if one is underway); host views refuse | this file; `graph_replays.rs`: `an_exec_dropped_during_a_capture_is_freed_after_it_and_the_capture_survives` |
+//! | `Observer` (hip-core/src/graph.rs) | Send, Sync | a launch reads a resource's counter after the resource went | the counter lives inside the resource the observer holds | `graph_replays.rs` (replays on the buffers' own stream) |
+//! | `Retire` (hip-core/src/graph.rs) | Send | an exec destroyed twice, or under its last launch, when its drop is put off past a capture | destroyed once, by whichever thread runs it, after the wait | `graph_replays.rs`: `an_exec_dropped_during_a_capture_is_freed_after_it_and_the_capture_survives` |
+//! | `OpenCapture` (hip-core/src/graph.rs) | Drop | a capture's closure panics and leaves the stream capturing (every later call refused) | ends the capture on unwind and discards its graph | `capture_pool.rs`, hip-core's capture tests |
+//! | `Inner` (hip-core/src/module.rs) | Send, Sync, Drop | unload a module whose kernel is queued or captured | functions and graphs hold it; unloaded under its device | `graph_replays.rs` (graphs keep modules) |
+//! | `Function` (hip-core/src/module.rs) | Send, Sync | launch one kernel from many threads | a thread-free handle that keeps its module loaded | `typed_launch.rs` |
+//! | `Shared` (hip-core/src/shared.rs) | Send, Sync, Drop | a value shared across threads dropped by the last clone on another | `Arc`'s bounds: `T: Send + Sync` | hip-core's `shared` unit tests |
+//! | `Kept` (hip-core/src/shared.rs) | Send, Sync | a kept value used after it went | kept values are never dropped | hip-core's `shared` unit tests |
+//! | `Inner` (hip-core/src/stream.rs) | Send, Sync, Drop | destroy a stream with work queued, on a thread bound to another device | destroyed under its device; HIP finishes the queued work | `seed_rules.rs` |
+//! | `Restore` (hip-core/src/underway.rs) | Drop | a panic inside `capture::relaxed` leaves the thread in the Relaxed mode, breaking later captures' rules | the mode restored on unwind | `capture_pool.rs`: `an_allocation_on_another_thread_does_not_break_a_global_capture` |
+//! | `Reopen` (hip-core/src/underway.rs) | Drop | a panic in exclusive work holds every later capture back forever | reopened on unwind | `capture_pool.rs` (reclaims wait for captures) |
+//! | `ThreadState` (hip-core/src/state.rs) | Drop | a thread's streams destroyed under another device at its exit | each under its device | `seed_rules.rs`: `many_threads_switching_and_dropping_across_threads` |
+//! | `RestoreDevice` (hip-core/src/state.rs) | Drop | a panic in `with_device` leaves the thread on the other device (the seed's second problem) | restored on unwind | `seed_rules.rs` |
+//! | `KeepDevice` (hip-core/src/state.rs) | Drop | as `RestoreDevice`, for a switch to the device the thread is on | restored on unwind when the closure left it | `seed_rules.rs` |
+//! | `RestoreStream` (hip-core/src/state.rs) | Drop | a panic in `with_stream` leaves the thread's stream switched | restored on unwind | `seed_rules.rs` |
+//! | `RestorePriority` (hip-core/src/state.rs) | Drop | a panic in `with_priority` leaves the priority switched | restored on unwind | hip-core's state tests |
+//! | `DropScope` (hip-core/src/audit.rs) | Drop | (the audit's instrument) a drop's scope left open on a panic | closed on unwind | `cargo xtask audit` |
+//! | `Restore` (hip-core/src/raw/current.rs) | Drop | a call through `on_device` panics and leaves HIP's current device switched | restored on unwind | `run_on.rs` |
+//! | `Handle` (hip-core/src/raw/rtc.rs) | Drop | a failed compile leaks its hipRTC program | destroyed on every path | `rtc.rs` |
+//! | `CapturedUse` (hip-pool/src/uses/captured.rs) | Drop | the last hold goes while a dropped buffer's release waits on it: the block leaked, or freed under a replay | the last hold runs the release, after the execs' retirement waited for their launches | `graph_replays.rs` |
+//! | `Uses` (hip-pool/src/uses/mod.rs) | Drop | a buffer's use list freed while a graph's hold shares it | reference-counted | `hip-pool/tests/use_list.rs` |
+//! | `LaunchGuard` (hip-pool/src/collective_gate.rs) | Drop | a panic during a group's launch leaves the gate closed, so every driver free waits forever | opened on unwind | `collective.rs` |
+//! | `Local` (hip-pool/src/thread_cache/mod.rs) | Drop | a thread exits with blocks in its cache: leaked, or reused under their pending uses | handed back to the pool with their events | `pool.rs`: `threads_sharing_a_device_reuse_their_own_blocks_without_the_pool` |
+//! | `Steal` (hip-pool/src/thread_cache/mod.rs) | Drop | a reclaim panics while holding every thread's cache still | the slots given back on unwind | `pool.rs`, `stress.rs` |
+//! | `Slot` (hip-pool/src/thread_cache/mod.rs) | Send, Sync | a reclaim on another thread takes a cache's blocks while its owner allocates from it | the steal protocol: busy flags and the barrier (module docs) | `stress.rs`, `pool_properties.rs` |
+//! | `AsyncPool` (hip-pool/src/driver/stream_ordered.rs) | Send, Sync | HIP's pool handle used from many threads | a thread-free handle | `pool.rs` |
+//! | `Buffer` (hip-pool/src/pool/buffer.rs) | Drop | drop a buffer a kernel of another stream still reads; its next owner writes it | its events go with the block; the next owner waits for them on the GPU | `stream_uses.rs`: `a_dropped_input_is_not_reused_while_another_stream_still_reads_it`, `drops_on_other_threads_keep_queued_uses_safe` |
+//! | `PrivatePool` (hip-pool/src/private_pool.rs) | Drop | the last graph of a capture goes while its blocks are in flight | blocks adopted by the device pool with their events | `capture_pool.rs` |
+//! | `DnnHandle` (hip-libs/src/dnn/handle.rs) | Send | one MIOpen handle used by two threads at once | not `Sync`; the cache gives it to one thread at a time | hip-libs `tests/bounds.rs` |
+//! | `SparseHandle` (hip-libs/src/sparse/handle.rs) | Send | as `DnnHandle`, for rocSPARSE | as `DnnHandle` | hip-libs `tests/bounds.rs` |
+//! | `RandHandle` (hip-libs/src/rand/generator.rs) | Send | as `DnnHandle`, for rocRAND | as `DnnHandle` | hip-libs `tests/bounds.rs` |
+//! | `BlasHandle` (hip-libs/src/blas/handle.rs) | Send | as `DnnHandle`, for rocBLAS | as `DnnHandle` | hip-libs `tests/bounds.rs` |
+//! | `ThreadHandles` (hip-libs/src/handle_cache.rs) | Drop | a thread's exit destroys its handles under the wrong device, or reads the thread state in a drop | each destroyed under its device | the drop audit, `seed_rules.rs` |
+//! | `Communicator` (hip-libs/src/collective/communicator.rs) | Send, Drop | two threads call one communicator at once (NCCL forbids it); a drop with work queued waits for a peer forever | not `Sync`; a drop with work queued aborts | `collective.rs`: `dropping_a_communicator_with_work_queued_aborts_it` |
+//! | `CsrMatrix` (hip-libs/src/sparse/csr.rs) | Send, Sync, Drop | one thread runs the analysis (writing the descriptor) while another computes with it | analysis under a write lock, computes under a read lock | `sparse.rs` |
+//! | `Plan` (hip-libs/src/fft/plan.rs) | Send, Sync, Drop | two threads run one cached plan at once through one work area | a work area per call, from the pool | `fft.rs`: `threads_sharing_a_cached_plan_each_get_their_own_transform` |
+//! | `ConvDesc` (hip-libs/src/dnn/conv_plan.rs) | Drop | a descriptor leaked on an error path | destroyed on drop | `dnn.rs` |
+//! | `TensorDesc` (hip-libs/src/dnn/tensor.rs) | Drop | as `ConvDesc` | as `ConvDesc` | `dnn.rs` |
+//! | `ActivationDesc` (hip-libs/src/dnn/activation.rs) | Drop | as `ConvDesc` | as `ConvDesc` | `dnn.rs` |
+//! | `HostBuffer` (amdgpu/src/host/mod.rs) | Send, Sync, Drop | drop it while a copy or a graph still uses it; read it (`&`, from any thread) while a copy or a replay writes it | the drop waits, or leaves the release to the last hold; views wait for the copies and refuse replays | `host_copies.rs`: `dropping_a_host_buffer_waits_for_its_pending_copies`; this file |
+//! | `HostRef` (amdgpu/src/host/guard.rs) | Drop | forget the view, then replay into the buffer | the count stays: those replays stay refused | `a_forgotten_host_view_keeps_refusing_replays` |
+//! | `HostRefMut` (amdgpu/src/host/guard.rs) | Drop | as `HostRef`, for replays that read the buffer | as `HostRef` | `a_forgotten_host_view_keeps_refusing_replays` |
+//! | `Drain` (amdgpu/src/copy_scope.rs) | Drop | a scope's closure panics, and the host memory is released before its copies ran | the wait happens on unwind | `copy_scope.rs`: `a_panicking_scope_still_waits_for_its_copies` |
 
 use amdgpu::kernel::{Kernel, Out, PerThread};
 use amdgpu::prelude::*;

@@ -9,6 +9,8 @@
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
 //! - `layers`: check that no crate's top-level modules import each other
 //!   in a loop.
+//! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
+//!   `Drop` of the crates above hip-sys has its row in the attack suite.
 
 mod apt;
 mod audit;
@@ -16,6 +18,7 @@ mod bindgen;
 mod doors;
 mod layers;
 mod names;
+mod soundness;
 mod sources;
 mod table;
 
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Some("audit") => audit::run(&workspace_root()),
         Some("doors") => doors::run(&workspace_root()),
         Some("layers") => layers::run(&workspace_root()),
+        Some("soundness") => soundness::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
     };
@@ -58,7 +62,8 @@ commands:
   bindgen --check   fail if the committed bindings differ from freshly generated ones
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
-  layers            fail if a crate's top-level modules import each other in a loop";
+  layers            fail if a crate's top-level modules import each other in a loop
+  soundness         fail if an unsafe impl Send/Sync or a Drop lacks its row in tests/tests/soundness.rs";
 
 /// The workspace root: the parent of this crate's manifest directory.
 pub fn workspace_root() -> PathBuf {

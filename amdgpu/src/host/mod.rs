@@ -74,8 +74,10 @@ pub struct HostBuffer<T: DeviceCopy> {
 // SAFETY: the buffer owns its memory; pending copies are tracked by
 // `uses` (behind a lock), and T is Send + Sync plain data.
 unsafe impl<T: DeviceCopy> Send for HostBuffer<T> {}
-// SAFETY: shared access only reads the memory (host reads and copies
-// from it), after waiting for the copies that write it.
+// SAFETY: shared access only reads the memory (host views and copies
+// from it): a view waits for the copies that write it, direct copies that
+// write it need `&mut`, and replays that write it are refused while a view
+// lives (`HostRef`).
 unsafe impl<T: DeviceCopy> Sync for HostBuffer<T> {}
 
 fn byte_len<T>(len: usize) -> Result<usize> {
