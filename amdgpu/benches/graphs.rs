@@ -18,8 +18,10 @@
 //! - **Interleaved**: after criterion's figures, the replay against the
 //!   raw launches again, in 400 rounds of 64 launches each side, the two
 //!   sides alternating within every round; the median ratio and its
-//!   quartiles. The raw launch's own time moves between sequential
-//!   benchmarks by more than the 3 % this comparison must resolve.
+//!   quartiles; and the same for a graph of one kernel, where the
+//!   replay's own checks weigh the most. The raw launch's own time moves
+//!   between sequential benchmarks by more than the 3 % this comparison
+//!   must resolve.
 //!
 //! `cargo bench -p amdgpu --bench graphs`; on an NVIDIA GPU with
 //! `AMDGPU_BACKEND=nvidia`.
@@ -172,6 +174,17 @@ fn main() {
         Interleaved::measure(&stream, 400, 64, ours, raw_cuda).print("GraphExec::launch vs cudaGraphLaunch");
         Interleaved::measure(&stream, 400, 64, raw_hip, raw_cuda).print("raw hipGraphLaunch vs cudaGraphLaunch");
     }
+    // A graph of one kernel, where the replay's own checks (the capture
+    // check, the replay order, the holds' quick tests) weigh the most.
+    let single = &execs[0].1;
+    let ours_single = || single.launch(&stream).expect("replay");
+    let raw_single = || {
+        // SAFETY: a live exec and stream of one device.
+        let status = unsafe { (api.hipGraphLaunch)(black_box(single.as_raw()), stream.as_raw()) };
+        assert_eq!(status, amdgpu::sys::hipError_t::hipSuccess, "hipGraphLaunch");
+    };
+    Interleaved::measure(&stream, 400, 64, ours_single, raw_single)
+        .print("GraphExec::launch vs raw hipGraphLaunch, 1 node");
     drop((exec, updated, execs));
 }
 
