@@ -5,13 +5,28 @@
 //! timeout. The attacks of the soundness suite (`soundness.rs`) on the
 //! launch count live there.
 
+use amdgpu::libs::blas::{self, Gemm};
 use amdgpu::libs::collective::UniqueId;
 use amdgpu::libs::dnn::{conv2d_output_shape, Conv2d, Shape4};
+use amdgpu::libs::fft::{self, Direction};
+use amdgpu::libs::solver::{self, Pivots, Shape};
+use amdgpu::libs::{available, Library};
 use amdgpu::prelude::*;
 use amdgpu::{Error, LaunchConfig, LaunchLimits};
 use proptest::prelude::*;
 
 mod common;
+
+/// Any size, biased to the extremes: 0 and 1, near `u32::MAX` and
+/// `i32::MAX`, and near `usize::MAX`.
+fn size() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        0usize..=2,
+        (i32::MAX as usize - 1)..=(u32::MAX as usize + 1),
+        (usize::MAX / 2)..=usize::MAX,
+        0usize..=usize::MAX,
+    ]
+}
 
 /// Lengths whose bytes overflow a `usize` for elements of `size` bytes.
 fn overflowing(size: usize) -> impl Strategy<Value = usize> {
@@ -73,6 +88,59 @@ proptest! {
             }
             let exact = [output.n, output.c, output.h, output.w].iter().try_fold(1usize, |a, d| a.checked_mul(*d));
             prop_assert_eq!(Some(output.len()), exact);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn gemm_shapes_and_batches_at_the_extremes_are_refused(
+        (m, n, k) in (size(), size(), size()),
+        lds in (size(), size(), size()),
+        (count, strides) in (size(), (size(), size(), size())),
+    ) {
+        prop_assume!(available(Library::Rocblas));
+        let (a, b) = (DeviceArray::<f32>::zeros(4).unwrap(), DeviceArray::<f32>::zeros(4).unwrap());
+        let mut c = DeviceArray::<f32>::zeros(4).unwrap();
+        let shape = Gemm::new(m, n, k).leading_dims(lds.0, lds.1, lds.2);
+        // Four elements hold no matrix of these sizes but the tiniest.
+        let fits = |s: &Gemm| s.m.max(1).saturating_mul(s.n.max(1)) <= 4 && s.k <= 4;
+        if !fits(&shape) {
+            prop_assert!(blas::gemm(&shape, 1.0, &a, &b, 0.0, &mut c).is_err());
+        }
+        let batch = blas::Batch { count, stride_a: strides.0, stride_b: strides.1, stride_c: strides.2 };
+        if count > 4 || !fits(&shape) {
+            prop_assert!(blas::gemm_strided_batched(&Gemm::new(m, n, k), &batch, 1.0, &a, &b, 0.0, &mut c).is_err());
+        }
+    }
+
+    #[test]
+    fn fft_shapes_at_the_extremes_are_refused(shape in prop::collection::vec(size(), 1..=3), batch in size()) {
+        prop_assume!(available(Library::Rocfft));
+        let input = DeviceArray::<[f32; 2]>::zeros(4).unwrap();
+        let mut output = DeviceArray::<[f32; 2]>::zeros(4).unwrap();
+        let elements = shape.iter().try_fold(batch, |n, d| n.checked_mul(*d));
+        if elements != Some(4) {
+            prop_assert!(fft::c2c(&input, &mut output, &shape, batch, Direction::Forward).is_err());
+        }
+    }
+
+    #[test]
+    fn solver_batches_at_the_extremes_are_refused(
+        (rows, cols) in (size(), size()),
+        (count, stride) in (size(), size()),
+    ) {
+        prop_assume!(available(Library::Rocsolver));
+        let mut a = DeviceArray::<f64>::zeros(4).unwrap();
+        let shape = Shape::new(rows, cols);
+        let batch = solver::Batch { count, stride_a: stride, stride_b: 0 };
+        let k = rows.min(cols).clamp(1, 4);
+        let mut pivots = Pivots::batched(k, count.clamp(1, 4), &stream()).unwrap();
+        let small = rows <= 2 && cols <= 2 && count <= 1;
+        if !small {
+            prop_assert!(solver::getrf_strided_batched(&shape, &batch, &mut a, &mut pivots).is_err());
         }
     }
 }
