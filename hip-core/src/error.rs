@@ -2,14 +2,13 @@
 //! [`check`], which turns a HIP status into a `Result`.
 //!
 //! This module sits at the bottom of the crate: it needs `Device` and
-//! [`DeviceMismatch`] as plain types only. Its one C call, HIP's name and
-//! description of a code (made when an error is displayed), is here
-//! rather than in `raw`, because every wrapper there returns these errors.
+//! [`DeviceMismatch`] as plain types only. HIP's name and description of a
+//! code (asked when an error is displayed) come from
+//! [`hip_sys::status_text`], so the crate's one door to C stays `raw`.
 
 use crate::DeviceMismatch;
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::{hipError_t, BackendError};
-use std::ffi::{c_char, CStr};
 
 /// The result of a HIP operation.
 pub type Result<T, E = HipError> = std::result::Result<T, E>;
@@ -167,26 +166,10 @@ pub fn check(status: hipError_t, operation: &'static str) -> Result<()> {
     Err(HipError::Call { code: status, operation })
 }
 
-/// HIP's name and description of `status` (numbers when HIP has none).
+/// HIP's name and description of `status` (numbers when HIP has none),
+/// from hip-sys, which makes the C calls.
 fn error_text(status: hipError_t) -> (String, String) {
-    let Ok(api) = hip_sys::hip() else {
-        return (format!("hipError {}", status.0), "no HIP backend".to_string());
-    };
-    // SAFETY: hipGetErrorName/String take any code and return a static,
-    // NUL-terminated string (or null, handled below).
-    let (name, text) = unsafe { ((api.hipGetErrorName)(status), (api.hipGetErrorString)(status)) };
-    let read = |p: *const c_char| {
-        if p.is_null() {
-            None
-        } else {
-            // SAFETY: non-null and NUL-terminated per the HIP API.
-            Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-        }
-    };
-    (
-        read(name).unwrap_or_else(|| format!("hipError {}", status.0)),
-        read(text).unwrap_or_else(|| "unknown error".to_string()),
-    )
+    hip_sys::status_text(status)
 }
 
 /// Why a runtime compilation failed: the hipRTC status, the operation,

@@ -92,7 +92,9 @@ pub mod units;
 
 #[cfg(feature = "sim")]
 pub use backend::sim;
-pub use backend::{backend, device_target_id, hip, last_error_is_sticky, selection, Backend, BackendError};
+pub use backend::{
+    backend, device_target_id, hip, last_error_is_sticky, selection, status_text, Backend, BackendError,
+};
 // The HIP names every crate above uses, by name (the rest of HIP's C API
 // is in `bindings::hip`): no glob, so what the root offers is listed here.
 pub use bindings::error_names;

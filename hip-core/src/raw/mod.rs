@@ -51,8 +51,9 @@
 //! thread's binding record (`bind`, `expect`), the last error (read
 //! only through [`forget_expected_failure`]) and hipRTC (`rtc`, behind
 //! [`Program`](crate::Program)). HIP's name and description of a status
-//! (`hipGetErrorName`, `hipGetErrorString`) are not here but in the error
-//! module, below this one, since every wrapper's error is made of them.
+//! (`hipGetErrorName`, `hipGetErrorString`), which every wrapper's error
+//! is made of, come from `hip_sys::status_text`: no C call of the crate is
+//! made outside this module.
 
 mod current;
 mod table;

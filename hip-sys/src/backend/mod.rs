@@ -57,6 +57,30 @@ pub fn decode_runtime_version(backend: Backend, encoded: i32) -> Option<(u32, u3
     }
 }
 
+/// HIP's name and description of `status`, as the backend serving this
+/// process answers `hipGetErrorName` and `hipGetErrorString`: the one
+/// place above the backends where they are called, so that the crates
+/// above make no C call for an error's text. Numbers (and "no HIP
+/// backend") when no backend loads or it answers null.
+#[doc(alias = "hipGetErrorName")]
+#[doc(alias = "hipGetErrorString")]
+pub fn status_text(status: crate::bindings::hip::hipError_t) -> (String, String) {
+    let Ok(api) = hip() else {
+        return (format!("hipError {}", status.0), "no HIP backend".to_string());
+    };
+    // SAFETY: hipGetErrorName/String take any code and return a static,
+    // NUL-terminated string (or null, handled below).
+    let (name, text) = unsafe { ((api.hipGetErrorName)(status), (api.hipGetErrorString)(status)) };
+    let read = |p: *const std::ffi::c_char| {
+        // SAFETY: non-null (checked) and NUL-terminated per the HIP API.
+        (!p.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    };
+    (
+        read(name).unwrap_or_else(|| format!("hipError {}", status.0)),
+        read(text).unwrap_or_else(|| "unknown error".to_string()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
