@@ -7,8 +7,8 @@
 //!   and print, per resource drop, how often it ran and touched thread state.
 //! - `doors`: check that every call into C from the crates above hip-sys is
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
-//! - `layers`: check that no crate's top-level modules import each other
-//!   in a loop.
+//! - `layers`: check that no crate's modules import each other in a loop,
+//!   at any depth (the knots still to untie are listed).
 //! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
 //!   `Drop` of the crates above hip-sys has its row in the attack suite.
 
@@ -62,7 +62,7 @@ commands:
   bindgen --check   fail if the committed bindings differ from freshly generated ones
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
-  layers            fail if a crate's top-level modules import each other in a loop
+  layers            fail if a crate's modules import each other in a loop, at any depth
   soundness         fail if an unsafe impl Send/Sync or a Drop lacks its row in tests/tests/soundness.rs";
 
 /// The workspace root: the parent of this crate's manifest directory.

@@ -233,6 +233,9 @@ fn feature_off(backend: Backend, feature: &str) -> BackendError {
 
 /// AMD's hipRTC on its own (the `amd` feature), for compiling with no GPU.
 pub(crate) fn hiprtc_compiler() -> Result<&'static crate::bindings::shared::compiler::Compiler, BackendError> {
+    // The backend is chosen first: an amd runtime, if the process uses
+    // one, decides which installation's hipRTC loads.
+    let _ = selection();
     #[cfg(feature = "amd")]
     return amd::hiprtc_compiler();
     #[cfg(not(feature = "amd"))]

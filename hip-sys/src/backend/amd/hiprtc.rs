@@ -36,19 +36,14 @@ use crate::hiprtc::{hiprtcResult, HiprtcApi};
 use crate::BackendError;
 
 /// The process's AMD hipRTC (loaded on first use; an error is kept too).
+/// The selection calls it once the backend is chosen, so that an amd
+/// runtime, if the process uses one, decides the installation.
 pub(crate) fn compiler() -> Result<&'static Compiler, BackendError> {
     static LOADED: OnceLock<Result<&'static Compiler, BackendError>> = OnceLock::new();
     LOADED
-        .get_or_init(|| {
-            // The backend is chosen first, so that an amd runtime, if the
-            // process uses one, decides the installation.
-            let _ = crate::backend::selection();
-            match installation::runtime() {
-                Some(runtime) => {
-                    load(&beside(runtime), &format!("the HIP runtime's installation ({})", runtime.directory))
-                }
-                None => load(&standalone(rocm_path().as_deref()), "ROCM_PATH, /opt/rocm or the loader's path"),
-            }
+        .get_or_init(|| match installation::runtime() {
+            Some(runtime) => load(&beside(runtime), &format!("the HIP runtime's installation ({})", runtime.directory)),
+            None => load(&standalone(rocm_path().as_deref()), "ROCM_PATH, /opt/rocm or the loader's path"),
         })
         .clone()
 }

@@ -365,6 +365,22 @@ unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handle) -> rocbl
     })
 }
 
+/// What another mapping does when a rocBLAS handle is destroyed, for what
+/// it keeps beside the handle (rocSOLVER's cuSOLVER handle): registered by
+/// that mapping, so that this one names none of them.
+type DestroyHook = fn(rocblas_handle) -> Result<(), rocblas_status>;
+
+static DESTROY_HOOKS: Mutex<Vec<DestroyHook>> = Mutex::new(Vec::new());
+
+/// Run `hook` on every rocBLAS handle destroyed from now on (once, however
+/// often it is registered).
+pub(in crate::backend::nvidia) fn on_destroy(hook: DestroyHook) {
+    let mut hooks = DESTROY_HOOKS.lock_unpoisoned();
+    if !hooks.iter().any(|h| std::ptr::fn_addr_eq(*h, hook)) {
+        hooks.push(hook);
+    }
+}
+
 unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_status {
     entry(|| {
         let h = live(handle)?;
@@ -374,8 +390,9 @@ unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_s
         if let Some(map) = QUERIES.lock_unpoisoned().as_mut() {
             map.remove(&(handle as usize));
         }
-        // rocSOLVER's calls on this handle made a cuSOLVER handle beside it.
-        super::rocsolver::forget(handle)?;
+        // What other mappings made beside it (rocSOLVER's cuSOLVER handle).
+        let hooks = DESTROY_HOOKS.lock_unpoisoned().clone();
+        hooks.iter().try_for_each(|forget| forget(handle))?;
         // SAFETY: a live handle, destroyed once (C contract).
         ok("cublasDestroy_v2", unsafe { (fns()?.cublasDestroy)(h) })
     })

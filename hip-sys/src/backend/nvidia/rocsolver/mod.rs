@@ -87,7 +87,9 @@ use std::sync::{Mutex, OnceLock};
 
 use self::arrays::*;
 use self::library::{entry, fns, load_once, ok};
-use super::rocblas::{collect, conj_transpose, cuda_stream, querying, user_workspace, BatchedLu, BatchedQr};
+use super::rocblas::{
+    collect, conj_transpose, cuda_stream, on_destroy, querying, user_workspace, BatchedLu, BatchedQr,
+};
 use super::Handle;
 use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::bindings::shared::version_string;
@@ -121,6 +123,8 @@ fn solver(handle: rocblas_handle) -> Result<(Handle, *mut c_void), rocblas_statu
             // current now, the rocBLAS handle's (the caller's contract).
             ok("cusolverDnCreate", unsafe { (f.cusolverDnCreate)(&mut dn) })?;
             map.insert(handle as usize, dn as usize);
+            // Destroyed with the rocBLAS handle.
+            on_destroy(forget);
             dn
         }
     };
@@ -129,9 +133,9 @@ fn solver(handle: rocblas_handle) -> Result<(Handle, *mut c_void), rocblas_statu
     Ok((dn, stream))
 }
 
-/// Destroy the cuSOLVER handle beside `handle`, if it has one (from
+/// Destroy the cuSOLVER handle beside `handle`, if it has one (a hook of
 /// `rocblas_destroy_handle`).
-pub(in crate::backend::nvidia) fn forget(handle: rocblas_handle) -> Result<(), rocblas_status> {
+fn forget(handle: rocblas_handle) -> Result<(), rocblas_status> {
     let Some(dn) = SOLVERS.lock_unpoisoned().as_mut().and_then(|m| m.remove(&(handle as usize))) else {
         return Ok(());
     };
