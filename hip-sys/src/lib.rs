@@ -1,6 +1,9 @@
 //! The HIP runtime's C API, reachable without ROCm at build time.
 //!
-//! `hip-sys` is the only crate of amdgpu-rs that speaks C.
+//! `hip-sys` is the crate of amdgpu-rs that speaks C: the loader, the
+//! backend selection and the amd and nvidia backends, over the C ABI of
+//! `hip-abi` (re-exported here: [`bindings`], [`sync`], [`units`]), with
+//! the simulator (`hip-sim`) as its `sim` backend.
 //!
 //! # Design choices
 //!
@@ -62,8 +65,8 @@
 //!   table that every backend's messages use.
 //! - [`sim`]: a faithful, thread-safe software HIP runtime, stricter than
 //!   HIP about which device is current. It runs the project's tests on any
-//!   machine and lets programs run without a GPU. It is the `sim` backend
-//!   (`backend::sim`), compiled in with the `sim` cargo feature, which is
+//!   machine and lets programs run without a GPU. It is the `sim` backend,
+//!   the `hip-sim` crate, compiled in with the `sim` cargo feature, which is
 //!   on by default.
 //!
 //! ```
@@ -85,10 +88,11 @@
 #![cfg_attr(not(all(feature = "amd", feature = "nvidia", feature = "sim")), allow(dead_code))]
 
 pub mod backend;
-pub mod bindings;
 pub mod libraries;
-pub mod sync;
-pub mod units;
+
+/// The C ABI: the `hip-abi` crate's types, tables and shared rules, and
+/// its locks and byte sizes.
+pub use hip_abi::{bindings, sync, units};
 
 #[cfg(feature = "sim")]
 pub use backend::sim;

@@ -1,6 +1,6 @@
-//! `cargo xtask bindgen [--check]`: generate hip-sys's bindings.
+//! `cargo xtask bindgen [--check]`: generate hip-abi's bindings.
 //!
-//! Each library gets one file under `hip-sys/src/bindings/` holding the C
+//! Each library gets one file under `hip-abi/src/bindings/` holding the C
 //! types it needs (enums as `#[repr(transparent)]` newtypes with associated
 //! consts) and a function table derived from the C declarations (see
 //! [`crate::table`]). Only the functions listed here are kept, plus what
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// One generated file.
 struct Library {
-    /// Output file name under `hip-sys/src/bindings/`.
+    /// Output file name under `hip-abi/src/bindings/`.
     file: &'static str,
     /// The header bindgen reads, relative to `usr/include`.
     header: &'static str,
@@ -546,7 +546,7 @@ const LIBRARIES: &[Library] = &[
 
 /// Generate (or, with `check`, compare) every binding file.
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
-    let out_dir = root.join("hip-sys").join("src").join("bindings");
+    let out_dir = root.join("hip-abi").join("src").join("bindings");
     run_in(&out_dir, &root.join("target"), check)
 }
 
@@ -682,7 +682,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch folder");
         for library in LIBRARIES {
-            let from = root.join("hip-sys/src/bindings").join(library.file);
+            let from = root.join("hip-abi/src/bindings").join(library.file);
             std::fs::copy(&from, dir.join(library.file)).expect("copy bindings");
         }
         dir

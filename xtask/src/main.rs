@@ -1,6 +1,6 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `bindgen [--check]`: regenerate `hip-sys/src/bindings/{hip,rocsparse,rocfft,hiprtc}.rs`
+//! - `bindgen [--check]`: regenerate `hip-abi/src/bindings/{hip,rocsparse,rocfft,hiprtc}.rs`
 //!   from the headers of Debian's ROCm packages, or check that the committed
 //!   files match what would be generated.
 //! - `audit`: run the integration tests with hip-core's `tls-audit` feature
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  bindgen           regenerate hip-sys/src/bindings from Debian's ROCm headers
+  bindgen           regenerate hip-abi/src/bindings from Debian's ROCm headers
   bindgen --check   fail if the committed bindings differ from freshly generated ones
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)

@@ -30,19 +30,18 @@
 
 #[cfg(feature = "amd")]
 mod amd;
-mod error;
-mod kind;
 mod loader;
 #[cfg(feature = "nvidia")]
 pub mod nvidia;
-mod provider;
 mod selection;
-#[cfg(feature = "sim")]
-pub mod sim;
 mod versions;
 
-pub use error::BackendError;
-pub use kind::Backend;
+/// The simulator: the `hip-sim` crate (the `sim` feature).
+#[cfg(feature = "sim")]
+pub use hip_sim as sim;
+
+pub(crate) use hip_abi::provider;
+pub use hip_abi::{Backend, BackendError};
 pub use selection::{backend, device_target_id, hip, last_error_is_sticky, selection, BACKEND_ENV};
 pub(crate) use selection::{hiprtc_compiler, nvrtc_compiler, provider};
 

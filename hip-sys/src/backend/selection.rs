@@ -2,7 +2,6 @@
 //! [module docs](mod@crate::backend)), and asking it for its providers: the
 //! one place that names every backend.
 
-use std::str::FromStr;
 use std::sync::OnceLock;
 
 #[cfg(feature = "amd")]
@@ -18,20 +17,6 @@ use crate::BackendError;
 
 /// The environment variable that forces a backend.
 pub const BACKEND_ENV: &str = "AMDGPU_BACKEND";
-
-impl FromStr for Backend {
-    type Err = BackendError;
-
-    /// Parse `amd`, `nvidia` or `sim`, ignoring case and surrounding
-    /// whitespace.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let name = s.trim();
-        Backend::ALL
-            .into_iter()
-            .find(|b| b.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| BackendError::InvalidBackend { value: s.to_owned() })
-    }
-}
 
 /// The outcome of selection, kept for the process.
 struct Selection {

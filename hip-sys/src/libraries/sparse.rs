@@ -97,3 +97,126 @@ pub unsafe fn rocsparse_spmv_staged(
         )
     }
 }
+
+/// rocSPARSE's SpMV shims (in `bindings::shared::rocsparse_spmv`) over
+/// the simulator's rocSPARSE.
+#[cfg(test)]
+#[cfg(feature = "sim")]
+mod shim_tests {
+    use crate::bindings::shared::rocsparse_spmv::*;
+    use crate::rocsparse::*;
+
+    /// The version shims, run over the simulator's rocSPARSE standing in
+    /// for the library: a 2.x table without `rocsparse_spmv_ex` (staged
+    /// shim over the unstaged function) and a 3.x table (unstaged shim over
+    /// the staged function) compute the same SpMV as the simulator.
+    #[test]
+    #[allow(non_snake_case)]
+    fn spmv_shims_compute_like_the_library() {
+        let (hipMemcpyHostToDevice, hipMemcpyDeviceToHost) = (
+            crate::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice,
+            crate::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost,
+        );
+        let _guard = crate::sim::exclusive();
+        let sim_table = *crate::sim::rocsparse_api();
+        let mut v2 = sim_table;
+        v2.rocsparse_spmv_ex = staged_spmv_over(sim_table.rocsparse_spmv);
+        let mut v3 = sim_table;
+        v3.rocsparse_spmv = unstaged_spmv_over(sim_table.rocsparse_spmv_ex);
+        let hip = crate::sim::api();
+        let upload = |bytes: &[u8]| {
+            let mut p = std::ptr::null_mut();
+            // SAFETY: valid out-pointer; `bytes` is readable for its length.
+            unsafe {
+                assert_eq!((hip.hipMalloc)(&mut p, bytes.len()), crate::bindings::hip::hipError_t::hipSuccess);
+                let status = (hip.hipMemcpy)(p, bytes.as_ptr().cast(), bytes.len(), hipMemcpyHostToDevice);
+                assert_eq!(status, crate::bindings::hip::hipError_t::hipSuccess);
+            }
+            p
+        };
+        let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        // [[2, 0], [1, 3]] times [1, 2] = [2, 7].
+        let (offsets, cols, vals) =
+            (upload(&i32s(&[0, 1, 3])), upload(&i32s(&[0, 0, 1])), upload(&f64s(&[2.0, 1.0, 3.0])));
+        let (xp, yp) = (upload(&f64s(&[1.0, 2.0])), upload(&f64s(&[0.0, 0.0])));
+        let buffer = upload(&[0u8; crate::sim::ROCSPARSE_BUFFER_SIZE]);
+        let f64t = rocsparse_datatype::rocsparse_datatype_f64_r;
+        let i32t = rocsparse_indextype::rocsparse_indextype_i32;
+        let (mut handle, mut mat, mut x, mut y) =
+            (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        let zero = rocsparse_index_base::rocsparse_index_base_zero;
+        let ok = rocsparse_status::rocsparse_status_success;
+        // SAFETY: valid out-pointers and device arrays of the declared sizes.
+        unsafe {
+            assert_eq!((sim_table.rocsparse_create_handle)(&mut handle), ok);
+            let status =
+                (sim_table.rocsparse_create_csr_descr)(&mut mat, 2, 2, 3, offsets, cols, vals, i32t, i32t, zero, f64t);
+            assert_eq!(status, ok);
+            assert_eq!((sim_table.rocsparse_create_dnvec_descr)(&mut x, 2, xp, f64t), ok);
+            assert_eq!((sim_table.rocsparse_create_dnvec_descr)(&mut y, 2, yp, f64t), ok);
+        }
+        let (one, nought) = (1.0f64, 0.0f64);
+        let (alpha, beta) = ((&one as *const f64).cast(), (&nought as *const f64).cast());
+        let none = rocsparse_operation::rocsparse_operation_none;
+        let alg = rocsparse_spmv_alg::rocsparse_spmv_alg_default;
+        let read_y = || {
+            let mut out = [0f64; 2];
+            // SAFETY: `yp` holds two doubles; the copy waits for prior work.
+            let status = unsafe { (hip.hipMemcpy)(out.as_mut_ptr().cast(), yp, 16, hipMemcpyDeviceToHost) };
+            assert_eq!(status, crate::bindings::hip::hipError_t::hipSuccess);
+            out
+        };
+        for table in [&v2, &v3] {
+            let mut size = 0;
+            for stage in [1, 2, 3] {
+                let temp = if stage == 1 { std::ptr::null_mut() } else { buffer };
+                let stage = rocsparse_spmv_stage(stage);
+                // SAFETY: the arguments satisfy the C contract.
+                let status = unsafe {
+                    crate::rocsparse_spmv_staged(
+                        table, handle, none, alpha, mat, x, beta, y, f64t, alg, stage, &mut size, temp,
+                    )
+                };
+                assert_eq!(status, ok);
+            }
+            assert_eq!(size, crate::sim::ROCSPARSE_BUFFER_SIZE);
+            assert_eq!(read_y(), [2.0, 7.0]);
+            // The unstaged field: size first, then compute.
+            let mut size = 0;
+            // SAFETY: as above.
+            unsafe {
+                let status = (table.rocsparse_spmv)(
+                    handle,
+                    none,
+                    alpha,
+                    mat,
+                    x,
+                    alpha,
+                    y,
+                    f64t,
+                    alg,
+                    &mut size,
+                    std::ptr::null_mut(),
+                );
+                assert_eq!(status, ok);
+                let status =
+                    (table.rocsparse_spmv)(handle, none, alpha, mat, x, alpha, y, f64t, alg, &mut size, buffer);
+                assert_eq!(status, ok);
+            }
+            assert_eq!(read_y(), [4.0, 14.0]);
+            // SAFETY: `yp` holds 16 bytes.
+            assert_eq!(unsafe { (hip.hipMemset)(yp, 0, 16) }, crate::bindings::hip::hipError_t::hipSuccess);
+        }
+        // SAFETY: objects created above, destroyed once.
+        unsafe {
+            (sim_table.rocsparse_destroy_dnvec_descr)(x);
+            (sim_table.rocsparse_destroy_dnvec_descr)(y);
+            (sim_table.rocsparse_destroy_spmat_descr)(mat);
+            (sim_table.rocsparse_destroy_handle)(handle);
+            for p in [offsets, cols, vals, xp, yp, buffer] {
+                assert_eq!((hip.hipFree)(p), crate::bindings::hip::hipError_t::hipSuccess);
+            }
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! The HIP simulator: a faithful, thread-safe software HIP runtime.
+//!
+//! It fills the same `HipApi` table (from `hip-abi`, the C ABI every
+//! backend shares) as the real backends, so code above `hip-sys` cannot
+//! tell it apart from HIP, except that it is **stricter**. It is the
+//! backend of the project's tests and of any machine without a GPU
+//! (`AMDGPU_BACKEND=sim`, or detection finding no GPU). It is a crate of
+//! its own, with its FFT and matrix libraries: `hip-sys`'s `sim` feature
+//! pulls it in as `hip_sys::sim` and the `sim` backend
+//! ([`configure_from_env`], [`api`], [`PROVIDER`]); a build for GPUs only
+//! leaves it out.
+//!
+//! # Configuration
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
+//! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
+//! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
+//! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
+//! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
+//! | `AMDGPU_SIM_RACES` | `record` to record stream races as violations, `off` to skip the tracking (see "Stream races") | `record` |
+//!
+//! Host memory is taken only for bytes actually allocated, and lazily by
+//! the operating system's zeroed pages.
+//!
+//! # What it models (HIP 5.7, 6.x and 7.x behaviour, `reference/hip_semantics.md`)
+//!
+//! - **Per-thread state**: a current device per thread, lazily device 0;
+//!   `hipSetDevice` affects only the calling thread; a context stack;
+//!   primary contexts 1:1 with devices, and `hipCtxSetCurrent` changes what
+//!   `hipGetDevice` returns. With no devices, every call returns
+//!   `hipErrorNoDevice` (and `hipGetDeviceCount` writes 0).
+//! - **Last error, per HIP version**: with HIP 7 (the default) a failing
+//!   call (other than `hipErrorNotReady`) sets the thread's last error and
+//!   successful calls do not clear it, as on CUDA; with HIP 5 and 6 every
+//!   call stores its status, success included. `hipGetLastError` returns
+//!   it and resets it to `hipSuccess`; `hipPeekAtLastError` returns it.
+//! - **Memory**: each device's pointers lie in their own address range, so
+//!   a pointer names its device. `hipMalloc` on the current device, out of
+//!   memory at capacity, `hipFree` of null is a no-op, unknown or
+//!   double-freed pointers give `hipErrorInvalidValue`; `hipMalloc(0)` gives
+//!   null. `hipMemcpy*` take the direction from the pointers (the kind is
+//!   only validated); copies and fills are bounded by the size the caller
+//!   asked for, not the rounded one (`hipErrorInvalidValue` past it), in
+//!   pinned host memory too; `hipMemset*`, `hipMemGetInfo`.
+//! - **What waits, as in clr 5.7 to 7.x.** `hipFree` synchronizes the
+//!   allocation's device (all its streams, not other devices'), except that
+//!   on HIP 7 memory of a stream-ordered pool goes back to its pool with no
+//!   synchronization. `hipHostFree` synchronizes only the device that was
+//!   current at `hipHostMalloc`. `hipMemcpy` between device memory of one
+//!   device (also through `hipMemcpyPeer`) and `hipMemset`/`hipMemsetD32`
+//!   of device memory from an allocation's base are enqueued on the null
+//!   stream and return before they run; other `hipMemcpy`s, fills from an
+//!   interior pointer and fills of pinned host memory wait.
+//!   [`hold_stream`] lets tests see which calls wait.
+//! - **Pinned host memory**: `hipHostMalloc` rejects Coherent with
+//!   NonCoherent (and on HIP 7 Uncached with either), accepts unknown
+//!   bits, gives null for 0 bytes (on HIP 5 after the flag check);
+//!   `hipMemset` of it is allowed. `hipPointerGetAttributes` answers any
+//!   address inside an allocation with that address as `devicePointer`
+//!   (and `hostPointer` for pinned memory), the allocation's device and the
+//!   `hipHostMalloc` flags; an unknown pointer is `hipErrorInvalidValue` on
+//!   HIP 5, and on HIP 6 and 7 a success with device -2, null pointers and
+//!   memory type 0 (HIP 6's `hipMemoryTypeUnregistered`; the table's types
+//!   are HIP 5.7's, whose numbering the simulator keeps for registered
+//!   memory).
+//! - **Registered host memory** (`hipHostRegister`): null, 0 bytes or
+//!   flags above 15 are `hipErrorInvalidValue`; bytes already pinned are
+//!   `hipErrorHostMemoryAlreadyRegistered`; the memory is then pinned
+//!   memory as above (bounded copies, race tracking) until
+//!   `hipHostUnregister` of its base, which synchronizes the device current
+//!   at registration (anything else is `hipErrorHostMemoryNotRegistered`);
+//!   `hipHostFree` refuses it.
+//! - **Stream capture and graphs** as clr does them, per version (the
+//!   rule table is in `capture.rs`): work on a capturing stream becomes a
+//!   graph node; streams join a capture through events; calls a capture
+//!   forbids return clr's code (900, 901, 903, 904, 905, 906, 907, 908)
+//!   and, from HIP 6, invalidate it; a launch replays the nodes through
+//!   the race detector with their captured addresses;
+//!   `hipGraphExecUpdate` refuses another shape (910), in clr's order:
+//!   node types, then (from HIP 6) a copy node whose `hipMemcpyKind`
+//!   changed, then dependencies, then a kernel of another function.
+//! - **Graph memory** (`graph_memory.rs`): `hipMallocAsync` in a capture
+//!   reserves an address and adds an allocation node, `hipFreeAsync` a
+//!   free node (of graph memory only); launches map and unmap the memory,
+//!   a repeat launch whose memory nothing freed is refused (unless
+//!   instantiated with AutoFreeOnLaunch), a graph with memory nodes is
+//!   instantiated once, and memory a launch left allocated outlives its
+//!   graph until `hipFreeAsync` or `hipFree`. Each device's graph memory
+//!   pool reserves whole 2 MiB blocks until `hipDeviceGraphMemTrim`, with
+//!   the four `hipDeviceGetGraphMemAttribute` counters. Work on the memory
+//!   while nothing is mapped is a reported use after free; new memory
+//!   reads as all ones.
+//! - **Host functions** (`hipLaunchHostFunc`): run on the stream's worker
+//!   in stream order; the stream's later work waits for them.
+//! - **Stream-ordered memory**: `hipMallocAsync` on the stream's device,
+//!   `hipFreeAsync` returning the block to its pool in stream order, one
+//!   default pool per device plus created pools, the release threshold
+//!   (memory above it is released at the next synchronization), reserved
+//!   and used counters with high-water marks, `hipMemPoolTrimTo`.
+//! - **Streams** run their work in order on worker threads, so work is
+//!   really asynchronous (`hipStreamQuery` reports `hipErrorNotReady`
+//!   while busy). Streams are bound to the device current at creation.
+//!   The null stream of a device is synchronizing (legacy semantics): it
+//!   waits for the device's blocking streams, and they wait for it.
+//!   `hipStreamPerThread` is each thread's own blocking stream per device
+//!   (made on first use, normal priority), not the null stream;
+//!   `hipStreamLegacy` is the null stream where the version knows it;
+//!   destroying the null, per-thread or legacy stream is
+//!   `hipErrorInvalidHandle`. Priorities are clr's High -1, Normal 0,
+//!   Low 1 (`hipDeviceGetStreamPriorityRange` gives least 1, greatest -1),
+//!   and requests are clamped to them; flags other than 0 and
+//!   `hipStreamNonBlocking` are `hipErrorInvalidValue`, as is
+//!   `hipStreamGetFlags` of the null stream.
+//! - **Events** are bound to the device current at creation; recording on
+//!   another device's stream is `hipErrorInvalidHandle`; elapsed time
+//!   between two events of one device, `hipErrorInvalidHandle` when either
+//!   was never recorded or has `hipEventDisableTiming`;
+//!   `hipStreamWaitEvent` across devices. Creation flags are checked as
+//!   clr does (known bits, at most one release/fence flag,
+//!   `hipEventInterprocess` only with `hipEventDisableTiming`).
+//! - **Kernels**: a sim code object is NUL-terminated text naming kernels of
+//!   a built-in registry of Rust kernels (see [`code_object`] and
+//!   [`KERNELS`]); `hipModuleLoadData` loads it on the current device,
+//!   `hipModuleLaunchKernel` runs the kernel over the grid on the stream's
+//!   worker. A kernel that touches memory outside a live allocation raises
+//!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault
+//!   (earlier versions abort the process).
+//!   Launch limits and their codes follow the version (below); the device
+//!   reports clr's limits: grid 2147483647 × 65536 × 65536, 1024 threads a
+//!   block (a product, not per dimension), 64 KiB of shared memory.
+//! - **Peer access**: `hipDeviceCanAccessPeer` (every pair of distinct
+//!   devices), `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
+//!   per (current device, peer); [`set_peer_reachable`] models a pair
+//!   with no link (then clr's answers: 0, and `hipErrorInvalidDevice` to
+//!   enable or disable). A kernel that touches another device's
+//!   memory without it faults as above and is recorded as a
+//!   [`ViolationKind::PeerAccess`] violation. Copies between devices need
+//!   no peer access (HIP stages them).
+//! - **Memory pools** start with the three reuse attributes at 1 (only
+//!   bit 0 of a value set counts) and a release threshold of 0; the
+//!   current counters are read-only, the high-water marks settable only to
+//!   0, which resets them to 0. A completed free is reused by a stream clr
+//!   deems safe for the block (the one that allocated it, and from HIP 7
+//!   the one that freed it) and by any other only while
+//!   `hipMemPoolReuseAllowOpportunistic` is 1; a synchronization adds no
+//!   safe stream.
+//! - **Attributes and names**: `hipDeviceGetAttribute` answers only what
+//!   clr's switch answers in the version (its default branch is
+//!   `hipErrorInvalidValue`; 64, 86, 10001, 10003 and 10004, `Unused1..5`
+//!   from HIP 6, never). `hipGetErrorName`/`String` know every code of
+//!   clr's table and give `"hipErrorUnknown"`/`"unknown error"` for the
+//!   rest, as clr does (also for 911, 912 and 914-916, which its table
+//!   lacks); [`describe`] names those too.
+//!
+//! # Per HIP version
+//!
+//! Where clr's minors within a major differ, the simulator takes the
+//! strictest (for HIP 6 mostly 6.0-6.2), so code that passes on it passes
+//! on every minor.
+//!
+//! | | HIP 5 (5.7) | HIP 6 | HIP 7 |
+//! |---|---|---|---|
+//! | last error | every call's status | every call's status | failures only, kept until read |
+//! | grid Y/Z accepted up to | 2147483647 | 2097151 | 65536 |
+//! | zero grid or block | `InvalidValue` | `InvalidConfiguration` | `InvalidValue` |
+//! | launch on an unknown stream | `InvalidValue` | `InvalidValue` | `ContextIsDestroyed` |
+//! | launch on a stream of a non-current device | allowed (a violation) | allowed (a violation) | `InvalidResourceHandle` |
+//! | `hipStreamLegacy` | unknown stream | unknown stream (added in 6.3) | the null stream |
+//! | `hipMemcpyDeviceToDeviceNoCU` | `InvalidMemcpyDirection` | `InvalidMemcpyDirection` (added in 6.2) | accepted |
+//! | setting `ReservedMemHigh` | `InvalidValue` (5.7.x/6.0.x fall-through) | `InvalidValue` | 0 resets it |
+//! | `PciDomainID`, `StreamPrioritiesSupported`, `TotalGlobalMem` | `InvalidValue` | answered | answered |
+//!
+//! In every version a block of more than 1024 threads, more shared memory
+//! than the device has, or `gridDim.x` above 2147483647 is
+//! `hipErrorInvalidValue`, and `gridDim.x × blockDim.x` above `UINT32_MAX`
+//! is `hipErrorInvalidConfiguration` (HIP 5.7's check; 7.x wraps silently,
+//! which the simulator refuses rather than run a wrong grid).
+//!
+//! # Stricter than HIP, on purpose
+//!
+//! Every call that acts on an object of device D (a pointer, stream, event,
+//! module, function or pool) while the calling thread's current device is
+//! not D is recorded as a [`Violation`], even where real HIP tolerates it
+//! (`hipFree`, `hipStreamDestroy`, `hipEventDestroy` on AMD). Tests assert
+//! that [`violations()`] stays empty. A module function looked up on a
+//! device other than the one the module was loaded on is also an error
+//! (`hipErrorInvalidDevice`), where real HIP aborts the process.
+//!
+//! # Stream races
+//!
+//! The simulator records a [`ViolationKind::StreamRace`] when two
+//! operations touch overlapping bytes, at least one writes them, and
+//! nothing orders one before the other; or when an operation touches
+//! memory that a free not ordered after it released (or that a free
+//! ordered before it released: a use after free). [`Violation::race`]
+//! names both operations (the functions that enqueued them), their
+//! streams, what each did and the bytes both touched. Tracked memory is
+//! device memory and pinned host memory (`hipHostMalloc`); pageable host
+//! memory is the caller's and is not tracked.
+//!
+//! What the operations touch: copies read their source and write their
+//! destination, fills write, kernels read and write the ranges their
+//! registry entry declares ([`KernelInfo::accesses`]), library calls read
+//! their inputs and write their outputs and work buffers (rocFFT's input
+//! too where it may overwrite it), and `hipFree`, `hipFreeAsync` and
+//! `hipHostFree` free the whole allocation.
+//!
+//! What orders what (vector clocks, one component per stream and one for
+//! the host):
+//!
+//! - **Stream order**: operations of one stream are ordered as enqueued.
+//! - **Host order**: an operation is ordered after everything the host
+//!   had synchronized with when it was enqueued, and after every free the
+//!   host made before.
+//! - **Events**: `hipEventRecord` captures what its stream's work so far
+//!   is ordered after; `hipStreamWaitEvent` orders the stream's later work
+//!   after that recording (not after later recordings of the event).
+//! - **Host synchronization**: `hipStreamSynchronize`, a successful
+//!   `hipStreamQuery`, `hipDeviceSynchronize` (every stream of the device,
+//!   including destroyed streams whose work has run), `hipEventSynchronize`
+//!   and a successful `hipEventQuery`, and every call that waits for its
+//!   own work (`hipMemcpy` to or from host memory, fills from an interior
+//!   pointer, `hipFree`'s and `hipHostFree`'s device synchronization) order
+//!   the host after that work.
+//! - **The legacy null stream**: its operations are ordered after the
+//!   device's blocking streams' work enqueued before, and blocking
+//!   streams' later operations after the null stream's; streams made with
+//!   `hipStreamNonBlocking` are not ordered by it.
+//! - **Pool reuse**: a block that a stream-ordered pool hands out again
+//!   starts a new history (the pool reuses only frees that completed).
+//!
+//! Host threads share the host's clock: the simulator cannot see how they
+//! synchronize with each other (joins, channels, locks), so a host
+//! synchronization on one thread orders the work that any thread enqueues
+//! afterwards. Races between two host threads that never synchronize with
+//! each other are therefore missed, never invented.
+//!
+//! Everything is decided when work is enqueued, from the program's
+//! synchronization, not from when the work happened to run, so a race is
+//! reported on every run. Each access keeps an epoch per range, and an
+//! access ordered after an older one it covers replaces it, so checking
+//! costs little; at most 64 accesses are remembered per allocation.
+//! `AMDGPU_SIM_RACES` says what to do with a race: `record` it (the
+//! default), `fail` (record it and stop the process with the race on
+//! stderr unless the thread [`expect_races`]; CI runs the whole suite so),
+//! or `off` ([`race_check_enabled`]).
+//!
+//! # Not modelled
+//!
+//! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
+//! check their handle's device, not the peer state of the memory they
+//! touch), `hipPointerSetAttribute` and its `SYNC_MEMOPS`,
+//! `hipDeviceReset` beyond synchronizing, HIP calls made from inside a
+//! host function (HIP forbids them; the simulator runs them), graphs
+//! built node by node (`hipGraphAdd*Node`) rather than captured,
+//! managed memory, textures, the `extra` launch argument
+//! (`hipErrorNotSupported`), real GPU timing (events measure the
+//! simulator's own host time), the minors within a HIP major (see above),
+//! the reuse attributes other than opportunistic reuse, and the
+//! renumbering of the newest headers (`hipErrorTbd` 1055).
+//!
+//! # Libraries
+//!
+//! rocSPARSE, rocFFT and MIOpen ([`rocsparse_api`], [`rocfft_api`],
+//! [`miopen_api`]) are computed on the CPU over simulator memory, in stream
+//! order, with the same device checks: handles and plans belong to the
+//! device current at creation, and calls on them from another device are
+//! violations. [`live_library_objects`] counts their live objects.
+//! rocFFT is modelled down to what real rocFFT does to callers' data and
+//! state: inputs it may overwrite are overwritten, single precision is
+//! computed in single precision, and `rocfft_cleanup` invalidates the
+//! plans it leaves behind (see [`rocfft_version`], [`set_rocfft_version`],
+//! [`rocfft_setup_device`]).
+//! rocSPARSE behaves as 3.x (ROCm 6 and 7) unless
+//! `AMDGPU_SIM_ROCSPARSE_VERSION=2` or [`set_rocsparse_version`] says 2.x;
+//! a CSR SpMV computed without its preprocess, which the real library
+//! runs silently on a slower kernel, is recorded in
+//! [`rocsparse_slow_paths`].
+//! rocRAND ([`rocrand_api`]) is rocRAND 2.10's Philox4x32-10 host API:
+//! its stream of words and its uniforms bit for bit, its normals to a few
+//! ulps (the other generators and Poisson are not modelled, and say so).
+//! rocSOLVER ([`rocsolver_api`]) is rocSOLVER 3.21's LU and Cholesky on
+//! the CPU: its argument rules, its workspace sizes through the rocBLAS
+//! handle (size queries included), its `info` and pivots.
+//!
+//! # Introspection for tests
+//!
+//! [`violations()`], [`live_allocations`], [`call_count`] (and the per-thread
+//! [`thread_call_count`]), [`inject_fault`], [`inject_sticky_fault`],
+//! [`reset_faults`], [`hold_stream`]. Counters and faults are process-wide, while tests of
+//! one binary run in parallel: a test that asserts exact counts, injects
+//! faults or fills a device takes [`exclusive()`] first, and so should every
+//! test of that binary that uses the simulator.
+
+// The C entry points keep HIP's names.
+#![allow(non_snake_case)]
+
+// The C ABI every backend shares, under the names the simulator's modules
+// use for it.
+pub(crate) use hip_abi::{bindings, sync, units, BackendError};
+
+// The simulated machine and the rules it keeps, bottom up: nothing here
+// calls the entry points above it.
+mod addresses;
+mod calls;
+mod capture;
+mod config;
+mod event;
+mod exclusive;
+mod faults;
+mod graph;
+mod graph_memory;
+mod handles;
+mod limits;
+mod lock;
+mod machine;
+mod memory;
+mod node_kind;
+mod peers;
+mod pinned;
+mod pool;
+mod queue;
+mod races;
+mod thread;
+mod violations;
+
+// Operations over the machine, which the entry points share.
+mod entry;
+mod kernels;
+mod place;
+mod submit;
+mod targets;
+
+// The C entry points, in the module vocabulary every backend shares
+// (`hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`, `miopen`; `library`
+// is what the four libraries share), and the tables that hold them.
+mod hip;
+mod hiprtc;
+mod library;
+mod miopen;
+mod provider;
+mod rccl;
+mod rocblas;
+mod rocfft;
+mod rocrand;
+mod rocsolver;
+mod rocsparse;
+mod rocsparse_mode;
+mod tables;
+
+pub use crate::bindings::error_names::describe;
+pub use addresses::MAX_DEVICES;
+pub use calls::{call_count, thread_call_count};
+pub use config::{parse_devices, parse_memory, SimConfig};
+pub use exclusive::{exclusive, Exclusive};
+pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
+pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
+pub use library::live_library_objects;
+pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
+pub use peers::set_peer_reachable;
+pub use races::{expect_races, race_check_enabled, ExpectRaces};
+pub use rccl::{live_communicators, set_collective_timeout, DEFAULT_COLLECTIVE_TIMEOUT};
+pub use rocfft::{
+    parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
+    DEFAULT_VERSION as DEFAULT_ROCFFT_VERSION, WORK_BUFFER_SIZE as ROCFFT_WORK_BUFFER_SIZE,
+};
+pub use rocsparse::BUFFER_SIZE as ROCSPARSE_BUFFER_SIZE;
+pub use rocsparse_mode::{
+    clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
+    set_rocsparse_version, RocsparseVersion, SlowPath,
+};
+pub use submit::{hold_stream, StreamHold};
+pub use tables::{
+    api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
+};
+pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
+
+pub use machine::configure_from_env;
+pub use provider::PROVIDER;

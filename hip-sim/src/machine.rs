@@ -1,0 +1,106 @@
+//! The simulated machine: its devices, each with its memory, memory pools
+//! and streams, started once per process.
+
+use super::config::SimConfig;
+use super::memory::DeviceMemory;
+use super::pool::PoolRegistry;
+use super::queue::{Retired, StreamQueue};
+use crate::BackendError;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// One simulated device.
+pub(crate) struct SimDevice {
+    pub memory: DeviceMemory,
+    pub pools: PoolRegistry,
+    /// The device's null stream.
+    pub null_stream: Arc<StreamQueue>,
+    /// Live streams created on this device (for device-wide synchronization
+    /// and the null stream's legacy semantics).
+    pub streams: Mutex<Vec<Weak<StreamQueue>>>,
+    /// A stable address that serves as this device's `hipCtx_t`.
+    pub context_tag: Box<u8>,
+    /// The joined final clocks of this device's streams that are gone
+    /// (their work has run), shared with the streams that retire into it.
+    pub retired: Arc<Retired>,
+}
+
+/// The simulated machine.
+pub(crate) struct Sim {
+    pub config: SimConfig,
+    pub devices: Vec<SimDevice>,
+}
+
+static SIM: OnceLock<Sim> = OnceLock::new();
+static CONFIG_ERROR: OnceLock<BackendError> = OnceLock::new();
+
+/// Start the simulator from the environment; a bad variable is an error.
+pub fn configure_from_env() -> Result<(), BackendError> {
+    match SimConfig::from_env() {
+        Ok(config) => {
+            SIM.get_or_init(|| Sim::new(config));
+            Ok(())
+        }
+        Err(error) => {
+            let _ = CONFIG_ERROR.set(error.clone());
+            Err(error)
+        }
+    }
+}
+
+/// The simulator, started with the environment's configuration (or the
+/// defaults, with a logged warning, if the environment is invalid and the
+/// table is used directly without backend selection).
+pub(crate) fn sim() -> &'static Sim {
+    SIM.get_or_init(|| {
+        let config = SimConfig::from_env().unwrap_or_else(|error| {
+            log::warn!("hip simulator: {error}; using the defaults");
+            SimConfig::default()
+        });
+        Sim::new(config)
+    })
+}
+
+impl Sim {
+    fn new(config: SimConfig) -> Sim {
+        let devices = (0..config.devices)
+            .map(|ordinal| {
+                let retired = Arc::new(Retired::default());
+                let null_name = format!("the null stream of device {ordinal}");
+                SimDevice {
+                    memory: DeviceMemory::new(ordinal, config.memory),
+                    pools: PoolRegistry::new(ordinal),
+                    null_stream: StreamQueue::new(ordinal, true, 0, 0, null_name, retired.clone()),
+                    streams: Mutex::new(Vec::new()),
+                    context_tag: Box::new(ordinal as u8),
+                    retired,
+                }
+            })
+            .collect();
+        Sim { config, devices }
+    }
+
+    pub fn device(&self, ordinal: usize) -> Option<&SimDevice> {
+        self.devices.get(ordinal)
+    }
+}
+
+/// Devices the simulator has (starting it if needed).
+pub fn configured_devices() -> usize {
+    sim().config.devices
+}
+
+/// Bytes of memory per simulated device.
+pub fn configured_memory() -> usize {
+    sim().config.memory
+}
+
+/// Number of live allocations on `device` (device memory, including blocks
+/// held by stream-ordered pools); 0 for a device that does not exist.
+pub fn live_allocations(device: usize) -> usize {
+    sim().device(device).map_or(0, |d| d.memory.live_count())
+}
+
+/// Bytes in use on `device` (allocations plus pool reservations).
+pub fn used_bytes(device: usize) -> usize {
+    sim().device(device).map_or(0, |d| d.memory.used())
+}
