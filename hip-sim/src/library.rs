@@ -3,10 +3,11 @@
 //!
 //! # What they share
 //!
-//! - **Objects** (handles, plans, descriptors, execution infos) live in one
-//!   registry, keyed by never-reused handle values, each recording the
-//!   device current when it was made. [`live_library_objects`] counts them
-//!   per device, so tests can check for leaks. None of them allocates
+//! - **Objects** (handles, plans, descriptors, execution infos) live in a
+//!   [`Registry`] per library, of that library's `Kind`, keyed by
+//!   never-reused handle values, each recording the device current when it
+//!   was made. [`live_library_objects`] counts them per device over every
+//!   registry, so tests can check for leaks. None of them allocates
 //!   device memory: where a real library needs a work buffer, the caller
 //!   provides it, as the real APIs require.
 //! - **Device rule**: handles (`rocsparse_handle`, `miopenHandle_t`) and
@@ -29,8 +30,6 @@
 //! Arithmetic runs in the operands' precision (single precision in `f32`)
 //! in all three libraries, so single-precision tolerances are a GPU's.
 
-use super::{miopen, rocblas, rocfft, rocrand, rocsparse};
-
 use super::handles::new_handle;
 use super::lock::lock;
 use super::memory::Allocation;
@@ -40,69 +39,87 @@ use super::thread::current_device;
 use super::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// One library object of the registry.
-pub(crate) struct Object {
+/// One library object: what it is (the library's `Kind`), and the device
+/// current when it was made.
+pub(crate) struct Object<K> {
     /// The device current at creation.
     pub device: usize,
     /// What it is.
-    pub kind: Kind,
+    pub kind: K,
 }
 
-/// The objects of the three libraries.
-pub(crate) enum Kind {
-    SparseHandle(rocsparse::Handle),
-    SpMat(rocsparse::SpMat),
-    DnVec(rocsparse::DnVec),
-    DnMat(rocsparse::DnMat),
-    FftPlan(rocfft::Plan),
-    FftDescription(rocfft::Description),
-    FftInfo(rocfft::Info),
-    BlasHandle(rocblas::Handle),
-    DnnHandle(miopen::Handle),
-    Tensor(miopen::Tensor),
-    Activation(miopen::Activation),
-    Convolution(miopen::Convolution),
-    RandGenerator(rocrand::Generator),
+/// One library's objects, by handle value (unique across the libraries:
+/// [`new_handle`]). Each library keeps one, of its own `Kind`, so that
+/// this module names no library; the first object lists the registry for
+/// [`live_library_objects`].
+pub(crate) struct Registry<K: 'static> {
+    objects: Mutex<Option<HashMap<usize, Object<K>>>>,
+    listed: AtomicBool,
 }
 
-static OBJECTS: Mutex<Option<HashMap<usize, Object>>> = Mutex::new(None);
-
-/// Register `kind` under the current device; returns its handle value.
-pub(crate) fn insert(kind: Kind) -> usize {
-    let handle = new_handle();
-    let device = current_device();
-    lock(&OBJECTS).get_or_insert_with(HashMap::new).insert(handle, Object { device, kind });
-    handle
+/// What [`live_library_objects`] asks of each registry.
+trait Census: Sync {
+    /// The objects made while `device` was current.
+    fn live(&self, device: usize) -> usize;
 }
 
-/// Run `f` on the object `handle`, if there is one.
-pub(crate) fn with<R>(handle: usize, f: impl FnOnce(&mut Object) -> R) -> Option<R> {
-    lock(&OBJECTS).as_mut()?.get_mut(&handle).map(f)
-}
-
-/// Remove the object `handle` if `accept` says it is of the right kind.
-pub(crate) fn remove_if(handle: usize, accept: impl FnOnce(&Kind) -> bool) -> Option<Object> {
-    let mut objects = lock(&OBJECTS);
-    let map = objects.as_mut()?;
-    if accept(&map.get(&handle)?.kind) {
-        map.remove(&handle)
-    } else {
-        None
+impl<K: Send + 'static> Census for Registry<K> {
+    fn live(&self, device: usize) -> usize {
+        self.count(|o| o.device == device)
     }
 }
 
-/// Count the objects that satisfy `f`.
-pub(crate) fn count(f: impl Fn(&Object) -> bool) -> usize {
-    lock(&OBJECTS).as_ref().map_or(0, |m| m.values().filter(|o| f(o)).count())
+/// Every registry that has held an object.
+static REGISTRIES: Mutex<Vec<&'static dyn Census>> = Mutex::new(Vec::new());
+
+impl<K: Send + 'static> Registry<K> {
+    /// An empty registry (for a `static`).
+    pub const fn new() -> Registry<K> {
+        Registry { objects: Mutex::new(None), listed: AtomicBool::new(false) }
+    }
+
+    /// Register `kind` under the current device; returns its handle value.
+    pub fn insert(&'static self, kind: K) -> usize {
+        if !self.listed.swap(true, Ordering::AcqRel) {
+            lock(&REGISTRIES).push(self);
+        }
+        let handle = new_handle();
+        let device = current_device();
+        lock(&self.objects).get_or_insert_with(HashMap::new).insert(handle, Object { device, kind });
+        handle
+    }
+
+    /// Run `f` on the object `handle`, if there is one.
+    pub fn with<R>(&self, handle: usize, f: impl FnOnce(&mut Object<K>) -> R) -> Option<R> {
+        lock(&self.objects).as_mut()?.get_mut(&handle).map(f)
+    }
+
+    /// Remove the object `handle` if `accept` says it is of the right kind.
+    pub fn remove_if(&self, handle: usize, accept: impl FnOnce(&K) -> bool) -> Option<Object<K>> {
+        let mut objects = lock(&self.objects);
+        let map = objects.as_mut()?;
+        if accept(&map.get(&handle)?.kind) {
+            map.remove(&handle)
+        } else {
+            None
+        }
+    }
+
+    /// Count the objects that satisfy `f`.
+    pub fn count(&self, f: impl Fn(&Object<K>) -> bool) -> usize {
+        lock(&self.objects).as_ref().map_or(0, |m| m.values().filter(|o| f(o)).count())
+    }
 }
 
 /// Library objects alive on `device`: handles, plans, descriptors and
-/// execution infos of rocSPARSE, rocFFT and MIOpen made while `device` was
-/// current.
+/// execution infos of rocSPARSE, rocFFT, rocBLAS, rocRAND and MIOpen made
+/// while `device` was current.
 pub fn live_library_objects(device: usize) -> usize {
-    count(|o| o.device == device)
+    let registries: Vec<&'static dyn Census> = lock(&REGISTRIES).clone();
+    registries.iter().map(|r| r.live(device)).sum()
 }
 
 /// Run one library entry point: `ok` on success, the body's status on

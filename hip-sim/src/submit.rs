@@ -12,7 +12,7 @@ use super::races::{self, Access, Clock, Deferred, Stamp};
 use super::targets::target;
 use crate::bindings::hip::{hipError_t, hipStream_t};
 use crate::sync::CondvarExt;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// What the race detector needs of an enqueued operation.
 pub(crate) struct Op {
@@ -157,12 +157,23 @@ fn live_streams(device: usize) -> Vec<Arc<StreamQueue>> {
     streams.iter().filter_map(|w| w.upgrade()).collect()
 }
 
+/// Whether a collective posted on a device waits for ranks that have not
+/// made their call: set by RCCL when it makes its first communicator, so
+/// that the enqueue path names no library.
+static COLLECTIVE_WAITS: OnceLock<fn(usize) -> bool> = OnceLock::new();
+
+/// Have device synchronizations ask `waits` whether a collective posted on
+/// their device waits for its peers (RCCL's; the first one given stays).
+pub(crate) fn watch_collectives(waits: fn(usize) -> bool) {
+    let _ = COLLECTIVE_WAITS.set(waits);
+}
+
 /// Wait for all work submitted so far on `device`, then let its pools
 /// release memory above their thresholds.
 pub(crate) fn synchronize_device(function: &'static str, device: usize) -> Result<(), hipError_t> {
     // On a GPU the synchronization holds back the launches that a
     // collective posted here may still wait for (NCCL issue 48).
-    if super::rccl::waits_for_peers(device) {
+    if COLLECTIVE_WAITS.get().is_some_and(|waits| waits(device)) {
         super::violations::record_collective_deadlock(function, device);
     }
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;

@@ -4,8 +4,9 @@
 use super::objects::*;
 use super::status::*;
 use super::unary::{blend, unary_operands};
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{accesses, call, insert, remove_if, with, write_out, Kind};
+use crate::library::{accesses, call, write_out};
 use crate::submit;
 use crate::violations::AccessKind;
 use std::ffi::c_void;
@@ -51,7 +52,7 @@ pub(crate) unsafe extern "C" fn miopenCreateActivationDescriptor(desc: *mut miop
         if desc.is_null() {
             return Err(BAD_PARM);
         }
-        let h = insert(Kind::Activation(Activation { mode: 0, alpha: 0.0, beta: 0.0, gamma: 0.0 }));
+        let h = OBJECTS.insert(Kind::Activation(Activation { mode: 0, alpha: 0.0, beta: 0.0, gamma: 0.0 }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(desc, h as miopenActivationDescriptor_t, BAD_PARM) }
     })
@@ -68,22 +69,23 @@ pub(crate) unsafe extern "C" fn miopenSetActivationDescriptor(
         if mode.0 > 9 {
             return Err(BAD_PARM);
         }
-        with(desc as usize, |o| match &mut o.kind {
-            Kind::Activation(a) => {
-                *a = Activation { mode: mode.0, alpha, beta, gamma };
-                true
-            }
-            _ => false,
-        })
-        .filter(|found| *found)
-        .map(drop)
-        .ok_or(BAD_PARM)
+        OBJECTS
+            .with(desc as usize, |o| match &mut o.kind {
+                Kind::Activation(a) => {
+                    *a = Activation { mode: mode.0, alpha, beta, gamma };
+                    true
+                }
+                _ => false,
+            })
+            .filter(|found| *found)
+            .map(drop)
+            .ok_or(BAD_PARM)
     })
 }
 
 pub(crate) unsafe extern "C" fn miopenDestroyActivationDescriptor(desc: miopenActivationDescriptor_t) -> Status {
     call("miopenDestroyActivationDescriptor", OK, INTERNAL, || {
-        remove_if(desc as usize, |k| matches!(k, Kind::Activation(_))).map(drop).ok_or(BAD_PARM)
+        OBJECTS.remove_if(desc as usize, |k| matches!(k, Kind::Activation(_))).map(drop).ok_or(BAD_PARM)
     })
 }
 
@@ -100,12 +102,13 @@ pub(crate) unsafe extern "C" fn miopenActivationForward(
 ) -> Status {
     call("miopenActivationForward", OK, INTERNAL, || {
         let target = handle_target("miopenActivationForward", handle)?;
-        let act = with(desc as usize, |o| match &o.kind {
-            Kind::Activation(a) => Some(*a),
-            _ => None,
-        })
-        .flatten()
-        .ok_or(BAD_PARM)?;
+        let act = OBJECTS
+            .with(desc as usize, |o| match &o.kind {
+                Kind::Activation(a) => Some(*a),
+                _ => None,
+            })
+            .flatten()
+            .ok_or(BAD_PARM)?;
         let (shape, real, a, b, xspan, yspan) = unary_operands(x_desc, x, y_desc, y, alpha, beta)?;
         if a != 1.0 || b != 0.0 {
             // MIOpen's activation forward takes only alpha 1 and beta 0.

@@ -6,8 +6,9 @@ use super::convolution::{check_workspace, conv_shapes, im2col_bytes};
 use super::objects::*;
 use super::status::*;
 use super::unary::{as_f32, blend};
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{accesses, call, host_scalar, span, with, Kind, Real};
+use crate::library::{accesses, call, host_scalar, span, Real};
 use crate::submit;
 use crate::violations::AccessKind;
 use std::ffi::{c_int, c_void};
@@ -47,7 +48,7 @@ pub(crate) unsafe extern "C" fn miopenFindConvolutionForwardAlgorithm(
             (miopenConvFwdAlgorithm_t::miopenConvolutionFwdAlgoDirect, 0)
         };
         let problem: Problem = (xs, ws, ys, conv);
-        with(handle as usize, |o| {
+        OBJECTS.with(handle as usize, |o| {
             if let Kind::DnnHandle(h) = &mut o.kind {
                 if !h.invokers.contains(&(problem, algorithm.0)) {
                     h.invokers.push((problem, algorithm.0));
@@ -98,11 +99,12 @@ pub(crate) unsafe extern "C" fn miopenConvolutionForward(
             return Err(NOT_IMPLEMENTED);
         }
         check_workspace(F, work_space, work_space_size)?;
-        let registered = with(handle as usize, |o| match &o.kind {
-            Kind::DnnHandle(h) => h.invokers.contains(&((xs, ws, ys, conv), algo.0)),
-            _ => false,
-        })
-        .unwrap_or(false);
+        let registered = OBJECTS
+            .with(handle as usize, |o| match &o.kind {
+                Kind::DnnHandle(h) => h.invokers.contains(&((xs, ws, ys, conv), algo.0)),
+                _ => false,
+            })
+            .unwrap_or(false);
         if !registered {
             log::error!(
                 "{F}: No invoker was registered for convolution forward ({xs:?} * {ws:?}, algorithm {}) on \

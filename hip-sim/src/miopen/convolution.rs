@@ -4,8 +4,9 @@
 
 use super::objects::*;
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{call, insert, remove_if, span, with, write_out, Kind, Real};
+use crate::library::{call, span, write_out, Real};
 use std::ffi::{c_int, c_void};
 
 pub(crate) unsafe extern "C" fn miopenCreateConvolutionDescriptor(desc: *mut miopenConvolutionDescriptor_t) -> Status {
@@ -14,7 +15,7 @@ pub(crate) unsafe extern "C" fn miopenCreateConvolutionDescriptor(desc: *mut mio
             return Err(BAD_PARM);
         }
         let conv = Convolution { pad: (0, 0), stride: (1, 1), dilation: (1, 1) };
-        let h = insert(Kind::Convolution(conv));
+        let h = OBJECTS.insert(Kind::Convolution(conv));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(desc, h as miopenConvolutionDescriptor_t, BAD_PARM) }
     })
@@ -42,32 +43,34 @@ pub(crate) unsafe extern "C" fn miopenInitConvolutionDescriptor(
             stride: (positive(stride_h)?, positive(stride_w)?),
             dilation: (positive(dilation_h)?, positive(dilation_w)?),
         };
-        with(desc as usize, |o| match &mut o.kind {
-            Kind::Convolution(c) => {
-                *c = conv;
-                true
-            }
-            _ => false,
-        })
-        .filter(|found| *found)
-        .map(drop)
-        .ok_or(BAD_PARM)
+        OBJECTS
+            .with(desc as usize, |o| match &mut o.kind {
+                Kind::Convolution(c) => {
+                    *c = conv;
+                    true
+                }
+                _ => false,
+            })
+            .filter(|found| *found)
+            .map(drop)
+            .ok_or(BAD_PARM)
     })
 }
 
 pub(crate) unsafe extern "C" fn miopenDestroyConvolutionDescriptor(desc: miopenConvolutionDescriptor_t) -> Status {
     call("miopenDestroyConvolutionDescriptor", OK, INTERNAL, || {
-        remove_if(desc as usize, |k| matches!(k, Kind::Convolution(_))).map(drop).ok_or(BAD_PARM)
+        OBJECTS.remove_if(desc as usize, |k| matches!(k, Kind::Convolution(_))).map(drop).ok_or(BAD_PARM)
     })
 }
 
 pub(super) fn convolution(desc: miopenConvolutionDescriptor_t) -> Result<Convolution, Status> {
-    with(desc as usize, |o| match &o.kind {
-        Kind::Convolution(c) => Some(*c),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(BAD_PARM)
+    OBJECTS
+        .with(desc as usize, |o| match &o.kind {
+            Kind::Convolution(c) => Some(*c),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(BAD_PARM)
 }
 
 /// The output shape of `x` convolved with filter `w` under `conv`.

@@ -3,8 +3,9 @@
 
 use super::objects::*;
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{call, insert, remove_if, with, write_out, Kind};
+use crate::library::{call, write_out};
 use crate::machine::sim;
 use crate::thread::current_device;
 use crate::violations;
@@ -38,7 +39,7 @@ pub(crate) unsafe extern "C" fn miopenCreate(handle: *mut miopenHandle_t) -> Sta
         // capture refuses (and from HIP 6 is invalidated) as that call
         // would, and MIOpen reports the failure as an internal error.
         crate::capture::check_allocation().map_err(|_| INTERNAL)?;
-        let h = insert(Kind::DnnHandle(Handle { stream: 0, invokers: Vec::new() }));
+        let h = OBJECTS.insert(Kind::DnnHandle(Handle { stream: 0, invokers: Vec::new() }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as miopenHandle_t, BAD_PARM) }
     })
@@ -46,7 +47,7 @@ pub(crate) unsafe extern "C" fn miopenCreate(handle: *mut miopenHandle_t) -> Sta
 
 pub(crate) unsafe extern "C" fn miopenDestroy(handle: miopenHandle_t) -> Status {
     call("miopenDestroy", OK, INTERNAL, || {
-        let object = remove_if(handle as usize, |k| matches!(k, Kind::DnnHandle(_))).ok_or(BAD_PARM)?;
+        let object = OBJECTS.remove_if(handle as usize, |k| matches!(k, Kind::DnnHandle(_))).ok_or(BAD_PARM)?;
         violations::check("miopenDestroy", object.device);
         Ok(())
     })
@@ -55,7 +56,7 @@ pub(crate) unsafe extern "C" fn miopenDestroy(handle: miopenHandle_t) -> Status 
 pub(crate) unsafe extern "C" fn miopenSetStream(handle: miopenHandle_t, stream: miopenAcceleratorQueue_t) -> Status {
     call("miopenSetStream", OK, INTERNAL, || {
         handle_target("miopenSetStream", handle)?;
-        with(handle as usize, |o| {
+        OBJECTS.with(handle as usize, |o| {
             if let Kind::DnnHandle(h) = &mut o.kind {
                 h.stream = stream as usize;
             }
@@ -69,12 +70,13 @@ pub(crate) unsafe extern "C" fn miopenGetStream(
     stream: *mut miopenAcceleratorQueue_t,
 ) -> Status {
     call("miopenGetStream", OK, INTERNAL, || {
-        let device = with(handle as usize, |o| match &o.kind {
-            Kind::DnnHandle(h) => Some((o.device, h.stream)),
-            _ => None,
-        })
-        .flatten()
-        .ok_or(BAD_PARM)?;
+        let device = OBJECTS
+            .with(handle as usize, |o| match &o.kind {
+                Kind::DnnHandle(h) => Some((o.device, h.stream)),
+                _ => None,
+            })
+            .flatten()
+            .ok_or(BAD_PARM)?;
         violations::check("miopenGetStream", device.0);
         // SAFETY: null is refused; otherwise valid per the C contract.
         unsafe { write_out(stream, device.1 as miopenAcceleratorQueue_t, BAD_PARM) }

@@ -51,3 +51,14 @@ mod unary;
 
 pub(crate) use objects::{Activation, Convolution, Handle, Tensor};
 pub(crate) use table::SIM_MIOPEN;
+
+/// MIOpen's objects: handles and descriptors.
+pub(crate) enum Kind {
+    DnnHandle(Handle),
+    Tensor(Tensor),
+    Activation(Activation),
+    Convolution(Convolution),
+}
+
+/// Where they are kept.
+pub(crate) static OBJECTS: crate::library::Registry<Kind> = crate::library::Registry::new();

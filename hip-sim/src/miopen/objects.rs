@@ -2,8 +2,9 @@
 //! descriptors) and how a call finds them.
 
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{with, Kind, Real};
+use crate::library::Real;
 use crate::queue::Target;
 use crate::targets;
 use crate::violations;
@@ -48,12 +49,13 @@ pub(crate) struct Convolution {
 /// The handle's device and stream queue, recording a violation if the
 /// calling thread is on another device.
 pub(super) fn handle_target(function: &'static str, handle: miopenHandle_t) -> Result<Target, Status> {
-    let (device, stream) = with(handle as usize, |o| match &o.kind {
-        Kind::DnnHandle(h) => Some((o.device, h.stream)),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(BAD_PARM)?;
+    let (device, stream) = OBJECTS
+        .with(handle as usize, |o| match &o.kind {
+            Kind::DnnHandle(h) => Some((o.device, h.stream)),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(BAD_PARM)?;
     violations::check(function, device);
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
@@ -67,12 +69,13 @@ pub(super) fn handle_target(function: &'static str, handle: miopenHandle_t) -> R
 }
 
 pub(super) fn tensor(desc: miopenTensorDescriptor_t) -> Result<([usize; 4], Real), Status> {
-    with(desc as usize, |o| match &o.kind {
-        Kind::Tensor(t) => t.shape,
-        _ => None,
-    })
-    .flatten()
-    .ok_or(BAD_PARM)
+    OBJECTS
+        .with(desc as usize, |o| match &o.kind {
+            Kind::Tensor(t) => t.shape,
+            _ => None,
+        })
+        .flatten()
+        .ok_or(BAD_PARM)
 }
 
 pub(super) fn count(shape: &[usize; 4]) -> usize {

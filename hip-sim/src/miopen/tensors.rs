@@ -2,8 +2,9 @@
 
 use super::objects::*;
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
-use crate::library::{call, insert, remove_if, with, write_out, Kind, Real};
+use crate::library::{call, write_out, Real};
 use std::ffi::c_int;
 
 pub(crate) unsafe extern "C" fn miopenCreateTensorDescriptor(desc: *mut miopenTensorDescriptor_t) -> Status {
@@ -11,7 +12,7 @@ pub(crate) unsafe extern "C" fn miopenCreateTensorDescriptor(desc: *mut miopenTe
         if desc.is_null() {
             return Err(BAD_PARM);
         }
-        let h = insert(Kind::Tensor(Tensor { shape: None }));
+        let h = OBJECTS.insert(Kind::Tensor(Tensor { shape: None }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(desc, h as miopenTensorDescriptor_t, BAD_PARM) }
     })
@@ -35,21 +36,22 @@ pub(crate) unsafe extern "C" fn miopenSet4dTensorDescriptor(
         let [Some(n), Some(c), Some(h), Some(w)] = dims else {
             return Err(BAD_PARM);
         };
-        with(desc as usize, |o| match &mut o.kind {
-            Kind::Tensor(t) => {
-                t.shape = Some(([n, c, h, w], real));
-                true
-            }
-            _ => false,
-        })
-        .filter(|found| *found)
-        .map(drop)
-        .ok_or(BAD_PARM)
+        OBJECTS
+            .with(desc as usize, |o| match &mut o.kind {
+                Kind::Tensor(t) => {
+                    t.shape = Some(([n, c, h, w], real));
+                    true
+                }
+                _ => false,
+            })
+            .filter(|found| *found)
+            .map(drop)
+            .ok_or(BAD_PARM)
     })
 }
 
 pub(crate) unsafe extern "C" fn miopenDestroyTensorDescriptor(desc: miopenTensorDescriptor_t) -> Status {
     call("miopenDestroyTensorDescriptor", OK, INTERNAL, || {
-        remove_if(desc as usize, |k| matches!(k, Kind::Tensor(_))).map(drop).ok_or(BAD_PARM)
+        OBJECTS.remove_if(desc as usize, |k| matches!(k, Kind::Tensor(_))).map(drop).ok_or(BAD_PARM)
     })
 }

@@ -172,6 +172,7 @@ fn join(
                 );
             }
         }
+        crate::submit::watch_collectives(waits_for_peers);
         let made = Comm::register(&clique, r, device);
         state.members[r] = Some(Member { device, virtual_id, comm: Arc::downgrade(&made) });
         made
@@ -266,6 +267,7 @@ pub(super) unsafe extern "C" fn ncclCommInitAll(
         if devices.iter().any(|&d| d >= sim().devices.len()) {
             return fail(INVALID_ARGUMENT, format!("{n} devices asked for: this machine has {}", sim().devices.len()));
         }
+        crate::submit::watch_collectives(waits_for_peers);
         let clique = Clique::new(n, format!("ncclCommInitAll of devices {devices:?}"));
         let mut state = lock(&clique.state);
         for (rank, &device) in devices.iter().enumerate() {
@@ -896,6 +898,6 @@ pub(super) unsafe extern "C" fn ncclGroupEnd() -> ncclResult_t {
 
 /// Whether a collective posted on `device` waits for ranks that have not
 /// made their call: synchronizing the device then deadlocks on a GPU.
-pub(crate) fn waits_for_peers(device: usize) -> bool {
+fn waits_for_peers(device: usize) -> bool {
     comm::cliques().iter().any(|c| lock(&c.state).open.values().any(|m| m.waits_for_posts_on(device)))
 }

@@ -68,7 +68,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-pub(crate) use calls::waits_for_peers;
 pub use comm::live_communicators;
 pub(crate) use table::SIM_RCCL;
 

@@ -53,7 +53,7 @@ pub(crate) use elem::matrix_len;
 pub(crate) use gemm::*;
 pub(crate) use vector::*;
 
-use super::library::{accesses, call, insert, remove_if, span, with, write_out, Kind, Span};
+use super::library::{accesses, call, span, write_out, Span};
 use crate::bindings::rocblas::*;
 use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use crate::bindings::shared::version_string;
@@ -112,9 +112,7 @@ fn handle_device(function: &'static str, handle: rocblas_handle) -> Result<usize
     if handle.is_null() {
         return Err(INVALID_HANDLE);
     }
-    let device = with(handle as usize, |o| matches!(o.kind, Kind::BlasHandle(_)).then_some(o.device))
-        .flatten()
-        .ok_or(INVALID_HANDLE)?;
+    let device = OBJECTS.with(handle as usize, |o| o.device).ok_or(INVALID_HANDLE)?;
     violations::check(function, device);
     Ok(device)
 }
@@ -130,7 +128,7 @@ pub(crate) struct Bound {
 /// Whether a device memory size query is underway on `handle`
 /// (`rocblas_is_device_memory_size_query`).
 pub(crate) fn querying(handle: rocblas_handle) -> bool {
-    with(handle as usize, |o| matches!(&o.kind, Kind::BlasHandle(h) if h.query.is_some())).unwrap_or(false)
+    OBJECTS.with(handle as usize, |o| o.kind.query.is_some()).unwrap_or(false)
 }
 
 /// Bind `handle` for a computation needing `need` bytes of workspace.
@@ -141,18 +139,16 @@ pub(crate) fn querying(handle: rocblas_handle) -> bool {
 pub(crate) fn bind(function: &'static str, handle: rocblas_handle, need: usize) -> Result<Bound, Status> {
     let device = handle_device(function, handle)?;
     let need = need.div_ceil(DEVICE_MEMORY_GRANULE) * DEVICE_MEMORY_GRANULE;
-    let (stream, xf32, workspace, query) = with(handle as usize, |o| match &mut o.kind {
-        Kind::BlasHandle(h) => {
+    let (stream, xf32, workspace, query) = OBJECTS
+        .with(handle as usize, |o| {
+            let h = &mut o.kind;
             let query = h.query.map(|most| {
                 h.query = Some(most.max(need));
                 need > most
             });
-            Some((h.stream, h.xf32, h.workspace, query))
-        }
-        _ => None,
-    })
-    .flatten()
-    .ok_or(INVALID_HANDLE)?;
+            (h.stream, h.xf32, h.workspace, query)
+        })
+        .ok_or(INVALID_HANDLE)?;
     match query {
         Some(true) => return Err(rocblas_status::rocblas_status_size_increased),
         Some(false) => return Err(rocblas_status::rocblas_status_size_unchanged),
@@ -185,11 +181,7 @@ pub(crate) fn bind(function: &'static str, handle: rocblas_handle, need: usize) 
                 let size = need.max(MANAGED_WORKSPACE);
                 let memory = &sim().device(device).ok_or(INTERNAL)?.memory;
                 let base = memory.allocate(size).map_err(|_| MEMORY_ERROR)?.base;
-                with(handle as usize, |o| {
-                    if let Kind::BlasHandle(h) = &mut o.kind {
-                        h.workspace = Workspace::Managed(Some((base, size)));
-                    }
-                });
+                OBJECTS.with(handle as usize, |o| o.kind.workspace = Workspace::Managed(Some((base, size))));
                 base
             }
         };
@@ -211,12 +203,7 @@ pub(crate) unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handl
         // failed HIP call as an internal error. (The memory itself is
         // modelled as allocated when first needed.)
         crate::capture::check_allocation().map_err(|_| INTERNAL)?;
-        let h = insert(Kind::BlasHandle(Handle {
-            stream: 0,
-            xf32: false,
-            workspace: Workspace::Managed(None),
-            query: None,
-        }));
+        let h = OBJECTS.insert(Handle { stream: 0, xf32: false, workspace: Workspace::Managed(None), query: None });
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocblas_handle, INVALID_HANDLE) }
     })
@@ -230,13 +217,11 @@ fn release_managed(device: usize, workspace: Workspace) {
 
 pub(crate) unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> Status {
     call("rocblas_destroy_handle", OK, INTERNAL, || {
-        let object = remove_if(handle as usize, |k| matches!(k, Kind::BlasHandle(_))).ok_or(INVALID_HANDLE)?;
+        let object = OBJECTS.remove_if(handle as usize, |_| true).ok_or(INVALID_HANDLE)?;
         violations::check("rocblas_destroy_handle", object.device);
-        if let Kind::BlasHandle(h) = &object.kind {
-            // rocBLAS's destroy synchronizes the device before freeing.
-            let _ = crate::submit::synchronize_device("rocblas_destroy_handle", object.device);
-            release_managed(object.device, h.workspace);
-        }
+        // rocBLAS's destroy synchronizes the device before freeing.
+        let _ = crate::submit::synchronize_device("rocblas_destroy_handle", object.device);
+        release_managed(object.device, object.kind.workspace);
         Ok(())
     })
 }
@@ -252,11 +237,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_stream(
         if !stream.is_null() {
             targets::target(stream).map_err(|_| INVALID_VALUE)?;
         }
-        with(handle as usize, |o| {
-            if let Kind::BlasHandle(h) = &mut o.kind {
-                h.stream = stream as usize;
-            }
-        });
+        OBJECTS.with(handle as usize, |o| o.kind.stream = stream as usize);
         Ok(())
     })
 }
@@ -267,11 +248,7 @@ pub(crate) unsafe extern "C" fn rocblas_get_stream(
 ) -> Status {
     call("rocblas_get_stream", OK, INTERNAL, || {
         handle_device("rocblas_get_stream", handle)?;
-        let s = with(handle as usize, |o| match &o.kind {
-            Kind::BlasHandle(h) => h.stream,
-            _ => 0,
-        })
-        .unwrap_or(0);
+        let s = OBJECTS.with(handle as usize, |o| o.kind.stream).unwrap_or(0);
         // SAFETY: null is refused; otherwise valid per the C contract.
         unsafe { write_out(stream, s as crate::bindings::hip::hipStream_t, INVALID_POINTER) }
     })
@@ -315,12 +292,9 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
             }
             Workspace::User { ptr: addr as usize, size }
         };
-        let owned = with(handle as usize, |o| match &o.kind {
-            Kind::BlasHandle(h) => Some(matches!(h.workspace, Workspace::Managed(Some(_)))),
-            _ => None,
-        })
-        .flatten()
-        .ok_or(INVALID_HANDLE)?;
+        let owned = OBJECTS
+            .with(handle as usize, |o| matches!(o.kind.workspace, Workspace::Managed(Some(_))))
+            .ok_or(INVALID_HANDLE)?;
         if owned {
             // rocBLAS frees memory it allocated itself (`hipFree`, which a
             // capture refuses, and which waits for the device's work);
@@ -328,11 +302,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
             crate::capture::check_allocation().map_err(|_| INTERNAL)?;
             let _ = crate::submit::synchronize_device("rocblas_set_workspace", device);
         }
-        let old = with(handle as usize, |o| match &mut o.kind {
-            Kind::BlasHandle(h) => Some(std::mem::replace(&mut h.workspace, workspace)),
-            _ => None,
-        })
-        .flatten();
+        let old = OBJECTS.with(handle as usize, |o| std::mem::replace(&mut o.kind.workspace, workspace));
         if let Some(old) = old {
             release_managed(device, old);
         }
@@ -343,15 +313,15 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
 pub(crate) unsafe extern "C" fn rocblas_start_device_memory_size_query(handle: rocblas_handle) -> Status {
     call("rocblas_start_device_memory_size_query", OK, INTERNAL, || {
         handle_device("rocblas_start_device_memory_size_query", handle)?;
-        with(handle as usize, |o| match &mut o.kind {
-            Kind::BlasHandle(h) if h.query.is_some() => Err(rocblas_status::rocblas_status_size_query_mismatch),
-            Kind::BlasHandle(h) => {
-                h.query = Some(0);
-                Ok(())
-            }
-            _ => Err(INVALID_HANDLE),
-        })
-        .unwrap_or(Err(INVALID_HANDLE))
+        OBJECTS
+            .with(handle as usize, |o| match &mut o.kind {
+                h if h.query.is_some() => Err(rocblas_status::rocblas_status_size_query_mismatch),
+                h => {
+                    h.query = Some(0);
+                    Ok(())
+                }
+            })
+            .unwrap_or(Err(INVALID_HANDLE))
     })
 }
 
@@ -363,15 +333,13 @@ pub(crate) unsafe extern "C" fn rocblas_stop_device_memory_size_query(
         handle_device("rocblas_stop_device_memory_size_query", handle)?;
         // A query must be underway, then `size` must be given; a null
         // `size` leaves the query running (rocBLAS's handle.cpp).
-        let most = with(handle as usize, |o| match &mut o.kind {
-            Kind::BlasHandle(h) => match h.query {
+        let most = OBJECTS
+            .with(handle as usize, |o| match o.kind.query {
                 None => Err(rocblas_status::rocblas_status_size_query_mismatch),
                 Some(_) if size.is_null() => Err(INVALID_POINTER),
-                Some(_) => Ok(h.query.take().unwrap_or(0)),
-            },
-            _ => Err(INVALID_HANDLE),
-        })
-        .unwrap_or(Err(INVALID_HANDLE))?;
+                Some(_) => Ok(o.kind.query.take().unwrap_or(0)),
+            })
+            .unwrap_or(Err(INVALID_HANDLE))?;
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(size, most, INVALID_POINTER) }
     })
@@ -396,11 +364,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mo
             // rocBLAS ignores a mode it does not support and succeeds.
             _ => return Ok(()),
         };
-        with(handle as usize, |o| {
-            if let Kind::BlasHandle(h) = &mut o.kind {
-                h.xf32 = xf32;
-            }
-        });
+        OBJECTS.with(handle as usize, |o| o.kind.xf32 = xf32);
         Ok(())
     })
 }
@@ -408,7 +372,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mo
 pub(crate) unsafe extern "C" fn rocblas_get_math_mode(handle: rocblas_handle, mode: *mut rocblas_math_mode) -> Status {
     call("rocblas_get_math_mode", OK, INTERNAL, || {
         handle_device("rocblas_get_math_mode", handle)?;
-        let xf32 = with(handle as usize, |o| matches!(&o.kind, Kind::BlasHandle(h) if h.xf32)).unwrap_or(false);
+        let xf32 = OBJECTS.with(handle as usize, |o| o.kind.xf32).unwrap_or(false);
         let value =
             if xf32 { rocblas_math_mode::rocblas_xf32_xdl_math_op } else { rocblas_math_mode::rocblas_default_math };
         // SAFETY: null is refused; otherwise valid per the C contract.
@@ -465,6 +429,9 @@ pub(crate) static SIM_ROCBLAS: RocblasApi = RocblasApi {
     rocblas_zscal,
 };
 
+/// rocBLAS's handles, where they are kept.
+pub(crate) static OBJECTS: crate::library::Registry<Handle> = crate::library::Registry::new();
+
 #[cfg(test)]
 mod tests {
     use super::elem::{matrix_len, to_tf32};
@@ -499,7 +466,7 @@ mod tests {
         let mut h: rocblas_handle = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { rocblas_create_handle(&mut h) }, OK);
-        let device = with(h as usize, |o| o.device).expect("registered");
+        let device = OBJECTS.with(h as usize, |o| o.device).expect("registered");
         assert_eq!(device, crate::thread::current_device());
         // SAFETY: created above, destroyed once.
         assert_eq!(unsafe { rocblas_destroy_handle(h) }, OK);

@@ -6,8 +6,9 @@ use super::setup::cleanups;
 use super::status::*;
 use super::transform::{reals_per_transform, run};
 use super::version::rocfft_version;
+use super::{Kind, OBJECTS};
 use crate::bindings::rocfft::*;
-use crate::library::{accesses, call, span, with, Kind, Real};
+use crate::library::{accesses, call, span, Real};
 use crate::violations::AccessKind;
 use crate::{submit, targets};
 use std::ffi::c_void;
@@ -30,12 +31,13 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
         let (stream, work, work_size) = if info.is_null() {
             (0, 0, 0)
         } else {
-            with(info as usize, |o| match &o.kind {
-                Kind::FftInfo(i) => Some((i.stream, i.work, i.work_size)),
-                _ => None,
-            })
-            .flatten()
-            .ok_or(INVALID_ARG)?
+            OBJECTS
+                .with(info as usize, |o| match &o.kind {
+                    Kind::FftInfo(i) => Some((i.stream, i.work, i.work_size)),
+                    _ => None,
+                })
+                .flatten()
+                .ok_or(INVALID_ARG)?
         };
         let work_span = if p.work > 0 {
             if work_size < p.work {

@@ -58,3 +58,13 @@ pub(crate) use plans::{Description, Info, Plan};
 pub use setup::setup_device;
 pub(crate) use table::SIM_ROCFFT;
 pub use version::{env_version, parse_version, rocfft_version, set_rocfft_version, DEFAULT_VERSION};
+
+/// rocFFT's objects: plans, plan descriptions and execution infos.
+pub(crate) enum Kind {
+    FftPlan(Plan),
+    FftDescription(Description),
+    FftInfo(Info),
+}
+
+/// Where they are kept.
+pub(crate) static OBJECTS: crate::library::Registry<Kind> = crate::library::Registry::new();

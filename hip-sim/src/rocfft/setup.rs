@@ -2,7 +2,8 @@
 //! the cleanups that leave older plans unusable.
 
 use super::status::*;
-use crate::library::{call, count, Kind};
+use super::{Kind, OBJECTS};
+use crate::library::call;
 use crate::lock::lock;
 use crate::machine::sim;
 use crate::thread::current_device;
@@ -47,7 +48,7 @@ pub(crate) unsafe extern "C" fn rocfft_cleanup() -> Status {
         let mut library = lock(&LIBRARY);
         library.cleanups += 1;
         library.setup_device = None;
-        let alive = count(|o| matches!(o.kind, Kind::FftPlan(_)));
+        let alive = OBJECTS.count(|o| matches!(o.kind, Kind::FftPlan(_)));
         if alive > 0 {
             log::warn!("hip simulator: rocfft_cleanup with {alive} live plan(s): they can no longer be executed");
         }

@@ -2,9 +2,10 @@
 //! and ordering, and the words they produce.
 
 use super::engines::{Engines, Launch, Widths};
+use super::OBJECTS;
 use super::{philox, poisson};
 use crate::bindings::rocrand::*;
-use crate::library::{call, insert, remove_if, with, write_out, Kind};
+use crate::library::{call, write_out};
 use crate::violations;
 use std::sync::Arc;
 
@@ -103,9 +104,7 @@ impl Words {
 
 /// The device of `generator`, recording a violation if another is current.
 pub(super) fn generator_device(function: &'static str, generator: rocrand_generator) -> Result<usize, Status> {
-    let device = with(generator as usize, |o| matches!(o.kind, Kind::RandGenerator(_)).then_some(o.device))
-        .flatten()
-        .ok_or(NOT_CREATED)?;
+    let device = OBJECTS.with(generator as usize, |o| o.device).ok_or(NOT_CREATED)?;
     violations::check(function, device);
     Ok(device)
 }
@@ -115,12 +114,7 @@ pub(super) fn with_generator<R>(
     generator: rocrand_generator,
     f: impl FnOnce(&mut Generator) -> R,
 ) -> Result<R, Status> {
-    with(generator as usize, |o| match &mut o.kind {
-        Kind::RandGenerator(g) => Some(f(g)),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(NOT_CREATED)
+    OBJECTS.with(generator as usize, |o| f(&mut o.kind)).ok_or(NOT_CREATED)
 }
 
 pub(crate) unsafe extern "C" fn rocrand_get_version(version: *mut i32) -> Status {
@@ -155,7 +149,7 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
         }
         // The C API's Philox generator starts at seed 0 (its constructor's
         // default), not at ROCRAND_PHILOX4x32_DEFAULT_SEED.
-        let made = insert(Kind::RandGenerator(Generator {
+        let made = OBJECTS.insert(Generator {
             engine,
             stream: 0,
             seed: 0,
@@ -164,7 +158,7 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
             engines: None,
             poisson: None,
             initialized: false,
-        }));
+        });
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(generator, made as rocrand_generator, NOT_CREATED) }
     })
@@ -172,7 +166,7 @@ pub(crate) unsafe extern "C" fn rocrand_create_generator(
 
 pub(crate) unsafe extern "C" fn rocrand_destroy_generator(generator: rocrand_generator) -> Status {
     call("rocrand_destroy_generator", OK, INTERNAL, || {
-        let object = remove_if(generator as usize, |k| matches!(k, Kind::RandGenerator(_))).ok_or(NOT_CREATED)?;
+        let object = OBJECTS.remove_if(generator as usize, |_| true).ok_or(NOT_CREATED)?;
         violations::check("rocrand_destroy_generator", object.device);
         Ok(())
     })

@@ -95,3 +95,6 @@ mod xorwow;
 pub(crate) use generator::Generator;
 pub(crate) use philox::{block as philox_block, counter as philox_counter};
 pub(crate) use table::SIM_ROCRAND;
+
+/// rocRAND's generators, where they are kept.
+pub(crate) static OBJECTS: crate::library::Registry<Generator> = crate::library::Registry::new();

@@ -4,8 +4,9 @@
 
 use super::objects::*;
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
-use crate::library::{call, insert, remove_if, with, write_out, Kind};
+use crate::library::{call, write_out};
 use crate::rocsparse_mode::rocsparse_version;
 use crate::thread::current_device;
 use crate::violations;
@@ -32,7 +33,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_handle(handle: *mut rocsparse_h
         crate::capture::check_allocation().map_err(|_| INTERNAL)?;
         let device = current_device();
         let memory = allocate_all(device, std::iter::once(HANDLE_BUFFER).chain(HANDLE_SCALARS))?;
-        let h = insert(Kind::SparseHandle(Handle { stream: 0, memory }));
+        let h = OBJECTS.insert(Kind::SparseHandle(Handle { stream: 0, memory }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocsparse_handle, INVALID_HANDLE) }
     })
@@ -40,7 +41,8 @@ pub(crate) unsafe extern "C" fn rocsparse_create_handle(handle: *mut rocsparse_h
 
 pub(crate) unsafe extern "C" fn rocsparse_destroy_handle(handle: rocsparse_handle) -> Status {
     call("rocsparse_destroy_handle", OK, INTERNAL, || {
-        let object = remove_if(handle as usize, |k| matches!(k, Kind::SparseHandle(_))).ok_or(INVALID_HANDLE)?;
+        let object =
+            OBJECTS.remove_if(handle as usize, |k| matches!(k, Kind::SparseHandle(_))).ok_or(INVALID_HANDLE)?;
         violations::check("rocsparse_destroy_handle", object.device);
         if let Kind::SparseHandle(h) = &object.kind {
             release_all(object.device, &h.memory);
@@ -55,7 +57,7 @@ pub(crate) unsafe extern "C" fn rocsparse_set_stream(
 ) -> Status {
     call("rocsparse_set_stream", OK, INTERNAL, || {
         handle_device("rocsparse_set_stream", handle)?;
-        with(handle as usize, |o| {
+        OBJECTS.with(handle as usize, |o| {
             if let Kind::SparseHandle(h) = &mut o.kind {
                 h.stream = stream as usize;
             }
@@ -70,11 +72,12 @@ pub(crate) unsafe extern "C" fn rocsparse_get_stream(
 ) -> Status {
     call("rocsparse_get_stream", OK, INTERNAL, || {
         handle_device("rocsparse_get_stream", handle)?;
-        let s = with(handle as usize, |o| match &o.kind {
-            Kind::SparseHandle(h) => h.stream,
-            _ => 0,
-        })
-        .unwrap_or(0);
+        let s = OBJECTS
+            .with(handle as usize, |o| match &o.kind {
+                Kind::SparseHandle(h) => h.stream,
+                _ => 0,
+            })
+            .unwrap_or(0);
         // SAFETY: null is refused; otherwise valid per the C contract.
         unsafe { write_out(stream, s as crate::bindings::hip::hipStream_t, INVALID_POINTER) }
     })
@@ -142,7 +145,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_csr_descr(
             analysed: false,
             analysis: None,
         };
-        let h = insert(Kind::SpMat(matrix));
+        let h = OBJECTS.insert(Kind::SpMat(matrix));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(descr, h as rocsparse_spmat_descr, INVALID_POINTER) }
     })
@@ -150,7 +153,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_csr_descr(
 
 pub(crate) unsafe extern "C" fn rocsparse_destroy_spmat_descr(descr: rocsparse_spmat_descr) -> Status {
     call("rocsparse_destroy_spmat_descr", OK, INTERNAL, || {
-        let object = remove_if(descr as usize, |k| matches!(k, Kind::SpMat(_))).ok_or(INVALID_POINTER)?;
+        let object = OBJECTS.remove_if(descr as usize, |k| matches!(k, Kind::SpMat(_))).ok_or(INVALID_POINTER)?;
         if let Kind::SpMat(SpMat { analysis: Some(a), .. }) = &object.kind {
             release_all(a.memory.0, &[a.memory.1]);
         }
@@ -173,7 +176,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_dnvec_descr(
             return Err(INVALID_POINTER);
         }
         let real = real_of(data_type)?;
-        let h = insert(Kind::DnVec(DnVec { size, values: values as usize, real }));
+        let h = OBJECTS.insert(Kind::DnVec(DnVec { size, values: values as usize, real }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(descr, h as rocsparse_dnvec_descr, INVALID_POINTER) }
     })
@@ -181,7 +184,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_dnvec_descr(
 
 pub(crate) unsafe extern "C" fn rocsparse_destroy_dnvec_descr(descr: rocsparse_dnvec_descr) -> Status {
     call("rocsparse_destroy_dnvec_descr", OK, INTERNAL, || {
-        remove_if(descr as usize, |k| matches!(k, Kind::DnVec(_))).map(drop).ok_or(INVALID_POINTER)
+        OBJECTS.remove_if(descr as usize, |k| matches!(k, Kind::DnVec(_))).map(drop).ok_or(INVALID_POINTER)
     })
 }
 
@@ -211,7 +214,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_dnmat_descr(
             return Err(INVALID_POINTER);
         }
         let real = real_of(data_type)?;
-        let h = insert(Kind::DnMat(DnMat { rows, cols, ld, values: values as usize, real, row_major }));
+        let h = OBJECTS.insert(Kind::DnMat(DnMat { rows, cols, ld, values: values as usize, real, row_major }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(descr, h as rocsparse_dnmat_descr, INVALID_POINTER) }
     })
@@ -219,6 +222,6 @@ pub(crate) unsafe extern "C" fn rocsparse_create_dnmat_descr(
 
 pub(crate) unsafe extern "C" fn rocsparse_destroy_dnmat_descr(descr: rocsparse_dnmat_descr) -> Status {
     call("rocsparse_destroy_dnmat_descr", OK, INTERNAL, || {
-        remove_if(descr as usize, |k| matches!(k, Kind::DnMat(_))).map(drop).ok_or(INVALID_POINTER)
+        OBJECTS.remove_if(descr as usize, |k| matches!(k, Kind::DnMat(_))).map(drop).ok_or(INVALID_POINTER)
     })
 }

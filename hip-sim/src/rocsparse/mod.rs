@@ -54,3 +54,14 @@ mod table;
 pub use arguments::BUFFER_SIZE;
 pub(crate) use objects::{DnMat, DnVec, Handle, SpMat};
 pub(crate) use table::SIM_ROCSPARSE;
+
+/// rocSPARSE's objects: handles and descriptors.
+pub(crate) enum Kind {
+    SparseHandle(Handle),
+    SpMat(SpMat),
+    DnVec(DnVec),
+    DnMat(DnMat),
+}
+
+/// Where they are kept.
+pub(crate) static OBJECTS: crate::library::Registry<Kind> = crate::library::Registry::new();

@@ -3,8 +3,9 @@
 //! the library itself holds.
 
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
-use crate::library::{with, Kind, Real};
+use crate::library::Real;
 use crate::machine::sim;
 use crate::queue::Target;
 use crate::targets;
@@ -106,12 +107,13 @@ pub(super) fn size_of(v: i64) -> Result<usize, Status> {
 /// The handle's device and stream queue, recording a violation if the
 /// calling thread is on another device.
 pub(super) fn handle_target(function: &'static str, handle: rocsparse_handle) -> Result<(usize, Target), Status> {
-    let (device, stream) = with(handle as usize, |o| match &o.kind {
-        Kind::SparseHandle(h) => Some((o.device, h.stream)),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(INVALID_HANDLE)?;
+    let (device, stream) = OBJECTS
+        .with(handle as usize, |o| match &o.kind {
+            Kind::SparseHandle(h) => Some((o.device, h.stream)),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(INVALID_HANDLE)?;
     violations::check(function, device);
     let target = if stream == 0 {
         targets::null_target(device).map_err(|_| INTERNAL)?
@@ -125,7 +127,8 @@ pub(super) fn handle_target(function: &'static str, handle: rocsparse_handle) ->
 }
 
 pub(super) fn handle_device(function: &'static str, handle: rocsparse_handle) -> Result<usize, Status> {
-    let device = with(handle as usize, |o| matches!(o.kind, Kind::SparseHandle(_)).then_some(o.device))
+    let device = OBJECTS
+        .with(handle as usize, |o| matches!(o.kind, Kind::SparseHandle(_)).then_some(o.device))
         .flatten()
         .ok_or(INVALID_HANDLE)?;
     violations::check(function, device);
@@ -133,30 +136,33 @@ pub(super) fn handle_device(function: &'static str, handle: rocsparse_handle) ->
 }
 
 pub(super) fn spmat(descr: rocsparse_spmat_descr) -> Result<SpMat, Status> {
-    with(descr as usize, |o| match &o.kind {
-        Kind::SpMat(m) => Some(m.clone()),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(INVALID_POINTER)
+    OBJECTS
+        .with(descr as usize, |o| match &o.kind {
+            Kind::SpMat(m) => Some(m.clone()),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(INVALID_POINTER)
 }
 
 pub(super) fn dnvec(descr: rocsparse_dnvec_descr) -> Result<DnVec, Status> {
-    with(descr as usize, |o| match &o.kind {
-        Kind::DnVec(v) => Some(v.clone()),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(INVALID_POINTER)
+    OBJECTS
+        .with(descr as usize, |o| match &o.kind {
+            Kind::DnVec(v) => Some(v.clone()),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(INVALID_POINTER)
 }
 
 pub(super) fn dnmat(descr: rocsparse_dnmat_descr) -> Result<DnMat, Status> {
-    with(descr as usize, |o| match &o.kind {
-        Kind::DnMat(m) => Some(m.clone()),
-        _ => None,
-    })
-    .flatten()
-    .ok_or(INVALID_POINTER)
+    OBJECTS
+        .with(descr as usize, |o| match &o.kind {
+            Kind::DnMat(m) => Some(m.clone()),
+            _ => None,
+        })
+        .flatten()
+        .ok_or(INVALID_POINTER)
 }
 
 /// Allocate blocks of `sizes` bytes on `device`, all or none: the library's

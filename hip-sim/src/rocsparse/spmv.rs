@@ -7,8 +7,9 @@ use super::arith::csrmv;
 use super::csr::{csr_data, triplets};
 use super::objects::*;
 use super::status::*;
+use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
-use crate::library::{accesses, call, host_scalar, span, with, write_out, Kind, Real};
+use crate::library::{accesses, call, host_scalar, span, write_out, Real};
 use crate::rocsparse_mode::{count_analysis, record_slow_path};
 use crate::submit;
 use crate::violations::AccessKind;
@@ -126,7 +127,7 @@ fn preprocess(
         count_analysis();
         Some(Analysis { transposed, memory: (device, memory[0]) })
     };
-    with(mat as usize, |o| {
+    OBJECTS.with(mat as usize, |o| {
         if let Kind::SpMat(stored) = &mut o.kind {
             stored.analysed = true;
             stored.analysis = analysis;
