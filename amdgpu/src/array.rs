@@ -129,6 +129,17 @@ impl<T: DeviceCopy> DeviceArray<T> {
     ///
     /// # Errors
     /// As [`DeviceArray::from_slice_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let array = DeviceArray::from_slice(&[1u32, 2, 3])?;
+    /// assert_eq!(array.len(), 3);
+    /// assert_eq!(array.device(), device());
+    /// assert_eq!(array.to_vec()?, [1, 2, 3]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[track_caller]
     pub fn from_slice(data: &[T]) -> Result<Self> {
         Self::from_slice_on(&crate::stream(), data)
@@ -149,6 +160,16 @@ impl<T: DeviceCopy> DeviceArray<T> {
     ///
     /// # Errors
     /// As [`DeviceArray::zeros_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let array = DeviceArray::<f32>::zeros(4)?;
+    /// assert_eq!(array.len(), 4);
+    /// assert_eq!(array.to_vec()?, [0.0; 4]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[track_caller]
     pub fn zeros(len: usize) -> Result<Self> {
         Self::zeros_on(&crate::stream(), len)
@@ -240,6 +261,18 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// [`Error::LengthMismatch`] when the lengths differ (nothing copied);
     /// [`Error::Hip`] with HIP's status of `hipStreamSynchronize` or
     /// `hipMemcpy`; [`Error::Pool`] when ordering the array's other uses fails.
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let mut array = DeviceArray::<i32>::zeros(3)?;
+    /// array.copy_from_slice(&[7, 8, 9])?; // done when it returns
+    /// assert_eq!(array.to_vec()?, [7, 8, 9]);
+    /// let error = array.copy_from_slice(&[1, 2]);
+    /// assert!(matches!(error, Err(amdgpu::Error::LengthMismatch { .. })));
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { operation: "copy_from_slice", device: self.len, host: data.len() });
@@ -265,6 +298,16 @@ impl<T: DeviceCopy> DeviceArray<T> {
     ///
     /// # Errors
     /// As [`DeviceSlice::to_vec`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let array = DeviceArray::from_slice(&[1.5f32, 2.5])?;
+    /// let values: Vec<f32> = array.to_vec()?;
+    /// assert_eq!(values, [1.5, 2.5]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
     }
@@ -275,6 +318,16 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// [`Error::Hip`] with HIP's status of `hipMemsetAsync` or
     /// `hipStreamSynchronize` (a value of one repeated byte), else as
     /// [`DeviceArray::copy_from_slice`]; [`Error::Pool`] when ordering fails.
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let mut array = DeviceArray::<f32>::zeros(4)?;
+    /// array.fill(2.5)?;
+    /// assert_eq!(array.to_vec()?, [2.5; 4]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn fill(&mut self, value: T) -> Result<()> {
         // Pod: every byte of the value is initialised.
         let bytes = bytemuck::bytes_of(&value);
@@ -324,6 +377,18 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// # Errors
     /// [`Error::OutOfBounds`] when the range starts after it ends or ends
     /// past the array.
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let array = DeviceArray::from_slice(&[0u32, 1, 2, 3, 4])?;
+    /// let middle = array.slice(1..4)?;
+    /// assert_eq!(middle.len(), 3);
+    /// assert_eq!(middle.to_vec()?, [1, 2, 3]);
+    /// assert!(matches!(array.slice(3..9), Err(amdgpu::Error::OutOfBounds { .. })));
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
         let start = match range.start_bound() {
             Bound::Included(&s) => s,

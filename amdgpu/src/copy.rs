@@ -186,6 +186,18 @@ impl<T: DeviceCopy> DeviceSlice<'_, T> {
     ///
     /// # Errors
     /// As [`DeviceSliceMut::copy_from_host_async`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let array = DeviceArray::from_slice(&[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let mut out = HostBuffer::<f32>::zeroed(2)?;
+    /// array.slice(2..)?.copy_to_host_async(&mut out, &stream)?; // returns at once
+    /// assert_eq!(out.as_slice()?, [3.0, 4.0]); // waits for the copy
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[doc(alias = "hipMemcpyAsync")]
     pub fn copy_to_host_async<'h>(&self, dst: impl Into<HostSliceMut<'h, T>>, stream: &Stream) -> Result<()>
     where
@@ -208,6 +220,19 @@ impl<T: DeviceCopy> DeviceArray<T> {
     ///
     /// # Errors
     /// As [`DeviceSliceMut::copy_from_host_async`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let input = HostBuffer::from_slice(&[1u32, 2, 3])?;
+    /// let mut array = DeviceArray::<u32>::zeros(3)?;
+    /// array.copy_from_host_async(&input, &stream)?; // returns at once
+    /// stream.synchronize()?;
+    /// assert_eq!(array.to_vec()?, [1, 2, 3]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn copy_from_host_async<'h>(&mut self, src: impl Into<HostSlice<'h, T>>, stream: &Stream) -> Result<()>
     where
         T: 'h,

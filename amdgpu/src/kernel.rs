@@ -389,6 +389,24 @@ impl<P: Params> Kernel<P> {
     ///
     /// # Safety
     /// As [`Kernel::new`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    /// use amdgpu::kernel::{Kernel, Len, Out};
+    /// use amdgpu::Module;
+    ///
+    /// // The simulator's built-in fill_f32; on a GPU, Program::load of HIP
+    /// // source gives the module.
+    /// # if amdgpu::backend() != amdgpu::Backend::Sim { return Ok(()); }
+    /// let module = Module::load(device(), &amdgpu::sys::sim::code_object(&["fill_f32"]))?;
+    /// // SAFETY: fill_f32(float* p, float value, uint32_t n) writes p[0..n).
+    /// let fill = unsafe { Kernel::<(Out<f32>, f32, Len)>::from_module(&module, "fill_f32")? };
+    /// assert_eq!(fill.function().name(), "fill_f32");
+    /// // SAFETY: as above; the module has no such kernel, so nothing is declared.
+    /// assert!(unsafe { Kernel::<(Out<f32>, f32, Len)>::from_module(&module, "no_such_kernel") }.is_err());
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub unsafe fn from_module(module: &Module, name: &str) -> Result<Kernel<P>> {
         // SAFETY: the caller's guarantee, passed on.
         unsafe { Kernel::new(module.function(name)?) }
@@ -406,6 +424,25 @@ impl<P: Params> Kernel<P> {
     /// [`LaunchLimits::check`] (`HipError::InvalidLaunch`), and
     /// [`Error::ArgumentTooShort`]. Then [`Error::Pool`] when ordering an
     /// array fails, or HIP's status of `hipModuleLaunchKernel`.
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    /// use amdgpu::kernel::{Kernel, Len, Out};
+    /// use amdgpu::{LaunchConfig, Module};
+    ///
+    /// # if amdgpu::backend() != amdgpu::Backend::Sim { return Ok(()); }
+    /// let module = Module::load(device(), &amdgpu::sys::sim::code_object(&["fill_f32"]))?;
+    /// // SAFETY: fill_f32(float* p, float value, uint32_t n) writes p[0..n).
+    /// let fill = unsafe { Kernel::<(Out<f32>, f32, Len)>::from_module(&module, "fill_f32")? };
+    /// let mut x = DeviceArray::<f32>::zeros(100)?;
+    /// fill.launch(LaunchConfig::linear(device(), 100)?, &stream(), (&mut x, 0.5f32, 100u32))?;
+    /// assert_eq!(x.to_vec()?, vec![0.5; 100]);
+    /// // Checked before anything is enqueued: `x` is too short for n = 200.
+    /// let too_long = fill.launch(LaunchConfig::linear(device(), 200)?, &stream(), (&mut x, 1.0f32, 200u32));
+    /// assert!(matches!(too_long, Err(amdgpu::Error::ArgumentTooShort { .. })));
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[doc(alias = "hipModuleLaunchKernel")]
     pub fn launch<A: Args<P>>(&self, config: LaunchConfig, stream: &Stream, args: A) -> Result<()> {
         args.launch(&self.function, config, stream)

@@ -41,6 +41,18 @@ impl<T: DeviceCopy> DeviceArray<T> {
     /// # Errors
     /// [`Error::OutOfBounds`] when the range starts after it ends or ends
     /// past the array.
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let input = HostBuffer::from_slice(&[5.0f32, 6.0])?;
+    /// let mut array = DeviceArray::<f32>::zeros(4)?;
+    /// array.slice_mut(2..)?.copy_from_host_async(&input, &stream)?;
+    /// assert_eq!(array.to_vec()?, [0.0, 0.0, 5.0, 6.0]); // ordered after the copy
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let len = self.len();
         let (start, end) = bounds(range, len).map_err(|(start, end)| Error::OutOfBounds { start, end, len })?;

@@ -16,6 +16,17 @@ impl Stream {
     ///
     /// # Errors
     /// As [`Stream::new_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{device, Stream};
+    ///
+    /// let stream = Stream::new()?;
+    /// assert_eq!(stream.device(), device());
+    /// assert!(!stream.is_null());
+    /// stream.synchronize()?;
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[track_caller]
     pub fn new() -> Result<Stream> {
         Stream::new_on(device())

@@ -16,6 +16,18 @@ impl Device {
     /// [`HipError::Backend`] when no backend loads; HIP's status of
     /// `hipGetDeviceCount` ([`HipError::Call`]). The first answer is kept,
     /// so a failure is returned again on every later call.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::Device;
+    ///
+    /// let count = Device::count()?;
+    /// println!("{count} devices");
+    /// if count >= 2 {
+    ///     assert_eq!(Device::new(1)?.ordinal(), 1);
+    /// }
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipGetDeviceCount")]
     pub fn count() -> Result<usize> {
         COUNT.get_or_init(raw::device::count).clone()
@@ -27,6 +39,17 @@ impl Device {
     /// # Errors
     /// [`HipError::InvalidDevice`] when `ordinal` is not below the count;
     /// else as [`Device::count`].
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, HipError};
+    ///
+    /// let first = Device::new(0)?;
+    /// assert_eq!(first.ordinal(), 0);
+    /// let past_the_end = Device::new(Device::count()?);
+    /// assert!(matches!(past_the_end, Err(HipError::InvalidDevice { .. })));
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     pub fn new(ordinal: usize) -> Result<Device> {
         let count = Device::count()?;
         if ordinal < count {
@@ -40,6 +63,18 @@ impl Device {
     ///
     /// # Errors
     /// As [`Device::count`].
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::Device;
+    ///
+    /// let devices = Device::all()?;
+    /// assert_eq!(devices.len(), Device::count()?);
+    /// for device in &devices {
+    ///     println!("{device}: {}", device.name()?);
+    /// }
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     pub fn all() -> Result<Vec<Device>> {
         Ok((0..Device::count()?).map(Device::from_ordinal_unchecked).collect())
     }
@@ -149,6 +184,18 @@ impl Device {
     /// (`hipGetDevice`, `hipSetDevice`), as [`HipError::Call`]: an earlier
     /// kernel's fault is reported here; [`HipError::Backend`] when no
     /// backend loads.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Stream};
+    ///
+    /// let device = Device::new(0)?;
+    /// let stream = Stream::new_on(device)?;
+    /// let _marker = stream.record_event()?;
+    /// device.synchronize()?; // every stream of the device, not only the thread's
+    /// assert!(stream.query()?);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipDeviceSynchronize")]
     pub fn synchronize(self) -> Result<()> {
         crate::underway::check_blocking("Device::synchronize")?;
@@ -161,6 +208,17 @@ impl Device {
     /// # Errors
     /// HIP's status of `hipMemGetInfo`, or of binding the device, as
     /// [`HipError::Call`]; [`HipError::Backend`] when no backend loads.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::Device;
+    ///
+    /// for device in Device::all()? {
+    ///     let (free, total) = device.mem_info()?;
+    ///     assert!(free <= total);
+    /// }
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipMemGetInfo")]
     pub fn mem_info(self) -> Result<(usize, usize)> {
         raw::device::mem_info(self)

@@ -24,6 +24,19 @@ impl Event {
     /// HIP's status of `hipEventCreate`, or of binding `device`, as
     /// [`HipError::Call`](crate::HipError::Call);
     /// [`HipError::Backend`](crate::HipError::Backend) when no backend loads.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Event, Stream};
+    ///
+    /// let device = Device::new(0)?;
+    /// let event = Event::new_on(device)?;
+    /// assert_eq!(event.device(), device);
+    /// event.record(&Stream::new_on(device)?)?;
+    /// event.synchronize()?;
+    /// assert!(event.query()?);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipEventCreate")]
     pub fn new_on(device: Device) -> Result<Event> {
         let handle = raw::event::create(device)?;
@@ -61,6 +74,23 @@ impl Event {
     /// [`HipError::DeviceMismatch`](crate::HipError::DeviceMismatch) when
     /// the stream is on another device (before any HIP call); else HIP's
     /// status of `hipEventRecord`, or of binding the device.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Event, HipError, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let (start, end) = (Event::new_on(stream.device())?, Event::new_on(stream.device())?);
+    /// start.record(&stream)?;
+    /// end.record(&stream)?; // after the work queued between the two
+    /// end.synchronize()?;
+    /// println!("took {:?}", start.elapsed(&end)?);
+    /// if Device::count()? >= 2 {
+    ///     let elsewhere = Stream::new_on(Device::new(1)?)?;
+    ///     assert!(matches!(end.record(&elsewhere), Err(HipError::DeviceMismatch(_))));
+    /// }
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipEventRecord")]
     pub fn record(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("Event::record", "the stream", self.device, stream.device())?;
@@ -142,6 +172,19 @@ impl Stream {
     /// # Errors
     /// HIP's status of `hipStreamWaitEvent`, or of binding the stream's
     /// device, as [`HipError::Call`](crate::HipError::Call).
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Stream};
+    ///
+    /// let device = Device::new(0)?;
+    /// let (producer, consumer) = (Stream::new_on(device)?, Stream::new_on(device)?);
+    /// let ready = producer.record_event()?;
+    /// consumer.wait(&ready)?; // later work on `consumer` runs after `producer`'s work so far
+    /// consumer.synchronize()?;
+    /// assert!(consumer.query()?);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipStreamWaitEvent")]
     pub fn wait(&self, event: &Event) -> Result<()> {
         // SAFETY: both handles are live (borrowed), the stream of its device.

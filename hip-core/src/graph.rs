@@ -85,6 +85,19 @@ impl Graph {
     ///
     /// # Errors
     /// HIP's status.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{CaptureMode, Device, HipError, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let (graph, ()) = stream.capture(CaptureMode::Global, |_| Ok::<_, HipError>(()))?;
+    /// let exec = graph.instantiate()?;
+    /// assert_eq!(exec.device(), graph.device());
+    /// exec.launch(&stream)?;
+    /// stream.synchronize()?;
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipGraphInstantiate")]
     pub fn instantiate(&self) -> Result<GraphExec> {
         // SAFETY: a live graph of its device.
@@ -169,6 +182,21 @@ impl GraphExec {
     /// launched); else HIP's status of `hipGraphLaunch`, or of the ordering
     /// after the last launch (`hipEventRecord`, `hipStreamWaitEvent`), when
     /// nothing was launched.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{CaptureMode, Device, HipError, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let (graph, ()) = stream.capture(CaptureMode::Global, |_| Ok::<_, HipError>(()))?;
+    /// let exec = graph.instantiate()?;
+    /// for _ in 0..3 {
+    ///     exec.launch(&stream)?; // one call per replay
+    /// }
+    /// stream.synchronize()?;
+    /// assert!(stream.query()?);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
@@ -243,6 +271,21 @@ impl GraphExec {
     /// [`HipError::GraphUpdate`] with the reason when the shapes differ;
     /// [`HipError::DeviceMismatch`] for a graph of another device; HIP's
     /// status otherwise.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{CaptureMode, Device, HipError, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let (first, ()) = stream.capture(CaptureMode::Global, |_| Ok::<_, HipError>(()))?;
+    /// let (second, ()) = stream.capture(CaptureMode::Global, |_| Ok::<_, HipError>(()))?;
+    /// let mut exec = first.instantiate()?;
+    /// exec.launch(&stream)?;
+    /// exec.update(&second)?; // same shape: no new instantiation
+    /// exec.launch(&stream)?;
+    /// stream.synchronize()?;
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipGraphExecUpdate")]
     pub fn update(&mut self, graph: &Graph) -> Result<()> {
         DeviceMismatch::check("GraphExec::update", "the graph", self.device, graph.device)?;

@@ -136,6 +136,16 @@ impl LaunchConfig {
     ///
     /// # Errors
     /// As [`LaunchConfig::linear_with_block`].
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, LaunchConfig};
+    ///
+    /// let config = LaunchConfig::linear(Device::new(0)?, 1000)?;
+    /// assert!(config.threads() >= 1000);
+    /// assert_eq!((config.grid[1], config.block[1], config.shared_memory), (1, 1, 0));
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     pub fn linear(device: Device, n: usize) -> Result<LaunchConfig> {
         Self::linear_with_block(device, n, 256)
     }

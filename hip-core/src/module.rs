@@ -51,6 +51,19 @@ impl Module {
     /// [`HipError::Call`](crate::HipError::Call), e.g. for code of another
     /// architecture; [`HipError::Backend`](crate::HipError::Backend) when no
     /// backend loads.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Module};
+    ///
+    /// if hip_sys::backend() != hip_sys::Backend::Sim {
+    ///     return Ok(()); // elsewhere the image is a code object compiled for the device
+    /// }
+    /// let image = hip_sys::sim::code_object(&["fill_f32"]);
+    /// let module = Module::load(Device::new(0)?, &image)?;
+    /// assert_eq!(module.function("fill_f32")?.name(), "fill_f32");
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipModuleLoadData")]
     pub fn load(device: Device, image: &[u8]) -> Result<Module> {
         let handle = raw::module::load(device, image)?;

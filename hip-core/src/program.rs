@@ -53,6 +53,21 @@ pub struct Program {
 
 impl Program {
     /// A program of `source`, named `program.hip`, with no options.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Program};
+    ///
+    /// let program = Program::new("extern \"C\" __global__ void fill(float* x) { x[threadIdx.x] = 1.0f; }");
+    /// assert!(program.source().contains("fill"));
+    /// if hip_sys::backend() == hip_sys::Backend::Sim {
+    ///     return Ok(()); // the simulator compiles nothing
+    /// }
+    /// let device = Device::new(0)?;
+    /// let module = program.compile(device)?.load(device)?;
+    /// assert_eq!(module.function("fill")?.name(), "fill");
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     pub fn new(source: impl Into<String>) -> Program {
         Program {
             source: source.into(),

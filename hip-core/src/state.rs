@@ -216,6 +216,18 @@ fn sync_binding(state: &mut ThreadState) -> Result<Device> {
 /// As [`Device::new`] (the state is then unchanged); else HIP's status of
 /// `hipSetDevice` ([`HipError::Call`]), after the state has switched: the
 /// next [`prepare_state`] binds again.
+///
+/// # Examples
+/// ```
+/// use hip_core::{default_device, device, set_device, Device};
+///
+/// let last = Device::new(Device::count()? - 1)?;
+/// set_device(last)?;
+/// assert_eq!(device(), last);
+/// let elsewhere = std::thread::spawn(|| device()).join().unwrap();
+/// assert_eq!(elsewhere, default_device()); // other threads keep theirs
+/// # Ok::<(), hip_core::HipError>(())
+/// ```
 #[track_caller]
 #[doc(alias = "hipSetDevice")]
 pub fn set_device(device: Device) -> Result<()> {
@@ -302,6 +314,18 @@ impl Drop for KeepDevice {
 ///
 /// On the device the thread is already on (and bound to), it is a
 /// thread-local read and a compare before and after `f`.
+///
+/// # Examples
+/// ```
+/// use hip_core::{device, with_device, Device};
+///
+/// let before = device();
+/// let last = Device::new(Device::count()? - 1)?;
+/// let inside = with_device(last, || device());
+/// assert_eq!(inside, last);
+/// assert_eq!(device(), before);
+/// # Ok::<(), hip_core::HipError>(())
+/// ```
 #[track_caller]
 #[inline]
 pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
@@ -391,6 +415,19 @@ pub fn set_stream(stream: &Stream) -> Result<()> {
 
 /// Run `f` with `stream` as this thread's stream (and its device as the
 /// thread's device), then restore both, also on panic.
+///
+/// # Examples
+/// ```
+/// use hip_core::{stream, with_stream, Device, Stream};
+///
+/// let mine = Stream::new_on(Device::new(0)?)?;
+/// with_stream(&mine, || {
+///     assert_eq!(stream(), mine);
+///     stream().synchronize()
+/// })?;
+/// assert_ne!(stream(), mine);
+/// # Ok::<(), hip_core::HipError>(())
+/// ```
 #[track_caller]
 pub fn with_stream<R>(stream: &Stream, f: impl FnOnce() -> R) -> R {
     let device = stream.device();

@@ -64,6 +64,17 @@ impl Stream {
     ///
     /// # Errors
     /// As [`Stream::with_priority_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Stream};
+    ///
+    /// for device in Device::all()? {
+    ///     let stream = Stream::new_on(device)?;
+    ///     assert_eq!(stream.device(), device);
+    /// }
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipStreamCreate")]
     pub fn new_on(device: Device) -> Result<Stream> {
         Stream::with_priority_on(device, 0)
@@ -141,6 +152,17 @@ impl Stream {
     /// HIP's status of `hipStreamSynchronize`, or of binding the stream's
     /// device, as [`HipError::Call`](crate::HipError::Call): a fault of
     /// work queued earlier is reported here.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Stream};
+    ///
+    /// let stream = Stream::new_on(Device::new(0)?)?;
+    /// let _marker = stream.record_event()?;
+    /// stream.synchronize()?;
+    /// assert!(stream.query()?);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
     #[doc(alias = "hipStreamSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         crate::underway::check_wait_raw("Stream::synchronize", self.device(), self.as_raw())?;

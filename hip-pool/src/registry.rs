@@ -82,6 +82,15 @@ fn started_pools() -> Vec<Pool> {
 ///
 /// # Errors
 /// As [`pool()`] for the thread's device, then as [`Pool::alloc`].
+///
+/// # Examples
+/// ```
+/// let buffer = hip_pool::alloc(256)?;
+/// assert_eq!(buffer.len(), 256);
+/// assert_eq!(buffer.device(), hip_core::device());
+/// assert_eq!(buffer.stream().id(), hip_core::stream().id());
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
 #[track_caller]
 #[inline(always)]
 pub fn alloc(bytes: usize) -> Result<Buffer> {
@@ -104,6 +113,18 @@ fn alloc_starting(bytes: usize, stream: &Stream) -> Result<Buffer> {
 /// # Errors
 /// As [`pool()`], then as [`Pool::alloc`] (a `stream` of another device is
 /// a device mismatch).
+///
+/// # Examples
+/// ```
+/// use hip_core::{Device, Stream};
+///
+/// // The last device (device 0 on a machine of one).
+/// let device = Device::new(Device::count()? - 1)?;
+/// let stream = Stream::new_on(device)?;
+/// let buffer = hip_pool::alloc_on(device, 1 << 16, &stream)?;
+/// assert_eq!(buffer.device(), device);
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
 pub fn alloc_on(device: Device, bytes: usize, stream: &Stream) -> Result<Buffer> {
     pool(device)?.alloc(bytes, stream)
 }
@@ -115,6 +136,18 @@ pub fn alloc_on(device: Device, bytes: usize, stream: &Stream) -> Result<Buffer>
 /// # Errors
 /// As [`Pool::reclaim`]; where the pool has not started, [`PoolError::Hip`]
 /// with HIP's status of `hipDeviceSynchronize`.
+///
+/// # Examples
+/// ```
+/// use hip_core::{Device, Stream};
+///
+/// let device = Device::new(0)?;
+/// drop(hip_pool::alloc_on(device, 1 << 20, &Stream::new_on(device)?)?); // kept by the pool
+/// let released = hip_pool::reclaim(device)?; // synchronizes device 0 only
+/// println!("gave {released} bytes back to the driver");
+/// assert!(hip_pool::stats(device).reclaims >= 1);
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
 pub fn reclaim(device: Device) -> Result<usize> {
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.reclaim(),
@@ -127,6 +160,17 @@ pub fn reclaim(device: Device) -> Result<usize> {
 }
 
 /// The statistics of `device`'s pool (zero before its first allocation).
+///
+/// # Examples
+/// ```
+/// let device = hip_core::device();
+/// let buffer = hip_pool::alloc(1 << 20)?;
+/// let stats = hip_pool::stats(device);
+/// assert!(stats.allocated >= 1 << 20 && stats.live_buffers >= 1);
+/// println!("{stats}"); // a table of current and peak bytes, hits, misses
+/// drop(buffer);
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
 pub fn stats(device: Device) -> PoolStats {
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.stats(),

@@ -89,6 +89,17 @@ impl<T: DeviceCopy> HostBuffer<T> {
     ///
     /// # Errors
     /// As [`HostBuffer::zeroed_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let buffer = HostBuffer::<f64>::zeroed(4)?;
+    /// assert_eq!(buffer.len(), 4);
+    /// assert_eq!(buffer.device(), device());
+    /// assert_eq!(buffer.as_slice()?, [0.0; 4]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[track_caller]
     pub fn zeroed(len: usize) -> Result<Self> {
         Self::zeroed_on(crate::device(), len)
@@ -154,6 +165,20 @@ impl<T: DeviceCopy> HostBuffer<T> {
     ///
     /// # Errors
     /// As [`HostBuffer::register_on`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let input = HostBuffer::register(vec![1.0f32, 2.0, 3.0])?; // pinned where it lies
+    /// assert!(input.is_registered());
+    /// let mut array = DeviceArray::<f32>::zeros(3)?;
+    /// array.copy_from_host_async(&input, &stream)?;
+    /// assert_eq!(array.to_vec()?, [1.0, 2.0, 3.0]);
+    /// assert_eq!(input.into_vec()?, [1.0, 2.0, 3.0]); // the vector back
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     #[track_caller]
     pub fn register(data: Vec<T>) -> Result<Self> {
         Self::register_on(crate::device(), data)
@@ -267,6 +292,21 @@ impl<T: DeviceCopy> HostBuffer<T> {
     ///
     /// # Errors
     /// As [`HostBuffer::as_slice`].
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let mut input = HostBuffer::<i32>::zeroed(4)?;
+    /// input.as_mut_slice()?.copy_from_slice(&[1, 2, 3, 4]);
+    /// let mut array = DeviceArray::<i32>::zeros(4)?;
+    /// array.copy_from_host_async(&input, &stream)?;
+    /// input.as_mut_slice()?[0] = 10; // waits for the copy that reads it first
+    /// assert_eq!(array.to_vec()?, [1, 2, 3, 4]);
+    /// assert_eq!(input.as_slice()?, [10, 2, 3, 4]);
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn as_mut_slice(&mut self) -> Result<HostRefMut<'_, T>> {
         self.uses.begin_view(Access::Write)?;
         Ok(HostRefMut::new(self))
@@ -321,6 +361,20 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// then being leaked rather than freed while still pinned, and with
     /// `HipError::CaptureUnderway` while a graph that copies the buffer
     /// lives (the buffer is then dropped after those graphs).
+    ///
+    /// # Examples
+    /// ```
+    /// use amdgpu::prelude::*;
+    ///
+    /// let stream = Stream::new()?;
+    /// let array = DeviceArray::from_slice(&[7u16, 8, 9])?;
+    /// let mut buffer = HostBuffer::register(vec![0u16; 3])?;
+    /// array.copy_to_host_async(&mut buffer, &stream)?;
+    /// let data: Vec<u16> = buffer.into_vec()?; // waits for the copy, then unregisters
+    /// assert_eq!(data, [7, 8, 9]);
+    /// assert_eq!(HostBuffer::from_slice(&[1u16, 2])?.into_vec()?, [1, 2]); // pinned: copied out
+    /// # Ok::<(), amdgpu::Error>(())
+    /// ```
     pub fn into_vec(self) -> Result<Vec<T>> {
         if let Origin::Registered { capacity, pinned } = self.origin {
             if self.uses.is_held() {

@@ -187,6 +187,17 @@ impl Batch {
 /// on C's device. Then [`LibError::Unsupported`] when rocBLAS has no TF32,
 /// [`LibError::Status`] with rocBLAS's status, [`LibError::Unavailable`]
 /// without rocBLAS, or `Pool`/`Hip` from the workspace or operand ordering.
+///
+/// # Examples
+/// ```
+/// use hip_libs::blas::{self, Gemm, Op};
+/// # fn project(a: &impl hip_libs::DeviceData<f32>, b: &impl hip_libs::DeviceData<f32>,
+/// #            c: &mut impl hip_libs::DeviceDataMut<f32>) -> hip_libs::Result<()> {
+/// // C (128 × 64) = Aᵀ B, A stored 256 × 128 and B 256 × 64, column-major.
+/// let shape = Gemm::new(128, 64, 256).op_a(Op::Transpose);
+/// blas::gemm(&shape, 1.0, a, b, 0.0, c)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocblas_sgemm")]
 #[doc(alias = "rocblas_dgemm")]
 #[doc(alias = "rocblas_cgemm")]

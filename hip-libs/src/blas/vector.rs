@@ -20,6 +20,16 @@ use hip_pool::Access;
 /// below m, or lengths other than these, before any call; else
 /// [`LibError::Status`] with rocBLAS's status, [`LibError::Unavailable`]
 /// without rocBLAS, or `Pool`/`Hip` from the workspace or operand ordering.
+///
+/// # Examples
+/// ```
+/// use hip_libs::blas::{self, Op};
+/// # fn apply(a: &impl hip_libs::DeviceData<f64>, x: &impl hip_libs::DeviceData<f64>,
+/// #          y: &mut impl hip_libs::DeviceDataMut<f64>) -> hip_libs::Result<()> {
+/// // y (100) = A x, A 100 × 50 column-major (lda 100), x of 50.
+/// blas::gemv(Op::None, 100, 50, 1.0, a, 100, x, 0.0, y)?;
+/// # Ok(()) }
+/// ```
 #[allow(clippy::too_many_arguments)]
 #[doc(alias = "rocblas_sgemv")]
 #[doc(alias = "rocblas_dgemv")]
@@ -93,6 +103,15 @@ fn same_len(op: &'static str, x: usize, y: usize) -> Result<i32> {
 /// [`LibError::Hip`] with a device mismatch when x is not on y's device,
 /// and [`LibError::InvalidInput`] when the lengths differ or exceed
 /// `i32::MAX`, before any call; then the errors of a call as for [`gemv`].
+///
+/// # Examples
+/// ```
+/// # fn step(grad: &impl hip_libs::DeviceData<f32>, weights: &mut impl hip_libs::DeviceDataMut<f32>)
+/// #     -> hip_libs::Result<()> {
+/// // weights -= 0.01 × grad: one length, one device, on weights' stream.
+/// hip_libs::blas::axpy(-0.01, grad, weights)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocblas_saxpy")]
 #[doc(alias = "rocblas_daxpy")]
 #[doc(alias = "rocblas_caxpy")]

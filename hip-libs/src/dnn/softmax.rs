@@ -39,6 +39,17 @@ pub enum SoftmaxMode {
 /// As [`activation`](fn@crate::dnn::activation): bad shapes and lengths, `f64`
 /// and device mismatches before any call, then MIOpen's status of
 /// `miopenSoftmaxForward_V2` or a descriptor call.
+///
+/// # Examples
+/// ```
+/// use hip_libs::dnn::{softmax, Shape4, SoftmaxAlgorithm, SoftmaxMode};
+/// # fn probabilities(logits: &impl hip_libs::DeviceData<f32>, probs: &mut impl hip_libs::DeviceDataMut<f32>)
+/// #     -> hip_libs::Result<()> {
+/// // 32 rows of 1000 class scores: N = 32, C = 1000, H = W = 1.
+/// let shape = Shape4::new(32, 1000, 1, 1);
+/// softmax(logits, probs, shape, SoftmaxAlgorithm::Accurate, SoftmaxMode::Channel)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "miopenSoftmaxForward_V2")]
 pub fn softmax<T: DnnScalar>(
     x: &impl DeviceData<T>,

@@ -87,6 +87,16 @@ fn execute(key: PlanQuery<'_>, input: *mut c_void, output: *mut c_void, stream: 
 /// input is not on the output's device. Then as [`cached_plan`](super::cached_plan),
 /// `LibError::Pool` for the work area, and [`LibError::Status`] with
 /// rocFFT's status of `rocfft_execute` or its execution-info calls.
+///
+/// # Examples
+/// ```
+/// use hip_libs::fft::{self, Direction};
+/// # fn spectra(x: &impl hip_libs::DeviceData<[f32; 2]>, y: &mut impl hip_libs::DeviceDataMut<[f32; 2]>)
+/// #     -> hip_libs::Result<()> {
+/// // 8 transforms of 64 × 64 complex values (x and y hold 8 × 64 × 64 pairs).
+/// fft::c2c(x, y, &[64, 64], 8, Direction::Forward)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocfft_execute")]
 pub fn c2c<T: FftReal>(
     input: &impl DeviceData<[T; 2]>,
@@ -158,6 +168,15 @@ pub fn c2c_in_place<T: FftReal>(
 /// As [`c2c`], the output's length being the half spectrum's;
 /// [`LibError::Unavailable`] when rocFFT's version cannot be read; for the
 /// copy of the input, `LibError::Pool` or HIP's status of `hipMemcpyAsync`.
+///
+/// # Examples
+/// ```
+/// # fn spectra(signals: &impl hip_libs::DeviceData<f32>, bins: &mut impl hip_libs::DeviceDataMut<[f32; 2]>)
+/// #     -> hip_libs::Result<()> {
+/// // 16 real signals of 1024 samples each into 16 × 513 complex bins.
+/// hip_libs::fft::r2c(signals, bins, &[1024], 16)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocfft_execute")]
 pub fn r2c<T: FftReal>(
     input: &impl DeviceData<T>,

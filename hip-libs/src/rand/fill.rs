@@ -123,6 +123,15 @@ fn fill<T>(
 /// made inside a capture (see [`warm_handle`](super::warm_handle)), or
 /// declaring the output's use fails; [`LibError::Status`](crate::LibError::Status)
 /// with rocRAND's status.
+///
+/// # Examples
+/// ```
+/// use hip_libs::rand;
+/// # fn init(weights: &mut impl hip_libs::DeviceDataMut<f32>) -> hip_libs::Result<()> {
+/// rand::set_seed(weights.device(), 42)?; // this thread's stream of that device
+/// rand::uniform(weights)?; // values in (0, 1]
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocrand_generate_uniform")]
 #[doc(alias = "rocrand_generate_uniform_double")]
 pub fn uniform<T: RandFloat>(out: &mut impl DeviceDataMut<T>) -> Result<()> {
@@ -140,6 +149,14 @@ pub fn uniform<T: RandFloat>(out: &mut impl DeviceDataMut<T>) -> Result<()> {
 /// # Errors
 /// As [`uniform`], for any output (f32 too) that does not start on 16
 /// bytes.
+///
+/// # Examples
+/// ```
+/// # fn noise(x: &mut impl hip_libs::DeviceDataMut<f32>) -> hip_libs::Result<()> {
+/// // Standard normal numbers; x starts on 16 bytes (a whole array does).
+/// hip_libs::rand::normal(x, 0.0, 1.0)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocrand_generate_normal")]
 #[doc(alias = "rocrand_generate_normal_double")]
 pub fn normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
@@ -152,6 +169,14 @@ pub fn normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T)
 ///
 /// # Errors
 /// As [`normal`].
+///
+/// # Examples
+/// ```
+/// # fn prices(x: &mut impl hip_libs::DeviceDataMut<f64>) -> hip_libs::Result<()> {
+/// // exp(N(0, 0.25²)): positive, with median 1.
+/// hip_libs::rand::log_normal(x, 0.0, 0.25)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocrand_generate_log_normal")]
 #[doc(alias = "rocrand_generate_log_normal_double")]
 pub fn log_normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev: T) -> Result<()> {
@@ -164,6 +189,13 @@ pub fn log_normal<T: RandFloat>(out: &mut impl DeviceDataMut<T>, mean: T, stddev
 ///
 /// # Errors
 /// As [`uniform`] (no alignment rule).
+///
+/// # Examples
+/// ```
+/// # fn words(x: &mut impl hip_libs::DeviceDataMut<u32>) -> hip_libs::Result<()> {
+/// hip_libs::rand::bits(x)?; // one 32-bit word per element
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocrand_generate")]
 pub fn bits(out: &mut impl DeviceDataMut<u32>) -> Result<()> {
     // SAFETY: as in `uniform`.
@@ -223,6 +255,14 @@ pub fn poisson(out: &mut impl DeviceDataMut<u32>, lambda: f64) -> Result<()> {
 /// with [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
 /// during a capture of this thread or a Global one (the state is made
 /// again at once, which allocates on cuRAND).
+///
+/// # Examples
+/// ```
+/// let device = hip_core::device();
+/// hip_libs::rand::set_seed(device, 1234)?; // reproducible from here
+/// hip_libs::rand::set_offset(device, 1 << 20)?; // skip 2^20 words: another thread's share
+/// # Ok::<(), hip_libs::LibError>(())
+/// ```
 #[doc(alias = "rocrand_set_seed")]
 pub fn set_seed(device: Device, seed: u64) -> Result<()> {
     restart(device, "rocrand_set_seed", |api, g| {

@@ -48,6 +48,16 @@ impl Triangle {
 /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway) when
 /// the handle's workspace would grow, for a stream that does not capture,
 /// while this thread captures).
+///
+/// # Examples
+/// ```
+/// use hip_libs::solver::{potrf, Shape, Triangle};
+/// # fn cholesky(a: &mut impl hip_libs::DeviceDataMut<f64>) -> hip_libs::Result<()> {
+/// // A: 64 × 64 symmetric positive definite; its lower triangle becomes L.
+/// let info = potrf(Triangle::Lower, &Shape::square(64), a)?;
+/// info.check()?; // waits; Breakdown::NotPositiveDefinite names the order
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocsolver_spotrf")]
 #[doc(alias = "rocsolver_dpotrf")]
 #[doc(alias = "rocsolver_cpotrf")]

@@ -51,6 +51,16 @@ impl Vectors {
 /// [`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
 /// inside a capture on the nvidia backend (cuSOLVER's `syevd`
 /// synchronizes). Then as [`potrf`](super::potrf).
+///
+/// # Examples
+/// ```
+/// use hip_libs::solver::{syevd, Shape, Triangle, Vectors};
+/// # fn eigh(a: &mut impl hip_libs::DeviceDataMut<f64>, w: &mut impl hip_libs::DeviceDataMut<f64>)
+/// #     -> hip_libs::Result<()> {
+/// // A: 16 × 16 symmetric. w gets its 16 eigenvalues, ascending; A the eigenvectors.
+/// syevd(Vectors::Compute, Triangle::Lower, &Shape::square(16), a, w)?.check()?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocsolver_ssyevd")]
 #[doc(alias = "rocsolver_dsyevd")]
 #[doc(alias = "rocsolver_cheevd")]

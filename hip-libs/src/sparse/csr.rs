@@ -105,6 +105,19 @@ impl<T: SparseScalar> CsrMatrix<T> {
     /// without rocSPARSE; `LibError::Pool` for the device memory;
     /// `LibError::Hip` with HIP's status of the uploads (`hipMemcpy`, after
     /// synchronizing `stream`); [`LibError::Status`] with rocSPARSE's status.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_libs::sparse::CsrMatrix;
+    ///
+    /// // [[1, 0, 2],
+    /// //  [0, 3, 0]]
+    /// let stream = hip_core::stream();
+    /// let a = CsrMatrix::from_host(&stream, 2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0f32, 2.0, 3.0])?;
+    /// assert_eq!((a.rows(), a.cols(), a.nnz()), (2, 3, 3));
+    /// assert_eq!(a.device(), stream.device());
+    /// # Ok::<(), hip_libs::LibError>(())
+    /// ```
     #[doc(alias = "rocsparse_create_csr_descr")]
     pub fn from_host(
         stream: &Stream,

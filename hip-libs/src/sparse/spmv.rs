@@ -44,6 +44,16 @@ pub enum DenseOrder {
 ///
 /// # Errors
 /// As [`spmv_op`].
+///
+/// # Examples
+/// ```
+/// use hip_libs::sparse::{self, CsrMatrix};
+/// # fn product(a: &CsrMatrix<f32>, x: &impl hip_libs::DeviceData<f32>,
+/// #            y: &mut impl hip_libs::DeviceDataMut<f32>) -> hip_libs::Result<()> {
+/// // y = A x: x holds a.cols() elements, y a.rows().
+/// sparse::spmv(1.0, a, x, 0.0, y)?;
+/// # Ok(()) }
+/// ```
 #[doc(alias = "rocsparse_spmv")]
 pub fn spmv<T: SparseScalar>(
     alpha: T,

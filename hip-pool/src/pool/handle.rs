@@ -50,6 +50,19 @@ impl Pool {
     /// ladder (the hard limit included); [`PoolError::Hip`] for any other
     /// failed HIP call (the driver's allocation, ordering waits, a rung's
     /// synchronize or reclaim), returned at once.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::Stream;
+    ///
+    /// let stream = Stream::new()?;
+    /// let pool = hip_pool::pool(stream.device())?;
+    /// let buffer = pool.alloc(1000, &stream)?;
+    /// assert_eq!(buffer.len(), 1000);
+    /// assert_eq!(buffer.device(), pool.device());
+    /// assert_eq!(buffer.stream().id(), stream.id());
+    /// # Ok::<(), hip_pool::PoolError>(())
+    /// ```
     #[inline(always)]
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<Buffer> {
         // The size is rounded here, once, and this thread's cache looked
@@ -102,6 +115,19 @@ impl Pool {
     /// [`PoolError::Hip`] with HIP's status of `hipDeviceSynchronize`, of
     /// synchronizing uses on other devices' streams, or of the first failed
     /// `hipFree` (`hipMemPoolTrimTo` for `async`); blocks not freed stay cached.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_pool::{Pool, Strategy};
+    ///
+    /// let stream = hip_core::Stream::new()?;
+    /// let pool = Pool::new(stream.device(), Strategy::Cached)?;
+    /// drop(pool.alloc(1 << 20, &stream)?); // kept by the pool
+    /// let released = pool.reclaim()?;
+    /// assert!(released >= 1 << 20);
+    /// assert_eq!(pool.stats().reserved, 0);
+    /// # Ok::<(), hip_pool::PoolError>(())
+    /// ```
     pub fn reclaim(&self) -> Result<usize> {
         self.0.reclaim()
     }
@@ -109,6 +135,17 @@ impl Pool {
     /// This pool's statistics. Current values are exact; `allocated_peak`
     /// counts blocks parked in per-thread caches as allocated, so it is an
     /// upper bound of the peak in buffers.
+    ///
+    /// # Examples
+    /// ```
+    /// let pool = hip_pool::pool(hip_core::device())?;
+    /// let buffer = pool.alloc(4096, &hip_core::stream())?;
+    /// let stats = pool.stats();
+    /// assert!(stats.live_buffers >= 1 && stats.allocated >= 4096);
+    /// assert!(stats.reserved >= stats.allocated);
+    /// drop(buffer);
+    /// # Ok::<(), hip_pool::PoolError>(())
+    /// ```
     pub fn stats(&self) -> PoolStats {
         thread_cache::with_totals(self.0, |parked| {
             let mut stats = self.0.core.stats();
