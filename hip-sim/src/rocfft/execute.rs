@@ -33,7 +33,7 @@ pub(crate) unsafe extern "C" fn rocfft_execute(
         } else {
             OBJECTS
                 .with(info as usize, |o| match &o.kind {
-                    Kind::FftInfo(i) => Some((i.stream, i.work, i.work_size)),
+                    Kind::Info(i) => Some((i.stream, i.work, i.work_size)),
                     _ => None,
                 })
                 .flatten()

@@ -61,9 +61,9 @@ pub use version::{env_version, parse_version, rocfft_version, set_rocfft_version
 
 /// rocFFT's objects: plans, plan descriptions and execution infos.
 pub(crate) enum Kind {
-    FftPlan(Plan),
-    FftDescription(Description),
-    FftInfo(Info),
+    Plan(Plan),
+    Description(Description),
+    Info(Info),
 }
 
 /// Where they are kept.

@@ -71,7 +71,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
             return Err(FAILURE);
         }
         if !description.is_null()
-            && OBJECTS.with(description as usize, |o| matches!(o.kind, Kind::FftDescription(_))) != Some(true)
+            && OBJECTS.with(description as usize, |o| matches!(o.kind, Kind::Description(_))) != Some(true)
         {
             return Err(INVALID_ARG);
         }
@@ -106,7 +106,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
         // Building a plan takes a while in rocFFT (kernels, twiddle
         // tables): let other threads run, as they would meanwhile.
         std::thread::yield_now();
-        let h = OBJECTS.insert(Kind::FftPlan(Plan {
+        let h = OBJECTS.insert(Kind::Plan(Plan {
             transform,
             real,
             in_place,
@@ -125,7 +125,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
 pub(super) fn plan_of(function: &'static str, plan: rocfft_plan) -> Result<(usize, Plan), Status> {
     let (device, p) = OBJECTS
         .with(plan as usize, |o| match &o.kind {
-            Kind::FftPlan(p) => Some((o.device, p.clone())),
+            Kind::Plan(p) => Some((o.device, p.clone())),
             _ => None,
         })
         .flatten()
@@ -136,7 +136,7 @@ pub(super) fn plan_of(function: &'static str, plan: rocfft_plan) -> Result<(usiz
 
 pub(crate) unsafe extern "C" fn rocfft_plan_destroy(plan: rocfft_plan) -> Status {
     call("rocfft_plan_destroy", OK, FAILURE, || {
-        let object = OBJECTS.remove_if(plan as usize, |k| matches!(k, Kind::FftPlan(_))).ok_or(INVALID_ARG)?;
+        let object = OBJECTS.remove_if(plan as usize, |k| matches!(k, Kind::Plan(_))).ok_or(INVALID_ARG)?;
         violations::check("rocfft_plan_destroy", object.device);
         Ok(())
     })
@@ -155,7 +155,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_description_create(description: *mut
         if description.is_null() {
             return Err(INVALID_ARG);
         }
-        let h = OBJECTS.insert(Kind::FftDescription(Description));
+        let h = OBJECTS.insert(Kind::Description(Description));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(description, h as rocfft_plan_description, INVALID_ARG) }
     })
@@ -163,7 +163,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_description_create(description: *mut
 
 pub(crate) unsafe extern "C" fn rocfft_plan_description_destroy(description: rocfft_plan_description) -> Status {
     call("rocfft_plan_description_destroy", OK, FAILURE, || {
-        OBJECTS.remove_if(description as usize, |k| matches!(k, Kind::FftDescription(_))).map(drop).ok_or(INVALID_ARG)
+        OBJECTS.remove_if(description as usize, |k| matches!(k, Kind::Description(_))).map(drop).ok_or(INVALID_ARG)
     })
 }
 
@@ -182,7 +182,7 @@ pub(crate) unsafe extern "C" fn rocfft_plan_description_set_data_layout(
     out_distance: usize,
 ) -> Status {
     call("rocfft_plan_description_set_data_layout", OK, FAILURE, || {
-        if OBJECTS.with(description as usize, |o| matches!(o.kind, Kind::FftDescription(_))) != Some(true) {
+        if OBJECTS.with(description as usize, |o| matches!(o.kind, Kind::Description(_))) != Some(true) {
             return Err(INVALID_ARG);
         }
         let planar = |t: rocfft_array_type| {
@@ -207,7 +207,7 @@ pub(crate) unsafe extern "C" fn rocfft_execution_info_create(info: *mut rocfft_e
         if info.is_null() {
             return Err(INVALID_ARG);
         }
-        let h = OBJECTS.insert(Kind::FftInfo(Info { stream: 0, work: 0, work_size: 0 }));
+        let h = OBJECTS.insert(Kind::Info(Info { stream: 0, work: 0, work_size: 0 }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(info, h as rocfft_execution_info, INVALID_ARG) }
     })
@@ -215,14 +215,14 @@ pub(crate) unsafe extern "C" fn rocfft_execution_info_create(info: *mut rocfft_e
 
 pub(crate) unsafe extern "C" fn rocfft_execution_info_destroy(info: rocfft_execution_info) -> Status {
     call("rocfft_execution_info_destroy", OK, FAILURE, || {
-        OBJECTS.remove_if(info as usize, |k| matches!(k, Kind::FftInfo(_))).map(drop).ok_or(INVALID_ARG)
+        OBJECTS.remove_if(info as usize, |k| matches!(k, Kind::Info(_))).map(drop).ok_or(INVALID_ARG)
     })
 }
 
 pub(super) fn update_info(info: rocfft_execution_info, f: impl FnOnce(&mut Info)) -> Result<(), Status> {
     OBJECTS
         .with(info as usize, |o| match &mut o.kind {
-            Kind::FftInfo(i) => {
+            Kind::Info(i) => {
                 f(i);
                 true
             }

@@ -48,7 +48,7 @@ pub(crate) unsafe extern "C" fn rocfft_cleanup() -> Status {
         let mut library = lock(&LIBRARY);
         library.cleanups += 1;
         library.setup_device = None;
-        let alive = OBJECTS.count(|o| matches!(o.kind, Kind::FftPlan(_)));
+        let alive = OBJECTS.count(|o| matches!(o.kind, Kind::Plan(_)));
         if alive > 0 {
             log::warn!("hip simulator: rocfft_cleanup with {alive} live plan(s): they can no longer be executed");
         }
