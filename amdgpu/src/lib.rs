@@ -568,11 +568,11 @@ pub use hip_libs::blas;
 /// RCCL (NCCL on nvidia): communicators and collectives across GPUs
 /// (`hip_libs::collective`; see the crate docs' section on collectives).
 pub use hip_libs::collective;
-/// rocRAND: uniform, normal and log-normal fills of device arrays
-/// (`hip_libs::rand`).
+/// rocRAND: uniform, normal, log-normal and Poisson fills and raw bits
+/// of device arrays, and a portable Philox (`hip_libs::rand`).
 pub use hip_libs::rand;
-/// rocSOLVER: LU and Cholesky factorizations and solves (see the crate
-/// docs' section on solving).
+/// rocSOLVER: LU, Cholesky and QR, the symmetric eigensolver and the SVD,
+/// also over batches (see the crate docs' section on solving).
 pub use hip_libs::solver;
 /// Pooled device memory (`hip-pool`): `reclaim(device)`, `stats(device)`, limits.
 pub use hip_pool as pool;

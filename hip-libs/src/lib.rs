@@ -6,10 +6,15 @@
 //! - [`fft`]: complex and real FFTs in 1-3 dimensions with a bounded plan
 //!   cache.
 //! - [`dnn`]: softmax, activations and 2-D convolution.
-//! - [`rand`]: uniform, normal and log-normal fills (rocRAND's Philox).
-//! - [`solver`]: LU, Cholesky and QR factorizations, solves and the
-//!   symmetric / Hermitian eigensolver (rocSOLVER), their `info` kept on
-//!   the device until asked for.
+//! - [`rand`]: uniform, normal, log-normal and Poisson fills and raw bits,
+//!   from rocRAND's Philox4x32-10, XORWOW or MRG32k3a per thread
+//!   ([`rand::set_engine`]), and the project's own portable Philox
+//!   ([`rand::Philox`]), the same numbers on every backend.
+//! - [`solver`]: LU, Cholesky and QR factorizations and solves, the
+//!   symmetric / Hermitian eigensolver and the SVD (rocSOLVER), one matrix
+//!   at a time, as strided batches or as batches of separate matrices
+//!   ([`solver::MatrixBatch`]); their `info` kept on the device until
+//!   asked for.
 //! - [`collective`]: RCCL's (NCCL's) communicators and collectives across
 //!   GPUs, from one thread driving every device to one process a rank.
 //!
@@ -20,8 +25,8 @@
 //! back to an idle list keyed by the device they were made on when their
 //! thread exits; plans and handles are destroyed under their own device.
 //! The libraries are loaded when first used: AMD's on the `amd` backend,
-//! cuBLAS, cuSPARSE, cuFFT and cuDNN behind the same tables on the `nvidia`
-//! backend, the simulator's on `sim`. Where a library cannot be loaded,
+//! cuBLAS, cuSPARSE, cuFFT, cuDNN, cuRAND, cuSOLVER and NCCL behind the
+//! same tables on the `nvidia` backend, the simulator's on `sim`. Where a library cannot be loaded,
 //! calls fail with [`LibError::Unavailable`] and [`available`] says so up
 //! front.
 

@@ -263,11 +263,16 @@
 //!
 //! # Libraries
 //!
-//! rocSPARSE, rocFFT and MIOpen ([`rocsparse_api`], [`rocfft_api`],
-//! [`miopen_api`]) are computed on the CPU over simulator memory, in stream
-//! order, with the same device checks: handles and plans belong to the
-//! device current at creation, and calls on them from another device are
-//! violations. [`live_library_objects`] counts their live objects.
+//! rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER and RCCL
+//! ([`rocblas_api`], [`rocsparse_api`], [`rocfft_api`], [`miopen_api`],
+//! [`rocrand_api`], [`rocsolver_api`], [`rccl_api`]) are computed on the
+//! CPU over simulator memory, in stream order, with the same device checks:
+//! handles and plans belong to the device current at creation, and calls
+//! on them from another device are violations. Each library keeps its
+//! objects in a registry of its own; [`live_library_objects`] counts them
+//! over all.
+//! rocBLAS checks its arguments as rocBLAS does (the shared rules) and
+//! sizes its workspace, size queries included.
 //! rocFFT is modelled down to what real rocFFT does to callers' data and
 //! state: inputs it may overwrite are overwritten, single precision is
 //! computed in single precision, and `rocfft_cleanup` invalidates the
@@ -278,12 +283,19 @@
 //! a CSR SpMV computed without its preprocess, which the real library
 //! runs silently on a slower kernel, is recorded in
 //! [`rocsparse_slow_paths`].
-//! rocRAND ([`rocrand_api`]) is rocRAND 2.10's Philox4x32-10 host API:
-//! its stream of words and its uniforms bit for bit, its normals to a few
-//! ulps (the other generators and Poisson are not modelled, and say so).
-//! rocSOLVER ([`rocsolver_api`]) is rocSOLVER 3.21's LU and Cholesky on
-//! the CPU: its argument rules, its workspace sizes through the rocBLAS
-//! handle (size queries included), its `info` and pivots.
+//! rocRAND ([`rocrand_api`]) is rocRAND 2.10's host API for Philox4x32-10,
+//! XORWOW and MRG32k3a: their words and uniforms bit for bit, normals to a
+//! few ulps, and Poisson numbers (MTGP32 is not modelled, and says so).
+//! rocSOLVER ([`rocsolver_api`]) is rocSOLVER 3.21's LU, Cholesky, QR, the
+//! symmetric eigensolver and the SVD on the CPU, one problem, strided
+//! batches and pointer-array batches (read as the computation runs): its
+//! argument rules, its workspace sizes through the rocBLAS handle (size
+//! queries included), its `info` and pivots.
+//! RCCL ([`rccl_api`]) runs each collective when every rank's stream has
+//! reached it, and turns what hangs or computes garbage on a GPU into
+//! errors: mismatched calls, ungrouped ranks of one thread, a rank that
+//! never calls (after [`set_collective_timeout`]), an aborted peer, and a
+//! device synchronize that a GPU would deadlock on (NCCL issue 48).
 //!
 //! # Introspection for tests
 //!

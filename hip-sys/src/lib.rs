@@ -34,13 +34,15 @@
 //! # Parts
 //!
 //!
-//! - [`bindings`]: the C types of HIP, rocBLAS, rocSPARSE, rocFFT and rocRAND,
-//!   generated from Debian's headers, and of MIOpen, written by hand; and
-//!   one **function table** per library ([`HipApi`],
-//!   [`rocblas::RocblasApi`], [`rocsparse::RocsparseApi`],
-//!   [`rocfft::RocfftApi`], [`rocrand::RocrandApi`], [`rocsolver::RocsolverApi`], [`miopen::MiopenApi`]): a struct of
-//!   function pointers instead of link-time symbols, so building never needs
-//!   ROCm and every backend fills the same struct.
+//! - [`bindings`] (the `hip-abi` crate): the C types of HIP, rocBLAS,
+//!   rocSPARSE, rocFFT, rocRAND, rocSOLVER and RCCL, generated from
+//!   Debian's headers, and of MIOpen, written by hand; and one **function
+//!   table** per library ([`HipApi`], [`rocblas::RocblasApi`],
+//!   [`rocsparse::RocsparseApi`], [`rocfft::RocfftApi`],
+//!   [`rocrand::RocrandApi`], [`rocsolver::RocsolverApi`],
+//!   [`rccl::RcclApi`], [`miopen::MiopenApi`]): a struct of function
+//!   pointers instead of link-time symbols, so building never needs ROCm
+//!   and every backend fills the same struct.
 //! - [`backend`](mod@backend): the process's backend, chosen once: `amd` (AMD's
 //!   `libamdhip64.so`, loaded at run time), `nvidia` (HIP's NVIDIA mapping
 //!   done in Rust over `libcudart` and `libcuda`, loaded at run time) or
@@ -50,8 +52,10 @@
 //!   wins, in that order. [`hip()`] returns the chosen table,
 //!   [`backend()`] the chosen backend and [`selection()`] the backend or why
 //!   none could be set up.
-//! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT, MIOpen and rocRAND tables of the
-//!   process ([`rocblas()`], [`rocsparse()`], [`rocfft()`], [`miopen()`], [`rocrand()`], [`rocsolver()`]), loaded lazily
+//! - [`libraries`]: the rocBLAS, rocSPARSE, rocFFT, MIOpen, rocRAND,
+//!   rocSOLVER and RCCL tables of the process ([`rocblas()`],
+//!   [`rocsparse()`], [`rocfft()`], [`miopen()`], [`rocrand()`],
+//!   [`rocsolver()`], [`rccl()`]), loaded lazily
 //!   for the backend, with the ABI differences between library versions
 //!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`compiler()`] and [`hiprtc()`]: the runtime compiler of the backend

@@ -9,6 +9,8 @@
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
 //! - `layers`: check that no crate's modules import each other in a loop,
 //!   at any depth (the knots still to untie are listed).
+//! - `libraries`: check that every table of contents names every math
+//!   library.
 //! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
 //!   `Drop` of the crates above hip-sys has its row in the attack suite.
 
@@ -17,6 +19,7 @@ mod audit;
 mod bindgen;
 mod doors;
 mod layers;
+mod libraries;
 mod names;
 mod soundness;
 mod sources;
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Some("audit") => audit::run(&workspace_root()),
         Some("doors") => doors::run(&workspace_root()),
         Some("layers") => layers::run(&workspace_root()),
+        Some("libraries") => libraries::run(&workspace_root()),
         Some("soundness") => soundness::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
@@ -63,6 +67,7 @@ commands:
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
   layers            fail if a crate's modules import each other in a loop, at any depth
+  libraries         fail if a crate root's docs, ARCHITECTURE.md or the README miss a math library
   soundness         fail if an unsafe impl Send/Sync or a Drop lacks its row in tests/tests/soundness.rs";
 
 /// The workspace root: the parent of this crate's manifest directory.
