@@ -4,7 +4,7 @@
 use super::comm::{self, Clique, Comm, IdBytes, Member, PreMul, Scalar};
 use super::elements::{Element, Reduction};
 use super::group::{in_group, with_group, Pending, Route};
-use super::meeting::{Key, Kind, Meeting, Op, Post};
+use super::meeting::{self, Key, Kind, Meeting, Op, Post};
 use super::timeout;
 use crate::bindings::hip::hipStream_t;
 use crate::bindings::rccl::*;
@@ -287,12 +287,7 @@ fn leave(comm: &Arc<Comm>, why: &'static str) {
         let mut state = lock(&comm.clique.state);
         state.members[comm.rank] = None;
         state.gone[comm.rank] = Some(why);
-        let open: Vec<(Key, Arc<Meeting>)> =
-            state.open.iter().filter(|(_, m)| m.involves(comm.rank)).map(|(k, m)| (*k, m.clone())).collect();
-        for (key, _) in &open {
-            state.open.remove(key);
-        }
-        open.into_iter().map(|(_, m)| m).collect()
+        meeting::close_involving(&comm.clique, &mut state, comm.rank)
     };
     let message = format!("rank {}'s communicator was {why} with this call outstanding", comm.rank);
     // Only these wait for it: a destroy has waited for its own calls, an
@@ -327,7 +322,7 @@ pub(super) unsafe extern "C" fn ncclCommAbort(handle: ncclComm_t) -> ncclResult_
         }
         let comm = comm_of(handle)?;
         comm.aborted.store(true, Ordering::Release);
-        let posted: Vec<Arc<Meeting>> = lock(&comm.posted).drain(..).filter_map(|w| w.upgrade()).collect();
+        let posted = meeting::take_posted(comm.handle);
         let message = format!("rank {} aborted its communicator with this call outstanding", comm.rank);
         for m in posted.iter().filter(|m| !m.ended()) {
             m.fail(ncclResult_t::ncclRemoteError, &message, None);
@@ -674,15 +669,13 @@ fn post_one(comm: &Arc<Comm>, route: Route, post: Post) -> Result<(Arc<Meeting>,
                 (Key::P2p { from, to: rank, seq: *seq - 1 }, 1, 2)
             }
         };
-        let meeting = state.open.entry(key).or_insert_with(|| Meeting::new(key, parties)).clone();
+        let meeting = meeting::open(&comm.clique, &mut state, key, parties);
         (meeting, party, key)
     };
     let result = meeting.post(party, post);
     if !matches!(result, Ok(false)) {
         let mut state = lock(&comm.clique.state);
-        if state.open.get(&key).is_some_and(|m| Arc::ptr_eq(m, &meeting)) {
-            state.open.remove(&key);
-        }
+        meeting::close(&comm.clique, &mut state, key, &meeting);
     }
     result.map(|_| (meeting, party))
 }
@@ -899,5 +892,5 @@ pub(super) unsafe extern "C" fn ncclGroupEnd() -> ncclResult_t {
 /// Whether a collective posted on `device` waits for ranks that have not
 /// made their call: synchronizing the device then deadlocks on a GPU.
 fn waits_for_peers(device: usize) -> bool {
-    comm::cliques().iter().any(|c| lock(&c.state).open.values().any(|m| m.waits_for_posts_on(device)))
+    meeting::any_waits_for_posts_on(device)
 }

@@ -2,7 +2,6 @@
 //! device; each rank's error state; and the registries that find them.
 
 use super::elements::Element;
-use super::meeting::{Key, Meeting};
 use crate::bindings::rccl::ncclResult_t;
 use crate::handles::new_handle;
 use crate::library::Span;
@@ -26,7 +25,8 @@ pub(crate) struct Clique {
     pub joined: Condvar,
 }
 
-/// A clique's ranks and the meetings its ranks have posted to.
+/// A clique's ranks and the numbering of their calls (the meetings they
+/// post to are `meeting`'s, which locks this state around them).
 pub(crate) struct CliqueState {
     /// Each rank's communicator, once it joined (`None` before, and again
     /// once it was destroyed or aborted: see `gone`).
@@ -38,8 +38,6 @@ pub(crate) struct CliqueState {
     /// The next send's and receive's number per (sender, receiver).
     pub sends: HashMap<(usize, usize), u64>,
     pub recvs: HashMap<(usize, usize), u64>,
-    /// Meetings some but not all parties have posted to.
-    pub open: HashMap<Key, Arc<Meeting>>,
 }
 
 /// One joined rank.
@@ -63,11 +61,9 @@ impl Clique {
                 collectives: vec![0; nranks],
                 sends: HashMap::new(),
                 recvs: HashMap::new(),
-                open: HashMap::new(),
             }),
             joined: Condvar::new(),
         });
-        lock(&CLIQUES).push(Arc::downgrade(&clique));
         clique
     }
 
@@ -122,8 +118,6 @@ pub(crate) struct Comm {
     /// Tasks queued on streams and not yet finished.
     outstanding: Mutex<usize>,
     idle: Condvar,
-    /// The meetings this rank posted to, for an abort.
-    pub posted: Mutex<Vec<Weak<Meeting>>>,
     /// Its pre-multiplied sums by operation number.
     pub premul: Mutex<HashMap<u32, PreMul>>,
     next_op: AtomicU32,
@@ -142,7 +136,6 @@ impl Comm {
             aborted: AtomicBool::new(false),
             outstanding: Mutex::new(0),
             idle: Condvar::new(),
-            posted: Mutex::new(Vec::new()),
             premul: Mutex::new(HashMap::new()),
             next_op: AtomicU32::new(5),
         });
@@ -195,7 +188,6 @@ impl Comm {
 }
 
 static COMMS: Mutex<Option<HashMap<usize, Arc<Comm>>>> = Mutex::new(None);
-static CLIQUES: Mutex<Vec<Weak<Clique>>> = Mutex::new(Vec::new());
 /// Cliques still being joined through `ncclCommInitRank`, by id.
 static JOINING: Mutex<Option<HashMap<IdBytes, Arc<Clique>>>> = Mutex::new(None);
 
@@ -227,11 +219,4 @@ pub(crate) fn joined(id: &IdBytes, clique: &Arc<Clique>) {
             m.remove(id);
         }
     }
-}
-
-/// Every live clique.
-pub(crate) fn cliques() -> Vec<Arc<Clique>> {
-    let mut all = lock(&CLIQUES);
-    all.retain(|w| w.strong_count() > 0);
-    all.iter().filter_map(Weak::upgrade).collect()
 }

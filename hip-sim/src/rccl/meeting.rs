@@ -8,15 +8,16 @@
 //! a mismatch at once, a rank that never posts or never arrives after
 //! the timeout, an aborted or destroyed peer at once.
 
-use super::comm::{Comm, Scalar};
+use super::comm::{Clique, CliqueState, Comm, Scalar};
 use super::elements::{reduce, Element, Reduction};
 use super::timeout;
 use crate::bindings::rccl::ncclResult_t;
 use crate::library::Span;
 use crate::lock::lock;
 use crate::sync::CondvarExt;
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::ThreadId;
 use std::time::Instant;
 
@@ -26,6 +27,60 @@ use std::time::Instant;
 pub(crate) enum Key {
     Collective(u64),
     P2p { from: usize, to: usize, seq: u64 },
+}
+
+/// The meetings of each clique that some but not all parties have posted
+/// to, by the clique's address and the key. Touched only with the clique's
+/// state locked (the functions take it as a witness), so that a post and a
+/// rank's leaving see each other whole.
+static OPEN: Mutex<Option<HashMap<(usize, Key), Arc<Meeting>>>> = Mutex::new(None);
+
+/// The meetings each communicator (by handle) posted to, for an abort.
+static POSTED: Mutex<Option<HashMap<usize, Vec<Weak<Meeting>>>>> = Mutex::new(None);
+
+fn clique_id(clique: &Clique) -> usize {
+    std::ptr::from_ref(clique) as usize
+}
+
+/// The open meeting `key` of `clique` (whose state `_locked` is), made
+/// for `parties` if there is none.
+pub(crate) fn open(clique: &Clique, _locked: &mut CliqueState, key: Key, parties: usize) -> Arc<Meeting> {
+    let mut open = lock(&OPEN);
+    open.get_or_insert_with(HashMap::new)
+        .entry((clique_id(clique), key))
+        .or_insert_with(|| Meeting::new(key, parties))
+        .clone()
+}
+
+/// Close `meeting`, the open meeting `key` of `clique`, if it still is.
+pub(crate) fn close(clique: &Clique, _locked: &mut CliqueState, key: Key, meeting: &Arc<Meeting>) {
+    let mut open = lock(&OPEN);
+    let map = open.get_or_insert_with(HashMap::new);
+    if map.get(&(clique_id(clique), key)).is_some_and(|m| Arc::ptr_eq(m, meeting)) {
+        map.remove(&(clique_id(clique), key));
+    }
+}
+
+/// Close and return the open meetings of `clique` that involve `rank`.
+pub(crate) fn close_involving(clique: &Clique, _locked: &mut CliqueState, rank: usize) -> Vec<Arc<Meeting>> {
+    let mut open = lock(&OPEN);
+    let map = open.get_or_insert_with(HashMap::new);
+    let id = clique_id(clique);
+    let keys: Vec<(usize, Key)> =
+        map.iter().filter(|((c, _), m)| *c == id && m.involves(rank)).map(|(k, _)| *k).collect();
+    keys.iter().filter_map(|k| map.remove(k)).collect()
+}
+
+/// Whether an open meeting waits for posts on `device` (a device
+/// synchronize then deadlocks on a GPU).
+pub(crate) fn any_waits_for_posts_on(device: usize) -> bool {
+    lock(&OPEN).as_ref().is_some_and(|m| m.values().any(|m| m.waits_for_posts_on(device)))
+}
+
+/// The live meetings the communicator `handle` posted to, forgotten.
+pub(crate) fn take_posted(handle: usize) -> Vec<Arc<Meeting>> {
+    let posted = lock(&POSTED).as_mut().and_then(|m| m.remove(&handle)).unwrap_or_default();
+    posted.iter().filter_map(Weak::upgrade).collect()
 }
 
 /// What a part does.
@@ -167,10 +222,11 @@ impl Meeting {
         }
         // Only meetings still alive matter to an abort: the finished ones
         // go, so the list stays as long as what is in flight.
-        let mut posted = lock(&comm.posted);
+        let mut all = lock(&POSTED);
+        let posted = all.get_or_insert_with(HashMap::new).entry(comm.handle).or_default();
         posted.retain(|m| m.strong_count() > 0);
         posted.push(Arc::downgrade(self));
-        drop(posted);
+        drop(all);
         Ok(state.posts.iter().all(Option::is_some))
     }
 
@@ -182,11 +238,14 @@ impl Meeting {
             return;
         }
         state.outcome = Some(Err(message.to_owned()));
-        let comms: Vec<Arc<Comm>> = match comm {
-            Some(c) => c.clique.comms(),
-            None => state.posts.iter().flatten().map(|p| p.comm.clone()).collect(),
-        };
+        let posted: Vec<Arc<Comm>> = state.posts.iter().flatten().map(|p| p.comm.clone()).collect();
+        // The clique's state is locked only after the meeting's: a rank's
+        // leaving locks them the other way round.
         drop(state);
+        let comms = match comm {
+            Some(c) => c.clique.comms(),
+            None => posted,
+        };
         self.done.notify_all();
         for c in comms {
             c.fail(result, message);
