@@ -52,7 +52,7 @@ pub(crate) struct Member {
 
 impl Clique {
     pub fn new(nranks: usize, origin: String) -> Arc<Clique> {
-        let clique = Arc::new(Clique {
+        Arc::new(Clique {
             nranks,
             origin,
             state: Mutex::new(CliqueState {
@@ -63,8 +63,7 @@ impl Clique {
                 recvs: HashMap::new(),
             }),
             joined: Condvar::new(),
-        });
-        clique
+        })
     }
 
     /// Wait until every rank joined or `deadline`; whether all did.

@@ -33,7 +33,10 @@ pub(crate) enum Key {
 /// to, by the clique's address and the key. Touched only with the clique's
 /// state locked (the functions take it as a witness), so that a post and a
 /// rank's leaving see each other whole.
-static OPEN: Mutex<Option<HashMap<(usize, Key), Arc<Meeting>>>> = Mutex::new(None);
+static OPEN: Mutex<Option<OpenMeetings>> = Mutex::new(None);
+
+/// The open meetings, by clique address and key.
+type OpenMeetings = HashMap<(usize, Key), Arc<Meeting>>;
 
 /// The meetings each communicator (by handle) posted to, for an abort.
 static POSTED: Mutex<Option<HashMap<usize, Vec<Weak<Meeting>>>>> = Mutex::new(None);
