@@ -129,26 +129,28 @@ impl PoolRegistry {
         lock(&self.state).blocks.get(&address).is_some_and(|b| b.state == BlockState::InUse)
     }
 
-    /// Take `size` bytes from pool `pool_id` for `stream` (a queue address).
+    /// Take `size` bytes from pool `pool_id` for `stream` (a queue address),
+    /// as HIP `hip_major` does.
     ///
-    /// The simulator hands out a block only once its free has run, so its
-    /// event is complete: a stream clr deems safe for it
-    /// ([`Block::safe_for`]) takes it, and any other stream only while the
-    /// pool's `hipMemPoolReuseAllowOpportunistic` is 1 (the default). A
-    /// synchronization does not make a block safe for more streams (it
-    /// releases completed blocks above the threshold). `memory` is the
-    /// device's.
+    /// A block whose free has run (its event complete) goes to a stream clr
+    /// deems safe for it ([`Block::safe_for`]), and to any other stream only
+    /// while the pool's `hipMemPoolReuseAllowOpportunistic` is 1 (the
+    /// default). A block whose `hipFreeAsync` is still queued goes only to
+    /// the stream that freed it, if that stream is safe: its order puts the
+    /// free first. A synchronization does not make a block safe for more
+    /// streams (it releases completed blocks above the threshold).
+    /// `memory` is the device's.
     pub fn allocate(
         &self,
         memory: &DeviceMemory,
         pool_id: usize,
         size: usize,
         stream: usize,
+        hip_major: u32,
     ) -> Result<usize, hipError_t> {
         let rounded = size.div_ceil(ALIGN) * ALIGN;
         let mut state = lock(&self.state);
         let opportunistic = state.pools.get(&pool_id).is_some_and(|p| p.reuse[1] != 0);
-        let hip_major = super::machine::sim().config.hip_major;
         let reusable = state
             .blocks
             .iter()

@@ -65,7 +65,8 @@ fn malloc_from(
         return unsafe { write_out(ptr, address as *mut c_void) };
     }
     let d = sim_device(device)?;
-    let address = d.pools.allocate(&d.memory, pool_id, size, Arc::as_ptr(&queue) as usize)?;
+    let hip_major = sim().config.hip_major;
+    let address = d.pools.allocate(&d.memory, pool_id, size, Arc::as_ptr(&queue) as usize, hip_major)?;
     // SAFETY: checked non-null.
     unsafe { write_out(ptr, address as *mut c_void) }
 }
