@@ -39,66 +39,18 @@ fn identifier_at(text: &str) -> &str {
     &text[..end]
 }
 
-/// The first segment of each path in the braces of `use crate::{...}`
-/// starting at `text` (just after the opening brace), with whether the
-/// path goes on after it.
-fn braced_heads(text: &str) -> Vec<(&str, bool)> {
-    let mut heads = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => {
-                heads.push(text[start..i].trim());
-                break;
-            }
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                heads.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
+/// The names `source`, the file of module `here`, reaches through the
+/// crate root (the first segment of each path [`named_paths`] finds, but
+/// the file's own top-level module), each with whether a path goes on
+/// after it (`crate::x::y`: `x` is a module).
+pub fn root_names(source: &str, here: &[String]) -> BTreeSet<(String, bool)> {
+    let mut names: BTreeMap<String, bool> = BTreeMap::new();
+    for path in named_paths(source, here) {
+        if let Some((head, rest)) = path.split_first().filter(|(head, _)| here.first() != Some(*head)) {
+            *names.entry(head.clone()).or_default() |= !rest.is_empty();
         }
     }
-    heads
-        .into_iter()
-        .map(|h| {
-            let head = identifier_at(h);
-            (head, h[head.len()..].starts_with("::"))
-        })
-        .filter(|(h, _)| !h.is_empty())
-        .collect()
-}
-
-/// The names `source` reaches through the crate root: `crate::x` (and,
-/// with `super_is_root`, `super::x`), with the heads inside braces; each
-/// with whether a path goes on after it (`crate::x::y`: `x` is a module).
-pub fn root_names(source: &str, super_is_root: bool) -> BTreeSet<(String, bool)> {
-    let code = without_unit_tests(source);
-    let mut names = BTreeSet::new();
-    let prefixes: &[&str] = if super_is_root { &["crate::", "super::"] } else { &["crate::"] };
-    for line in code.lines() {
-        let line = line.split("//").next().unwrap_or_default();
-        for prefix in prefixes {
-            let mut rest = line;
-            while let Some(at) = rest.find(prefix) {
-                let before = rest[..at].chars().last();
-                let after = &rest[at + prefix.len()..];
-                if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-                    if let Some(inner) = after.strip_prefix('{') {
-                        names.extend(braced_heads(inner).into_iter().map(|(h, path)| (h.to_owned(), path)));
-                    } else {
-                        let name = identifier_at(after);
-                        if !name.is_empty() {
-                            names.insert((name.to_owned(), after[name.len()..].starts_with("::")));
-                        }
-                    }
-                }
-                rest = after;
-            }
-        }
-    }
-    names
+    names.into_iter().collect()
 }
 
 /// What the crate root re-exports under one name: the module it comes
@@ -169,17 +121,16 @@ pub fn graph(dir: &Path) -> Result<Graph, String> {
         let mut files = Vec::new();
         let file = src.join(format!("{module}.rs"));
         if file.exists() {
-            files.push((file, true));
+            files.push(file);
         }
         let folder = src.join(module);
         if folder.is_dir() {
-            files.extend(rust_files(&folder)?.into_iter().map(|file| (file, false)));
+            files.extend(rust_files(&folder)?);
         }
         let mut uses = BTreeSet::new();
-        for (file, top) in files {
+        for file in files {
             let source = std::fs::read_to_string(&file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-            let super_is_root = top || file.parent() == Some(folder.as_path()) && file.ends_with("mod.rs");
-            for (name, is_path) in root_names(&source, super_is_root) {
+            for (name, is_path) in root_names(&source, &module_path(&src, &file)) {
                 let target = if modules.contains(&name) {
                     Some(name)
                 } else {
@@ -418,11 +369,12 @@ mod tests {
         let source = "use crate::raw::{self, on_device};\nuse crate::{check, Device, HipError};\n\
                       let x = crate::stream::Stream::null(d); // crate::comment\nuse super::ordinal;\n\
                       #[cfg(test)]\nmod tests { use crate::tested; }";
-        let names: Vec<(String, bool)> = root_names(source, true).into_iter().collect();
+        let names: Vec<(String, bool)> = root_names(source, &["top".to_owned()]).into_iter().collect();
         let expect = [("Device", false), ("HipError", false), ("check", false), ("ordinal", false)];
         let expect = expect.into_iter().chain([("raw", true), ("stream", true)]);
         assert_eq!(names, expect.map(|(n, p)| (n.to_owned(), p)).collect::<Vec<_>>());
-        assert!(root_names("use super::x;", false).is_empty(), "a nested file's super is its parent");
+        let nested = ["top".to_owned(), "file".to_owned()];
+        assert!(root_names("use super::x;", &nested).is_empty(), "a nested file's super is its parent");
     }
 
     #[test]
