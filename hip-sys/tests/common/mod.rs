@@ -39,7 +39,13 @@ pub fn api() -> &'static HipApi {
 }
 
 /// How many devices the simulator has (`AMDGPU_SIM_DEVICES`, 2 unless set).
+///
+/// Asked under [`sim::exclusive`]: a test of sticky faults in the same
+/// binary leaves every call failing until it resets them, and the count
+/// must not depend on which test runs beside this one. So it must not be
+/// called while the caller already holds `exclusive`.
 pub fn device_count() -> i32 {
+    let _x = sim::exclusive();
     let mut n = 0;
     ok!((api().hipGetDeviceCount)(&mut n));
     n
