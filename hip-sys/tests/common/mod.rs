@@ -39,13 +39,7 @@ pub fn api() -> &'static HipApi {
 }
 
 /// How many devices the simulator has (`AMDGPU_SIM_DEVICES`, 2 unless set).
-///
-/// Asked under [`sim::exclusive`]: a test of sticky faults in the same
-/// binary leaves every call failing until it resets them, and the count
-/// must not depend on which test runs beside this one. So it must not be
-/// called while the caller already holds `exclusive`.
 pub fn device_count() -> i32 {
-    let _x = sim::exclusive();
     let mut n = 0;
     ok!((api().hipGetDeviceCount)(&mut n));
     n
@@ -53,8 +47,16 @@ pub fn device_count() -> i32 {
 
 /// Whether the simulator has at least `n` devices; when it has fewer, a
 /// note saying that the calling test is skipped, and why.
+///
+/// Asked under [`sim::exclusive`], so it must not be called while the
+/// caller holds it: a test of sticky faults in the same binary leaves
+/// every call failing until it resets them, and the answer must not
+/// depend on which test runs beside this one.
 pub fn devices_at_least(n: i32) -> bool {
-    let count = device_count();
+    let count = {
+        let _x = sim::exclusive();
+        device_count()
+    };
     if count < n {
         eprintln!("skipped: needs {n} simulated devices, and AMDGPU_SIM_DEVICES gives {count}");
     }
