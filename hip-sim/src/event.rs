@@ -3,6 +3,7 @@
 
 use super::capture::CapturedRecord;
 use super::lock::lock;
+use super::queue::Recordings;
 use super::races::{self, Clock};
 use crate::bindings::hip::hipEvent_t;
 use crate::sync::CondvarExt;
@@ -166,6 +167,13 @@ impl EventObj {
     }
 }
 
+impl Recordings for EventObj {
+    fn wait_for(&self, generation: u64) {
+        self.wait(generation);
+    }
+}
+
+/// The live events, by handle.
 static EVENTS: Mutex<Option<HashMap<usize, Arc<EventObj>>>> = Mutex::new(None);
 
 /// The live event `event` names.

@@ -7,7 +7,6 @@
 //! queues (the legacy null stream) or on events (`hipStreamWaitEvent`)
 //! before running.
 
-use super::event::EventObj;
 use super::faults;
 use super::lock::lock;
 use super::races::{self, Actor, Clock};
@@ -48,19 +47,28 @@ pub(crate) fn when_counted(f: impl FnOnce() + 'static) {
     }
 }
 
+/// Something that completes numbered recordings, which a task can wait
+/// for: an event. Named here and implemented by the event, so the queue
+/// that waits knows nothing else of events (they know of captures, which
+/// know of queues).
+pub(crate) trait Recordings: Send + Sync {
+    /// Block until recording `generation` has completed.
+    fn wait_for(&self, generation: u64);
+}
+
 /// Something a task waits for before running.
 pub(crate) enum Dep {
     /// A queue has completed this many tasks.
     Stream(Arc<StreamQueue>, u64),
     /// An event has completed this recording.
-    Event(Arc<EventObj>, u64),
+    Event(Arc<dyn Recordings>, u64),
 }
 
 impl Dep {
     fn wait(&self) {
         match self {
             Dep::Stream(queue, count) => queue.wait_completed(*count),
-            Dep::Event(event, generation) => event.wait(*generation),
+            Dep::Event(event, generation) => event.wait_for(*generation),
         }
     }
 }

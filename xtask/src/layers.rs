@@ -4,8 +4,7 @@
 //! Below the top level, the children of every module are held the same
 //! way: a child uses another when a file of its subtree names a path into
 //! the other's (`super::x`, `crate::a::b::x`, `self::x`, braces expanded).
-//! The knots that remain to untie are listed in [`KNOWN_KNOTS`]; any other,
-//! or one of those changed, fails.
+//! Any knot (modules that reach each other) fails, at any depth.
 //!
 //! An arrow runs from module `a` to module `b` of a crate when `a`'s files
 //! name `crate::b`, or an item the crate root re-exports from `b`
@@ -22,14 +21,6 @@ use crate::sources::{rust_files, without_unit_tests};
 
 /// The crates held to their layers.
 const CRATES: [&str; 7] = ["hip-abi", "hip-sim", "hip-sys", "hip-core", "hip-pool", "hip-libs", "amdgpu"];
-
-/// The knots that are known and still to untie (the simulator's core
-/// around its global machine): a knot that
-/// is not here, or one of these grown or shrunk, fails the lint; one
-/// untied must leave this list. (crate, parent module, "" for the top
-/// level, members sorted)
-const KNOWN_KNOTS: [(&str, &str, &[&str]); 1] =
-    [("hip-sim", "", &["capture", "event", "graph", "graph_memory", "machine", "queue"])];
 
 /// A crate's module graph: each top-level module and the modules it uses.
 pub type Graph = BTreeMap<String, BTreeSet<String>>;
@@ -320,10 +311,9 @@ pub fn deep_knots(dir: &Path) -> Result<Vec<(String, Vec<String>)>, String> {
 }
 
 /// `cargo xtask layers`: print each crate's arrows; fail on a knot, at
-/// any depth, that [`KNOWN_KNOTS`] does not list.
+/// any depth.
 pub fn run(root: &Path) -> Result<(), String> {
     let mut loops = Vec::new();
-    let mut known_seen = Vec::new();
     for krate in CRATES {
         let graph = graph(&root.join(krate))?;
         let arrows: usize = graph.values().map(BTreeSet::len).sum();
@@ -333,22 +323,7 @@ pub fn run(root: &Path) -> Result<(), String> {
         let top = knots(&graph).into_iter().map(|k| (String::new(), k));
         for (parent, knot) in top.chain(deep_knots(&root.join(krate))?) {
             let place = if parent.is_empty() { "at the top level".to_owned() } else { format!("inside {parent}") };
-            let known = KNOWN_KNOTS.iter().position(|(c, p, members)| *c == krate && *p == parent && knot == *members);
-            match known {
-                Some(index) => {
-                    println!("  known knot, to untie, {place}: {}", knot.join(", "));
-                    known_seen.push(index);
-                }
-                None => loops.push(format!("  {krate}, {place}: {} reach each other", knot.join(", "))),
-            }
-        }
-    }
-    for (index, (krate, parent, members)) in KNOWN_KNOTS.iter().enumerate() {
-        if !known_seen.contains(&index) {
-            loops.push(format!(
-                "  {krate}, in {parent:?}: the known knot of {} is no longer there: take it off KNOWN_KNOTS",
-                members.join(", ")
-            ));
+            loops.push(format!("  {krate}, {place}: {} reach each other", knot.join(", ")));
         }
     }
     if loops.is_empty() {
