@@ -3,12 +3,14 @@
 //! - `bindgen [--check]`: regenerate `hip-abi/src/bindings/{hip,rocsparse,rocfft,hiprtc}.rs`
 //!   from the headers of Debian's ROCm packages, or check that the committed
 //!   files match what would be generated.
+//! - `dispatch [--check]`: regenerate the per-precision dispatch traits
+//!   (hip-libs's `SolverScalar`) from the bindings, or check them.
 //! - `audit`: run the integration tests with hip-core's `tls-audit` feature
 //!   and print, per resource drop, how often it ran and touched thread state.
 //! - `doors`: check that every call into C from the crates above hip-sys is
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
 //! - `layers`: check that no crate's modules import each other in a loop,
-//!   at any depth (the knots still to untie are listed).
+//!   at any depth.
 //! - `libraries`: check that every table of contents names every math
 //!   library.
 //! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
@@ -17,6 +19,7 @@
 mod apt;
 mod audit;
 mod bindgen;
+mod dispatch;
 mod doors;
 mod layers;
 mod libraries;
@@ -42,6 +45,11 @@ fn main() -> ExitCode {
             };
             bindgen::run(&workspace_root(), check)
         }
+        Some("dispatch") => match args.get(1).map(String::as_str) {
+            None => dispatch::run(&workspace_root(), false),
+            Some("--check") => dispatch::run(&workspace_root(), true),
+            Some(other) => Err(format!("xtask dispatch: unknown argument `{other}`; the only option is --check")),
+        },
         Some("audit") => audit::run(&workspace_root()),
         Some("doors") => doors::run(&workspace_root()),
         Some("layers") => layers::run(&workspace_root()),
@@ -64,6 +72,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   bindgen           regenerate hip-abi/src/bindings from Debian's ROCm headers
   bindgen --check   fail if the committed bindings differ from freshly generated ones
+  dispatch          regenerate the per-precision dispatch traits from the bindings
+  dispatch --check  fail if a committed dispatch trait differs from a freshly generated one
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
   layers            fail if a crate's modules import each other in a loop, at any depth
