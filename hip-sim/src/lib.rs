@@ -347,13 +347,15 @@ mod targets;
 
 // The C entry points, in the module vocabulary every backend shares
 // (`hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`, `miopen`; `library`
-// is what the four libraries share), and the tables that hold them.
+// is what the four libraries share, `real` the two types they compute
+// in), and the tables that hold them.
 mod hip;
 mod hiprtc;
 mod library;
 mod miopen;
 mod provider;
 mod rccl;
+mod real;
 mod rocblas;
 mod rocfft;
 mod rocrand;

@@ -122,6 +122,22 @@ pub fn live_library_objects(device: usize) -> usize {
     registries.iter().map(|r| r.live(device)).sum()
 }
 
+/// `name` as a `&'static str`, made once for the process: the name of a
+/// C function that one generic entry point serves for several precisions
+/// (`rocsolver_cheevd`), for the violations and race reports that name
+/// it. At most one allocation per table entry.
+pub(crate) fn function_name(name: std::fmt::Arguments<'_>) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let wanted = name.to_string();
+    let mut names = lock(&NAMES);
+    if let Some(known) = names.iter().find(|n| **n == wanted) {
+        return known;
+    }
+    let made: &'static str = Box::leak(wanted.into_boxed_str());
+    names.push(made);
+    made
+}
+
 /// Run one library entry point: `ok` on success, the body's status on
 /// failure, and `internal` for a panic, which must not unwind into a C
 /// caller.

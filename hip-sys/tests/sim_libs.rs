@@ -91,3 +91,79 @@ fn the_process_tables_are_the_simulators_on_the_sim_backend() {
     }
     finish();
 }
+
+/// Each typed rocBLAS entry point serves four precisions from one generic
+/// function: the violation it records names the C function called.
+#[test]
+fn typed_rocblas_entry_points_name_their_own_function() {
+    use hip_sys::bindings::rocblas::{rocblas_operation, rocblas_status};
+    if !common::devices_at_least(2) {
+        return;
+    }
+    let _g = start();
+    let blas = sim::rocblas_api();
+    let mut handle = null_mut();
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { (blas.rocblas_create_handle)(&mut handle) }, rocblas_status::rocblas_status_success);
+    set_device(1);
+    let none = rocblas_operation::rocblas_operation_none;
+    let (mut f, mut d, mut c, mut z) = (0f32, 0f64, [0f32; 2], [0f64; 2]);
+    let (f, d) = (&mut f as *mut f32, &mut d as *mut f64);
+    let (c, z) = ((&mut c as *mut [f32; 2]).cast(), (&mut z as *mut [f64; 2]).cast());
+    use std::ptr::null;
+    // SAFETY: empty problems (n = 0) on a live handle; every pointer is
+    // null() or a host value of the function's type.
+    let statuses = unsafe {
+        [
+            (blas.rocblas_sgemm)(handle, none, none, 0, 0, 0, f, null(), 1, null(), 1, f, null_mut(), 1),
+            (blas.rocblas_zgemm_strided_batched)(
+                handle,
+                none,
+                none,
+                0,
+                0,
+                0,
+                z,
+                null(),
+                1,
+                0,
+                null(),
+                1,
+                0,
+                z,
+                null_mut(),
+                1,
+                0,
+                1,
+            ),
+            (blas.rocblas_cgemv)(handle, none, 0, 0, c, null(), 1, null(), 1, c, null_mut(), 1),
+            (blas.rocblas_daxpy)(handle, 0, d, null(), 1, null_mut(), 1),
+            (blas.rocblas_zscal)(handle, 0, z, null_mut(), 1),
+            (blas.rocblas_sdot)(handle, 0, null(), 1, null(), 1, f),
+            (blas.rocblas_cdotu)(handle, 0, null(), 1, null(), 1, c),
+            (blas.rocblas_zdotc)(handle, 0, null(), 1, null(), 1, z),
+            (blas.rocblas_scnrm2)(handle, 0, null(), 1, f),
+            (blas.rocblas_dznrm2)(handle, 0, null(), 1, d),
+        ]
+    };
+    assert!(statuses.iter().all(|s| *s == rocblas_status::rocblas_status_success), "{statuses:?}");
+    let named: Vec<&str> = sim::violations().iter().map(|v| v.function).collect();
+    let expect = [
+        "rocblas_sgemm",
+        "rocblas_zgemm_strided_batched",
+        "rocblas_cgemv",
+        "rocblas_daxpy",
+        "rocblas_zscal",
+        "rocblas_sdot",
+        "rocblas_cdotu",
+        "rocblas_zdotc",
+        "rocblas_scnrm2",
+        "rocblas_dznrm2",
+    ];
+    assert_eq!(named, expect);
+    sim::clear_violations();
+    set_device(0);
+    // SAFETY: the live handle, destroyed once.
+    assert_eq!(unsafe { (blas.rocblas_destroy_handle)(handle) }, rocblas_status::rocblas_status_success);
+    finish();
+}

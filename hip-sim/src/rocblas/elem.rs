@@ -1,6 +1,9 @@
 //! The element types of the simulated rocBLAS and how each multiplies.
 
 use super::*;
+use crate::library::function_name;
+use crate::real::Real;
+use matrixmultiply::CGemmOption;
 
 /// An element type of the computations.
 pub(super) trait Elem: Copy + Send + Sync + 'static {
@@ -43,142 +46,187 @@ impl Mm {
     }
 }
 
-macro_rules! real_elem {
-    ($t:ty, $gemm:path) => {
-        impl Elem for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn load(bytes: &[u8]) -> Self {
-                <$t>::from_ne_bytes(bytes.try_into().unwrap_or([0; std::mem::size_of::<$t>()]))
-            }
-            fn store(self, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&self.to_ne_bytes());
-            }
-            fn zero() -> Self {
-                0.0
-            }
-            fn is_zero(self) -> bool {
-                self == 0.0
-            }
-            fn is_one(self) -> bool {
-                self == 1.0
-            }
-            fn add(self, other: Self) -> Self {
-                self + other
-            }
-            fn mul(self, other: Self) -> Self {
-                self * other
-            }
-            fn conj(self) -> Self {
-                self
-            }
-            fn abs2(self) -> f64 {
-                (self * self) as f64
-            }
-            fn gemm(mm: &Mm, alpha: Self, a: &[Self], b: &[Self], beta: Self, c: &mut [Self]) {
-                let ((rsa, csa), (rsb, csb)) = mm.strides();
-                // SAFETY: the spans were sized for these strides (checked
-                // lengths of A, B and C); C is written only inside its m × n
-                // block of leading dimension ldc.
-                unsafe {
-                    $gemm(
-                        mm.m,
-                        mm.k,
-                        mm.n,
-                        alpha,
-                        a.as_ptr(),
-                        rsa,
-                        csa,
-                        b.as_ptr(),
-                        rsb,
-                        csb,
-                        beta,
-                        c.as_mut_ptr(),
-                        1,
-                        mm.ldc as isize,
-                    )
-                }
-            }
-        }
-    };
+/// matrixmultiply's product of one real type, `C = α A B + β C` with
+/// A, B and C given by pointer and row and column strides.
+type RealProduct<R> =
+    unsafe fn(usize, usize, usize, R, *const R, isize, isize, *const R, isize, isize, R, *mut R, isize, isize);
+
+/// The same for its complex pairs, with the two operands' options.
+type ComplexProduct<R> = unsafe fn(
+    CGemmOption,
+    CGemmOption,
+    usize,
+    usize,
+    usize,
+    [R; 2],
+    *const [R; 2],
+    isize,
+    isize,
+    *const [R; 2],
+    isize,
+    isize,
+    [R; 2],
+    *mut [R; 2],
+    isize,
+    isize,
+);
+
+/// A real type with matrixmultiply's products of it and of its complex
+/// pairs.
+pub(super) trait Products: Real {
+    const REAL: RealProduct<Self>;
+    const COMPLEX: ComplexProduct<Self>;
 }
 
-real_elem!(f32, matrixmultiply::sgemm);
-real_elem!(f64, matrixmultiply::dgemm);
-
-macro_rules! complex_elem {
-    ($t:ty, $gemm:path) => {
-        impl Elem for [$t; 2] {
-            const SIZE: usize = 2 * std::mem::size_of::<$t>();
-            fn load(bytes: &[u8]) -> Self {
-                let half = std::mem::size_of::<$t>();
-                [<$t as Elem>::load(&bytes[..half]), <$t as Elem>::load(&bytes[half..])]
-            }
-            fn store(self, bytes: &mut [u8]) {
-                let half = std::mem::size_of::<$t>();
-                self[0].store(&mut bytes[..half]);
-                self[1].store(&mut bytes[half..]);
-            }
-            fn zero() -> Self {
-                [0.0, 0.0]
-            }
-            fn is_zero(self) -> bool {
-                self == [0.0, 0.0]
-            }
-            fn is_one(self) -> bool {
-                self == [1.0, 0.0]
-            }
-            fn add(self, o: Self) -> Self {
-                [self[0] + o[0], self[1] + o[1]]
-            }
-            fn mul(self, o: Self) -> Self {
-                [self[0] * o[0] - self[1] * o[1], self[0] * o[1] + self[1] * o[0]]
-            }
-            fn conj(self) -> Self {
-                [self[0], -self[1]]
-            }
-            fn abs2(self) -> f64 {
-                (self[0] * self[0] + self[1] * self[1]) as f64
-            }
-            fn gemm(mm: &Mm, alpha: Self, a: &[Self], b: &[Self], beta: Self, c: &mut [Self]) {
-                use matrixmultiply::CGemmOption::Standard;
-                let ((rsa, csa), (rsb, csb)) = mm.strides();
-                // matrixmultiply has no conjugating option: conjugate copies.
-                let conj = |v: &[Self], yes: bool| -> Vec<Self> {
-                    if yes {
-                        v.iter().map(|x| x.conj()).collect()
-                    } else {
-                        v.to_vec()
-                    }
-                };
-                let (a, b) = (conj(a, mm.ca), conj(b, mm.cb));
-                // SAFETY: as for the real types.
-                unsafe {
-                    $gemm(
-                        Standard,
-                        Standard,
-                        mm.m,
-                        mm.k,
-                        mm.n,
-                        alpha,
-                        a.as_ptr(),
-                        rsa,
-                        csa,
-                        b.as_ptr(),
-                        rsb,
-                        csb,
-                        beta,
-                        c.as_mut_ptr(),
-                        1,
-                        mm.ldc as isize,
-                    )
-                }
-            }
-        }
-    };
+impl Products for f32 {
+    const REAL: RealProduct<f32> = matrixmultiply::sgemm;
+    const COMPLEX: ComplexProduct<f32> = matrixmultiply::cgemm;
 }
 
-complex_elem!(f32, matrixmultiply::cgemm);
-complex_elem!(f64, matrixmultiply::zgemm);
+impl Products for f64 {
+    const REAL: RealProduct<f64> = matrixmultiply::dgemm;
+    const COMPLEX: ComplexProduct<f64> = matrixmultiply::zgemm;
+}
+
+impl<R: Products> Elem for R {
+    const SIZE: usize = R::SIZE;
+    fn load(bytes: &[u8]) -> Self {
+        Real::load(bytes)
+    }
+    fn store(self, bytes: &mut [u8]) {
+        Real::store(self, bytes);
+    }
+    fn zero() -> Self {
+        R::ZERO
+    }
+    fn is_zero(self) -> bool {
+        self == R::ZERO
+    }
+    fn is_one(self) -> bool {
+        self == R::ONE
+    }
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+    fn conj(self) -> Self {
+        self
+    }
+    fn abs2(self) -> f64 {
+        (self * self).to_f64()
+    }
+    fn gemm(mm: &Mm, alpha: Self, a: &[Self], b: &[Self], beta: Self, c: &mut [Self]) {
+        let ((rsa, csa), (rsb, csb)) = mm.strides();
+        let (a, b, c, ldc) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), mm.ldc as isize);
+        // SAFETY: the spans were sized for these strides (checked lengths
+        // of A, B and C); C is written only inside its m × n block of
+        // leading dimension ldc.
+        unsafe { R::REAL(mm.m, mm.k, mm.n, alpha, a, rsa, csa, b, rsb, csb, beta, c, 1, ldc) }
+    }
+}
+
+impl<R: Products> Elem for [R; 2] {
+    const SIZE: usize = 2 * R::SIZE;
+    fn load(bytes: &[u8]) -> Self {
+        [R::load(&bytes[..R::SIZE]), R::load(&bytes[R::SIZE..])]
+    }
+    fn store(self, bytes: &mut [u8]) {
+        Real::store(self[0], &mut bytes[..R::SIZE]);
+        Real::store(self[1], &mut bytes[R::SIZE..]);
+    }
+    fn zero() -> Self {
+        [R::ZERO, R::ZERO]
+    }
+    fn is_zero(self) -> bool {
+        self == [R::ZERO, R::ZERO]
+    }
+    fn is_one(self) -> bool {
+        self == [R::ONE, R::ZERO]
+    }
+    fn add(self, o: Self) -> Self {
+        [self[0] + o[0], self[1] + o[1]]
+    }
+    fn mul(self, o: Self) -> Self {
+        [self[0] * o[0] - self[1] * o[1], self[0] * o[1] + self[1] * o[0]]
+    }
+    fn conj(self) -> Self {
+        [self[0], -self[1]]
+    }
+    fn abs2(self) -> f64 {
+        (self[0] * self[0] + self[1] * self[1]).to_f64()
+    }
+    fn gemm(mm: &Mm, alpha: Self, a: &[Self], b: &[Self], beta: Self, c: &mut [Self]) {
+        use matrixmultiply::CGemmOption::Standard;
+        let ((rsa, csa), (rsb, csb)) = mm.strides();
+        // matrixmultiply has no conjugating option: conjugate copies.
+        let conj = |v: &[Self], yes: bool| -> Vec<Self> {
+            if yes {
+                v.iter().map(|x| Elem::conj(*x)).collect()
+            } else {
+                v.to_vec()
+            }
+        };
+        let (a, b) = (conj(a, mm.ca), conj(b, mm.cb));
+        let (a, b, c, ldc) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), mm.ldc as isize);
+        let (m, k, n) = (mm.m, mm.k, mm.n);
+        // SAFETY: as for the real types.
+        unsafe { R::COMPLEX(Standard, Standard, m, k, n, alpha, a, rsa, csa, b, rsb, csb, beta, c, 1, ldc) }
+    }
+}
+
+/// One precision of the typed rocBLAS functions: its computation type
+/// (`Self`), the C element type, and the letters of its functions' names.
+pub(super) trait Precision: Elem {
+    /// The element type of the C functions.
+    type C;
+    /// The real type of its norms.
+    type Norm: Real;
+    /// `s`, `d`, `c` or `z`.
+    const LETTER: char;
+    /// Whether it is complex (`dotu` and `dotc` instead of `dot`).
+    const COMPLEX: bool;
+    /// The letters of its norm (`snrm2`, `scnrm2`: `s`, `d`, `sc`, `dz`).
+    const NORM: &'static str;
+}
+
+impl Precision for f32 {
+    type C = f32;
+    type Norm = f32;
+    const LETTER: char = 's';
+    const COMPLEX: bool = false;
+    const NORM: &'static str = "s";
+}
+
+impl Precision for f64 {
+    type C = f64;
+    type Norm = f64;
+    const LETTER: char = 'd';
+    const COMPLEX: bool = false;
+    const NORM: &'static str = "d";
+}
+
+impl Precision for [f32; 2] {
+    type C = rocblas_float_complex;
+    type Norm = f32;
+    const LETTER: char = 'c';
+    const COMPLEX: bool = true;
+    const NORM: &'static str = "sc";
+}
+
+impl Precision for [f64; 2] {
+    type C = rocblas_double_complex;
+    type Norm = f64;
+    const LETTER: char = 'z';
+    const COMPLEX: bool = true;
+    const NORM: &'static str = "dz";
+}
+
+/// `rocblas_{letter}{operation}` for `P` (`rocblas_cgemv`).
+pub(super) fn name<P: Precision>(operation: &str) -> &'static str {
+    function_name(format_args!("rocblas_{}{operation}", P::LETTER))
+}
 
 pub(super) fn read_all<T: Elem>(span: &Span, count: usize) -> Result<Vec<T>, crate::bindings::hip::hipError_t> {
     let bytes = span.bytes(count * T::SIZE)?;

@@ -269,82 +269,55 @@ fn plain(
     }
 }
 
-macro_rules! gemm_fns {
-    ($name:ident, $batched:ident, $t:ty, $elem:ty) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            transA: rocblas_operation,
-            transB: rocblas_operation,
-            m: rocblas_int,
-            n: rocblas_int,
-            k: rocblas_int,
-            alpha: *const $t,
-            A: *const $t,
-            lda: rocblas_int,
-            B: *const $t,
-            ldb: rocblas_int,
-            beta: *const $t,
-            C: *mut $t,
-            ldc: rocblas_int,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                let call_ = plain(
-                    stringify!($name),
-                    transA,
-                    transB,
-                    [m, n, k],
-                    [A as usize, B as usize, C as usize],
-                    [lda, ldb, ldc],
-                    1,
-                    [0; 3],
-                );
-                // SAFETY: alpha and beta are null or host scalars of the type.
-                unsafe { gemm::<Same<$elem>>(handle, call_, alpha.cast(), beta.cast()) }
-            })
-        }
-
-        pub(crate) unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            transA: rocblas_operation,
-            transB: rocblas_operation,
-            m: rocblas_int,
-            n: rocblas_int,
-            k: rocblas_int,
-            alpha: *const $t,
-            A: *const $t,
-            lda: rocblas_int,
-            stride_a: rocblas_stride,
-            B: *const $t,
-            ldb: rocblas_int,
-            stride_b: rocblas_stride,
-            beta: *const $t,
-            C: *mut $t,
-            ldc: rocblas_int,
-            stride_c: rocblas_stride,
-            batch_count: rocblas_int,
-        ) -> Status {
-            call(stringify!($batched), OK, INTERNAL, || {
-                let call_ = plain(
-                    stringify!($batched),
-                    transA,
-                    transB,
-                    [m, n, k],
-                    [A as usize, B as usize, C as usize],
-                    [lda, ldb, ldc],
-                    batch_count,
-                    [stride_a, stride_b, stride_c],
-                );
-                // SAFETY: as above.
-                unsafe { gemm::<Same<$elem>>(handle, call_, alpha.cast(), beta.cast()) }
-            })
-        }
-    };
+pub(super) unsafe extern "C" fn gemm_typed<P: Precision>(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const P::C,
+    A: *const P::C,
+    lda: rocblas_int,
+    B: *const P::C,
+    ldb: rocblas_int,
+    beta: *const P::C,
+    C: *mut P::C,
+    ldc: rocblas_int,
+) -> Status {
+    let function = name::<P>("gemm");
+    let pointers = [A as usize, B as usize, C as usize];
+    let call_ = plain(function, transA, transB, [m, n, k], pointers, [lda, ldb, ldc], 1, [0; 3]);
+    // SAFETY: alpha and beta are null or host scalars of the type.
+    call(function, OK, INTERNAL, || unsafe { gemm::<Same<P>>(handle, call_, alpha.cast(), beta.cast()) })
 }
 
-gemm_fns!(rocblas_sgemm, rocblas_sgemm_strided_batched, f32, f32);
-gemm_fns!(rocblas_dgemm, rocblas_dgemm_strided_batched, f64, f64);
-gemm_fns!(rocblas_cgemm, rocblas_cgemm_strided_batched, rocblas_float_complex, [f32; 2]);
-gemm_fns!(rocblas_zgemm, rocblas_zgemm_strided_batched, rocblas_double_complex, [f64; 2]);
+pub(super) unsafe extern "C" fn gemm_strided<P: Precision>(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const P::C,
+    A: *const P::C,
+    lda: rocblas_int,
+    stride_a: rocblas_stride,
+    B: *const P::C,
+    ldb: rocblas_int,
+    stride_b: rocblas_stride,
+    beta: *const P::C,
+    C: *mut P::C,
+    ldc: rocblas_int,
+    stride_c: rocblas_stride,
+    batch_count: rocblas_int,
+) -> Status {
+    let function = name::<P>("gemm_strided_batched");
+    let (pointers, strides) = ([A as usize, B as usize, C as usize], [stride_a, stride_b, stride_c]);
+    let call_ = plain(function, transA, transB, [m, n, k], pointers, [lda, ldb, ldc], batch_count, strides);
+    // SAFETY: as above.
+    call(function, OK, INTERNAL, || unsafe { gemm::<Same<P>>(handle, call_, alpha.cast(), beta.cast()) })
+}
 
 /// `gemm_ex`'s type combination, run.
 ///

@@ -2,6 +2,8 @@
 
 use super::elem::*;
 use super::*;
+use crate::library::function_name;
+use crate::real::Real;
 
 /// The span of a strided vector of `n` elements, and its element indices.
 fn vector(ptr: usize, n: usize, inc: i32, elem: usize) -> Result<(Span, Vec<usize>), Status> {
@@ -65,126 +67,91 @@ unsafe fn gemv<T: Elem>(
     .map_err(|_| INTERNAL)
 }
 
-macro_rules! gemv_fn {
-    ($name:ident, $t:ty, $elem:ty) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            trans: rocblas_operation,
-            m: rocblas_int,
-            n: rocblas_int,
-            alpha: *const $t,
-            A: *const $t,
-            lda: rocblas_int,
-            x: *const $t,
-            incx: rocblas_int,
-            beta: *const $t,
-            y: *mut $t,
-            incy: rocblas_int,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                // SAFETY: null or host scalars of the type (C contract).
-                unsafe {
-                    gemv::<$elem>(
-                        stringify!($name),
-                        handle,
-                        trans,
-                        [m, n, lda],
-                        alpha.cast(),
-                        [A as usize, x as usize, y as usize],
-                        [incx, incy],
-                        beta.cast(),
-                    )
-                }
-            })
-        }
-    };
+pub(super) unsafe extern "C" fn gemv_typed<P: Precision>(
+    handle: rocblas_handle,
+    trans: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    alpha: *const P::C,
+    A: *const P::C,
+    lda: rocblas_int,
+    x: *const P::C,
+    incx: rocblas_int,
+    beta: *const P::C,
+    y: *mut P::C,
+    incy: rocblas_int,
+) -> Status {
+    let function = name::<P>("gemv");
+    let (alpha, beta, pointers) = (alpha.cast(), beta.cast(), [A as usize, x as usize, y as usize]);
+    // SAFETY: null or host scalars of the type (C contract).
+    call(function, OK, INTERNAL, || unsafe {
+        gemv::<P>(function, handle, trans, [m, n, lda], alpha, pointers, [incx, incy], beta)
+    })
 }
 
-gemv_fn!(rocblas_sgemv, f32, f32);
-gemv_fn!(rocblas_dgemv, f64, f64);
-gemv_fn!(rocblas_cgemv, rocblas_float_complex, [f32; 2]);
-gemv_fn!(rocblas_zgemv, rocblas_double_complex, [f64; 2]);
-
-macro_rules! axpy_fn {
-    ($name:ident, $t:ty, $elem:ty) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            n: rocblas_int,
-            alpha: *const $t,
-            x: *const $t,
-            incx: rocblas_int,
-            y: *mut $t,
-            incy: rocblas_int,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                handle_device(stringify!($name), handle)?;
-                // SAFETY: null or a host scalar of the type (C contract).
-                let a = (!alpha.is_null()).then(|| unsafe { host::<$elem>(alpha.cast()) });
-                if rules::axpy(n, a.map(Elem::is_zero), x.is_null(), y.is_null())? == Next::Done {
-                    return Ok(());
-                }
-                let alpha = a.ok_or(INVALID_POINTER)?;
-                let bound = bind(stringify!($name), handle, 0)?;
-                let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
-                let (ys, yi) = vector(y as usize, n as usize, incy, <$elem>::SIZE)?;
-                let op =
-                    submit::Op::with(stringify!($name), accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]));
-                submit::submit(&bound.target, false, op, move || {
-                    let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
-                    let mut yv: Vec<$elem> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
-                    for (&a_at, &y_at) in xi.iter().zip(&yi) {
-                        yv[y_at] = alpha.mul(xv[a_at]).add(yv[y_at]);
-                    }
-                    write_all(&ys, &yv)
-                })
-                .map_err(|_| INTERNAL)
-            })
+pub(super) unsafe extern "C" fn axpy<P: Precision>(
+    handle: rocblas_handle,
+    n: rocblas_int,
+    alpha: *const P::C,
+    x: *const P::C,
+    incx: rocblas_int,
+    y: *mut P::C,
+    incy: rocblas_int,
+) -> Status {
+    let function = name::<P>("axpy");
+    call(function, OK, INTERNAL, || {
+        handle_device(function, handle)?;
+        // SAFETY: null or a host scalar of the type (C contract).
+        let a = (!alpha.is_null()).then(|| unsafe { host::<P>(alpha.cast()) });
+        if rules::axpy(n, a.map(Elem::is_zero), x.is_null(), y.is_null())? == Next::Done {
+            return Ok(());
         }
-    };
+        let alpha = a.ok_or(INVALID_POINTER)?;
+        let bound = bind(function, handle, 0)?;
+        let (xs, xi) = vector(x as usize, n as usize, incx, P::SIZE)?;
+        let (ys, yi) = vector(y as usize, n as usize, incy, P::SIZE)?;
+        let op = submit::Op::with(function, accesses([(&xs, AccessKind::Read), (&ys, AccessKind::Write)]));
+        submit::submit(&bound.target, false, op, move || {
+            let xv: Vec<P> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
+            let mut yv: Vec<P> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
+            for (&a_at, &y_at) in xi.iter().zip(&yi) {
+                yv[y_at] = alpha.mul(xv[a_at]).add(yv[y_at]);
+            }
+            write_all(&ys, &yv)
+        })
+        .map_err(|_| INTERNAL)
+    })
 }
 
-axpy_fn!(rocblas_saxpy, f32, f32);
-axpy_fn!(rocblas_daxpy, f64, f64);
-axpy_fn!(rocblas_caxpy, rocblas_float_complex, [f32; 2]);
-axpy_fn!(rocblas_zaxpy, rocblas_double_complex, [f64; 2]);
-
-macro_rules! scal_fn {
-    ($name:ident, $t:ty, $elem:ty) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            n: rocblas_int,
-            alpha: *const $t,
-            x: *mut $t,
-            incx: rocblas_int,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                handle_device(stringify!($name), handle)?;
-                // SAFETY: null or a host scalar of the type (C contract).
-                let a = (!alpha.is_null()).then(|| unsafe { host::<$elem>(alpha.cast()) });
-                if rules::scal(n, incx, a.map(Elem::is_one), x.is_null())? == Next::Done {
-                    return Ok(());
-                }
-                let alpha = a.ok_or(INVALID_POINTER)?;
-                let bound = bind(stringify!($name), handle, 0)?;
-                let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
-                let op = submit::Op::with(stringify!($name), accesses([(&xs, AccessKind::Write)]));
-                submit::submit(&bound.target, false, op, move || {
-                    let mut xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
-                    for &at in &xi {
-                        xv[at] = alpha.mul(xv[at]);
-                    }
-                    write_all(&xs, &xv)
-                })
-                .map_err(|_| INTERNAL)
-            })
+pub(super) unsafe extern "C" fn scal<P: Precision>(
+    handle: rocblas_handle,
+    n: rocblas_int,
+    alpha: *const P::C,
+    x: *mut P::C,
+    incx: rocblas_int,
+) -> Status {
+    let function = name::<P>("scal");
+    call(function, OK, INTERNAL, || {
+        handle_device(function, handle)?;
+        // SAFETY: null or a host scalar of the type (C contract).
+        let a = (!alpha.is_null()).then(|| unsafe { host::<P>(alpha.cast()) });
+        if rules::scal(n, incx, a.map(Elem::is_one), x.is_null())? == Next::Done {
+            return Ok(());
         }
-    };
+        let alpha = a.ok_or(INVALID_POINTER)?;
+        let bound = bind(function, handle, 0)?;
+        let (xs, xi) = vector(x as usize, n as usize, incx, P::SIZE)?;
+        let op = submit::Op::with(function, accesses([(&xs, AccessKind::Write)]));
+        submit::submit(&bound.target, false, op, move || {
+            let mut xv: Vec<P> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
+            for &at in &xi {
+                xv[at] = alpha.mul(xv[at]);
+            }
+            write_all(&xs, &xv)
+        })
+        .map_err(|_| INTERNAL)
+    })
 }
-
-scal_fn!(rocblas_sscal, f32, f32);
-scal_fn!(rocblas_dscal, f64, f64);
-scal_fn!(rocblas_cscal, rocblas_float_complex, [f32; 2]);
-scal_fn!(rocblas_zscal, rocblas_double_complex, [f64; 2]);
 
 /// A reduction's host result, written when the work runs; the call waits.
 struct HostOut(usize);
@@ -198,100 +165,92 @@ impl HostOut {
     }
 }
 
-macro_rules! dot_fn {
-    ($name:ident, $t:ty, $elem:ty, $conj:expr) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            n: rocblas_int,
-            x: *const $t,
-            incx: rocblas_int,
-            y: *const $t,
-            incy: rocblas_int,
-            result: *mut $t,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                handle_device(stringify!($name), handle)?;
-                let mut zero = vec![0u8; <$elem>::SIZE];
-                <$elem>::zero().store(&mut zero);
-                let out = HostOut(result as usize);
-                if rules::dot(n, x.is_null(), y.is_null(), result.is_null())? == Next::Done {
-                    // SAFETY: non-null result of the type (C contract).
-                    unsafe { out.write(&zero) };
-                    return Ok(());
-                }
-                let bound = bind(stringify!($name), handle, REDUCTION_WORKSPACE)?;
-                let workspace = bound.workspace.clone().ok_or(MEMORY_ERROR)?;
-                let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
-                let (ys, yi) = vector(y as usize, n as usize, incy, <$elem>::SIZE)?;
-                let used = [(&xs, AccessKind::Read), (&ys, AccessKind::Read), (&workspace, AccessKind::Write)];
-                let op = submit::Op::with(stringify!($name), accesses(used));
-                submit::submit(&bound.target, true, op, move || {
-                    workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
-                    let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
-                    let yv: Vec<$elem> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
-                    let mut sum = <$elem>::zero();
-                    for (&xa, &ya) in xi.iter().zip(&yi) {
-                        let xe = if $conj { xv[xa].conj() } else { xv[xa] };
-                        sum = sum.add(xe.mul(yv[ya]));
-                    }
-                    let mut bytes = vec![0u8; <$elem>::SIZE];
-                    sum.store(&mut bytes);
-                    // SAFETY: the result is host memory of the type; the
-                    // caller waits for this work (blocking submit).
-                    unsafe { out.write(&bytes) };
-                    Ok(())
-                })
-                .map_err(|_| INTERNAL)
-            })
+/// `rocblas_?dot` (real types), `?dotu`, or `?dotc` with `CONJ`.
+pub(super) unsafe extern "C" fn dot<P: Precision, const CONJ: bool>(
+    handle: rocblas_handle,
+    n: rocblas_int,
+    x: *const P::C,
+    incx: rocblas_int,
+    y: *const P::C,
+    incy: rocblas_int,
+    result: *mut P::C,
+) -> Status {
+    let function = name::<P>(match (P::COMPLEX, CONJ) {
+        (false, _) => "dot",
+        (true, false) => "dotu",
+        (true, true) => "dotc",
+    });
+    call(function, OK, INTERNAL, || {
+        handle_device(function, handle)?;
+        let mut zero = vec![0u8; P::SIZE];
+        P::zero().store(&mut zero);
+        let out = HostOut(result as usize);
+        if rules::dot(n, x.is_null(), y.is_null(), result.is_null())? == Next::Done {
+            // SAFETY: non-null result of the type (C contract).
+            unsafe { out.write(&zero) };
+            return Ok(());
         }
-    };
+        let bound = bind(function, handle, REDUCTION_WORKSPACE)?;
+        let workspace = bound.workspace.clone().ok_or(MEMORY_ERROR)?;
+        let (xs, xi) = vector(x as usize, n as usize, incx, P::SIZE)?;
+        let (ys, yi) = vector(y as usize, n as usize, incy, P::SIZE)?;
+        let used = [(&xs, AccessKind::Read), (&ys, AccessKind::Read), (&workspace, AccessKind::Write)];
+        let op = submit::Op::with(function, accesses(used));
+        submit::submit(&bound.target, true, op, move || {
+            workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
+            let xv: Vec<P> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
+            let yv: Vec<P> = read_all(&ys, yi.iter().max().map_or(0, |l| l + 1))?;
+            let mut sum = P::zero();
+            for (&xa, &ya) in xi.iter().zip(&yi) {
+                let xe = if CONJ { xv[xa].conj() } else { xv[xa] };
+                sum = sum.add(xe.mul(yv[ya]));
+            }
+            let mut bytes = vec![0u8; P::SIZE];
+            sum.store(&mut bytes);
+            // SAFETY: the result is host memory of the type; the caller
+            // waits for this work (blocking submit).
+            unsafe { out.write(&bytes) };
+            Ok(())
+        })
+        .map_err(|_| INTERNAL)
+    })
 }
 
-dot_fn!(rocblas_sdot, f32, f32, false);
-dot_fn!(rocblas_ddot, f64, f64, false);
-dot_fn!(rocblas_cdotu, rocblas_float_complex, [f32; 2], false);
-dot_fn!(rocblas_zdotu, rocblas_double_complex, [f64; 2], false);
-dot_fn!(rocblas_cdotc, rocblas_float_complex, [f32; 2], true);
-dot_fn!(rocblas_zdotc, rocblas_double_complex, [f64; 2], true);
-
-macro_rules! nrm2_fn {
-    ($name:ident, $t:ty, $elem:ty, $real:ty) => {
-        pub(crate) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            n: rocblas_int,
-            x: *const $t,
-            incx: rocblas_int,
-            result: *mut $real,
-        ) -> Status {
-            call(stringify!($name), OK, INTERNAL, || {
-                handle_device(stringify!($name), handle)?;
-                let out = HostOut(result as usize);
-                if rules::nrm2(n, incx, x.is_null(), result.is_null())? == Next::Done {
-                    // SAFETY: non-null result of the real type (C contract).
-                    unsafe { out.write(&(0 as $real).to_ne_bytes()) };
-                    return Ok(());
-                }
-                let bound = bind(stringify!($name), handle, REDUCTION_WORKSPACE)?;
-                let workspace = bound.workspace.clone().ok_or(MEMORY_ERROR)?;
-                let (xs, xi) = vector(x as usize, n as usize, incx, <$elem>::SIZE)?;
-                let used = [(&xs, AccessKind::Read), (&workspace, AccessKind::Write)];
-                let op = submit::Op::with(stringify!($name), accesses(used));
-                submit::submit(&bound.target, true, op, move || {
-                    workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
-                    let xv: Vec<$elem> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
-                    // Summed in the operand's precision.
-                    let sum: $real = xi.iter().map(|&at| xv[at].abs2() as $real).sum();
-                    // SAFETY: as for dot.
-                    unsafe { out.write(&sum.sqrt().to_ne_bytes()) };
-                    Ok(())
-                })
-                .map_err(|_| INTERNAL)
-            })
+/// `rocblas_?nrm2` (`scnrm2`, `dznrm2` for complex types).
+pub(super) unsafe extern "C" fn nrm2<P: Precision>(
+    handle: rocblas_handle,
+    n: rocblas_int,
+    x: *const P::C,
+    incx: rocblas_int,
+    result: *mut P::Norm,
+) -> Status {
+    let function = function_name(format_args!("rocblas_{}nrm2", P::NORM));
+    call(function, OK, INTERNAL, || {
+        handle_device(function, handle)?;
+        let out = HostOut(result as usize);
+        let mut zero = vec![0u8; P::Norm::SIZE];
+        Real::store(P::Norm::ZERO, &mut zero);
+        if rules::nrm2(n, incx, x.is_null(), result.is_null())? == Next::Done {
+            // SAFETY: non-null result of the real type (C contract).
+            unsafe { out.write(&zero) };
+            return Ok(());
         }
-    };
+        let bound = bind(function, handle, REDUCTION_WORKSPACE)?;
+        let workspace = bound.workspace.clone().ok_or(MEMORY_ERROR)?;
+        let (xs, xi) = vector(x as usize, n as usize, incx, P::SIZE)?;
+        let used = [(&xs, AccessKind::Read), (&workspace, AccessKind::Write)];
+        let op = submit::Op::with(function, accesses(used));
+        submit::submit(&bound.target, true, op, move || {
+            workspace.write_bytes(&[0u8; REDUCTION_WORKSPACE])?;
+            let xv: Vec<P> = read_all(&xs, xi.iter().max().map_or(0, |l| l + 1))?;
+            // Summed in the operand's precision.
+            let sum = xi.iter().fold(P::Norm::ZERO, |sum, &at| sum + P::Norm::from_f64(xv[at].abs2()));
+            let mut bytes = vec![0u8; P::Norm::SIZE];
+            Real::store(Real::sqrt(sum), &mut bytes);
+            // SAFETY: as for dot.
+            unsafe { out.write(&bytes) };
+            Ok(())
+        })
+        .map_err(|_| INTERNAL)
+    })
 }
-
-nrm2_fn!(rocblas_snrm2, f32, f32, f32);
-nrm2_fn!(rocblas_dnrm2, f64, f64, f64);
-nrm2_fn!(rocblas_scnrm2, rocblas_float_complex, [f32; 2], f32);
-nrm2_fn!(rocblas_dznrm2, rocblas_double_complex, [f64; 2], f64);

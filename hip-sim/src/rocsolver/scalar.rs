@@ -1,7 +1,10 @@
 //! The element types of the simulated rocSOLVER, with the arithmetic the
 //! factorizations need, in the operand's precision.
 
-/// A real or complex element of a matrix.
+use crate::real::Real;
+
+/// A real or complex element of a matrix: a [`Real`], or a complex
+/// `[re, im]` pair of one.
 pub(super) trait Scalar: Copy + PartialEq + Send + Sync + 'static {
     /// Bytes per element.
     const SIZE: usize;
@@ -32,120 +35,104 @@ pub(super) trait Scalar: Copy + PartialEq + Send + Sync + 'static {
     fn sqrt_re(self) -> Self;
 }
 
-macro_rules! real {
-    ($t:ty) => {
-        impl Scalar for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn load(bytes: &[u8]) -> Self {
-                <$t>::from_ne_bytes(bytes.try_into().unwrap_or([0; std::mem::size_of::<$t>()]))
-            }
-            fn store(self, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&self.to_ne_bytes());
-            }
-            fn zero() -> Self {
-                0.0
-            }
-            fn one() -> Self {
-                1.0
-            }
-            fn sub(self, o: Self) -> Self {
-                self - o
-            }
-            fn mul(self, o: Self) -> Self {
-                self * o
-            }
-            fn div(self, o: Self) -> Self {
-                self / o
-            }
-            fn conj(self) -> Self {
-                self
-            }
-            fn abs1(self) -> f64 {
-                self.abs() as f64
-            }
-            fn re(self) -> f64 {
-                self as f64
-            }
-            fn im(self) -> f64 {
-                0.0
-            }
-            fn complex(re: f64, _: f64) -> Self {
-                re as $t
-            }
-            const REAL_SIZE: usize = std::mem::size_of::<$t>();
-            fn store_real(x: f64, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&(x as $t).to_ne_bytes());
-            }
-            fn real(x: f64) -> Self {
-                x as $t
-            }
-            fn sqrt_re(self) -> Self {
-                self.sqrt()
-            }
-        }
-    };
+impl<R: Real> Scalar for R {
+    const SIZE: usize = R::SIZE;
+    fn load(bytes: &[u8]) -> Self {
+        Real::load(bytes)
+    }
+    fn store(self, bytes: &mut [u8]) {
+        Real::store(self, bytes);
+    }
+    fn zero() -> Self {
+        R::ZERO
+    }
+    fn one() -> Self {
+        R::ONE
+    }
+    fn sub(self, o: Self) -> Self {
+        self - o
+    }
+    fn mul(self, o: Self) -> Self {
+        self * o
+    }
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+    fn conj(self) -> Self {
+        self
+    }
+    fn abs1(self) -> f64 {
+        Real::abs(self).to_f64()
+    }
+    fn re(self) -> f64 {
+        self.to_f64()
+    }
+    fn im(self) -> f64 {
+        0.0
+    }
+    fn complex(re: f64, _: f64) -> Self {
+        R::from_f64(re)
+    }
+    const REAL_SIZE: usize = R::SIZE;
+    fn store_real(x: f64, bytes: &mut [u8]) {
+        R::from_f64(x).store(bytes);
+    }
+    fn real(x: f64) -> Self {
+        R::from_f64(x)
+    }
+    fn sqrt_re(self) -> Self {
+        Real::sqrt(self)
+    }
 }
 
-real!(f32);
-real!(f64);
-
-macro_rules! complex {
-    ($t:ty) => {
-        impl Scalar for [$t; 2] {
-            const SIZE: usize = 2 * std::mem::size_of::<$t>();
-            fn load(bytes: &[u8]) -> Self {
-                let half = std::mem::size_of::<$t>();
-                [<$t as Scalar>::load(&bytes[..half]), <$t as Scalar>::load(&bytes[half..])]
-            }
-            fn store(self, bytes: &mut [u8]) {
-                let half = std::mem::size_of::<$t>();
-                self[0].store(&mut bytes[..half]);
-                self[1].store(&mut bytes[half..]);
-            }
-            fn zero() -> Self {
-                [0.0, 0.0]
-            }
-            fn one() -> Self {
-                [1.0, 0.0]
-            }
-            fn sub(self, o: Self) -> Self {
-                [self[0] - o[0], self[1] - o[1]]
-            }
-            fn mul(self, o: Self) -> Self {
-                [self[0] * o[0] - self[1] * o[1], self[0] * o[1] + self[1] * o[0]]
-            }
-            fn div(self, o: Self) -> Self {
-                let d = o[0] * o[0] + o[1] * o[1];
-                [(self[0] * o[0] + self[1] * o[1]) / d, (self[1] * o[0] - self[0] * o[1]) / d]
-            }
-            fn conj(self) -> Self {
-                [self[0], -self[1]]
-            }
-            fn abs1(self) -> f64 {
-                (self[0].abs() + self[1].abs()) as f64
-            }
-            fn re(self) -> f64 {
-                self[0] as f64
-            }
-            fn im(self) -> f64 {
-                self[1] as f64
-            }
-            fn complex(re: f64, im: f64) -> Self {
-                [re as $t, im as $t]
-            }
-            const REAL_SIZE: usize = std::mem::size_of::<$t>();
-            fn store_real(x: f64, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&(x as $t).to_ne_bytes());
-            }
-            fn real(x: f64) -> Self {
-                [x as $t, 0.0]
-            }
-            fn sqrt_re(self) -> Self {
-                [self[0].sqrt(), 0.0]
-            }
-        }
-    };
+impl<R: Real> Scalar for [R; 2] {
+    const SIZE: usize = 2 * R::SIZE;
+    fn load(bytes: &[u8]) -> Self {
+        [R::load(&bytes[..R::SIZE]), R::load(&bytes[R::SIZE..])]
+    }
+    fn store(self, bytes: &mut [u8]) {
+        self[0].store(&mut bytes[..R::SIZE]);
+        self[1].store(&mut bytes[R::SIZE..]);
+    }
+    fn zero() -> Self {
+        [R::ZERO, R::ZERO]
+    }
+    fn one() -> Self {
+        [R::ONE, R::ZERO]
+    }
+    fn sub(self, o: Self) -> Self {
+        [self[0] - o[0], self[1] - o[1]]
+    }
+    fn mul(self, o: Self) -> Self {
+        [self[0] * o[0] - self[1] * o[1], self[0] * o[1] + self[1] * o[0]]
+    }
+    fn div(self, o: Self) -> Self {
+        let d = o[0] * o[0] + o[1] * o[1];
+        [(self[0] * o[0] + self[1] * o[1]) / d, (self[1] * o[0] - self[0] * o[1]) / d]
+    }
+    fn conj(self) -> Self {
+        [self[0], -self[1]]
+    }
+    fn abs1(self) -> f64 {
+        (self[0].abs() + self[1].abs()).to_f64()
+    }
+    fn re(self) -> f64 {
+        self[0].to_f64()
+    }
+    fn im(self) -> f64 {
+        self[1].to_f64()
+    }
+    fn complex(re: f64, im: f64) -> Self {
+        [R::from_f64(re), R::from_f64(im)]
+    }
+    const REAL_SIZE: usize = R::SIZE;
+    fn store_real(x: f64, bytes: &mut [u8]) {
+        R::from_f64(x).store(bytes);
+    }
+    fn real(x: f64) -> Self {
+        [R::from_f64(x), R::ZERO]
+    }
+    fn sqrt_re(self) -> Self {
+        [self[0].sqrt(), R::ZERO]
+    }
 }
-
-complex!(f32);
-complex!(f64);

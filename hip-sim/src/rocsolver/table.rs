@@ -14,10 +14,8 @@ use crate::bindings::rocsolver::{
     rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi,
 };
 use crate::bindings::shared::version_string;
-use crate::library::call;
-use crate::lock::lock;
+use crate::library::{call, function_name};
 use std::ffi::{c_char, c_int};
-use std::sync::Mutex;
 
 /// The version the simulator reports: the rocSOLVER whose rules and
 /// workspace sizes it follows.
@@ -68,19 +66,10 @@ impl Precision for C64 {
 
 /// The C name of `operation` (its real name, and its complex one) for
 /// `P`: `rocsolver_cheevd_batched` for `C32` and `("syevd", "heevd")`
-/// with `"_batched"`. Made once per name for the process (at most one per
-/// table entry), for the violations and race reports that name it.
+/// with `"_batched"`.
 fn name<P: Precision>(operation: (&str, &str), suffix: &str) -> &'static str {
-    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let base = if P::COMPLEX { operation.1 } else { operation.0 };
-    let wanted = format!("rocsolver_{}{base}{suffix}", P::PREFIX);
-    let mut names = lock(&NAMES);
-    if let Some(known) = names.iter().find(|n| **n == wanted) {
-        return known;
-    }
-    let made: &'static str = Box::leak(wanted.into_boxed_str());
-    names.push(made);
-    made
+    function_name(format_args!("rocsolver_{}{base}{suffix}", P::PREFIX))
 }
 
 const GETRF: (&str, &str) = ("getrf", "getrf");
