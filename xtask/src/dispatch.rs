@@ -27,8 +27,10 @@ struct Precision {
     rust: &'static str,
     /// Its name in messages.
     name: &'static str,
-    /// The prefix of its C functions.
+    /// The letter of its C functions (`s` in `rocsolver_sgetrf`).
     prefix: char,
+    /// The letter of its real type (`s` for `c`: `rocblas_scnrm2`).
+    real_prefix: char,
     /// The C element type of its functions.
     c: &'static str,
     /// The real type (of eigenvalues, singular values, norms).
@@ -39,12 +41,13 @@ struct Precision {
 }
 
 const PRECISIONS: [Precision; 4] = [
-    Precision { rust: "f32", name: "f32", prefix: 's', c: "f32", real: "f32", complex: false },
-    Precision { rust: "f64", name: "f64", prefix: 'd', c: "f64", real: "f64", complex: false },
+    Precision { rust: "f32", name: "f32", prefix: 's', real_prefix: 's', c: "f32", real: "f32", complex: false },
+    Precision { rust: "f64", name: "f64", prefix: 'd', real_prefix: 'd', c: "f64", real: "f64", complex: false },
     Precision {
         rust: "[f32; 2]",
         name: "complex f32",
         prefix: 'c',
+        real_prefix: 's',
         c: "rocblas_float_complex",
         real: "f32",
         complex: true,
@@ -53,6 +56,7 @@ const PRECISIONS: [Precision; 4] = [
         rust: "[f64; 2]",
         name: "complex f64",
         prefix: 'z',
+        real_prefix: 'd',
         c: "rocblas_double_complex",
         real: "f64",
         complex: true,
@@ -64,7 +68,8 @@ const PRECISIONS: [Precision; 4] = [
 const MODEL: usize = 2;
 
 /// One operation: the method, and the C function's name after the
-/// precision's prefix (for real and for complex types).
+/// library's prefix, for real and for complex types, where `?` is the
+/// precision's letter and `!` its real type's (`!?nrm2`: `scnrm2`).
 struct Operation {
     method: &'static str,
     real: &'static str,
@@ -92,6 +97,9 @@ struct Dispatch {
     /// The trait's name and its docs.
     name: &'static str,
     doc: &'static str,
+    /// Whether the trait is hidden from the docs (a helper of the crate's
+    /// own traits, which users name instead).
+    hidden: bool,
     /// Docs of the associated items.
     name_doc: &'static str,
     prefix_doc: &'static str,
@@ -99,45 +107,74 @@ struct Dispatch {
     operations: &'static [Operation],
 }
 
-const DISPATCHES: [Dispatch; 1] = [Dispatch {
-    out: "hip-libs/src/solver/raw/dispatch.rs",
-    bindings: "hip-abi/src/bindings/rocsolver.rs",
-    table: "RocsolverApi",
-    import: "hip_sys::rocsolver",
-    prefix: "rocsolver_",
-    library: "rocSOLVER",
-    name: "SolverScalar",
-    doc: "An element type of the solvers: `f32`, `f64`, and the complex\n\
+const DISPATCHES: [Dispatch; 2] = [
+    Dispatch {
+        out: "hip-libs/src/solver/raw/dispatch.rs",
+        bindings: "hip-abi/src/bindings/rocsolver.rs",
+        table: "RocsolverApi",
+        import: "hip_sys::rocsolver",
+        prefix: "rocsolver_",
+        library: "rocSOLVER",
+        name: "SolverScalar",
+        hidden: false,
+        doc: "An element type of the solvers: `f32`, `f64`, and the complex\n\
           `[f32; 2]` and `[f64; 2]` (`[re, im]`), each with the rocSOLVER\n\
           function of every operation for it.",
-    name_doc: "`f32`, `f64`, `complex f32` or `complex f64`, for messages.",
-    prefix_doc: "The prefix of its rocSOLVER functions: `s`, `d`, `c` or `z`.",
-    real_doc: "The real type of its eigenvalues and singular values: `f32` or `f64`.",
-    operations: &[
-        op("getrf", "getrf", "getrf"),
-        op("getrs", "getrs", "getrs"),
-        op("potrf", "potrf", "potrf"),
-        op("potrs", "potrs", "potrs"),
-        op("geqrf", "geqrf", "geqrf"),
-        op("orgqr", "orgqr", "ungqr"),
-        op("syevd", "syevd", "heevd"),
-        op("gesvd", "gesvd", "gesvd"),
-        op("getrf_strided_batched", "getrf_strided_batched", "getrf_strided_batched"),
-        op("getrs_strided_batched", "getrs_strided_batched", "getrs_strided_batched"),
-        op("potrf_strided_batched", "potrf_strided_batched", "potrf_strided_batched"),
-        op("potrs_strided_batched", "potrs_strided_batched", "potrs_strided_batched"),
-        op("geqrf_strided_batched", "geqrf_strided_batched", "geqrf_strided_batched"),
-        op("syevd_strided_batched", "syevd_strided_batched", "heevd_strided_batched"),
-        op("gesvd_strided_batched", "gesvd_strided_batched", "gesvd_strided_batched"),
-        op("getrf_batched", "getrf_batched", "getrf_batched"),
-        op("getrs_batched", "getrs_batched", "getrs_batched"),
-        op("potrf_batched", "potrf_batched", "potrf_batched"),
-        op("potrs_batched", "potrs_batched", "potrs_batched"),
-        op("geqrf_batched", "geqrf_batched", "geqrf_batched"),
-        op("syevd_batched", "syevd_batched", "heevd_batched"),
-        op("gesvd_batched", "gesvd_batched", "gesvd_batched"),
-    ],
-}];
+        name_doc: "`f32`, `f64`, `complex f32` or `complex f64`, for messages.",
+        prefix_doc: "The prefix of its rocSOLVER functions: `s`, `d`, `c` or `z`.",
+        real_doc: "The real type of its eigenvalues and singular values: `f32` or `f64`.",
+        operations: &[
+            op("getrf", "?getrf", "?getrf"),
+            op("getrs", "?getrs", "?getrs"),
+            op("potrf", "?potrf", "?potrf"),
+            op("potrs", "?potrs", "?potrs"),
+            op("geqrf", "?geqrf", "?geqrf"),
+            op("orgqr", "?orgqr", "?ungqr"),
+            op("syevd", "?syevd", "?heevd"),
+            op("gesvd", "?gesvd", "?gesvd"),
+            op("getrf_strided_batched", "?getrf_strided_batched", "?getrf_strided_batched"),
+            op("getrs_strided_batched", "?getrs_strided_batched", "?getrs_strided_batched"),
+            op("potrf_strided_batched", "?potrf_strided_batched", "?potrf_strided_batched"),
+            op("potrs_strided_batched", "?potrs_strided_batched", "?potrs_strided_batched"),
+            op("geqrf_strided_batched", "?geqrf_strided_batched", "?geqrf_strided_batched"),
+            op("syevd_strided_batched", "?syevd_strided_batched", "?heevd_strided_batched"),
+            op("gesvd_strided_batched", "?gesvd_strided_batched", "?gesvd_strided_batched"),
+            op("getrf_batched", "?getrf_batched", "?getrf_batched"),
+            op("getrs_batched", "?getrs_batched", "?getrs_batched"),
+            op("potrf_batched", "?potrf_batched", "?potrf_batched"),
+            op("potrs_batched", "?potrs_batched", "?potrs_batched"),
+            op("geqrf_batched", "?geqrf_batched", "?geqrf_batched"),
+            op("syevd_batched", "?syevd_batched", "?heevd_batched"),
+            op("gesvd_batched", "?gesvd_batched", "?gesvd_batched"),
+        ],
+    },
+    Dispatch {
+        out: "hip-libs/src/blas/raw/dispatch.rs",
+        bindings: "hip-abi/src/bindings/rocblas.rs",
+        table: "RocblasApi",
+        import: "hip_sys::rocblas",
+        prefix: "rocblas_",
+        library: "rocBLAS",
+        name: "RocblasTyped",
+        hidden: true,
+        doc: "An element type of rocBLAS's typed functions (`f32`, `f64`, `[f32; 2]`,\n\
+              `[f64; 2]`), each with the function of every operation for it;\n\
+              `GemmScalar` and `BlasScalar` are implemented over it.",
+        name_doc: "`f32`, `f64`, `complex f32` or `complex f64`, for messages.",
+        prefix_doc: "The letter of its rocBLAS functions: `s`, `d`, `c` or `z`.",
+        real_doc: "The real type of its norms: `f32` or `f64`.",
+        operations: &[
+            op("gemm", "?gemm", "?gemm"),
+            op("gemm_strided_batched", "?gemm_strided_batched", "?gemm_strided_batched"),
+            op("gemv", "?gemv", "?gemv"),
+            op("axpy", "?axpy", "?axpy"),
+            op("scal", "?scal", "?scal"),
+            op("dotu", "?dot", "?dotu"),
+            op("dotc", "?dot", "?dotc"),
+            op("nrm2", "?nrm2", "!?nrm2"),
+        ],
+    },
+];
 
 /// A C function of the table: its parameters' names and types, and its
 /// return type, as token text (`* mut rocblas_float_complex`).
@@ -195,8 +232,9 @@ fn is_named_type(word: &str) -> bool {
 
 /// The C function of `operation` for `precision`.
 fn c_name(dispatch: &Dispatch, operation: &Operation, precision: &Precision) -> String {
-    let suffix = if precision.complex { operation.complex } else { operation.real };
-    format!("{}{}{}", dispatch.prefix, precision.prefix, suffix)
+    let template = if precision.complex { operation.complex } else { operation.real };
+    let name = template.replace('?', &precision.prefix.to_string()).replace('!', &precision.real_prefix.to_string());
+    format!("{}{name}", dispatch.prefix)
 }
 
 fn tokens(text: &str) -> Result<TokenStream, String> {
@@ -249,13 +287,13 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
     for (operation, params, output) in &declarations {
         let method = Ident::new(operation.method, Span::call_site());
         let doc = format!(
-            " `{}?{}`{}.",
+            " `{}{}`{}.",
             dispatch.prefix,
             operation.real,
             if operation.real == operation.complex {
                 String::new()
             } else {
-                format!(" (`{}?{}` for complex types)", dispatch.prefix, operation.complex)
+                format!(" (`{}{}` for complex types)", dispatch.prefix, operation.complex)
             }
         );
         let contract = format!(" The arguments satisfy {}'s contract.", dispatch.library);
@@ -329,6 +367,7 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
     let trait_doc = dispatch.doc.lines().map(|line| format!(" {}", line.trim_start()));
     let [name_doc, prefix_doc, real_doc] =
         [dispatch.name_doc, dispatch.prefix_doc, dispatch.real_doc].map(|d| format!(" {d}"));
+    let hidden = if dispatch.hidden { quote!(#[doc(hidden)]) } else { quote!() };
     let file = quote! {
         #![allow(clippy::too_many_arguments)]
         use #import_path::{#(#imports,)* #(#c_imports,)*};
@@ -336,6 +375,7 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
             pub trait Sealed {}
         }
         #(#[doc = #trait_doc])*
+        #hidden
         pub trait #trait_name: Copy + Send + Sync + 'static + sealed::Sealed {
             #[doc = #name_doc]
             const NAME: &'static str;
@@ -427,6 +467,17 @@ mod tests {
         let f32_impl = &f32_impl[..f32_impl.find("impl SolverScalar for f64").unwrap()];
         assert!(!f32_impl.contains(".cast()"), "a real type's pointers are the C function's own");
         assert!(text.contains("a.cast()"), "a complex type's pointers are cast to the C element type");
+    }
+
+    #[test]
+    fn names_with_two_letters_or_one_for_two_operations_are_followed() {
+        let path = crate::workspace_root().join(DISPATCHES[1].bindings);
+        let text = generate(&DISPATCHES[1], &std::fs::read_to_string(path).unwrap()).unwrap();
+        let complex = &text[text.find("impl RocblasTyped for [f32; 2] {").unwrap()..];
+        assert!(complex.contains(".rocblas_scnrm2)(") && complex.contains(".rocblas_cdotc)("));
+        let real = &text[text.find("impl RocblasTyped for f64 {").unwrap()..];
+        let real = &real[..real.find("impl RocblasTyped for [f32; 2]").unwrap()];
+        assert_eq!(real.matches(".rocblas_ddot)(").count(), 2, "dotu and dotc of a real type are its one dot");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The one place this crate calls rocBLAS: a function per rocBLAS call
 //! for the handle (here) and, per element type, the typed calls of the
-//! operations ([`scalar`]), with rocBLAS's statuses turned into errors.
+//! operations ([`scalar`], over the per-precision table `dispatch`
+//! generated from the bindings by `cargo xtask dispatch`), with rocBLAS's
+//! statuses turned into errors.
 //!
 //! Each function makes one call and names it first in its docs; where the
 //! call is sound only if the caller upholds something it is an `unsafe
@@ -11,6 +13,10 @@
 //! rocBLAS's [API reference](https://rocm.docs.amd.com/projects/rocBLAS/en/latest/reference/api.html)
 //! and [helper functions](https://rocm.docs.amd.com/projects/rocBLAS/en/latest/reference/helpers.html).
 
+// Generated (`cargo xtask dispatch`): formatted by its generator, which
+// `--check` compares byte for byte.
+#[rustfmt::skip]
+mod dispatch;
 pub(crate) mod scalar;
 
 use hip_sys::hipStream_t;

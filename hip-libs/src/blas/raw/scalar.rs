@@ -3,10 +3,10 @@
 //! Complex numbers are `[re, im]` pairs, as in [`crate::fft`]; their layout
 //! is rocBLAS's `rocblas_float_complex` / `rocblas_double_complex`.
 
+use super::dispatch::RocblasTyped;
 use half::{bf16, f16};
 use hip_sys::rocblas::{
-    rocblas_datatype, rocblas_double_complex, rocblas_float_complex, rocblas_gemm_algo, rocblas_handle,
-    rocblas_operation, rocblas_status, RocblasApi,
+    rocblas_datatype, rocblas_gemm_algo, rocblas_handle, rocblas_operation, rocblas_status, RocblasApi,
 };
 use std::ffi::c_void;
 
@@ -132,255 +132,156 @@ pub trait BlasScalar: GemmScalar<Scalar = Self> + Default {
     ) -> rocblas_status;
 }
 
-macro_rules! blas_scalar {
-    ($t:ty, $c:ty, $real:ty, $name:literal, $tf32:literal,
-     $gemm:ident, $batched:ident, $gemv:ident, $axpy:ident, $scal:ident, $dot:ident, $dotc:ident, $nrm2:ident) => {
-        impl sealed::Sealed for $t {}
+impl<T: RocblasTyped> sealed::Sealed for T {}
 
-        impl GemmScalar for $t {
-            type Scalar = $t;
-            const NAME: &'static str = $name;
-            const TF32_APPLIES: bool = $tf32;
+impl<T: RocblasTyped> GemmScalar for T {
+    type Scalar = T;
+    const NAME: &'static str = <T as RocblasTyped>::NAME;
+    // TF32 (XF32) is a mode of single-precision real GEMMs only.
+    const TF32_APPLIES: bool = <T as RocblasTyped>::PREFIX == 's';
 
-            unsafe fn gemm(api: &RocblasApi, g: &GemmArgs, alpha: &$t, beta: &$t) -> rocblas_status {
-                let (alpha, beta) = ((alpha as *const $t).cast::<$c>(), (beta as *const $t).cast::<$c>());
-                // SAFETY: the caller's guarantee; `$t` and `$c` have one layout.
-                unsafe {
-                    if g.batch == 1 && g.strides == [0; 3] {
-                        (api.$gemm)(
-                            g.handle,
-                            g.op_a,
-                            g.op_b,
-                            g.m,
-                            g.n,
-                            g.k,
-                            alpha,
-                            g.a.cast(),
-                            g.lda,
-                            g.b.cast(),
-                            g.ldb,
-                            beta,
-                            g.c.cast(),
-                            g.ldc,
-                        )
-                    } else {
-                        (api.$batched)(
-                            g.handle,
-                            g.op_a,
-                            g.op_b,
-                            g.m,
-                            g.n,
-                            g.k,
-                            alpha,
-                            g.a.cast(),
-                            g.lda,
-                            g.strides[0],
-                            g.b.cast(),
-                            g.ldb,
-                            g.strides[1],
-                            beta,
-                            g.c.cast(),
-                            g.ldc,
-                            g.strides[2],
-                            g.batch,
-                        )
-                    }
-                }
+    unsafe fn gemm(api: &RocblasApi, g: &GemmArgs, alpha: &T, beta: &T) -> rocblas_status {
+        let (alpha, beta) = (alpha as *const T, beta as *const T);
+        let (a, b, c) = (g.a.cast(), g.b.cast(), g.c.cast());
+        if g.batch == 1 && g.strides == [0; 3] {
+            // SAFETY: the caller's guarantee.
+            unsafe { T::gemm(api, g.handle, g.op_a, g.op_b, g.m, g.n, g.k, alpha, a, g.lda, b, g.ldb, beta, c, g.ldc) }
+        } else {
+            let [sa, sb, sc] = g.strides;
+            // SAFETY: the caller's guarantee.
+            unsafe {
+                T::gemm_strided_batched(
+                    api, g.handle, g.op_a, g.op_b, g.m, g.n, g.k, alpha, a, g.lda, sa, b, g.ldb, sb, beta, c, g.ldc,
+                    sc, g.batch,
+                )
             }
         }
-
-        impl BlasScalar for $t {
-            type Real = $real;
-
-            unsafe fn gemv(
-                api: &RocblasApi,
-                handle: rocblas_handle,
-                op: rocblas_operation,
-                m: i32,
-                n: i32,
-                alpha: &$t,
-                a: *const c_void,
-                lda: i32,
-                x: *const c_void,
-                beta: &$t,
-                y: *mut c_void,
-            ) -> rocblas_status {
-                let (alpha, beta) = ((alpha as *const $t).cast::<$c>(), (beta as *const $t).cast::<$c>());
-                // SAFETY: the caller's guarantee.
-                unsafe { (api.$gemv)(handle, op, m, n, alpha, a.cast(), lda, x.cast(), 1, beta, y.cast(), 1) }
-            }
-
-            unsafe fn axpy(
-                api: &RocblasApi,
-                handle: rocblas_handle,
-                n: i32,
-                alpha: &$t,
-                x: *const c_void,
-                y: *mut c_void,
-            ) -> rocblas_status {
-                // SAFETY: the caller's guarantee.
-                unsafe { (api.$axpy)(handle, n, (alpha as *const $t).cast(), x.cast(), 1, y.cast(), 1) }
-            }
-
-            unsafe fn scal(
-                api: &RocblasApi,
-                handle: rocblas_handle,
-                n: i32,
-                alpha: &$t,
-                x: *mut c_void,
-            ) -> rocblas_status {
-                // SAFETY: the caller's guarantee.
-                unsafe { (api.$scal)(handle, n, (alpha as *const $t).cast(), x.cast(), 1) }
-            }
-
-            unsafe fn dot(
-                api: &RocblasApi,
-                handle: rocblas_handle,
-                n: i32,
-                x: *const c_void,
-                y: *const c_void,
-                conjugate: bool,
-                result: &mut $t,
-            ) -> rocblas_status {
-                let f = if conjugate { api.$dotc } else { api.$dot };
-                // SAFETY: the caller's guarantee; `result` is host memory of the type.
-                unsafe { f(handle, n, x.cast(), 1, y.cast(), 1, (result as *mut $t).cast()) }
-            }
-
-            unsafe fn nrm2(
-                api: &RocblasApi,
-                handle: rocblas_handle,
-                n: i32,
-                x: *const c_void,
-                result: &mut $real,
-            ) -> rocblas_status {
-                // SAFETY: the caller's guarantee; `result` is host memory.
-                unsafe { (api.$nrm2)(handle, n, x.cast(), 1, result) }
-            }
-        }
-    };
+    }
 }
 
-blas_scalar!(
-    f32,
-    f32,
-    f32,
-    "f32",
-    true,
-    rocblas_sgemm,
-    rocblas_sgemm_strided_batched,
-    rocblas_sgemv,
-    rocblas_saxpy,
-    rocblas_sscal,
-    rocblas_sdot,
-    rocblas_sdot,
-    rocblas_snrm2
-);
-blas_scalar!(
-    f64,
-    f64,
-    f64,
-    "f64",
-    false,
-    rocblas_dgemm,
-    rocblas_dgemm_strided_batched,
-    rocblas_dgemv,
-    rocblas_daxpy,
-    rocblas_dscal,
-    rocblas_ddot,
-    rocblas_ddot,
-    rocblas_dnrm2
-);
-blas_scalar!(
-    [f32; 2],
-    rocblas_float_complex,
-    f32,
-    "complex f32",
-    false,
-    rocblas_cgemm,
-    rocblas_cgemm_strided_batched,
-    rocblas_cgemv,
-    rocblas_caxpy,
-    rocblas_cscal,
-    rocblas_cdotu,
-    rocblas_cdotc,
-    rocblas_scnrm2
-);
-blas_scalar!(
-    [f64; 2],
-    rocblas_double_complex,
-    f64,
-    "complex f64",
-    false,
-    rocblas_zgemm,
-    rocblas_zgemm_strided_batched,
-    rocblas_zgemv,
-    rocblas_zaxpy,
-    rocblas_zscal,
-    rocblas_zdotu,
-    rocblas_zdotc,
-    rocblas_dznrm2
-);
+impl<T: RocblasTyped + Default> BlasScalar for T
+where
+    <T as RocblasTyped>::Real: Default,
+{
+    type Real = <T as RocblasTyped>::Real;
 
-/// The half types, through `rocblas_gemm_ex` with f32 compute.
-macro_rules! half_scalar {
-    ($t:ty, $datatype:ident, $name:literal) => {
-        impl sealed::Sealed for $t {}
+    unsafe fn gemv(
+        api: &RocblasApi,
+        handle: rocblas_handle,
+        op: rocblas_operation,
+        m: i32,
+        n: i32,
+        alpha: &T,
+        a: *const c_void,
+        lda: i32,
+        x: *const c_void,
+        beta: &T,
+        y: *mut c_void,
+    ) -> rocblas_status {
+        let (alpha, beta, a, x, y) = (alpha as *const T, beta as *const T, a.cast(), x.cast(), y.cast());
+        // SAFETY: the caller's guarantee.
+        unsafe { T::gemv(api, handle, op, m, n, alpha, a, lda, x, 1, beta, y, 1) }
+    }
 
-        impl GemmScalar for $t {
-            type Scalar = f32;
-            const NAME: &'static str = $name;
+    unsafe fn axpy(
+        api: &RocblasApi,
+        handle: rocblas_handle,
+        n: i32,
+        alpha: &T,
+        x: *const c_void,
+        y: *mut c_void,
+    ) -> rocblas_status {
+        // SAFETY: the caller's guarantee.
+        unsafe { T::axpy(api, handle, n, alpha, x.cast(), 1, y.cast(), 1) }
+    }
 
-            unsafe fn gemm(api: &RocblasApi, g: &GemmArgs, alpha: &f32, beta: &f32) -> rocblas_status {
-                let t = rocblas_datatype::$datatype;
-                let f32t = rocblas_datatype::rocblas_datatype_f32_r;
-                let standard = rocblas_gemm_algo::rocblas_gemm_algo_standard;
-                let (alpha, beta) = ((alpha as *const f32).cast(), (beta as *const f32).cast());
-                // SAFETY: the caller's guarantee; D = C, computed in place.
-                unsafe {
-                    if g.batch == 1 && g.strides == [0; 3] {
-                        (api.rocblas_gemm_ex)(
-                            g.handle, g.op_a, g.op_b, g.m, g.n, g.k, alpha, g.a, t, g.lda, g.b, t, g.ldb, beta, g.c, t,
-                            g.ldc, g.c, t, g.ldc, f32t, standard, 0, 0,
-                        )
-                    } else {
-                        (api.rocblas_gemm_strided_batched_ex)(
-                            g.handle,
-                            g.op_a,
-                            g.op_b,
-                            g.m,
-                            g.n,
-                            g.k,
-                            alpha,
-                            g.a,
-                            t,
-                            g.lda,
-                            g.strides[0],
-                            g.b,
-                            t,
-                            g.ldb,
-                            g.strides[1],
-                            beta,
-                            g.c,
-                            t,
-                            g.ldc,
-                            g.strides[2],
-                            g.c,
-                            t,
-                            g.ldc,
-                            g.strides[2],
-                            g.batch,
-                            f32t,
-                            standard,
-                            0,
-                            0,
-                        )
-                    }
-                }
+    unsafe fn scal(api: &RocblasApi, handle: rocblas_handle, n: i32, alpha: &T, x: *mut c_void) -> rocblas_status {
+        // SAFETY: the caller's guarantee.
+        unsafe { T::scal(api, handle, n, alpha, x.cast(), 1) }
+    }
+
+    unsafe fn dot(
+        api: &RocblasApi,
+        handle: rocblas_handle,
+        n: i32,
+        x: *const c_void,
+        y: *const c_void,
+        conjugate: bool,
+        result: &mut T,
+    ) -> rocblas_status {
+        let (x, y, result) = (x.cast(), y.cast(), result as *mut T);
+        // SAFETY: the caller's guarantee; `result` is host memory of the
+        // type. Real types have one dot (`dotu` and `dotc` are both `?dot`).
+        unsafe {
+            if conjugate {
+                T::dotc(api, handle, n, x, 1, y, 1, result)
+            } else {
+                T::dotu(api, handle, n, x, 1, y, 1, result)
             }
         }
-    };
+    }
+
+    unsafe fn nrm2(
+        api: &RocblasApi,
+        handle: rocblas_handle,
+        n: i32,
+        x: *const c_void,
+        result: &mut Self::Real,
+    ) -> rocblas_status {
+        // SAFETY: the caller's guarantee; `result` is host memory.
+        unsafe { T::nrm2(api, handle, n, x.cast(), 1, result) }
+    }
 }
 
-half_scalar!(f16, rocblas_datatype_f16_r, "f16");
-half_scalar!(bf16, rocblas_datatype_bf16_r, "bf16");
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for bf16 {}
+
+impl GemmScalar for f16 {
+    type Scalar = f32;
+    const NAME: &'static str = "f16";
+
+    unsafe fn gemm(api: &RocblasApi, g: &GemmArgs, alpha: &f32, beta: &f32) -> rocblas_status {
+        // SAFETY: the caller's guarantee.
+        unsafe { gemm_ex(api, g, rocblas_datatype::rocblas_datatype_f16_r, alpha, beta) }
+    }
+}
+
+impl GemmScalar for bf16 {
+    type Scalar = f32;
+    const NAME: &'static str = "bf16";
+
+    unsafe fn gemm(api: &RocblasApi, g: &GemmArgs, alpha: &f32, beta: &f32) -> rocblas_status {
+        // SAFETY: the caller's guarantee.
+        unsafe { gemm_ex(api, g, rocblas_datatype::rocblas_datatype_bf16_r, alpha, beta) }
+    }
+}
+
+/// A half type's GEMM through `rocblas_gemm_ex` (`_strided_batched_ex`
+/// for a batch) with f32 compute and scalars, D = C, computed in place.
+///
+/// # Safety
+/// The arguments satisfy rocBLAS's contract for elements of type `t`.
+unsafe fn gemm_ex(api: &RocblasApi, g: &GemmArgs, t: rocblas_datatype, alpha: &f32, beta: &f32) -> rocblas_status {
+    let f32t = rocblas_datatype::rocblas_datatype_f32_r;
+    let standard = rocblas_gemm_algo::rocblas_gemm_algo_standard;
+    let (alpha, beta) = ((alpha as *const f32).cast(), (beta as *const f32).cast());
+    let (h, m, n, k, a, b, c) = (g.handle, g.m, g.n, g.k, g.a, g.b, g.c);
+    if g.batch == 1 && g.strides == [0; 3] {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            (api.rocblas_gemm_ex)(
+                h, g.op_a, g.op_b, m, n, k, alpha, a, t, g.lda, b, t, g.ldb, beta, c, t, g.ldc, c, t, g.ldc, f32t,
+                standard, 0, 0,
+            )
+        }
+    } else {
+        let [sa, sb, sc] = g.strides;
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            (api.rocblas_gemm_strided_batched_ex)(
+                h, g.op_a, g.op_b, m, n, k, alpha, a, t, g.lda, sa, b, t, g.ldb, sb, beta, c, t, g.ldc, sc, c, t,
+                g.ldc, sc, g.batch, f32t, standard, 0, 0,
+            )
+        }
+    }
+}
