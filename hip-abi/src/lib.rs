@@ -7,13 +7,14 @@
 //! build on it, and `hip-sys` re-exports it, so the crates above name it
 //! through `hip_sys` only.
 //!
-//! - [`bindings`]: the C API in one folder. The generated types and
-//!   tables (`cargo xtask bindgen`, drift-checked), MIOpen's written by
-//!   hand, HIP's names of later headers ([`bindings::newer`]) and of its
-//!   statuses ([`error_names`]), and [`bindings::shared`]: the rules every
-//!   backend keeps the same way (rocBLAS's and rocSOLVER's argument rules,
-//!   rocFFT's and NCCL's version facts, rocSPARSE's two SpMV forms, the
-//!   portable kernel prelude, the runtime compiler's description).
+//! - [`bindings`]: the C API in one folder, and nothing else. The
+//!   generated types and tables (`cargo xtask bindgen`, drift-checked),
+//!   MIOpen's written by hand, HIP's names of later headers
+//!   ([`bindings::newer`]) and of its statuses ([`error_names`]).
+//! - [`shared`]: the rules every backend keeps the same way (rocBLAS's
+//!   and rocSOLVER's argument rules, rocFFT's and NCCL's version facts,
+//!   rocSPARSE's two SpMV forms, the portable kernel prelude and its
+//!   headers, the runtime compiler's description).
 //! - [`provider`]: what a backend hands the process for its math
 //!   libraries and compiler ([`provider::Provider`]).
 //! - [`Backend`] and [`BackendError`]: which backend serves a process, and
@@ -28,6 +29,7 @@ pub mod bindings;
 mod error;
 mod kind;
 pub mod provider;
+pub mod shared;
 pub mod sync;
 pub mod units;
 

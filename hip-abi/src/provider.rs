@@ -3,8 +3,6 @@
 //! provider; `hip_sys::libraries` calls it once per table and keeps the
 //! answer.
 
-use crate::bindings::shared::compiler::Compiler;
-use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::miopen::MiopenApi;
 use crate::rccl::RcclApi;
 use crate::rocblas::RocblasApi;
@@ -12,6 +10,8 @@ use crate::rocfft::RocfftApi;
 use crate::rocrand::RocrandApi;
 use crate::rocsolver::RocsolverApi;
 use crate::rocsparse::RocsparseApi;
+use crate::shared::compiler::Compiler;
+use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 
 /// How a backend fills each library table: an error says why it cannot.

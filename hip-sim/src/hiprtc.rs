@@ -15,7 +15,7 @@ use super::handles::new_handle;
 use super::kernels::KERNELS;
 use super::lock::lock;
 use crate::bindings::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
-use crate::bindings::shared::compiler::{Compiler, CompilerKind};
+use crate::shared::compiler::{Compiler, CompilerKind};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
@@ -84,7 +84,7 @@ pub(crate) fn cannot_compile_log(program: &str) -> String {
 }
 
 unsafe extern "C" fn hiprtcGetErrorString(result: hiprtcResult) -> *const c_char {
-    crate::bindings::shared::hiprtc_names::hiprtc_status_c_name(result)
+    crate::shared::hiprtc_names::hiprtc_status_c_name(result)
 }
 
 unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hiprtcResult {

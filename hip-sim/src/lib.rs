@@ -311,7 +311,7 @@
 
 // The C ABI every backend shares, under the names the simulator's modules
 // use for it.
-pub(crate) use hip_abi::{bindings, sync, units, BackendError};
+pub(crate) use hip_abi::{bindings, shared, sync, units, BackendError};
 
 // The simulated machine and the rules it keeps, bottom up: nothing here
 // calls the entry points above it.

@@ -45,7 +45,7 @@ pub fn hiprtc_api() -> &'static crate::bindings::hiprtc::HiprtcApi {
 }
 
 /// The simulator's compiler: its hipRTC table, reporting hipRTC's 9.0.
-pub fn compiler() -> &'static crate::bindings::shared::compiler::Compiler {
+pub fn compiler() -> &'static crate::shared::compiler::Compiler {
     &hiprtc::SIM_COMPILER
 }
 

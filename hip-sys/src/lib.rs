@@ -96,7 +96,7 @@ pub mod libraries;
 
 /// The C ABI: the `hip-abi` crate's types, tables and shared rules, and
 /// its locks and byte sizes.
-pub use hip_abi::{bindings, sync, units};
+pub use hip_abi::{bindings, shared, sync, units};
 
 #[cfg(feature = "sim")]
 pub use backend::sim;
@@ -118,10 +118,10 @@ pub use bindings::hiprtc;
 pub use bindings::newer::{
     hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
 };
-pub use bindings::shared::prelude::{prelude, Header};
 pub use bindings::{miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
     available, miopen, rccl, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged,
     Library, RocfftVersion,
 };
+pub use shared::prelude::{prelude, Header};

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 /// The file that names the libraries.
-const LIBRARY: &str = "hip-abi/src/bindings/shared/library.rs";
+const LIBRARY: &str = "hip-abi/src/shared/library.rs";
 
 /// The tables of contents: a crate root (its `//!` docs are read) or a
 /// Markdown file (read whole).

@@ -55,10 +55,10 @@ use vector::*;
 
 use super::library::{accesses, call, span, write_out, Span};
 use crate::bindings::rocblas::*;
-use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
-use crate::bindings::shared::version_string;
 use crate::machine::sim;
 use crate::queue::Target;
+use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::shared::version_string;
 use crate::violations;
 use crate::violations::AccessKind;
 use crate::{submit, targets};

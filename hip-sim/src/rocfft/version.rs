@@ -3,9 +3,9 @@
 //! `rocfft_get_version_string`.
 
 use super::status::*;
-use crate::bindings::shared::rocfft_version::RocfftVersion;
 use crate::library::call;
 use crate::lock::lock;
+use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 use std::ffi::c_char;
 use std::sync::{Mutex, OnceLock};

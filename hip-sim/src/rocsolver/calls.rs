@@ -19,10 +19,10 @@ use crate::bindings::rocblas::{
     rocblas_double_complex, rocblas_float_complex, rocblas_handle, rocblas_status, rocblas_stride,
 };
 use crate::bindings::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
-use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::library::{accesses, call, span, Span};
 use crate::races::Deferred;
 use crate::rocblas::{bind, matrix_len, querying};
+use crate::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::submit;
 use crate::violations::AccessKind;
 use std::ffi::c_int;

@@ -13,8 +13,8 @@ use crate::bindings::rocblas::{
 use crate::bindings::rocsolver::{
     rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi,
 };
-use crate::bindings::shared::version_string;
 use crate::library::{call, function_name};
+use crate::shared::version_string;
 use std::ffi::{c_char, c_int};
 
 /// The version the simulator reports: the rocSOLVER whose rules and

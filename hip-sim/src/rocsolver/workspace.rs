@@ -47,8 +47,8 @@
 //!   of the whole batch alone fits 128 MiB (rocBLAS's limit taken at that
 //!   default, not from `ROCBLAS_INTERNAL_TRSM_REG_KERNEL_MEM_LIMIT`).
 
-use crate::bindings::shared::rocsolver_rules::Svect;
 use crate::rocblas::DEVICE_MEMORY_GRANULE;
+use crate::shared::rocsolver_rules::Svect;
 
 /// One problem, or a strided batch of `count` of them (rocSOLVER's batched paths, with their own block-size tables).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

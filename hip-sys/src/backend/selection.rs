@@ -217,7 +217,7 @@ fn feature_off(backend: Backend, feature: &str) -> BackendError {
 }
 
 /// AMD's hipRTC on its own (the `amd` feature), for compiling with no GPU.
-pub(crate) fn hiprtc_compiler() -> Result<&'static crate::bindings::shared::compiler::Compiler, BackendError> {
+pub(crate) fn hiprtc_compiler() -> Result<&'static crate::shared::compiler::Compiler, BackendError> {
     // The backend is chosen first: an amd runtime, if the process uses
     // one, decides which installation's hipRTC loads.
     let _ = selection();
@@ -228,7 +228,7 @@ pub(crate) fn hiprtc_compiler() -> Result<&'static crate::bindings::shared::comp
 }
 
 /// NVRTC behind hipRTC's table (the `nvidia` feature).
-pub(crate) fn nvrtc_compiler() -> Result<&'static crate::bindings::shared::compiler::Compiler, BackendError> {
+pub(crate) fn nvrtc_compiler() -> Result<&'static crate::shared::compiler::Compiler, BackendError> {
     #[cfg(feature = "nvidia")]
     return nvidia::nvrtc_compiler();
     #[cfg(not(feature = "nvidia"))]

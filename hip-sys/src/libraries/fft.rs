@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::rocfft::RocfftApi;
 use crate::BackendError;
 
-pub use crate::bindings::shared::rocfft_version::RocfftVersion;
+pub use crate::shared::rocfft_version::RocfftVersion;
 
 /// The process's rocFFT table.
 pub fn rocfft() -> Result<&'static RocfftApi, BackendError> {

@@ -52,7 +52,7 @@ pub mod rtc;
 pub mod solver;
 pub mod sparse;
 
-pub use crate::bindings::shared::library::Library;
+pub use crate::shared::library::Library;
 pub use blas::rocblas;
 pub use collective::rccl;
 pub use dnn::miopen;

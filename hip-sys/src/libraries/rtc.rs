@@ -26,8 +26,8 @@ use std::sync::OnceLock;
 use crate::hiprtc::HiprtcApi;
 use crate::BackendError;
 
-pub use crate::bindings::shared::compiler::{Compiler, CompilerKind};
-pub use crate::bindings::shared::hiprtc_names::hiprtc_status_name;
+pub use crate::shared::compiler::{Compiler, CompilerKind};
+pub use crate::shared::hiprtc_names::hiprtc_status_name;
 
 /// The compiler for the process's backend (loaded on first use).
 pub fn compiler() -> Result<&'static Compiler, BackendError> {

@@ -98,13 +98,13 @@ pub unsafe fn rocsparse_spmv_staged(
     }
 }
 
-/// rocSPARSE's SpMV shims (in `bindings::shared::rocsparse_spmv`) over
+/// rocSPARSE's SpMV shims (in `shared::rocsparse_spmv`) over
 /// the simulator's rocSPARSE.
 #[cfg(test)]
 #[cfg(feature = "sim")]
 mod shim_tests {
-    use crate::bindings::shared::rocsparse_spmv::*;
     use crate::rocsparse::*;
+    use crate::shared::rocsparse_spmv::*;
 
     /// The version shims, run over the simulator's rocSPARSE standing in
     /// for the library: a 2.x table without `rocsparse_spmv_ex` (staged

@@ -31,8 +31,8 @@ use std::sync::OnceLock;
 use super::hiprtc_table;
 use super::installation::{self, Runtime};
 use super::libraries::{rocm_candidates, rocm_path};
-use crate::bindings::shared::compiler::{Compiler, CompilerKind};
 use crate::hiprtc::{hiprtcResult, HiprtcApi};
+use crate::shared::compiler::{Compiler, CompilerKind};
 use crate::BackendError;
 
 /// The process's AMD hipRTC (loaded on first use; an error is kept too).

@@ -25,9 +25,9 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::{Mutex, OnceLock};
 
-use crate::bindings::shared::compiler::CompilerKind;
-use crate::bindings::shared::prelude::with_prelude;
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::shared::compiler::CompilerKind;
+use crate::shared::prelude::with_prelude;
 use crate::sync::MutexExt;
 
 /// AMD's own functions, behind the guards.

@@ -6,7 +6,7 @@
 //! file names (see [`crate::libraries`]).
 
 use crate::backend::loader::Opened;
-use crate::bindings::shared::library::Library;
+use crate::shared::library::Library;
 use crate::BackendError;
 
 /// `ROCM_PATH`, if set.

@@ -2,8 +2,8 @@
 //! [`crate::libraries::dnn`]).
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
 use crate::miopen::{miopenStatus_t, MiopenApi};
+use crate::shared::library::Library;
 use crate::BackendError;
 
 /// MIOpen's table, from the first candidate library that loads.

@@ -2,9 +2,9 @@
 //! (see [`crate::libraries::collective`]).
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
-use crate::bindings::shared::nccl_version::{split_version, supported_version};
 use crate::rccl::{ncclResult_t, RcclApi};
+use crate::shared::library::Library;
+use crate::shared::nccl_version::{split_version, supported_version};
 use crate::BackendError;
 
 /// RCCL's table, from the first candidate library that loads.

@@ -5,8 +5,8 @@
 use std::ffi::c_char;
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
 use crate::rocblas::{rocblas_handle, rocblas_math_mode, rocblas_status, RocblasApi};
+use crate::shared::library::Library;
 use crate::BackendError;
 
 /// rocBLAS's table, from the first candidate library that loads.

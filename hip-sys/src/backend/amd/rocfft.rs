@@ -5,9 +5,9 @@
 use std::sync::OnceLock;
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
-use crate::bindings::shared::rocfft_version::{parse_rocfft_version, RocfftVersion};
 use crate::rocfft::{rocfft_status, RocfftApi};
+use crate::shared::library::Library;
+use crate::shared::rocfft_version::{parse_rocfft_version, RocfftVersion};
 use crate::BackendError;
 
 /// rocFFT's table, from the first candidate library that loads.

@@ -2,8 +2,8 @@
 //! (see [`crate::libraries::rand`]).
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
 use crate::rocrand::{rocrand_status, RocrandApi};
+use crate::shared::library::Library;
 use crate::BackendError;
 
 /// rocRAND's table, from the first candidate library that loads.

@@ -5,8 +5,8 @@ use std::ffi::c_char;
 
 use super::libraries::{installed, open};
 use super::rocblas::rocblas_major;
-use crate::bindings::shared::library::Library;
 use crate::rocsolver::{rocblas_status, RocsolverApi};
+use crate::shared::library::Library;
 use crate::BackendError;
 
 /// rocSOLVER's table, from the first candidate library that loads.

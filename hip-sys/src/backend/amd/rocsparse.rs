@@ -5,9 +5,9 @@
 use std::ffi::{c_int, c_void};
 
 use super::libraries::{installed, open};
-use crate::bindings::shared::library::Library;
-use crate::bindings::shared::rocsparse_spmv::{staged_spmv_over, unstaged_spmv_over, SpmvStaged, SpmvUnstaged};
 use crate::rocsparse::*;
+use crate::shared::library::Library;
+use crate::shared::rocsparse_spmv::{staged_spmv_over, unstaged_spmv_over, SpmvStaged, SpmvUnstaged};
 use crate::BackendError;
 
 /// rocSPARSE's table, from the first candidate library that loads.

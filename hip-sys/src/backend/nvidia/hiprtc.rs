@@ -34,9 +34,9 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
 use super::{catch_status, library_candidates, open};
-use crate::bindings::shared::compiler::{Compiler, CompilerKind};
-use crate::bindings::shared::prelude::with_prelude;
 use crate::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::shared::compiler::{Compiler, CompilerKind};
+use crate::shared::prelude::with_prelude;
 use crate::BackendError;
 
 /// `nvrtcResult`.
@@ -148,9 +148,7 @@ pub(crate) fn status(status: NvrtcResult) -> hiprtcResult {
                 .ok()
                 // SAFETY: nvrtcGetErrorString takes any code and returns a
                 // static string.
-                .and_then(|f| unsafe {
-                    crate::bindings::shared::hiprtc_names::static_text((f.nvrtcGetErrorString)(other))
-                })
+                .and_then(|f| unsafe { crate::shared::hiprtc_names::static_text((f.nvrtcGetErrorString)(other)) })
                 .unwrap_or("unknown");
             log::warn!(
                 "NVRTC returned {name} ({other}), which hipRTC has no code for: reporting HIPRTC_ERROR_INTERNAL_ERROR"
@@ -189,7 +187,7 @@ static NVRTC_HIPRTC: HiprtcApi = HiprtcApi {
 };
 
 unsafe extern "C" fn hiprtcGetErrorString(result: hiprtcResult) -> *const c_char {
-    crate::bindings::shared::hiprtc_names::hiprtc_status_c_name(result)
+    crate::shared::hiprtc_names::hiprtc_status_c_name(result)
 }
 
 unsafe extern "C" fn hiprtcVersion(major: *mut c_int, minor: *mut c_int) -> hiprtcResult {

@@ -4,7 +4,7 @@
 
 use super::{hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
-use crate::bindings::shared::rocfft_version::RocfftVersion;
+use crate::shared::rocfft_version::RocfftVersion;
 
 /// The NVIDIA libraries behind the ROCm tables.
 pub(crate) static PROVIDER: Provider = Provider {

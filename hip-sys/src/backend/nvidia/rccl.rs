@@ -140,8 +140,8 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RcclApi, BackendErr
             let mut code = 0;
             // SAFETY: a valid out-pointer.
             let status = unsafe { (fns.ncclGetVersion)(&mut code) };
-            if status != ncclResult_t::ncclSuccess || !crate::bindings::shared::nccl_version::supported_version(code) {
-                let (major, minor) = crate::bindings::shared::nccl_version::split_version(code);
+            if status != ncclResult_t::ncclSuccess || !crate::shared::nccl_version::supported_version(code) {
+                let (major, minor) = crate::shared::nccl_version::split_version(code);
                 return Err(library.unsupported(
                     format!("NCCL {major}.{minor} (code {code}, ncclGetVersion result {})", status.0),
                     "NCCL 2.13 or a later 2.x",

@@ -50,9 +50,9 @@ use std::ffi::{c_char, c_int, c_longlong, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use super::{catch_status, library_candidates, open, Handle};
-use crate::bindings::shared::rocblas_rules::{self as rules, GemmShape, Next};
-use crate::bindings::shared::version_string;
 use crate::rocblas::*;
+use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
+use crate::shared::version_string;
 use crate::sync::MutexExt;
 use crate::BackendError;
 

@@ -24,11 +24,11 @@ use super::{
     CHOLESKY_ONE_LAUNCH, LU_ONE_LAUNCH, QR_ONE_LAUNCH,
 };
 use crate::backend::nvidia::rocblas::{collect, querying, BatchedLu, BatchedQr};
-use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next};
 use crate::rocblas::{
     rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
 };
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
+use crate::shared::rocsolver_rules::{self as rules, Given, Next};
 
 /// Whether a batch whose shape NVIDIA's batched call takes runs as that
 /// one launch: where `table` says it is faster, and inside a capture.

@@ -91,12 +91,12 @@ use super::rocblas::{
     collect, conj_transpose, cuda_stream, on_destroy, querying, user_workspace, BatchedLu, BatchedQr,
 };
 use super::Handle;
-use crate::bindings::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
-use crate::bindings::shared::version_string;
 use crate::rocblas::{
     rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
 };
 use crate::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode, RocsolverApi};
+use crate::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
+use crate::shared::version_string;
 use crate::sync::MutexExt;
 use crate::BackendError;
 

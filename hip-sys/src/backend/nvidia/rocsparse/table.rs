@@ -32,7 +32,7 @@ fn table() -> RocsparseApi {
         rocsparse_destroy_dnvec_descr,
         rocsparse_create_dnmat_descr,
         rocsparse_destroy_dnmat_descr,
-        rocsparse_spmv: crate::bindings::shared::rocsparse_spmv::unstaged_spmv_over(rocsparse_spmv_ex),
+        rocsparse_spmv: crate::shared::rocsparse_spmv::unstaged_spmv_over(rocsparse_spmv_ex),
         rocsparse_spmv_ex,
         rocsparse_spmm,
     }
