@@ -81,12 +81,13 @@
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the one grow path to the
 //!    driver. No buffers, no thread caches.
-//! 4. `uses`, `private_pool`, `barrier`, `thread_cache`: the one use
+//! 4. `uses`, `private_pool`, `barrier`, `pool_core`: the one use
 //!    tracker ([`UseList`]: a buffer's uses on other streams, pinned host
-//!    memory's uses on all, as events) and the holds of graphs on them; a capture's private pool; and each thread's cache of freed
-//!    blocks in front of a device pool, with the record a block carries
-//!    while it is out of the pool (its length, stream and uses), and the
-//!    paths through both.
+//!    memory's uses on all, as events) and the holds of graphs on them; a
+//!    capture's private pool; and the pool core (`PoolInner`): a device
+//!    pool with each thread's cache of freed blocks in front of it, the
+//!    record a block carries while it is out of the pool (its length,
+//!    stream and uses), and the paths through both.
 //! 5. `pool`: [`Pool`], [`Buffer`] (one word: its block's record), the
 //!    operand protocol ([`Operand`], [`enqueue`]) and the out-of-memory
 //!    ladder.
@@ -111,8 +112,8 @@ mod driver;
 mod device_pool;
 // 4. The thread front.
 mod barrier;
+mod pool_core;
 mod private_pool;
-mod thread_cache;
 mod uses;
 // 5. Pools, buffers, the out-of-memory ladder.
 mod pool;

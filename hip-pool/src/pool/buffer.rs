@@ -2,7 +2,7 @@
 
 use crate::device_pool::Backing;
 use crate::error::Result;
-use crate::thread_cache::{PoolInner, Record};
+use crate::pool_core::{PoolInner, Record};
 use crate::uses::{use_in_capture, Access, WHOLE};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
@@ -46,7 +46,7 @@ use std::mem::ManuallyDrop;
 /// ```
 pub struct Buffer {
     /// Its address, length, block, pool, stream and uses, boxed with the
-    /// block (see `thread_cache::Record`), so a buffer is one word. Moved
+    /// block (see `pool_core::Record`), so a buffer is one word. Moved
     /// out by `release`, which runs exactly once.
     record: ManuallyDrop<Box<Record>>,
 }

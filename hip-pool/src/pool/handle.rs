@@ -5,10 +5,10 @@ use super::oom;
 use crate::device_pool::DevicePool;
 use crate::error::{PoolError, Result};
 use crate::limits::Limit;
+use crate::pool_core::{self, PoolInner, Record};
 use crate::private_pool::{PrivateHold, PrivatePool};
 use crate::stats::PoolStats;
 use crate::strategy::{cached, Strategy};
-use crate::thread_cache::{self, PoolInner, Record};
 use hip_core::{Device, Stream};
 use std::sync::Arc;
 
@@ -147,7 +147,7 @@ impl Pool {
     /// # Ok::<(), hip_pool::PoolError>(())
     /// ```
     pub fn stats(&self) -> PoolStats {
-        thread_cache::with_totals(self.0, |parked| {
+        pool_core::with_totals(self.0, |parked| {
             let mut stats = self.0.core.stats();
             // Every parked block is counted as allocated, and none moves
             // while the caches are locked: these never go below zero.
@@ -176,7 +176,7 @@ impl Pool {
 
     /// Live blocks as (address, size), for tests of the cached strategy.
     pub fn live_blocks(&self) -> Vec<(usize, usize)> {
-        let parked = thread_cache::parked_addresses(self.0);
+        let parked = pool_core::parked_addresses(self.0);
         self.0.core.live_blocks().into_iter().filter(|(p, _)| !parked.contains(p)).collect()
     }
 

@@ -13,7 +13,7 @@
 use super::buffer::Buffer;
 use crate::device_pool::Attempt;
 use crate::error::Result;
-use crate::thread_cache::PoolInner;
+use crate::pool_core::PoolInner;
 use hip_core::{Device, Stream};
 use hip_sys::sync::MutexExt;
 use std::sync::{Arc, Mutex};
