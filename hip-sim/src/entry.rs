@@ -3,11 +3,11 @@
 //! no-device answer, turn a panic into `hipErrorUnknown` (a panic must not
 //! unwind into C callers), and keep the thread's last error.
 
-use super::calls::count;
-use super::faults;
 use super::machine::sim;
-use super::thread::with_thread;
 use crate::bindings::hip::{hipError_t, HipApi};
+use crate::machine::calls::count;
+use crate::machine::faults;
+use crate::machine::thread::with_thread;
 
 /// How a call treats the thread's state and a machine without devices.
 #[derive(Clone, Copy)]

@@ -11,10 +11,10 @@
 //! compile `HIPRTC_ERROR_INVALID_PROGRAM`, lowered names asked before a
 //! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`.
 
-use super::handles::new_handle;
 use super::kernels::KERNELS;
-use super::lock::lock;
 use crate::bindings::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
 use crate::shared::compiler::{Compiler, CompilerKind};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};

@@ -17,13 +17,13 @@
 //! flattened over x, y, z) handles element `i` when `i < n`, exactly as the
 //! usual `if (i < n)` guard of a GPU kernel.
 
-use super::lock::lock;
-use super::memory::Allocation;
-use super::peers::peer_access_enabled;
 use super::place::{resolve, Place};
-use super::races::{race_check_enabled, Access};
-use super::violations::{self, AccessKind};
 use crate::bindings::hip::hipError_t;
+use crate::machine::lock::lock;
+use crate::machine::memory::Allocation;
+use crate::machine::peers::peer_access_enabled;
+use crate::machine::races::{race_check_enabled, Access};
+use crate::machine::violations::{self, AccessKind};
 use std::cell::RefCell;
 use std::sync::Arc;
 

@@ -313,30 +313,9 @@
 // use for it.
 pub(crate) use hip_abi::{bindings, shared, sync, units, BackendError};
 
-// The simulated machine and the rules it keeps, bottom up: nothing here
-// calls the entry points above it.
-mod addresses;
-mod calls;
-mod capture;
-mod config;
-mod event;
-mod exclusive;
-mod faults;
-mod graph;
-mod graph_memory;
-mod handles;
-mod limits;
-mod lock;
+// The simulated machine and the rules it keeps (its parts are listed in
+// its own table of contents): nothing there calls the entry points above.
 mod machine;
-mod memory;
-mod node_kind;
-mod peers;
-mod pinned;
-mod pool;
-mod queue;
-mod races;
-mod thread;
-mod violations;
 
 // Operations over the machine, which the entry points share.
 mod entry;
@@ -365,16 +344,17 @@ mod rocsparse_mode;
 mod tables;
 
 pub use crate::bindings::error_names::describe;
-pub use addresses::MAX_DEVICES;
-pub use calls::{call_count, thread_call_count};
-pub use config::{parse_devices, parse_memory, SimConfig};
-pub use exclusive::{exclusive, Exclusive};
-pub use faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
 pub use library::live_library_objects;
+pub use machine::addresses::MAX_DEVICES;
+pub use machine::calls::{call_count, thread_call_count};
+pub use machine::config::{parse_devices, parse_memory, SimConfig};
+pub use machine::exclusive::{exclusive, Exclusive};
+pub use machine::faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
+pub use machine::peers::set_peer_reachable;
+pub use machine::races::{expect_races, race_check_enabled, ExpectRaces};
+pub use machine::violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
-pub use peers::set_peer_reachable;
-pub use races::{expect_races, race_check_enabled, ExpectRaces};
 pub use rccl::{live_communicators, set_collective_timeout, DEFAULT_COLLECTIVE_TIMEOUT};
 pub use rocfft::{
     parse_version as parse_rocfft_version, rocfft_version, set_rocfft_version, setup_device as rocfft_setup_device,
@@ -389,7 +369,6 @@ pub use submit::{hold_stream, StreamHold};
 pub use tables::{
     api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
 };
-pub use violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
 
 pub use machine::configure_from_env;
 pub use provider::PROVIDER;

@@ -30,14 +30,14 @@
 //! Arithmetic runs in the operands' precision (single precision in `f32`)
 //! in all three libraries, so single-precision tolerances are a GPU's.
 
-use super::handles::new_handle;
-use super::lock::lock;
-use super::memory::Allocation;
 use super::place::{resolve, Place};
-use super::races::{self, Access};
-use super::thread::current_device;
-use super::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
+use crate::machine::memory::Allocation;
+use crate::machine::races::{self, Access};
+use crate::machine::thread::current_device;
+use crate::machine::violations::AccessKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

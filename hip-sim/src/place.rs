@@ -2,16 +2,16 @@
 //! resolved to device memory (an allocation and an offset) or host memory,
 //! and the copies and fills between places.
 
-use super::addresses::device_of;
-use super::capture;
-use super::graph_memory;
-use super::lock::lock;
 use super::machine::sim;
-use super::memory::Allocation;
-use super::pinned::pinned_containing;
-use super::races::{self, Access};
-use super::violations::AccessKind;
 use crate::bindings::hip::hipError_t;
+use crate::machine::addresses::device_of;
+use crate::machine::capture;
+use crate::machine::graph_memory;
+use crate::machine::lock::lock;
+use crate::machine::memory::Allocation;
+use crate::machine::pinned::pinned_containing;
+use crate::machine::races::{self, Access};
+use crate::machine::violations::AccessKind;
 use std::sync::Arc;
 
 /// A resolved operand of a copy or fill.

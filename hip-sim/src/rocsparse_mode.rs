@@ -12,7 +12,7 @@
 //!   compute in [`rocsparse_slow_paths`], so tests can assert that none
 //!   happens; [`rocsparse_analyses`] counts the CSR analyses made.
 
-use crate::lock::lock;
+use crate::machine::lock::lock;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 

@@ -2,15 +2,15 @@
 //! legacy null stream, event waits), the race detector's check of what the
 //! work touches, and waiting for it; and device synchronization.
 
-use super::capture::{self, Enqueue};
-use super::faults;
-use super::lock::lock;
 use super::machine::sim;
-use super::node_kind::NodeKind;
-use super::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
-use super::races::{self, Access, Clock, Deferred, Stamp};
 use super::targets::target;
 use crate::bindings::hip::{hipError_t, hipStream_t};
+use crate::machine::capture::{self, Enqueue};
+use crate::machine::faults;
+use crate::machine::lock::lock;
+use crate::machine::node_kind::NodeKind;
+use crate::machine::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
+use crate::machine::races::{self, Access, Clock, Deferred, Stamp};
 use crate::sync::CondvarExt;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
@@ -174,7 +174,7 @@ pub(crate) fn synchronize_device(function: &'static str, device: usize) -> Resul
     // On a GPU the synchronization holds back the launches that a
     // collective posted here may still wait for (NCCL issue 48).
     if COLLECTIVE_WAITS.get().is_some_and(|waits| waits(device)) {
-        super::violations::record_collective_deadlock(function, device);
+        crate::machine::violations::record_collective_deadlock(function, device);
     }
     let d = sim().device(device).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let mut queues = live_streams(device);

@@ -1,12 +1,12 @@
 //! Which queue a stream handle names: the null stream, `hipStreamPerThread`,
 //! `hipStreamLegacy`, or a stream made by `hipStreamCreate*`.
 
-use super::lock::lock;
 use super::machine::sim;
-use super::queue::{StreamQueue, Target, NORMAL_PRIORITY};
-use super::thread::current_device;
-use super::violations;
 use crate::bindings::hip::{hipError_t, hipStream_t};
+use crate::machine::lock::lock;
+use crate::machine::queue::{StreamQueue, Target, NORMAL_PRIORITY};
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

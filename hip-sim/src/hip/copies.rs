@@ -2,18 +2,18 @@
 //! which of them wait for their work.
 
 use crate::bindings::hip::{hipError_t, hipMemcpyKind, hipStream_t};
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::call;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::node_kind::NodeKind;
+use crate::machine::pinned::pinned_containing;
+use crate::machine::queue::Target;
 use crate::machine::sim;
-use crate::node_kind::NodeKind;
-use crate::pinned::pinned_containing;
+use crate::machine::thread::current_device;
+use crate::machine::violations::{self, AccessKind};
 use crate::place::{copy, fill, resolve_api, Place};
-use crate::queue::Target;
 use crate::submit::{self, Op};
 use crate::targets;
-use crate::thread::current_device;
-use crate::violations::{self, AccessKind};
 use std::ffi::c_void;
 
 /// `hipMemcpyDeviceToDeviceNoCU`, a kind clr accepts from 6.2.

@@ -1,13 +1,13 @@
 //! Devices, primary contexts, the context stack, versions and peer access.
 
 use crate::bindings::hip::{hipCtx_t, hipDeviceAttribute_t, hipDevice_t, hipError_t};
-use crate::calls::idx;
 use crate::entry::{call, call_with, write_out, Flavor};
-use crate::limits::{MAX_GRID_X, MAX_GRID_YZ, MAX_SHARED_MEMORY};
+use crate::machine::calls::idx;
+use crate::machine::limits::{MAX_GRID_X, MAX_GRID_YZ, MAX_SHARED_MEMORY};
+use crate::machine::peers;
 use crate::machine::sim;
-use crate::peers;
+use crate::machine::thread::{current_device, with_thread};
 use crate::submit;
-use crate::thread::{current_device, with_thread};
 use std::ffi::c_char;
 
 /// The HIP version the simulator reports by default, in HIP's format

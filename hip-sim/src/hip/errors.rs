@@ -3,9 +3,9 @@
 
 use crate::bindings::error_names::describe_as_hip;
 use crate::bindings::hip::hipError_t;
-use crate::calls::idx;
 use crate::entry::{call_with, Flavor};
-use crate::thread::with_thread;
+use crate::machine::calls::idx;
+use crate::machine::thread::with_thread;
 use std::ffi::c_char;
 
 /// `hipGetLastError` and `hipPeekAtLastError` report, they do not record.

@@ -2,16 +2,16 @@
 //! queries, `hipEventElapsedTime` and `hipEventDestroy`.
 
 use crate::bindings::hip::{hipError_t, hipEvent_t, hipStream_t};
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::{call, write_out};
-use crate::event::{self, EventObj};
-use crate::faults;
-use crate::handles::new_handle;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::event::{self, EventObj};
+use crate::machine::faults;
+use crate::machine::handles::new_handle;
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use crate::submit::{self, Op};
 use crate::targets::checked_target;
-use crate::thread::current_device;
-use crate::violations;
 use std::sync::Arc;
 
 fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, hipError_t> {
@@ -78,7 +78,7 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
         let op = Op { want_clock: true, ..Op::new("hipEventRecord") };
         let work = Arc::new(move || {
             let recorded = recorded.clone();
-            crate::queue::when_counted(move || recorded.complete(generation));
+            crate::machine::queue::when_counted(move || recorded.complete(generation));
             Ok(())
         });
         let clock = submit::submit_with(&queue, false, Vec::new(), op, work)?;

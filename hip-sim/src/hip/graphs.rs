@@ -7,21 +7,21 @@ use crate::bindings::hip::{
     hipError_t, hipGraphExecUpdateResult, hipGraphExec_t, hipGraphInstantiateFlags, hipGraphMemAttributeType,
     hipGraphNodeType, hipGraphNode_t, hipGraph_t, hipStreamCaptureMode, hipStreamCaptureStatus, hipStream_t,
 };
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::{call, write_out};
-use crate::graph::{self, ExecObj, GraphObj, Node};
-use crate::graph_memory::{self, GraphAllocation, LaunchPlan, NodeMemory};
-use crate::handles::new_handle;
-use crate::lock::lock;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::graph::{self, ExecObj, GraphObj, Node};
+use crate::machine::graph_memory::{self, GraphAllocation, LaunchPlan, NodeMemory};
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
+use crate::machine::queue::Target;
+use crate::machine::queue::Work;
+use crate::machine::races::{self, Actor, Clock, Stamp};
 use crate::machine::sim;
-use crate::queue::Target;
-use crate::queue::Work;
-use crate::races::{self, Actor, Clock, Stamp};
+use crate::machine::thread::current_device;
+use crate::machine::violations::{self, AccessKind, Violation, ViolationKind};
 use crate::submit::{self, Op};
 use crate::targets::checked_target;
-use crate::thread::current_device;
-use crate::violations::{self, AccessKind, Violation, ViolationKind};
 use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

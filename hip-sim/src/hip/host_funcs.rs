@@ -8,8 +8,8 @@
 //! as for every call on an object of another device.
 
 use crate::bindings::hip::{hipError_t, hipHostFn_t, hipStream_t};
-use crate::calls::idx;
 use crate::entry::call;
+use crate::machine::calls::idx;
 use crate::submit::{submit, Op};
 use crate::targets::checked_target;
 use std::ffi::c_void;

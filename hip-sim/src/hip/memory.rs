@@ -2,20 +2,20 @@
 //! it: `hipMalloc`, `hipFree`, `hipHostMalloc`, `hipHostFree`,
 //! `hipMemGetInfo`, `hipPointerGetAttributes`.
 
-use crate::addresses::device_of;
 use crate::bindings::hip::{hipError_t, hipMemoryType, hipPointerAttribute_t};
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::{call, write_out};
-use crate::graph_memory;
+use crate::machine::addresses::device_of;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::graph_memory;
+use crate::machine::memory::Allocation;
+use crate::machine::pinned;
+use crate::machine::races::{self, Access};
 use crate::machine::sim;
-use crate::memory::Allocation;
-use crate::pinned;
+use crate::machine::thread::current_device;
+use crate::machine::violations::{self, AccessKind};
 use crate::place::{resolve, Place};
-use crate::races::{self, Access};
 use crate::submit;
-use crate::thread::current_device;
-use crate::violations::{self, AccessKind};
 use std::ffi::c_void;
 use std::sync::Arc;
 

@@ -2,18 +2,18 @@
 //! `hipModuleGetFunction`, `hipModuleLaunchKernel`.
 
 use crate::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
-use crate::calls::idx;
 use crate::entry::{call, write_out};
-use crate::handles::new_handle;
 use crate::kernels::{self, Arg, KernelInfo, Param};
-use crate::limits::{max_grid_yz, MAX_GRID_X, MAX_SHARED_MEMORY, MAX_THREADS_PER_BLOCK};
-use crate::lock::lock;
+use crate::machine::calls::idx;
+use crate::machine::handles::new_handle;
+use crate::machine::limits::{max_grid_yz, MAX_GRID_X, MAX_SHARED_MEMORY, MAX_THREADS_PER_BLOCK};
+use crate::machine::lock::lock;
+use crate::machine::node_kind::NodeKind;
 use crate::machine::sim;
-use crate::node_kind::NodeKind;
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use crate::submit::{self, Op};
 use crate::targets;
-use crate::thread::current_device;
-use crate::violations;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;

@@ -1,20 +1,20 @@
 //! Stream-ordered memory: `hipMallocAsync`, `hipFreeAsync`,
 //! `hipMallocFromPoolAsync`, and the pools' creation, attributes and trim.
 
-use crate::addresses::device_of;
 use crate::bindings::hip::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::{call, write_out};
-use crate::graph_memory::{self, NodeMemory};
-use crate::handles::new_handle;
-use crate::lock::lock;
+use crate::machine::addresses::device_of;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::graph_memory::{self, NodeMemory};
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
+use crate::machine::pool::{self, device_of_pool, Pool, PoolRegistry};
+use crate::machine::violations::{self, AccessKind};
 use crate::machine::{sim, SimDevice};
 use crate::place::Place;
-use crate::pool::{self, device_of_pool, Pool, PoolRegistry};
 use crate::submit::{self, Op};
 use crate::targets;
-use crate::violations::{self, AccessKind};
 use std::ffi::c_void;
 use std::sync::Arc;
 

@@ -10,16 +10,16 @@
 //! (clr finds any interior pointer), and `hipHostFree` of registered
 //! memory is `hipErrorInvalidValue`.
 
-use crate::addresses::device_of;
 use crate::bindings::hip::hipError_t;
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::call;
-use crate::pinned;
-use crate::races::{self, Access};
+use crate::machine::addresses::device_of;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::pinned;
+use crate::machine::races::{self, Access};
+use crate::machine::thread::current_device;
+use crate::machine::violations::AccessKind;
 use crate::submit;
-use crate::thread::current_device;
-use crate::violations::AccessKind;
 use std::ffi::c_void;
 
 /// The flags clr accepts: Portable 1, Mapped 2, IoMemory 4, ReadOnly 8.

@@ -3,19 +3,19 @@
 //! `hipDeviceSynchronize`.
 
 use crate::bindings::hip::{hipError_t, hipStream_t};
-use crate::calls::idx;
-use crate::capture;
 use crate::entry::{call, write_out};
-use crate::event;
-use crate::handles::new_handle;
-use crate::lock::lock;
+use crate::machine::calls::idx;
+use crate::machine::capture;
+use crate::machine::event;
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
+use crate::machine::queue::{Dep, StreamQueue, GREATEST_PRIORITY, LEAST_PRIORITY, NORMAL_PRIORITY};
+use crate::machine::races;
 use crate::machine::sim;
-use crate::queue::{Dep, StreamQueue, GREATEST_PRIORITY, LEAST_PRIORITY, NORMAL_PRIORITY};
-use crate::races;
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use crate::submit::{self, Op};
 use crate::targets::{self, checked_target, target, LEGACY, PER_THREAD};
-use crate::thread::current_device;
-use crate::violations;
 use std::sync::Arc;
 
 fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipError_t> {

@@ -7,8 +7,8 @@ use super::unary::{blend, unary_operands};
 use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
 use crate::library::{accesses, call, write_out};
+use crate::machine::violations::AccessKind;
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::c_void;
 
 /// MIOpen's activation functions; `None` for an unknown mode.

@@ -9,8 +9,8 @@ use super::unary::{as_f32, blend};
 use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
 use crate::library::{accesses, call, host_scalar, span, Real};
+use crate::machine::violations::AccessKind;
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::{c_int, c_void};
 
 #[allow(clippy::too_many_arguments)]

@@ -7,8 +7,8 @@ use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
 use crate::library::{call, write_out};
 use crate::machine::sim;
-use crate::thread::current_device;
-use crate::violations;
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 
 pub(crate) unsafe extern "C" fn miopenGetVersion(major: *mut usize, minor: *mut usize, patch: *mut usize) -> Status {
     call("miopenGetVersion", OK, INTERNAL, || {
@@ -38,7 +38,7 @@ pub(crate) unsafe extern "C" fn miopenCreate(handle: *mut miopenHandle_t) -> Sta
         // (its handlehip.cpp), and rocBLAS's allocates with hipMalloc: a
         // capture refuses (and from HIP 6 is invalidated) as that call
         // would, and MIOpen reports the failure as an internal error.
-        crate::capture::check_allocation().map_err(|_| INTERNAL)?;
+        crate::machine::capture::check_allocation().map_err(|_| INTERNAL)?;
         let h = OBJECTS.insert(Kind::DnnHandle(Handle { stream: 0, invokers: Vec::new() }));
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as miopenHandle_t, BAD_PARM) }

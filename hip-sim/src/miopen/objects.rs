@@ -5,9 +5,9 @@ use super::status::*;
 use super::{Kind, OBJECTS};
 use crate::bindings::miopen::*;
 use crate::library::Real;
-use crate::queue::Target;
+use crate::machine::queue::Target;
+use crate::machine::violations;
 use crate::targets;
-use crate::violations;
 
 /// What `miopenGetVersion` reports.
 pub(crate) const VERSION: (usize, usize, usize) = (3, 1, 0);

@@ -6,8 +6,8 @@ use super::status::*;
 use super::unary::{as_f32, blend, unary_operands};
 use crate::bindings::miopen::*;
 use crate::library::{accesses, call};
+use crate::machine::violations::AccessKind;
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::c_void;
 
 #[allow(clippy::too_many_arguments)]

@@ -3,9 +3,9 @@
 
 use super::elements::Element;
 use crate::bindings::rccl::ncclResult_t;
-use crate::handles::new_handle;
 use crate::library::Span;
-use crate::lock::lock;
+use crate::machine::handles::new_handle;
+use crate::machine::lock::lock;
 use crate::sync::CondvarExt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -4,7 +4,7 @@
 use super::comm::{Clique, Comm, IdBytes};
 use super::meeting::Post;
 use crate::bindings::rccl::ncclResult_t;
-use crate::queue::Target;
+use crate::machine::queue::Target;
 use std::cell::RefCell;
 use std::sync::Arc;
 

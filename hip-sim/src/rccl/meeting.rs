@@ -13,7 +13,7 @@ use super::elements::{reduce, Element, Reduction};
 use super::timeout;
 use crate::bindings::rccl::ncclResult_t;
 use crate::library::Span;
-use crate::lock::lock;
+use crate::machine::lock::lock;
 use crate::sync::CondvarExt;
 use std::collections::HashMap;
 use std::fmt::Write as _;

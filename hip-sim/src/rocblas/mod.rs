@@ -55,12 +55,12 @@ use vector::*;
 
 use super::library::{accesses, call, span, write_out, Span};
 use crate::bindings::rocblas::*;
+use crate::machine::queue::Target;
 use crate::machine::sim;
-use crate::queue::Target;
+use crate::machine::violations;
+use crate::machine::violations::AccessKind;
 use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
 use crate::shared::version_string;
-use crate::violations;
-use crate::violations::AccessKind;
 use crate::{submit, targets};
 use half::{bf16, f16};
 use std::ffi::{c_char, c_void};
@@ -173,7 +173,7 @@ pub(crate) fn bind(function: &'static str, handle: rocblas_handle, need: usize) 
                 // rocBLAS frees the smaller memory and allocates more
                 // (`hipFree`, which waits for the device, and `hipMalloc`,
                 // which a capture refuses).
-                crate::capture::check_allocation().map_err(|_| MEMORY_ERROR)?;
+                crate::machine::capture::check_allocation().map_err(|_| MEMORY_ERROR)?;
                 if old.is_some() {
                     let _ = crate::submit::synchronize_device(function, device);
                     release_managed(device, Workspace::Managed(old));
@@ -202,7 +202,7 @@ pub(crate) unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handl
         // 6, is invalidated) as that call would; the library reports the
         // failed HIP call as an internal error. (The memory itself is
         // modelled as allocated when first needed.)
-        crate::capture::check_allocation().map_err(|_| INTERNAL)?;
+        crate::machine::capture::check_allocation().map_err(|_| INTERNAL)?;
         let h = OBJECTS.insert(Handle { stream: 0, xf32: false, workspace: Workspace::Managed(None), query: None });
         // SAFETY: checked non-null; valid per the C contract.
         unsafe { write_out(handle, h as rocblas_handle, INVALID_HANDLE) }
@@ -299,7 +299,7 @@ pub(crate) unsafe extern "C" fn rocblas_set_workspace(
             // rocBLAS frees memory it allocated itself (`hipFree`, which a
             // capture refuses, and which waits for the device's work);
             // memory the caller gave is only forgotten.
-            crate::capture::check_allocation().map_err(|_| INTERNAL)?;
+            crate::machine::capture::check_allocation().map_err(|_| INTERNAL)?;
             let _ = crate::submit::synchronize_device("rocblas_set_workspace", device);
         }
         let old = OBJECTS.with(handle as usize, |o| std::mem::replace(&mut o.kind.workspace, workspace));
@@ -467,7 +467,7 @@ mod tests {
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { rocblas_create_handle(&mut h) }, OK);
         let device = OBJECTS.with(h as usize, |o| o.device).expect("registered");
-        assert_eq!(device, crate::thread::current_device());
+        assert_eq!(device, crate::machine::thread::current_device());
         // SAFETY: created above, destroyed once.
         assert_eq!(unsafe { rocblas_destroy_handle(h) }, OK);
         // SAFETY: a destroyed handle is refused, not used.

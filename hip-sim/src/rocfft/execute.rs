@@ -9,7 +9,7 @@ use super::version::rocfft_version;
 use super::{Kind, OBJECTS};
 use crate::bindings::rocfft::*;
 use crate::library::{accesses, call, span, Real};
-use crate::violations::AccessKind;
+use crate::machine::violations::AccessKind;
 use crate::{submit, targets};
 use std::ffi::c_void;
 

@@ -7,8 +7,8 @@ use super::{Kind, OBJECTS};
 use crate::bindings::rocfft::*;
 use crate::library::{call, write_out, Real};
 use crate::machine::sim;
-use crate::thread::current_device;
-use crate::violations;
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use std::ffi::c_void;
 
 /// The work buffer multi-dimensional plans ask for, in bytes.
@@ -100,8 +100,8 @@ pub(crate) unsafe extern "C" fn rocfft_plan_create(
         // rocFFT builds the plan's twiddle tables in device memory
         // (hipMalloc, then a synchronous hipMemcpy): a capture refuses as
         // those calls would; the library answers failure.
-        crate::capture::check_allocation().map_err(|_| FAILURE)?;
-        crate::capture::check_synchronous().map_err(|_| FAILURE)?;
+        crate::machine::capture::check_allocation().map_err(|_| FAILURE)?;
+        crate::machine::capture::check_synchronous().map_err(|_| FAILURE)?;
         let work = if dimensions > 1 { WORK_BUFFER_SIZE } else { 0 };
         // Building a plan takes a while in rocFFT (kernels, twiddle
         // tables): let other threads run, as they would meanwhile.

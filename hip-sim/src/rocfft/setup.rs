@@ -4,9 +4,9 @@
 use super::status::*;
 use super::{Kind, OBJECTS};
 use crate::library::call;
-use crate::lock::lock;
+use crate::machine::lock::lock;
 use crate::machine::sim;
-use crate::thread::current_device;
+use crate::machine::thread::current_device;
 use std::sync::Mutex;
 
 /// rocFFT's process-wide state.

@@ -4,7 +4,7 @@
 
 use super::status::*;
 use crate::library::call;
-use crate::lock::lock;
+use crate::machine::lock::lock;
 use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
 use std::ffi::c_char;

@@ -7,9 +7,9 @@ use super::generator::{generator_device, initialize, with_generator, Engine, Sta
 use super::{mrg32k3a, poisson, xorwow};
 use crate::bindings::rocrand::*;
 use crate::library::{accesses, call, span};
+use crate::machine::violations::AccessKind;
 use crate::submit::{self, Op};
 use crate::targets;
-use crate::violations::AccessKind;
 use std::sync::Arc;
 
 const LAUNCH_FAILURE: Status = rocrand_status::ROCRAND_STATUS_LAUNCH_FAILURE;
@@ -267,7 +267,7 @@ fn poisson_table(generator: rocrand_generator, lambda: f64) -> Result<Arc<poisso
     if let Some(table) = with_generator(generator, |g| g.poisson_table(lambda))? {
         return Ok(table);
     }
-    crate::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
+    crate::machine::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
     let table = Arc::new(poisson::Table::new(lambda));
     with_generator(generator, |g| g.keep_poisson_table(lambda, table.clone()))?;
     Ok(table)

@@ -6,7 +6,7 @@ use super::OBJECTS;
 use super::{philox, poisson};
 use crate::bindings::rocrand::*;
 use crate::library::{call, write_out};
-use crate::violations;
+use crate::machine::violations;
 use std::sync::Arc;
 
 pub(super) type Status = rocrand_status;
@@ -230,7 +230,7 @@ pub(super) fn initialize(generator: rocrand_generator) -> Result<(), Status> {
     if with_generator(generator, |g| g.initialized)? {
         return Ok(());
     }
-    crate::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
+    crate::machine::capture::check_allocation().map_err(|_| rocrand_status::ROCRAND_STATUS_ALLOCATION_FAILED)?;
     with_generator(generator, |g| {
         g.initialized = true;
         // `init_engines_kernel`: every engine seeded at the offset.

@@ -20,11 +20,11 @@ use crate::bindings::rocblas::{
 };
 use crate::bindings::rocsolver::{rocblas_evect, rocblas_fill, rocblas_operation, rocblas_svect, rocblas_workmode};
 use crate::library::{accesses, call, span, Span};
-use crate::races::Deferred;
+use crate::machine::races::Deferred;
+use crate::machine::violations::AccessKind;
 use crate::rocblas::{bind, matrix_len, querying};
 use crate::shared::rocsolver_rules::{self as rules, Given, Next, Svect};
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::c_int;
 use std::sync::Arc;
 

@@ -16,8 +16,8 @@ use super::scalar::Scalar;
 use crate::bindings::hip::hipError_t;
 use crate::bindings::rocblas::rocblas_status;
 use crate::library::{accesses, span, Span};
-use crate::races::Deferred;
-use crate::violations::AccessKind;
+use crate::machine::races::Deferred;
+use crate::machine::violations::AccessKind;
 
 /// One operand's matrices over a batch.
 pub(super) enum Matrices {

@@ -4,7 +4,7 @@
 use super::objects::SpMat;
 use super::status::*;
 use crate::library::{span, Span};
-use crate::violations::AccessKind;
+use crate::machine::violations::AccessKind;
 
 /// The CSR matrix's arrays in device memory.
 pub(super) struct CsrData {

@@ -7,9 +7,9 @@ use super::status::*;
 use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
 use crate::library::{call, write_out};
+use crate::machine::thread::current_device;
+use crate::machine::violations;
 use crate::rocsparse_mode::rocsparse_version;
-use crate::thread::current_device;
-use crate::violations;
 use std::ffi::{c_int, c_void};
 
 pub(crate) unsafe extern "C" fn rocsparse_get_version(handle: rocsparse_handle, version: *mut c_int) -> Status {
@@ -30,7 +30,7 @@ pub(crate) unsafe extern "C" fn rocsparse_create_handle(handle: *mut rocsparse_h
         // with a hipStreamSynchronize: a capture refuses (and, from HIP 6,
         // is invalidated) as by the first hipMalloc; the library reports
         // the failed HIP call as an internal error.
-        crate::capture::check_allocation().map_err(|_| INTERNAL)?;
+        crate::machine::capture::check_allocation().map_err(|_| INTERNAL)?;
         let device = current_device();
         let memory = allocate_all(device, std::iter::once(HANDLE_BUFFER).chain(HANDLE_SCALARS))?;
         let h = OBJECTS.insert(Kind::SparseHandle(Handle { stream: 0, memory }));

@@ -6,10 +6,10 @@ use super::status::*;
 use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
 use crate::library::Real;
+use crate::machine::queue::Target;
 use crate::machine::sim;
-use crate::queue::Target;
+use crate::machine::violations;
 use crate::targets;
-use crate::violations;
 
 /// The work buffer a real handle allocates (at least 1 MiB), in bytes.
 pub(super) const HANDLE_BUFFER: usize = 1 << 20;

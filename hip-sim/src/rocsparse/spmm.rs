@@ -8,8 +8,8 @@ use super::objects::*;
 use super::status::*;
 use crate::bindings::rocsparse::*;
 use crate::library::{accesses, call, host_scalar, span, write_out, Real};
+use crate::machine::violations::AccessKind;
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::c_void;
 
 pub(crate) unsafe extern "C" fn rocsparse_spmm(

@@ -10,9 +10,9 @@ use super::status::*;
 use super::{Kind, OBJECTS};
 use crate::bindings::rocsparse::*;
 use crate::library::{accesses, call, host_scalar, span, write_out, Real};
+use crate::machine::violations::AccessKind;
 use crate::rocsparse_mode::{count_analysis, record_slow_path};
 use crate::submit;
-use crate::violations::AccessKind;
 use std::ffi::c_void;
 
 #[allow(clippy::too_many_arguments)]

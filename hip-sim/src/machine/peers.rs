@@ -20,7 +20,7 @@ pub(crate) fn peer_reachable(device: usize, peer: usize) -> bool {
 /// answers 0 and `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`
 /// refuse with `hipErrorInvalidDevice`, as clr does. Copies between the
 /// two still work (HIP stages them). Not a HIP call; for tests, which
-/// should hold [`exclusive`](super::exclusive()) while they change it.
+/// should hold [`exclusive`](crate::exclusive()) while they change it.
 pub fn set_peer_reachable(device: usize, peer: usize, reachable: bool) {
     let mut unreachable = lock(&UNREACHABLE);
     let set = unreachable.get_or_insert_with(HashSet::new);

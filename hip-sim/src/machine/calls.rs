@@ -37,7 +37,7 @@ const fn const_str_eq(a: &str, b: &str) -> bool {
 /// `idx!("hipMalloc")`: the compile-time index of a table symbol.
 macro_rules! idx {
     ($name:literal) => {{
-        const I: usize = $crate::calls::index_of($name);
+        const I: usize = $crate::machine::calls::index_of($name);
         I
     }};
 }

@@ -186,7 +186,7 @@ pub fn violations() -> Vec<Violation> {
 }
 
 /// Forget the recorded violations (tests holding
-/// [`exclusive`](super::exclusive()) may start from a clean log).
+/// [`exclusive`](crate::exclusive()) may start from a clean log).
 pub fn clear_violations() {
     lock(&LOG).clear();
 }

@@ -64,9 +64,9 @@
 //! [`collect`] after neither holds.
 
 use super::lock::lock;
-use super::machine::sim;
 use super::memory::Allocation;
 use super::races::{race_check_enabled, Access};
+use super::sim;
 use super::violations::AccessKind;
 use crate::bindings::hip::{hipError_t, hipGraphMemAttributeType};
 use std::collections::BTreeMap;

@@ -1,11 +1,46 @@
-//! The simulated machine: its devices, each with its memory, memory pools
-//! and streams, started once per process.
+//! The simulated machine and the rules it keeps: its devices, each with
+//! its memory, memory pools and streams, started once per process
+//! ([`Sim`], here), and its parts, bottom up. Nothing here calls the
+//! entry points above it.
 
-use super::config::SimConfig;
-use super::memory::DeviceMemory;
-use super::pool::PoolRegistry;
-use super::queue::{Retired, StreamQueue};
+// Values: the configuration, the address ranges and limits of the
+// devices, locks that survive a panic, handle numbers, call counters.
+pub(crate) mod addresses;
+pub(crate) mod calls;
+pub(crate) mod config;
+pub(crate) mod handles;
+pub(crate) mod limits;
+pub(crate) mod lock;
+
+// What the machine checks and reports: injected and sticky faults, the
+// test lock over them, violations of HIP's rules, stream races, each
+// thread's device and context, peer access.
+pub(crate) mod exclusive;
+pub(crate) mod faults;
+pub(crate) mod peers;
+pub(crate) mod races;
+pub(crate) mod thread;
+pub(crate) mod violations;
+
+// Memory: device memory, pinned host memory, stream-ordered pools, and
+// the memory graphs allocate.
+pub(crate) mod graph_memory;
+pub(crate) mod memory;
+pub(crate) mod pinned;
+pub(crate) mod pool;
+
+// Work: stream queues, events, stream capture and the graphs it builds.
+pub(crate) mod capture;
+pub(crate) mod event;
+pub(crate) mod graph;
+pub(crate) mod node_kind;
+pub(crate) mod queue;
+
 use crate::BackendError;
+use config::SimConfig;
+use memory::DeviceMemory;
+use pool::PoolRegistry;
+use queue::{Retired, StreamQueue};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// One simulated device.

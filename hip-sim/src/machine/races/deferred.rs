@@ -29,7 +29,7 @@
 //!    it ran (or unrun).
 
 use super::{check_as, Access, Actor, Clock, Reporter, Stamp};
-use crate::lock::lock;
+use crate::machine::lock::lock;
 use crate::sync::CondvarExt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
