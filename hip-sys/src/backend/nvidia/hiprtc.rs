@@ -30,7 +30,7 @@
 //! - `hiprtcVersion` reports NVRTC's version (12.9, 13.0), the one that
 //!   matters for what it compiles.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
 use super::{catch_status, library_candidates, open};

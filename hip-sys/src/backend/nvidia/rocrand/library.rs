@@ -1,7 +1,7 @@
 //! cuRAND itself: the functions the mapping calls, loading them, and its
 //! statuses as rocRAND's.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::sync::OnceLock;
 
 use crate::backend::nvidia::{catch_status, library_candidates, open, Handle};
