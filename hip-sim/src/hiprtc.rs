@@ -11,7 +11,7 @@
 //! compile `HIPRTC_ERROR_INVALID_PROGRAM`, lowered names asked before a
 //! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`.
 
-use super::kernels::KERNELS;
+use super::kernels::kernel_names;
 use crate::bindings::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use crate::machine::handles::new_handle;
 use crate::machine::lock::lock;
@@ -74,11 +74,11 @@ fn status(result: Result<(), hiprtcResult>) -> hiprtcResult {
 
 /// The log of every compilation on the simulator.
 pub(crate) fn cannot_compile_log(program: &str) -> String {
-    let names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+    let names = kernel_names();
     format!(
         "{program}: error: the HIP simulator cannot compile C++ source (it has no compiler; hipRTC needs the amd \
          or nvidia backend). To run kernels on the simulator, load its built-in kernels by name: \
-         Module::load(device, &hip_sys::sim::code_object(&[\"vector_add_f32\"])). Built-in kernels: {}",
+         Module::load(device, &hip_sys::sim::code_object(&[\"vector_add_f32\"])). Kernels: {}",
         names.join(", ")
     )
 }

@@ -1,5 +1,11 @@
 //! The registry of simulator kernels and the sim code-object format.
 //!
+//! A kernel here is a Rust function over the launch's arguments
+//! ([`KernelArgs`]), run for the whole grid at once: the simulator's
+//! built-ins ([`KERNELS`]), and the CPU twins that a crate shipping a HIP
+//! kernel registers for it ([`register_kernel`]), so that the kernel runs
+//! on the simulator with the same memory checks as a built-in.
+//!
 //! A sim code object is NUL-terminated UTF-8 text:
 //!
 //! ```text
@@ -25,7 +31,7 @@ use crate::machine::peers::peer_access_enabled;
 use crate::machine::races::{race_check_enabled, Access};
 use crate::machine::violations::{self, AccessKind};
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The header line of a sim code object.
 pub const CODE_OBJECT_HEADER: &str = "hip-sim-code-object v1";
@@ -78,12 +84,16 @@ const fn writes(ptr: usize, count: usize, elem: usize) -> ArgAccess {
     ArgAccess { ptr, count, elem, write: true }
 }
 
-/// An argument value read at launch.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Arg {
+/// An argument value read at launch, by its parameter's [`Param`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arg {
+    /// A device address.
     Ptr(usize),
+    /// `float`.
     F32(f32),
+    /// `double`.
     F64(f64),
+    /// `uint32_t`.
     U32(u32),
 }
 
@@ -101,7 +111,114 @@ pub struct KernelInfo {
     /// Elements each thread covers (1 but for the portable Philox's
     /// kernels, whose threads compute one four-word block each).
     pub per_thread: usize,
-    run: fn(&[Arg], usize) -> Result<(), hipError_t>,
+    run: KernelFn,
+}
+
+/// What a kernel computes: over the launch's arguments and its threads
+/// (grid × block, times [`KernelInfo::per_thread`]), the memory it
+/// writes; an error is a device fault (`hipErrorIllegalAddress` for
+/// memory it may not touch).
+pub type KernelFn = fn(&KernelArgs<'_>, usize) -> Result<(), hipError_t>;
+
+impl KernelInfo {
+    /// A kernel named `name` (as its code object and its HIP source name
+    /// it), with its C `signature` for documentation, its parameter types,
+    /// the memory each pointer argument is read or written through (for
+    /// the race detector), the elements each thread covers, and what it
+    /// computes.
+    pub const fn new(
+        name: &'static str,
+        signature: &'static str,
+        params: &'static [Param],
+        accesses: &'static [ArgAccess],
+        per_thread: usize,
+        run: KernelFn,
+    ) -> KernelInfo {
+        KernelInfo { name, signature, params, accesses, per_thread, run }
+    }
+}
+
+/// A launch's argument values, as a kernel sees them, and the device
+/// memory it reaches through them.
+pub struct KernelArgs<'a> {
+    args: &'a [Arg],
+}
+
+impl KernelArgs<'_> {
+    /// Argument `i` as a device address (0 if it is not a pointer).
+    pub fn ptr(&self, i: usize) -> usize {
+        self.args.get(i).copied().map_or(0, ptr)
+    }
+
+    /// Argument `i` as a `uint32_t` (0 if it is not one).
+    pub fn u32(&self, i: usize) -> u32 {
+        match self.args.get(i) {
+            Some(Arg::U32(v)) => *v,
+            _ => 0,
+        }
+    }
+
+    /// Argument `i` as a value of `T`, if it is one.
+    pub fn value<T: DeviceValue>(&self, i: usize) -> Option<T> {
+        self.args.get(i).copied().and_then(T::from_arg)
+    }
+
+    /// `count` elements of device memory at `ptr`, as the kernel's
+    /// device reads them: `hipErrorIllegalAddress` outside an allocation,
+    /// or on another device without peer access (also a violation).
+    pub fn read<T: DeviceValue>(&self, ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
+        read(ptr, count)
+    }
+
+    /// Write `values` to device memory at `ptr`, with the checks of
+    /// [`KernelArgs::read`].
+    pub fn write<T: DeviceValue>(&self, ptr: usize, values: &[T]) -> Result<(), hipError_t> {
+        write(ptr, values)
+    }
+}
+
+/// The kernels registered beside the built-ins, for the process.
+static REGISTERED: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
+
+/// A kernel of another name is registered or built in as `name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelNameTaken {
+    /// The name asked for.
+    pub name: &'static str,
+}
+
+impl std::fmt::Display for KernelNameTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the simulator already has another kernel named `{}`: give the twin its kernel's own name", self.name)
+    }
+}
+
+impl std::error::Error for KernelNameTaken {}
+
+/// Register `kernel`, the CPU twin of a HIP kernel a crate ships, so that
+/// a sim code object naming it loads (see [`code_object`]) and its
+/// launches run it. Registering the same kernel again does nothing.
+///
+/// # Errors
+/// [`KernelNameTaken`] if another kernel (a built-in, or another twin)
+/// has its name.
+pub fn register_kernel(kernel: &'static KernelInfo) -> Result<(), KernelNameTaken> {
+    let mut registered = lock(&REGISTERED);
+    let same = |k: &&'static KernelInfo| k.name == kernel.name;
+    match KERNELS.iter().find(same).or_else(|| registered.iter().copied().find(same)) {
+        Some(known) if std::ptr::eq(known, kernel) => Ok(()),
+        Some(_) => Err(KernelNameTaken { name: kernel.name }),
+        None => {
+            registered.push(kernel);
+            Ok(())
+        }
+    }
+}
+
+/// The names of every kernel the simulator can run: the built-ins, then
+/// the registered twins.
+pub(crate) fn kernel_names() -> Vec<&'static str> {
+    KERNELS.iter().chain(lock(&REGISTERED).iter().copied()).map(|k| k.name).collect()
 }
 
 /// The launch a kernel runs for: the device it runs on, and who launched it.
@@ -126,7 +243,7 @@ impl KernelInfo {
     /// peer access enabled.
     pub(crate) fn run(&self, args: &[Arg], threads: usize, launch: Launch) -> Result<(), hipError_t> {
         RUNNING.with(|r| *r.borrow_mut() = Some(launch));
-        let result = (self.run)(args, threads.saturating_mul(self.per_thread));
+        let result = (self.run)(&KernelArgs { args }, threads.saturating_mul(self.per_thread));
         RUNNING.with(|r| *r.borrow_mut() = None);
         result
     }
@@ -184,34 +301,6 @@ pub static KERNELS: &[KernelInfo] = &[
         per_thread: 1,
         run: axpy::<f64>,
     },
-    // hip-libs's portable Philox (its `rand/philox.hip`), bit for bit.
-    KernelInfo {
-        name: "amdgpu_philox_bits",
-        signature: "amdgpu_philox_bits(uint32_t* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
-                    uint32_t position_lo, uint32_t position_hi)",
-        params: &[Ptr, U32, U32, U32, U32, U32],
-        accesses: &[writes(0, 1, 4)],
-        per_thread: 4,
-        run: philox_bits,
-    },
-    KernelInfo {
-        name: "amdgpu_philox_uniform_f32",
-        signature: "amdgpu_philox_uniform_f32(float* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
-                    uint32_t position_lo, uint32_t position_hi)",
-        params: &[Ptr, U32, U32, U32, U32, U32],
-        accesses: &[writes(0, 1, 4)],
-        per_thread: 4,
-        run: philox_uniform_f32,
-    },
-    KernelInfo {
-        name: "amdgpu_philox_uniform_f64",
-        signature: "amdgpu_philox_uniform_f64(double* out, uint32_t n, uint32_t seed_lo, uint32_t seed_hi, \
-                    uint32_t position_lo, uint32_t position_hi)",
-        params: &[Ptr, U32, U32, U32, U32, U32],
-        accesses: &[writes(0, 1, 8)],
-        per_thread: 2,
-        run: philox_uniform_f64,
-    },
 ];
 
 /// The memory a launch of `kernel` with `args` over `threads` threads
@@ -237,7 +326,7 @@ pub(crate) fn launch_accesses(kernel: &KernelInfo, args: &[Arg], threads: usize)
 
 /// The kernel named `name`, if the registry has it.
 pub(crate) fn find(name: &str) -> Option<&'static KernelInfo> {
-    KERNELS.iter().find(|k| k.name == name)
+    KERNELS.iter().find(|k| k.name == name).or_else(|| lock(&REGISTERED).iter().copied().find(|k| k.name == name))
 }
 
 /// A sim code object naming `kernels` (NUL-terminated, ready for
@@ -270,18 +359,33 @@ pub(crate) fn parse_code_object(text: &str) -> Result<Vec<&'static KernelInfo>, 
 
 // ---- element access ---------------------------------------------------------
 
-trait Elem: Copy + Send + 'static {
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for u32 {}
+}
+
+/// A value kernels read and write in device memory and take as an
+/// argument: `f32`, `f64` or `u32`.
+pub trait DeviceValue: Copy + Send + 'static + sealed::Sealed {
+    #[doc(hidden)]
     const SIZE: usize;
+    #[doc(hidden)]
     fn read(bytes: &[u8]) -> Self;
+    #[doc(hidden)]
     fn write(self, out: &mut [u8]);
+    #[doc(hidden)]
     fn add(self, other: Self) -> Self;
+    #[doc(hidden)]
     fn mul_add(a: Self, x: Self, y: Self) -> Self;
+    #[doc(hidden)]
     fn from_arg(arg: Arg) -> Option<Self>;
 }
 
 macro_rules! elem {
     ($t:ty, $variant:ident) => {
-        impl Elem for $t {
+        impl DeviceValue for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             fn read(bytes: &[u8]) -> Self {
                 let mut raw = [0u8; std::mem::size_of::<$t>()];
@@ -314,7 +418,7 @@ elem!(u32, U32);
 /// anything else faults, hence `hipErrorIllegalAddress`. So does touching
 /// another device's memory without peer access, which is also recorded as
 /// a [`ViolationKind::PeerAccess`](super::ViolationKind::PeerAccess).
-fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, usize), hipError_t> {
+fn device_place<T: DeviceValue>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, usize), hipError_t> {
     let (allocation, offset) = match resolve(ptr, count * T::SIZE) {
         Ok(Place::Device(allocation, offset)) => (allocation, offset),
         _ => return Err(hipError_t::hipErrorIllegalAddress),
@@ -332,7 +436,7 @@ fn device_place<T: Elem>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, u
     Ok((allocation, offset))
 }
 
-fn read<T: Elem>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
+fn read<T: DeviceValue>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -341,7 +445,7 @@ fn read<T: Elem>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> {
     Ok(data[off..off + count * T::SIZE].chunks_exact(T::SIZE).map(T::read).collect())
 }
 
-fn write<T: Elem>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
+fn write<T: DeviceValue>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
     if values.is_empty() {
         return Ok(());
     }
@@ -372,58 +476,57 @@ fn covered(n: usize, threads: usize) -> usize {
     n.min(threads)
 }
 
-fn fill<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let value = T::from_arg(args[1]).ok_or(hipError_t::hipErrorInvalidValue)?;
-    let m = covered(u32_arg(args[2]), threads);
-    write(ptr(args[0]), &vec![value; m])
+fn fill<T: DeviceValue>(args: &KernelArgs<'_>, threads: usize) -> Result<(), hipError_t> {
+    let value = args.value::<T>(1).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let m = covered(args.u32(2) as usize, threads);
+    args.write(args.ptr(0), &vec![value; m])
 }
 
-fn vector_add<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let m = covered(u32_arg(args[3]), threads);
-    let a = read::<T>(ptr(args[0]), m)?;
-    let b = read::<T>(ptr(args[1]), m)?;
+fn vector_add<T: DeviceValue>(args: &KernelArgs<'_>, threads: usize) -> Result<(), hipError_t> {
+    let m = covered(args.u32(3) as usize, threads);
+    let a = args.read::<T>(args.ptr(0), m)?;
+    let b = args.read::<T>(args.ptr(1), m)?;
     let c: Vec<T> = a.iter().zip(&b).map(|(x, y)| x.add(*y)).collect();
-    write(ptr(args[2]), &c)
+    args.write(args.ptr(2), &c)
 }
 
-/// The portable Philox's arguments: elements, key, and the stream position
-/// (in words) of element 0.
-fn philox_args(args: &[Arg], threads: usize) -> (usize, [u32; 2], u64) {
-    let word = |i: usize| u32_arg(args[i]) as u64;
-    let key = [word(2) as u32, word(3) as u32];
-    (covered(u32_arg(args[1]), threads), key, word(4) | word(5) << 32)
-}
-
-/// Word `w` of the portable Philox's stream under `key`.
-fn philox_word(w: u64, key: [u32; 2]) -> u32 {
-    super::rocrand::philox_block(super::rocrand::philox_counter(u128::from(w >> 2)), key)[(w & 3) as usize]
-}
-
-fn philox_bits(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let (m, key, at) = philox_args(args, threads);
-    write(ptr(args[0]), &(0..m as u64).map(|i| philox_word(at + i, key)).collect::<Vec<u32>>())
-}
-
-fn philox_uniform_f32(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let (m, key, at) = philox_args(args, threads);
-    let uniform = |i: u64| (philox_word(at + i, key) >> 8) as f32 * (1.0 / 16_777_216.0);
-    write(ptr(args[0]), &(0..m as u64).map(uniform).collect::<Vec<f32>>())
-}
-
-fn philox_uniform_f64(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let (m, key, at) = philox_args(args, threads);
-    let uniform = |i: u64| {
-        let (a, b) = (u64::from(philox_word(at + 2 * i, key)), u64::from(philox_word(at + 2 * i + 1, key)));
-        ((a >> 11) << 32 | b) as f64 * (1.0 / 9_007_199_254_740_992.0)
-    };
-    write(ptr(args[0]), &(0..m as u64).map(uniform).collect::<Vec<f64>>())
-}
-
-fn axpy<T: Elem>(args: &[Arg], threads: usize) -> Result<(), hipError_t> {
-    let alpha = T::from_arg(args[0]).ok_or(hipError_t::hipErrorInvalidValue)?;
-    let m = covered(u32_arg(args[3]), threads);
-    let x = read::<T>(ptr(args[1]), m)?;
-    let y = read::<T>(ptr(args[2]), m)?;
+fn axpy<T: DeviceValue>(args: &KernelArgs<'_>, threads: usize) -> Result<(), hipError_t> {
+    let alpha = args.value::<T>(0).ok_or(hipError_t::hipErrorInvalidValue)?;
+    let m = covered(args.u32(3) as usize, threads);
+    let x = args.read::<T>(args.ptr(1), m)?;
+    let y = args.read::<T>(args.ptr(2), m)?;
     let out: Vec<T> = x.iter().zip(&y).map(|(x, y)| T::mul_add(alpha, *x, *y)).collect();
-    write(ptr(args[2]), &out)
+    args.write(args.ptr(2), &out)
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    fn twice(args: &KernelArgs<'_>, threads: usize) -> Result<(), hipError_t> {
+        let m = covered(args.u32(1) as usize, threads);
+        let v: Vec<u32> = args.read::<u32>(args.ptr(0), m)?.iter().map(|x| x * 2).collect();
+        args.write(args.ptr(0), &v)
+    }
+
+    static TWIN: KernelInfo = KernelInfo::new("registry_test_twice", "", &[Param::Ptr, Param::U32], &[], 1, twice);
+    static CLASH: KernelInfo = KernelInfo::new("fill_f32", "", &[Param::Ptr, Param::U32], &[], 1, twice);
+    static SECOND: KernelInfo = KernelInfo::new("registry_test_twice", "", &[Param::Ptr], &[], 1, twice);
+
+    #[test]
+    fn twins_join_the_builtins_once_and_never_take_a_name() {
+        register_kernel(&TWIN).unwrap();
+        register_kernel(&TWIN).unwrap();
+        assert!(std::ptr::eq(find("registry_test_twice").unwrap(), &TWIN));
+        assert_eq!(kernel_names().iter().filter(|n| **n == "registry_test_twice").count(), 1);
+        let taken = register_kernel(&CLASH).unwrap_err();
+        assert_eq!(taken.name, "fill_f32");
+        assert!(taken.to_string().contains("fill_f32"), "{taken}");
+        assert!(register_kernel(&SECOND).is_err(), "another kernel of a registered twin's name");
+        assert!(std::ptr::eq(find("fill_f32").unwrap(), &KERNELS[0]), "the built-in stays");
+        let loaded = parse_code_object(
+            std::str::from_utf8(&code_object(&["registry_test_twice"])).unwrap().trim_end_matches('\0'),
+        );
+        assert!(std::ptr::eq(loaded.unwrap()[0], &TWIN), "a code object names a twin");
+    }
 }

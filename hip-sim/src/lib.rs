@@ -344,7 +344,10 @@ mod rocsparse_mode;
 mod tables;
 
 pub use crate::bindings::error_names::describe;
-pub use kernels::{code_object, ArgAccess, KernelInfo, KERNELS};
+pub use kernels::{
+    code_object, register_kernel, Arg, ArgAccess, DeviceValue, KernelArgs, KernelFn, KernelInfo, KernelNameTaken,
+    Param, KERNELS,
+};
 pub use library::live_library_objects;
 pub use machine::addresses::MAX_DEVICES;
 pub use machine::calls::{call_count, thread_call_count};

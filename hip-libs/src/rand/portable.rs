@@ -6,7 +6,7 @@
 //! words, kept on the host: word `w` is lane `w % 4` of the Philox4x32-10
 //! block at counter `w / 4` under the key (seed's low word, high word).
 //! Each fill computes its elements from their words alone (a kernel
-//! compiled from `philox.hip` by hipRTC or NVRTC, a built-in of the
+//! compiled from `philox.hip` by hipRTC or NVRTC, its CPU twin on the
 //! simulator) with integer arithmetic and exact conversions, so no
 //! compiler, math library or fused multiply-add can change a bit, and
 //! moves the position past the words it used. The same seed and position
@@ -173,7 +173,8 @@ impl Philox {
 }
 
 /// The three kernels of `device`, compiled (hipRTC, NVRTC) or, on the
-/// simulator, its built-ins; loaded once per device for the process.
+/// simulator, their CPU twins (`philox_twin.rs`, beside the source);
+/// loaded once per device for the process.
 fn kernels(device: Device) -> Result<Arc<[Function; 3]>> {
     static LOADED: Mutex<Vec<(Device, Arc<[Function; 3]>)>> = Mutex::new(Vec::new());
     if let Some((_, loaded)) = LOADED.lock_unpoisoned().iter().find(|(d, _)| *d == device) {
@@ -193,7 +194,7 @@ fn kernels(device: Device) -> Result<Arc<[Function; 3]>> {
 fn load(device: Device) -> Result<Module> {
     #[cfg(feature = "sim")]
     if hip_sys::backend() == hip_sys::Backend::Sim {
-        return Ok(Module::load(device, &hip_sys::sim::code_object(&KERNELS))?);
+        return super::philox_twin::load(device, &KERNELS);
     }
     Ok(Program::new(SOURCE).name("amdgpu_philox.hip").load(device)?)
 }

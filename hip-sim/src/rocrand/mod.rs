@@ -93,7 +93,6 @@ mod table;
 mod xorwow;
 
 pub(crate) use generator::Generator;
-pub(crate) use philox::{block as philox_block, counter as philox_counter};
 pub(crate) use table::SIM_ROCRAND;
 
 /// rocRAND's generators, where they are kept.
