@@ -121,8 +121,9 @@
 //!   clr does (known bits, at most one release/fence flag,
 //!   `hipEventInterprocess` only with `hipEventDisableTiming`).
 //! - **Kernels**: a sim code object is NUL-terminated text naming kernels of
-//!   a built-in registry of Rust kernels (see [`code_object`] and
-//!   [`KERNELS`]); `hipModuleLoadData` loads it on the current device,
+//!   a registry of Rust kernels: the built-ins ([`KERNELS`]) and the CPU
+//!   twins that crates shipping HIP kernels register ([`register_kernel`],
+//!   over [`KernelArgs`]); see [`code_object`]. `hipModuleLoadData` loads it on the current device,
 //!   `hipModuleLaunchKernel` runs the kernel over the grid on the stream's
 //!   worker. A kernel that touches memory outside a live allocation raises
 //!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault
