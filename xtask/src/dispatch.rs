@@ -18,6 +18,7 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
+use std::collections::BTreeSet;
 use std::path::Path;
 use syn::{Item, Type};
 
@@ -241,20 +242,32 @@ fn tokens(text: &str) -> Result<TokenStream, String> {
     text.parse().map_err(|e| format!("cannot read `{text}` as Rust: {e}"))
 }
 
-/// The text of `dispatch`'s generated file, from the bindings `source`.
-fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
-    let table = signatures(source, dispatch.table)?;
+/// One operation as the trait declares it: its parameters (name, and
+/// type over `Self` and `SelfReal`) and its return type.
+struct Declaration<'a> {
+    operation: &'a Operation,
+    params: Vec<(String, String)>,
+    output: String,
+}
+
+/// Each operation's declaration, from the model precision's function,
+/// after checking that every precision's function is that signature with
+/// its own types; and the bindings' types the declarations name.
+fn declarations<'a>(
+    dispatch: &'a Dispatch,
+    table: &[(String, Signature)],
+) -> Result<(Vec<Declaration<'a>>, BTreeSet<String>), String> {
     let find = |name: &str| {
         table.iter().find(|(n, _)| n == name).map(|(_, s)| s).ok_or_else(|| {
             format!("{} has no field {name} (list the function in `cargo xtask bindgen` first)", dispatch.table)
         })
     };
     let model = &PRECISIONS[MODEL];
-    // The trait's signatures: the model's, its element type `Self` and its
-    // real type `SelfReal` (written `Self::Real` in the trait).
+    // The model's element type is `Self`, its real type `SelfReal`
+    // (written `Self::Real` in the trait).
     let generic = [(model.c, "Self"), (model.real, "SelfReal")];
     let mut declarations = Vec::new();
-    let mut used_types = std::collections::BTreeSet::new();
+    let mut used_types = BTreeSet::new();
     for operation in dispatch.operations {
         let c = c_name(dispatch, operation, model);
         let signature = find(&c)?;
@@ -278,25 +291,24 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
         }
         let named = params.iter().map(|(_, t)| t.as_str()).chain([signature.output.as_str()]);
         used_types.extend(named.flat_map(|t| t.split(' ')).filter(|w| is_named_type(w)).map(str::to_owned));
-        declarations.push((operation, params, signature.output.clone()));
+        declarations.push(Declaration { operation, params, output: signature.output.clone() });
     }
+    Ok((declarations, used_types))
+}
 
-    let trait_name = Ident::new(dispatch.name, Span::call_site());
+/// The trait's method of each declaration, with its docs.
+fn trait_items(dispatch: &Dispatch, declarations: &[Declaration<'_>]) -> Result<Vec<TokenStream>, String> {
     let table_name = Ident::new(dispatch.table, Span::call_site());
-    let mut trait_items = Vec::new();
-    for (operation, params, output) in &declarations {
+    let contract = format!(" The arguments satisfy {}'s contract.", dispatch.library);
+    let mut items = Vec::new();
+    for Declaration { operation, params, output } in declarations {
         let method = Ident::new(operation.method, Span::call_site());
-        let doc = format!(
-            " `{}{}`{}.",
-            dispatch.prefix,
-            operation.real,
-            if operation.real == operation.complex {
-                String::new()
-            } else {
-                format!(" (`{}{}` for complex types)", dispatch.prefix, operation.complex)
-            }
-        );
-        let contract = format!(" The arguments satisfy {}'s contract.", dispatch.library);
+        let complex = if operation.real == operation.complex {
+            String::new()
+        } else {
+            format!(" (`{}{}` for complex types)", dispatch.prefix, operation.complex)
+        };
+        let doc = format!(" `{}{}`{complex}.", dispatch.prefix, operation.real);
         let args = params
             .iter()
             .map(|(n, t)| {
@@ -305,7 +317,7 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
             })
             .collect::<Result<Vec<_>, String>>()?;
         let output = tokens(output)?;
-        trait_items.push(quote! {
+        items.push(quote! {
             #[doc = #doc]
             ///
             /// # Safety
@@ -314,63 +326,73 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
             unsafe fn #method(api: &#table_name, #(#args),*) -> #output;
         });
     }
-    let mut impls = Vec::new();
-    for precision in &PRECISIONS {
-        let rust = tokens(precision.rust)?;
-        let real = tokens(precision.real)?;
-        let (name, prefix) = (precision.name, precision.prefix);
-        let mut methods = Vec::new();
-        for (operation, params, output) in &declarations {
-            let method = Ident::new(operation.method, Span::call_site());
-            let field = Ident::new(&c_name(dispatch, operation, precision), Span::call_site());
-            let mut args = Vec::new();
-            let mut passed = Vec::new();
-            for (n, t) in params {
-                let concrete = substitute(t, &[("Self", precision.rust), ("SelfReal", precision.real)]);
-                let (ident, ty) = (Ident::new(n, Span::call_site()), tokens(&concrete)?);
-                args.push(quote!(#ident: #ty));
-                // Only the element type's pointers differ from the C
-                // function's, and only for the complex types.
-                let differs = t.split(' ').any(|w| w == "Self") && precision.rust != precision.c;
-                passed.push(if differs { quote!(#ident.cast()) } else { quote!(#ident) });
-            }
-            let output = tokens(output)?;
-            methods.push(quote! {
-                unsafe fn #method(api: &#table_name, #(#args),*) -> #output {
-                    unsafe { (api.#field)(#(#passed),*) }
-                }
-            });
+    Ok(items)
+}
+
+/// The trait's impl for `precision`: each method calls its function of
+/// the table, the element type's pointers cast where the C type differs.
+fn implementation(
+    dispatch: &Dispatch,
+    precision: &Precision,
+    declarations: &[Declaration<'_>],
+) -> Result<TokenStream, String> {
+    let (trait_name, table_name) =
+        (Ident::new(dispatch.name, Span::call_site()), Ident::new(dispatch.table, Span::call_site()));
+    let (rust, real) = (tokens(precision.rust)?, tokens(precision.real)?);
+    let (name, prefix) = (precision.name, precision.prefix);
+    let mut methods = Vec::new();
+    for Declaration { operation, params, output } in declarations {
+        let method = Ident::new(operation.method, Span::call_site());
+        let field = Ident::new(&c_name(dispatch, operation, precision), Span::call_site());
+        let mut args = Vec::new();
+        let mut passed = Vec::new();
+        for (n, t) in params {
+            let concrete = substitute(t, &[("Self", precision.rust), ("SelfReal", precision.real)]);
+            let (ident, ty) = (Ident::new(n, Span::call_site()), tokens(&concrete)?);
+            args.push(quote!(#ident: #ty));
+            // Only the element type's pointers differ from the C
+            // function's, and only for the complex types.
+            let differs = t.split(' ').any(|w| w == "Self") && precision.rust != precision.c;
+            passed.push(if differs { quote!(#ident.cast()) } else { quote!(#ident) });
         }
-        impls.push(quote! {
-            impl sealed::Sealed for #rust {}
-            impl #trait_name for #rust {
-                const NAME: &'static str = #name;
-                const PREFIX: char = #prefix;
-                type Real = #real;
-                #(#methods)*
+        let output = tokens(output)?;
+        methods.push(quote! {
+            unsafe fn #method(api: &#table_name, #(#args),*) -> #output {
+                unsafe { (api.#field)(#(#passed),*) }
             }
         });
     }
+    Ok(quote! {
+        impl sealed::Sealed for #rust {}
+        impl #trait_name for #rust {
+            const NAME: &'static str = #name;
+            const PREFIX: char = #prefix;
+            type Real = #real;
+            #(#methods)*
+        }
+    })
+}
+
+/// The text of `dispatch`'s generated file, from the bindings `source`.
+fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
+    let table = signatures(source, dispatch.table)?;
+    let (declarations, mut used_types) = declarations(dispatch, &table)?;
+    let trait_items = trait_items(dispatch, &declarations)?;
+    let impls = PRECISIONS.iter().map(|p| implementation(dispatch, p, &declarations)).collect::<Result<Vec<_>, _>>()?;
     used_types.insert(dispatch.table.to_owned());
     let imports = used_types.iter().map(|t| tokens(t)).collect::<Result<Vec<_>, String>>()?;
     let import_path = tokens(dispatch.import)?;
-    let layouts = PRECISIONS.iter().filter(|p| p.rust != p.c).map(|p| {
-        let (rust, c) = (tokens(p.rust).unwrap_or_default(), tokens(p.c).unwrap_or_default());
-        quote! {
-            const _: () = assert!(
-                std::mem::size_of::<#rust>() == std::mem::size_of::<#c>()
-                    && std::mem::align_of::<#rust>() >= std::mem::align_of::<#c>()
-            );
-        }
-    });
-    let c_imports = PRECISIONS.iter().filter(|p| p.rust != p.c).map(|p| tokens(p.c).unwrap_or_default());
+    let complex = PRECISIONS.iter().filter(|p| p.rust != p.c);
+    let pairs = complex.map(|p| Ok((tokens(p.rust)?, tokens(p.c)?))).collect::<Result<Vec<_>, String>>()?;
+    let (rust_types, c_types): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+    let trait_name = Ident::new(dispatch.name, Span::call_site());
     let trait_doc = dispatch.doc.lines().map(|line| format!(" {}", line.trim_start()));
     let [name_doc, prefix_doc, real_doc] =
         [dispatch.name_doc, dispatch.prefix_doc, dispatch.real_doc].map(|d| format!(" {d}"));
     let hidden = if dispatch.hidden { quote!(#[doc(hidden)]) } else { quote!() };
     let file = quote! {
         #![allow(clippy::too_many_arguments)]
-        use #import_path::{#(#imports,)* #(#c_imports,)*};
+        use #import_path::{#(#imports,)* #(#c_types,)*};
         mod sealed {
             pub trait Sealed {}
         }
@@ -386,7 +408,12 @@ fn generate(dispatch: &Dispatch, source: &str) -> Result<String, String> {
             #(#trait_items)*
         }
         #(#impls)*
-        #(#layouts)*
+        #(
+            const _: () = assert!(
+                std::mem::size_of::<#rust_types>() == std::mem::size_of::<#c_types>()
+                    && std::mem::align_of::<#rust_types>() >= std::mem::align_of::<#c_types>()
+            );
+        )*
     };
     let syntax: syn::File =
         syn::parse2(file).map_err(|e| format!("the generated {} does not parse: {e}", dispatch.out))?;
