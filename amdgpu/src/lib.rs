@@ -431,6 +431,24 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Profiler ranges and marks
+//!
+//! [`profile::range`] names a region of the calling thread on a
+//! profiler's timeline until its guard drops (ranges nest), and
+//! [`profile::mark`] an instant: on AMD through ROCTx, which rocprofv3
+//! shows (`rocprofv3 --marker-trace`); on the simulator in its timeline.
+//! Without an annotation library (and on NVIDIA, until NVTX is mapped)
+//! they cost one atomic load.
+//!
+//! ```
+//! # use amdgpu::prelude::*;
+//! let _step = amdgpu::profile::range("step");
+//! let x = DeviceArray::from_slice(&[1.0f32, 2.0])?;
+//! amdgpu::profile::mark("uploaded");
+//! # drop(x);
+//! # Ok::<(), amdgpu::Error>(())
+//! ```
+//!
 //! # Graphs: capture once, replay at the cost of one call
 //!
 //! [`Stream::capture`] records the work a closure enqueues on a stream (and
@@ -535,6 +553,7 @@ mod slice_mut;
 pub use array::{DeviceArray, DeviceCopy, DeviceSlice};
 pub use copy_scope::{copy_scope, CopyScope};
 pub use error::{Error, Result};
+pub use hip_core::profile;
 pub use hip_core::DeviceMismatch;
 pub use hip_core::Stream;
 pub use hip_core::{

@@ -1,5 +1,6 @@
 //! The C ABI of amdgpu-rs: the C types and function tables of HIP,
-//! hipRTC, rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER, RCCL and MIOpen,
+//! hipRTC, rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER, RCCL, MIOpen
+//! and ROCTx,
 //! and what every backend that fills a table shares.
 //!
 //! This is the bottom crate: `hip-sys` (the loader, the backend selection
@@ -34,6 +35,6 @@ pub mod sync;
 pub mod units;
 
 pub use bindings::error_names;
-pub use bindings::{hip, hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+pub use bindings::{hip, hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse, roctx};
 pub use error::BackendError;
 pub use kind::Backend;

@@ -10,6 +10,7 @@ use crate::rocfft::RocfftApi;
 use crate::rocrand::RocrandApi;
 use crate::rocsolver::RocsolverApi;
 use crate::rocsparse::RocsparseApi;
+use crate::roctx::RoctxApi;
 use crate::shared::compiler::Compiler;
 use crate::shared::rocfft_version::RocfftVersion;
 use crate::BackendError;
@@ -33,6 +34,9 @@ pub struct Provider {
     pub rocsolver: fn() -> Result<&'static RocsolverApi, BackendError>,
     /// RCCL.
     pub rccl: fn() -> Result<&'static RcclApi, BackendError>,
+    /// ROCTx, the profiler ranges and marks (the simulator's timeline on
+    /// the sim backend; none on nvidia yet, where they go through NVTX).
+    pub roctx: fn() -> Result<&'static RoctxApi, BackendError>,
     /// The runtime compiler that serves the backend's devices: AMD's
     /// hipRTC, NVRTC, or the simulator's.
     pub hiprtc: fn() -> Result<&'static Compiler, BackendError>,

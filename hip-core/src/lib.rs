@@ -24,6 +24,9 @@
 //! nvidia) and the [`KernelCache`], in memory and optionally on disk;
 //! [`LaunchLimits`] says what a device accepts in one launch.
 //!
+//! [`profile`] puts the program's own named ranges and marks on a
+//! profiler's timeline (ROCTx on AMD, the simulator's timeline).
+//!
 //! Stream capture is a scope ([`Stream::capture`]) that records work into
 //! a [`Graph`], replayed by a [`GraphExec`]; [`capture`] lists the captures
 //! underway for the layers above, which must not break them.
@@ -66,6 +69,7 @@ mod graph;
 mod limits;
 mod module;
 mod peer;
+pub mod profile;
 mod program;
 mod replay_order;
 mod shared;

@@ -342,6 +342,7 @@ mod rocrand;
 mod rocsolver;
 mod rocsparse;
 mod rocsparse_mode;
+mod roctx;
 mod tables;
 
 pub use crate::bindings::error_names::describe;
@@ -369,6 +370,7 @@ pub use rocsparse_mode::{
     clear_rocsparse_slow_paths, parse_rocsparse_version, rocsparse_analyses, rocsparse_slow_paths, rocsparse_version,
     set_rocsparse_version, RocsparseVersion, SlowPath,
 };
+pub use roctx::{clear_profile_events, profile_events, ProfileEvent, ProfileKind, MAX_PROFILE_EVENTS};
 pub use submit::{hold_stream, StreamHold};
 pub use tables::{
     api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,

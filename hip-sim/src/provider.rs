@@ -1,5 +1,6 @@
 //! What the simulator provides besides its HIP table: its own rocBLAS,
-//! rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER, RCCL and hipRTC.
+//! rocSPARSE, rocFFT, MIOpen, rocRAND, rocSOLVER, RCCL, ROCTx (its timeline)
+//! and hipRTC.
 
 use super::{miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use hip_abi::provider::Provider;
@@ -15,5 +16,6 @@ pub static PROVIDER: Provider = Provider {
     rocrand: || Ok(&rocrand::SIM_ROCRAND),
     rocsolver: || Ok(&rocsolver::SIM_ROCSOLVER),
     rccl: || Ok(&rccl::SIM_RCCL),
+    roctx: || Ok(&super::roctx::SIM_ROCTX),
     hiprtc: || Ok(&super::hiprtc::SIM_COMPILER),
 };

@@ -3,9 +3,9 @@
 //!
 //! A call into C is a call through a function-pointer field of one of
 //! hip-sys's tables, written `(table.name)(…)` with `name` a HIP, hipRTC,
-//! rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER, RCCL or MIOpen function. The doors:
+//! rocBLAS, rocSPARSE, rocFFT, rocRAND, rocSOLVER, RCCL, MIOpen or ROCTx function. The doors:
 //!
-//! - `hip-core/src/raw/`: the HIP runtime and hipRTC, for the workspace;
+//! - `hip-core/src/raw/`: the HIP runtime, hipRTC and ROCTx, for the workspace;
 //! - a `raw.rs` file or `raw/` folder inside a hip-libs library
 //!   (`blas`, `sparse`, `fft`, `dnn`, `rand`, `solver`, `collective`): that library.
 //!
@@ -24,8 +24,8 @@ use crate::sources::rust_files;
 const CRATES: [&str; 4] = ["hip-core", "hip-pool", "hip-libs", "amdgpu"];
 
 /// The C function prefixes of hip-sys's tables.
-const C_PREFIXES: [&str; 9] =
-    ["hip", "rocblas_", "rocsparse_", "rocfft_", "rocrand_", "rocsolver_", "miopen", "hiprtc", "nccl"];
+const C_PREFIXES: [&str; 10] =
+    ["hip", "rocblas_", "rocsparse_", "rocfft_", "rocrand_", "rocsolver_", "miopen", "hiprtc", "nccl", "roctx"];
 
 /// A C call outside the doors: file, line and the call as written.
 #[derive(Debug, PartialEq, Eq)]

@@ -1,5 +1,8 @@
 //! What the kernel and graph benchmarks share: the test kernels for the
-//! backend, batched timing, and the printed ratios.
+//! backend, batched timing, and the printed ratios. Each benchmark uses
+//! some of them.
+
+#![allow(dead_code)]
 
 use amdgpu::{Backend, Stream};
 use std::time::{Duration, Instant};

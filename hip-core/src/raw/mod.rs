@@ -68,6 +68,7 @@ pub mod mem;
 pub mod module;
 pub mod peer;
 pub mod pool;
+pub mod profile;
 pub(crate) mod rtc;
 pub mod runtime;
 pub mod stream;

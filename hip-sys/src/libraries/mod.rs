@@ -1,5 +1,6 @@
 //! The math libraries' function tables: rocBLAS, rocSPARSE, rocFFT, MIOpen,
-//! rocRAND and rocSOLVER.
+//! rocRAND and rocSOLVER; RCCL's; and ROCTx's, for profiler ranges
+//! ([`profile`]).
 //!
 //! Each table is loaded lazily, once per process, for the process's
 //! [backend](crate::backend()):
@@ -47,6 +48,7 @@ pub mod blas;
 pub mod collective;
 pub mod dnn;
 pub mod fft;
+pub mod profile;
 pub mod rand;
 pub mod rtc;
 pub mod solver;
@@ -57,6 +59,7 @@ pub use blas::rocblas;
 pub use collective::rccl;
 pub use dnn::miopen;
 pub use fft::{rocfft, rocfft_version, RocfftVersion};
+pub use profile::roctx;
 pub use rand::rocrand;
 pub use solver::rocsolver;
 pub use sparse::{rocsparse, rocsparse_spmv_staged};

@@ -20,6 +20,7 @@ mod rocfft;
 mod rocrand;
 mod rocsolver;
 mod rocsparse;
+mod roctx;
 
 pub(crate) use hip::load;
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! vocabulary every backend shares: `hip` (the runtime), `hiprtc` (over
 //! NVRTC), `rocblas` (over cuBLAS), `rocsparse` (cuSPARSE), `rocfft`
 //! (cuFFT) and `miopen` (cuDNN). Every entry of
-//! [`HipApi`] is a Rust `extern "C"` function that calls the CUDA runtime
+//! [`HipApi`](crate::bindings::hip::HipApi) is a Rust `extern "C"` function that calls the CUDA runtime
 //! (`libcudart`) or the driver (`libcuda`), translates enums on the way in
 //! and error codes on the way out (`reference/hip_semantics.md` §5).
 //!
@@ -18,7 +18,7 @@
 //!
 //! Both stay loaded for the rest of the process; every function pointer
 //! used is resolved when the backend loads (a missing one is a
-//! [`BackendError::SymbolMissing`] then, never a failure later) and kept in
+//! [`BackendError::SymbolMissing`](crate::BackendError::SymbolMissing) then, never a failure later) and kept in
 //! a process-wide `CudaFns`.
 //!
 //! # Behaviour that differs from the AMD runtime
