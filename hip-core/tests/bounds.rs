@@ -54,3 +54,26 @@ fn errors_are_static_errors() {
     error::<hip_core::HipError>();
     error::<hip_core::TargetError>();
 }
+
+/// Compiles only for a type that is not `Send`: were it `Send`, both
+/// impls would apply and the call below would be ambiguous.
+trait NotSend<A> {
+    fn check() {}
+}
+impl<T: ?Sized> NotSend<()> for T {}
+impl<T: ?Sized + Send> NotSend<u8> for T {}
+
+/// The same for `Sync`.
+trait NotSync<A> {
+    fn check() {}
+}
+impl<T: ?Sized> NotSync<()> for T {}
+impl<T: ?Sized + Sync> NotSync<u8> for T {}
+
+#[test]
+fn a_profiler_range_stays_on_its_thread() {
+    // A range is on one thread's stack: closed from another thread it
+    // would close that thread's innermost range instead.
+    <hip_core::profile::Range as NotSend<_>>::check();
+    <hip_core::profile::Range as NotSync<_>>::check();
+}
