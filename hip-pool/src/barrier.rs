@@ -11,9 +11,10 @@
 //! other systems), both sides are `SeqCst` fences: slower, equally correct.
 //!
 //! `AMDGPU_POOL_FENCE=1` forces the fence mode (to test it where
-//! membarrier works). The mode is chosen once, by [`light_is_fence`]'s first call, before
-//! any light side runs (a thread asks for the mode before its first
-//! protected section), and never changes.
+//! membarrier works). The mode is chosen once, by [`light_is_fence`]'s
+//! first call, which every pool's creation makes (the registration may
+//! take milliseconds, and a drop must not), before any light side runs,
+//! and never changes.
 
 use std::sync::atomic::{compiler_fence, fence, Ordering};
 use std::sync::OnceLock;
@@ -63,6 +64,12 @@ mod sys {
 /// Call it before a thread's first [`light`]; the answer never changes.
 pub fn light_is_fence() -> bool {
     !*MEMBARRIER.get_or_init(|| std::env::var_os("AMDGPU_POOL_FENCE").is_none_or(|v| v != "1") && sys::register())
+}
+
+/// Whether the mode has been chosen (by a pool's creation, in practice).
+#[cfg(test)]
+pub fn chosen() -> bool {
+    MEMBARRIER.get().is_some()
 }
 
 /// The light side, with the mode from [`light_is_fence`].

@@ -87,6 +87,11 @@ static ALL_POOLS: Mutex<Vec<&'static PoolInner>> = Mutex::new(Vec::new());
 impl PoolInner {
     /// Give `core` its id and caches, for the rest of the process.
     pub fn new(core: DevicePool) -> &'static PoolInner {
+        // The barrier's mode is chosen once per process, and registering
+        // for membarrier can take milliseconds (the kernel waits for a
+        // grace period): here, with the pool, not in the first drop that
+        // parks a block.
+        crate::barrier::light_is_fence();
         let mut all = ALL_POOLS.lock_unpoisoned();
         let inner: &'static PoolInner =
             Box::leak(Box::new(PoolInner { id: all.len(), core, thread_caches: Mutex::new(Vec::new()) }));
@@ -164,5 +169,35 @@ impl PoolInner {
         if let Err(record) = give(self, record) {
             unpark(self, *record);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Pool, Strategy};
+    use hip_core::Device;
+
+    /// The variable under which the test's own binary reruns it alone, in a
+    /// process where nothing chose the barrier's mode yet.
+    const CHILD: &str = "HIP_POOL_TEST_BARRIER_CHILD";
+
+    /// The barrier's registration (milliseconds with membarrier) happens
+    /// when a pool is made, so the first drop that parks a block does not
+    /// pay it.
+    #[test]
+    fn making_a_pool_chooses_the_barriers_mode() {
+        if std::env::var_os(CHILD).is_some() {
+            assert!(!crate::barrier::chosen(), "a fresh process");
+            let _pool = Pool::new(Device::new(0).expect("a device"), Strategy::Cached).expect("a pool");
+            assert!(crate::barrier::chosen(), "chosen by the pool's creation");
+            return;
+        }
+        let me = std::env::current_exe().expect("the test binary");
+        let status = std::process::Command::new(me)
+            .args(["--exact", "pool_core::tests::making_a_pool_chooses_the_barriers_mode", "--test-threads=1"])
+            .env(CHILD, "1")
+            .status()
+            .expect("the test binary reruns");
+        assert!(status.success(), "the rerun failed: {status}");
     }
 }
