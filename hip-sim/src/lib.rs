@@ -298,6 +298,15 @@
 //! never calls (after [`set_collective_timeout`]), an aborted peer, and a
 //! device synchronize that a GPU would deadlock on (NCCL issue 48).
 //!
+//! # Annotations and the stream timeline
+//!
+//! The simulator's ROCTx records each thread's ranges and marks with
+//! ROCTx's return values ([`profile_events`]). While a trace runs
+//! ([`start_trace`]) it also records every operation queued on a stream,
+//! with its device, stream and function and when it was queued, started
+//! and ended ([`traced_ops`]); [`chrome_trace`] writes both as a Chrome
+//! trace, which `chrome://tracing` and Perfetto open.
+//!
 //! # Introspection for tests
 //!
 //! [`violations()`], [`live_allocations`], [`call_count`] (and the per-thread
@@ -318,12 +327,14 @@ pub(crate) use hip_abi::{bindings, shared, sync, units, BackendError};
 // its own table of contents): nothing there calls the entry points above.
 mod machine;
 
-// Operations over the machine, which the entry points share.
+// Operations over the machine, which the entry points share, and the
+// timeline that records them (`trace`).
 mod entry;
 mod kernels;
 mod place;
 mod submit;
 mod targets;
+mod trace;
 
 // The C entry points, in the module vocabulary every backend shares
 // (`hip`, `hiprtc`, `rocblas`, `rocsparse`, `rocfft`, `miopen`; `library`
@@ -375,6 +386,7 @@ pub use submit::{hold_stream, StreamHold};
 pub use tables::{
     api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
 };
+pub use trace::{chrome_trace, html_timeline, start_trace, stop_trace, traced_ops, TracedOp, MAX_TRACED_OPS};
 
 pub use machine::configure_from_env;
 pub use provider::PROVIDER;

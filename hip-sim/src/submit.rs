@@ -73,6 +73,7 @@ pub(crate) fn submit_with(
         }
         return Ok(None);
     }
+    let work = crate::trace::traced(op.function, target, work);
     let checking = races::race_check_enabled();
     let mut after = Clock::default();
     if target.is_null {

@@ -137,3 +137,85 @@ fn switched_off_ranges_and_marks_do_nothing_and_open_ones_still_close() {
     profile::set_enabled(true);
     assert_eq!(seen, [push("open", 0), pop(0), mark("back")]);
 }
+
+/// A small workload's trace: its copies and kernels on their devices'
+/// streams, each from its start to its end, and the thread's ranges and
+/// marks, in the Chrome trace format (the JSON chrome://tracing and
+/// Perfetto open).
+#[test]
+fn the_trace_shows_the_streams_operations_and_the_threads_ranges() {
+    use amdgpu::{DeviceArray, Stream};
+    let _x = sim::exclusive();
+    sim::start_trace();
+    let stream = Stream::new().unwrap();
+    let thread = std::thread::current().id();
+    {
+        let _step = profile::range("step");
+        let mut x = DeviceArray::<f32>::zeros_on(&stream, 1024).unwrap();
+        x.copy_from_slice(&[1.0; 1024]).unwrap();
+        profile::mark("uploaded");
+        assert_eq!(x.to_vec().unwrap()[0], 1.0);
+    }
+    stream.synchronize().unwrap();
+    sim::stop_trace();
+    let (ops, dropped) = sim::traced_ops();
+    assert_eq!(dropped, 0);
+    let functions: Vec<&str> = ops.iter().map(|op| op.function).collect();
+    assert!(functions.iter().any(|f| f.starts_with("hipMemset")), "the zeroing is traced: {functions:?}");
+    assert!(functions.iter().filter(|f| f.starts_with("hipMemcpy")).count() >= 2, "both copies: {functions:?}");
+    for op in &ops {
+        let (Some(start), Some(end)) = (op.started, op.ended) else { panic!("{op:?} never ran") };
+        assert!(op.queued <= start && start <= end, "{op:?}");
+        assert!(!op.failed);
+    }
+    let trace: serde_json::Value = serde_json::from_str(&sim::chrome_trace()).expect("the trace is JSON");
+    let events = trace["traceEvents"].as_array().expect("a Chrome trace has traceEvents");
+    let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(complete.len(), ops.len(), "one complete event per operation");
+    for e in &complete {
+        assert!(e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() >= 0.0, "{e}");
+        assert!(e["pid"].as_u64().unwrap() >= 1, "operations are on a device's process: {e}");
+    }
+    let device_names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    assert!(device_names.contains(&"device 0") && device_names.contains(&"host threads"), "{device_names:?}");
+    // This thread's range, begun and ended, and its mark between them.
+    let (events_of_thread, _) = sim::profile_events();
+    assert!(events_of_thread.iter().any(|e| e.thread == thread));
+    let phases: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["pid"] == 0 && e["ph"] != "M")
+        .map(|e| (e["ph"].as_str().unwrap(), e["name"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(phases, [("B", "step"), ("i", "uploaded"), ("E", "")]);
+}
+
+/// The HTML page of a trace: one SVG with a bar per operation that ran
+/// and per range, each named in its tooltip, the names escaped.
+#[test]
+fn the_html_timeline_draws_every_operation_and_range() {
+    use amdgpu::{DeviceArray, Stream};
+    let _x = sim::exclusive();
+    sim::start_trace();
+    let stream = Stream::new().unwrap();
+    {
+        let _range = profile::range("<load & check>");
+        let x = DeviceArray::<u32>::zeros_on(&stream, 256).unwrap();
+        assert_eq!(x.to_vec().unwrap(), vec![0; 256]);
+    }
+    sim::stop_trace();
+    let page = sim::html_timeline();
+    let (ops, _) = sim::traced_ops();
+    let ran = ops.iter().filter(|op| op.started.is_some()).count();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg") && page.contains("</svg>"));
+    for op in ops.iter().filter(|op| op.started.is_some()) {
+        assert!(page.contains(&format!("<title>{}: ", op.function)), "{} is drawn", op.function);
+    }
+    let bars = page.matches("<rect").count();
+    let legend = 8;
+    assert_eq!(bars, ran + 1 + legend, "a bar per operation, one for the range, the legend's swatches");
+    assert!(page.contains("&lt;load &amp; check&gt;") && !page.contains("<load"), "names are escaped");
+}

@@ -1,0 +1,106 @@
+//! The timeline as a Chrome trace (the JSON format of `chrome://tracing`,
+//! which Perfetto opens too): one process per device whose threads are its
+//! streams, one of the host's threads.
+
+use super::{began, micros, traced_ops};
+use crate::roctx::{profile_events, ProfileKind};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// `text` as a JSON string.
+pub(super) fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The current (or last) trace as a Chrome trace: one process per device
+/// whose threads are its streams, each operation a complete event from
+/// its start to its end (its time queued in its arguments); and a
+/// process of the host's threads with their ranges (begin and end
+/// events) and marks (instants). Operations that never ran are left out.
+pub fn chrome_trace() -> String {
+    let (ops, dropped) = traced_ops();
+    let began = began();
+    let (annotations, dropped_annotations) = profile_events();
+    let mut events: Vec<String> = Vec::new();
+    let host = 0usize;
+    events.push(format!(r#"{{"name":"process_name","ph":"M","pid":{host},"args":{{"name":"host threads"}}}}"#));
+    let mut streams: BTreeMap<(usize, u32), Arc<str>> = BTreeMap::new();
+    for op in &ops {
+        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.clone());
+    }
+    let devices: std::collections::BTreeSet<usize> = streams.keys().map(|(d, _)| *d).collect();
+    for device in devices {
+        let pid = device + 1;
+        events.push(format!(r#"{{"name":"process_name","ph":"M","pid":{pid},"args":{{"name":"device {device}"}}}}"#));
+    }
+    for ((device, id), name) in &streams {
+        let (pid, name) = (device + 1, json_string(name));
+        events.push(format!(r#"{{"name":"thread_name","ph":"M","pid":{pid},"tid":{id},"args":{{"name":{name}}}}}"#));
+    }
+    for op in &ops {
+        let (Some(start), Some(end)) = (op.started, op.ended) else { continue };
+        let (ts, dur, queued) = (micros(began, start), micros(start, end), micros(op.queued, start));
+        let (pid, tid, name) = (op.device + 1, op.stream_id, json_string(op.function));
+        events.push(format!(
+            r#"{{"name":{name},"cat":"stream","ph":"X","ts":{ts:.3},"dur":{dur:.3},"pid":{pid},"tid":{tid},"args":{{"queued_us":{queued:.3},"failed":{}}}}}"#,
+            op.failed
+        ));
+    }
+    let mut threads: Vec<std::thread::ThreadId> = Vec::new();
+    for event in &annotations {
+        let tid = match threads.iter().position(|t| *t == event.thread) {
+            Some(i) => i + 1,
+            None => {
+                threads.push(event.thread);
+                threads.len()
+            }
+        };
+        let ts = micros(began, event.at);
+        let line = match &event.kind {
+            ProfileKind::Push(name) => {
+                format!(
+                    r#"{{"name":{},"cat":"range","ph":"B","ts":{ts:.3},"pid":{host},"tid":{tid}}}"#,
+                    json_string(name)
+                )
+            }
+            ProfileKind::Pop if event.level >= 0 => {
+                format!(r#"{{"cat":"range","ph":"E","ts":{ts:.3},"pid":{host},"tid":{tid}}}"#)
+            }
+            ProfileKind::Pop => continue,
+            ProfileKind::Mark(name) => format!(
+                r#"{{"name":{},"cat":"mark","ph":"i","s":"t","ts":{ts:.3},"pid":{host},"tid":{tid}}}"#,
+                json_string(name)
+            ),
+        };
+        events.push(line);
+    }
+    format!(
+        "{{\"traceEvents\":[\n{}\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"hip-sim\",\"dropped_ops\":{dropped},\"dropped_annotations\":{dropped_annotations}}}}}\n",
+        events.join(",\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_string;
+
+    #[test]
+    fn strings_are_escaped_for_json() {
+        assert_eq!(json_string("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\u0001""#);
+    }
+}

@@ -1,0 +1,228 @@
+//! The timeline as a self-contained HTML page: one SVG, no script and
+//! nothing fetched, for a quick look without a trace viewer. A lane per
+//! host thread (its ranges stacked by level, its marks as ticks) and per
+//! stream of each device (its operations as bars from start to end); each
+//! shape's tooltip names it with its times.
+
+use super::{began, micros, traced_ops};
+use crate::roctx::{profile_events, ProfileKind};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::thread::ThreadId;
+use std::time::Instant;
+
+/// Width of the drawing, and of the lanes' labels at its left.
+const WIDTH: f64 = 1200.0;
+const LABELS: f64 = 190.0;
+/// Height of one lane, of one range level in a thread's lane, and of the
+/// time axis.
+const LANE: f64 = 26.0;
+const LEVEL: f64 = 14.0;
+const AXIS: f64 = 34.0;
+
+/// `text` with the characters HTML and SVG give a meaning escaped.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// What the colours mean: kinds of operation, and the ranges.
+const LEGEND: [(&str, &str); 8] = [
+    ("copies", "#4e79a7"),
+    ("fills", "#76b7b2"),
+    ("kernels", "#e15759"),
+    ("BLAS, solvers", "#f28e2b"),
+    ("FFT, sparse, DNN", "#edc948"),
+    ("collectives", "#b07aa1"),
+    ("other (events, waits)", "#9c9c9c"),
+    ("ranges", "#59a14f"),
+];
+
+/// `n` and `what`, plural unless one.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A fill colour for an operation, by what its function does.
+fn colour(function: &str) -> &'static str {
+    let kind = match function {
+        f if f.contains("Memcpy") => 0,
+        f if f.contains("Memset") => 1,
+        f if f.contains("Launch") || f.contains("Kernel") => 2,
+        f if f.starts_with("rocblas") || f.starts_with("rocsolver") => 3,
+        f if f.starts_with("rocfft") || f.starts_with("rocsparse") || f.starts_with("miopen") => 4,
+        f if f.starts_with("nccl") => 5,
+        _ => 6,
+    };
+    LEGEND[kind].1
+}
+
+/// A range's start and end on a thread, and its level.
+struct Span {
+    name: String,
+    level: i32,
+    start: f64,
+    end: Option<f64>,
+}
+
+/// One thread's ranges (closed or still open) and marks (name, time).
+struct ThreadLane {
+    thread: ThreadId,
+    spans: Vec<Span>,
+    marks: Vec<(String, f64)>,
+}
+
+/// Each thread's lane, in the order the threads first annotated.
+fn thread_lanes(began: Instant) -> Vec<ThreadLane> {
+    let (events, _) = profile_events();
+    let mut lanes: Vec<ThreadLane> = Vec::new();
+    for event in events {
+        let at = micros(began, event.at);
+        let index = match lanes.iter().position(|lane| lane.thread == event.thread) {
+            Some(i) => i,
+            None => {
+                lanes.push(ThreadLane { thread: event.thread, spans: Vec::new(), marks: Vec::new() });
+                lanes.len() - 1
+            }
+        };
+        let ThreadLane { spans, marks, .. } = &mut lanes[index];
+        match event.kind {
+            ProfileKind::Push(name) => spans.push(Span { name, level: event.level, start: at, end: None }),
+            ProfileKind::Pop => {
+                if let Some(open) = spans.iter_mut().rev().find(|s| s.end.is_none() && s.level == event.level) {
+                    open.end = Some(at);
+                }
+            }
+            ProfileKind::Mark(name) => marks.push((name, at)),
+        }
+    }
+    lanes
+}
+
+/// The current (or last) trace drawn as an HTML page (see the module
+/// docs). Open ranges and operations that have not ended run to the end
+/// of the drawing.
+pub fn html_timeline() -> String {
+    let began = began();
+    let (ops, dropped) = traced_ops();
+    let threads = thread_lanes(began);
+    let mut end = 1.0f64;
+    for op in &ops {
+        if let Some(ended) = op.ended {
+            end = end.max(micros(began, ended));
+        }
+    }
+    for ThreadLane { spans, marks, .. } in &threads {
+        end = spans.iter().map(|s| s.end.unwrap_or(s.start)).chain(marks.iter().map(|m| m.1)).fold(end, f64::max);
+    }
+    let x = |us: f64| LABELS + (us.max(0.0) / end) * (WIDTH - LABELS - 40.0);
+    let mut streams: BTreeMap<(usize, u32), String> = BTreeMap::new();
+    for op in &ops {
+        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.to_string());
+    }
+    let thread_height =
+        |spans: &[Span]| LANE.max(8.0 + LEVEL * (1 + spans.iter().map(|s| s.level).max().unwrap_or(0)) as f64);
+    let height = AXIS
+        + threads.iter().map(|lane| thread_height(&lane.spans)).sum::<f64>()
+        + LANE * streams.len() as f64
+        + LANE
+        + 10.0;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    // The time axis: ten ticks.
+    for i in 0..=10 {
+        let us = end * f64::from(i) / 10.0;
+        let tx = x(us);
+        let _ = write!(
+            svg,
+            r##"<line x1="{tx:.1}" y1="{AXIS}" x2="{tx:.1}" y2="{height}" stroke="#e4e4e4"/><text x="{tx:.1}" y="20" text-anchor="middle">{us:.0} µs</text>"##
+        );
+    }
+    let mut y = AXIS;
+    for (index, ThreadLane { spans, marks, .. }) in threads.iter().enumerate() {
+        let lane = thread_height(spans);
+        let _ = write!(svg, r#"<text x="6" y="{:.1}">host thread {}</text>"#, y + 16.0, index + 1);
+        for span in spans {
+            let (x0, x1) = (x(span.start), x(span.end.unwrap_or(end)));
+            let top = y + 4.0 + LEVEL * f64::from(span.level);
+            let open = if span.end.is_none() { " (still open)" } else { "" };
+            let _ = write!(
+                svg,
+                r##"<rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="#59a14f" fill-opacity="0.55" stroke="#3b6e35"><title>{}: {:.1} to {:.1} µs{open}</title></rect>"##,
+                (x1 - x0).max(1.0),
+                LEVEL - 2.0,
+                escape(&span.name),
+                span.start,
+                span.end.unwrap_or(end)
+            );
+        }
+        for (name, at) in marks {
+            let mx = x(*at);
+            let _ = write!(
+                svg,
+                r##"<line x1="{mx:.1}" y1="{y:.1}" x2="{mx:.1}" y2="{:.1}" stroke="#000" stroke-width="2"><title>{} at {at:.1} µs</title></line>"##,
+                y + lane - 2.0,
+                escape(name)
+            );
+        }
+        y += lane;
+    }
+    for ((device, id), name) in &streams {
+        let _ = write!(svg, r#"<text x="6" y="{:.1}">device {device}, {}</text>"#, y + 16.0, escape(name));
+        for op in ops.iter().filter(|op| op.device == *device && op.stream_id == *id) {
+            let Some(started) = op.started else { continue };
+            let (s, e) = (micros(began, started), op.ended.map_or(end, |t| micros(began, t)));
+            let (x0, x1) = (x(s), x(e));
+            let queued = micros(op.queued, started);
+            let _ = write!(
+                svg,
+                r##"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}" stroke="{}"><title>{}: {s:.1} to {e:.1} µs, queued {queued:.1} µs before</title></rect>"##,
+                y + 5.0,
+                (x1 - x0).max(1.0),
+                LANE - 10.0,
+                colour(op.function),
+                if op.failed { "#d00" } else { "#333" },
+                escape(op.function)
+            );
+        }
+        y += LANE;
+    }
+    // The legend, under the lanes.
+    let mut lx = LABELS;
+    for (what, fill) in LEGEND {
+        let _ = write!(
+            svg,
+            r##"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{fill}" stroke="#333"/><text x="{:.1}" y="{:.1}">{what}</text>"##,
+            y + 10.0,
+            lx + 16.0,
+            y + 20.0
+        );
+        lx += 30.0 + 6.5 * what.len() as f64;
+    }
+    svg.push_str("</svg>");
+    let note = if dropped > 0 {
+        format!(" ({dropped} operations past the trace's limit are not drawn)")
+    } else {
+        String::new()
+    };
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Stream timeline</title></head>\n\
+         <body style=\"margin:12px;font-family:sans-serif\">\n<h3 style=\"margin:0 0 8px\">Stream timeline: {}, {}, {}, {end:.0} µs{note}</h3>\n{svg}\n</body></html>\n",
+        count(ops.len(), "operation"),
+        count(streams.len(), "stream"),
+        count(threads.len(), "annotating host thread")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{colour, escape};
+
+    #[test]
+    fn names_are_escaped_and_coloured_by_kind() {
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_ne!(colour("hipMemcpyAsync"), colour("hipModuleLaunchKernel"));
+    }
+}

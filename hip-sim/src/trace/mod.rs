@@ -1,0 +1,133 @@
+//! The simulator's stream timeline: while a trace runs ([`start_trace`]),
+//! every operation queued on a stream, with its device, its stream, the
+//! function that queued it and when it was queued, started and ended;
+//! written with the threads' ROCTx ranges and marks
+//! ([`profile_events`](crate::profile_events)) as a Chrome trace
+//! ([`chrome_trace`]), the JSON that `chrome://tracing` and
+//! <https://ui.perfetto.dev> open.
+//!
+//! [`html_timeline`] draws the same as a self-contained HTML page (an SVG,
+//! no script, no network) for a quick look.
+//!
+//! Off, queuing an operation costs one atomic load here. The trace keeps
+//! the first [`MAX_TRACED_OPS`] operations and counts the rest.
+
+use crate::machine::lock::lock;
+use crate::machine::queue::{Target, Work};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+mod chrome;
+mod html;
+
+pub use chrome::chrome_trace;
+pub use html::html_timeline;
+
+/// The most operations one trace keeps.
+pub const MAX_TRACED_OPS: usize = 1 << 20;
+
+/// One operation of the timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedOp {
+    /// The HIP or library function that queued it.
+    pub function: &'static str,
+    /// The device of its stream.
+    pub device: usize,
+    /// Its stream, as the race detector names it (`stream 3 of device 0`).
+    pub stream: Arc<str>,
+    /// Its stream's number among the simulator's streams.
+    pub stream_id: u32,
+    /// When it was queued.
+    pub queued: Instant,
+    /// When it started on its stream (`None` while it has not; the first
+    /// time, for work a graph runs again).
+    pub started: Option<Instant>,
+    /// When it ended (`None` while it has not; the last time).
+    pub ended: Option<Instant>,
+    /// Whether it failed (a device fault).
+    pub failed: bool,
+}
+
+struct Trace {
+    /// When the trace started: time 0 of the written trace.
+    began: Instant,
+    ops: Vec<TracedOp>,
+    dropped: u64,
+}
+
+static ON: AtomicBool = AtomicBool::new(false);
+static TRACE: Mutex<Option<Trace>> = Mutex::new(None);
+
+/// Start a trace: forget the operations and annotations recorded so far
+/// and record from now on.
+pub fn start_trace() {
+    crate::roctx::clear_profile_events();
+    *lock(&TRACE) = Some(Trace { began: Instant::now(), ops: Vec::new(), dropped: 0 });
+    ON.store(true, Ordering::Release);
+}
+
+/// Stop recording; what was recorded stays readable.
+pub fn stop_trace() {
+    ON.store(false, Ordering::Release);
+}
+
+/// The operations recorded by the current (or last) trace, in the order
+/// they were queued, and how many were left out past [`MAX_TRACED_OPS`].
+pub fn traced_ops() -> (Vec<TracedOp>, u64) {
+    lock(&TRACE).as_ref().map_or((Vec::new(), 0), |t| (t.ops.clone(), t.dropped))
+}
+
+/// `work`, queued on `target` by `function`: recorded, if a trace runs,
+/// with the times it starts and ends each time it runs.
+pub(crate) fn traced(function: &'static str, target: &Target, work: Work) -> Work {
+    if !ON.load(Ordering::Acquire) {
+        return work;
+    }
+    let index = {
+        let mut trace = lock(&TRACE);
+        let Some(trace) = trace.as_mut() else { return work };
+        if trace.ops.len() >= MAX_TRACED_OPS {
+            trace.dropped += 1;
+            return work;
+        }
+        trace.ops.push(TracedOp {
+            function,
+            device: target.device,
+            stream: target.actor.name().into(),
+            stream_id: target.actor.component(),
+            queued: Instant::now(),
+            started: None,
+            ended: None,
+            failed: false,
+        });
+        trace.ops.len() - 1
+    };
+    let began = lock(&TRACE).as_ref().map(|t| t.began);
+    Arc::new(move || {
+        let started = Instant::now();
+        let result = work();
+        let ended = Instant::now();
+        let mut trace = lock(&TRACE);
+        // A new trace started meanwhile: this operation is not in it.
+        if let Some(op) = trace.as_mut().filter(|t| Some(t.began) == began).and_then(|t| t.ops.get_mut(index)) {
+            op.started.get_or_insert(started);
+            op.ended = Some(ended);
+            op.failed |= result.is_err();
+        }
+        result
+    })
+}
+
+/// When the current (or last) trace began (now, if none ran).
+fn began() -> Instant {
+    lock(&TRACE).as_ref().map_or_else(Instant::now, |t| t.began)
+}
+
+/// Microseconds from `began` to `at` (negative before it).
+fn micros(began: Instant, at: Instant) -> f64 {
+    match at.checked_duration_since(began) {
+        Some(after) => after.as_secs_f64() * 1e6,
+        None => -(began.duration_since(at).as_secs_f64() * 1e6),
+    }
+}
