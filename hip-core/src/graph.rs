@@ -200,6 +200,8 @@ impl GraphExec {
     #[doc(alias = "hipGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         DeviceMismatch::check("GraphExec::launch", "the stream", self.device, stream.device())?;
+        #[cfg(feature = "tracing")]
+        let _span = tracing::trace_span!("graph replay", device = ?self.device, stream = ?stream.id()).entered();
         if capture::underway() && stream.is_capturing()? {
             return Err(HipError::CaptureUnderway {
                 operation: "GraphExec::launch",
@@ -481,6 +483,8 @@ impl Stream {
         body: impl FnOnce(&Stream) -> std::result::Result<R, E>,
     ) -> std::result::Result<(Graph, R), E> {
         let device = self.device();
+        #[cfg(feature = "tracing")]
+        let _span = tracing::debug_span!("capture", device = ?device, stream = ?self.id(), mode = ?mode).entered();
         let scope = capture::begin(self, mode)?;
         let mut open = OpenCapture { stream: self, scope: Some(scope) };
         let outcome = body(self);

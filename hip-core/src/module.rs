@@ -217,6 +217,16 @@ impl Function {
         params: &mut [*mut c_void],
     ) -> Result<()> {
         DeviceMismatch::check("Function::launch", "the stream", self.device(), stream.device())?;
+        #[cfg(feature = "tracing")]
+        let _span = tracing::trace_span!(
+            "launch",
+            kernel = %self.name,
+            device = ?self.device(),
+            stream = ?stream.id(),
+            grid = ?config.grid,
+            block = ?config.block
+        )
+        .entered();
         if crate::underway::underway() {
             self.keep_for_capture(stream)?;
         }

@@ -34,6 +34,8 @@ pub unsafe fn copy_after(dst: *mut c_void, src: *const c_void, bytes: usize, str
         return Ok(());
     }
     crate::underway::check_blocking("a synchronous copy (hipMemcpy)")?;
+    #[cfg(feature = "tracing")]
+    let _span = tracing::trace_span!("copy", bytes, device = ?stream.device(), stream = ?stream.id()).entered();
     stream.synchronize()?;
     // SAFETY: the caller guarantees both ranges.
     unsafe { mem::copy(stream.device(), dst, src, bytes) }
@@ -63,6 +65,8 @@ pub unsafe fn copy_device_after(dst: *mut c_void, src: *const c_void, bytes: usi
     // Before anything is queued: a copy enqueued into a capture that then
     // cannot be waited for would stay in its graph.
     crate::underway::check_wait_raw("a synchronous device copy", stream.device(), stream.as_raw())?;
+    #[cfg(feature = "tracing")]
+    let _span = tracing::trace_span!("device copy", bytes, device = ?stream.device(), stream = ?stream.id()).entered();
     // SAFETY: the caller guarantees both device ranges; the stream is live
     // (it is borrowed) and of its own device.
     unsafe {
@@ -98,6 +102,8 @@ pub unsafe fn upload_after<T: Copy>(dst: *mut c_void, data: Vec<T>, stream: &Str
         return Ok(());
     }
     crate::underway::check_blocking("a host-to-device copy and a stream synchronize")?;
+    #[cfg(feature = "tracing")]
+    let _span = tracing::trace_span!("upload", bytes, device = ?stream.device(), stream = ?stream.id()).entered();
     let src = data.as_ptr().cast();
     // SAFETY: the caller guarantees the device range; `data` holds `bytes`
     // bytes and outlives the copy (kept until the synchronize returns, or

@@ -219,3 +219,44 @@ fn the_html_timeline_draws_every_operation_and_range() {
     assert_eq!(bars, ran + 1 + legend, "a bar per operation, one for the range, the legend's swatches");
     assert!(page.contains("&lt;load &amp; check&gt;") && !page.contains("<load"), "names are escaped");
 }
+
+/// With the `tracing` feature: spans are ranges while a thread is inside
+/// them (the program's and the runtime's own), through `RangeLayer`.
+#[cfg(feature = "tracing")]
+mod spans {
+    use super::*;
+    use tracing_subscriber::prelude::*;
+
+    #[test]
+    fn entered_spans_are_ranges_and_the_runtimes_launches_and_copies_are_spans() {
+        let _x = sim::exclusive();
+        let seen = annotations_of(|| {
+            let subscriber = tracing_subscriber::registry().with(profile::RangeLayer::new());
+            tracing::subscriber::with_default(subscriber, || {
+                let step = tracing::info_span!("step");
+                let _step = step.enter();
+                {
+                    let _inner = tracing::info_span!("inner").entered();
+                    profile::mark("inside");
+                }
+                // The runtime's own span: a synchronous copy.
+                let x = amdgpu::DeviceArray::from_slice(&[1u32, 2, 3]).unwrap();
+                assert_eq!(x.to_vec().unwrap(), [1, 2, 3]);
+            });
+        });
+        let names: Vec<&str> = seen
+            .iter()
+            .filter_map(|(kind, _)| match kind {
+                ProfileKind::Push(name) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names[..2], ["step", "inner"], "{seen:?}");
+        assert!(names.contains(&"copy"), "the runtime's copy is a span, so a range: {names:?}");
+        assert_eq!(seen[2], mark("inside"));
+        let pushes = seen.iter().filter(|(k, _)| matches!(k, ProfileKind::Push(_))).count();
+        let pops = seen.iter().filter(|(k, l)| *k == ProfileKind::Pop && *l >= 0).count();
+        assert_eq!(pushes, pops, "every span's range closed: {seen:?}");
+        assert_eq!(seen.last(), Some(&pop(0)), "\"step\" closes last");
+    }
+}

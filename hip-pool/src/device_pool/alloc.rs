@@ -116,6 +116,8 @@ impl DevicePool {
         if reserved != Reserve::Done {
             return Attempt::OutOfMemory;
         }
+        #[cfg(feature = "tracing")]
+        tracing::debug!(bytes, device = ?self.device, stream = ?stream.id(), "pool grows from the driver");
         match self.backing.malloc(self.device, bytes, stream) {
             Driver::Ok(base) => {
                 let mut state = self.lock();

@@ -129,6 +129,8 @@ impl Pool {
     /// # Ok::<(), hip_pool::PoolError>(())
     /// ```
     pub fn reclaim(&self) -> Result<usize> {
+        #[cfg(feature = "tracing")]
+        let _span = tracing::debug_span!("pool reclaim", device = ?self.0.core.device).entered();
         self.0.reclaim()
     }
 

@@ -65,6 +65,8 @@ const STEPS: usize = 4;
 #[cold]
 fn escalate(step: usize, pool: &'static PoolInner, stream: &Stream) -> Result<()> {
     let device = pool.core.device;
+    #[cfg(feature = "tracing")]
+    tracing::debug!(step, device = ?device, stream = ?stream.id(), "pool out of memory: climbing the ladder");
     match step {
         1 => stream.synchronize()?,
         2 => {

@@ -16,6 +16,12 @@
 //! once in the log. Names are copied into a buffer of the thread, cut at
 //! an interior NUL; no allocation after the first.
 //!
+//! With the `tracing` feature, `RangeLayer` makes every `tracing` span
+//! a range while a thread is inside it, and the runtime's own operations
+//! (launches, graph replays, captures, copies, the pool's trips to the
+//! driver) are spans and events of their own, at `trace` and `debug`
+//! level.
+//!
 //! A [`Range`] belongs to its thread (it is neither `Send` nor `Sync`): a
 //! range is on one thread's stack, and closing it from another would
 //! close that thread's range instead. Ranges close innermost first, as
@@ -40,6 +46,11 @@
 //! let range = hip_core::profile::range("here");
 //! std::thread::spawn(move || drop(range)); // a Range is not Send
 //! ```
+
+#[cfg(feature = "tracing")]
+mod layer;
+#[cfg(feature = "tracing")]
+pub use layer::RangeLayer;
 
 use crate::raw::profile as raw;
 use hip_sys::roctx::RoctxApi;
@@ -142,11 +153,17 @@ pub struct Range {
 #[doc(alias = "roctxRangePushA")]
 #[inline]
 pub fn range(name: &str) -> Range {
-    let index = match table() {
+    Range { index: open_range(name), _thread: PhantomData }
+}
+
+/// Open a range on the library, if there is one; its place on the
+/// thread's stack, for [`close`].
+#[inline]
+fn open_range(name: &str) -> Option<usize> {
+    match table() {
         Some(table) => open(table, name),
         None => None,
-    };
-    Range { index, _thread: PhantomData }
+    }
 }
 
 /// Open the range on the library; its place on the thread's stack.
