@@ -438,7 +438,14 @@
 //! [`profile::mark`] an instant: on AMD through ROCTx, which rocprofv3
 //! shows (`rocprofv3 --marker-trace`); on the simulator in its timeline.
 //! Without an annotation library (and on NVIDIA, until NVTX is mapped)
-//! they cost one atomic load.
+//! they cost one atomic load. With the `tracing` feature,
+//! `profile::RangeLayer` makes every `tracing` span a range (so
+//! `#[instrument]`ed functions show on the profiler's timeline), and the
+//! runtime's launches, graph replays, captures, copies and the pool's
+//! trips to the driver are spans and events of their own. On the
+//! simulator, `sys::sim::start_trace` records what ran on which stream,
+//! written as a Chrome trace or an HTML page (`cargo run --example
+//! timeline`).
 //!
 //! ```
 //! # use amdgpu::prelude::*;
