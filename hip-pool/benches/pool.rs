@@ -1,7 +1,8 @@
 //! Allocate+free pairs of our cached pool against the `none` strategy
 //! (`hipMalloc` + `hipFree`) and the `async` strategy (`hipMallocAsync` +
-//! `hipFreeAsync`), on the same backend in one run; then cached pairs on 1,
-//! 2 and 8 threads over the devices.
+//! `hipFreeAsync`), on the same backend in one run; the cached pair with
+//! the memory history recorded; then cached pairs on 1, 2 and 8 threads
+//! over the devices.
 //!
 //! Run: `cargo bench -p hip-pool --bench pool`. After criterion's report the
 //! ratios to the cached pool are printed.
@@ -43,6 +44,22 @@ fn pairs(c: &mut Criterion) {
     group.finish();
 }
 
+/// The cached pair of 64 KiB with the memory history recorded (no
+/// backtraces), against the same pair without.
+fn history(c: &mut Criterion) {
+    let device = Device::new(0).expect("a device");
+    let stream = Stream::new_on(device).expect("a stream");
+    let pool = Pool::new(device, Strategy::Cached).expect("a pool");
+    let mut group = c.benchmark_group("history");
+    for (on, name) in [(false, "off"), (true, "on")] {
+        hip_pool::history::record_history(on);
+        group.bench_function(name, |b| b.iter(|| black_box(pool.alloc(64 << 10, &stream).expect("alloc"))));
+    }
+    hip_pool::history::record_history(false);
+    hip_pool::history::clear_history();
+    group.finish();
+}
+
 fn threads(c: &mut Criterion) {
     let devices = Device::all().expect("devices");
     let pools: Vec<Pool> = devices.iter().map(|d| Pool::new(*d, Strategy::Cached).expect("pool")).collect();
@@ -77,6 +94,7 @@ fn main() {
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     pairs(&mut criterion);
+    history(&mut criterion);
     threads(&mut criterion);
     criterion.final_summary();
 
@@ -92,6 +110,9 @@ fn main() {
             }
         }
         println!("{line}");
+    }
+    if let (Some(off), Some(on)) = (mean_ns("history", "off"), mean_ns("history", "on")) {
+        println!("  64KiB  cached with the memory history: {on:.1} ns, {:.2}x without ({off:.1} ns)", on / off);
     }
     let one = mean_ns("threads", "cached-64KiB/1");
     for n in THREADS {

@@ -48,6 +48,10 @@
 //!   process (PyTorch's free mutex, generalized).
 //! - [`stats(device)`](stats()): current and peak allocated and reserved
 //!   bytes, hits, misses, driver calls, retries, OOMs.
+//! - [`history`]: when asked for, every block handed out and given back
+//!   (with what it still waits for), every segment and every step of the
+//!   out-of-memory ladder, drawn as memory over time
+//!   ([`history::history_html`]).
 //!
 //! ```
 //! use hip_core::Device;
@@ -96,8 +100,10 @@
 //!    that take a device ([`pool()`], [`alloc`], [`reclaim`](reclaim()),
 //!    [`stats`](stats())); it starts the cleanup with its list of pools.
 
-// Values used throughout.
+// Values used throughout, and the memory history every layer records
+// into (it uses nothing of the crate's).
 mod error;
+pub mod history;
 mod limits;
 mod stats;
 

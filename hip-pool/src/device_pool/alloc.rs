@@ -7,6 +7,7 @@ use super::pending::{self, Waits};
 use super::state::{account_alloc, DevicePool};
 use crate::driver::{self, events, Driver};
 use crate::error::{PoolError, Result};
+use crate::history::{self, MemoryEventKind};
 use hip_core::{HipError, Stream};
 
 /// A block handed out: its address, its size (the request rounded up) and
@@ -125,6 +126,7 @@ impl DevicePool {
                 state.stats.driver_allocations += 1;
                 let (ptr, size) = match self.backing {
                     Backing::Cached => {
+                        history::record(self.device, Some(stream.id()), base, bytes, MemoryEventKind::Segment);
                         let taken = state.cache.add_segment(base, bytes, size, stream);
                         (taken.ptr, taken.size)
                     }

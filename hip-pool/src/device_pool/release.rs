@@ -6,6 +6,7 @@ use super::pending;
 use super::state::{account_free, account_release, DevicePool, State};
 use crate::driver::{self, events};
 use crate::error::Result;
+use crate::history::{self, MemoryEventKind};
 use hip_core::{Event, HipError, Stream};
 
 impl DevicePool {
@@ -85,7 +86,10 @@ impl DevicePool {
             }
             let mut state = self.lock();
             match freed {
-                Ok(()) => account_release(&mut state.stats, size),
+                Ok(()) => {
+                    history::record(self.device, None, ptr, size, MemoryEventKind::SegmentFree);
+                    account_release(&mut state.stats, size)
+                }
                 // The next reclaim tries again.
                 Err(_) => state.failed_frees.push((ptr, size)),
             }
@@ -149,6 +153,7 @@ impl DevicePool {
             match result {
                 Ok(()) => {
                     released += size;
+                    history::record(self.device, None, ptr, size, MemoryEventKind::SegmentFree);
                     account_release(&mut state.stats, size);
                 }
                 Err(e) => {

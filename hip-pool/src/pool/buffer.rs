@@ -2,6 +2,11 @@
 
 use crate::device_pool::Backing;
 use crate::error::Result;
+use crate::history::{
+    self,
+    MemoryEventKind::{Alloc, Free},
+    Waits,
+};
 use crate::pool_core::{PoolInner, Record};
 use crate::uses::{use_in_capture, Access, WHOLE};
 use hip_core::{audit, Device, Stream};
@@ -60,6 +65,9 @@ impl Buffer {
     /// the pool).
     #[inline(always)]
     pub(crate) fn from_record(record: Box<Record>) -> Buffer {
+        if history::on() && record.ptr != 0 {
+            history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Alloc);
+        }
         Buffer { record: ManuallyDrop::new(record) }
     }
 
@@ -264,6 +272,15 @@ impl Buffer {
         if !pool.core.is_cached() || !record.uses.is_empty_mut() {
             return false;
         }
+        if history::on() {
+            history::record(
+                record.stream.device(),
+                Some(record.stream.id()),
+                record.ptr,
+                record.len,
+                Free(Waits::Nothing),
+            );
+        }
         // SAFETY: the caller's contract: once, and nothing reads the
         // record afterwards.
         let record = unsafe { ManuallyDrop::take(&mut self.record) };
@@ -299,6 +316,14 @@ impl Buffer {
         // SAFETY: the caller's contract: once, and nothing reads the
         // record afterwards.
         let mut record = unsafe { ManuallyDrop::take(&mut self.record) };
+        if history::on() && record.ptr != 0 {
+            let waits = match (record.uses.held().is_some(), record.uses.pending_events()) {
+                (true, _) => Waits::Graphs,
+                (false, 0) => Waits::Nothing,
+                (false, n) => Waits::Streams(n),
+            };
+            history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Free(waits));
+        }
         if record.uses.held().is_some() {
             // A graph may still run on the block: its last hold releases it.
             let list = record.uses.shared();

@@ -13,6 +13,7 @@
 use super::buffer::Buffer;
 use crate::device_pool::Attempt;
 use crate::error::Result;
+use crate::history::{self, MemoryEventKind};
 use crate::pool_core::PoolInner;
 use hip_core::{Device, Stream};
 use hip_sys::sync::MutexExt;
@@ -56,6 +57,7 @@ pub(crate) fn allocate(pool: &'static PoolInner, bytes: usize, size: Option<usiz
             Attempt::OutOfMemory => {}
         }
     }
+    history::record(pool.core.device, Some(stream.id()), 0, bytes, MemoryEventKind::OutOfMemory(0));
     Err(pool.core.out_of_memory(bytes))
 }
 
@@ -65,6 +67,7 @@ const STEPS: usize = 4;
 #[cold]
 fn escalate(step: usize, pool: &'static PoolInner, stream: &Stream) -> Result<()> {
     let device = pool.core.device;
+    history::record(device, Some(stream.id()), 0, 0, MemoryEventKind::OutOfMemory(step));
     #[cfg(feature = "tracing")]
     tracing::debug!(step, device = ?device, stream = ?stream.id(), "pool out of memory: climbing the ladder");
     match step {

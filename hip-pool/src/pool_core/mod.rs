@@ -92,6 +92,7 @@ impl PoolInner {
         // grace period): here, with the pool, not in the first drop that
         // parks a block.
         crate::barrier::light_is_fence();
+        crate::history::from_env();
         let mut all = ALL_POOLS.lock_unpoisoned();
         let inner: &'static PoolInner =
             Box::leak(Box::new(PoolInner { id: all.len(), core, thread_caches: Mutex::new(Vec::new()) }));

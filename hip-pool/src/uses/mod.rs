@@ -579,6 +579,12 @@ impl Uses {
             .is_none_or(|list| list.count.load(Ordering::Acquire) == 0 && list.holds.load(Ordering::Acquire) == 0)
     }
 
+    /// How many uses on other streams have events that may still run (for
+    /// the memory history; no lock).
+    pub fn pending_events(&mut self) -> usize {
+        self.boxed_mut().map_or(0, |list| list.count.load(Ordering::Acquire))
+    }
+
     /// The pending events, for the pool (no HIP call, no lock: the buffer
     /// is going away). Allocates only when there are some.
     #[inline]

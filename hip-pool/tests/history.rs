@@ -1,0 +1,95 @@
+//! The pool's memory history: every buffer handed out and given back
+//! (with what it waits for), every segment and every out-of-memory step,
+//! accounting for what the pool's statistics count. Every test holds
+//! `sim::exclusive()`: the history is process-wide.
+
+use hip_core::{Device, Stream};
+use hip_pool::history::{self, MemoryEventKind, Waits};
+use hip_pool::{Access, Limit, Pool, Strategy};
+use hip_sys::sim;
+
+/// The history's bytes in segments of `device` at its end.
+fn reserved_in_history(device: Device) -> usize {
+    history::memory_over_time(&history::history(), device).last().map_or(0, |p| p.2)
+}
+
+/// The history's bytes in buffers of `device` at its end.
+fn allocated_in_history(device: Device) -> usize {
+    history::memory_over_time(&history::history(), device).last().map_or(0, |p| p.1)
+}
+
+#[test]
+fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    history::clear_history();
+    history::record_history(true);
+    let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let sizes = [1000usize, 64 << 10, 3 << 20];
+    let buffers: Vec<_> = sizes.iter().map(|&n| pool.alloc(n, &first).unwrap()).collect();
+    assert_eq!(allocated_in_history(device), sizes.iter().sum::<usize>(), "the bytes asked for");
+    assert_eq!(reserved_in_history(device), pool.stats().reserved, "every segment the pool took");
+    // One buffer used on another stream: its block waits for that use.
+    buffers[0].prepare(&second, Access::Write).unwrap();
+    buffers[0].record(&second, Access::Write).unwrap();
+    drop(buffers);
+    let frees: Vec<(usize, Waits)> = history::history()
+        .iter()
+        .filter_map(|e| match e.kind {
+            MemoryEventKind::Free(waits) => Some((e.bytes, waits)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(frees.len(), 3);
+    assert!(frees.contains(&(1000, Waits::Streams(1))), "{frees:?}");
+    assert!(frees.contains(&(64 << 10, Waits::Nothing)), "{frees:?}");
+    assert_eq!(allocated_in_history(device), 0);
+    assert_eq!(reserved_in_history(device), pool.stats().reserved, "freed blocks stay in their segments");
+    second.synchronize().unwrap();
+    pool.reclaim().unwrap();
+    assert_eq!(pool.stats().reserved, 0);
+    assert_eq!(reserved_in_history(device), 0, "the reclaim released every segment");
+    for event in history::history() {
+        assert_eq!(event.device, device);
+    }
+    history::record_history(false);
+    history::clear_history();
+}
+
+#[test]
+fn an_allocation_past_the_limit_marks_each_ladder_step_and_the_failure() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    pool.set_hard_limit(Limit::Bytes(1 << 20));
+    history::clear_history();
+    history::record_history(true);
+    let stream = Stream::new_on(device).unwrap();
+    assert!(pool.alloc(8 << 20, &stream).is_err(), "past the hard limit");
+    history::record_history(false);
+    let steps: Vec<(usize, usize)> = history::history()
+        .iter()
+        .filter_map(|e| match e.kind {
+            MemoryEventKind::OutOfMemory(step) => Some((step, e.bytes)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(steps.first().map(|s| s.0), Some(1), "the ladder starts at its first rung: {steps:?}");
+    assert_eq!(steps.last(), Some(&(0, 8 << 20)), "then the failure, with the bytes asked for: {steps:?}");
+    let page = history::history_html();
+    assert!(page.contains("<svg") && page.contains("polyline") && page.contains("out of memory asking for 8.0 MiB"));
+    history::clear_history();
+}
+
+#[test]
+fn off_nothing_is_recorded() {
+    let _x = sim::exclusive();
+    history::record_history(false);
+    history::clear_history();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    drop(pool.alloc(4096, &Stream::new_on(device).unwrap()).unwrap());
+    assert!(history::history().is_empty());
+    assert!(history::history_html().contains("No memory history was recorded"));
+}
