@@ -1,9 +1,10 @@
-//! A picture of what ran where: a small two-stream workload, annotated
-//! with profiler ranges, traced by the simulator and written as a Chrome
-//! trace (`timeline.json`, for `chrome://tracing` or
-//! <https://ui.perfetto.dev>) and as a self-contained HTML page
-//! (`timeline.html`, one SVG) in the directory given, `target` unless
-//! named.
+//! Pictures of what ran where and of the memory it used: a small
+//! two-stream workload, annotated with profiler ranges, traced by the
+//! simulator and written as a Chrome trace (`timeline.json`, for
+//! `chrome://tracing` or <https://ui.perfetto.dev>) and as a
+//! self-contained HTML page (`timeline.html`, one SVG), with the pool's
+//! memory history drawn as memory over time (`memory.html`), in the
+//! directory given, `target` unless named.
 //!
 //! ```text
 //! cargo run --example timeline [directory]
@@ -51,7 +52,9 @@ fn main() -> ExitCode {
     }
     let dir = std::env::args().nth(1).unwrap_or_else(|| "target".to_owned());
     amdgpu::sys::sim::start_trace();
+    amdgpu::pool::history::record_history(true);
     let result = workload();
+    amdgpu::pool::history::record_history(false);
     amdgpu::sys::sim::stop_trace();
     match result {
         Ok((c, d)) if c == N as f32 * 0.5 && d == (N * N) as f32 * 0.5 => {}
@@ -64,8 +67,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let files =
-        [("timeline.json", amdgpu::sys::sim::chrome_trace()), ("timeline.html", amdgpu::sys::sim::html_timeline())];
+    let files = [
+        ("timeline.json", amdgpu::sys::sim::chrome_trace()),
+        ("timeline.html", amdgpu::sys::sim::html_timeline()),
+        ("memory.html", amdgpu::pool::history::history_html()),
+    ];
     for (name, text) in files {
         let path = std::path::Path::new(&dir).join(name);
         if let Err(e) = std::fs::write(&path, text) {

@@ -168,7 +168,7 @@ pub fn history_html() -> String {
         let allocated = line(|p| p.1);
         let reserved = line(|p| p.2);
         let mut svg = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11"><text x="6" y="14">{device}</text><text x="6" y="{:.1}">{}</text><text x="6" y="{:.1}">0</text><polyline points="{reserved}" fill="none" stroke="#888" stroke-width="2"><title>bytes in segments</title></polyline><polyline points="{allocated}" fill="none" stroke="#4e79a7" stroke-width="2"><title>bytes in buffers</title></polyline>"##,
+            r##"<h4 style="margin:8px 0 0">{device}</h4><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11"><text x="6" y="{:.1}">{}</text><text x="6" y="{:.1}">0</text><polyline points="{reserved}" fill="none" stroke="#888" stroke-width="2"><title>bytes in segments</title></polyline><polyline points="{allocated}" fill="none" stroke="#4e79a7" stroke-width="2"><title>bytes in buffers</title></polyline>"##,
             y(top as usize) + 4.0,
             bytes_text(top as usize),
             y(0) + 4.0
