@@ -3,8 +3,10 @@
 //! simulator and written as a Chrome trace (`timeline.json`, for
 //! `chrome://tracing` or <https://ui.perfetto.dev>) and as a
 //! self-contained HTML page (`timeline.html`, one SVG), with the pool's
-//! memory history drawn as memory over time (`memory.html`), in the
-//! directory given, `target` unless named.
+//! memory history drawn as memory over time (`memory.html`) and written as
+//! a PyTorch memory snapshot (`memory.pickle`, for
+//! <https://pytorch.org/memory_viz>), in the directory given, `target`
+//! unless named.
 //!
 //! ```text
 //! cargo run --example timeline [directory]
@@ -72,9 +74,11 @@ fn main() -> ExitCode {
         ("timeline.html", amdgpu::sys::sim::html_timeline()),
         ("memory.html", amdgpu::pool::history::history_html()),
     ];
-    for (name, text) in files {
+    let snapshot = ("memory.pickle", amdgpu::pool::history::memory_viz_snapshot());
+    let files = files.into_iter().map(|(name, text)| (name, text.into_bytes())).chain([snapshot]);
+    for (name, bytes) in files {
         let path = std::path::Path::new(&dir).join(name);
-        if let Err(e) = std::fs::write(&path, text) {
+        if let Err(e) = std::fs::write(&path, bytes) {
             eprintln!("cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         }

@@ -93,3 +93,64 @@ fn off_nothing_is_recorded() {
     assert!(history::history().is_empty());
     assert!(history::history_html().contains("No memory history was recorded"));
 }
+
+/// The snapshot of a real workload read by Python's own `pickle`, and
+/// checked against the shape PyTorch's memory snapshot has (what
+/// `pytorch.org/memory_viz` reads): skipped, saying so, without python3.
+#[test]
+fn the_snapshot_is_a_pytorch_memory_snapshot_that_python_reads() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    history::clear_history();
+    history::record_history(true);
+    let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
+    let kept = pool.alloc(3 << 20, &first).unwrap();
+    let used = pool.alloc(1 << 16, &first).unwrap();
+    used.prepare(&second, Access::Read).unwrap();
+    used.record(&second, Access::Read).unwrap();
+    drop(used); // waits for the read on the other stream
+    drop(pool.alloc(1 << 16, &first).unwrap());
+    history::record_history(false);
+    let snapshot = history::memory_viz_snapshot();
+    history::clear_history();
+    drop(kept);
+    let path = std::env::temp_dir().join(format!("hip-pool-snapshot-{}.pickle", std::process::id()));
+    std::fs::write(&path, &snapshot).unwrap();
+    const CHECK: &str = r#"
+import pickle, sys
+s = pickle.load(open(sys.argv[1], 'rb'))
+assert set(s) == {'segments', 'device_traces'}, s.keys()
+actions = {'alloc', 'free_requested', 'free_completed', 'segment_alloc', 'segment_free', 'oom', 'snapshot'}
+seen = []
+for trace in s['device_traces']:
+    for e in trace:
+        assert e['action'] in actions, e
+        assert all(isinstance(e[k], int) for k in ('addr', 'size', 'stream', 'time_us')), e
+        assert isinstance(e['frames'], list), e
+        seen.append(e['action'])
+for seg in s['segments']:
+    assert {'device', 'address', 'total_size', 'stream', 'segment_type', 'allocated_size', 'active_size', 'blocks'} <= set(seg), seg
+    at = seg['address']
+    for b in seg['blocks']:
+        assert b['address'] == at and b['size'] > 0, (seg, b)
+        assert b['state'] in ('active_allocated', 'active_pending_free', 'inactive'), b
+        at += b['size']
+    assert at == seg['address'] + seg['total_size'], seg
+print(' '.join(seen))
+"#;
+    let run = std::process::Command::new("python3").arg("-c").arg(CHECK).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    let Ok(out) = run else {
+        eprintln!("skipped: python3 is not installed, so the snapshot is not read by Python's pickle");
+        return;
+    };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let actions = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        actions.trim(),
+        "segment_alloc alloc segment_alloc alloc free_requested free_completed alloc free_requested free_completed",
+        "a segment for the large block and one for the small ones; the waiting block's free completes when its \
+         address is handed out again"
+    );
+}
