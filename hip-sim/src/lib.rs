@@ -386,7 +386,7 @@ pub use submit::{hold_stream, StreamHold};
 pub use tables::{
     api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
 };
-pub use trace::{chrome_trace, html_timeline, start_trace, stop_trace, traced_ops, TracedOp, MAX_TRACED_OPS};
+pub use trace::{chrome_trace, html_timeline, start_trace, stop_trace, traced_ops, Flow, TracedOp, MAX_TRACED_OPS};
 
 pub use machine::configure_from_env;
 pub use provider::PROVIDER;

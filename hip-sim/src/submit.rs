@@ -12,6 +12,7 @@ use crate::machine::node_kind::NodeKind;
 use crate::machine::queue::{spawn_worker, Dep, StreamQueue, Target, Task, Work};
 use crate::machine::races::{self, Access, Clock, Deferred, Stamp};
 use crate::sync::CondvarExt;
+use crate::trace::Flow;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// What the race detector needs of an enqueued operation.
@@ -30,17 +31,20 @@ pub(crate) struct Op {
     /// Set when more of its memory is known only as it runs: checked then
     /// with the clock it is enqueued with (see `races::Deferred`).
     pub deferred: Option<Arc<Deferred>>,
+    /// The event recording it makes, or waits for, for the timeline's
+    /// arrows between streams.
+    pub flow: Option<Flow>,
 }
 
 impl Op {
     /// An operation of `function` touching no memory.
     pub fn new(function: &'static str) -> Op {
-        Op { function, accesses: Vec::new(), after: None, want_clock: false, node: None, deferred: None }
+        Op { function, accesses: Vec::new(), after: None, want_clock: false, node: None, deferred: None, flow: None }
     }
 
     /// An operation of `function` making `accesses`.
     pub fn with(function: &'static str, accesses: Vec<Access>) -> Op {
-        Op { function, accesses, after: None, want_clock: false, node: None, deferred: None }
+        Op { function, accesses, after: None, want_clock: false, node: None, deferred: None, flow: None }
     }
 }
 
@@ -73,7 +77,7 @@ pub(crate) fn submit_with(
         }
         return Ok(None);
     }
-    let work = crate::trace::traced(op.function, target, work);
+    let work = crate::trace::traced(op.function, target, op.flow, work);
     let checking = races::race_check_enabled();
     let mut after = Clock::default();
     if target.is_null {

@@ -260,3 +260,32 @@ mod spans {
         assert_eq!(seen.last(), Some(&pop(0)), "\"step\" closes last");
     }
 }
+
+/// An array written on one stream and read on another: the reading
+/// stream waits for the writer's event, drawn in the trace as a flow from
+/// the recording on the writing stream to the wait on the reading one.
+#[test]
+fn the_trace_draws_a_wait_for_another_streams_event_as_a_flow() {
+    use amdgpu::{DeviceArray, Stream};
+    let _x = sim::exclusive();
+    let (writer, reader) = (Stream::new().unwrap(), Stream::new().unwrap());
+    sim::start_trace();
+    let source = DeviceArray::from_slice_on(&writer, &[5u32; 64]).unwrap();
+    let mut copy = DeviceArray::<u32>::zeros_on(&reader, 64).unwrap();
+    copy.copy_from(&source).unwrap(); // on the reader's stream, after the writer's upload
+    assert_eq!(copy.to_vec().unwrap(), vec![5; 64]);
+    sim::stop_trace();
+    let trace: serde_json::Value = serde_json::from_str(&sim::chrome_trace()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let ends: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "f").collect();
+    assert!(!ends.is_empty(), "at least one wait between streams");
+    for end in ends {
+        let start = events.iter().find(|e| e["ph"] == "s" && e["id"] == end["id"]).expect("each wait's recording");
+        assert_ne!(start["tid"], end["tid"], "a flow joins two streams");
+        assert!(start["ts"].as_f64().unwrap() <= end["ts"].as_f64().unwrap(), "the recording comes first");
+    }
+    let (ops, _) = sim::traced_ops();
+    let outs = ops.iter().filter(|op| matches!(op.flow, Some(sim::Flow::Out(_)))).count();
+    let ins = ops.iter().filter(|op| matches!(op.flow, Some(sim::Flow::In(_)))).count();
+    assert!(outs >= 1 && ins >= 1, "{ops:?}");
+}

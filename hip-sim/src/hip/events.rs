@@ -12,6 +12,7 @@ use crate::machine::thread::current_device;
 use crate::machine::violations;
 use crate::submit::{self, Op};
 use crate::targets::checked_target;
+use crate::trace::Flow;
 use std::sync::Arc;
 
 fn checked(function: &'static str, event: hipEvent_t) -> Result<Arc<EventObj>, hipError_t> {
@@ -75,7 +76,8 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
         }
         let generation = event.begin_recording((!queue.is_null).then(|| queue.actor.component()));
         let recorded = event.clone();
-        let op = Op { want_clock: true, ..Op::new("hipEventRecord") };
+        let flow = Some(Flow::Out(Flow::id(Arc::as_ptr(&event) as usize, generation)));
+        let op = Op { want_clock: true, flow, ..Op::new("hipEventRecord") };
         let work = Arc::new(move || {
             let recorded = recorded.clone();
             crate::machine::queue::when_counted(move || recorded.complete(generation));

@@ -16,6 +16,7 @@ use crate::machine::thread::current_device;
 use crate::machine::violations;
 use crate::submit::{self, Op};
 use crate::targets::{self, checked_target, target, LEGACY, PER_THREAD};
+use crate::trace::Flow;
 use std::sync::Arc;
 
 fn create(out: *mut hipStream_t, flags: u32, priority: i32) -> Result<(), hipError_t> {
@@ -118,7 +119,8 @@ pub(crate) unsafe extern "C" fn hipStreamWaitEvent(
         match event.last_recording_clock() {
             (0, _) => Ok(()),
             (generation, clock) => {
-                let op = Op { after: clock, ..Op::new("hipStreamWaitEvent") };
+                let flow = Some(Flow::In(Flow::id(Arc::as_ptr(&event) as usize, generation)));
+                let op = Op { after: clock, flow, ..Op::new("hipStreamWaitEvent") };
                 submit::submit_with(&queue, false, vec![Dep::Event(event, generation)], op, Arc::new(|| Ok(())))
                     .map(drop)
             }

@@ -2,7 +2,7 @@
 //! which Perfetto opens too): one process per device whose threads are its
 //! streams, one of the host's threads.
 
-use super::{began, micros, traced_ops};
+use super::{began, micros, traced_ops, Flow, TracedOp};
 use crate::roctx::{profile_events, ProfileKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -59,6 +59,36 @@ pub fn chrome_trace() -> String {
         events.push(format!(
             r#"{{"name":{name},"cat":"stream","ph":"X","ts":{ts:.3},"dur":{dur:.3},"pid":{pid},"tid":{tid},"args":{{"queued_us":{queued:.3},"failed":{}}}}}"#,
             op.failed
+        ));
+    }
+    // The arrows between streams: from the operation that records an
+    // event (at its end) to each that waits for that recording (at its
+    // start), where both ran.
+    let ran = |op: &&TracedOp| op.started.is_some() && op.ended.is_some();
+    let recorded: BTreeMap<u64, &TracedOp> = ops
+        .iter()
+        .filter(ran)
+        .filter_map(|op| match op.flow {
+            Some(Flow::Out(id)) => Some((id, op)),
+            _ => None,
+        })
+        .collect();
+    for op in ops.iter().filter(ran) {
+        let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
+        let Some(source) = recorded.get(&id) else { continue };
+        let Some(end) = source.ended else { continue };
+        let (from, to) = ((source.device + 1, source.stream_id), (op.device + 1, op.stream_id));
+        events.push(format!(
+            r#"{{"name":"event","cat":"flow","ph":"s","id":{id},"ts":{:.3},"pid":{},"tid":{}}}"#,
+            micros(began, end),
+            from.0,
+            from.1
+        ));
+        events.push(format!(
+            r#"{{"name":"event","cat":"flow","ph":"f","bp":"e","id":{id},"ts":{:.3},"pid":{},"tid":{}}}"#,
+            micros(began, start),
+            to.0,
+            to.1
         ));
     }
     let mut threads: Vec<std::thread::ThreadId> = Vec::new();

@@ -4,7 +4,7 @@
 //! stream of each device (its operations as bars from start to end); each
 //! shape's tooltip names it with its times.
 
-use super::{began, micros, traced_ops};
+use super::{began, micros, traced_ops, Flow, TracedOp};
 use crate::roctx::{profile_events, ProfileKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -131,6 +131,9 @@ pub fn html_timeline() -> String {
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11">"#
     );
+    svg.push_str(
+        r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>"##,
+    );
     // The time axis: ten ticks.
     for i in 0..=10 {
         let us = end * f64::from(i) / 10.0;
@@ -169,7 +172,9 @@ pub fn html_timeline() -> String {
         }
         y += lane;
     }
+    let mut lanes: BTreeMap<(usize, u32), f64> = BTreeMap::new();
     for ((device, id), name) in &streams {
+        lanes.insert((*device, *id), y + LANE / 2.0);
         let _ = write!(svg, r#"<text x="6" y="{:.1}">device {device}, {}</text>"#, y + 16.0, escape(name));
         for op in ops.iter().filter(|op| op.device == *device && op.stream_id == *id) {
             let Some(started) = op.started else { continue };
@@ -189,6 +194,30 @@ pub fn html_timeline() -> String {
         }
         y += LANE;
     }
+    // The arrows between streams: an event's recording to each wait for it.
+    let recorded: BTreeMap<u64, &TracedOp> = ops
+        .iter()
+        .filter_map(|op| match op.flow {
+            Some(Flow::Out(id)) if op.ended.is_some() => Some((id, op)),
+            _ => None,
+        })
+        .collect();
+    for op in &ops {
+        let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
+        let Some((source, end)) = recorded.get(&id).and_then(|s| Some((*s, s.ended?))) else { continue };
+        let (Some(&y0), Some(&y1)) =
+            (lanes.get(&(source.device, source.stream_id)), lanes.get(&(op.device, op.stream_id)))
+        else {
+            continue;
+        };
+        let (x0, x1) = (x(micros(began, end)), x(micros(began, start)));
+        let _ = write!(
+            svg,
+            r##"<line x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"><title>{} waits for {}</title></line>"##,
+            escape(&op.stream),
+            escape(&source.stream)
+        );
+    }
     // The legend, under the lanes.
     let mut lx = LABELS;
     for (what, fill) in LEGEND {
@@ -201,6 +230,15 @@ pub fn html_timeline() -> String {
         );
         lx += 30.0 + 6.5 * what.len() as f64;
     }
+    let _ = write!(
+        svg,
+        r##"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"/><text x="{:.1}" y="{:.1}">a wait for another stream's event</text>"##,
+        y + 16.0,
+        lx + 14.0,
+        y + 16.0,
+        lx + 18.0,
+        y + 20.0
+    );
     svg.push_str("</svg>");
     let note = if dropped > 0 {
         format!(" ({dropped} operations past the trace's limit are not drawn)")

@@ -27,6 +27,24 @@ pub use html::html_timeline;
 /// The most operations one trace keeps.
 pub const MAX_TRACED_OPS: usize = 1 << 20;
 
+/// An arrow of the timeline between streams: an event's recording, made
+/// by one operation (`Out`) and waited for by others (`In`), by a number
+/// both share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flow {
+    /// This operation records the event.
+    Out(u64),
+    /// This operation waits for the recording.
+    In(u64),
+}
+
+impl Flow {
+    /// The number of recording `generation` of the event at `event`.
+    pub(crate) fn id(event: usize, generation: u64) -> u64 {
+        (event as u64).rotate_left(20) ^ generation
+    }
+}
+
 /// One operation of the timeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TracedOp {
@@ -47,6 +65,8 @@ pub struct TracedOp {
     pub ended: Option<Instant>,
     /// Whether it failed (a device fault).
     pub failed: bool,
+    /// The event recording it makes or waits for.
+    pub flow: Option<Flow>,
 }
 
 struct Trace {
@@ -80,7 +100,7 @@ pub fn traced_ops() -> (Vec<TracedOp>, u64) {
 
 /// `work`, queued on `target` by `function`: recorded, if a trace runs,
 /// with the times it starts and ends each time it runs.
-pub(crate) fn traced(function: &'static str, target: &Target, work: Work) -> Work {
+pub(crate) fn traced(function: &'static str, target: &Target, flow: Option<Flow>, work: Work) -> Work {
     if !ON.load(Ordering::Acquire) {
         return work;
     }
@@ -100,6 +120,7 @@ pub(crate) fn traced(function: &'static str, target: &Target, work: Work) -> Wor
             started: None,
             ended: None,
             failed: false,
+            flow,
         });
         trace.ops.len() - 1
     };
