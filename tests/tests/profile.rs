@@ -289,3 +289,40 @@ fn the_trace_draws_a_wait_for_another_streams_event_as_a_flow() {
     let ins = ops.iter().filter(|op| matches!(op.flow, Some(sim::Flow::In(_)))).count();
     assert!(outs >= 1 && ins >= 1, "{ops:?}");
 }
+
+/// A violation the simulator records during a trace is marked on it: an
+/// instant on the object's device in the Chrome trace, a red mark on the
+/// page, naming what was broken.
+#[test]
+fn the_trace_marks_the_simulators_violations() {
+    let _x = sim::exclusive();
+    if amdgpu::Device::count().unwrap() < 2 {
+        eprintln!("skipped: needs two devices");
+        return;
+    }
+    let api = sim::api();
+    sim::clear_violations();
+    sim::start_trace();
+    let seen = annotations_of(move || {
+        let mut stream = std::ptr::null_mut();
+        // SAFETY: valid out-pointers and a live stream, destroyed once.
+        unsafe {
+            assert_eq!((api.hipSetDevice)(0), hip_sys::hipError_t::hipSuccess);
+            assert_eq!((api.hipStreamCreate)(&mut stream), hip_sys::hipError_t::hipSuccess);
+            assert_eq!((api.hipSetDevice)(1), hip_sys::hipError_t::hipSuccess);
+            // Destroyed under the other device: a context violation.
+            assert_eq!((api.hipStreamDestroy)(stream), hip_sys::hipError_t::hipSuccess);
+            assert_eq!((api.hipSetDevice)(0), hip_sys::hipError_t::hipSuccess);
+        }
+    });
+    sim::stop_trace();
+    assert!(seen.is_empty());
+    let trace: serde_json::Value = serde_json::from_str(&sim::chrome_trace()).unwrap();
+    let marks: Vec<&serde_json::Value> =
+        trace["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "violation").collect();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(marks[0]["pid"], 1, "on device 0's process");
+    assert!(marks[0]["name"].as_str().unwrap().contains("hipStreamDestroy"), "{}", marks[0]);
+    assert!(sim::html_timeline().contains("hipStreamDestroy"), "the page marks it too");
+    sim::clear_violations();
+}

@@ -179,6 +179,23 @@ impl std::fmt::Display for StreamRace {
 }
 
 static LOG: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
+/// When each violation of [`LOG`] was recorded, in the same order (for
+/// the timeline).
+static TIMES: Mutex<Vec<std::time::Instant>> = Mutex::new(Vec::new());
+
+/// Record `violation` now.
+fn push(violation: Violation) {
+    let mut log = lock(&LOG);
+    log.push(violation);
+    lock(&TIMES).push(std::time::Instant::now());
+}
+
+/// The violations recorded at or after `since`, with their times.
+pub(crate) fn violations_since(since: std::time::Instant) -> Vec<(Violation, std::time::Instant)> {
+    let log = lock(&LOG);
+    let times = lock(&TIMES);
+    log.iter().zip(times.iter()).filter(|(_, at)| **at >= since).map(|(v, at)| (v.clone(), *at)).collect()
+}
 
 /// Every violation recorded so far in this process.
 pub fn violations() -> Vec<Violation> {
@@ -188,7 +205,9 @@ pub fn violations() -> Vec<Violation> {
 /// Forget the recorded violations (tests holding
 /// [`exclusive`](crate::exclusive()) may start from a clean log).
 pub fn clear_violations() {
-    lock(&LOG).clear();
+    let mut log = lock(&LOG);
+    log.clear();
+    lock(&TIMES).clear();
 }
 
 /// Record a violation if the calling thread is not on `object_device`.
@@ -197,7 +216,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
     if current != object_device {
         let name = thread_name();
         log::debug!("hip simulator: context violation: {function} on device {object_device} from device {current}");
-        lock(&LOG).push(Violation {
+        push(Violation {
             kind: ViolationKind::Context,
             function,
             object_device,
@@ -218,7 +237,7 @@ pub(crate) fn thread_name() -> String {
 /// and touched memory of `memory_device` without peer access.
 pub(crate) fn record_peer_access(function: &'static str, thread: String, device: usize, memory_device: usize) {
     log::debug!("hip simulator: {function} on device {device} touched device {memory_device} without peer access");
-    lock(&LOG).push(Violation {
+    push(Violation {
         kind: ViolationKind::PeerAccess,
         function,
         object_device: memory_device,
@@ -230,14 +249,14 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
 
 /// Record a violation found elsewhere (the race detector).
 pub(crate) fn record(violation: Violation) {
-    lock(&LOG).push(violation);
+    push(violation);
 }
 
 /// Record that `function` synchronized `device` while a collective there
 /// waited for peers that had not made their call.
 pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) {
     log::error!("hip simulator: {function} on device {device} while a collective waits for its peers' calls");
-    lock(&LOG).push(Violation {
+    push(Violation {
         kind: ViolationKind::CollectiveDeadlock,
         function,
         object_device: device,

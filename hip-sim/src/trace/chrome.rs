@@ -2,7 +2,7 @@
 //! which Perfetto opens too): one process per device whose threads are its
 //! streams, one of the host's threads.
 
-use super::{began, micros, traced_ops, Flow, TracedOp};
+use super::{began, micros, traced_ops, violations, Flow, TracedOp};
 use crate::roctx::{profile_events, ProfileKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -89,6 +89,15 @@ pub fn chrome_trace() -> String {
             micros(began, start),
             to.0,
             to.1
+        ));
+    }
+    // The simulator's violations, as instants on their device.
+    for (at, device, what) in violations(began) {
+        events.push(format!(
+            r#"{{"name":{},"cat":"violation","ph":"i","s":"p","ts":{:.3},"pid":{},"tid":0}}"#,
+            json_string(&what),
+            micros(began, at),
+            device + 1
         ));
     }
     let mut threads: Vec<std::thread::ThreadId> = Vec::new();

@@ -4,7 +4,7 @@
 //! stream of each device (its operations as bars from start to end); each
 //! shape's tooltip names it with its times.
 
-use super::{began, micros, traced_ops, Flow, TracedOp};
+use super::{began, micros, traced_ops, violations, Flow, TracedOp};
 use crate::roctx::{profile_events, ProfileKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -216,6 +216,20 @@ pub fn html_timeline() -> String {
             r##"<line x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"><title>{} waits for {}</title></line>"##,
             escape(&op.stream),
             escape(&source.stream)
+        );
+    }
+    // The simulator's violations: red marks on the time axis.
+    for (at, device, what) in violations(began) {
+        let vx = x(micros(began, at));
+        let _ = write!(
+            svg,
+            r##"<path d="M{:.1},{:.1} L{:.1},{:.1} L{vx:.1},{:.1} z" fill="#d00"><title>device {device}: {}</title></path>"##,
+            vx - 6.0,
+            AXIS - 10.0,
+            vx + 6.0,
+            AXIS - 10.0,
+            AXIS,
+            escape(&what)
         );
     }
     // The legend, under the lanes.

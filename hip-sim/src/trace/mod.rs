@@ -7,7 +7,9 @@
 //! <https://ui.perfetto.dev> open.
 //!
 //! [`html_timeline`] draws the same as a self-contained HTML page (an SVG,
-//! no script, no network) for a quick look.
+//! no script, no network) for a quick look. Both mark the waits for
+//! another stream's event (arrows), the operations that faulted, and the
+//! simulator's violations recorded meanwhile (races, device mismatches).
 //!
 //! Off, queuing an operation costs one atomic load here. The trace keeps
 //! the first [`MAX_TRACED_OPS`] operations and counts the rest.
@@ -138,6 +140,25 @@ pub(crate) fn traced(function: &'static str, target: &Target, flow: Option<Flow>
         }
         result
     })
+}
+
+/// The simulator's violations (races, device mismatches, peer accesses)
+/// recorded since the trace began, as the timeline marks them: when, on
+/// which device, and what, in words.
+fn violations(began: Instant) -> Vec<(Instant, usize, String)> {
+    crate::machine::violations::violations_since(began)
+        .into_iter()
+        .map(|(v, at)| {
+            let what = match &v.race {
+                Some(race) => format!(
+                    "{:?}: {} on {} and {} on {}",
+                    v.kind, race.first.function, race.first.stream, race.second.function, race.second.stream
+                ),
+                None => format!("{:?} in {} (thread {})", v.kind, v.function, v.thread),
+            };
+            (at, v.object_device, what)
+        })
+        .collect()
 }
 
 /// When the current (or last) trace began (now, if none ran).
