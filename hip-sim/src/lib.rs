@@ -20,6 +20,7 @@
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
 //! | `AMDGPU_SIM_RACES` | `record` to record stream races as violations, `off` to skip the tracking (see "Stream races") | `record` |
+//! | `AMDGPU_TRACE` | a path: record the stream timeline from the start and write it there as a Chrome trace when the process exits, with the HTML page beside it (`.html`); see "Annotations and the stream timeline" | unset |
 //!
 //! Host memory is taken only for bytes actually allocated, and lazily by
 //! the operating system's zeroed pages.
@@ -388,5 +389,15 @@ pub use tables::{
 };
 pub use trace::{chrome_trace, html_timeline, start_trace, stop_trace, traced_ops, Flow, TracedOp, MAX_TRACED_OPS};
 
-pub use machine::configure_from_env;
+/// Start the simulator from the environment (see "Configuration"); a bad
+/// variable is an error. With `AMDGPU_TRACE`, the stream timeline is
+/// recorded from here on and written when the process exits.
+///
+/// # Errors
+/// [`BackendError`] naming the variable that could not be read.
+pub fn configure_from_env() -> Result<(), BackendError> {
+    machine::configure_from_env()?;
+    trace::from_env();
+    Ok(())
+}
 pub use provider::PROVIDER;

@@ -326,3 +326,33 @@ fn the_trace_marks_the_simulators_violations() {
     assert!(sim::html_timeline().contains("hipStreamDestroy"), "the page marks it too");
     sim::clear_violations();
 }
+
+/// `AMDGPU_TRACE=path`: the process records from its start and writes
+/// the trace there, and the page beside it, when it exits. The test's
+/// own binary reruns this test alone with the variable set.
+#[test]
+fn amdgpu_trace_writes_the_trace_when_the_process_exits() {
+    const CHILD: &str = "AMDGPU_TESTS_TRACE_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let x = amdgpu::DeviceArray::from_slice(&[1.0f32; 32]).unwrap();
+        assert_eq!(x.to_vec().unwrap(), vec![1.0; 32]);
+        return;
+    }
+    let _x = sim::exclusive();
+    let path = std::env::temp_dir().join(format!("amdgpu-trace-{}.json", std::process::id()));
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "amdgpu_trace_writes_the_trace_when_the_process_exits", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("AMDGPU_TRACE", &path)
+        .env("AMDGPU_BACKEND", "sim")
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let text = std::fs::read_to_string(&path).expect("the trace was written at exit");
+    let page = std::fs::read_to_string(path.with_extension("html")).expect("and the page beside it");
+    let _ = (std::fs::remove_file(&path), std::fs::remove_file(path.with_extension("html")));
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ops = trace["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count();
+    assert!(ops >= 2, "the child's upload and download: {text}");
+    assert!(page.contains("<svg"));
+}

@@ -89,6 +89,38 @@ pub fn start_trace() {
     ON.store(true, Ordering::Release);
 }
 
+/// Where `AMDGPU_TRACE` asked for the trace to be written, once read.
+static TRACE_FILE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+
+/// `AMDGPU_TRACE=path.json`: trace from the start, and when the process
+/// exits write the Chrome trace to the path and the HTML page beside it
+/// (`path.html`). Read once, when the simulator starts.
+pub(crate) fn from_env() {
+    let path = TRACE_FILE.get_or_init(|| std::env::var_os("AMDGPU_TRACE").filter(|v| !v.is_empty()).map(Into::into));
+    if path.is_none() {
+        return;
+    }
+    start_trace();
+    extern "C" fn write_at_exit() {
+        let Some(Some(path)) = TRACE_FILE.get() else { return };
+        stop_trace();
+        let page = path.with_extension("html");
+        for (file, text) in [(path.as_path(), chrome_trace()), (page.as_path(), html_timeline())] {
+            if let Err(e) = std::fs::write(file, text) {
+                use std::io::Write as _;
+                let _ =
+                    writeln!(std::io::stderr(), "hip simulator: AMDGPU_TRACE: cannot write {}: {e}", file.display());
+            }
+        }
+    }
+    // SAFETY: `write_at_exit` is an `extern "C" fn()` that does not
+    // unwind (a failure is written to stderr, unchecked), as atexit
+    // requires.
+    if unsafe { libc::atexit(write_at_exit) } != 0 {
+        log::warn!("hip simulator: AMDGPU_TRACE is set but the trace cannot be written at exit (atexit failed)");
+    }
+}
+
 /// Stop recording; what was recorded stays readable.
 pub fn stop_trace() {
     ON.store(false, Ordering::Release);
