@@ -98,91 +98,76 @@ fn thread_lanes(began: Instant) -> Vec<ThreadLane> {
     lanes
 }
 
-/// The current (or last) trace drawn as an HTML page (see the module
-/// docs). Open ranges and operations that have not ended run to the end
-/// of the drawing.
-pub fn html_timeline() -> String {
-    let began = began();
-    let (ops, dropped) = traced_ops();
-    let threads = thread_lanes(began);
-    let mut end = 1.0f64;
-    for op in &ops {
-        if let Some(ended) = op.ended {
-            end = end.max(micros(began, ended));
+/// An SVG being drawn: its text, and the time scale (µs from the trace's
+/// start, `end` the last drawn).
+struct Drawing {
+    svg: String,
+    began: Instant,
+    end: f64,
+}
+
+impl Drawing {
+    /// The x of `us` microseconds after the start.
+    fn x(&self, us: f64) -> f64 {
+        LABELS + (us.max(0.0) / self.end) * (WIDTH - LABELS - 40.0)
+    }
+
+    /// The x of `at`.
+    fn at(&self, at: Instant) -> f64 {
+        self.x(micros(self.began, at))
+    }
+
+    /// The time axis: ten ticks, and their grid lines down to `height`.
+    fn axis(&mut self, height: f64) {
+        for i in 0..=10 {
+            let us = self.end * f64::from(i) / 10.0;
+            let tx = self.x(us);
+            let _ = write!(
+                self.svg,
+                r##"<line x1="{tx:.1}" y1="{AXIS}" x2="{tx:.1}" y2="{height}" stroke="#e4e4e4"/><text x="{tx:.1}" y="20" text-anchor="middle">{us:.0} µs</text>"##
+            );
         }
     }
-    for ThreadLane { spans, marks, .. } in &threads {
-        end = spans.iter().map(|s| s.end.unwrap_or(s.start)).chain(marks.iter().map(|m| m.1)).fold(end, f64::max);
-    }
-    let x = |us: f64| LABELS + (us.max(0.0) / end) * (WIDTH - LABELS - 40.0);
-    let mut streams: BTreeMap<(usize, u32), String> = BTreeMap::new();
-    for op in &ops {
-        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.to_string());
-    }
-    let thread_height =
-        |spans: &[Span]| LANE.max(8.0 + LEVEL * (1 + spans.iter().map(|s| s.level).max().unwrap_or(0)) as f64);
-    let height = AXIS
-        + threads.iter().map(|lane| thread_height(&lane.spans)).sum::<f64>()
-        + LANE * streams.len() as f64
-        + LANE
-        + 10.0;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11">"#
-    );
-    svg.push_str(
-        r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>"##,
-    );
-    // The time axis: ten ticks.
-    for i in 0..=10 {
-        let us = end * f64::from(i) / 10.0;
-        let tx = x(us);
-        let _ = write!(
-            svg,
-            r##"<line x1="{tx:.1}" y1="{AXIS}" x2="{tx:.1}" y2="{height}" stroke="#e4e4e4"/><text x="{tx:.1}" y="20" text-anchor="middle">{us:.0} µs</text>"##
-        );
-    }
-    let mut y = AXIS;
-    for (index, ThreadLane { spans, marks, .. }) in threads.iter().enumerate() {
-        let lane = thread_height(spans);
-        let _ = write!(svg, r#"<text x="6" y="{:.1}">host thread {}</text>"#, y + 16.0, index + 1);
-        for span in spans {
-            let (x0, x1) = (x(span.start), x(span.end.unwrap_or(end)));
+
+    /// A host thread's lane at `y`, `lane` high: its ranges by level, its
+    /// marks as ticks.
+    fn thread_lane(&mut self, index: usize, thread: &ThreadLane, y: f64, lane: f64) {
+        let _ = write!(self.svg, r#"<text x="6" y="{:.1}">host thread {}</text>"#, y + 16.0, index + 1);
+        for span in &thread.spans {
+            let (x0, x1) = (self.x(span.start), self.x(span.end.unwrap_or(self.end)));
             let top = y + 4.0 + LEVEL * f64::from(span.level);
             let open = if span.end.is_none() { " (still open)" } else { "" };
             let _ = write!(
-                svg,
+                self.svg,
                 r##"<rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="#59a14f" fill-opacity="0.55" stroke="#3b6e35"><title>{}: {:.1} to {:.1} µs{open}</title></rect>"##,
                 (x1 - x0).max(1.0),
                 LEVEL - 2.0,
                 escape(&span.name),
                 span.start,
-                span.end.unwrap_or(end)
+                span.end.unwrap_or(self.end)
             );
         }
-        for (name, at) in marks {
-            let mx = x(*at);
+        for (name, at) in &thread.marks {
+            let mx = self.x(*at);
             let _ = write!(
-                svg,
+                self.svg,
                 r##"<line x1="{mx:.1}" y1="{y:.1}" x2="{mx:.1}" y2="{:.1}" stroke="#000" stroke-width="2"><title>{} at {at:.1} µs</title></line>"##,
                 y + lane - 2.0,
                 escape(name)
             );
         }
-        y += lane;
     }
-    let mut lanes: BTreeMap<(usize, u32), f64> = BTreeMap::new();
-    for ((device, id), name) in &streams {
-        lanes.insert((*device, *id), y + LANE / 2.0);
-        let _ = write!(svg, r#"<text x="6" y="{:.1}">device {device}, {}</text>"#, y + 16.0, escape(name));
-        for op in ops.iter().filter(|op| op.device == *device && op.stream_id == *id) {
+
+    /// A stream's lane at `y`: its operations from start to end.
+    fn stream_lane<'a>(&mut self, device: usize, name: &str, ops: impl Iterator<Item = &'a TracedOp>, y: f64) {
+        let _ = write!(self.svg, r#"<text x="6" y="{:.1}">device {device}, {}</text>"#, y + 16.0, escape(name));
+        for op in ops {
             let Some(started) = op.started else { continue };
-            let (s, e) = (micros(began, started), op.ended.map_or(end, |t| micros(began, t)));
-            let (x0, x1) = (x(s), x(e));
+            let (s, e) = (micros(self.began, started), op.ended.map_or(self.end, |t| micros(self.began, t)));
+            let (x0, x1) = (self.x(s), self.x(e));
             let queued = micros(op.queued, started);
             let _ = write!(
-                svg,
+                self.svg,
                 r##"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}" stroke="{}"><title>{}: {s:.1} to {e:.1} µs, queued {queued:.1} µs before</title></rect>"##,
                 y + 5.0,
                 (x1 - x0).max(1.0),
@@ -192,68 +177,119 @@ pub fn html_timeline() -> String {
                 escape(op.function)
             );
         }
-        y += LANE;
     }
-    // The arrows between streams: an event's recording to each wait for it.
-    let recorded: BTreeMap<u64, &TracedOp> = ops
-        .iter()
-        .filter_map(|op| match op.flow {
-            Some(Flow::Out(id)) if op.ended.is_some() => Some((id, op)),
-            _ => None,
-        })
-        .collect();
-    for op in &ops {
-        let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
-        let Some((source, end)) = recorded.get(&id).and_then(|s| Some((*s, s.ended?))) else { continue };
-        let (Some(&y0), Some(&y1)) =
-            (lanes.get(&(source.device, source.stream_id)), lanes.get(&(op.device, op.stream_id)))
-        else {
-            continue;
-        };
-        let (x0, x1) = (x(micros(began, end)), x(micros(began, start)));
-        let _ = write!(
-            svg,
-            r##"<line x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"><title>{} waits for {}</title></line>"##,
-            escape(&op.stream),
-            escape(&source.stream)
-        );
+
+    /// The arrows between streams, from an event's recording to each wait
+    /// for it; `lanes` gives each stream's middle.
+    fn arrows(&mut self, ops: &[TracedOp], lanes: &BTreeMap<(usize, u32), f64>) {
+        let recorded: BTreeMap<u64, &TracedOp> = ops
+            .iter()
+            .filter_map(|op| match op.flow {
+                Some(Flow::Out(id)) if op.ended.is_some() => Some((id, op)),
+                _ => None,
+            })
+            .collect();
+        for op in ops {
+            let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
+            let Some((source, end)) = recorded.get(&id).and_then(|s| Some((*s, s.ended?))) else { continue };
+            let from = lanes.get(&(source.device, source.stream_id));
+            let (Some(&y0), Some(&y1)) = (from, lanes.get(&(op.device, op.stream_id))) else { continue };
+            let (x0, x1) = (self.at(end), self.at(start));
+            let _ = write!(
+                self.svg,
+                r##"<line x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"><title>{} waits for {}</title></line>"##,
+                escape(&op.stream),
+                escape(&source.stream)
+            );
+        }
     }
-    // The simulator's violations: red marks on the time axis.
-    for (at, device, what) in violations(began) {
-        let vx = x(micros(began, at));
-        let _ = write!(
-            svg,
-            r##"<path d="M{:.1},{:.1} L{:.1},{:.1} L{vx:.1},{:.1} z" fill="#d00"><title>device {device}: {}</title></path>"##,
-            vx - 6.0,
-            AXIS - 10.0,
-            vx + 6.0,
-            AXIS - 10.0,
-            AXIS,
-            escape(&what)
-        );
+
+    /// The simulator's violations: red marks on the time axis.
+    fn violations(&mut self) {
+        for (at, device, what) in violations(self.began) {
+            let vx = self.at(at);
+            let _ = write!(
+                self.svg,
+                r##"<path d="M{:.1},{:.1} L{:.1},{:.1} L{vx:.1},{:.1} z" fill="#d00"><title>device {device}: {}</title></path>"##,
+                vx - 6.0,
+                AXIS - 10.0,
+                vx + 6.0,
+                AXIS - 10.0,
+                AXIS,
+                escape(&what)
+            );
+        }
     }
-    // The legend, under the lanes.
-    let mut lx = LABELS;
-    for (what, fill) in LEGEND {
+
+    /// The legend, at `y`.
+    fn legend(&mut self, y: f64) {
+        let mut lx = LABELS;
+        for (what, fill) in LEGEND {
+            let _ = write!(
+                self.svg,
+                r##"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{fill}" stroke="#333"/><text x="{:.1}" y="{:.1}">{what}</text>"##,
+                y + 10.0,
+                lx + 16.0,
+                y + 20.0
+            );
+            lx += 30.0 + 6.5 * what.len() as f64;
+        }
         let _ = write!(
-            svg,
-            r##"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{fill}" stroke="#333"/><text x="{:.1}" y="{:.1}">{what}</text>"##,
-            y + 10.0,
-            lx + 16.0,
+            self.svg,
+            r##"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"/><text x="{:.1}" y="{:.1}">a wait for another stream's event</text>"##,
+            y + 16.0,
+            lx + 14.0,
+            y + 16.0,
+            lx + 18.0,
             y + 20.0
         );
-        lx += 30.0 + 6.5 * what.len() as f64;
     }
+}
+
+/// The height of a thread's lane: its deepest range's level.
+fn thread_height(spans: &[Span]) -> f64 {
+    LANE.max(8.0 + LEVEL * (1 + spans.iter().map(|s| s.level).max().unwrap_or(0)) as f64)
+}
+
+/// The current (or last) trace drawn as an HTML page (see the module
+/// docs). Open ranges and operations that have not ended run to the end
+/// of the drawing.
+pub fn html_timeline() -> String {
+    let began = began();
+    let (ops, dropped) = traced_ops();
+    let threads = thread_lanes(began);
+    let mut end = ops.iter().filter_map(|op| op.ended).map(|t| micros(began, t)).fold(1.0f64, f64::max);
+    for ThreadLane { spans, marks, .. } in &threads {
+        end = spans.iter().map(|s| s.end.unwrap_or(s.start)).chain(marks.iter().map(|m| m.1)).fold(end, f64::max);
+    }
+    let mut streams: BTreeMap<(usize, u32), String> = BTreeMap::new();
+    for op in &ops {
+        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.to_string());
+    }
+    let threads_height: f64 = threads.iter().map(|lane| thread_height(&lane.spans)).sum();
+    let height = AXIS + threads_height + LANE * streams.len() as f64 + LANE + 10.0;
+    let mut drawing = Drawing { svg: String::new(), began, end };
     let _ = write!(
-        svg,
-        r##"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"/><text x="{:.1}" y="{:.1}">a wait for another stream's event</text>"##,
-        y + 16.0,
-        lx + 14.0,
-        y + 16.0,
-        lx + 18.0,
-        y + 20.0
+        drawing.svg,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>"##
     );
-    svg.push_str("</svg>");
+    drawing.axis(height);
+    let mut y = AXIS;
+    for (index, thread) in threads.iter().enumerate() {
+        let lane = thread_height(&thread.spans);
+        drawing.thread_lane(index, thread, y, lane);
+        y += lane;
+    }
+    let mut lanes: BTreeMap<(usize, u32), f64> = BTreeMap::new();
+    for (&(device, id), name) in &streams {
+        lanes.insert((device, id), y + LANE / 2.0);
+        drawing.stream_lane(device, name, ops.iter().filter(|op| op.device == device && op.stream_id == id), y);
+        y += LANE;
+    }
+    drawing.arrows(&ops, &lanes);
+    drawing.violations();
+    drawing.legend(y);
+    drawing.svg.push_str("</svg>");
     let note = if dropped > 0 {
         format!(" ({dropped} operations past the trace's limit are not drawn)")
     } else {
@@ -261,10 +297,11 @@ pub fn html_timeline() -> String {
     };
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Stream timeline</title></head>\n\
-         <body style=\"margin:12px;font-family:sans-serif\">\n<h3 style=\"margin:0 0 8px\">Stream timeline: {}, {}, {}, {end:.0} µs{note}</h3>\n{svg}\n</body></html>\n",
+         <body style=\"margin:12px;font-family:sans-serif\">\n<h3 style=\"margin:0 0 8px\">Stream timeline: {}, {}, {}, {end:.0} µs{note}</h3>\n{}\n</body></html>\n",
         count(ops.len(), "operation"),
         count(streams.len(), "stream"),
-        count(threads.len(), "annotating host thread")
+        count(threads.len(), "annotating host thread"),
+        drawing.svg
     )
 }
 
