@@ -310,10 +310,50 @@ pub fn deep_knots(dir: &Path) -> Result<Vec<(String, Vec<String>)>, String> {
     Ok(deep.flat_map(|(parent, graph)| knots(graph).into_iter().map(|k| (parent.join("::"), k))).collect())
 }
 
+/// The files under the crate at `dir`'s `src` that no module declares:
+/// rustc never reads them, so they drift unseen. A file is declared by a
+/// `mod name;` (any visibility and attributes) in its parent module's
+/// file; the crate roots and `src/bin/` (binary targets) need none.
+pub fn undeclared_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let src = dir.join("src");
+    let mut undeclared = Vec::new();
+    for file in rust_files(&src)? {
+        let path = module_path(&src, &file);
+        let Some((name, parent)) = path.split_last() else { continue };
+        if file.strip_prefix(&src).is_ok_and(|r| r.starts_with("bin")) {
+            continue;
+        }
+        let parent_files: Vec<std::path::PathBuf> = if parent.is_empty() {
+            vec![src.join("lib.rs"), src.join("main.rs")]
+        } else {
+            let dir = parent.iter().fold(src.clone(), |d, p| d.join(p));
+            vec![dir.with_extension("rs"), dir.join("mod.rs")]
+        };
+        // Line comments are not declarations.
+        let declares = |line: &str| {
+            let code = line.split("//").next().unwrap_or("");
+            code.match_indices("mod ").any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let rest = code[at + 4..].trim_start();
+                before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+                    && identifier_at(rest) == name
+                    && rest[name.len()..].trim_start().starts_with([';', '{'])
+            })
+        };
+        let declared =
+            parent_files.iter().filter_map(|p| std::fs::read_to_string(p).ok()).any(|text| text.lines().any(declares));
+        if !declared {
+            undeclared.push(file);
+        }
+    }
+    Ok(undeclared)
+}
+
 /// `cargo xtask layers`: print each crate's arrows; fail on a knot, at
-/// any depth.
+/// any depth, or on a file no module declares.
 pub fn run(root: &Path) -> Result<(), String> {
     let mut loops = Vec::new();
+    let mut orphans = Vec::new();
     for krate in CRATES {
         let graph = graph(&root.join(krate))?;
         let arrows: usize = graph.values().map(BTreeSet::len).sum();
@@ -325,6 +365,12 @@ pub fn run(root: &Path) -> Result<(), String> {
             let place = if parent.is_empty() { "at the top level".to_owned() } else { format!("inside {parent}") };
             loops.push(format!("  {krate}, {place}: {} reach each other", knot.join(", ")));
         }
+        for file in undeclared_files(&root.join(krate))? {
+            orphans.push(format!("  {} (declare it with `mod`, or remove it)", file.display()));
+        }
+    }
+    if !orphans.is_empty() {
+        return Err(format!("files that no module declares, which the compiler never reads:\n{}", orphans.join("\n")));
     }
     if loops.is_empty() {
         return Ok(());
@@ -382,6 +428,26 @@ mod tests {
             graph.entry(b.to_owned()).or_default();
         }
         assert_eq!(knots(&graph), [vec!["a", "b"], vec!["c", "d"]]);
+    }
+
+    #[test]
+    fn a_file_no_module_declares_is_found() {
+        let dir = std::env::temp_dir().join(format!("xtask-undeclared-{}", std::process::id()));
+        let src = dir.join("src");
+        std::fs::create_dir_all(src.join("a")).unwrap();
+        std::fs::write(src.join("lib.rs"), "pub mod a;\n#[cfg(test)]\nmod b;\n").unwrap();
+        std::fs::write(src.join("a/mod.rs"), "mod inner;\n// mod lost;\n").unwrap();
+        for file in ["b.rs", "a/inner.rs", "a/lost.rs", "stray.rs"] {
+            std::fs::write(src.join(file), "").unwrap();
+        }
+        let found: Vec<String> = undeclared_files(&dir)
+            .unwrap()
+            .iter()
+            .map(|f| f.strip_prefix(&src).unwrap().display().to_string())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        // `// mod lost;` is a comment, not a declaration.
+        assert_eq!(found, ["a/lost.rs", "stray.rs"]);
     }
 
     #[test]

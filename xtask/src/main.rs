@@ -10,7 +10,7 @@
 //! - `doors`: check that every call into C from the crates above hip-sys is
 //!   made through its crate's door (`hip_core::raw`, a library's `raw`).
 //! - `layers`: check that no crate's modules import each other in a loop,
-//!   at any depth.
+//!   at any depth, and that every source file is a declared module.
 //! - `libraries`: check that every table of contents names every math
 //!   library.
 //! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
@@ -76,7 +76,7 @@ commands:
   dispatch --check  fail if a committed dispatch trait differs from a freshly generated one
   audit             run the integration tests counting thread-state accesses inside drops
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
-  layers            fail if a crate's modules import each other in a loop, at any depth
+  layers            fail if a crate's modules import each other in a loop, at any depth, or a file is no module
   libraries         fail if a crate root's docs, ARCHITECTURE.md or the README miss a math library
   soundness         fail if an unsafe impl Send/Sync or a Drop lacks its row in tests/tests/soundness.rs";
 
