@@ -2,11 +2,9 @@
 //! which Perfetto opens too): one process per device whose threads are its
 //! streams, one of the host's threads.
 
-use super::{began, micros, traced_ops, violations, Flow, TracedOp};
+use super::{began, flows, micros, streams, traced_ops, violations};
 use crate::roctx::{profile_events, ProfileKind};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 /// `text` as a JSON string.
 pub(super) fn json_string(text: &str) -> String {
@@ -39,10 +37,7 @@ pub fn chrome_trace() -> String {
     let mut events: Vec<String> = Vec::new();
     let host = 0usize;
     events.push(format!(r#"{{"name":"process_name","ph":"M","pid":{host},"args":{{"name":"host threads"}}}}"#));
-    let mut streams: BTreeMap<(usize, u32), Arc<str>> = BTreeMap::new();
-    for op in &ops {
-        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.clone());
-    }
+    let streams = streams(&ops);
     let devices: std::collections::BTreeSet<usize> = streams.keys().map(|(d, _)| *d).collect();
     for device in devices {
         let pid = device + 1;
@@ -64,31 +59,19 @@ pub fn chrome_trace() -> String {
     // The arrows between streams: from the operation that records an
     // event (at its end) to each that waits for that recording (at its
     // start), where both ran.
-    let ran = |op: &&TracedOp| op.started.is_some() && op.ended.is_some();
-    let recorded: BTreeMap<u64, &TracedOp> = ops
-        .iter()
-        .filter(ran)
-        .filter_map(|op| match op.flow {
-            Some(Flow::Out(id)) => Some((id, op)),
-            _ => None,
-        })
-        .collect();
-    for op in ops.iter().filter(ran) {
-        let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
-        let Some(source) = recorded.get(&id) else { continue };
-        let Some(end) = source.ended else { continue };
-        let (from, to) = ((source.device + 1, source.stream_id), (op.device + 1, op.stream_id));
+    for (source, wait, id) in flows(&ops) {
+        let (Some(end), Some(start), Some(_)) = (source.ended, wait.started, wait.ended) else { continue };
         events.push(format!(
             r#"{{"name":"event","cat":"flow","ph":"s","id":{id},"ts":{:.3},"pid":{},"tid":{}}}"#,
             micros(began, end),
-            from.0,
-            from.1
+            source.device + 1,
+            source.stream_id
         ));
         events.push(format!(
             r#"{{"name":"event","cat":"flow","ph":"f","bp":"e","id":{id},"ts":{:.3},"pid":{},"tid":{}}}"#,
             micros(began, start),
-            to.0,
-            to.1
+            wait.device + 1,
+            wait.stream_id
         ));
     }
     // The simulator's violations, as instants on their device.

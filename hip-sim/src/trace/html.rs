@@ -4,7 +4,7 @@
 //! stream of each device (its operations as bars from start to end); each
 //! shape's tooltip names it with its times.
 
-use super::{began, micros, traced_ops, violations, Flow, TracedOp};
+use super::{began, flows, micros, streams, traced_ops, violations, TracedOp};
 use crate::roctx::{profile_events, ProfileKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -182,23 +182,15 @@ impl Drawing {
     /// The arrows between streams, from an event's recording to each wait
     /// for it; `lanes` gives each stream's middle.
     fn arrows(&mut self, ops: &[TracedOp], lanes: &BTreeMap<(usize, u32), f64>) {
-        let recorded: BTreeMap<u64, &TracedOp> = ops
-            .iter()
-            .filter_map(|op| match op.flow {
-                Some(Flow::Out(id)) if op.ended.is_some() => Some((id, op)),
-                _ => None,
-            })
-            .collect();
-        for op in ops {
-            let (Some(Flow::In(id)), Some(start)) = (op.flow, op.started) else { continue };
-            let Some((source, end)) = recorded.get(&id).and_then(|s| Some((*s, s.ended?))) else { continue };
+        for (source, wait, _) in flows(ops) {
+            let (Some(end), Some(start)) = (source.ended, wait.started) else { continue };
             let from = lanes.get(&(source.device, source.stream_id));
-            let (Some(&y0), Some(&y1)) = (from, lanes.get(&(op.device, op.stream_id))) else { continue };
+            let (Some(&y0), Some(&y1)) = (from, lanes.get(&(wait.device, wait.stream_id))) else { continue };
             let (x0, x1) = (self.at(end), self.at(start));
             let _ = write!(
                 self.svg,
                 r##"<line x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#444" stroke-width="1.5" marker-end="url(#arrow)"><title>{} waits for {}</title></line>"##,
-                escape(&op.stream),
+                escape(&wait.stream),
                 escape(&source.stream)
             );
         }
@@ -262,10 +254,7 @@ pub fn html_timeline() -> String {
     for ThreadLane { spans, marks, .. } in &threads {
         end = spans.iter().map(|s| s.end.unwrap_or(s.start)).chain(marks.iter().map(|m| m.1)).fold(end, f64::max);
     }
-    let mut streams: BTreeMap<(usize, u32), String> = BTreeMap::new();
-    for op in &ops {
-        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.to_string());
-    }
+    let streams = streams(&ops);
     let threads_height: f64 = threads.iter().map(|lane| thread_height(&lane.spans)).sum();
     let height = AXIS + threads_height + LANE * streams.len() as f64 + LANE + 10.0;
     let mut drawing = Drawing { svg: String::new(), began, end };

@@ -138,7 +138,9 @@ pub(crate) fn traced(function: &'static str, target: &Target, flow: Option<Flow>
     if !ON.load(Ordering::Acquire) {
         return work;
     }
-    let index = {
+    // The operation's place in this trace, which `began` names: a trace
+    // started later does not take its times.
+    let (index, began) = {
         let mut trace = lock(&TRACE);
         let Some(trace) = trace.as_mut() else { return work };
         if trace.ops.len() >= MAX_TRACED_OPS {
@@ -156,22 +158,49 @@ pub(crate) fn traced(function: &'static str, target: &Target, flow: Option<Flow>
             failed: false,
             flow,
         });
-        trace.ops.len() - 1
+        (trace.ops.len() - 1, trace.began)
     };
-    let began = lock(&TRACE).as_ref().map(|t| t.began);
     Arc::new(move || {
         let started = Instant::now();
         let result = work();
         let ended = Instant::now();
         let mut trace = lock(&TRACE);
         // A new trace started meanwhile: this operation is not in it.
-        if let Some(op) = trace.as_mut().filter(|t| Some(t.began) == began).and_then(|t| t.ops.get_mut(index)) {
+        if let Some(op) = trace.as_mut().filter(|t| t.began == began).and_then(|t| t.ops.get_mut(index)) {
             op.started.get_or_insert(started);
             op.ended = Some(ended);
             op.failed |= result.is_err();
         }
         result
     })
+}
+
+/// Each stream `ops` ran on, by device and stream number, with its name.
+fn streams(ops: &[TracedOp]) -> std::collections::BTreeMap<(usize, u32), Arc<str>> {
+    let mut streams = std::collections::BTreeMap::new();
+    for op in ops {
+        streams.entry((op.device, op.stream_id)).or_insert_with(|| op.stream.clone());
+    }
+    streams
+}
+
+/// The timeline's arrows between streams: each wait for an event's
+/// recording that started, with the operation that made the recording
+/// and ended, and the recording's number.
+fn flows(ops: &[TracedOp]) -> Vec<(&TracedOp, &TracedOp, u64)> {
+    let recorded: std::collections::BTreeMap<u64, &TracedOp> = ops
+        .iter()
+        .filter_map(|op| match op.flow {
+            Some(Flow::Out(id)) if op.ended.is_some() => Some((id, op)),
+            _ => None,
+        })
+        .collect();
+    ops.iter()
+        .filter_map(|op| match op.flow {
+            Some(Flow::In(id)) if op.started.is_some() => Some((*recorded.get(&id)?, op, id)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The simulator's violations (races, device mismatches, peer accesses)
