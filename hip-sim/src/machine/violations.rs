@@ -6,6 +6,7 @@
 use super::lock::lock;
 use super::thread::current_device;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// What a [`Violation`] broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,36 +179,28 @@ impl std::fmt::Display for StreamRace {
     }
 }
 
-static LOG: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
-/// When each violation of [`LOG`] was recorded, in the same order (for
-/// the timeline).
-static TIMES: Mutex<Vec<std::time::Instant>> = Mutex::new(Vec::new());
+/// Every violation recorded, with when (for the timeline).
+static LOG: Mutex<Vec<(Violation, Instant)>> = Mutex::new(Vec::new());
 
 /// Record `violation` now.
 fn push(violation: Violation) {
-    let mut log = lock(&LOG);
-    log.push(violation);
-    lock(&TIMES).push(std::time::Instant::now());
+    lock(&LOG).push((violation, Instant::now()));
 }
 
 /// The violations recorded at or after `since`, with their times.
-pub(crate) fn violations_since(since: std::time::Instant) -> Vec<(Violation, std::time::Instant)> {
-    let log = lock(&LOG);
-    let times = lock(&TIMES);
-    log.iter().zip(times.iter()).filter(|(_, at)| **at >= since).map(|(v, at)| (v.clone(), *at)).collect()
+pub(crate) fn violations_since(since: Instant) -> Vec<(Violation, Instant)> {
+    lock(&LOG).iter().filter(|(_, at)| *at >= since).cloned().collect()
 }
 
 /// Every violation recorded so far in this process.
 pub fn violations() -> Vec<Violation> {
-    lock(&LOG).clone()
+    lock(&LOG).iter().map(|(v, _)| v.clone()).collect()
 }
 
 /// Forget the recorded violations (tests holding
 /// [`exclusive`](crate::exclusive()) may start from a clean log).
 pub fn clear_violations() {
-    let mut log = lock(&LOG);
-    log.clear();
-    lock(&TIMES).clear();
+    lock(&LOG).clear();
 }
 
 /// Record a violation if the calling thread is not on `object_device`.
