@@ -12,9 +12,15 @@
 //! cargo run --example timeline [directory]
 //! ```
 //!
-//! The stream timeline is recorded by the simulator; on a GPU the ranges
-//! go to ROCTx (rocprofv3 `--marker-trace` draws them) and this example
-//! says so and stops.
+//! The stream timeline is recorded by the simulator. On a GPU the example
+//! runs the same workload and writes the memory pictures; its ranges go
+//! to the profiler attached, ROCTx on AMD (`rocprofv3 --marker-trace`)
+//! and NVTX on NVIDIA, where Nsight Compute profiles just the kernels of
+//! one range:
+//!
+//! ```text
+//! ncu --nvtx --nvtx-include "compute/" target/release/examples/timeline
+//! ```
 
 use amdgpu::blas::{self, Gemm};
 use amdgpu::prelude::*;
@@ -48,16 +54,23 @@ fn workload() -> amdgpu::Result<(f32, f32)> {
 }
 
 fn main() -> ExitCode {
-    if amdgpu::backend() != Backend::Sim {
-        println!("the stream timeline is recorded by the simulator (AMDGPU_BACKEND=sim); on a GPU use rocprofv3");
-        return ExitCode::SUCCESS;
-    }
     let dir = std::env::args().nth(1).unwrap_or_else(|| "target".to_owned());
-    amdgpu::sys::sim::start_trace();
+    let simulated = amdgpu::backend() == Backend::Sim;
+    if simulated {
+        amdgpu::sys::sim::start_trace();
+    } else {
+        println!(
+            "the stream timeline is recorded by the simulator (AMDGPU_BACKEND=sim); here the ranges go to the \
+             profiler attached (profiler ranges on: {})",
+            profile::enabled()
+        );
+    }
     amdgpu::pool::history::record_history(true);
     let result = workload();
     amdgpu::pool::history::record_history(false);
-    amdgpu::sys::sim::stop_trace();
+    if simulated {
+        amdgpu::sys::sim::stop_trace();
+    }
     match result {
         Ok((c, d)) if c == N as f32 * 0.5 && d == (N * N) as f32 * 0.5 => {}
         Ok((c, d)) => {
@@ -69,13 +82,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let files = [
-        ("timeline.json", amdgpu::sys::sim::chrome_trace()),
-        ("timeline.html", amdgpu::sys::sim::html_timeline()),
-        ("memory.html", amdgpu::pool::history::history_html()),
-    ];
-    let snapshot = ("memory.pickle", amdgpu::pool::history::memory_viz_snapshot());
-    let files = files.into_iter().map(|(name, text)| (name, text.into_bytes())).chain([snapshot]);
+    let mut files = vec![("memory.html", amdgpu::pool::history::history_html().into_bytes())];
+    files.push(("memory.pickle", amdgpu::pool::history::memory_viz_snapshot()));
+    if simulated {
+        files.push(("timeline.json", amdgpu::sys::sim::chrome_trace().into_bytes()));
+        files.push(("timeline.html", amdgpu::sys::sim::html_timeline().into_bytes()));
+    }
     for (name, bytes) in files {
         let path = std::path::Path::new(&dir).join(name);
         if let Err(e) = std::fs::write(&path, bytes) {

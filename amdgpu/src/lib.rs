@@ -436,9 +436,10 @@
 //! [`profile::range`] names a region of the calling thread on a
 //! profiler's timeline until its guard drops (ranges nest), and
 //! [`profile::mark`] an instant: on AMD through ROCTx, which rocprofv3
-//! shows (`rocprofv3 --marker-trace`); on the simulator in its timeline.
-//! Without an annotation library (and on NVIDIA, until NVTX is mapped)
-//! they cost one atomic load. With the `tracing` feature,
+//! shows (`rocprofv3 --marker-trace`); on NVIDIA through NVTX, which
+//! Nsight Systems and Nsight Compute show; on the simulator in its
+//! timeline. Without an annotation library or a profiler attached they
+//! cost one atomic load. With the `tracing` feature,
 //! `profile::RangeLayer` makes every `tracing` span a range (so
 //! `#[instrument]`ed functions show on the profiler's timeline), and the
 //! runtime's launches, graph replays, captures, copies and the pool's

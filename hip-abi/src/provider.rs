@@ -35,7 +35,7 @@ pub struct Provider {
     /// RCCL.
     pub rccl: fn() -> Result<&'static RcclApi, BackendError>,
     /// ROCTx, the profiler ranges and marks (the simulator's timeline on
-    /// the sim backend; none on nvidia yet, where they go through NVTX).
+    /// the sim backend, the attached NVTX tool on nvidia).
     pub roctx: fn() -> Result<&'static RoctxApi, BackendError>,
     /// The runtime compiler that serves the backend's devices: AMD's
     /// hipRTC, NVRTC, or the simulator's.

@@ -16,8 +16,10 @@ use core::ffi::{c_char, c_int, c_void};
 ///
 /// Every backend fills this same struct: the amd backend with the
 /// symbols of `librocprofiler-sdk-roctx.so` (or `libroctx64.so`), the
-/// simulator with Rust functions of the same C signature that record
-/// into its timeline.
+/// nvidia backend with the functions an NVTX tool attached
+/// (`nvtxMarkA`, `nvtxRangePushA`, `nvtxRangePop`, of the same C
+/// signatures and return values), the simulator with Rust functions of
+/// the same C signature that record into its timeline.
 #[derive(Clone, Copy)]
 pub struct RoctxApi {
     /// `void roctxMarkA(const char* message)`

@@ -9,7 +9,9 @@
 //!   beside the runtime), which rocprofv3 (`--marker-trace`) and rocprof
 //!   show;
 //! - **sim**: the simulator's timeline (`hip_sys::sim::profile_events`);
-//! - **nvidia**: nothing yet (NVTX is not mapped), so they are no-ops.
+//! - **nvidia**: NVTX, through its injection protocol: the tool that
+//!   Nsight Systems or Nsight Compute names in `NVTX_INJECTION64_PATH`
+//!   (none: no-ops).
 //!
 //! Without a library (or after [`set_enabled(false)`](set_enabled)) a
 //! call costs one atomic load; the first call that finds none says so

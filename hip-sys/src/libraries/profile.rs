@@ -1,5 +1,5 @@
 //! ROCTx's table, for profiler ranges and marks: AMD's library, the
-//! simulator's timeline, or none.
+//! attached NVTX tool, the simulator's timeline, or none.
 //!
 //! - **amd**: `librocprofiler-sdk-roctx.so` (`.so.1` of ROCm 7, `.so.0`
 //!   of ROCm 6), else roctracer's older `libroctx64.so` (`.so.4`), beside
@@ -7,9 +7,10 @@
 //!   rocprof) when one is attached and costs a call otherwise.
 //! - **sim**: the simulator records each thread's ranges and marks in its
 //!   timeline, with ROCTx's return values.
-//! - **nvidia**: none yet. Ranges there go through NVTX, whose C API is
-//!   header-only (a tool is found through `NVTX_INJECTION64_PATH`); this
-//!   release does not implement that protocol, so ranges are no-ops.
+//! - **nvidia**: NVTX v3, whose C API is header-only: the backend does
+//!   NVTX's injection protocol itself, attaching the tool that Nsight
+//!   Systems or Nsight Compute names in `NVTX_INJECTION64_PATH`; unset,
+//!   there is no table and ranges are no-ops.
 //!
 //! Without a table the ranges of `hip_core::profile` are no-ops, and it
 //! says so once.

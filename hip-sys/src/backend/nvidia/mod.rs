@@ -4,7 +4,8 @@
 //! load. This backend does the same work at run time, in the module
 //! vocabulary every backend shares: `hip` (the runtime), `hiprtc` (over
 //! NVRTC), `rocblas` (over cuBLAS), `rocsparse` (cuSPARSE), `rocfft`
-//! (cuFFT) and `miopen` (cuDNN). Every entry of
+//! (cuFFT), `miopen` (cuDNN) and `nvtx` (ROCTx over the NVTX tool that
+//! Nsight attaches). Every entry of
 //! [`HipApi`](crate::bindings::hip::HipApi) is a Rust `extern "C"` function that calls the CUDA runtime
 //! (`libcudart`) or the driver (`libcuda`), translates enums on the way in
 //! and error codes on the way out (`reference/hip_semantics.md` §5).
@@ -149,6 +150,7 @@ pub(crate) fn catch_status<S>(library: &str, success: S, on_panic: S, body: impl
 // The library mappings, each over its NVIDIA library.
 pub(crate) mod hiprtc;
 pub(crate) mod miopen;
+pub(crate) mod nvtx;
 pub(crate) mod rccl;
 pub(crate) mod rocblas;
 pub(crate) mod rocfft;

@@ -1,11 +1,11 @@
 //! What the nvidia backend provides besides its HIP table: rocBLAS over
 //! cuBLAS, rocSPARSE over cuSPARSE, rocFFT over cuFFT, MIOpen over cuDNN,
-//! rocRAND over cuRAND, rocSOLVER over cuSOLVER, RCCL over NCCL and hipRTC over NVRTC, each loaded on first use.
+//! rocRAND over cuRAND, rocSOLVER over cuSOLVER, RCCL over NCCL, hipRTC over NVRTC and ROCTx over
+//! the NVTX tool attached, each loaded on first use.
 
-use super::{hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
+use super::{hiprtc, miopen, nvtx, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse};
 use crate::backend::provider::Provider;
 use crate::shared::rocfft_version::RocfftVersion;
-use crate::BackendError;
 
 /// The NVIDIA libraries behind the ROCm tables.
 pub(crate) static PROVIDER: Provider = Provider {
@@ -19,14 +19,7 @@ pub(crate) static PROVIDER: Provider = Provider {
     rocrand: || rocrand::load(&rocrand::candidates()),
     rocsolver: || rocsolver::load(&rocsolver::candidates()),
     rccl: || rccl::load(&rccl::candidates()),
-    // Ranges go through NVTX there, which is not mapped yet.
-    roctx: || {
-        Err(BackendError::BackendUnavailable {
-            backend: crate::Backend::Nvidia,
-            reason: "profiler ranges on NVIDIA go through NVTX, whose injection protocol this release does not \
-                     implement yet: they are no-ops (use Nsight's own CUDA API trace meanwhile)"
-                .to_owned(),
-        })
-    },
+    // Ranges go to the NVTX tool that Nsight attaches, if any.
+    roctx: nvtx::table,
     hiprtc: hiprtc::compiler,
 };
