@@ -11,6 +11,12 @@
 //!   On the simulator the timeline is cleared between batches, outside
 //!   the timing, so it never fills.
 //!
+//! - **The simulator's stream timeline** (sim only): a device-to-device
+//!   copy of 4 bytes, queued and waited for, with a trace recording
+//!   against none; the difference is what the trace costs an operation
+//!   (its record, and its start and end times). The trace restarts
+//!   between batches, outside the timing, so it never fills.
+//!
 //! `cargo bench -p amdgpu --bench profile`.
 
 use amdgpu::profile;
@@ -73,11 +79,53 @@ fn ranges(c: &mut Criterion) {
     group.finish();
 }
 
+/// A traced operation against an untraced one, on the simulator.
+#[cfg(feature = "sim")]
+fn trace(c: &mut Criterion) {
+    use amdgpu::sys::sim;
+    if amdgpu::backend() != amdgpu::Backend::Sim {
+        return;
+    }
+    let from = amdgpu::DeviceArray::from_slice(&[1.0f32]).expect("an array");
+    let mut to = amdgpu::DeviceArray::<f32>::zeros(1).expect("an array");
+    let mut group = c.benchmark_group(GROUP);
+    for (traced, name) in [(false, "copy untraced"), (true, "copy traced")] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut left = iters;
+                while left > 0 {
+                    let n = left.min(BATCH);
+                    if traced {
+                        sim::start_trace();
+                    }
+                    let start = Instant::now();
+                    for _ in 0..n {
+                        to.copy_from(&from).expect("a copy");
+                    }
+                    total += start.elapsed();
+                    sim::stop_trace();
+                    left -= n;
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
+#[cfg(not(feature = "sim"))]
+fn trace(_: &mut Criterion) {}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args().measurement_time(Duration::from_secs(2));
     ranges(&mut c);
+    trace(&mut c);
     c.final_summary();
     print_ratios(GROUP, &[("range + drop / raw push + pop (library on)", "range on", "raw push pop")]);
+    if let (Some(off), Some(on)) = (common::mean_ns(GROUP, "copy untraced"), common::mean_ns(GROUP, "copy traced")) {
+        println!("  the stream timeline costs an operation {:.1} ns ({on:.1} ns traced, {off:.1} ns not)", on - off);
+    }
     let alone = common::mean_ns(GROUP, "loop alone").unwrap_or(0.0);
     for what in ["range off", "mark off"] {
         if let Some(ns) = common::mean_ns(GROUP, what) {

@@ -543,7 +543,7 @@
 //! | `AMDGPU_BLAS_WORKSPACE` | each rocBLAS handle's workspace from the pool (default `32MiB`) |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version the simulator models (default `1.0.27`) |
 //! | `AMDGPU_TRACE` | on the simulator, a path: the stream timeline is recorded and written there as a Chrome trace at exit, with an HTML page beside it |
-//! | `AMDGPU_MEMORY_HISTORY` | `1`: record the pool's memory history from the first pool on ([`pool::history`]) |
+//! | `AMDGPU_MEMORY_HISTORY` | `1`: record the pool's memory history from the first pool on ([`pool::history`]); a path: record it and write it there at exit (`.html`, `.pickle`, else JSON Lines for `amdgpu-info memory`) |
 //!
 //! # The layers
 //!

@@ -54,3 +54,32 @@ fn a_bad_argument_is_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
+
+#[test]
+fn memory_summarizes_a_history_and_names_a_bad_line() {
+    let dir = std::env::temp_dir().join(format!("amdgpu-info-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _x = amdgpu::sys::sim::exclusive();
+    let history = amdgpu::pool::history::to_json_lines(&{
+        amdgpu::pool::history::clear_history();
+        amdgpu::pool::history::record_history(true);
+        drop(amdgpu::pool::alloc(3 << 20).unwrap());
+        amdgpu::pool::history::record_history(false);
+        amdgpu::pool::history::history()
+    });
+    let good = dir.join("good.jsonl");
+    std::fs::write(&good, &history).unwrap();
+    let out = info(&["memory", good.to_str().unwrap()], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("device 0: peak 3.0 MiB in buffers"), "{text}");
+    assert!(text.contains("1 buffers handed out (largest 3.0 MiB), 1 given back"), "{text}");
+
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, format!("{history}{{\"us\":1}}\n")).unwrap();
+    let out = info(&["memory", bad.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("line {}", history.lines().count() + 1)), "{err}");
+    assert_eq!(info(&["memory"], &[]).status.code(), Some(2), "no file named");
+}

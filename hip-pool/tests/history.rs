@@ -10,12 +10,12 @@ use hip_sys::sim;
 
 /// The history's bytes in segments of `device` at its end.
 fn reserved_in_history(device: Device) -> usize {
-    history::memory_over_time(&history::history(), device).last().map_or(0, |p| p.2)
+    history::memory_over_time(&history::history(), device.ordinal()).last().map_or(0, |p| p.2)
 }
 
 /// The history's bytes in buffers of `device` at its end.
 fn allocated_in_history(device: Device) -> usize {
-    history::memory_over_time(&history::history(), device).last().map_or(0, |p| p.1)
+    history::memory_over_time(&history::history(), device.ordinal()).last().map_or(0, |p| p.1)
 }
 
 #[test]
@@ -42,7 +42,8 @@ fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
         })
         .collect();
     assert_eq!(frees.len(), 3);
-    assert!(frees.contains(&(1000, Waits::Streams(1))), "{frees:?}");
+    let waits_on_second = Waits::Streams { stream: second.id(), events: 1 };
+    assert!(frees.contains(&(1000, waits_on_second)), "the held block names the stream it waits for: {frees:?}");
     assert!(frees.contains(&(64 << 10, Waits::Nothing)), "{frees:?}");
     assert_eq!(allocated_in_history(device), 0);
     assert_eq!(reserved_in_history(device), pool.stats().reserved, "freed blocks stay in their segments");
@@ -51,7 +52,7 @@ fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
     assert_eq!(pool.stats().reserved, 0);
     assert_eq!(reserved_in_history(device), 0, "the reclaim released every segment");
     for event in history::history() {
-        assert_eq!(event.device, device);
+        assert_eq!(event.device, device.ordinal());
     }
     history::record_history(false);
     history::clear_history();
@@ -80,6 +81,107 @@ fn an_allocation_past_the_limit_marks_each_ladder_step_and_the_failure() {
     let page = history::history_html();
     assert!(page.contains("<svg") && page.contains("polyline") && page.contains("out of memory asking for 8.0 MiB"));
     history::clear_history();
+}
+
+/// A property test against the pool's own statistics: after every step of
+/// a random workload (allocations of random sizes on two streams, frees
+/// in random order, uses on the other stream, reclaims) the history's
+/// bytes in segments are the pool's `reserved`, and its bytes in buffers
+/// are the bytes of the live buffers.
+#[test]
+fn at_every_moment_the_history_accounts_for_every_byte_the_pool_holds() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    history::clear_history();
+    history::record_history(true);
+    let streams = [Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap()];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |below: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % below as u64) as usize
+    };
+    let mut live = Vec::new();
+    for step in 0..400 {
+        match next(10) {
+            0..=4 => {
+                let bytes = 1 + next(3 << 20);
+                live.push(pool.alloc(bytes, &streams[next(2)]).unwrap());
+            }
+            5..=7 if !live.is_empty() => drop(live.swap_remove(next(live.len()))),
+            8 if !live.is_empty() => {
+                let buffer = &live[next(live.len())];
+                let other = &streams[usize::from(buffer.stream().id() == streams[0].id())];
+                buffer.prepare(other, Access::Read).unwrap();
+                buffer.record(other, Access::Read).unwrap();
+            }
+            _ => {
+                streams.iter().for_each(|s| s.synchronize().unwrap());
+                pool.reclaim().unwrap();
+            }
+        }
+        let stats = pool.stats();
+        assert_eq!(reserved_in_history(device), stats.reserved, "bytes in segments after step {step}");
+        let in_buffers: usize = live.iter().map(|b| b.len()).sum();
+        assert_eq!(allocated_in_history(device), in_buffers, "bytes in buffers after step {step}");
+        assert_eq!(stats.live_buffers, live.len(), "live buffers after step {step}");
+    }
+    drop(live);
+    history::record_history(false);
+}
+
+/// A buffer given back while a graph still uses it names that graph's
+/// capture, and one still used on another stream names that stream.
+#[test]
+fn a_held_block_names_what_it_waits_for() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    history::clear_history();
+    history::record_history(true);
+    let used = pool.alloc(4096, &stream).unwrap();
+    let (graph, ()) = stream
+        .capture(hip_core::CaptureMode::Global, |s| {
+            used.prepare(s, Access::Write)?;
+            used.record(s, Access::Write)
+        })
+        .unwrap();
+    drop(used);
+    history::record_history(false);
+    let waits: Vec<Waits> = history::history()
+        .iter()
+        .filter_map(|e| match e.kind {
+            MemoryEventKind::Free(waits) => Some(waits),
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(waits[..], [Waits::Graphs { graphs: 1, .. }]), "{waits:?}");
+    drop(graph);
+}
+
+/// With backtraces on, an allocation's event carries the backtrace of
+/// the call that asked for it; off, none.
+#[test]
+fn a_backtrace_names_the_code_that_allocated() {
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    history::clear_history();
+    history::record_history(true);
+    history::record_backtraces(true);
+    drop(pool.alloc(4096, &stream).unwrap());
+    history::record_backtraces(false);
+    drop(pool.alloc(4096, &stream).unwrap());
+    history::record_history(false);
+    let allocs: Vec<_> = history::history().into_iter().filter(|e| e.kind == MemoryEventKind::Alloc).collect();
+    assert_eq!(allocs.len(), 2);
+    let text = allocs[0].backtrace.as_ref().expect("taken while on").to_string();
+    assert!(text.contains("a_backtrace_names_the_code_that_allocated"), "{text}");
+    assert!(allocs[1].backtrace.is_none(), "none while off");
 }
 
 #[test]

@@ -356,3 +356,38 @@ fn amdgpu_trace_writes_the_trace_when_the_process_exits() {
     assert!(ops >= 2, "the child's upload and download: {text}");
     assert!(page.contains("<svg"));
 }
+
+/// `AMDGPU_MEMORY_HISTORY=path`: the pool records from the first pool on
+/// and writes the history there when the process exits, in the format
+/// the extension names. The test's own binary reruns this test alone.
+#[test]
+fn amdgpu_memory_history_writes_the_history_when_the_process_exits() {
+    const CHILD: &str = "AMDGPU_TESTS_HISTORY_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        drop(amdgpu::DeviceArray::from_slice(&[1.0f32; 1000]).unwrap());
+        return;
+    }
+    let _x = sim::exclusive();
+    for extension in ["jsonl", "html", "pickle"] {
+        let path = std::env::temp_dir().join(format!("amdgpu-memory-{}.{extension}", std::process::id()));
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "amdgpu_memory_history_writes_the_history_when_the_process_exits", "--test-threads=1"])
+            .env(CHILD, "1")
+            .env("AMDGPU_MEMORY_HISTORY", &path)
+            .env("AMDGPU_BACKEND", "sim")
+            .status()
+            .unwrap();
+        assert!(status.success(), "{status}");
+        let bytes = std::fs::read(&path).expect("the history was written at exit");
+        let _ = std::fs::remove_file(&path);
+        match extension {
+            "jsonl" => {
+                let events = amdgpu::pool::history::read_json_lines(&String::from_utf8(bytes).unwrap()).unwrap();
+                let allocs = events.iter().filter(|e| e.kind == amdgpu::pool::history::MemoryEventKind::Alloc);
+                assert!(allocs.clone().any(|e| e.bytes == 4000), "the child's buffer: {events:?}");
+            }
+            "html" => assert!(String::from_utf8(bytes).unwrap().contains("<polygon"), "a band for its stream"),
+            _ => assert_eq!(bytes[0], 0x80, "a pickle"),
+        }
+    }
+}

@@ -1,17 +1,21 @@
 //! `amdgpu-info`: the backend, its runtime and compiler, its libraries,
-//! each device and its pool; and `amdgpu-info compile`, which compiles HIP
-//! files for named targets with no GPU.
+//! each device and its pool; `amdgpu-info compile`, which compiles HIP
+//! files for named targets with no GPU; and `amdgpu-info memory`, which
+//! summarizes a memory history a program wrote
+//! (`AMDGPU_MEMORY_HISTORY=memory.jsonl`).
 //!
 //! ```text
 //! amdgpu-info                                       # a readable report
 //! amdgpu-info --json                                # the same as JSON, for scripts
 //! amdgpu-info compile --target gfx90a --target gfx942:sramecc+:xnack- k.hip [-- OPTIONS]
+//! amdgpu-info memory memory.jsonl                   # peaks, waits, failures per device
 //! ```
 //!
 //! The report exits 1 with a one-line cause and a hint when there is no
 //! usable device. `compile` prints each code object's size and kind, or
-//! the compiler's log, and exits 1 if any compilation failed. Both exit 2
-//! on a bad argument.
+//! the compiler's log, and exits 1 if any compilation failed. `memory`
+//! exits 1 if the file cannot be read or is not a history. All exit 2 on
+//! a bad argument.
 
 use amdgpu::{Device, Error, Program, Target};
 use std::fmt::Write as _;
@@ -79,7 +83,33 @@ fn versions() -> (String, String) {
     (runtime, compiler)
 }
 
-const USAGE: &str = "usage: amdgpu-info [--json]\n       amdgpu-info compile --target TARGET [--target TARGET ...] FILE.hip [FILE.hip ...] [-- OPTION ...]";
+const USAGE: &str = "usage: amdgpu-info [--json]\n       amdgpu-info compile --target TARGET [--target TARGET ...] FILE.hip [FILE.hip ...] [-- OPTION ...]\n       amdgpu-info memory FILE.jsonl";
+
+/// `amdgpu-info memory`: the summary of a memory history file; the exit
+/// code.
+fn memory(args: &[String]) -> ExitCode {
+    let [file] = args else {
+        eprintln!("amdgpu-info memory: name one history file (written with AMDGPU_MEMORY_HISTORY=FILE.jsonl)\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("{file}: cannot read it: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match amdgpu::pool::history::read_json_lines(&text) {
+        Ok(events) => {
+            print!("{}", amdgpu::pool::history::Summary::of(&events));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{file}: {e} (write the history with AMDGPU_MEMORY_HISTORY=FILE.jsonl or history_json_lines)");
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// `amdgpu-info compile`: every file for every target; the exit code.
 fn compile(args: &[String]) -> ExitCode {
@@ -219,8 +249,10 @@ fn report(json: bool) -> Result<String, (String, String)> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "compile") {
-        return compile(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("compile") => return compile(&args[1..]),
+        Some("memory") => return memory(&args[1..]),
+        _ => {}
     }
     let mut json = false;
     for arg in &args {

@@ -317,11 +317,7 @@ impl Buffer {
         // record afterwards.
         let mut record = unsafe { ManuallyDrop::take(&mut self.record) };
         if history::on() && record.ptr != 0 {
-            let waits = match (record.uses.held().is_some(), record.uses.pending_events()) {
-                (true, _) => Waits::Graphs,
-                (false, 0) => Waits::Nothing,
-                (false, n) => Waits::Streams(n),
-            };
+            let waits = record.uses.waiting();
             history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Free(waits));
         }
         if record.uses.held().is_some() {

@@ -43,6 +43,7 @@ mod captured;
 mod host_borrows;
 
 use crate::driver::events;
+use crate::history::Waits;
 pub(crate) use captured::use_in_capture;
 use hip_core::{Event, HipError, Stream};
 use hip_sys::sync::MutexExt;
@@ -579,10 +580,22 @@ impl Uses {
             .is_none_or(|list| list.count.load(Ordering::Acquire) == 0 && list.holds.load(Ordering::Acquire) == 0)
     }
 
-    /// How many uses on other streams have events that may still run (for
-    /// the memory history; no lock).
-    pub fn pending_events(&mut self) -> usize {
-        self.boxed_mut().map_or(0, |list| list.count.load(Ordering::Acquire))
+    /// What a buffer being given back waits for, for the memory history:
+    /// the first capture that holds it and how many do, else the stream
+    /// of its oldest use with a pending event and how many there are.
+    pub fn waiting(&mut self) -> Waits {
+        let Some(list) = self.boxed_mut() else { return Waits::Nothing };
+        if list.holds.load(Ordering::Acquire) != 0 {
+            let held = list.held.lock_unpoisoned();
+            if let Some(first) = held.holders.first() {
+                return Waits::Graphs { capture: *first, graphs: held.holders.len() };
+            }
+        }
+        let uses = list.lock();
+        match uses.first() {
+            Some(oldest) => Waits::Streams { stream: oldest.stream, events: uses.len() },
+            None => Waits::Nothing,
+        }
     }
 
     /// The pending events, for the pool (no HIP call, no lock: the buffer
