@@ -45,9 +45,7 @@ fn counter_is_the_kernels_clock() -> bool {
 fn read_counter() -> u64 {
     // SAFETY: `rdtsc` reads a register every x86-64 processor has; it has
     // no preconditions.
-    unsafe {
-        core::arch::x86_64::_rdtsc()
-    }
+    unsafe { core::arch::x86_64::_rdtsc() }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
