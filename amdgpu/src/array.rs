@@ -107,6 +107,12 @@ unsafe fn copy_sync(dst: *mut c_void, src: *const c_void, bytes: usize, stream: 
 }
 
 impl<T: DeviceCopy> DeviceArray<T> {
+    /// An array of `len` elements over `buffer` (at least that many
+    /// bytes).
+    pub(crate) fn from_buffer(buffer: Buffer, len: usize) -> Self {
+        DeviceArray { buffer, len, _t: PhantomData }
+    }
+
     /// An array of `len` elements whose contents are whatever the memory
     /// held.
     ///

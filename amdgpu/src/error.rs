@@ -40,6 +40,12 @@ pub enum Error {
         /// Elements on the host side.
         host: usize,
     },
+    /// A DLPack tensor that cannot be made of an array, or taken as one.
+    #[error("DLPack: {problem}")]
+    DlPack {
+        /// What does not fit, and what to do.
+        problem: String,
+    },
     /// A range outside an array.
     #[error("range {start}..{end} is out of bounds for a device array of {len} elements")]
     OutOfBounds {

@@ -431,6 +431,16 @@
 //! # Ok::<(), amdgpu::Error>(())
 //! ```
 //!
+//! # Sharing arrays with other frameworks (DLPack)
+//!
+//! [`DeviceArray::into_dlpack`] hands an array to PyTorch, CuPy, JAX or
+//! any DLPack consumer with no copy, with the array API's stream
+//! handshake (the consumer's stream waits for the array's work on the
+//! GPU) and the memory kept until the consumer's deleter runs;
+//! [`DeviceArray::from_dlpack`] takes their tensors as arrays, the
+//! element type, device and layout checked and the read-only flag kept;
+//! see [`dlpack`].
+//!
 //! # Profiler ranges and marks
 //!
 //! [`profile::range`] names a region of the calling thread on a
@@ -554,6 +564,7 @@
 mod array;
 mod copy;
 mod copy_scope;
+pub mod dlpack;
 mod error;
 mod host;
 pub mod kernel;

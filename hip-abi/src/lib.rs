@@ -35,6 +35,6 @@ pub mod sync;
 pub mod units;
 
 pub use bindings::error_names;
-pub use bindings::{hip, hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse, roctx};
+pub use bindings::{dlpack, hip, hiprtc, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse, roctx};
 pub use error::BackendError;
 pub use kind::Backend;

@@ -118,7 +118,7 @@ pub use bindings::hiprtc;
 pub use bindings::newer::{
     hipEventDisableSystemFence, hipEventReleaseToDevice, hipEventReleaseToSystem, hipStreamLegacy, hipStreamPerThread,
 };
-pub use bindings::{miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse, roctx};
+pub use bindings::{dlpack, miopen, rccl, rocblas, rocfft, rocrand, rocsolver, rocsparse, roctx};
 pub use libraries::rtc::{compiler, compiler_of, hiprtc, hiprtc_status_name, Compiler, CompilerKind};
 pub use libraries::{
     available, miopen, rccl, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged,

@@ -7,7 +7,8 @@
 //!   `cargo xtask bindgen` from the headers of a Debian ROCm package and
 //!   checked for drift by `cargo xtask bindgen --check`; none is edited by
 //!   hand. `miopen` is written by hand (Debian has no MIOpen package), and
-//!   so is `roctx` (ROCTx's three annotation functions).
+//!   so is `roctx` (ROCTx's three annotation functions), and `dlpack`
+//!   (DLPack's tensor structures, which frameworks exchange arrays in).
 //! - `newer`: HIP names of later headers than the generated ones.
 //! - [`error_names`]: HIP's names and descriptions of its status codes.
 //!
@@ -39,6 +40,8 @@ pub mod rocsolver;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, dead_code, clippy::all, clippy::undocumented_unsafe_blocks)]
 pub mod rccl;
+/// DLPack's tensor structures, declared by hand (structs and constants).
+pub mod dlpack;
 /// MIOpen, declared by hand (no Debian package to generate it from).
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 pub mod miopen;

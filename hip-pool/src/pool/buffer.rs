@@ -7,7 +7,7 @@ use crate::history::{
     MemoryEventKind::{Alloc, Free},
     Waits,
 };
-use crate::pool_core::{PoolInner, Record};
+use crate::pool_core::{Foreign, PoolInner, Record};
 use crate::uses::{use_in_capture, Access, WHOLE};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
@@ -69,6 +69,36 @@ impl Buffer {
             history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Alloc);
         }
         Buffer { record: ManuallyDrop::new(record) }
+    }
+
+    /// A buffer over `len` bytes at `ptr` that another library owns (a
+    /// tensor imported through DLPack, memory another process shared):
+    /// used as any buffer, with `stream` its own stream; when it drops,
+    /// every use of it is waited for on the host (its own stream and the
+    /// events of its uses on others) and then `release` runs, on the
+    /// dropping thread, to give the memory back. If a wait fails, the
+    /// memory may still be in use: `release` never runs and the memory is
+    /// leaked, never handed back under a use. The memory history does not
+    /// count it (it is not the pool's).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be device memory of `stream`'s device, valid for reads
+    /// and writes of `len` bytes until `release` runs.
+    pub unsafe fn foreign(
+        ptr: *mut c_void,
+        len: usize,
+        stream: &Stream,
+        release: impl FnOnce() + Send + 'static,
+    ) -> Buffer {
+        let mut record = Record::new(ptr as usize, None, len, len, stream.clone());
+        record.foreign = Some(Box::new(Foreign { release: std::sync::Mutex::new(Box::new(release)) }));
+        Buffer { record: ManuallyDrop::new(record) }
+    }
+
+    /// Whether another library owns the memory ([`Buffer::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.record.foreign.is_some()
     }
 
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
@@ -316,7 +346,7 @@ impl Buffer {
         // SAFETY: the caller's contract: once, and nothing reads the
         // record afterwards.
         let mut record = unsafe { ManuallyDrop::take(&mut self.record) };
-        if history::on() && record.ptr != 0 {
+        if history::on() && record.ptr != 0 && record.foreign.is_none() {
             let waits = record.uses.waiting();
             history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Free(waits));
         }
@@ -339,6 +369,9 @@ impl Buffer {
 
 /// Give a block back to where it came from, with the events of its uses.
 fn release_record(mut record: Box<Record>) -> Result<()> {
+    if let Some(foreign) = record.foreign.take() {
+        return release_foreign(&mut record, *foreign);
+    }
     if let Some(private) = record.private.take() {
         let events = record.uses.take_events();
         let Record { ptr, stream, .. } = *record;
@@ -359,6 +392,25 @@ fn release_record(mut record: Box<Record>) -> Result<()> {
                 let Record { ptr, block, stream, .. } = *record;
                 Ok(pool.core.driver_free(ptr, block, stream, pending)?)
             }
+        }
+    }
+}
+
+/// Wait for every use of foreign memory, then give it back; on a failed
+/// wait, keep it (leaked) and say so.
+fn release_foreign(record: &mut Record, foreign: Foreign) -> Result<()> {
+    let events = record.uses.take_events();
+    let waited = events.iter().try_for_each(hip_core::Event::synchronize).and_then(|()| record.stream.synchronize());
+    let release = foreign.release.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match waited {
+        Ok(()) => {
+            release();
+            Ok(())
+        }
+        Err(error) => {
+            // The owner would free memory the GPU may still use.
+            std::mem::forget(release);
+            Err(error.into())
         }
     }
 }

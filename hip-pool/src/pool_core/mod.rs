@@ -43,17 +43,37 @@ pub(crate) struct Record {
     /// The capture's private pool the block belongs to (then `pool` is
     /// `None`, so the drop's fast path never parks it).
     pub private: Option<Arc<PrivatePool>>,
+    /// For memory another library owns (then `pool` is `None`): what
+    /// gives it back, once every use has finished.
+    pub foreign: Option<Box<Foreign>>,
+}
+
+/// Memory another library owns, lent to a buffer until it is dropped.
+pub(crate) struct Foreign {
+    /// Gives the memory back to its owner. In a mutex only so that a
+    /// buffer stays `Sync` (the closure need not be): it is taken once,
+    /// by the buffer's release, which owns the record.
+    pub release: Mutex<Box<dyn FnOnce() + Send>>,
 }
 
 impl Record {
     /// A record of a block just out of the pool.
     pub fn new(ptr: usize, pool: Option<&'static PoolInner>, len: usize, block: usize, stream: Stream) -> Box<Record> {
-        Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default(), private: None })
+        Box::new(Record { ptr, pool, len, block, stream, uses: Uses::default(), private: None, foreign: None })
     }
 
     /// A record of a block of a capture's private pool.
     pub fn new_private(ptr: usize, len: usize, block: usize, stream: Stream, private: Arc<PrivatePool>) -> Box<Record> {
-        Box::new(Record { ptr, pool: None, len, block, stream, uses: Uses::default(), private: Some(private) })
+        Box::new(Record {
+            ptr,
+            pool: None,
+            len,
+            block,
+            stream,
+            uses: Uses::default(),
+            private: Some(private),
+            foreign: None,
+        })
     }
 
     /// What the pool takes back of a parked block (its record is freed).
