@@ -145,12 +145,13 @@ fn every_refusal_deletes_the_tensor_once_and_says_why() {
     let stream = Stream::new().unwrap();
     type Edit = fn(&mut DLManagedTensorVersioned);
     type Case<'a> = (&'a [i64], Option<&'a [i64]>, Edit, &'a str);
-    let cases: [Case<'_>; 8] = [
+    let cases: [Case<'_>; 9] = [
         (&[6], None, |m| m.version.major = 2, "major version"),
         (&[6], None, |m| m.dl_tensor.device.device_type = DLDeviceType::kDLCPU, "device type 1"),
         (&[6], None, |m| m.dl_tensor.device.device_id = 7, "on device 7"),
         (&[6], None, |m| m.dl_tensor.dtype = f64::DTYPE, "dtype"),
-        (&[2, 3], Some(&[1, 2]), |_| {}, "contiguous"),
+        (&[2, 2], Some(&[i64::MAX, 1]), |_| {}, "overflow"),
+        (&[2], Some(&[-1]), |m| m.dl_tensor.data = std::ptr::null_mut(), "below address 0"),
         (&[-1, 3], None, |_| {}, "negative extent"),
         (&[i64::MAX, i64::MAX], None, |_| {}, "overflows"),
         (&[6], None, |m| m.dl_tensor.byte_offset = 2, "not aligned"),
@@ -161,6 +162,33 @@ fn every_refusal_deletes_the_tensor_once_and_says_why() {
         assert!(problem.contains(says), "{problem:?} should say {says:?}");
         assert_eq!(deleted.load(Ordering::SeqCst), 1, "{says}: deleted once");
     }
+}
+
+/// Strided views (a transposed matrix, a reversed vector) are taken as the
+/// span of memory their elements lie in, with their strides.
+#[test]
+fn strided_tensors_are_taken_as_their_span_with_their_strides() {
+    let stream = Stream::new().unwrap();
+    let (transposed, deleted) = foreign(six(), &[3, 2], Some(&[1, 3]), |_| {});
+    let imported = DeviceArray::<f32>::from_dlpack(transposed, &stream).unwrap();
+    assert_eq!((imported.shape(), imported.strides(), imported.first()), (&[3i64, 2][..], &[1i64, 3][..], 0));
+    assert!(!imported.is_contiguous());
+    assert_eq!(imported.array().to_vec().unwrap(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    drop(imported);
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+
+    // Elements 4, 3, 2: the first at byte offset 16, stepping back.
+    let (reversed, _) = foreign(six(), &[3], Some(&[-1]), |m| m.dl_tensor.byte_offset = 16);
+    let imported = DeviceArray::<f32>::from_dlpack(reversed, &stream).unwrap();
+    assert_eq!((imported.first(), imported.array().len()), (2, 3));
+    assert_eq!(imported.array().to_vec().unwrap(), [2.0, 3.0, 4.0], "the span, lowest first");
+
+    // A compact tensor that states its strides, with extents of 1 whose
+    // strides do not matter, is contiguous.
+    let (stated, _) = foreign(six(), &[1, 6, 1], Some(&[99, 1, 7]), |_| {});
+    let imported = DeviceArray::<f32>::from_dlpack(stated, &stream).unwrap();
+    assert!(imported.is_contiguous());
+    assert_eq!(imported.array().len(), 6);
 }
 
 #[test]

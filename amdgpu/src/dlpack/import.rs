@@ -12,11 +12,68 @@ use hip_sys::dlpack::DLPACK_MAJOR_VERSION;
 pub struct ImportedArray<T: DlPackElement> {
     array: DeviceArray<T>,
     shape: Vec<i64>,
+    strides: Vec<i64>,
+    first: usize,
     read_only: bool,
 }
 
+/// Where a tensor's elements lie: its strides (the compact ones if it
+/// gave none), and the span of memory they cover.
+struct Layout {
+    strides: Vec<i64>,
+    /// Elements from the lowest element to the highest, both included
+    /// (0 for no elements).
+    span: usize,
+    /// Elements from the lowest element to element `[0, …, 0]`.
+    lowest: usize,
+}
+
+impl Layout {
+    fn of(shape: &[i64], strides: Option<&[i64]>) -> Result<Layout> {
+        let mut elements = 1u128;
+        for extent in shape {
+            let extent = u128::try_from(*extent).map_err(|_| refused(format!("a negative extent in {shape:?}")))?;
+            elements = elements.saturating_mul(extent);
+        }
+        let strides = match strides {
+            Some(strides) => strides.to_vec(),
+            None => {
+                let mut compact = vec![1i64; shape.len()];
+                for i in (0..shape.len().saturating_sub(1)).rev() {
+                    compact[i] = compact[i + 1].saturating_mul(shape[i + 1]);
+                }
+                compact
+            }
+        };
+        if elements == 0 {
+            return Ok(Layout { strides, span: 0, lowest: 0 });
+        }
+        // Offsets in i128: 63-bit extents times 63-bit strides, summed
+        // over at most i32::MAX dimensions, stay far inside it only with
+        // saturation, which then fails the range check below.
+        let (mut low, mut high) = (0i128, 0i128);
+        for (extent, stride) in shape.iter().zip(&strides) {
+            let reach = i128::from(*stride).saturating_mul(i128::from(*extent) - 1);
+            if reach < 0 {
+                low = low.saturating_add(reach);
+            } else {
+                high = high.saturating_add(reach);
+            }
+        }
+        let span = usize::try_from(high - low + 1)
+            .ok()
+            .filter(|_| elements <= usize::MAX as u128)
+            .ok_or_else(|| refused(format!("the shape {shape:?} with strides {strides:?} overflows")))?;
+        let lowest = usize::try_from(-low).map_err(|_| refused(format!("the strides {strides:?} overflow")))?;
+        Ok(Layout { strides, span, lowest })
+    }
+}
+
 impl<T: DlPackElement> ImportedArray<T> {
-    /// The memory as an array (its elements in row-major order).
+    /// The memory as an array: the span from the tensor's lowest element
+    /// to its highest. For a compact tensor, its elements in row-major
+    /// order; otherwise element `[i, j, …]` is at
+    /// [`first`](ImportedArray::first)` + i·strides[0] + j·strides[1] + …`.
     pub fn array(&self) -> &DeviceArray<T> {
         &self.array
     }
@@ -49,6 +106,31 @@ impl<T: DlPackElement> ImportedArray<T> {
         &self.shape
     }
 
+    /// The tensor's strides in elements (the compact ones if it gave
+    /// none).
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+
+    /// The index in [`array`](ImportedArray::array) of element
+    /// `[0, …, 0]` (not 0 only with a negative stride).
+    pub fn first(&self) -> usize {
+        self.first
+    }
+
+    /// Whether the tensor is compact row-major, so that the array holds
+    /// exactly its elements in order.
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1i64;
+        for (extent, stride) in self.shape.iter().zip(&self.strides).rev() {
+            if *extent > 1 && *stride != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(*extent);
+        }
+        true
+    }
+
     /// Whether the producer marked the memory read-only.
     pub fn is_read_only(&self) -> bool {
         self.read_only
@@ -69,14 +151,16 @@ impl<T: DlPackElement> DeviceArray<T> {
     /// array API's handshake: pass `stream` to `__dlpack__`). The tensor
     /// must be DLPack 1.x device memory of this backend (`kDLROCM` on AMD
     /// and the simulator, `kDLCUDA` on NVIDIA) on `stream`'s device, of
-    /// `T`'s dtype, and compact row-major (any shape); its data pointer
-    /// plus offset must be aligned for `T`.
+    /// `T`'s dtype, of any shape and strides (a transposed or sliced
+    /// tensor is taken as the span of memory its elements lie in, with
+    /// its strides; see [`ImportedArray::array`]); its data pointer plus
+    /// offset must be aligned for `T`.
     ///
     /// # Errors
     /// [`Error::DlPack`] naming what does not fit (the version, the
-    /// device, the dtype, a stride, a size that overflows, an unaligned
-    /// pointer); the tensor is deleted (its deleter called once) on every
-    /// error.
+    /// device, the dtype, a negative extent, a shape and strides whose
+    /// span overflows, an unaligned pointer); the tensor is deleted (its
+    /// deleter called once) on every error.
     ///
     /// # Examples
     /// ```
@@ -130,33 +214,24 @@ impl<T: DlPackElement> DeviceArray<T> {
             )));
         }
         let shape = tensor.shape().to_vec();
-        let mut len = 1usize;
-        for extent in &shape {
-            let extent = usize::try_from(*extent).map_err(|_| refused(format!("a negative extent in {shape:?}")))?;
-            len = len.checked_mul(extent).ok_or_else(|| refused(format!("the shape {shape:?} overflows")))?;
-        }
+        let layout = Layout::of(&shape, tensor.strides())?;
+        let offset = usize::try_from(t.byte_offset).map_err(|_| refused(format!("byte offset {}", t.byte_offset)))?;
+        let first = (t.data as usize)
+            .checked_add(offset)
+            .ok_or_else(|| refused(format!("data {:p} plus byte offset {offset} overflows", t.data)))?;
+        // The span starts `lowest` elements before the first element (a
+        // negative stride), and holds `len` elements.
+        let (len, lowest) = (layout.span, layout.lowest);
         let bytes = len
             .checked_mul(size_of::<T>())
             .ok_or_else(|| refused(format!("{len} elements of {} bytes overflow", size_of::<T>())))?;
-        if let Some(strides) = tensor.strides() {
-            let mut expected = 1i64;
-            for (i, (extent, stride)) in shape.iter().zip(strides).enumerate().rev() {
-                if *extent > 1 && *stride != expected {
-                    return Err(refused(format!(
-                        "stride {stride} of dimension {i} in {strides:?} (shape {shape:?}) is not compact row-major: \
-                         make the tensor contiguous first (e.g. tensor.contiguous())"
-                    )));
-                }
-                expected = expected.saturating_mul(*extent);
-            }
-        }
-        let offset = usize::try_from(t.byte_offset).map_err(|_| refused(format!("byte offset {}", t.byte_offset)))?;
-        let address = (t.data as usize)
-            .checked_add(offset)
-            .ok_or_else(|| refused(format!("data {:p} plus byte offset {offset} overflows", t.data)))?;
-        if len > 0 && (address == 0 || address % align_of::<T>() != 0) {
+        let address = lowest
+            .checked_mul(size_of::<T>())
+            .and_then(|back| first.checked_sub(back))
+            .ok_or_else(|| refused(format!("a stride reaches below address 0 from {first:#x}")))?;
+        if len > 0 && (address == 0 || first % align_of::<T>() != 0) {
             return Err(refused(format!(
-                "the data at {address:#x} is not aligned for {} ({} bytes)",
+                "the data at {first:#x} is not aligned for {} ({} bytes)",
                 std::any::type_name::<T>(),
                 align_of::<T>()
             )));
@@ -166,12 +241,14 @@ impl<T: DlPackElement> DeviceArray<T> {
             drop(tensor);
             hip_pool::Buffer::empty(stream)
         } else {
-            // SAFETY: the producer's tensor: `bytes` of device memory of
-            // the stream's device at `address` (checked above), valid
+            // SAFETY: the producer's tensor: its elements lie in the
+            // `bytes` at `address` (the span of its shape and strides,
+            // checked above), device memory of the stream's device, valid
             // until its deleter runs, which the release does (by dropping
             // the tensor) only after every use of the buffer is waited for.
             unsafe { hip_pool::Buffer::foreign(address as *mut _, bytes, stream, move || drop(tensor)) }
         };
-        Ok(ImportedArray { array: DeviceArray::from_buffer(buffer, len), shape, read_only })
+        let strides = layout.strides;
+        Ok(ImportedArray { array: DeviceArray::from_buffer(buffer, len), shape, strides, first: lowest, read_only })
     }
 }

@@ -13,8 +13,8 @@
 //!   work the consumer queued on it by then.
 //! - [`DeviceArray::from_dlpack`](crate::DeviceArray::from_dlpack) takes a tensor another framework made
 //!   as an [`ImportedArray`]: a [`DeviceArray`](crate::DeviceArray) over the producer's
-//!   memory (compact tensors of any shape, the element type checked),
-//!   read-only if the producer said so. When it drops, every use of the
+//!   memory (any shape and strides, the element type checked), read-only
+//!   if the producer said so. When it drops, every use of the
 //!   memory is waited for and then the producer's deleter runs, once.
 //! - [`DlTensor`] owns a `DLManagedTensorVersioned` (DLPack 1.x) of
 //!   either side: [`DlTensor::into_raw`] hands it to C, and
