@@ -303,11 +303,6 @@ macro_rules! api_table {
             }
         }
 
-        impl core::fmt::Debug for $name {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                write!(f, "{} {{ {} functions }}", stringify!($name), Self::SYMBOLS.len())
-            }
-        }
     };
 }
 
@@ -446,5 +441,11 @@ api_table! {
             work_space: *mut c_void,
             work_space_size: usize,
         );
+    }
+}
+
+impl core::fmt::Debug for MiopenApi {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "MiopenApi {{ {} functions }}", Self::SYMBOLS.len())
     }
 }
