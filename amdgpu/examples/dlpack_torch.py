@@ -93,4 +93,40 @@ torch.cuda.synchronize()
 assert t.data_ptr() == torch_pointer
 assert torch.equal(t, 2 * torch.arange(n, dtype=torch.float32, device="cuda"))
 print(f"torch -> rust: scaled in place by rocBLAS scal at {torch_pointer:#x}, no copy")
+
+# CuPy and JAX take the same tensors, where they are installed.
+try:
+    import cupy
+except ImportError:
+    cupy = None
+if cupy is not None:
+    raw = lib.amdgpu_bridge_arange_f32(n)
+    rust_pointer = DLManagedTensorVersioned.from_address(raw).data
+    from_rust = cupy.from_dlpack(FromRust(raw))
+    assert from_rust.data.ptr == rust_pointer, (hex(from_rust.data.ptr), hex(rust_pointer))
+    assert bool((from_rust == cupy.arange(n, dtype=cupy.float32)).all())
+    del from_rust
+    c = cupy.arange(n, dtype=cupy.float32)
+    capsule = c.__dlpack__(stream=None, max_version=(1, 0))
+    managed = capsule_pointer(capsule, name)
+    assert DLManagedTensorVersioned.from_address(managed).data == c.data.ptr
+    capsule_rename(capsule, b"used_" + name)
+    assert lib.amdgpu_bridge_scale_f32(managed, 3.0) == 0
+    cupy.cuda.Device().synchronize()
+    assert bool((c == 3 * cupy.arange(n, dtype=cupy.float32)).all())
+    print(f"cupy <-> rust: both ways at {c.data.ptr:#x}, no copy")
+try:
+    import jax
+    import jax.numpy as jnp
+    gpu = [d for d in jax.devices() if d.platform == "gpu"]
+except ImportError:
+    gpu = []
+if gpu:
+    raw = lib.amdgpu_bridge_arange_f32(n)
+    rust_pointer = DLManagedTensorVersioned.from_address(raw).data
+    from_rust = jax.dlpack.from_dlpack(FromRust(raw))
+    pointer = from_rust.unsafe_buffer_pointer()
+    assert pointer == rust_pointer, (hex(pointer), hex(rust_pointer))
+    assert bool(jnp.all(from_rust == jnp.arange(n, dtype=jnp.float32)))
+    print(f"rust -> jax: {n} floats at {pointer:#x}, no copy")
 print("dlpack bridge: ok")
