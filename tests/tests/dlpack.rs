@@ -191,6 +191,29 @@ fn strided_tensors_are_taken_as_their_span_with_their_strides() {
     assert_eq!(imported.array().len(), 6);
 }
 
+/// A tensor used for a scope without being taken: the owner keeps it,
+/// the scope's work is waited for when it ends, a refusal deletes
+/// nothing, and a read-only tensor is never written.
+#[test]
+fn a_tensor_borrowed_for_a_scope_stays_its_owners() {
+    let stream = Stream::new().unwrap();
+    let (mut tensor, deleted) = foreign(six(), &[6], None, |_| {});
+    let twice = tensor
+        .with_array_mut(&stream, |mut view: DeviceSliceMut<'_, f32>| amdgpu::blas::scal(2.0f32, &mut view))
+        .unwrap();
+    twice.unwrap();
+    let read = tensor.with_array(&stream, |array: &DeviceArray<f32>| array.to_vec().unwrap()).unwrap();
+    assert_eq!(read, [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    assert!(tensor.with_array(&stream, |_: &DeviceArray<f64>| ()).is_err(), "f64 is refused");
+    assert_eq!(deleted.load(Ordering::SeqCst), 0, "borrowed, refused: still the owner's");
+    drop(tensor);
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+
+    let (mut read_only, _) = foreign(six(), &[6], None, |m| m.flags = DLPACK_FLAG_BITMASK_READ_ONLY);
+    let refused = read_only.with_array_mut(&stream, |_: DeviceSliceMut<'_, f32>| ()).unwrap_err();
+    assert!(dlpack_problem(refused).contains("read-only"));
+}
+
 #[test]
 fn a_read_only_tensor_is_never_written() {
     let (tensor, deleted) = foreign(six(), &[6], None, |m| m.flags = DLPACK_FLAG_BITMASK_READ_ONLY);

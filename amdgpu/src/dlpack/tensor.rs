@@ -11,6 +11,9 @@ use std::ptr::NonNull;
 #[derive(Debug)]
 pub struct DlTensor {
     raw: NonNull<DLManagedTensorVersioned>,
+    /// Work that may still use the memory could not be waited for: the
+    /// deleter never runs (the memory is leaked).
+    lost: bool,
 }
 
 // SAFETY: a DlTensor is the one owner of its tensor (the producer handed
@@ -31,13 +34,26 @@ impl DlTensor {
     /// its deleter not yet called, and no one else going to call it; its
     /// fields (shape, strides, data) valid until the deleter runs.
     pub unsafe fn from_raw(raw: *mut DLManagedTensorVersioned) -> Option<DlTensor> {
-        NonNull::new(raw).map(|raw| DlTensor { raw })
+        NonNull::new(raw).map(|raw| DlTensor { raw, lost: false })
+    }
+
+    /// Never run the deleter: work that may still use the memory could
+    /// not be waited for.
+    pub(crate) fn mark_lost(&mut self) {
+        self.lost = true;
+    }
+
+    /// Whether the tensor was lost: a wait for work on its memory failed,
+    /// so its deleter will never run and its memory is leaked.
+    pub fn is_lost(&self) -> bool {
+        self.lost
     }
 
     /// Hand the tensor to C: whoever takes the pointer must call its
-    /// deleter once (the DLPack contract).
+    /// deleter once (the DLPack contract). Null for a lost tensor
+    /// ([`DlTensor::is_lost`]), which stays leaked.
     pub fn into_raw(self) -> *mut DLManagedTensorVersioned {
-        let raw = self.raw.as_ptr();
+        let raw = if self.lost { std::ptr::null_mut() } else { self.raw.as_ptr() };
         std::mem::forget(self);
         raw
     }
@@ -93,6 +109,9 @@ unsafe fn extents<'a>(values: *const i64, ndim: i32) -> &'a [i64] {
 
 impl Drop for DlTensor {
     fn drop(&mut self) {
+        if self.lost {
+            return;
+        }
         // SAFETY: this value owns the tensor, whose deleter has not run
         // (it runs only here, once).
         unsafe {
