@@ -5,6 +5,7 @@
 //! The C functions are not declared: [`HipApi`] holds them as function pointers,
 //! filled by a backend (`libamdhip64.so` on the amd backend).
 
+pub const hipIpcMemLazyEnablePeerAccess: u32 = 0;
 pub const hipStreamDefault: u32 = 0;
 pub const hipStreamNonBlocking: u32 = 1;
 pub const hipEventDefault: u32 = 0;
@@ -542,6 +543,60 @@ pub struct ihipStream_t {
 }
 pub type hipStream_t = *mut ihipStream_t;
 #[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipIpcMemHandle_st {
+    pub reserved: [::core::ffi::c_char; 64usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of hipIpcMemHandle_st",
+    ][::core::mem::size_of::<hipIpcMemHandle_st>() - 64usize];
+    [
+        "Alignment of hipIpcMemHandle_st",
+    ][::core::mem::align_of::<hipIpcMemHandle_st>() - 1usize];
+    [
+        "Offset of field: hipIpcMemHandle_st::reserved",
+    ][::core::mem::offset_of!(hipIpcMemHandle_st, reserved) - 0usize];
+};
+impl Default for hipIpcMemHandle_st {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type hipIpcMemHandle_t = hipIpcMemHandle_st;
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipIpcEventHandle_st {
+    pub reserved: [::core::ffi::c_char; 64usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of hipIpcEventHandle_st",
+    ][::core::mem::size_of::<hipIpcEventHandle_st>() - 64usize];
+    [
+        "Alignment of hipIpcEventHandle_st",
+    ][::core::mem::align_of::<hipIpcEventHandle_st>() - 1usize];
+    [
+        "Offset of field: hipIpcEventHandle_st::reserved",
+    ][::core::mem::offset_of!(hipIpcEventHandle_st, reserved) - 0usize];
+};
+impl Default for hipIpcEventHandle_st {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type hipIpcEventHandle_t = hipIpcEventHandle_st;
+#[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ihipModule_t {
     _unused: [u8; 0],
@@ -1012,6 +1067,31 @@ pub struct HipApi {
         attributes: *mut hipPointerAttribute_t,
         ptr: *const ::core::ffi::c_void,
     ) -> hipError_t,
+    ///`hipIpcGetMemHandle`
+    pub hipIpcGetMemHandle: unsafe extern "C" fn(
+        handle: *mut hipIpcMemHandle_t,
+        devPtr: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
+    ///`hipIpcOpenMemHandle`
+    pub hipIpcOpenMemHandle: unsafe extern "C" fn(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        handle: hipIpcMemHandle_t,
+        flags: ::core::ffi::c_uint,
+    ) -> hipError_t,
+    ///`hipIpcCloseMemHandle`
+    pub hipIpcCloseMemHandle: unsafe extern "C" fn(
+        devPtr: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
+    ///`hipIpcGetEventHandle`
+    pub hipIpcGetEventHandle: unsafe extern "C" fn(
+        handle: *mut hipIpcEventHandle_t,
+        event: hipEvent_t,
+    ) -> hipError_t,
+    ///`hipIpcOpenEventHandle`
+    pub hipIpcOpenEventHandle: unsafe extern "C" fn(
+        event: *mut hipEvent_t,
+        handle: hipIpcEventHandle_t,
+    ) -> hipError_t,
     ///`hipMemcpy`
     pub hipMemcpy: unsafe extern "C" fn(
         dst: *mut ::core::ffi::c_void,
@@ -1323,6 +1403,11 @@ impl HipApi {
         "hipHostUnregister",
         "hipMemGetInfo",
         "hipPointerGetAttributes",
+        "hipIpcGetMemHandle",
+        "hipIpcOpenMemHandle",
+        "hipIpcCloseMemHandle",
+        "hipIpcGetEventHandle",
+        "hipIpcOpenEventHandle",
         "hipMemcpy",
         "hipMemcpyAsync",
         "hipMemcpyPeer",
@@ -1769,6 +1854,49 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipPointerGetAttributes")?)
             },
+            hipIpcGetMemHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: *mut hipIpcMemHandle_t,
+                        devPtr: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipIpcGetMemHandle")?)
+            },
+            hipIpcOpenMemHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        devPtr: *mut *mut ::core::ffi::c_void,
+                        handle: hipIpcMemHandle_t,
+                        flags: ::core::ffi::c_uint,
+                    ) -> hipError_t,
+                >(resolve("hipIpcOpenMemHandle")?)
+            },
+            hipIpcCloseMemHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(devPtr: *mut ::core::ffi::c_void) -> hipError_t,
+                >(resolve("hipIpcCloseMemHandle")?)
+            },
+            hipIpcGetEventHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: *mut hipIpcEventHandle_t,
+                        event: hipEvent_t,
+                    ) -> hipError_t,
+                >(resolve("hipIpcGetEventHandle")?)
+            },
+            hipIpcOpenEventHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        event: *mut hipEvent_t,
+                        handle: hipIpcEventHandle_t,
+                    ) -> hipError_t,
+                >(resolve("hipIpcOpenEventHandle")?)
+            },
             hipMemcpy: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -2209,7 +2337,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 96usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 101usize)
     }
 }
 impl hipError_t {

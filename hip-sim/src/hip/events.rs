@@ -164,6 +164,10 @@ pub(crate) unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t
         let removed = event::remove(event as usize);
         let event = removed.ok_or(hipError_t::hipErrorContextIsDestroyed)?;
         violations::check("hipEventDestroy", event.device);
+        // The exporter's event went: its handle stops opening.
+        if let Some(page) = event.page().filter(|p| p.owner() == crate::machine::ipc::this_process()) {
+            page.unlink();
+        }
         Ok(())
     })
 }

@@ -60,7 +60,9 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
                 Ok(())
             });
         }
-        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address) {
+        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address || a.imported) {
+            // Not an allocation's start, or memory opened from another
+            // process's handle (`hipIpcCloseMemHandle` closes that).
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let free = |allocation: Option<(Arc<Allocation>, usize)>| {
@@ -80,6 +82,8 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         }
         submit::synchronize_device("hipFree", device)?;
         free(d.memory.find(address));
+        // Handles of it stop opening (openers keep their mappings).
+        crate::machine::ipc::freed(address);
         d.memory.release(address).map(drop)
     })
 }

@@ -11,6 +11,7 @@ mod errors;
 mod events;
 mod graphs;
 mod host_funcs;
+mod ipc;
 mod memory;
 mod modules;
 mod pools;

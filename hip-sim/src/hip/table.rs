@@ -3,7 +3,7 @@
 
 #![allow(non_snake_case)]
 
-use super::{copies, device, errors, events, graphs, host_funcs, memory, modules, pools, registered, streams};
+use super::{copies, device, errors, events, graphs, host_funcs, ipc, memory, modules, pools, registered, streams};
 use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
@@ -58,6 +58,11 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipHostUnregister: registered::hipHostUnregister,
     hipMemGetInfo: memory::hipMemGetInfo,
     hipPointerGetAttributes: memory::hipPointerGetAttributes,
+    hipIpcGetMemHandle: ipc::hipIpcGetMemHandle,
+    hipIpcOpenMemHandle: ipc::hipIpcOpenMemHandle,
+    hipIpcCloseMemHandle: ipc::hipIpcCloseMemHandle,
+    hipIpcGetEventHandle: ipc::hipIpcGetEventHandle,
+    hipIpcOpenEventHandle: ipc::hipIpcOpenEventHandle,
     hipMemcpy: copies::hipMemcpy,
     hipMemcpyAsync: copies::hipMemcpyAsync,
     hipMemcpyPeer: copies::hipMemcpyPeer,

@@ -2,13 +2,14 @@
 //! them, with the host time of completion for `hipEventElapsedTime`.
 
 use super::capture::CapturedRecord;
+use super::ipc::EventPage;
 use super::lock::lock;
 use super::queue::Recordings;
 use super::races::{self, Clock};
 use crate::bindings::hip::hipEvent_t;
 use crate::sync::CondvarExt;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 struct EventState {
@@ -38,6 +39,10 @@ pub(crate) struct EventObj {
     pub flags: u32,
     state: Mutex<EventState>,
     changed: Condvar,
+    /// Once the event is shared with another process (exported, or
+    /// opened from a handle): its recordings, which both processes make
+    /// and complete. Recordings are then numbered there.
+    ipc: OnceLock<Arc<EventPage>>,
 }
 
 impl EventState {
@@ -68,14 +73,48 @@ impl EventObj {
                 stream: None,
             }),
             changed: Condvar::new(),
+            ipc: OnceLock::new(),
         }
+    }
+
+    /// An event opened from another process's handle: its recordings are
+    /// the page's.
+    pub fn opened(device: usize, flags: u32, page: Arc<EventPage>) -> EventObj {
+        let event = EventObj::new(device, flags);
+        let _ = event.ipc.set(page);
+        event
+    }
+
+    /// The event's page, made from its recordings so far at its first
+    /// export.
+    pub fn share(&self) -> std::io::Result<Arc<EventPage>> {
+        if let Some(page) = self.ipc.get() {
+            return Ok(page.clone());
+        }
+        let state = lock(&self.state);
+        let page = Arc::new(EventPage::create(state.recorded, state.completed_through)?);
+        Ok(self.ipc.get_or_init(|| page).clone())
+    }
+
+    /// The page, if the event is shared with another process.
+    pub fn page(&self) -> Option<&Arc<EventPage>> {
+        self.ipc.get()
+    }
+
+    /// Whether recording `generation` has completed, here or (shared) in
+    /// either process.
+    fn done_now(&self, state: &EventState, generation: u64) -> bool {
+        state.done(generation) || self.ipc.get().is_some_and(|page| page.done(generation))
     }
 
     /// Start a new recording on the stream with component `stream`
     /// (`None`: the null stream); returns its number.
     pub fn begin_recording(&self, stream: Option<u32>) -> u64 {
         let mut state = lock(&self.state);
-        state.recorded += 1;
+        state.recorded = match self.ipc.get() {
+            Some(page) => page.record(),
+            None => state.recorded + 1,
+        };
         state.captured = None;
         state.stream = stream;
         state.recorded
@@ -108,7 +147,13 @@ impl EventObj {
     /// Whether the latest recording has completed, and which it is.
     pub fn latest_done(&self) -> (bool, u64) {
         let state = lock(&self.state);
-        (state.done(state.recorded), state.recorded)
+        let recorded = self.last_recorded(&state);
+        (self.done_now(&state, recorded), recorded)
+    }
+
+    /// The latest recording, of either process when shared.
+    fn last_recorded(&self, state: &EventState) -> u64 {
+        self.ipc.get().map_or(state.recorded, |page| page.recorded())
     }
 
     /// The latest recording, whether it has completed, and its completion
@@ -119,14 +164,15 @@ impl EventObj {
     }
 
     pub fn last_recording(&self) -> u64 {
-        lock(&self.state).recorded
+        self.last_recorded(&lock(&self.state))
     }
 
     /// The latest recording and, if race checking has it, its clock.
     pub fn last_recording_clock(&self) -> (u64, Option<Clock>) {
         let state = lock(&self.state);
-        let clock = state.clock.as_ref().filter(|(g, _)| *g == state.recorded).map(|(_, c)| c.clone());
-        (state.recorded, clock)
+        let recorded = self.last_recorded(&state);
+        let clock = state.clock.as_ref().filter(|(g, _)| *g == recorded).map(|(_, c)| c.clone());
+        (recorded, clock)
     }
 
     /// The host has seen recording `generation` complete: it is ordered
@@ -142,6 +188,10 @@ impl EventObj {
     }
 
     pub fn wait(&self, generation: u64) {
+        if let Some(page) = self.ipc.get() {
+            // The other process completes recordings too: poll.
+            return page.wait(generation);
+        }
         let mut state = lock(&self.state);
         while !state.done(generation) {
             state = self.changed.wait_unpoisoned(state);
@@ -162,6 +212,9 @@ impl EventObj {
         }
         if state.time.is_none_or(|(g, _)| g < generation) {
             state.time = Some((generation, Instant::now()));
+        }
+        if let Some(page) = self.ipc.get() {
+            page.complete(generation);
         }
         self.changed.notify_all();
     }

@@ -3,6 +3,7 @@
 use super::addresses::{BASE, DEVICE_SPAN};
 use super::lock::lock;
 use super::races::RaceLog;
+use super::shared::SharedFile;
 use crate::bindings::hip::hipError_t;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,9 +72,49 @@ pub(crate) struct Allocation {
     /// allocation's reserved range, whose memory the device's graph
     /// memory pool charges while a launch maps it (`graph_memory.rs`).
     pub charged: bool,
-    pub data: Mutex<Vec<u8>>,
+    pub data: Mutex<Bytes>,
+    /// Memory another process exported, opened here with
+    /// `hipIpcOpenMemHandle` (closed with `hipIpcCloseMemHandle`, never
+    /// freed).
+    pub imported: bool,
     /// Which operations on which streams touched it (the race detector).
     pub races: Arc<RaceLog>,
+}
+
+/// An allocation's bytes: its own, or a shared-memory file's once it is
+/// exported to (or opened from) another process.
+pub(crate) enum Bytes {
+    /// The process's own memory.
+    Owned(Vec<u8>),
+    /// `len` bytes from the start of a file other processes map too.
+    Shared(Arc<SharedFile>, usize),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(bytes) => bytes,
+            // SAFETY: the file maps at least `len` bytes for as long as it
+            // lives (it is held here). Another process writes them only
+            // where the simulated program orders it after this one's
+            // accesses (IPC events), as on a GPU; an unordered write is a
+            // race of that program.
+            Bytes::Shared(file, len) => unsafe { std::slice::from_raw_parts(file.ptr(), *len) },
+        }
+    }
+}
+
+impl std::ops::DerefMut for Bytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Bytes::Owned(bytes) => bytes,
+            // SAFETY: as in `deref`; this process's accesses to the bytes
+            // all go through the allocation's lock, held for this borrow.
+            Bytes::Shared(file, len) => unsafe { std::slice::from_raw_parts_mut(file.ptr(), *len) },
+        }
+    }
 }
 
 impl Allocation {
@@ -155,7 +196,18 @@ impl DeviceMemory {
         Ok(())
     }
 
+    /// Place memory another process exported (`bytes`, of `size` bytes)
+    /// in this device's range, charging nothing (its exporter's device
+    /// holds it).
+    pub fn adopt(&self, size: usize, bytes: Bytes) -> Result<Arc<Allocation>, hipError_t> {
+        self.place(size, false, Some(bytes))
+    }
+
     fn take(&self, size: usize, charged: bool) -> Result<Arc<Allocation>, hipError_t> {
+        self.place(size, charged, None)
+    }
+
+    fn place(&self, size: usize, charged: bool, bytes: Option<Bytes>) -> Result<Arc<Allocation>, hipError_t> {
         let rounded = round_up(size, ALIGN).ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
         let charge = if charged {
@@ -196,7 +248,8 @@ impl DeviceMemory {
             requested: AtomicUsize::new(size),
             device: self.ordinal,
             charged,
-            data: Mutex::new(vec![0u8; rounded]),
+            imported: bytes.is_some(),
+            data: Mutex::new(bytes.unwrap_or_else(|| Bytes::Owned(vec![0u8; rounded]))),
             races: RaceLog::new(base, Some(self.ordinal)),
         });
         state.live.insert(base, allocation.clone());

@@ -28,11 +28,13 @@ pub(crate) mod graph_memory;
 pub(crate) mod memory;
 pub(crate) mod pinned;
 pub(crate) mod pool;
+pub(crate) mod shared;
 
 // Work: stream queues, events, stream capture and the graphs it builds.
 pub(crate) mod capture;
 pub(crate) mod event;
 pub(crate) mod graph;
+pub(crate) mod ipc;
 pub(crate) mod node_kind;
 pub(crate) mod queue;
 

@@ -74,6 +74,17 @@ fn_table! {
         cudaLaunchHostFunc = "cudaLaunchHostFunc": fn(Handle, crate::bindings::hip::hipHostFn_t, *mut c_void) -> CudaError;
         /// `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)`
         cudaMemGetInfo = "cudaMemGetInfo": fn(*mut usize, *mut usize) -> CudaError;
+        /// `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)`; the
+        /// handle is 64 bytes, as HIP's
+        cudaIpcGetMemHandle = "cudaIpcGetMemHandle": fn(*mut crate::bindings::hip::hipIpcMemHandle_t, *mut c_void) -> CudaError;
+        /// `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)`
+        cudaIpcOpenMemHandle = "cudaIpcOpenMemHandle": fn(*mut *mut c_void, crate::bindings::hip::hipIpcMemHandle_t, c_uint) -> CudaError;
+        /// `cudaError_t cudaIpcCloseMemHandle(void *devPtr)`
+        cudaIpcCloseMemHandle = "cudaIpcCloseMemHandle": fn(*mut c_void) -> CudaError;
+        /// `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)`
+        cudaIpcGetEventHandle = "cudaIpcGetEventHandle": fn(*mut crate::bindings::hip::hipIpcEventHandle_t, Handle) -> CudaError;
+        /// `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)`
+        cudaIpcOpenEventHandle = "cudaIpcOpenEventHandle": fn(*mut Handle, crate::bindings::hip::hipIpcEventHandle_t) -> CudaError;
         /// `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)`
         cudaPointerGetAttributes = "cudaPointerGetAttributes": fn(*mut types::CudaPointerAttributes, *const c_void) -> CudaError;
         /// `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)`

@@ -18,8 +18,8 @@ use super::types::{
     host_malloc_flags_to_cuda, memcpy_kind_to_cuda, memory_type_from_cuda, pool_props_to_cuda, CudaPointerAttributes,
 };
 use crate::bindings::hip::{
-    hipError_t, hipEvent_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipMemcpyKind, hipPointerAttribute_t,
-    hipStream_t,
+    hipError_t, hipEvent_t, hipIpcEventHandle_t, hipIpcMemHandle_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t,
+    hipMemcpyKind, hipPointerAttribute_t, hipStream_t,
 };
 
 /// Declares entry points that are a single runtime call with the same
@@ -78,6 +78,14 @@ pass_through! {
     hipLaunchHostFunc(stream: hipStream_t, function: crate::bindings::hip::hipHostFn_t, user_data: *mut c_void)
         => cudaLaunchHostFunc(stream_of(stream)?, function, user_data);
     hipMemGetInfo(free: *mut usize, total: *mut usize) => cudaMemGetInfo(free, total);
+    // The handles are 64 bytes on both; HIP's flag on NVIDIA is
+    // cudaIpcMemLazyEnablePeerAccess (1).
+    hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, ptr: *mut c_void) => cudaIpcGetMemHandle(handle, ptr);
+    hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: hipIpcMemHandle_t, flags: c_uint)
+        => cudaIpcOpenMemHandle(ptr, handle, flags);
+    hipIpcCloseMemHandle(ptr: *mut c_void) => cudaIpcCloseMemHandle(ptr);
+    hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, event: hipEvent_t)
+        => cudaIpcGetEventHandle(handle, event_of(event).map_err(|_| hipError_t::hipErrorInvalidValue)?);
     hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind)
         => cudaMemcpy(dst, src, size, memcpy_kind_to_cuda(kind));
     hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: hipMemcpyKind, stream: hipStream_t)
@@ -187,6 +195,26 @@ pub(super) unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, 
             |raw| rt(unsafe { (f.rt.cudaEventCreateWithFlags)(raw.cast(), cuda_flags) }),
             |raw| {
                 // SAFETY: the event just made, destroyed once.
+                let _ = unsafe { (f.rt.cudaEventDestroy)(raw.cast()) };
+            },
+        )
+    })
+}
+
+/// `hipIpcOpenEventHandle`: CUDA's event of the handle, behind a new
+/// handle of this backend.
+pub(super) unsafe extern "C" fn hipIpcOpenEventHandle(
+    event: *mut hipEvent_t,
+    handle: hipIpcEventHandle_t,
+) -> hipError_t {
+    entry(|f| {
+        create_in(
+            &EVENTS,
+            event.cast(),
+            // SAFETY: a valid out-pointer for the opened event.
+            |raw| rt(unsafe { (f.rt.cudaIpcOpenEventHandle)(raw.cast(), handle) }),
+            |raw| {
+                // SAFETY: the event just opened, destroyed once.
                 let _ = unsafe { (f.rt.cudaEventDestroy)(raw.cast()) };
             },
         )
