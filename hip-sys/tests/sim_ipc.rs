@@ -71,7 +71,8 @@ fn ipc_event() -> hipEvent_t {
 /// the other process opens both, waits for the event on its own stream
 /// (no host synchronize), reads what the exporter wrote, writes its own
 /// bytes and records the event; the exporter waits for that recording
-/// and reads them. Offsets inside the allocation travel with the handle.
+/// and reads them. An opened handle is the allocation's base; the
+/// exported pointer's offset is the opener's to add.
 #[test]
 fn memory_and_an_event_cross_between_processes() {
     const TEST: &str = "memory_and_an_event_cross_between_processes";
@@ -79,11 +80,14 @@ fn memory_and_an_event_cross_between_processes() {
     if std::env::var(ROLE).as_deref() == Ok("reader") {
         let (memory, event_handle) = handles();
         set_device(0);
-        let mut opened: *mut c_void = null_mut();
-        ok!((api.hipIpcOpenMemHandle)(&mut opened, memory, lazy()));
+        let mut base: *mut c_void = null_mut();
+        ok!((api.hipIpcOpenMemHandle)(&mut base, memory, lazy()));
         let mut again: *mut c_void = null_mut();
         ok!((api.hipIpcOpenMemHandle)(&mut again, memory, lazy()));
-        assert_eq!(opened, again, "the same handle opens at the same address");
+        assert_eq!(base, again, "the same handle opens at the same address");
+        // The allocation's base, as on clr and CUDA: the exporter's offset
+        // is the opener's to add.
+        let opened = base.cast::<u8>().wrapping_add(4096).cast::<c_void>();
         let mut event: hipEvent_t = null_mut();
         ok!((api.hipIpcOpenEventHandle)(&mut event, event_handle));
         let s = stream();
@@ -95,9 +99,9 @@ fn memory_and_an_event_cross_between_processes() {
         ok!((api.hipMemsetAsync)(opened, 5, 16, s));
         ok!((api.hipEventRecord)(event, s));
         ok!((api.hipStreamSynchronize)(s));
-        ok!((api.hipIpcCloseMemHandle)(opened));
+        ok!((api.hipIpcCloseMemHandle)(base));
         ok!((api.hipIpcCloseMemHandle)(again));
-        assert_eq!(status!((api.hipIpcCloseMemHandle)(opened)), hipError_t::hipErrorInvalidValue, "closed twice");
+        assert_eq!(status!((api.hipIpcCloseMemHandle)(base)), hipError_t::hipErrorInvalidValue, "closed twice");
         ok!((api.hipEventDestroy)(event));
         return;
     }

@@ -90,8 +90,11 @@ pub(crate) unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_
     })
 }
 
-/// `hipIpcOpenMemHandle`: the exported memory in this process, at the
-/// exported pointer's offset, on the current device. clr's checks in its
+/// `hipIpcOpenMemHandle`: the exported allocation in this process, on the
+/// current device, at its base: clr's `IpcAttach` returns the attached
+/// allocation's start (`getSvmPtr`), as CUDA returns the base, whatever
+/// pointer inside it was exported (the handle keeps that offset, which
+/// the opener adds itself). clr's checks in its
 /// order: a null out-pointer or any flags but
 /// `hipIpcMemLazyEnablePeerAccess` (0 on HIP 5, 1 from 6) are
 /// `hipErrorInvalidValue`, a handle of no size too; a handle of this
@@ -121,8 +124,6 @@ pub(crate) unsafe extern "C" fn hipIpcOpenMemHandle(
             return Err(hipError_t::hipErrorInvalidDevicePointer);
         }
         let size = usize::try_from(exported.size).map_err(|_| hipError_t::hipErrorInvalidDevicePointer)?;
-        let offset = usize::try_from(exported.offset).ok().filter(|o| *o < size);
-        let offset = offset.ok_or(hipError_t::hipErrorInvalidDevicePointer)?;
         let base = match ipc::reopen(&exported.name) {
             Some(base) => base,
             None => {
@@ -134,7 +135,7 @@ pub(crate) unsafe extern "C" fn hipIpcOpenMemHandle(
             }
         };
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
-        unsafe { write_out(dev_ptr, (base + offset) as *mut c_void) }
+        unsafe { write_out(dev_ptr, base as *mut c_void) }
     })
 }
 

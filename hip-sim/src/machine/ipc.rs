@@ -8,8 +8,8 @@
 //!   allocation's size, and the exported pointer's offset in it (clr's
 //!   `ihipIpcMemHandle_t` keeps the same: `psize`, `poffset`,
 //!   `owners_process_id`). Opening maps the file as an allocation of the
-//!   opener's current device (charged nothing) and returns the pointer at
-//!   the offset; opening the same handle again returns the same pointer
+//!   opener's current device (charged nothing) and returns its base, as
+//!   clr's `IpcAttach` and CUDA do (the opener adds the offset); opening the same handle again returns the same pointer
 //!   and counts (clr's `IpcAttach` retains); each close counts down, the
 //!   last unmaps. The exporter's `hipFree` unlinks the file: a handle of
 //!   freed memory no longer opens, while an opener's mapping stays valid.
