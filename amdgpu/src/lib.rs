@@ -441,6 +441,14 @@
 //! element type, device and layout checked and the read-only flag kept;
 //! see [`dlpack`].
 //!
+//! # Sharing arrays with other processes (IPC)
+//!
+//! [`DeviceArray::ipc_handle`] gives bytes another process opens the
+//! array by with [`DeviceArray::open_ipc`], over the same memory: the
+//! opener's stream waits for the exporter's queued work on the GPU, and
+//! the exporter's memory is kept until no living process has it open;
+//! see [`ipc`].
+//!
 //! # Profiler ranges and marks
 //!
 //! [`profile::range`] names a region of the calling thread on a
@@ -567,6 +575,7 @@ mod copy_scope;
 pub mod dlpack;
 mod error;
 mod host;
+pub mod ipc;
 pub mod kernel;
 pub mod prelude;
 mod slice_mut;

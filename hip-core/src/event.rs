@@ -192,6 +192,59 @@ impl Stream {
     }
 }
 
+/// The 64 bytes another process opens an event by
+/// ([`Event::ipc_handle`], [`Event::open_ipc`]): plain bytes, to send
+/// through a file, a pipe or a socket.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IpcEventHandle(pub [u8; 64]);
+
+impl std::fmt::Debug for IpcEventHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IpcEventHandle(..)")
+    }
+}
+
+impl Event {
+    /// A new event on `device` that other processes can open
+    /// (`hipEventInterprocess`, which takes `hipEventDisableTiming`: it
+    /// has no timing).
+    ///
+    /// # Errors
+    /// As [`Event::new_on`].
+    #[doc(alias = "hipEventInterprocess")]
+    pub fn interprocess_on(device: Device) -> Result<Event> {
+        let handle = raw::event::create_interprocess(device)?;
+        Ok(Event { handle, device })
+    }
+
+    /// The handle another process opens this event by
+    /// ([`Event::open_ipc`]); recordings made in either process are
+    /// waited for in both.
+    ///
+    /// # Errors
+    /// HIP's status (`hipErrorInvalidConfiguration` for an event not made
+    /// by [`Event::interprocess_on`]).
+    #[doc(alias = "hipIpcGetEventHandle")]
+    pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
+        // SAFETY: a live event of this value.
+        let raw = unsafe { raw::ipc::event_handle(self.handle) }?;
+        Ok(IpcEventHandle(raw.reserved.map(|c| c as u8)))
+    }
+
+    /// Another process's event, opened on `device` from its handle: record
+    /// it and wait for it as any event (it has no timing).
+    ///
+    /// # Errors
+    /// HIP's status: `hipErrorInvalidContext` for a handle of this
+    /// process, `hipErrorInvalidValue` for one whose event is gone.
+    #[doc(alias = "hipIpcOpenEventHandle")]
+    pub fn open_ipc(device: Device, handle: &IpcEventHandle) -> Result<Event> {
+        let raw = hip_sys::bindings::hip::hipIpcEventHandle_t { reserved: handle.0.map(|b| b as std::ffi::c_char) };
+        let handle = raw::ipc::open_event(device, raw)?;
+        Ok(Event { handle, device })
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
         let _scope = audit::drop_scope();

@@ -93,7 +93,7 @@ pub use capture::CaptureMode;
 pub use code_object::{code_kind, CodeKind};
 pub use context::Context;
 pub use error::{check, CompileError, GraphUpdateRefusal, HipError, Result};
-pub use event::Event;
+pub use event::{Event, IpcEventHandle};
 pub use future::{on_device_async, on_stream_async, OnDevice};
 pub use graph::{Graph, GraphExec};
 pub use limits::LaunchLimits;

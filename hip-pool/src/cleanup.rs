@@ -115,6 +115,7 @@ fn run(period: Duration, idle_ticks: u32, stop: &(Mutex<bool>, Condvar)) {
                 continue;
             }
             if *count == idle_ticks {
+                crate::ipc::collect();
                 match pool.reclaim() {
                     Ok(bytes) => log::debug!("idle cleanup released {bytes} bytes on {device}"),
                     Err(e) => log::warn!("idle cleanup of {device}: {e}"),

@@ -69,6 +69,10 @@ pub enum PoolError {
     /// An invalid pool configuration (strategy name, changes after start).
     #[error("{0}")]
     Config(String),
+    /// Memory that cannot be shared with another process, or a handle that
+    /// cannot be opened (`hip_pool::ipc`).
+    #[error("IPC: {0}")]
+    Ipc(String),
 }
 
 impl PoolError {

@@ -48,6 +48,11 @@
 //!   process (PyTorch's free mutex, generalized).
 //! - [`stats(device)`](stats()): current and peak allocated and reserved
 //!   bytes, hits, misses, driver calls, retries, OOMs.
+//! - [`ipc`]: a buffer shared with other processes ([`ipc::share`],
+//!   [`ipc::open`]): its segment's HIP handle and its place in it, an
+//!   event the opener waits for on the GPU, and a ledger of the processes
+//!   that have it open, so its block is never given back under one of
+//!   them (nor kept forever for one that died).
 //! - [`history`]: when asked for, every block handed out and given back
 //!   (with what it still waits for), every segment and every step of the
 //!   out-of-memory ladder, drawn as memory over time
@@ -121,7 +126,9 @@ mod barrier;
 mod pool_core;
 mod private_pool;
 mod uses;
-// 5. Pools, buffers, the out-of-memory ladder.
+// 5. Pools, buffers, the out-of-memory ladder; buffers shared with
+// other processes.
+pub mod ipc;
 mod pool;
 // 6. The idle cleanup.
 pub mod cleanup;

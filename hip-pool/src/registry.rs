@@ -149,6 +149,8 @@ pub fn alloc_on(device: Device, bytes: usize, stream: &Stream) -> Result<Buffer>
 /// # Ok::<(), hip_pool::PoolError>(())
 /// ```
 pub fn reclaim(device: Device) -> Result<usize> {
+    // Shared buffers no process has open any more go back first.
+    crate::ipc::collect();
     match slots().get(device.ordinal()).and_then(OnceLock::get) {
         Some(Ok(pool)) => pool.reclaim(),
         _ => {

@@ -468,3 +468,22 @@ fn host_malloc_rejects_coherent_with_non_coherent_and_accepts_unknown_bits() {
         assert_eq!(status!((api().hipHostMalloc)(null_mut(), 64, 0)), hipError_t::hipErrorInvalidValue);
     });
 }
+
+/// `hipMemGetAddressRange`: the allocation of any address inside it, with
+/// the size asked for; clr's `hipErrorNotFound` for other addresses.
+#[test]
+fn an_address_range_is_its_allocations() {
+    let _x = hip_sys::sim::exclusive();
+    let api = api();
+    set_device(0);
+    let memory = malloc(1000);
+    let (mut base, mut size): (*mut c_void, usize) = (std::ptr::null_mut(), 0);
+    ok!((api.hipMemGetAddressRange)(&mut base, &mut size, memory.cast::<u8>().wrapping_add(999).cast()));
+    assert_eq!((base, size), (memory, 1000));
+    let mut host = 0u8;
+    assert_eq!(
+        status!((api.hipMemGetAddressRange)(&mut base, &mut size, (&raw mut host).cast())),
+        hip_sys::bindings::hip::hipError_t::hipErrorNotFound
+    );
+    ok!((api.hipFree)(memory));
+}

@@ -101,6 +101,7 @@ const HIP_FUNCTIONS: &[&str] = &[
     "hipIpcCloseMemHandle",
     "hipIpcGetEventHandle",
     "hipIpcOpenEventHandle",
+    "hipMemGetAddressRange",
     "hipMemcpy",
     "hipMemcpyAsync",
     "hipMemcpyPeer",

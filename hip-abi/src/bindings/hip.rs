@@ -1092,6 +1092,12 @@ pub struct HipApi {
         event: *mut hipEvent_t,
         handle: hipIpcEventHandle_t,
     ) -> hipError_t,
+    ///`hipMemGetAddressRange`
+    pub hipMemGetAddressRange: unsafe extern "C" fn(
+        pbase: *mut hipDeviceptr_t,
+        psize: *mut usize,
+        dptr: hipDeviceptr_t,
+    ) -> hipError_t,
     ///`hipMemcpy`
     pub hipMemcpy: unsafe extern "C" fn(
         dst: *mut ::core::ffi::c_void,
@@ -1408,6 +1414,7 @@ impl HipApi {
         "hipIpcCloseMemHandle",
         "hipIpcGetEventHandle",
         "hipIpcOpenEventHandle",
+        "hipMemGetAddressRange",
         "hipMemcpy",
         "hipMemcpyAsync",
         "hipMemcpyPeer",
@@ -1897,6 +1904,16 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipIpcOpenEventHandle")?)
             },
+            hipMemGetAddressRange: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        pbase: *mut hipDeviceptr_t,
+                        psize: *mut usize,
+                        dptr: hipDeviceptr_t,
+                    ) -> hipError_t,
+                >(resolve("hipMemGetAddressRange")?)
+            },
             hipMemcpy: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -2337,7 +2354,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 101usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 102usize)
     }
 }
 impl hipError_t {

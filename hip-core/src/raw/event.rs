@@ -47,6 +47,24 @@ pub fn create_untimed(device: Device) -> Result<hipEvent_t> {
     Ok(handle)
 }
 
+/// `hipEventCreateWithFlags(hipEventInterprocess | hipEventDisableTiming)`:
+/// an event another process can open (`raw::ipc::event_handle`), on
+/// `device` (bound through [`on_device`]).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipEventCreateWithFlags")]
+pub fn create_interprocess(device: Device) -> Result<hipEvent_t> {
+    let api = api()?;
+    let mut handle: hipEvent_t = std::ptr::null_mut();
+    let flags = hip_sys::hipEventInterprocess | hip_sys::hipEventDisableTiming;
+    on_device(device, || {
+        // SAFETY: a valid out-pointer and flags HIP accepts together.
+        check(unsafe { (api.hipEventCreateWithFlags)(&mut handle, flags) }, "hipEventCreateWithFlags")
+    })??;
+    Ok(handle)
+}
+
 /// `hipEventDestroy`: destroy `event` (under `device` through
 /// [`on_device`]).
 ///

@@ -45,6 +45,22 @@ pub unsafe fn free(device: Device, ptr: *mut c_void) -> Result<()> {
     on_device(device, || check(unsafe { (api.hipFree)(ptr) }, "hipFree"))?
 }
 
+/// `hipMemGetAddressRange`: the base and size of the device allocation
+/// holding `ptr`, under `device`.
+///
+/// # Errors
+/// HIP's status (`hipErrorNotFound` for an address of no allocation).
+#[doc(alias = "hipMemGetAddressRange")]
+pub fn address_range(device: Device, ptr: *const c_void) -> Result<(*mut c_void, usize)> {
+    let api = api()?;
+    let (mut base, mut size): (*mut c_void, usize) = (std::ptr::null_mut(), 0);
+    on_device(device, || {
+        // SAFETY: valid out-pointers; the runtime only looks the address up.
+        check(unsafe { (api.hipMemGetAddressRange)(&mut base, &mut size, ptr.cast_mut()) }, "hipMemGetAddressRange")
+    })??;
+    Ok((base, size))
+}
+
 /// `hipMemcpy`: copy `bytes` from `src` to `dst`, the direction taken from
 /// the pointers, under `device` through [`on_device`]. Synchronous where
 /// one side is host memory; see [`copy_after`](crate::copy_after).

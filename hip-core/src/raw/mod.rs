@@ -63,6 +63,7 @@ pub mod device;
 pub mod event;
 pub mod graph;
 pub mod host;
+pub mod ipc;
 pub(crate) mod last_error;
 pub mod mem;
 pub mod module;

@@ -96,6 +96,15 @@ impl Buffer {
         Buffer { record: ManuallyDrop::new(record) }
     }
 
+    /// Hold the buffer's block for `holder` (an export to other
+    /// processes): its release, when the buffer drops, waits for
+    /// [`UseList::unhold`] of `holder`; the list.
+    pub(crate) fn hold_for(&self, holder: u64) -> std::sync::Arc<crate::uses::UseList> {
+        let list = self.record.uses.shared();
+        list.hold(holder, true);
+        list
+    }
+
     /// Whether another library owns the memory ([`Buffer::foreign`]).
     pub fn is_foreign(&self) -> bool {
         self.record.foreign.is_some()

@@ -191,6 +191,11 @@ impl UseList {
         }
     }
 
+    /// Whether the buffer went while held: its release waits in the list.
+    pub(crate) fn has_deferred(&self) -> bool {
+        self.held.lock_unpoisoned().deferred.is_some()
+    }
+
     /// A buffer with this list is being dropped: run its `release` now if
     /// no graph holds it, or if every hold is of a capture for which
     /// `reusable` says yes and the captures used it only on its own stream

@@ -159,6 +159,30 @@ pub(crate) unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usiz
     })
 }
 
+/// `hipMemGetAddressRange`: the base and size of the device allocation
+/// holding `dptr`; `hipErrorNotFound` for any other address, as clr
+/// answers. clr writes through both out-pointers unchecked; null ones
+/// are `hipErrorInvalidValue` here.
+pub(crate) unsafe extern "C" fn hipMemGetAddressRange(
+    pbase: *mut *mut c_void,
+    psize: *mut usize,
+    dptr: *mut c_void,
+) -> hipError_t {
+    call(idx!("hipMemGetAddressRange"), || {
+        let address = dptr as usize;
+        let found = device_of(address)
+            .and_then(|device| sim().device(device))
+            .and_then(|d| d.memory.find(address))
+            .ok_or(hipError_t::hipErrorNotFound)?;
+        let (allocation, _) = found;
+        // SAFETY: null is rejected by write_out; otherwise valid per the C contract.
+        unsafe {
+            write_out(pbase, allocation.base as *mut c_void)?;
+            write_out(psize, allocation.requested())
+        }
+    })
+}
+
 /// `hipInvalidDeviceId`: the device HIP 6 reports for an unregistered pointer.
 const INVALID_DEVICE_ID: i32 = -2;
 

@@ -63,6 +63,7 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipIpcCloseMemHandle: ipc::hipIpcCloseMemHandle,
     hipIpcGetEventHandle: ipc::hipIpcGetEventHandle,
     hipIpcOpenEventHandle: ipc::hipIpcOpenEventHandle,
+    hipMemGetAddressRange: memory::hipMemGetAddressRange,
     hipMemcpy: copies::hipMemcpy,
     hipMemcpyAsync: copies::hipMemcpyAsync,
     hipMemcpyPeer: copies::hipMemcpyPeer,

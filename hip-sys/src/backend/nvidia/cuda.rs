@@ -210,6 +210,8 @@ fn_table! {
             Handle, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Handle,
             *mut *mut c_void, *mut *mut c_void,
         ) -> CuResult;
+        /// `CUresult cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` (`_v2`)
+        cuMemGetAddressRange = "cuMemGetAddressRange_v2": fn(*mut CuDevicePtr, *mut usize, CuDevicePtr) -> CuResult;
         /// `CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)` (`cuMemsetD32_v2`)
         cuMemsetD32 = "cuMemsetD32_v2": fn(CuDevicePtr, c_uint, usize) -> CuResult;
         /// `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)`

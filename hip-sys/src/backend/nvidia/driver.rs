@@ -314,6 +314,29 @@ pub(super) unsafe extern "C" fn hipModuleLaunchKernel(
     })
 }
 
+/// `hipMemGetAddressRange`: the allocation holding `dptr` (CUDA's
+/// `CUDA_ERROR_NOT_FOUND` is `hipErrorNotFound`, as clr answers); a null
+/// out-pointer is `hipErrorInvalidValue` (the driver's own answer).
+pub(super) unsafe extern "C" fn hipMemGetAddressRange(
+    pbase: *mut hipDeviceptr_t,
+    psize: *mut usize,
+    dptr: hipDeviceptr_t,
+) -> hipError_t {
+    entry(|f| {
+        ensure_context(f)?;
+        let mut base: super::CuDevicePtr = 0;
+        // SAFETY: valid out-pointers (the size passed through, checked by
+        // the driver); a device address.
+        cu(unsafe { (f.drv.cuMemGetAddressRange)(&mut base, psize, device_ptr(dptr)) })?;
+        if pbase.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // SAFETY: checked non-null; the caller passes a valid out-pointer.
+        unsafe { pbase.write(base as hipDeviceptr_t) };
+        Ok(())
+    })
+}
+
 pub(super) unsafe extern "C" fn hipMemsetD32(dest: hipDeviceptr_t, value: c_int, count: usize) -> hipError_t {
     entry(|f| {
         ensure_context(f)?;

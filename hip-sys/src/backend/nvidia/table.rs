@@ -60,6 +60,7 @@ pub(crate) static NVIDIA_API: HipApi = HipApi {
     hipIpcCloseMemHandle: hip::hipIpcCloseMemHandle,
     hipIpcGetEventHandle: hip::hipIpcGetEventHandle,
     hipIpcOpenEventHandle: hip::hipIpcOpenEventHandle,
+    hipMemGetAddressRange: driver::hipMemGetAddressRange,
     hipMemcpy: hip::hipMemcpy,
     hipMemcpyAsync: hip::hipMemcpyAsync,
     hipMemcpyPeer: hip::hipMemcpyPeer,

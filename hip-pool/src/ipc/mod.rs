@@ -1,0 +1,219 @@
+//! Pooled memory shared with other processes.
+//!
+//! - [`share`] gives a buffer's [`IpcHandle`], which another process
+//!   opens with [`open`] as a buffer over the same memory. The handle
+//!   carries HIP's memory handle of the pool's segment and the buffer's
+//!   place in it (as PyTorch shares a block of its caching allocator),
+//!   and HIP's handle of an event recorded after the buffer's queued
+//!   work: the opener's stream waits for that event on the GPU, so the
+//!   exporter's writes come before the opener's reads without a host
+//!   synchronize. The exporter keeps its buffer and uses it as before.
+//! - **Lifetime across processes.** Importers join the share's ledger (a
+//!   folder in shared memory) before they open the memory and leave after
+//!   they close it. A shared buffer is *held* (as a graph holds a buffer
+//!   it uses): when it drops, its block goes back to the pool only once
+//!   the ledger closes with no living importer. Until then the block (and
+//!   so its segment: the pool never reclaims a segment with a live block)
+//!   is kept, and retried at every [`share`], [`collect`], `reclaim` and
+//!   idle cleanup. An importer that dies leaves an entry of a process that
+//!   is gone, which does not count: its memory is not kept forever.
+//! - **The opened buffer** ([`open`]) is foreign memory on the opener's
+//!   stream: used like any buffer; dropped, it waits for its uses, closes
+//!   HIP's handle and leaves the ledger.
+//!
+//! Uses from both processes after the hand-over are ordered by the
+//! program (IPC events: `hip_core::Event::interprocess_on`,
+//! `ipc_handle`, `open_ipc`), as on a GPU: the simulator's race detector
+//! sees each process's accesses, not the other's.
+
+mod handle;
+mod ledger;
+
+pub use handle::IpcHandle;
+
+use crate::error::{PoolError, Result};
+use crate::pool::{Access, Buffer};
+use crate::uses::UseList;
+use hip_core::raw;
+use hip_core::{Event, IpcEventHandle, Stream};
+use hip_sys::sync::MutexExt;
+use ledger::{Entry, Ledger};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A share of a buffer: its hold on the block, the ledger importers join,
+/// and the event they wait for (kept, so that its handle opens).
+struct Share {
+    list: Arc<UseList>,
+    holder: u64,
+    ledger: Ledger,
+    _event: Event,
+}
+
+/// Every share not finished yet.
+static SHARES: Mutex<Vec<Share>> = Mutex::new(Vec::new());
+
+/// The holders of shares: far above the capture ids HIP hands out.
+fn next_holder() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    (1 << 63) | NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The handle another process opens `buffer` by, with [`open`].
+///
+/// The buffer's stream first waits for its uses on other streams; an IPC
+/// event is recorded on it after them, which [`open`] waits for. The
+/// buffer stays this process's to use; when it drops, its block is kept
+/// until no living process has this share open.
+///
+/// # Errors
+/// [`PoolError::Ipc`] for an empty buffer or memory another library owns
+/// (imported memory cannot be shared again); HIP's status where the
+/// memory cannot be shared (`hipErrorInvalidValue` for the `async`
+/// strategy's stream-ordered memory); the ledger's creation failing.
+///
+/// # Examples
+/// ```
+/// let buffer = hip_pool::alloc(4096)?;
+/// let handle = hip_pool::ipc::share(&buffer)?;
+/// let bytes = handle.to_bytes(); // for the other process
+/// assert_eq!(hip_pool::ipc::IpcHandle::from_bytes(&bytes)?.len(), 4096);
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
+#[doc(alias = "hipIpcGetMemHandle")]
+pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
+    collect();
+    if buffer.is_empty() || buffer.is_foreign() {
+        return Err(PoolError::Ipc(
+            "an empty buffer, or memory another library owns, cannot be shared: share a buffer of the pool".to_owned(),
+        ));
+    }
+    let (device, stream) = (buffer.device(), buffer.stream().clone());
+    let ptr = buffer.as_ptr();
+    let (base, _) = raw::mem::address_range(device, ptr)?;
+    // SAFETY: the buffer's device memory.
+    let memory = unsafe { raw::ipc::memory_handle(device, ptr) }?;
+    // Its uses on other streams first, then the event the opener waits for.
+    buffer.prepare(&stream, Access::Write)?;
+    let event = Event::interprocess_on(device)?;
+    event.record(&stream)?;
+    let IpcEventHandle(event_bytes) = event.ipc_handle()?;
+    let ledger = Ledger::create().map_err(|e| PoolError::Ipc(format!("cannot make the share's ledger: {e}")))?;
+    let handle = IpcHandle {
+        memory: memory.reserved.map(|c| c as u8),
+        event: event_bytes,
+        offset: (ptr as usize - base as usize) as u64,
+        len: buffer.len() as u64,
+        device: u32::try_from(device.ordinal()).unwrap_or(u32::MAX),
+        pid: std::process::id(),
+        ledger: ledger.name(),
+    };
+    let holder = next_holder();
+    let list = buffer.hold_for(holder);
+    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, _event: event });
+    Ok(handle)
+}
+
+/// How many processes have the share of `handle` open now (0 for a share
+/// of another process, or one finished).
+pub fn importers(handle: &IpcHandle) -> usize {
+    let shares = SHARES.lock_unpoisoned();
+    shares.iter().find(|s| s.ledger.name() == handle.ledger).map_or(0, |s| s.ledger.importers())
+}
+
+/// Finish the shares whose buffer has gone and whose ledger closed with
+/// no living importer: their blocks go back to the pool. How many shares
+/// are left (buffers alive, or open in another process).
+pub fn collect() -> usize {
+    let (done, left) = {
+        let mut shares = SHARES.lock_unpoisoned();
+        let (done, waiting): (Vec<Share>, Vec<Share>) =
+            std::mem::take(&mut *shares).into_iter().partition(|s| s.list.has_deferred() && s.ledger.close());
+        let left = waiting.len();
+        *shares = waiting;
+        (done, left)
+    };
+    // Released outside the lock: a release may take the pool's.
+    for share in done {
+        if let Some(release) = share.list.unhold(share.holder) {
+            release();
+        }
+    }
+    left
+}
+
+/// Open another process's shared buffer on `stream` (of the exporter's
+/// device, or one that can reach it): a buffer over the same memory.
+/// `stream` waits on the GPU for the exporter's work queued before it
+/// shared the buffer.
+///
+/// # Errors
+/// [`PoolError::Ipc`] when the exporter has already given the memory back
+/// (its ledger closed) or the handle's place does not fit the allocation
+/// it names; HIP's status of opening the memory or the event
+/// (`hipErrorInvalidContext` for a handle of this process).
+///
+/// # Examples
+/// A handle of this very process cannot be opened here:
+/// ```
+/// let buffer = hip_pool::alloc(4096)?;
+/// let handle = hip_pool::ipc::share(&buffer)?;
+/// let stream = hip_core::Stream::new_on(buffer.device())?;
+/// assert!(hip_pool::ipc::open(&handle, &stream).is_err());
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
+#[doc(alias = "hipIpcOpenMemHandle")]
+pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
+    if handle.pid == std::process::id() {
+        return Err(PoolError::Ipc(
+            "this handle was made by this process: use the shared buffer itself here".to_owned(),
+        ));
+    }
+    let device = stream.device();
+    // Joined before the open: the exporter cannot give the memory back
+    // from now until the entry leaves.
+    let entry = Entry::join(&handle.ledger).map_err(|e| {
+        PoolError::Ipc(format!("the exporting process no longer shares this buffer ({e}): ask it for a new handle"))
+    })?;
+    let raw_memory =
+        hip_sys::bindings::hip::hipIpcMemHandle_t { reserved: handle.memory.map(|b| b as std::ffi::c_char) };
+    let base = raw::ipc::open_memory(device, raw_memory)?;
+    let opened = Opened { device, base: base as usize, _entry: entry };
+    let (_, size) = raw::mem::address_range(device, base)?;
+    let (offset, len) = (usize::try_from(handle.offset), usize::try_from(handle.len));
+    let (Ok(offset), Ok(len)) = (offset, len) else {
+        return Err(PoolError::Ipc("the handle's place does not fit this machine's addresses".to_owned()));
+    };
+    if offset.checked_add(len).is_none_or(|end| end > size) || len == 0 {
+        return Err(PoolError::Ipc(format!(
+            "the handle names {len} bytes at offset {offset} of an allocation of {size}: it is corrupt"
+        )));
+    }
+    let event = Event::open_ipc(device, &IpcEventHandle(handle.event))?;
+    stream.wait(&event)?;
+    let ptr = base.cast::<u8>().wrapping_add(offset).cast::<c_void>();
+    // SAFETY: `len` bytes at `offset` of the opened allocation (checked
+    // against its size), device memory of `stream`'s device, open until
+    // the release closes it, which runs after every use is waited for.
+    Ok(unsafe { Buffer::foreign(ptr, len, stream, move || drop(opened)) })
+}
+
+/// An open of another process's memory: closed, then the ledger left,
+/// when it drops.
+struct Opened {
+    device: hip_core::Device,
+    base: usize,
+    /// Left after the close (fields drop after `drop`).
+    _entry: Entry,
+}
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        // SAFETY: the open this value made, closed once, after the
+        // buffer's uses (the foreign buffer's release runs after them).
+        if let Err(error) = unsafe { raw::ipc::close_memory(self.device, self.base as *mut c_void) } {
+            log::error!("closing memory opened from another process: {error}");
+        }
+    }
+}

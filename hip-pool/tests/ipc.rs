@@ -1,0 +1,132 @@
+//! Buffers of the pool shared with another process: the test shares a
+//! buffer and reruns its own binary as the other process (`POOL_IPC_ROLE`,
+//! the handle in hex), which opens it, reads the exporter's queued write
+//! (ordered by the handle's event, no host synchronize), writes its own
+//! and closes; the exporter's block is kept while the other process has it
+//! open and given back once it closed or died.
+
+use hip_core::{Device, Stream};
+use hip_pool::ipc::{self, IpcHandle};
+use hip_pool::{Pool, Strategy};
+use hip_sys::sim;
+use std::process::Command;
+
+const ROLE: &str = "POOL_IPC_ROLE";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len() / 2).map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap()).collect()
+}
+
+fn read(buffer: &hip_pool::Buffer) -> Vec<u8> {
+    buffer.stream().synchronize().unwrap();
+    let mut out = vec![0u8; buffer.len()];
+    // SAFETY: `len` bytes each side.
+    unsafe { hip_core::raw::mem::copy(buffer.device(), out.as_mut_ptr().cast(), buffer.as_ptr(), buffer.len()) }
+        .unwrap();
+    out
+}
+
+/// Run this test as the other process with `role`, the handle, and
+/// `wait` (a file the child waits for before it closes, or empty).
+fn spawn(role: &str, handle: &IpcHandle, wait: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "a_shared_buffer_is_opened_by_another_process_and_kept_while_it_is", "--test-threads=1"])
+        .env(ROLE, role)
+        .env("POOL_IPC_HANDLE", hex(&handle.to_bytes()))
+        .env("POOL_IPC_WAIT", wait)
+        .env("AMDGPU_BACKEND", "sim")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn the_other_process(role: &str) {
+    let handle = IpcHandle::from_bytes(&unhex(&std::env::var("POOL_IPC_HANDLE").unwrap())).unwrap();
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let opened = ipc::open(&handle, &stream).unwrap();
+    assert_eq!(opened.len(), handle.len());
+    assert!(read(&opened).iter().all(|b| *b == 7), "the exporter's write, ordered by the handle's event");
+    // SAFETY: the opened buffer's bytes, waited for below.
+    unsafe { hip_core::raw::mem::fill_async(device, opened.as_ptr(), 3, opened.len(), stream.as_raw()) }.unwrap();
+    stream.synchronize().unwrap();
+    let wait = std::env::var("POOL_IPC_WAIT").unwrap_or_default();
+    // Never long: a parent that failed leaves no process behind.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !wait.is_empty() && !std::path::Path::new(&wait).exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    if role == "crash" {
+        // Dies with the memory open: its ledger entry must not keep the
+        // exporter's block forever.
+        std::process::exit(0);
+    }
+    drop(opened);
+}
+
+#[test]
+fn a_shared_buffer_is_opened_by_another_process_and_kept_while_it_is() {
+    if let Ok(role) = std::env::var(ROLE) {
+        return the_other_process(&role);
+    }
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    for role in ["close", "crash"] {
+        let buffer = pool.alloc(1 << 16, &stream).unwrap();
+        let address = buffer.as_ptr();
+        // The write the other process must see: queued, not waited for.
+        // SAFETY: the buffer's bytes, alive past the fill.
+        unsafe { hip_core::raw::mem::fill_async(device, buffer.as_ptr(), 7, buffer.len(), stream.as_raw()) }.unwrap();
+        let handle = ipc::share(&buffer).unwrap();
+        let gate = std::env::temp_dir().join(format!("pool-ipc-gate-{}-{role}", std::process::id()));
+        let _ = std::fs::remove_file(&gate);
+        let mut child = spawn(role, &handle, gate.to_str().unwrap());
+        // Wait until the other process has it open.
+        while ipc::importers(&handle) == 0 {
+            if child.try_wait().unwrap().is_some() {
+                let out = child.wait_with_output().unwrap();
+                panic!("the other process ended early: {}", String::from_utf8_lossy(&out.stderr));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        drop(buffer);
+        assert_eq!(ipc::collect(), 1, "kept while the other process has it open ({role})");
+        let other = pool.alloc(1 << 16, &stream).unwrap();
+        assert_ne!(other.as_ptr(), address, "the kept block is not handed out again");
+        std::fs::write(&gate, b"").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "the other process ({role}) failed:\n{text}");
+        let _ = std::fs::remove_file(&gate);
+        assert_eq!(ipc::collect(), 0, "given back once the other process {role}d");
+        drop(other);
+    }
+}
+
+#[test]
+fn what_cannot_be_shared_or_opened_says_why() {
+    if std::env::var(ROLE).is_ok() {
+        return;
+    }
+    let _x = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let empty = hip_pool::Buffer::empty(&stream);
+    assert!(matches!(ipc::share(&empty), Err(hip_pool::PoolError::Ipc(_))));
+    let buffer = Pool::new(device, Strategy::Cached).unwrap().alloc(4096, &stream).unwrap();
+    let handle = ipc::share(&buffer).unwrap();
+    let err = ipc::open(&handle, &stream).unwrap_err();
+    assert!(err.to_string().contains("made by this process"), "{err}");
+    assert!(IpcHandle::from_bytes(b"not a handle").is_err());
+    let async_pool = Pool::new(device, Strategy::Async).unwrap();
+    assert!(ipc::share(&async_pool.alloc(4096, &stream).unwrap()).is_err(), "stream-ordered memory");
+    drop(buffer);
+    assert_eq!(ipc::collect(), 0, "a share nobody opened finishes when its buffer goes");
+}
