@@ -38,7 +38,7 @@ fn spawn(role: &str, handle: &IpcHandle, wait: &str) -> std::process::Child {
         .env(ROLE, role)
         .env("POOL_IPC_HANDLE", hex(&handle.to_bytes()))
         .env("POOL_IPC_WAIT", wait)
-        .env("AMDGPU_BACKEND", "sim")
+        .env("AMDGPU_BACKEND", hip_sys::backend().to_string())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

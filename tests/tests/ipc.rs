@@ -50,7 +50,7 @@ fn an_array_and_an_event_cross_to_another_process() {
         .env(ROLE, "other")
         .env("IPC_ARRAY", hex(&handle.to_bytes()))
         .env("IPC_EVENT", hex(&done.ipc_handle().unwrap().0))
-        .env("AMDGPU_BACKEND", "sim")
+        .env("AMDGPU_BACKEND", hip_sys::backend().to_string())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
