@@ -127,6 +127,15 @@ fn what_cannot_be_shared_or_opened_says_why() {
     assert!(IpcHandle::from_bytes(b"not a handle").is_err());
     let async_pool = Pool::new(device, Strategy::Async).unwrap();
     assert!(ipc::share(&async_pool.alloc(4096, &stream).unwrap()).is_err(), "stream-ordered memory");
+    hip_pool::history::clear_history();
+    hip_pool::history::record_history(true);
     drop(buffer);
+    hip_pool::history::record_history(false);
+    let frees: Vec<_> = hip_pool::history::history().into_iter().map(|e| e.kind).collect();
+    assert_eq!(
+        frees,
+        [hip_pool::history::MemoryEventKind::Free(hip_pool::history::Waits::Processes { shares: 1 })],
+        "the history says why the block is kept"
+    );
     assert_eq!(ipc::collect(), 0, "a share nobody opened finishes when its buffer goes");
 }

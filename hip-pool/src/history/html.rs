@@ -218,6 +218,9 @@ fn waiting_table(events: &[&MemoryEvent], first: Instant, streams: &[u64]) -> St
                 let more = if events > 1 { format!(" (and {} more events)", events - 1) } else { String::new() };
                 Some((*e, format!("the work of stream {}{more}", name(stream))))
             }
+            MemoryEventKind::Free(Waits::Processes { shares }) => {
+                Some((*e, format!("other processes ({shares} shares)")))
+            }
             MemoryEventKind::Free(Waits::Graphs { capture, graphs }) => {
                 let more = if graphs > 1 { format!(" (and {} more graphs)", graphs - 1) } else { String::new() };
                 Some((*e, format!("the graph of capture {capture}{more}")))

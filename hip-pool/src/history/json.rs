@@ -12,7 +12,8 @@
 //! `us` is microseconds since the first event; `stream` is `null` where
 //! no stream took part; a free's `waits` is `nothing`, `stream` (`on`
 //! the stream of the oldest pending use, `count` events in all) or
-//! `graph` (`on` the capture, `count` graphs).
+//! `graph` (`on` the capture, `count` graphs) or `processes` (`count`
+//! shares with other processes).
 
 use super::{history, MemoryEvent, MemoryEventKind, Waits};
 use std::fmt::Write;
@@ -40,6 +41,9 @@ pub fn to_json_lines(events: &[MemoryEvent]) -> String {
             MemoryEventKind::Free(Waits::Nothing) => write!(out, r#""free","waits":"nothing""#),
             MemoryEventKind::Free(Waits::Streams { stream, events }) => {
                 write!(out, r#""free","waits":"stream","on":{stream},"count":{events}"#)
+            }
+            MemoryEventKind::Free(Waits::Processes { shares }) => {
+                write!(out, r#""free","waits":"processes","count":{shares}"#)
             }
             MemoryEventKind::Free(Waits::Graphs { capture, graphs }) => {
                 write!(out, r#""free","waits":"graph","on":{capture},"count":{graphs}"#)
@@ -127,7 +131,8 @@ impl<'a> Fields<'a> {
                 "nothing" => Waits::Nothing,
                 "stream" => Waits::Streams { stream: self.number("on")?, events: self.number("count")? },
                 "graph" => Waits::Graphs { capture: self.number("on")?, graphs: self.number("count")? },
-                other => return Err(format!("\"waits\" is {other:?}: nothing, stream or graph")),
+                "processes" => Waits::Processes { shares: self.number("count")? },
+                other => return Err(format!("\"waits\" is {other:?}: nothing, stream, graph or processes")),
             }),
             "segment" => MemoryEventKind::Segment,
             "segment_free" => MemoryEventKind::SegmentFree,
@@ -160,6 +165,7 @@ mod tests {
             MemoryEventKind::Free(Waits::Nothing),
             MemoryEventKind::Free(Waits::Streams { stream: 1 << 32, events: 2 }),
             MemoryEventKind::Free(Waits::Graphs { capture: 17, graphs: 1 }),
+            MemoryEventKind::Free(Waits::Processes { shares: 2 }),
             MemoryEventKind::OutOfMemory(3),
             MemoryEventKind::SegmentFree,
         ];

@@ -77,6 +77,12 @@ pub enum Waits {
         /// How many events, on that stream and others.
         events: usize,
     },
+    /// Other processes it is shared with (`hip_pool::ipc`): it goes back
+    /// to the pool when no living process has it open.
+    Processes {
+        /// How many shares of it are not finished.
+        shares: usize,
+    },
     /// Graphs (or executable graphs made of them) that use it: it goes
     /// back to the pool when the last of them goes.
     Graphs {

@@ -55,6 +55,8 @@ pub struct DeviceSummary {
     pub frees_waiting_on_streams: usize,
     /// Of those, the ones a graph still held.
     pub frees_waiting_on_graphs: usize,
+    /// Of those, the ones shared with other processes.
+    pub frees_waiting_on_processes: usize,
     /// Each allocation that failed after the whole out-of-memory ladder:
     /// the bytes asked for, and when.
     pub out_of_memory: Vec<(usize, Duration)>,
@@ -113,6 +115,7 @@ impl Summary {
                         Waits::Nothing => {}
                         Waits::Streams { .. } => d.frees_waiting_on_streams += 1,
                         Waits::Graphs { .. } => d.frees_waiting_on_graphs += 1,
+                        Waits::Processes { .. } => d.frees_waiting_on_processes += 1,
                     }
                 }
                 MemoryEventKind::Segment => {
@@ -156,12 +159,13 @@ impl fmt::Display for Summary {
             writeln!(
                 f,
                 "  {} buffers handed out (largest {}), {} given back: {} waited for other streams' work, {} were \
-                 held by graphs",
+                 held by graphs, {} shared with other processes",
                 d.allocations,
                 bytes(d.largest_allocation),
                 d.frees,
                 d.frees_waiting_on_streams,
-                d.frees_waiting_on_graphs
+                d.frees_waiting_on_graphs,
+                d.frees_waiting_on_processes
             )?;
             for (asked, at) in &d.out_of_memory {
                 writeln!(f, "  out of memory at {} asking for {}", ms(*at), bytes(*asked))?;

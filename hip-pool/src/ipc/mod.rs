@@ -54,10 +54,10 @@ struct Share {
 /// Every share not finished yet.
 static SHARES: Mutex<Vec<Share>> = Mutex::new(Vec::new());
 
-/// The holders of shares: far above the capture ids HIP hands out.
+/// The holder of a new share.
 fn next_holder() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    (1 << 63) | NEXT.fetch_add(1, Ordering::Relaxed)
+    crate::uses::SHARE_HOLDS | NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The handle another process opens `buffer` by, with [`open`].

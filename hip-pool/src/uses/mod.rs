@@ -65,6 +65,10 @@ pub enum Access {
 /// The bytes of every use of a pool buffer: all of it.
 pub(crate) const WHOLE: Range<usize> = 0..usize::MAX;
 
+/// Holders from here up are shares with other processes (`ipc`), far
+/// above the capture ids HIP hands out.
+pub(crate) const SHARE_HOLDS: u64 = 1 << 63;
+
 /// Entries kept before completed ones are looked for and dropped.
 const PRUNE_ABOVE: usize = 16;
 
@@ -586,14 +590,19 @@ impl Uses {
     }
 
     /// What a buffer being given back waits for, for the memory history:
-    /// the first capture that holds it and how many do, else the stream
-    /// of its oldest use with a pending event and how many there are.
+    /// the first capture that holds it and how many do, else its shares
+    /// with other processes, else the stream of its oldest use with a
+    /// pending event and how many there are.
     pub fn waiting(&mut self) -> Waits {
         let Some(list) = self.boxed_mut() else { return Waits::Nothing };
         if list.holds.load(Ordering::Acquire) != 0 {
             let held = list.held.lock_unpoisoned();
-            if let Some(first) = held.holders.first() {
-                return Waits::Graphs { capture: *first, graphs: held.holders.len() };
+            let (shares, graphs): (Vec<u64>, Vec<u64>) = held.holders.iter().partition(|h| **h >= SHARE_HOLDS);
+            if let Some(first) = graphs.first() {
+                return Waits::Graphs { capture: *first, graphs: graphs.len() };
+            }
+            if !shares.is_empty() {
+                return Waits::Processes { shares: shares.len() };
             }
         }
         let uses = list.lock();
