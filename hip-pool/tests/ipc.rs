@@ -120,8 +120,10 @@ fn what_cannot_be_shared_or_opened_says_why() {
     let stream = Stream::new_on(device).unwrap();
     let empty = hip_pool::Buffer::empty(&stream);
     assert!(matches!(ipc::share(&empty), Err(hip_pool::PoolError::Ipc(_))));
-    let buffer = Pool::new(device, Strategy::Cached).unwrap().alloc(4096, &stream).unwrap();
+    let mut buffer = Pool::new(device, Strategy::Cached).unwrap().alloc(4096, &stream).unwrap();
     let handle = ipc::share(&buffer).unwrap();
+    let moved = buffer.set_stream(&Stream::new_on(device).unwrap()).unwrap_err();
+    assert!(moved.to_string().contains("shared with other processes"), "{moved}");
     let err = ipc::open(&handle, &stream).unwrap_err();
     assert!(err.to_string().contains("made by this process"), "{err}");
     assert!(IpcHandle::from_bytes(b"not a handle").is_err());

@@ -153,11 +153,19 @@ impl Buffer {
     /// # Errors
     /// [`PoolError::Hip`](crate::PoolError::Hip) with a
     /// [`HipError::DeviceMismatch`](hip_core::HipError::DeviceMismatch) when
-    /// `stream` is on another device; else with HIP's status of the ordering
-    /// (`hipEventRecord`, `hipStreamWaitEvent`). The own stream is then unchanged.
+    /// `stream` is on another device; [`PoolError::Ipc`](crate::PoolError::Ipc)
+    /// for a buffer shared with other processes; else with HIP's status of
+    /// the ordering (`hipEventRecord`, `hipStreamWaitEvent`). The own stream
+    /// is then unchanged.
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         stream.expect_device(self.device(), "Buffer::set_stream")?;
         let record = &mut **self.record;
+        if record.uses.held().is_some_and(|list| list.shared_with_processes()) {
+            return Err(crate::PoolError::Ipc(
+                "a buffer shared with other processes keeps its stream: the handle's event was recorded on it"
+                    .to_owned(),
+            ));
+        }
         if record.uses.held().is_some()
             || hip_core::capture::of(&record.stream)?.is_some()
             || hip_core::capture::of(stream)?.is_some()

@@ -195,6 +195,11 @@ impl UseList {
         }
     }
 
+    /// Whether another process holds the buffer (a share, `ipc`).
+    pub(crate) fn shared_with_processes(&self) -> bool {
+        self.held.lock_unpoisoned().holders.iter().any(|h| *h >= SHARE_HOLDS)
+    }
+
     /// Whether the buffer went while held: its release waits in the list.
     pub(crate) fn has_deferred(&self) -> bool {
         self.held.lock_unpoisoned().deferred.is_some()
