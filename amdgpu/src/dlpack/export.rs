@@ -1,6 +1,6 @@
 //! A [`DeviceArray`] made into a DLPack tensor.
 
-use super::{device_type, refused, DlPackElement, DlTensor};
+use super::{compact_strides, device_type, refused, DlPackElement, DlTensor};
 use crate::{DeviceArray, Result};
 use hip_core::{DeviceMismatch, Stream};
 use hip_pool::Access;
@@ -80,10 +80,7 @@ impl<T: DlPackElement> DeviceArray<T> {
         let ndim = i32::try_from(shape.len()).map_err(|_| refused(format!("{} dimensions", shape.len())))?;
         // Each extent is at most the length, which fits an i64.
         let shape: Vec<i64> = shape.iter().map(|d| i64::try_from(*d).unwrap_or(i64::MAX)).collect();
-        let mut strides = vec![1i64; shape.len()];
-        for i in (0..shape.len().saturating_sub(1)).rev() {
-            strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
-        }
+        let strides = compact_strides(&shape);
         let consumer = match consumer {
             Some(stream) if stream.id() != self.stream().id() => {
                 DeviceMismatch::check(

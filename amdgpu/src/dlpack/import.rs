@@ -1,6 +1,6 @@
 //! A DLPack tensor another framework made, taken as a [`DeviceArray`].
 
-use super::{device_type, refused, DlPackElement, DlTensor};
+use super::{compact_strides, device_type, refused, DlPackElement, DlTensor};
 use crate::{DeviceArray, DeviceSliceMut, Error, Result};
 use hip_core::Stream;
 use hip_sys::dlpack::DLPACK_MAJOR_VERSION;
@@ -39,13 +39,7 @@ impl Layout {
         }
         let strides = match strides {
             Some(strides) => strides.to_vec(),
-            None => {
-                let mut compact = vec![1i64; shape.len()];
-                for i in (0..shape.len().saturating_sub(1)).rev() {
-                    compact[i] = compact[i + 1].saturating_mul(shape[i + 1]);
-                }
-                compact
-            }
+            None => compact_strides(shape),
         };
         if elements == 0 {
             return Ok(Layout { strides, span: 0, lowest: 0 });
@@ -123,14 +117,12 @@ impl<T: DlPackElement> ImportedArray<T> {
     /// Whether the tensor is compact row-major, so that the array holds
     /// exactly its elements in order.
     pub fn is_contiguous(&self) -> bool {
-        let mut expected = 1i64;
-        for (extent, stride) in self.shape.iter().zip(&self.strides).rev() {
-            if *extent > 1 && *stride != expected {
-                return false;
-            }
-            expected = expected.saturating_mul(*extent);
-        }
-        true
+        let compact = compact_strides(&self.shape);
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .zip(compact)
+            .all(|((extent, stride), expected)| *extent <= 1 || *stride == expected)
     }
 
     /// Whether the producer marked the memory read-only.

@@ -60,6 +60,16 @@ fn device_type() -> DLDeviceType {
     }
 }
 
+/// The strides, in elements, of a compact row-major tensor of `shape`
+/// (saturating: a shape whose span overflows is refused where it is used).
+fn compact_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
+    }
+    strides
+}
+
 /// The facade's error for a tensor that cannot be made or taken.
 fn refused(problem: String) -> crate::Error {
     crate::Error::DlPack { problem }
