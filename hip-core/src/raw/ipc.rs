@@ -23,7 +23,8 @@ fn lazy_enable_peer_access() -> Result<u32> {
         return Ok(1);
     }
     // HIP's versions are major * 10^7 + minor * 10^5 + patch.
-    Ok(u32::from(super::runtime::version()? >= 60_000_000))
+    let major = u32::try_from(super::runtime::version()? / 10_000_000).unwrap_or(0);
+    Ok(hip_sys::shared::ipc::lazy_enable_peer_access(major))
 }
 
 /// `hipIpcGetMemHandle`: a handle for the allocation holding `ptr`, under

@@ -20,12 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The folder ledgers live in.
 fn folder() -> PathBuf {
-    let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() {
-        shm
-    } else {
-        std::env::temp_dir()
-    }
+    hip_sys::shared::ipc::shared_memory_folder()
 }
 
 /// The name a closing ledger has while the exporter looks inside.

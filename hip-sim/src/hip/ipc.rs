@@ -21,16 +21,10 @@ use crate::submit;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// `hipIpcMemLazyEnablePeerAccess`, the one flag `hipIpcOpenMemHandle`
-/// takes: 0 in HIP 5's headers, 1 from HIP 6.0 (clr's changelog: "The
-/// value of the flag hipIpcMemLazyEnablePeerAccess is changed to 0x01"),
-/// and clr accepts exactly that value.
+/// `hipIpcMemLazyEnablePeerAccess` of the simulated HIP version, the one
+/// flag `hipIpcOpenMemHandle` takes.
 fn lazy_enable_peer_access() -> u32 {
-    if sim().config.hip_major < 6 {
-        0
-    } else {
-        1
-    }
+    crate::shared::ipc::lazy_enable_peer_access(sim().config.hip_major)
 }
 
 /// The handle's bytes as `c_char`s.

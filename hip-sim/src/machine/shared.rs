@@ -8,11 +8,11 @@
 //! valid after the unlink, as a real importer's does after the exporter
 //! frees.
 
+use crate::shared::ipc::shared_memory_folder;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
-use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,23 +31,18 @@ unsafe impl Send for SharedFile {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for SharedFile {}
 
-/// The folder the files live in.
-fn folder() -> PathBuf {
-    let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() {
-        shm
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 impl SharedFile {
     /// A new zeroed file of `len` bytes named after `kind`, this process
     /// and a counter.
     pub fn create(kind: &str, len: usize) -> io::Result<SharedFile> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = format!("hip-sim-{kind}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let file = OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(folder().join(&name))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(shared_memory_folder().join(&name))?;
         file.set_len(len.max(1) as u64)?;
         Self::map(name, &file, len)
     }
@@ -58,7 +53,7 @@ impl SharedFile {
         if name.is_empty() || name.contains('/') {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a shared-memory name"));
         }
-        let file = OpenOptions::new().read(true).write(true).open(folder().join(name))?;
+        let file = OpenOptions::new().read(true).write(true).open(shared_memory_folder().join(name))?;
         if (file.metadata()?.len() as usize) < len {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "shorter than the handle says"));
         }
@@ -99,7 +94,7 @@ impl SharedFile {
     /// Remove the name: no process can open the file any more; the
     /// mappings stay.
     pub fn unlink(&self) {
-        let _ = std::fs::remove_file(folder().join(&self.name));
+        let _ = std::fs::remove_file(shared_memory_folder().join(&self.name));
     }
 }
 
