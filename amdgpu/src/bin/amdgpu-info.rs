@@ -17,6 +17,7 @@
 //! exits 1 if the file cannot be read or is not a history. All exit 2 on
 //! a bad argument.
 
+use amdgpu::sys::shared::json::string as json_string;
 use amdgpu::{Device, Error, Program, Target};
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -52,22 +53,6 @@ fn device_info(device: Device) -> Result<DeviceInfo, Error> {
 
 fn libraries() -> Vec<(String, bool)> {
     amdgpu::sys::Library::ALL.iter().map(|l| (l.to_string(), amdgpu::sys::available(*l))).collect()
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The runtime's version and the compiler: one line each.

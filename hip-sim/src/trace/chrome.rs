@@ -4,26 +4,8 @@
 
 use super::{began, flows, micros, streams, traced_ops, violations};
 use crate::roctx::{profile_events, ProfileKind};
-use std::fmt::Write as _;
 
-/// `text` as a JSON string.
-pub(super) fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+use crate::shared::json::string as json_string;
 
 /// The current (or last) trace as a Chrome trace: one process per device
 /// whose threads are its streams, each operation a complete event from
@@ -115,14 +97,4 @@ pub fn chrome_trace() -> String {
         "{{\"traceEvents\":[\n{}\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"hip-sim\",\"dropped_ops\":{dropped},\"dropped_annotations\":{dropped_annotations}}}}}\n",
         events.join(",\n")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::json_string;
-
-    #[test]
-    fn strings_are_escaped_for_json() {
-        assert_eq!(json_string("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\u0001""#);
-    }
 }
