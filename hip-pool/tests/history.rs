@@ -18,13 +18,20 @@ fn allocated_in_history(device: Device) -> usize {
     history::memory_over_time(&history::history(), device.ordinal()).last().map_or(0, |p| p.1)
 }
 
-#[test]
-fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
-    let _x = sim::exclusive();
+/// The simulator to this test alone, device 0 with a pool of its own, and
+/// the history cleared and recording.
+fn recording() -> (sim::Exclusive, Device, Pool) {
+    let exclusive = sim::exclusive();
     let device = Device::new(0).unwrap();
     let pool = Pool::new(device, Strategy::Cached).unwrap();
     history::clear_history();
     history::record_history(true);
+    (exclusive, device, pool)
+}
+
+#[test]
+fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
+    let (_x, device, pool) = recording();
     let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
     let sizes = [1000usize, 64 << 10, 3 << 20];
     let buffers: Vec<_> = sizes.iter().map(|&n| pool.alloc(n, &first).unwrap()).collect();
@@ -60,12 +67,8 @@ fn the_history_accounts_for_every_buffer_and_segment_the_pool_counts() {
 
 #[test]
 fn an_allocation_past_the_limit_marks_each_ladder_step_and_the_failure() {
-    let _x = sim::exclusive();
-    let device = Device::new(0).unwrap();
-    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let (_x, device, pool) = recording();
     pool.set_hard_limit(Limit::Bytes(1 << 20));
-    history::clear_history();
-    history::record_history(true);
     let stream = Stream::new_on(device).unwrap();
     assert!(pool.alloc(8 << 20, &stream).is_err(), "past the hard limit");
     history::record_history(false);
@@ -90,11 +93,7 @@ fn an_allocation_past_the_limit_marks_each_ladder_step_and_the_failure() {
 /// are the bytes of the live buffers.
 #[test]
 fn at_every_moment_the_history_accounts_for_every_byte_the_pool_holds() {
-    let _x = sim::exclusive();
-    let device = Device::new(0).unwrap();
-    let pool = Pool::new(device, Strategy::Cached).unwrap();
-    history::clear_history();
-    history::record_history(true);
+    let (_x, device, pool) = recording();
     let streams = [Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap()];
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move |below: usize| {
@@ -136,12 +135,8 @@ fn at_every_moment_the_history_accounts_for_every_byte_the_pool_holds() {
 /// capture, and one still used on another stream names that stream.
 #[test]
 fn a_held_block_names_what_it_waits_for() {
-    let _x = sim::exclusive();
-    let device = Device::new(0).unwrap();
-    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let (_x, device, pool) = recording();
     let stream = Stream::new_on(device).unwrap();
-    history::clear_history();
-    history::record_history(true);
     let used = pool.alloc(4096, &stream).unwrap();
     let (graph, ()) = stream
         .capture(hip_core::CaptureMode::Global, |s| {
@@ -166,12 +161,8 @@ fn a_held_block_names_what_it_waits_for() {
 /// the call that asked for it; off, none.
 #[test]
 fn a_backtrace_names_the_code_that_allocated() {
-    let _x = sim::exclusive();
-    let device = Device::new(0).unwrap();
-    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let (_x, device, pool) = recording();
     let stream = Stream::new_on(device).unwrap();
-    history::clear_history();
-    history::record_history(true);
     history::record_backtraces(true);
     drop(pool.alloc(4096, &stream).unwrap());
     history::record_backtraces(false);
@@ -201,11 +192,7 @@ fn off_nothing_is_recorded() {
 /// `pytorch.org/memory_viz` reads): skipped, saying so, without python3.
 #[test]
 fn the_snapshot_is_a_pytorch_memory_snapshot_that_python_reads() {
-    let _x = sim::exclusive();
-    let device = Device::new(0).unwrap();
-    let pool = Pool::new(device, Strategy::Cached).unwrap();
-    history::clear_history();
-    history::record_history(true);
+    let (_x, device, pool) = recording();
     let (first, second) = (Stream::new_on(device).unwrap(), Stream::new_on(device).unwrap());
     let kept = pool.alloc(3 << 20, &first).unwrap();
     let used = pool.alloc(1 << 16, &first).unwrap();

@@ -10,7 +10,8 @@ use amdgpu::ipc::{IpcEventHandle, IpcHandle};
 use amdgpu::prelude::*;
 use amdgpu::Event;
 use hip_sys::sim;
-use std::process::Command;
+
+mod common;
 
 const ROLE: &str = "AMDGPU_TESTS_IPC_ROLE";
 
@@ -45,16 +46,17 @@ fn an_array_and_an_event_cross_to_another_process() {
     array.copy_from_slice(&upload).unwrap();
     let handle = array.ipc_handle().unwrap();
     let done = Event::interprocess_on(stream.device()).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "an_array_and_an_event_cross_to_another_process", "--test-threads=1"])
-        .env(ROLE, "other")
-        .env("IPC_ARRAY", hex(&handle.to_bytes()))
-        .env("IPC_EVENT", hex(&done.ipc_handle().unwrap().0))
-        .env("AMDGPU_BACKEND", hip_sys::backend().to_string())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && text.contains("1 passed"), "the other process failed:\n{text}");
+    let (array_hex, event_hex) = (hex(&handle.to_bytes()), hex(&done.ipc_handle().unwrap().0));
+    let backend = hip_sys::backend().to_string();
+    common::rerun_this_test(
+        "an_array_and_an_event_cross_to_another_process",
+        &[
+            (ROLE, "other".as_ref()),
+            ("IPC_ARRAY", array_hex.as_ref()),
+            ("IPC_EVENT", event_hex.as_ref()),
+            ("AMDGPU_BACKEND", backend.as_ref()),
+        ],
+    );
     stream.wait(&done).unwrap();
     assert_eq!(array.to_vec().unwrap(), [2.5; 1024], "the other process's write, after its event");
     drop(array);

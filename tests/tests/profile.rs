@@ -8,6 +8,8 @@
 use amdgpu::profile;
 use hip_sys::sim::{self, ProfileKind};
 
+mod common;
+
 /// Run `f` on a fresh thread and return what it annotated: each event's
 /// kind and level, in order.
 fn annotations_of(f: impl FnOnce() + Send + 'static) -> Vec<(ProfileKind, i32)> {
@@ -340,14 +342,10 @@ fn amdgpu_trace_writes_the_trace_when_the_process_exits() {
     }
     let _x = sim::exclusive();
     let path = std::env::temp_dir().join(format!("amdgpu-trace-{}.json", std::process::id()));
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "amdgpu_trace_writes_the_trace_when_the_process_exits", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env("AMDGPU_TRACE", &path)
-        .env("AMDGPU_BACKEND", "sim")
-        .status()
-        .unwrap();
-    assert!(status.success(), "{status}");
+    common::rerun_this_test(
+        "amdgpu_trace_writes_the_trace_when_the_process_exits",
+        &[(CHILD, "1".as_ref()), ("AMDGPU_TRACE", path.as_ref()), ("AMDGPU_BACKEND", "sim".as_ref())],
+    );
     let text = std::fs::read_to_string(&path).expect("the trace was written at exit");
     let page = std::fs::read_to_string(path.with_extension("html")).expect("and the page beside it");
     let _ = (std::fs::remove_file(&path), std::fs::remove_file(path.with_extension("html")));
@@ -370,14 +368,10 @@ fn amdgpu_memory_history_writes_the_history_when_the_process_exits() {
     let _x = sim::exclusive();
     for extension in ["jsonl", "html", "pickle"] {
         let path = std::env::temp_dir().join(format!("amdgpu-memory-{}.{extension}", std::process::id()));
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "amdgpu_memory_history_writes_the_history_when_the_process_exits", "--test-threads=1"])
-            .env(CHILD, "1")
-            .env("AMDGPU_MEMORY_HISTORY", &path)
-            .env("AMDGPU_BACKEND", "sim")
-            .status()
-            .unwrap();
-        assert!(status.success(), "{status}");
+        common::rerun_this_test(
+            "amdgpu_memory_history_writes_the_history_when_the_process_exits",
+            &[(CHILD, "1".as_ref()), ("AMDGPU_MEMORY_HISTORY", path.as_ref()), ("AMDGPU_BACKEND", "sim".as_ref())],
+        );
         let bytes = std::fs::read(&path).expect("the history was written at exit");
         let _ = std::fs::remove_file(&path);
         match extension {

@@ -169,3 +169,17 @@ pub fn rerun_as_hip_5() {
     assert!(out.status.success(), "as HIP 5:\n{text}");
     assert!(text.contains("test result: ok"), "{text}");
 }
+
+/// Run the test `test` of this binary again, alone, as another process
+/// with `env` added, and assert that it passed; its output.
+pub fn rerun_this_test(test: &str, env: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", test, "--test-threads=1"]);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && text.contains("1 passed"), "{test} as another process failed:\n{text}");
+    out
+}
