@@ -1,7 +1,7 @@
 //! What both sides of IPC keep alike: the runtime (the simulator's) and
 //! its callers, and the processes that share memory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `hipIpcMemLazyEnablePeerAccess` on HIP `major`: 0 in HIP 5's headers,
 /// 1 from HIP 6.0 (clr's changelog: "The value of the flag
@@ -22,6 +22,33 @@ pub fn shared_memory_folder() -> PathBuf {
     }
 }
 
+/// Whether process `pid` still runs, as `/proc` tells. A pid reused by
+/// another process counts as running (what it holds is kept longer, never
+/// taken early), and so does every pid where there is no `/proc` to ask.
+pub fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+/// Remove what processes that are gone left in the shared-memory folder:
+/// each entry (a file or a folder) named `{prefix}{pid}-…` whose process no
+/// longer runs. A process that exits keeps its exports to the end, as a
+/// real one's IPC memory lives until it exits; this is how they go once it
+/// has. Entries of other users, or that vanish meanwhile, are left alone.
+pub fn sweep_orphans(prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(shared_memory_folder()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+        let Some(Ok(pid)) = rest.split('-').next().map(str::parse::<u32>) else { continue };
+        if process_alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -30,5 +57,26 @@ mod tests {
     fn the_flag_changed_value_with_hip_6() {
         assert_eq!([5, 6, 7].map(lazy_enable_peer_access), [0, 1, 1]);
         assert!(shared_memory_folder().is_dir());
+    }
+
+    #[test]
+    fn the_sweep_removes_only_what_gone_processes_left() {
+        // 4294967294 is above every pid Linux hands out.
+        let gone_file = shared_memory_folder().join("sweep-test-4294967294-0");
+        let gone_folder = shared_memory_folder().join("sweep-test-4294967294-1");
+        let mine = shared_memory_folder().join(format!("sweep-test-{}-2", std::process::id()));
+        let other_prefix = shared_memory_folder().join("sweep-other-4294967294-0");
+        std::fs::write(&gone_file, b"").unwrap();
+        std::fs::create_dir_all(gone_folder.join("an-entry")).unwrap();
+        std::fs::write(&mine, b"").unwrap();
+        std::fs::write(&other_prefix, b"").unwrap();
+        assert!(process_alive(std::process::id()));
+        assert!(!process_alive(4_294_967_294));
+        sweep_orphans("sweep-test-");
+        assert!(!gone_file.exists() && !gone_folder.exists(), "a gone process's entries go");
+        assert!(mine.exists(), "a living process's entry stays");
+        assert!(other_prefix.exists(), "another prefix is not looked at");
+        let _ = std::fs::remove_file(mine);
+        let _ = std::fs::remove_file(other_prefix);
     }
 }

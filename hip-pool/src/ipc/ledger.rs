@@ -18,31 +18,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The folder ledgers live in.
-fn folder() -> PathBuf {
-    hip_sys::shared::ipc::shared_memory_folder()
-}
+use hip_sys::shared::ipc::{process_alive, shared_memory_folder, sweep_orphans};
+
+/// The start of every ledger's name.
+const PREFIX: &str = "amdgpu-ipc-";
 
 /// The name a closing ledger has while the exporter looks inside.
 fn closing(path: &Path) -> PathBuf {
     path.with_extension("closing")
-}
-
-/// Whether process `pid` still runs (a pid reused by another process
-/// counts as running: the memory is then kept longer, never freed early).
-fn alive(pid: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-        // SAFETY: signal 0 only checks that the process exists.
-        let status = unsafe { libc::kill(pid, 0) };
-        status == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pid;
-        true
-    }
 }
 
 /// An exporter's ledger.
@@ -52,11 +35,13 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// A new, empty ledger.
+    /// A new, empty ledger. The ledgers of exporters that have exited (a
+    /// process keeps its shares to the end) are removed first.
     pub fn create() -> io::Result<Ledger> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("amdgpu-ipc-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let path = folder().join(name);
+        sweep_orphans(PREFIX);
+        let name = format!("{PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let path = shared_memory_folder().join(name);
         fs::create_dir(&path)?;
         Ok(Ledger { path })
     }
@@ -103,7 +88,7 @@ fn live_entries(dir: &Path) -> usize {
         let name = entry.file_name().to_string_lossy().into_owned();
         let pid = name.split('-').next().and_then(|p| p.parse::<u32>().ok());
         match pid {
-            Some(pid) if alive(pid) => live += 1,
+            Some(pid) if process_alive(pid) => live += 1,
             _ => {
                 let _ = fs::remove_file(entry.path());
             }
@@ -123,11 +108,11 @@ impl Entry {
     /// Join the ledger `name`: `Err` (not found) once the exporter has
     /// closed it, or for a name that is no ledger.
     pub fn join(name: &str) -> io::Result<Entry> {
-        if !name.starts_with("amdgpu-ipc-") || name.contains('/') || name.contains("..") {
+        if !name.starts_with(PREFIX) || name.contains('/') || name.contains("..") {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a ledger's name"));
         }
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let ledger = folder().join(name);
+        let ledger = shared_memory_folder().join(name);
         let file = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         fs::OpenOptions::new().write(true).create_new(true).open(ledger.join(&file))?;
         Ok(Entry { ledger, file })

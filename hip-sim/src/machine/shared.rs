@@ -6,9 +6,10 @@
 //! none) by the exporter, which unlinks it when the memory or event goes;
 //! an importer opens it by name while it exists, and its mapping stays
 //! valid after the unlink, as a real importer's does after the exporter
-//! frees.
+//! frees. A process that exits with exports unlinks nothing; the next
+//! process to create one removes the files of processes that are gone.
 
-use crate::shared::ipc::shared_memory_folder;
+use crate::shared::ipc::{shared_memory_folder, sweep_orphans};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
@@ -33,9 +34,11 @@ unsafe impl Sync for SharedFile {}
 
 impl SharedFile {
     /// A new zeroed file of `len` bytes named after `kind`, this process
-    /// and a counter.
+    /// and a counter. What processes that have exited left (they never
+    /// unlink what they still exported at exit) is removed first.
     pub fn create(kind: &str, len: usize) -> io::Result<SharedFile> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        sweep_orphans(&format!("hip-sim-{kind}-"));
         let name = format!("hip-sim-{kind}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let file = OpenOptions::new()
             .read(true)
