@@ -23,7 +23,7 @@
 //! flattened over x, y, z) handles element `i` when `i < n`, exactly as the
 //! usual `if (i < n)` guard of a GPU kernel.
 
-use super::place::{resolve, Place};
+use super::place::{reachable, resolve, Place};
 use crate::bindings::hip::hipError_t;
 use crate::machine::lock::lock;
 use crate::machine::memory::Allocation;
@@ -417,19 +417,31 @@ elem!(u32, U32);
 /// The device bytes of `count` elements at `ptr`; a GPU kernel touching
 /// anything else faults, hence `hipErrorIllegalAddress`. So does touching
 /// another device's memory without peer access, which is also recorded as
-/// a [`ViolationKind::PeerAccess`](super::ViolationKind::PeerAccess).
-fn device_place<T: DeviceValue>(ptr: usize, count: usize) -> Result<(Arc<Allocation>, usize), hipError_t> {
+/// a [`ViolationKind::PeerAccess`](super::ViolationKind::PeerAccess), and
+/// touching mapped virtual memory the kernel's device was given no access
+/// to (`write`: no write access), recorded as a
+/// [`ViolationKind::VirtualMemory`](super::ViolationKind::VirtualMemory)
+/// (peer access does not cover virtual memory: its access is its own).
+fn device_place<T: DeviceValue>(ptr: usize, count: usize, write: bool) -> Result<(Arc<Allocation>, usize), hipError_t> {
     let (allocation, offset) = match resolve(ptr, count * T::SIZE) {
         Ok(Place::Device(allocation, offset)) => (allocation, offset),
         _ => return Err(hipError_t::hipErrorIllegalAddress),
     };
-    let denied = RUNNING.with(|r| {
-        let running = r.borrow();
-        let launch = running.as_ref()?;
-        (!peer_access_enabled(launch.device, allocation.device))
-            .then(|| (launch.function, launch.thread.to_string(), launch.device))
-    });
-    if let Some((function, thread, device)) = denied {
+    let launch = RUNNING.with(|r| r.borrow().as_ref().map(|l| (l.function, l.thread.to_string(), l.device)));
+    let Some((function, thread, device)) = launch else { return Ok((allocation, offset)) };
+    if allocation.virtual_range {
+        let place = Place::Device(allocation.clone(), offset);
+        if !reachable(&place, count * T::SIZE, device, write) {
+            violations::record_virtual_memory(
+                function,
+                thread,
+                device,
+                "a kernel touched mapped memory its device was given no access to (hipMemSetAccess): a GPU page \
+                 fault",
+            );
+            return Err(hipError_t::hipErrorIllegalAddress);
+        }
+    } else if !peer_access_enabled(device, allocation.device) {
         violations::record_peer_access(function, thread, device, allocation.device);
         return Err(hipError_t::hipErrorIllegalAddress);
     }
@@ -440,7 +452,7 @@ fn read<T: DeviceValue>(ptr: usize, count: usize) -> Result<Vec<T>, hipError_t> 
     if count == 0 {
         return Ok(Vec::new());
     }
-    let (a, off) = device_place::<T>(ptr, count)?;
+    let (a, off) = device_place::<T>(ptr, count, false)?;
     let data = lock(&a.data);
     Ok(data[off..off + count * T::SIZE].chunks_exact(T::SIZE).map(T::read).collect())
 }
@@ -449,7 +461,7 @@ fn write<T: DeviceValue>(ptr: usize, values: &[T]) -> Result<(), hipError_t> {
     if values.is_empty() {
         return Ok(());
     }
-    let (a, off) = device_place::<T>(ptr, values.len())?;
+    let (a, off) = device_place::<T>(ptr, values.len(), true)?;
     let mut data = lock(&a.data);
     for (chunk, v) in data[off..off + values.len() * T::SIZE].chunks_exact_mut(T::SIZE).zip(values) {
         v.write(chunk);

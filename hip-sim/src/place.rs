@@ -12,6 +12,7 @@ use crate::machine::memory::Allocation;
 use crate::machine::pinned::pinned_containing;
 use crate::machine::races::{self, Access};
 use crate::machine::violations::AccessKind;
+use crate::machine::vmm::{self, Refusal};
 use std::sync::Arc;
 
 /// A resolved operand of a copy or fill.
@@ -68,7 +69,33 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
     if len > allocation.requested().saturating_sub(offset) {
         return Err(hipError_t::hipErrorInvalidValue);
     }
+    if allocation.virtual_range {
+        // Reserved addresses are memory only where something is mapped.
+        vmm::check(allocation.base, offset, len, None, false).map_err(|_| hipError_t::hipErrorInvalidValue)?;
+    }
     Ok(Place::Device(allocation, offset))
+}
+
+/// Whether `device` may touch `len` bytes at `place` (`write`: write
+/// them): always, but for mapped virtual memory, which a device reaches
+/// only with the access `hipMemSetAccess` gave it (a GPU page fault
+/// otherwise).
+pub(crate) fn reachable(place: &Place, len: usize, device: usize, write: bool) -> bool {
+    match place {
+        Place::Device(allocation, offset) if allocation.virtual_range => {
+            vmm::check(allocation.base, *offset, len, Some(device), write) != Err(Refusal::NoAccess)
+        }
+        _ => true,
+    }
+}
+
+/// Whether `address` lies in a device allocation that is no reserved
+/// range (`hipMalloc`'s, a pool's, an opened handle's).
+pub(crate) fn is_allocation(address: usize) -> bool {
+    device_of(address)
+        .and_then(|device| sim().device(device))
+        .and_then(|d| d.memory.find(address))
+        .is_some_and(|(allocation, _)| !allocation.virtual_range)
 }
 
 /// As [`resolve`], for a copy or fill through the API: a device range must
@@ -87,6 +114,17 @@ pub(crate) fn resolve_api(ptr: usize, len: usize) -> Result<Place, hipError_t> {
         }
         if !allocation.charged && graph_memory::unmapped(allocation.base) && !capture::any_underway() {
             return Err(hipError_t::hipErrorInvalidValue);
+        }
+        let device = crate::machine::thread::current_device();
+        if !reachable(&place, len, device, false) {
+            // The copy engine's kernel would fault on the GPU.
+            crate::machine::violations::record_virtual_memory(
+                "a copy or fill",
+                crate::machine::violations::thread_name(),
+                device,
+                "a copy or fill touched mapped memory the current device was given no access to (hipMemSetAccess)",
+            );
+            return Err(hipError_t::hipErrorIllegalAddress);
         }
     }
     Ok(place)

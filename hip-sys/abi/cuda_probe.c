@@ -45,6 +45,19 @@ int main(void) {
     OFFSET(struct cudaMemPoolProps, maxSize);
     OFFSET(struct cudaMemPoolProps, usage);
     OFFSET(struct cudaMemPoolProps, reserved);
+    SIZE(CUmemAllocationProp);
+    OFFSET(CUmemAllocationProp, type);
+    OFFSET(CUmemAllocationProp, requestedHandleTypes);
+    OFFSET(CUmemAllocationProp, location);
+    OFFSET(CUmemAllocationProp, win32HandleMetaData);
+    OFFSET(CUmemAllocationProp, allocFlags.compressionType);
+    OFFSET(CUmemAllocationProp, allocFlags.gpuDirectRDMACapable);
+    OFFSET(CUmemAllocationProp, allocFlags.usage);
+    OFFSET(CUmemAllocationProp, allocFlags.reserved);
+    SIZE(CUmemAccessDesc);
+    OFFSET(CUmemAccessDesc, location);
+    OFFSET(CUmemAccessDesc, flags);
+    SIZE(CUmemGenericAllocationHandle);
 
     /* Scalar types the backend declares as Rust integers. */
     SIZE(CUdevice);
@@ -98,6 +111,18 @@ int main(void) {
     VALUE(cudaHostRegisterMapped);
     VALUE(cudaHostRegisterIoMemory);
     VALUE(cudaHostRegisterReadOnly);
+    /* Virtual memory (vmm.rs): HIP's numbers pass through. */
+    VALUE(CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    VALUE(CU_MEM_ACCESS_FLAGS_PROT_READ);
+    VALUE(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    VALUE(CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    VALUE(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+    VALUE(CU_MEM_ALLOCATION_TYPE_PINNED);
+    VALUE(CU_MEM_LOCATION_TYPE_DEVICE);
+    VALUE(CU_MEM_HANDLE_TYPE_NONE);
+    VALUE(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    /* Device attributes only the driver names (attributes.rs: TO_DRIVER). */
+    VALUE(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
     SIZE(cudaHostFn_t);
 
     /* Device attributes (attributes.rs: TO_CUDA). */

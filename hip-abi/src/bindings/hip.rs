@@ -668,6 +668,42 @@ impl Default for hipMemLocation {
         }
     }
 }
+impl hipMemAccessFlags {
+    pub const hipMemAccessFlagsProtNone: hipMemAccessFlags = hipMemAccessFlags(0);
+    pub const hipMemAccessFlagsProtRead: hipMemAccessFlags = hipMemAccessFlags(1);
+    pub const hipMemAccessFlagsProtReadWrite: hipMemAccessFlags = hipMemAccessFlags(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemAccessFlags(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemAccessDesc {
+    pub location: hipMemLocation,
+    pub flags: hipMemAccessFlags,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of hipMemAccessDesc"][::core::mem::size_of::<hipMemAccessDesc>() - 12usize];
+    [
+        "Alignment of hipMemAccessDesc",
+    ][::core::mem::align_of::<hipMemAccessDesc>() - 4usize];
+    [
+        "Offset of field: hipMemAccessDesc::location",
+    ][::core::mem::offset_of!(hipMemAccessDesc, location) - 0usize];
+    [
+        "Offset of field: hipMemAccessDesc::flags",
+    ][::core::mem::offset_of!(hipMemAccessDesc, flags) - 8usize];
+};
+impl Default for hipMemAccessDesc {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 impl hipMemAllocationType {
     pub const hipMemAllocationTypeInvalid: hipMemAllocationType = hipMemAllocationType(
         0,
@@ -867,6 +903,92 @@ impl hipGraphInstantiateFlags {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct hipGraphInstantiateFlags(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemAllocationProp {
+    pub type_: hipMemAllocationType,
+    pub requestedHandleType: hipMemAllocationHandleType,
+    pub location: hipMemLocation,
+    pub win32HandleMetaData: *mut ::core::ffi::c_void,
+    pub allocFlags: hipMemAllocationProp__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemAllocationProp__bindgen_ty_1 {
+    pub compressionType: ::core::ffi::c_uchar,
+    pub gpuDirectRDMACapable: ::core::ffi::c_uchar,
+    pub usage: ::core::ffi::c_ushort,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of hipMemAllocationProp__bindgen_ty_1",
+    ][::core::mem::size_of::<hipMemAllocationProp__bindgen_ty_1>() - 4usize];
+    [
+        "Alignment of hipMemAllocationProp__bindgen_ty_1",
+    ][::core::mem::align_of::<hipMemAllocationProp__bindgen_ty_1>() - 2usize];
+    [
+        "Offset of field: hipMemAllocationProp__bindgen_ty_1::compressionType",
+    ][::core::mem::offset_of!(hipMemAllocationProp__bindgen_ty_1, compressionType)
+        - 0usize];
+    [
+        "Offset of field: hipMemAllocationProp__bindgen_ty_1::gpuDirectRDMACapable",
+    ][::core::mem::offset_of!(hipMemAllocationProp__bindgen_ty_1, gpuDirectRDMACapable)
+        - 1usize];
+    [
+        "Offset of field: hipMemAllocationProp__bindgen_ty_1::usage",
+    ][::core::mem::offset_of!(hipMemAllocationProp__bindgen_ty_1, usage) - 2usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of hipMemAllocationProp",
+    ][::core::mem::size_of::<hipMemAllocationProp>() - 32usize];
+    [
+        "Alignment of hipMemAllocationProp",
+    ][::core::mem::align_of::<hipMemAllocationProp>() - 8usize];
+    [
+        "Offset of field: hipMemAllocationProp::type_",
+    ][::core::mem::offset_of!(hipMemAllocationProp, type_) - 0usize];
+    [
+        "Offset of field: hipMemAllocationProp::requestedHandleType",
+    ][::core::mem::offset_of!(hipMemAllocationProp, requestedHandleType) - 4usize];
+    [
+        "Offset of field: hipMemAllocationProp::location",
+    ][::core::mem::offset_of!(hipMemAllocationProp, location) - 8usize];
+    [
+        "Offset of field: hipMemAllocationProp::win32HandleMetaData",
+    ][::core::mem::offset_of!(hipMemAllocationProp, win32HandleMetaData) - 16usize];
+    [
+        "Offset of field: hipMemAllocationProp::allocFlags",
+    ][::core::mem::offset_of!(hipMemAllocationProp, allocFlags) - 24usize];
+};
+impl Default for hipMemAllocationProp {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ihipMemGenericAllocationHandle {
+    _unused: [u8; 0],
+}
+pub type hipMemGenericAllocationHandle_t = *mut ihipMemGenericAllocationHandle;
+impl hipMemAllocationGranularity_flags {
+    pub const hipMemAllocationGranularityMinimum: hipMemAllocationGranularity_flags = hipMemAllocationGranularity_flags(
+        0,
+    );
+    pub const hipMemAllocationGranularityRecommended: hipMemAllocationGranularity_flags = hipMemAllocationGranularity_flags(
+        1,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemAllocationGranularity_flags(pub ::core::ffi::c_uint);
 /**The functions of `libamdhip64.so` that this project calls, as function pointers.
 
 Every backend fills this same struct: the amd backend with the symbols of `libamdhip64.so`, the others with Rust functions of the same C signature.*/
@@ -1097,6 +1219,85 @@ pub struct HipApi {
         pbase: *mut hipDeviceptr_t,
         psize: *mut usize,
         dptr: hipDeviceptr_t,
+    ) -> hipError_t,
+    ///`hipMemAddressReserve`
+    pub hipMemAddressReserve: unsafe extern "C" fn(
+        ptr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        alignment: usize,
+        addr: *mut ::core::ffi::c_void,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipMemAddressFree`
+    pub hipMemAddressFree: unsafe extern "C" fn(
+        devPtr: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> hipError_t,
+    ///`hipMemCreate`
+    pub hipMemCreate: unsafe extern "C" fn(
+        handle: *mut hipMemGenericAllocationHandle_t,
+        size: usize,
+        prop: *const hipMemAllocationProp,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipMemRelease`
+    pub hipMemRelease: unsafe extern "C" fn(
+        handle: hipMemGenericAllocationHandle_t,
+    ) -> hipError_t,
+    ///`hipMemMap`
+    pub hipMemMap: unsafe extern "C" fn(
+        ptr: *mut ::core::ffi::c_void,
+        size: usize,
+        offset: usize,
+        handle: hipMemGenericAllocationHandle_t,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipMemUnmap`
+    pub hipMemUnmap: unsafe extern "C" fn(
+        ptr: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> hipError_t,
+    ///`hipMemSetAccess`
+    pub hipMemSetAccess: unsafe extern "C" fn(
+        ptr: *mut ::core::ffi::c_void,
+        size: usize,
+        desc: *const hipMemAccessDesc,
+        count: usize,
+    ) -> hipError_t,
+    ///`hipMemGetAccess`
+    pub hipMemGetAccess: unsafe extern "C" fn(
+        flags: *mut ::core::ffi::c_ulonglong,
+        location: *const hipMemLocation,
+        ptr: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
+    ///`hipMemGetAllocationGranularity`
+    pub hipMemGetAllocationGranularity: unsafe extern "C" fn(
+        granularity: *mut usize,
+        prop: *const hipMemAllocationProp,
+        option: hipMemAllocationGranularity_flags,
+    ) -> hipError_t,
+    ///`hipMemGetAllocationPropertiesFromHandle`
+    pub hipMemGetAllocationPropertiesFromHandle: unsafe extern "C" fn(
+        prop: *mut hipMemAllocationProp,
+        handle: hipMemGenericAllocationHandle_t,
+    ) -> hipError_t,
+    ///`hipMemRetainAllocationHandle`
+    pub hipMemRetainAllocationHandle: unsafe extern "C" fn(
+        handle: *mut hipMemGenericAllocationHandle_t,
+        addr: *mut ::core::ffi::c_void,
+    ) -> hipError_t,
+    ///`hipMemExportToShareableHandle`
+    pub hipMemExportToShareableHandle: unsafe extern "C" fn(
+        shareableHandle: *mut ::core::ffi::c_void,
+        handle: hipMemGenericAllocationHandle_t,
+        handleType: hipMemAllocationHandleType,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> hipError_t,
+    ///`hipMemImportFromShareableHandle`
+    pub hipMemImportFromShareableHandle: unsafe extern "C" fn(
+        handle: *mut hipMemGenericAllocationHandle_t,
+        osHandle: *mut ::core::ffi::c_void,
+        shHandleType: hipMemAllocationHandleType,
     ) -> hipError_t,
     ///`hipMemcpy`
     pub hipMemcpy: unsafe extern "C" fn(
@@ -1415,6 +1616,19 @@ impl HipApi {
         "hipIpcGetEventHandle",
         "hipIpcOpenEventHandle",
         "hipMemGetAddressRange",
+        "hipMemAddressReserve",
+        "hipMemAddressFree",
+        "hipMemCreate",
+        "hipMemRelease",
+        "hipMemMap",
+        "hipMemUnmap",
+        "hipMemSetAccess",
+        "hipMemGetAccess",
+        "hipMemGetAllocationGranularity",
+        "hipMemGetAllocationPropertiesFromHandle",
+        "hipMemRetainAllocationHandle",
+        "hipMemExportToShareableHandle",
+        "hipMemImportFromShareableHandle",
         "hipMemcpy",
         "hipMemcpyAsync",
         "hipMemcpyPeer",
@@ -1914,6 +2128,137 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipMemGetAddressRange")?)
             },
+            hipMemAddressReserve: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        ptr: *mut *mut ::core::ffi::c_void,
+                        size: usize,
+                        alignment: usize,
+                        addr: *mut ::core::ffi::c_void,
+                        flags: ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipMemAddressReserve")?)
+            },
+            hipMemAddressFree: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        devPtr: *mut ::core::ffi::c_void,
+                        size: usize,
+                    ) -> hipError_t,
+                >(resolve("hipMemAddressFree")?)
+            },
+            hipMemCreate: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: *mut hipMemGenericAllocationHandle_t,
+                        size: usize,
+                        prop: *const hipMemAllocationProp,
+                        flags: ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipMemCreate")?)
+            },
+            hipMemRelease: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: hipMemGenericAllocationHandle_t,
+                    ) -> hipError_t,
+                >(resolve("hipMemRelease")?)
+            },
+            hipMemMap: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        ptr: *mut ::core::ffi::c_void,
+                        size: usize,
+                        offset: usize,
+                        handle: hipMemGenericAllocationHandle_t,
+                        flags: ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipMemMap")?)
+            },
+            hipMemUnmap: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        ptr: *mut ::core::ffi::c_void,
+                        size: usize,
+                    ) -> hipError_t,
+                >(resolve("hipMemUnmap")?)
+            },
+            hipMemSetAccess: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        ptr: *mut ::core::ffi::c_void,
+                        size: usize,
+                        desc: *const hipMemAccessDesc,
+                        count: usize,
+                    ) -> hipError_t,
+                >(resolve("hipMemSetAccess")?)
+            },
+            hipMemGetAccess: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        flags: *mut ::core::ffi::c_ulonglong,
+                        location: *const hipMemLocation,
+                        ptr: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipMemGetAccess")?)
+            },
+            hipMemGetAllocationGranularity: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        granularity: *mut usize,
+                        prop: *const hipMemAllocationProp,
+                        option: hipMemAllocationGranularity_flags,
+                    ) -> hipError_t,
+                >(resolve("hipMemGetAllocationGranularity")?)
+            },
+            hipMemGetAllocationPropertiesFromHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        prop: *mut hipMemAllocationProp,
+                        handle: hipMemGenericAllocationHandle_t,
+                    ) -> hipError_t,
+                >(resolve("hipMemGetAllocationPropertiesFromHandle")?)
+            },
+            hipMemRetainAllocationHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: *mut hipMemGenericAllocationHandle_t,
+                        addr: *mut ::core::ffi::c_void,
+                    ) -> hipError_t,
+                >(resolve("hipMemRetainAllocationHandle")?)
+            },
+            hipMemExportToShareableHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        shareableHandle: *mut ::core::ffi::c_void,
+                        handle: hipMemGenericAllocationHandle_t,
+                        handleType: hipMemAllocationHandleType,
+                        flags: ::core::ffi::c_ulonglong,
+                    ) -> hipError_t,
+                >(resolve("hipMemExportToShareableHandle")?)
+            },
+            hipMemImportFromShareableHandle: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        handle: *mut hipMemGenericAllocationHandle_t,
+                        osHandle: *mut ::core::ffi::c_void,
+                        shHandleType: hipMemAllocationHandleType,
+                    ) -> hipError_t,
+                >(resolve("hipMemImportFromShareableHandle")?)
+            },
             hipMemcpy: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -2354,7 +2699,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 102usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 115usize)
     }
 }
 impl hipError_t {

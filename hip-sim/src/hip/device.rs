@@ -225,6 +225,9 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         | A::hipDeviceAttributeGlobalL1CacheSupported
         | A::hipDeviceAttributeLocalL1CacheSupported => 1,
         A::hipDeviceAttributeAsyncEngineCount => 2,
+        // clr up to 6.0 (HIP 6's strictest minor) has no virtual memory on
+        // Linux; 7 has it on every device.
+        A::hipDeviceAttributeVirtualMemoryManagementSupported => i32::from(super::vmm::supported()),
         // Not modelled: 0, "not supported".
         A::hipDeviceAttributeIntegrated
         | A::hipDeviceAttributeEccEnabled
@@ -241,7 +244,6 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         | A::hipDeviceAttributeCanUseHostPointerForRegisteredMem
         | A::hipDeviceAttributeHostNativeAtomicSupported
         | A::hipDeviceAttributeComputePreemptionSupported
-        | A::hipDeviceAttributeVirtualMemoryManagementSupported
         | A::hipDeviceAttributeCanUseStreamWaitValue
         | A::hipDeviceAttributeCooperativeLaunch
         | A::hipDeviceAttributeCooperativeMultiDeviceLaunch

@@ -418,6 +418,7 @@ pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hip
                 current_device: current_device(),
                 thread: violations::thread_name(),
                 race: None,
+                detail: None,
             });
         }
         // The queued replay holds its nodes: it still runs.

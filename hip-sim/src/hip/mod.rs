@@ -18,5 +18,6 @@ mod pools;
 mod registered;
 mod streams;
 mod table;
+mod vmm;
 
 pub(crate) use table::SIM_API;

@@ -3,7 +3,9 @@
 
 #![allow(non_snake_case)]
 
-use super::{copies, device, errors, events, graphs, host_funcs, ipc, memory, modules, pools, registered, streams};
+use super::{
+    copies, device, errors, events, graphs, host_funcs, ipc, memory, modules, pools, registered, streams, vmm,
+};
 use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented by the simulator.
@@ -64,6 +66,19 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipIpcGetEventHandle: ipc::hipIpcGetEventHandle,
     hipIpcOpenEventHandle: ipc::hipIpcOpenEventHandle,
     hipMemGetAddressRange: memory::hipMemGetAddressRange,
+    hipMemAddressReserve: vmm::hipMemAddressReserve,
+    hipMemAddressFree: vmm::hipMemAddressFree,
+    hipMemCreate: vmm::hipMemCreate,
+    hipMemRelease: vmm::hipMemRelease,
+    hipMemMap: vmm::hipMemMap,
+    hipMemUnmap: vmm::hipMemUnmap,
+    hipMemSetAccess: vmm::hipMemSetAccess,
+    hipMemGetAccess: vmm::hipMemGetAccess,
+    hipMemGetAllocationGranularity: vmm::hipMemGetAllocationGranularity,
+    hipMemGetAllocationPropertiesFromHandle: vmm::hipMemGetAllocationPropertiesFromHandle,
+    hipMemRetainAllocationHandle: vmm::hipMemRetainAllocationHandle,
+    hipMemExportToShareableHandle: vmm::hipMemExportToShareableHandle,
+    hipMemImportFromShareableHandle: vmm::hipMemImportFromShareableHandle,
     hipMemcpy: copies::hipMemcpy,
     hipMemcpyAsync: copies::hipMemcpyAsync,
     hipMemcpyPeer: copies::hipMemcpyPeer,

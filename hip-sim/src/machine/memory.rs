@@ -2,6 +2,7 @@
 
 use super::addresses::{BASE, DEVICE_SPAN};
 use super::lock::lock;
+use super::pages::Mirror;
 use super::races::RaceLog;
 use super::shared::SharedFile;
 use crate::bindings::hip::hipError_t;
@@ -77,6 +78,10 @@ pub(crate) struct Allocation {
     /// `hipIpcOpenMemHandle` (closed with `hipIpcCloseMemHandle`, never
     /// freed).
     pub imported: bool,
+    /// A reserved range of virtual addresses (`hipMemAddressReserve`):
+    /// its bytes are what is mapped there, each access checked by
+    /// `machine::vmm` (freed with `hipMemAddressFree`, never `hipFree`).
+    pub virtual_range: bool,
     /// Which operations on which streams touched it (the race detector).
     pub races: Arc<RaceLog>,
 }
@@ -88,6 +93,8 @@ pub(crate) enum Bytes {
     Owned(Vec<u8>),
     /// `len` bytes from the start of a file other processes map too.
     Shared(Arc<SharedFile>, usize),
+    /// A reserved range's mirror, where physical allocations are mapped.
+    Mirror(Arc<Mirror>),
 }
 
 impl std::ops::Deref for Bytes {
@@ -102,6 +109,14 @@ impl std::ops::Deref for Bytes {
             // accesses (IPC events), as on a GPU; an unordered write is a
             // race of that program.
             Bytes::Shared(file, len) => unsafe { std::slice::from_raw_parts(file.ptr(), *len) },
+            // SAFETY: the mirror maps all its bytes for as long as it
+            // lives (held here), zero pages where nothing is mapped; what
+            // is mapped there changes only under the allocation's lock,
+            // held by whoever holds this `Bytes`. Another mapping of the
+            // same physical memory is reached under its own reservation's
+            // lock: the simulated program orders those accesses (unordered
+            // ones race on a GPU too).
+            Bytes::Mirror(mirror) => unsafe { std::slice::from_raw_parts(mirror.ptr(), mirror.len()) },
         }
     }
 }
@@ -113,6 +128,8 @@ impl std::ops::DerefMut for Bytes {
             // SAFETY: as in `deref`; this process's accesses to the bytes
             // all go through the allocation's lock, held for this borrow.
             Bytes::Shared(file, len) => unsafe { std::slice::from_raw_parts_mut(file.ptr(), *len) },
+            // SAFETY: as in `deref`, under the allocation's lock.
+            Bytes::Mirror(mirror) => unsafe { std::slice::from_raw_parts_mut(mirror.ptr(), mirror.len()) },
         }
     }
 }
@@ -121,6 +138,16 @@ impl Allocation {
     pub fn requested(&self) -> usize {
         self.requested.load(Ordering::Relaxed)
     }
+}
+
+/// What an allocation's bytes are.
+enum Kind {
+    /// Its own zeroed bytes.
+    Own,
+    /// Another process's exported bytes.
+    Imported(Bytes),
+    /// A reserved range (aligned to the first value) over a mirror.
+    Virtual(usize, Bytes),
 }
 
 struct MemoryState {
@@ -200,14 +227,39 @@ impl DeviceMemory {
     /// in this device's range, charging nothing (its exporter's device
     /// holds it).
     pub fn adopt(&self, size: usize, bytes: Bytes) -> Result<Arc<Allocation>, hipError_t> {
-        self.place(size, false, Some(bytes))
+        self.place(size, false, Kind::Imported(bytes))
+    }
+
+    /// Reserve `size` bytes of addresses aligned to `align` (a power of
+    /// two, at least [`ALIGN`]) but, on purpose, to no more than that,
+    /// whose bytes are `mirror`'s, charging nothing.
+    pub fn reserve_virtual(&self, size: usize, align: usize, mirror: Bytes) -> Result<Arc<Allocation>, hipError_t> {
+        self.place(size, false, Kind::Virtual(align, mirror))
+    }
+
+    /// Charge (`add`) or stop charging a physical allocation of `size`
+    /// bytes made with no address (`hipMemCreate`), as an allocation of
+    /// that size is charged; `hipErrorOutOfMemory` beyond capacity.
+    pub fn charge_physical(&self, size: usize, add: bool) -> Result<(), hipError_t> {
+        let mut state = lock(&self.state);
+        let charge = state.charge.with(size, add).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        if add && charge.bytes() > self.capacity {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
+        state.charge = charge;
+        Ok(())
     }
 
     fn take(&self, size: usize, charged: bool) -> Result<Arc<Allocation>, hipError_t> {
-        self.place(size, charged, None)
+        self.place(size, charged, Kind::Own)
     }
 
-    fn place(&self, size: usize, charged: bool, bytes: Option<Bytes>) -> Result<Arc<Allocation>, hipError_t> {
+    fn place(&self, size: usize, charged: bool, kind: Kind) -> Result<Arc<Allocation>, hipError_t> {
+        let align = match kind {
+            Kind::Virtual(align, _) => align.max(ALIGN),
+            _ => ALIGN,
+        };
         let rounded = round_up(size, ALIGN).ok_or(hipError_t::hipErrorOutOfMemory)?;
         let mut state = lock(&self.state);
         let charge = if charged {
@@ -220,27 +272,37 @@ impl DeviceMemory {
         }
         let start = BASE + self.ordinal * DEVICE_SPAN;
         let end = start + DEVICE_SPAN;
-        if rounded + ALIGN > end - state.next {
+        // Room to align the start (and to step off a larger alignment).
+        let slack = if align > ALIGN { 2 * align } else { 0 };
+        let need = rounded.checked_add(ALIGN + slack).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        if need > end - state.next {
             // The range is spent (a terabyte allocated over the process's
             // life): start again at the bottom, in the first gap that fits.
             // Freed addresses are reused only then, so a stale pointer is
             // almost always detected.
             let mut cursor = start;
             for (&base, allocation) in &state.live {
-                if base.saturating_sub(cursor) >= rounded + ALIGN {
+                if base.saturating_sub(cursor) >= need {
                     break;
                 }
                 cursor = base + allocation.size + ALIGN;
             }
-            if rounded + ALIGN > end - cursor {
+            if need > end - cursor {
                 return Err(hipError_t::hipErrorOutOfMemory);
             }
             state.next = cursor;
         }
-        let base = state.next;
+        let mut base = round_up(state.next, align).ok_or(hipError_t::hipErrorOutOfMemory)?;
+        if align > ALIGN && base % (align * 2) == 0 {
+            // Aligned to `align` and to nothing larger.
+            base += align;
+        }
+        if rounded + ALIGN > end.saturating_sub(base) {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
         self.ever.store(true, std::sync::atomic::Ordering::Relaxed);
         // Leave a gap after each block so off-by-one accesses hit no allocation.
-        state.next += rounded + ALIGN;
+        state.next = base + rounded + ALIGN;
         state.charge = charge;
         let allocation = Arc::new(Allocation {
             base,
@@ -248,8 +310,12 @@ impl DeviceMemory {
             requested: AtomicUsize::new(size),
             device: self.ordinal,
             charged,
-            imported: bytes.is_some(),
-            data: Mutex::new(bytes.unwrap_or_else(|| Bytes::Owned(vec![0u8; rounded]))),
+            imported: matches!(kind, Kind::Imported(_)),
+            virtual_range: matches!(kind, Kind::Virtual(..)),
+            data: Mutex::new(match kind {
+                Kind::Own => Bytes::Owned(vec![0u8; rounded]),
+                Kind::Imported(bytes) | Kind::Virtual(_, bytes) => bytes,
+            }),
             races: RaceLog::new(base, Some(self.ordinal)),
         });
         state.live.insert(base, allocation.clone());

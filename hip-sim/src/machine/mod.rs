@@ -22,13 +22,17 @@ pub(crate) mod races;
 pub(crate) mod thread;
 pub(crate) mod violations;
 
-// Memory: device memory, pinned host memory, stream-ordered pools, and
-// the memory graphs allocate.
+// Memory: device memory, pinned host memory, stream-ordered pools, the
+// memory graphs allocate, and virtual memory (reserved addresses,
+// physical allocations and the mappings between them, over host pages
+// the simulator maps itself).
 pub(crate) mod graph_memory;
 pub(crate) mod memory;
+pub(crate) mod pages;
 pub(crate) mod pinned;
 pub(crate) mod pool;
 pub(crate) mod shared;
+pub(crate) mod vmm;
 
 // Work: stream queues, events, stream capture and the graphs it builds.
 pub(crate) mod capture;

@@ -359,6 +359,7 @@ fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: 
                 current_device: stamp.device,
                 thread: reporter.thread.clone(),
                 race: Some(race),
+                detail: None,
             });
         }
     }

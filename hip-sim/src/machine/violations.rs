@@ -33,6 +33,12 @@ pub enum ViolationKind {
     /// synchronization holds back the launches the peers need, and a GPU
     /// deadlocks (NCCL issue 48).
     CollectiveDeadlock,
+    /// A virtual-memory call that clr would crash on, or answer success
+    /// for having done nothing (an address no reservation holds, a
+    /// mapping over another, a stale handle), or a kernel touching mapped
+    /// memory its device was given no access to (a GPU page fault).
+    /// [`Violation::detail`] says which.
+    VirtualMemory,
 }
 
 /// One violation: a context violation, a peer access or a stream race; see
@@ -54,6 +60,9 @@ pub struct Violation {
     /// For [`ViolationKind::StreamRace`]: both operations, their streams
     /// and the bytes; `None` for the other kinds.
     pub race: Option<StreamRace>,
+    /// For [`ViolationKind::VirtualMemory`]: what was wrong and what clr
+    /// does with it; `None` for the other kinds.
+    pub detail: Option<&'static str>,
 }
 
 impl std::fmt::Display for Violation {
@@ -81,6 +90,13 @@ impl std::fmt::Display for Violation {
                  made their call: on a GPU this deadlocks (the synchronization holds back the peers' launches); \
                  post every rank's call first (one group), or free after the collective",
                 self.thread, self.function, self.object_device
+            );
+        }
+        if let (ViolationKind::VirtualMemory, Some(detail)) = (self.kind, self.detail) {
+            return write!(
+                f,
+                "{} from thread {} on device {}: {detail}",
+                self.function, self.thread, self.current_device
             );
         }
         if self.kind == ViolationKind::GraphExecInUse {
@@ -216,6 +232,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
             current_device: current,
             thread: name,
             race: None,
+            detail: None,
         });
     }
 }
@@ -237,6 +254,22 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
         current_device: device,
         thread,
         race: None,
+        detail: None,
+    });
+}
+
+/// Record that `function`, called from `thread` on `device`, broke a
+/// virtual-memory rule: `detail`.
+pub(crate) fn record_virtual_memory(function: &'static str, thread: String, device: usize, detail: &'static str) {
+    log::error!("hip simulator: {function} on device {device}: {detail}");
+    push(Violation {
+        kind: ViolationKind::VirtualMemory,
+        function,
+        object_device: device,
+        current_device: device,
+        thread,
+        race: None,
+        detail: Some(detail),
     });
 }
 
@@ -256,5 +289,6 @@ pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) 
         current_device: current_device(),
         thread: thread_name(),
         race: None,
+        detail: None,
     });
 }

@@ -14,10 +14,13 @@ use std::collections::HashMap;
 use std::ffi::c_int;
 use std::mem::{offset_of, size_of};
 
-use super::attributes::{source, Source, REMOVED_IN_CUDA_13, TO_CUDA};
-use super::types::{CudaMemLocation, CudaMemPoolProps, CudaPointerAttributes};
+use super::attributes::{source, Source, REMOVED_IN_CUDA_13, TO_CUDA, TO_DRIVER};
+use super::types::{CuMemAccessDesc, CuMemAllocationProp, CudaMemLocation, CudaMemPoolProps, CudaPointerAttributes};
 use super::{CuDevice, CuDevicePtr, CuResult, CudaError};
-use crate::bindings::hip::{hipMemAllocationHandleType, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr};
+use crate::bindings::hip::{
+    hipMemAccessDesc, hipMemAccessFlags, hipMemAllocationGranularity_flags, hipMemAllocationHandleType,
+    hipMemAllocationProp, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr,
+};
 
 /// Each probed CUDA version: its `CUDA_VERSION` and the probe's output.
 const VERSIONS: &[(i64, &str)] =
@@ -87,6 +90,48 @@ fn struct_layouts_match_every_cuda_version() {
         assert_eq!(as_i64(size_of::<CudaMemLocation>()), fact(&f, v, &format!("sizeof({ml})")), "CUDA {v}");
         assert_eq!(as_i64(offset_of!(CudaMemLocation, type_)), fact(&f, v, &format!("offsetof({ml}.type)")));
         assert_eq!(as_i64(offset_of!(CudaMemLocation, id)), fact(&f, v, &format!("offsetof({ml}.id)")));
+
+        // CUDA's allocation properties: ours, and HIP's at the same offsets
+        // (HIP's padding where CUDA has `reserved`).
+        let ap = "CUmemAllocationProp";
+        assert_eq!(as_i64(size_of::<CuMemAllocationProp>()), fact(&f, v, &format!("sizeof({ap})")), "CUDA {v}");
+        assert_eq!(as_i64(size_of::<hipMemAllocationProp>()), fact(&f, v, &format!("sizeof({ap})")), "HIP's");
+        for (field, ours, hips) in [
+            ("type", offset_of!(CuMemAllocationProp, type_), offset_of!(hipMemAllocationProp, type_)),
+            (
+                "requestedHandleTypes",
+                offset_of!(CuMemAllocationProp, requested_handle_types),
+                offset_of!(hipMemAllocationProp, requestedHandleType),
+            ),
+            ("location", offset_of!(CuMemAllocationProp, location), offset_of!(hipMemAllocationProp, location)),
+            (
+                "win32HandleMetaData",
+                offset_of!(CuMemAllocationProp, win32_handle_meta_data),
+                offset_of!(hipMemAllocationProp, win32HandleMetaData),
+            ),
+            (
+                "allocFlags.compressionType",
+                offset_of!(CuMemAllocationProp, compression_type),
+                offset_of!(hipMemAllocationProp, allocFlags),
+            ),
+            (
+                "allocFlags.usage",
+                offset_of!(CuMemAllocationProp, usage),
+                offset_of!(hipMemAllocationProp, allocFlags) + 2,
+            ),
+            ("allocFlags.reserved", offset_of!(CuMemAllocationProp, reserved), 28),
+        ] {
+            let theirs = fact(&f, v, &format!("offsetof({ap}.{field})"));
+            assert_eq!((as_i64(ours), as_i64(hips)), (theirs, theirs), "CUDA {v}: {ap}.{field}");
+        }
+        // An access descriptor: ours is CUDA's, and HIP's is CUDA's.
+        let ad = "CUmemAccessDesc";
+        for size in [size_of::<CuMemAccessDesc>(), size_of::<hipMemAccessDesc>()] {
+            assert_eq!(as_i64(size), fact(&f, v, &format!("sizeof({ad})")), "CUDA {v}");
+        }
+        assert_eq!(as_i64(offset_of!(CuMemAccessDesc, flags)), fact(&f, v, &format!("offsetof({ad}.flags)")));
+        assert_eq!(as_i64(offset_of!(hipMemAccessDesc, flags)), fact(&f, v, &format!("offsetof({ad}.flags)")));
+        assert_eq!(fact(&f, v, "sizeof(CUmemGenericAllocationHandle)"), 8, "HIP's handle is a pointer");
     }
 }
 
@@ -156,6 +201,25 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaHostRegisterIoMemory", 4),
         ("cudaHostRegisterReadOnly", 8),
         ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::bindings::hip::hipHostFn_t>())),
+        // Virtual memory's numbers, which `vmm.rs` passes through.
+        ("CU_MEM_ACCESS_FLAGS_PROT_NONE", hipMemAccessFlags::hipMemAccessFlagsProtNone.0.into()),
+        ("CU_MEM_ACCESS_FLAGS_PROT_READ", hipMemAccessFlags::hipMemAccessFlagsProtRead.0.into()),
+        ("CU_MEM_ACCESS_FLAGS_PROT_READWRITE", hipMemAccessFlags::hipMemAccessFlagsProtReadWrite.0.into()),
+        (
+            "CU_MEM_ALLOC_GRANULARITY_MINIMUM",
+            hipMemAllocationGranularity_flags::hipMemAllocationGranularityMinimum.0.into(),
+        ),
+        (
+            "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED",
+            hipMemAllocationGranularity_flags::hipMemAllocationGranularityRecommended.0.into(),
+        ),
+        ("CU_MEM_ALLOCATION_TYPE_PINNED", hipMemAllocationType::hipMemAllocationTypePinned.0.into()),
+        ("CU_MEM_LOCATION_TYPE_DEVICE", hipMemLocationType::hipMemLocationTypeDevice.0.into()),
+        ("CU_MEM_HANDLE_TYPE_NONE", hipMemAllocationHandleType::hipMemHandleTypeNone.0.into()),
+        (
+            "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR",
+            hipMemAllocationHandleType::hipMemHandleTypePosixFileDescriptor.0.into(),
+        ),
     ];
     for (v, f) in each_version() {
         for (name, ours) in pairs {
@@ -178,6 +242,16 @@ fn every_mapped_attribute_has_its_number_in_every_cuda_version() {
                 (None, Source::Unmapped) => assert!(REMOVED_IN_CUDA_13.contains(hip), "{hip:?}"),
                 (n, s) => panic!("CUDA {v}: {hip:?} ({cuda_name}) is {n:?} in the headers, {s:?} in the backend"),
             }
+        }
+    }
+}
+
+#[test]
+fn every_driver_attribute_has_its_number_in_every_cuda_version() {
+    for (v, f) in each_version() {
+        for (hip, name, number) in TO_DRIVER {
+            assert_eq!(fact(&f, v, name), i64::from(*number), "CUDA {v}: {name}");
+            assert_eq!(source(*hip, 13000), Source::Driver(*number), "{hip:?}");
         }
     }
 }

@@ -37,6 +37,9 @@ pub(crate) enum Source {
     Cuda(c_int),
     /// `cuDeviceTotalMem`, clamped to `i32::MAX`.
     TotalGlobalMem,
+    /// `cuDeviceGetAttribute` with this `CUdevice_attribute` (one the
+    /// runtime's `cudaDeviceAttr` does not name).
+    Driver(c_int),
     /// No CUDA counterpart (in this CUDA version): `hipErrorInvalidValue`.
     Unmapped,
 }
@@ -129,6 +132,14 @@ pub(crate) const REMOVED_IN_CUDA_13: &[A] = &[A::hipDeviceAttributeCooperativeMu
 /// the attributes of [`REMOVED_IN_CUDA_13`].
 const CUDA_13: c_int = 13000;
 
+/// HIP attributes that only the driver's `CUdevice_attribute` names, with
+/// its name and value.
+pub(crate) const TO_DRIVER: &[(A, &str, c_int)] = &[(
+    A::hipDeviceAttributeVirtualMemoryManagementSupported,
+    "CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
+    102,
+)];
+
 /// Where `attribute` comes from on NVIDIA with the CUDA runtime of version
 /// `runtime` (`cudaRuntimeGetVersion`'s number).
 pub(crate) fn source(attribute: A, runtime: c_int) -> Source {
@@ -137,6 +148,9 @@ pub(crate) fn source(attribute: A, runtime: c_int) -> Source {
     }
     if runtime >= CUDA_13 && REMOVED_IN_CUDA_13.contains(&attribute) {
         return Source::Unmapped;
+    }
+    if let Some((.., driver)) = TO_DRIVER.iter().find(|(a, ..)| *a == attribute) {
+        return Source::Driver(*driver);
     }
     TO_CUDA.iter().find(|(a, ..)| *a == attribute).map_or(Source::Unmapped, |(.., c)| Source::Cuda(*c))
 }
@@ -164,6 +178,15 @@ pub(super) unsafe extern "C" fn hipDeviceGetAttribute(pi: *mut c_int, attr: A, d
                 // SAFETY: `pi` is non-null and valid for a write (above).
                 unsafe { pi.write(clamp_to_int(bytes)) };
                 Ok(())
+            }
+            Source::Driver(attribute) => {
+                ensure_init(f)?;
+                let mut dev: CuDevice = 0;
+                // SAFETY: `dev` is a valid out-pointer.
+                cu(unsafe { (f.drv.cuDeviceGet)(&mut dev, device) })?;
+                // SAFETY: `pi` is non-null and valid for a write (above);
+                // `dev` a device.
+                cu(unsafe { (f.drv.cuDeviceGetAttribute)(pi, attribute, dev) })
             }
             Source::Unmapped => {
                 // A bad device is still hipErrorInvalidDevice.
@@ -216,7 +239,6 @@ mod tests {
             A::hipDeviceAttributeUuid,
             A::hipDeviceAttributeLuid,
             A::hipDeviceAttributeMaxTexture2DLayered,
-            A::hipDeviceAttributeVirtualMemoryManagementSupported,
             A::hipDeviceAttributeGcnArch,
             A::hipDeviceAttributeIsLargeBar,
             A::hipDeviceAttributeFineGrainSupport,
@@ -225,6 +247,7 @@ mod tests {
             assert_eq!(source(hip, 13000), Source::Unmapped, "{hip:?}");
         }
         assert_eq!(source(A::hipDeviceAttributeTotalGlobalMem, 13000), Source::TotalGlobalMem);
+        assert_eq!(source(A::hipDeviceAttributeVirtualMemoryManagementSupported, 13000), Source::Driver(102));
     }
 
     #[test]

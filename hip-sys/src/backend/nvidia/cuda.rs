@@ -1,7 +1,8 @@
 //! The CUDA table: the runtime and driver functions this backend calls,
 //! resolved once when it loads, and where the process keeps them.
 
-use super::{types, CuDevice, CuDevicePtr, CuResult, CudaError, Handle};
+use super::types::{self, CuMemAccessDesc, CuMemAllocationProp, CudaMemLocation};
+use super::{CuDevice, CuDevicePtr, CuResult, CudaError, Handle};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
@@ -179,6 +180,8 @@ fn_table! {
         cuDeviceGet = "cuDeviceGet": fn(*mut CuDevice, c_int) -> CuResult;
         /// `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)`
         cuDeviceGetName = "cuDeviceGetName": fn(*mut c_char, c_int, CuDevice) -> CuResult;
+        /// `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)`
+        cuDeviceGetAttribute = "cuDeviceGetAttribute": fn(*mut c_int, c_int, CuDevice) -> CuResult;
         /// `CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)` (`cuDeviceTotalMem_v2`)
         cuDeviceTotalMem = "cuDeviceTotalMem_v2": fn(*mut usize, CuDevice) -> CuResult;
         /// `CUresult cuCtxGetCurrent(CUcontext *pctx)`
@@ -224,6 +227,44 @@ fn_table! {
         cuStreamGetCaptureInfo = "cuStreamGetCaptureInfo_v2": fn(
             Handle, *mut c_int, *mut u64, *mut Handle, *mut *const Handle, *mut usize,
         ) -> CuResult;
+        /// `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+        /// CUdeviceptr addr, unsigned long long flags)`
+        cuMemAddressReserve = "cuMemAddressReserve": fn(*mut CuDevicePtr, usize, usize, CuDevicePtr, u64) -> CuResult;
+        /// `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)`
+        cuMemAddressFree = "cuMemAddressFree": fn(CuDevicePtr, usize) -> CuResult;
+        /// `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+        /// const CUmemAllocationProp *prop, unsigned long long flags)`
+        cuMemCreate = "cuMemCreate": fn(*mut u64, usize, *const CuMemAllocationProp, u64) -> CuResult;
+        /// `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)`
+        cuMemRelease = "cuMemRelease": fn(u64) -> CuResult;
+        /// `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+        /// CUmemGenericAllocationHandle handle, unsigned long long flags)`
+        cuMemMap = "cuMemMap": fn(CuDevicePtr, usize, usize, u64, u64) -> CuResult;
+        /// `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)`
+        cuMemUnmap = "cuMemUnmap": fn(CuDevicePtr, usize) -> CuResult;
+        /// `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+        /// size_t count)`
+        cuMemSetAccess = "cuMemSetAccess": fn(CuDevicePtr, usize, *const CuMemAccessDesc, usize) -> CuResult;
+        /// `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location,
+        /// CUdeviceptr ptr)`
+        cuMemGetAccess = "cuMemGetAccess": fn(*mut u64, *const CudaMemLocation, CuDevicePtr) -> CuResult;
+        /// `CUresult cuMemGetAllocationGranularity(size_t *granularity,
+        /// const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)`
+        cuMemGetAllocationGranularity = "cuMemGetAllocationGranularity":
+            fn(*mut usize, *const CuMemAllocationProp, c_int) -> CuResult;
+        /// `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+        /// CUmemGenericAllocationHandle handle)`
+        cuMemGetAllocationPropertiesFromHandle = "cuMemGetAllocationPropertiesFromHandle":
+            fn(*mut CuMemAllocationProp, u64) -> CuResult;
+        /// `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)`
+        cuMemRetainAllocationHandle = "cuMemRetainAllocationHandle": fn(*mut u64, *mut c_void) -> CuResult;
+        /// `CUresult cuMemExportToShareableHandle(void *shareableHandle,
+        /// CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType,
+        /// unsigned long long flags)`
+        cuMemExportToShareableHandle = "cuMemExportToShareableHandle": fn(*mut c_void, u64, c_int, u64) -> CuResult;
+        /// `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+        /// void *osHandle, CUmemAllocationHandleType shHandleType)`
+        cuMemImportFromShareableHandle = "cuMemImportFromShareableHandle": fn(*mut u64, *mut c_void, c_int) -> CuResult;
     }
 }
 

@@ -74,7 +74,8 @@ mod cuda;
 mod types;
 
 // HIP's runtime over it: errors, a current context for driver calls,
-// streams and events as handles, attributes, graphs, calls on a handle.
+// streams and events as handles, attributes, graphs, calls on a handle,
+// virtual memory.
 mod attributes;
 mod call;
 mod driver;
@@ -82,6 +83,7 @@ mod errors;
 mod graphs;
 mod hip;
 pub(crate) mod objects;
+mod vmm;
 
 // The HIP table that holds those entry points, the loader that hands it
 // out, and the provider of the library tables.

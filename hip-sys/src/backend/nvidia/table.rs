@@ -1,6 +1,6 @@
 //! The HIP table: every [`HipApi`] entry, a Rust function over CUDA.
 
-use super::{attributes, driver, errors, graphs, hip};
+use super::{attributes, driver, errors, graphs, hip, vmm};
 use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented over CUDA.
@@ -61,6 +61,19 @@ pub(crate) static NVIDIA_API: HipApi = HipApi {
     hipIpcGetEventHandle: hip::hipIpcGetEventHandle,
     hipIpcOpenEventHandle: hip::hipIpcOpenEventHandle,
     hipMemGetAddressRange: driver::hipMemGetAddressRange,
+    hipMemAddressReserve: vmm::hipMemAddressReserve,
+    hipMemAddressFree: vmm::hipMemAddressFree,
+    hipMemCreate: vmm::hipMemCreate,
+    hipMemRelease: vmm::hipMemRelease,
+    hipMemMap: vmm::hipMemMap,
+    hipMemUnmap: vmm::hipMemUnmap,
+    hipMemSetAccess: vmm::hipMemSetAccess,
+    hipMemGetAccess: vmm::hipMemGetAccess,
+    hipMemGetAllocationGranularity: vmm::hipMemGetAllocationGranularity,
+    hipMemGetAllocationPropertiesFromHandle: vmm::hipMemGetAllocationPropertiesFromHandle,
+    hipMemRetainAllocationHandle: vmm::hipMemRetainAllocationHandle,
+    hipMemExportToShareableHandle: vmm::hipMemExportToShareableHandle,
+    hipMemImportFromShareableHandle: vmm::hipMemImportFromShareableHandle,
     hipMemcpy: hip::hipMemcpy,
     hipMemcpyAsync: hip::hipMemcpyAsync,
     hipMemcpyPeer: hip::hipMemcpyPeer,

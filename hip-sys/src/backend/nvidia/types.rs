@@ -8,7 +8,11 @@
 
 use std::ffi::{c_int, c_long, c_uint, c_void};
 
-use crate::bindings::hip::{hipMemPoolProps, hipMemcpyKind, hipMemoryType};
+use crate::bindings::hip::{
+    hipMemAccessDesc, hipMemAccessFlags, hipMemAllocationHandleType, hipMemAllocationProp,
+    hipMemAllocationProp__bindgen_ty_1, hipMemAllocationType, hipMemLocation, hipMemLocationType, hipMemPoolProps,
+    hipMemcpyKind, hipMemoryType,
+};
 
 /// `struct cudaPointerAttributes` as CUDA 13 declares it (`driver_types.h`):
 /// 88 bytes, ending in `long reserved[8]`.
@@ -84,6 +88,11 @@ const _: () = {
     assert!(std::mem::offset_of!(CudaMemPoolProps, usage) == 32);
     assert!(std::mem::offset_of!(CudaMemPoolProps, reserved) == 34);
     assert!(std::mem::size_of::<CudaMemLocation>() == 8);
+    assert!(std::mem::size_of::<CuMemAllocationProp>() == 32);
+    assert!(std::mem::offset_of!(CuMemAllocationProp, location) == 8);
+    assert!(std::mem::offset_of!(CuMemAllocationProp, win32_handle_meta_data) == 16);
+    assert!(std::mem::offset_of!(CuMemAllocationProp, compression_type) == 24);
+    assert!(std::mem::size_of::<CuMemAccessDesc>() == 12);
     assert!(std::mem::size_of::<CudaPointerAttributes>() == 88);
     assert!(std::mem::offset_of!(CudaPointerAttributes, device) == 4);
     assert!(std::mem::offset_of!(CudaPointerAttributes, device_pointer) == 8);
@@ -104,6 +113,97 @@ pub(crate) fn pool_props_to_cuda(props: &hipMemPoolProps) -> CudaMemPoolProps {
         max_size: 0,
         usage: 0,
         reserved: [0; 54],
+    }
+}
+
+/// `CUmemAllocationProp` (`cuda.h`, CUDA 12 and 13): 32 bytes, HIP's
+/// `hipMemAllocationProp` with CUDA's `reserved[4]` where HIP has padding.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CuMemAllocationProp {
+    /// `CUmemAllocationType type`.
+    pub(crate) type_: c_int,
+    /// `CUmemAllocationHandleType requestedHandleTypes`.
+    pub(crate) requested_handle_types: c_int,
+    /// `CUmemLocation location`.
+    pub(crate) location: CudaMemLocation,
+    /// `void *win32HandleMetaData`.
+    pub(crate) win32_handle_meta_data: *mut c_void,
+    /// `allocFlags.compressionType`.
+    pub(crate) compression_type: u8,
+    /// `allocFlags.gpuDirectRDMACapable`.
+    pub(crate) gpu_direct_rdma_capable: u8,
+    /// `allocFlags.usage`.
+    pub(crate) usage: u16,
+    /// `allocFlags.reserved[4]`, must be zero.
+    pub(crate) reserved: [u8; 4],
+}
+
+impl Default for CuMemAllocationProp {
+    fn default() -> Self {
+        CuMemAllocationProp {
+            type_: 0,
+            requested_handle_types: 0,
+            location: CudaMemLocation { type_: 0, id: 0 },
+            win32_handle_meta_data: std::ptr::null_mut(),
+            compression_type: 0,
+            gpu_direct_rdma_capable: 0,
+            usage: 0,
+            reserved: [0; 4],
+        }
+    }
+}
+
+impl CuMemAllocationProp {
+    /// HIP's properties (the same numbers: allocation, location and handle
+    /// types pass through).
+    pub(crate) fn from_hip(prop: &hipMemAllocationProp) -> Self {
+        CuMemAllocationProp {
+            type_: prop.type_.0 as c_int,
+            requested_handle_types: prop.requestedHandleType.0 as c_int,
+            location: CudaMemLocation { type_: prop.location.type_.0 as c_int, id: prop.location.id },
+            win32_handle_meta_data: prop.win32HandleMetaData,
+            compression_type: prop.allocFlags.compressionType,
+            gpu_direct_rdma_capable: prop.allocFlags.gpuDirectRDMACapable,
+            usage: prop.allocFlags.usage,
+            reserved: [0; 4],
+        }
+    }
+
+    /// These properties as HIP's.
+    pub(crate) fn to_hip(self) -> hipMemAllocationProp {
+        hipMemAllocationProp {
+            type_: hipMemAllocationType(self.type_ as c_uint),
+            requestedHandleType: hipMemAllocationHandleType(self.requested_handle_types as c_uint),
+            location: hipMemLocation { type_: hipMemLocationType(self.location.type_ as c_uint), id: self.location.id },
+            win32HandleMetaData: self.win32_handle_meta_data,
+            allocFlags: hipMemAllocationProp__bindgen_ty_1 {
+                compressionType: self.compression_type,
+                gpuDirectRDMACapable: self.gpu_direct_rdma_capable,
+                usage: self.usage,
+            },
+        }
+    }
+}
+
+/// `CUmemAccessDesc` (`cuda.h`): 12 bytes, HIP's `hipMemAccessDesc`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CuMemAccessDesc {
+    /// `CUmemLocation location`.
+    pub(crate) location: CudaMemLocation,
+    /// `CUmemAccess_flags flags`.
+    pub(crate) flags: c_int,
+}
+
+impl CuMemAccessDesc {
+    /// HIP's descriptor (the same numbers).
+    pub(crate) fn from_hip(desc: &hipMemAccessDesc) -> Self {
+        let hipMemAccessFlags(flags) = desc.flags;
+        CuMemAccessDesc {
+            location: CudaMemLocation { type_: desc.location.type_.0 as c_int, id: desc.location.id },
+            flags: flags as c_int,
+        }
     }
 }
 
