@@ -148,6 +148,27 @@
 //!   the one that freed it) and by any other only while
 //!   `hipMemPoolReuseAllowOpportunistic` is 1; a synchronization adds no
 //!   safe stream.
+//! - **Virtual memory** (`hipMemAddressReserve`, `hipMemCreate`,
+//!   `hipMemMap`, `hipMemSetAccess`, …): none on HIP 5 and 6, which the
+//!   simulator models by clr 6.0 (the attribute is 0, a reservation is a
+//!   null address, a mapping maps nothing); on HIP 7, clr 7.2's rules: the
+//!   4 KiB page as granularity for both options, sizes of whole 2 KiB and
+//!   pages, alignment never passed on (a reservation is aligned to the
+//!   page and, on purpose, to nothing larger), a mapping with no access
+//!   until `hipMemSetAccess` (whose size must equal the mappings' sizes
+//!   summed in the order they were mapped: clr 7.2's check), unmaps of
+//!   whole mappings only, map and unmap on the null stream of the
+//!   device, waited for (an unmap is a free to the race detector: work
+//!   of a non-blocking stream still using the memory races with it),
+//!   physical memory charged to its device until released and unmapped,
+//!   sharing by a descriptor passed by value. Chunks mapped one after
+//!   another are one range; two mappings of one allocation are one
+//!   memory. A kernel or copy touching mapped memory its device has no
+//!   access to faults (`hipErrorIllegalAddress`) and is recorded as a
+//!   [`ViolationKind::VirtualMemory`] violation, as is every call clr
+//!   would crash on or answer success for having done nothing (a range
+//!   outside every reservation, a mapping over a mapping, a stale handle).
+//!   Host-located physical memory is `hipErrorNotSupported`.
 //! - **Attributes and names**: `hipDeviceGetAttribute` answers only what
 //!   clr's switch answers in the version (its default branch is
 //!   `hipErrorInvalidValue`; 64, 86, 10001, 10003 and 10004, `Unused1..5`
@@ -173,6 +194,7 @@
 //! | `hipMemcpyDeviceToDeviceNoCU` | `InvalidMemcpyDirection` | `InvalidMemcpyDirection` (added in 6.2) | accepted |
 //! | setting `ReservedMemHigh` | `InvalidValue` (5.7.x/6.0.x fall-through) | `InvalidValue` | 0 resets it |
 //! | `PciDomainID`, `StreamPrioritiesSupported`, `TotalGlobalMem` | `InvalidValue` | answered | answered |
+//! | virtual memory (`VirtualMemoryManagementSupported`) | none (0) | none (0; 6.0) | clr 7.2's (1) |
 //!
 //! In every version a block of more than 1024 threads, more shared memory
 //! than the device has, or `gridDim.x` above 2147483647 is

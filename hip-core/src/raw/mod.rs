@@ -73,6 +73,7 @@ pub mod profile;
 pub(crate) mod rtc;
 pub mod runtime;
 pub mod stream;
+pub mod vmm;
 
 pub(crate) use current::{bind, bound, expect, ready};
 pub use current::{hip_current_device, on_device, run_on};
