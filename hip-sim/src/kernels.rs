@@ -441,7 +441,7 @@ fn device_place<T: DeviceValue>(ptr: usize, count: usize, write: bool) -> Result
             );
             return Err(hipError_t::hipErrorIllegalAddress);
         }
-    } else if !peer_access_enabled(device, allocation.device) {
+    } else if !allocation.managed && !peer_access_enabled(device, allocation.device) {
         violations::record_peer_access(function, thread, device, allocation.device);
         return Err(hipError_t::hipErrorIllegalAddress);
     }

@@ -169,6 +169,20 @@
 //!   would crash on or answer success for having done nothing (a range
 //!   outside every reservation, a mapping over a mapping, a stale handle).
 //!   Host-located physical memory is `hipErrorNotSupported`.
+//! - **Managed memory** (`hipMallocManaged`, `hipMemPrefetchAsync`,
+//!   `hipMemAdvise`, `hipMemRangeGetAttribute`) as on a machine with
+//!   heterogeneous memory management and no XNACK (`ManagedMemory` and
+//!   `ConcurrentManagedAccess` 1, `PageableMemoryAccess` 0): page-aligned
+//!   host memory at a real host address, which the host reads and writes
+//!   directly and kernels and copies of every device reach with no peer
+//!   access; clr's checks and codes (0 bytes or flags other than
+//!   `hipMemAttachGlobal`/`Host`, ranges past the allocation's end, a
+//!   device checked before the pointer for advice other than read-mostly,
+//!   plain host memory that cannot be prefetched to a device); the last
+//!   prefetch location (set when the stream gets there), preferred
+//!   location, read-mostly, accessed-by and coherency mode remembered per
+//!   allocation; `hipPointerGetAttributes` says managed; `hipFree` waits
+//!   for its device.
 //! - **Attributes and names**: `hipDeviceGetAttribute` answers only what
 //!   clr's switch answers in the version (its default branch is
 //!   `hipErrorInvalidValue`; 64, 86, 10001, 10003 and 10004, `Unused1..5`
@@ -279,7 +293,7 @@
 //! `hipDeviceReset` beyond synchronizing, HIP calls made from inside a
 //! host function (HIP forbids them; the simulator runs them), graphs
 //! built node by node (`hipGraphAdd*Node`) rather than captured,
-//! managed memory, textures, the `extra` launch argument
+//! page migration (managed memory is one memory everywhere), textures, the `extra` launch argument
 //! (`hipErrorNotSupported`), real GPU timing (events measure the
 //! simulator's own host time), the minors within a HIP major (see above),
 //! the reuse attributes other than opportunistic reuse, and the

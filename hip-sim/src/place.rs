@@ -57,6 +57,13 @@ pub(crate) fn resolve(ptr: usize, len: usize) -> Result<Place, hipError_t> {
         return Err(hipError_t::hipErrorInvalidValue);
     }
     let Some(device) = device_of(ptr) else {
+        if let Some((managed, offset)) = crate::machine::managed::containing(ptr) {
+            // Managed memory: a host address every device reaches.
+            if len > managed.allocation.requested().saturating_sub(offset) {
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
+            return Ok(Place::Device(managed.allocation.clone(), offset));
+        }
         if let Some((base, host)) = pinned_containing(ptr) {
             if len > host.size - (ptr - base) {
                 return Err(hipError_t::hipErrorInvalidValue);

@@ -63,6 +63,7 @@ fn virtual_memory_violations(thread: &str) -> Vec<sim::Violation> {
 
 #[test]
 fn the_attribute_and_the_granularity_say_whether_virtual_memory_works() {
+    let _x = sim::exclusive();
     let supported = attribute(hipDeviceAttribute_t::hipDeviceAttributeVirtualMemoryManagementSupported, 0);
     assert_eq!(supported, Ok(i32::from(works())));
     let mut granularity = usize::MAX;
@@ -96,10 +97,12 @@ fn the_attribute_and_the_granularity_say_whether_virtual_memory_works() {
 
 #[test]
 fn before_hip_7_a_reservation_is_null_and_a_mapping_maps_nothing() {
+    // Under the lock: a test that faults on purpose leaves every call
+    // failing until it resets the fault.
+    let _x = sim::exclusive();
     if works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-old", || {
         let mut ptr = std::ptr::dangling_mut::<c_void>();
         ok!((api().hipMemAddressReserve)(&mut ptr, 2 * PAGE, 0, null_mut(), 0));
@@ -137,10 +140,10 @@ fn before_hip_7_a_reservation_is_null_and_a_mapping_maps_nothing() {
 /// 7.2's size check accepts), and a copy and a kernel across the seam.
 #[test]
 fn chunks_mapped_one_after_another_are_one_range() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-seam", || {
         let (chunk, total) = (4 * PAGE, 8 * PAGE);
         let base = reserve(total);
@@ -179,10 +182,10 @@ fn chunks_mapped_one_after_another_are_one_range() {
 
 #[test]
 fn a_mapping_has_no_access_until_it_is_set_and_read_access_does_not_write() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-access", || {
         let base = reserve(4 * PAGE);
         let handle = create(4 * PAGE);
@@ -218,10 +221,10 @@ fn a_mapping_has_no_access_until_it_is_set_and_read_access_does_not_write() {
 /// for the whole range it is not.
 #[test]
 fn set_access_sums_the_mappings_in_map_order() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-sum", || {
         let base = reserve(6 * PAGE);
         let (small, large) = (create(2 * PAGE), create(4 * PAGE));
@@ -240,10 +243,10 @@ fn set_access_sums_the_mappings_in_map_order() {
 
 #[test]
 fn clr_7_rules_for_reserving_creating_mapping_and_unmapping() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-rules", || {
         let api = api();
         let mut ptr = null_mut();
@@ -303,10 +306,10 @@ fn clr_7_rules_for_reserving_creating_mapping_and_unmapping() {
 
 #[test]
 fn physical_memory_is_charged_to_its_device_until_the_last_mapping_goes() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-charge", || {
         let before = sim::used_bytes(0);
         let size = 4 << 20;
@@ -325,10 +328,10 @@ fn physical_memory_is_charged_to_its_device_until_the_last_mapping_goes() {
 
 #[test]
 fn a_descriptor_shares_physical_memory_and_properties_come_back() {
+    let _x = sim::exclusive();
     if !works() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-share", || {
         let api = api();
         let mut shareable = prop(0);
@@ -386,10 +389,10 @@ fn a_descriptor_shares_physical_memory_and_properties_come_back() {
 /// non-blocking stream's queued work still uses is a use after free.
 #[test]
 fn unmapping_under_unordered_work_is_a_reported_use_after_free() {
+    let _x = sim::exclusive();
     if !works() || !sim::race_check_enabled() {
         return;
     }
-    let _x = sim::exclusive();
     on_thread("vmm-race", || {
         let base = reserve(4 * PAGE);
         let handle = create(4 * PAGE);

@@ -116,6 +116,11 @@ const HIP_FUNCTIONS: &[&str] = &[
     "hipMemRetainAllocationHandle",
     "hipMemExportToShareableHandle",
     "hipMemImportFromShareableHandle",
+    // managed memory
+    "hipMallocManaged",
+    "hipMemPrefetchAsync",
+    "hipMemAdvise",
+    "hipMemRangeGetAttribute",
     "hipMemcpy",
     "hipMemcpyAsync",
     "hipMemcpyPeer",

@@ -620,6 +620,39 @@ pub struct ihipEvent_t {
     _unused: [u8; 0],
 }
 pub type hipEvent_t = *mut ihipEvent_t;
+impl hipMemoryAdvise {
+    pub const hipMemAdviseSetReadMostly: hipMemoryAdvise = hipMemoryAdvise(1);
+    pub const hipMemAdviseUnsetReadMostly: hipMemoryAdvise = hipMemoryAdvise(2);
+    pub const hipMemAdviseSetPreferredLocation: hipMemoryAdvise = hipMemoryAdvise(3);
+    pub const hipMemAdviseUnsetPreferredLocation: hipMemoryAdvise = hipMemoryAdvise(4);
+    pub const hipMemAdviseSetAccessedBy: hipMemoryAdvise = hipMemoryAdvise(5);
+    pub const hipMemAdviseUnsetAccessedBy: hipMemoryAdvise = hipMemoryAdvise(6);
+    pub const hipMemAdviseSetCoarseGrain: hipMemoryAdvise = hipMemoryAdvise(100);
+    pub const hipMemAdviseUnsetCoarseGrain: hipMemoryAdvise = hipMemoryAdvise(101);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemoryAdvise(pub ::core::ffi::c_uint);
+impl hipMemRangeAttribute {
+    pub const hipMemRangeAttributeReadMostly: hipMemRangeAttribute = hipMemRangeAttribute(
+        1,
+    );
+    pub const hipMemRangeAttributePreferredLocation: hipMemRangeAttribute = hipMemRangeAttribute(
+        2,
+    );
+    pub const hipMemRangeAttributeAccessedBy: hipMemRangeAttribute = hipMemRangeAttribute(
+        3,
+    );
+    pub const hipMemRangeAttributeLastPrefetchLocation: hipMemRangeAttribute = hipMemRangeAttribute(
+        4,
+    );
+    pub const hipMemRangeAttributeCoherencyMode: hipMemRangeAttribute = hipMemRangeAttribute(
+        100,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct hipMemRangeAttribute(pub ::core::ffi::c_uint);
 impl hipMemPoolAttr {
     pub const hipMemPoolReuseFollowEventDependencies: hipMemPoolAttr = hipMemPoolAttr(1);
     pub const hipMemPoolReuseAllowOpportunistic: hipMemPoolAttr = hipMemPoolAttr(2);
@@ -1299,6 +1332,34 @@ pub struct HipApi {
         osHandle: *mut ::core::ffi::c_void,
         shHandleType: hipMemAllocationHandleType,
     ) -> hipError_t,
+    ///`hipMallocManaged`
+    pub hipMallocManaged: unsafe extern "C" fn(
+        dev_ptr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        flags: ::core::ffi::c_uint,
+    ) -> hipError_t,
+    ///`hipMemPrefetchAsync`
+    pub hipMemPrefetchAsync: unsafe extern "C" fn(
+        dev_ptr: *const ::core::ffi::c_void,
+        count: usize,
+        device: ::core::ffi::c_int,
+        stream: hipStream_t,
+    ) -> hipError_t,
+    ///`hipMemAdvise`
+    pub hipMemAdvise: unsafe extern "C" fn(
+        dev_ptr: *const ::core::ffi::c_void,
+        count: usize,
+        advice: hipMemoryAdvise,
+        device: ::core::ffi::c_int,
+    ) -> hipError_t,
+    ///`hipMemRangeGetAttribute`
+    pub hipMemRangeGetAttribute: unsafe extern "C" fn(
+        data: *mut ::core::ffi::c_void,
+        data_size: usize,
+        attribute: hipMemRangeAttribute,
+        dev_ptr: *const ::core::ffi::c_void,
+        count: usize,
+    ) -> hipError_t,
     ///`hipMemcpy`
     pub hipMemcpy: unsafe extern "C" fn(
         dst: *mut ::core::ffi::c_void,
@@ -1629,6 +1690,10 @@ impl HipApi {
         "hipMemRetainAllocationHandle",
         "hipMemExportToShareableHandle",
         "hipMemImportFromShareableHandle",
+        "hipMallocManaged",
+        "hipMemPrefetchAsync",
+        "hipMemAdvise",
+        "hipMemRangeGetAttribute",
         "hipMemcpy",
         "hipMemcpyAsync",
         "hipMemcpyPeer",
@@ -2259,6 +2324,50 @@ impl HipApi {
                     ) -> hipError_t,
                 >(resolve("hipMemImportFromShareableHandle")?)
             },
+            hipMallocManaged: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        dev_ptr: *mut *mut ::core::ffi::c_void,
+                        size: usize,
+                        flags: ::core::ffi::c_uint,
+                    ) -> hipError_t,
+                >(resolve("hipMallocManaged")?)
+            },
+            hipMemPrefetchAsync: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        dev_ptr: *const ::core::ffi::c_void,
+                        count: usize,
+                        device: ::core::ffi::c_int,
+                        stream: hipStream_t,
+                    ) -> hipError_t,
+                >(resolve("hipMemPrefetchAsync")?)
+            },
+            hipMemAdvise: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        dev_ptr: *const ::core::ffi::c_void,
+                        count: usize,
+                        advice: hipMemoryAdvise,
+                        device: ::core::ffi::c_int,
+                    ) -> hipError_t,
+                >(resolve("hipMemAdvise")?)
+            },
+            hipMemRangeGetAttribute: unsafe {
+                ::core::mem::transmute::<
+                    *const ::core::ffi::c_void,
+                    unsafe extern "C" fn(
+                        data: *mut ::core::ffi::c_void,
+                        data_size: usize,
+                        attribute: hipMemRangeAttribute,
+                        dev_ptr: *const ::core::ffi::c_void,
+                        count: usize,
+                    ) -> hipError_t,
+                >(resolve("hipMemRangeGetAttribute")?)
+            },
             hipMemcpy: unsafe {
                 ::core::mem::transmute::<
                     *const ::core::ffi::c_void,
@@ -2699,7 +2808,7 @@ impl HipApi {
 }
 impl ::core::fmt::Debug for HipApi {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 115usize)
+        write!(f, "{} {{ {} functions }}", stringify!(HipApi), 119usize)
     }
 }
 impl hipError_t {

@@ -65,6 +65,7 @@ pub mod graph;
 pub mod host;
 pub mod ipc;
 pub(crate) mod last_error;
+pub mod managed;
 pub mod mem;
 pub mod module;
 pub mod peer;

@@ -225,6 +225,10 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         | A::hipDeviceAttributeGlobalL1CacheSupported
         | A::hipDeviceAttributeLocalL1CacheSupported => 1,
         A::hipDeviceAttributeAsyncEngineCount => 2,
+        // Heterogeneous memory management, as on an MI200 or MI300 with a
+        // current kernel (managed memory pages; XNACK, and with it
+        // PageableMemoryAccess, stays off).
+        A::hipDeviceAttributeManagedMemory | A::hipDeviceAttributeConcurrentManagedAccess => 1,
         // clr up to 6.0 (HIP 6's strictest minor) has no virtual memory on
         // Linux; 7 has it on every device.
         A::hipDeviceAttributeVirtualMemoryManagementSupported => i32::from(super::vmm::supported()),
@@ -236,8 +240,6 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         | A::hipDeviceAttributeIsMultiGpuBoard
         | A::hipDeviceAttributeIsLargeBar
         | A::hipDeviceAttributeImageSupport
-        | A::hipDeviceAttributeManagedMemory
-        | A::hipDeviceAttributeConcurrentManagedAccess
         | A::hipDeviceAttributeDirectManagedMemAccessFromHost
         | A::hipDeviceAttributePageableMemoryAccess
         | A::hipDeviceAttributePageableMemoryAccessUsesHostPageTables

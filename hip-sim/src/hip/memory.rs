@@ -1,5 +1,5 @@
 //! Allocating and freeing device and pinned host memory, and asking about
-//! it: `hipMalloc`, `hipFree`, `hipHostMalloc`, `hipHostFree`,
+//! it (managed memory included): `hipMalloc`, `hipFree`, `hipHostMalloc`, `hipHostFree`,
 //! `hipMemGetInfo`, `hipPointerGetAttributes`.
 
 use crate::bindings::hip::{hipError_t, hipMemoryType, hipPointerAttribute_t};
@@ -46,6 +46,18 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         capture::check_allocation()?;
         let address = ptr as usize;
         if address == 0 {
+            return Ok(());
+        }
+        if let Some((managed, offset)) = crate::machine::managed::containing(address) {
+            // Managed memory: freed after its recorded device's work.
+            let allocation = &managed.allocation;
+            if offset != 0 {
+                return Err(hipError_t::hipErrorInvalidValue);
+            }
+            submit::synchronize_device("hipFree", allocation.device)?;
+            let access = Access::new(&allocation.races, 0, allocation.size, AccessKind::Free);
+            races::host_access("hipFree", allocation.device, &[access]);
+            crate::machine::managed::release(address);
             return Ok(());
         }
         let device = device_of(address).ok_or(hipError_t::hipErrorInvalidValue)?;
@@ -215,6 +227,14 @@ pub(crate) unsafe extern "C" fn hipPointerGetAttributes(
             allocationFlags: 0,
         };
         match resolve(address, 1) {
+            Ok(Place::Device(a, _)) if a.managed => {
+                // clr 5.7.1 and later: managed, at the one address.
+                out.__bindgen_anon_1.type_ = hipMemoryType::hipMemoryTypeManaged;
+                out.isManaged = 1;
+                out.device = a.device as i32;
+                out.devicePointer = ptr as *mut c_void;
+                out.hostPointer = ptr as *mut c_void;
+            }
             Ok(Place::Device(a, _)) => {
                 out.device = a.device as i32;
                 out.devicePointer = ptr as *mut c_void;

@@ -12,6 +12,7 @@ mod events;
 mod graphs;
 mod host_funcs;
 mod ipc;
+mod managed;
 mod memory;
 mod modules;
 mod pools;

@@ -4,7 +4,7 @@
 #![allow(non_snake_case)]
 
 use super::{
-    copies, device, errors, events, graphs, host_funcs, ipc, memory, modules, pools, registered, streams, vmm,
+    copies, device, errors, events, graphs, host_funcs, ipc, managed, memory, modules, pools, registered, streams, vmm,
 };
 use crate::bindings::hip::HipApi;
 
@@ -79,6 +79,10 @@ pub(crate) static SIM_API: HipApi = HipApi {
     hipMemRetainAllocationHandle: vmm::hipMemRetainAllocationHandle,
     hipMemExportToShareableHandle: vmm::hipMemExportToShareableHandle,
     hipMemImportFromShareableHandle: vmm::hipMemImportFromShareableHandle,
+    hipMallocManaged: managed::hipMallocManaged,
+    hipMemPrefetchAsync: managed::hipMemPrefetchAsync,
+    hipMemAdvise: managed::hipMemAdvise,
+    hipMemRangeGetAttribute: managed::hipMemRangeGetAttribute,
     hipMemcpy: copies::hipMemcpy,
     hipMemcpyAsync: copies::hipMemcpyAsync,
     hipMemcpyPeer: copies::hipMemcpyPeer,

@@ -82,6 +82,9 @@ pub(crate) struct Allocation {
     /// its bytes are what is mapped there, each access checked by
     /// `machine::vmm` (freed with `hipMemAddressFree`, never `hipFree`).
     pub virtual_range: bool,
+    /// Managed memory (`hipMallocManaged`): its base is a host address,
+    /// and every device reaches it (`machine::managed`).
+    pub managed: bool,
     /// Which operations on which streams touched it (the race detector).
     pub races: Arc<RaceLog>,
 }
@@ -312,6 +315,7 @@ impl DeviceMemory {
             charged,
             imported: matches!(kind, Kind::Imported(_)),
             virtual_range: matches!(kind, Kind::Virtual(..)),
+            managed: false,
             data: Mutex::new(match kind {
                 Kind::Own => Bytes::Owned(vec![0u8; rounded]),
                 Kind::Imported(bytes) | Kind::Virtual(_, bytes) => bytes,

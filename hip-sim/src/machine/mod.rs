@@ -22,11 +22,12 @@ pub(crate) mod races;
 pub(crate) mod thread;
 pub(crate) mod violations;
 
-// Memory: device memory, pinned host memory, stream-ordered pools, the
-// memory graphs allocate, and virtual memory (reserved addresses,
+// Memory: device memory, pinned host memory, managed memory,
+// stream-ordered pools, the memory graphs allocate, and virtual memory (reserved addresses,
 // physical allocations and the mappings between them, over host pages
 // the simulator maps itself).
 pub(crate) mod graph_memory;
+pub(crate) mod managed;
 pub(crate) mod memory;
 pub(crate) mod pages;
 pub(crate) mod pinned;

@@ -19,7 +19,8 @@ use super::types::{CuMemAccessDesc, CuMemAllocationProp, CudaMemLocation, CudaMe
 use super::{CuDevice, CuDevicePtr, CuResult, CudaError};
 use crate::bindings::hip::{
     hipMemAccessDesc, hipMemAccessFlags, hipMemAllocationGranularity_flags, hipMemAllocationHandleType,
-    hipMemAllocationProp, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr,
+    hipMemAllocationProp, hipMemAllocationType, hipMemLocationType, hipMemPoolAttr, hipMemRangeAttribute,
+    hipMemoryAdvise,
 };
 
 /// Each probed CUDA version: its `CUDA_VERSION` and the probe's output.
@@ -201,6 +202,29 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaHostRegisterIoMemory", 4),
         ("cudaHostRegisterReadOnly", 8),
         ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::bindings::hip::hipHostFn_t>())),
+        // Managed memory's numbers, which `managed.rs` passes through.
+        ("cudaMemAttachGlobal", 1),
+        ("cudaMemAttachHost", 2),
+        ("CU_MEM_LOCATION_TYPE_HOST", 2),
+        ("CU_MEM_ADVISE_SET_READ_MOSTLY", hipMemoryAdvise::hipMemAdviseSetReadMostly.0.into()),
+        ("CU_MEM_ADVISE_UNSET_READ_MOSTLY", hipMemoryAdvise::hipMemAdviseUnsetReadMostly.0.into()),
+        ("CU_MEM_ADVISE_SET_PREFERRED_LOCATION", hipMemoryAdvise::hipMemAdviseSetPreferredLocation.0.into()),
+        ("CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION", hipMemoryAdvise::hipMemAdviseUnsetPreferredLocation.0.into()),
+        ("CU_MEM_ADVISE_SET_ACCESSED_BY", hipMemoryAdvise::hipMemAdviseSetAccessedBy.0.into()),
+        ("CU_MEM_ADVISE_UNSET_ACCESSED_BY", hipMemoryAdvise::hipMemAdviseUnsetAccessedBy.0.into()),
+        ("CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY", hipMemRangeAttribute::hipMemRangeAttributeReadMostly.0.into()),
+        (
+            "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION",
+            hipMemRangeAttribute::hipMemRangeAttributePreferredLocation.0.into(),
+        ),
+        ("CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY", hipMemRangeAttribute::hipMemRangeAttributeAccessedBy.0.into()),
+        (
+            "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION",
+            hipMemRangeAttribute::hipMemRangeAttributeLastPrefetchLocation.0.into(),
+        ),
+        // hipCpuDeviceId and hipInvalidDeviceId.
+        ("CU_DEVICE_CPU", -1),
+        ("cudaInvalidDeviceId", -2),
         // Virtual memory's numbers, which `vmm.rs` passes through.
         ("CU_MEM_ACCESS_FLAGS_PROT_NONE", hipMemAccessFlags::hipMemAccessFlagsProtNone.0.into()),
         ("CU_MEM_ACCESS_FLAGS_PROT_READ", hipMemAccessFlags::hipMemAccessFlagsProtRead.0.into()),

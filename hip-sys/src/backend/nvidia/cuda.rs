@@ -73,6 +73,8 @@ fn_table! {
         cudaHostUnregister = "cudaHostUnregister": fn(*mut c_void) -> CudaError;
         /// `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)`
         cudaLaunchHostFunc = "cudaLaunchHostFunc": fn(Handle, crate::bindings::hip::hipHostFn_t, *mut c_void) -> CudaError;
+        /// `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)`
+        cudaMallocManaged = "cudaMallocManaged": fn(*mut *mut c_void, usize, c_uint) -> CudaError;
         /// `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)`
         cudaMemGetInfo = "cudaMemGetInfo": fn(*mut usize, *mut usize) -> CudaError;
         /// `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)`; the
@@ -227,6 +229,15 @@ fn_table! {
         cuStreamGetCaptureInfo = "cuStreamGetCaptureInfo_v2": fn(
             Handle, *mut c_int, *mut u64, *mut Handle, *mut *const Handle, *mut usize,
         ) -> CuResult;
+        /// `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+        /// unsigned int flags, CUstream hStream)` (CUDA 12.2 and later; the legacy-stream symbol)
+        cuMemPrefetchAsync = "cuMemPrefetchAsync_v2": fn(CuDevicePtr, usize, CudaMemLocation, c_uint, Handle) -> CuResult;
+        /// `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+        /// CUmemLocation location)` (CUDA 12.2 and later)
+        cuMemAdvise = "cuMemAdvise_v2": fn(CuDevicePtr, usize, c_int, CudaMemLocation) -> CuResult;
+        /// `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize,
+        /// CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)`
+        cuMemRangeGetAttribute = "cuMemRangeGetAttribute": fn(*mut c_void, usize, c_int, CuDevicePtr, usize) -> CuResult;
         /// `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
         /// CUdeviceptr addr, unsigned long long flags)`
         cuMemAddressReserve = "cuMemAddressReserve": fn(*mut CuDevicePtr, usize, usize, CuDevicePtr, u64) -> CuResult;

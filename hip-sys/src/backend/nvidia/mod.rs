@@ -75,13 +75,14 @@ mod types;
 
 // HIP's runtime over it: errors, a current context for driver calls,
 // streams and events as handles, attributes, graphs, calls on a handle,
-// virtual memory.
+// managed and virtual memory.
 mod attributes;
 mod call;
 mod driver;
 mod errors;
 mod graphs;
 mod hip;
+mod managed;
 pub(crate) mod objects;
 mod vmm;
 

@@ -1,6 +1,6 @@
 //! The HIP table: every [`HipApi`] entry, a Rust function over CUDA.
 
-use super::{attributes, driver, errors, graphs, hip, vmm};
+use super::{attributes, driver, errors, graphs, hip, managed, vmm};
 use crate::bindings::hip::HipApi;
 
 /// Every [`HipApi`] entry, implemented over CUDA.
@@ -74,6 +74,10 @@ pub(crate) static NVIDIA_API: HipApi = HipApi {
     hipMemRetainAllocationHandle: vmm::hipMemRetainAllocationHandle,
     hipMemExportToShareableHandle: vmm::hipMemExportToShareableHandle,
     hipMemImportFromShareableHandle: vmm::hipMemImportFromShareableHandle,
+    hipMallocManaged: managed::hipMallocManaged,
+    hipMemPrefetchAsync: managed::hipMemPrefetchAsync,
+    hipMemAdvise: managed::hipMemAdvise,
+    hipMemRangeGetAttribute: managed::hipMemRangeGetAttribute,
     hipMemcpy: hip::hipMemcpy,
     hipMemcpyAsync: hip::hipMemcpyAsync,
     hipMemcpyPeer: hip::hipMemcpyPeer,
