@@ -227,7 +227,7 @@ fn every_attribute_clr_answers_is_answered_per_version() {
             attribute(Attr::hipDeviceAttributePhysicalMultiProcessorCount, 0),
             attribute(Attr::hipDeviceAttributeMultiprocessorCount, 0)
         );
-        assert_eq!(attribute(Attr::hipDeviceAttributeManagedMemory, 0), Ok(0), "the simulator has no managed memory");
+        assert_eq!(attribute(Attr::hipDeviceAttributeManagedMemory, 0), Ok(1), "managed memory, as with HMM");
         assert_eq!(attribute(Attr::hipDeviceAttributeCooperativeLaunch, 0), Ok(0), "nor cooperative launches");
     });
 }

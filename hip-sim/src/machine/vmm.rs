@@ -248,9 +248,14 @@ impl Reservation {
         Ok(())
     }
 
-    /// The mappings that make up exactly `offset..offset + size`, one
-    /// after another from one starting at `offset`.
-    fn whole_mappings(mappings: &BTreeMap<usize, Mapping>, offset: usize, size: usize) -> Result<Vec<usize>, Refusal> {
+    /// The starts of the mappings that run one after another from one
+    /// starting at `offset` until they cover `offset..offset + size`, and
+    /// where the last ends (at or past that end).
+    fn consecutive(
+        mappings: &BTreeMap<usize, Mapping>,
+        offset: usize,
+        size: usize,
+    ) -> Result<(Vec<usize>, usize), Refusal> {
         let end = offset.checked_add(size).ok_or(Refusal::OutOfRange)?;
         let mut starts = Vec::new();
         let mut at = offset;
@@ -259,10 +264,15 @@ impl Reservation {
             starts.push(at);
             at += mapping.size;
         }
-        if at != end {
-            return Err(Refusal::NotWholeMappings);
+        Ok((starts, at))
+    }
+
+    /// The mappings that make up exactly `offset..offset + size`.
+    fn whole_mappings(mappings: &BTreeMap<usize, Mapping>, offset: usize, size: usize) -> Result<Vec<usize>, Refusal> {
+        match Self::consecutive(mappings, offset, size)? {
+            (starts, end) if end == offset + size => Ok(starts),
+            _ => Err(Refusal::NotWholeMappings),
         }
-        Ok(starts)
     }
 
     /// Whether `offset..offset + size` is exactly whole mappings.
@@ -299,15 +309,8 @@ impl Reservation {
     /// last may reach past its end), as ROCr's `hsa_amd_vmem_set_access`
     /// requires.
     pub fn set_access(&self, offset: usize, size: usize, device: usize, flags: u32) -> Result<(), Refusal> {
-        let end = offset.checked_add(size).ok_or(Refusal::OutOfRange)?;
         let mut mappings = lock(&self.mappings);
-        let mut starts = Vec::new();
-        let mut at = offset;
-        while at < end {
-            let mapping = mappings.get(&at).ok_or(Refusal::NotWholeMappings)?;
-            starts.push(at);
-            at += mapping.size;
-        }
+        let (starts, _) = Self::consecutive(&mappings, offset, size)?;
         for start in starts {
             if let Some(slot) = mappings.get_mut(&start).and_then(|m| m.access.get_mut(device)) {
                 *slot = flags;
