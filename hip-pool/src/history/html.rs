@@ -3,6 +3,7 @@
 //! out-of-memory steps, and a table of the blocks given back while still
 //! in use, with what each waited for.
 
+use super::levels::Levels;
 use super::{bytes_text, history, MemoryEvent, MemoryEventKind, Waits};
 use std::fmt::Write;
 use std::time::Instant;
@@ -55,7 +56,8 @@ fn page(events: &[MemoryEvent]) -> String {
 }
 
 /// A device's bytes after each of its events: in buffers per stream (in
-/// the order the streams first allocate), and in segments.
+/// the order the streams first allocate, then buffers of no stream, when
+/// there are any), and in segments.
 struct Series {
     streams: Vec<u64>,
     points: Vec<(Instant, Vec<usize>, usize)>,
@@ -63,28 +65,21 @@ struct Series {
 
 impl Series {
     fn of(events: &[&MemoryEvent]) -> Series {
-        let mut streams: Vec<u64> = Vec::new();
-        for event in events {
-            if let (MemoryEventKind::Alloc, Some(stream)) = (event.kind, event.stream) {
-                if !streams.contains(&stream) {
-                    streams.push(stream);
-                }
-            }
-        }
-        let (mut in_buffers, mut reserved) = (vec![0usize; streams.len()], 0usize);
+        let mut levels = Levels::default();
         let mut points = Vec::with_capacity(events.len());
         for event in events {
-            let lane = event.stream.and_then(|s| streams.iter().position(|x| *x == s));
-            match (event.kind, lane) {
-                (MemoryEventKind::Alloc, Some(lane)) => in_buffers[lane] += event.bytes,
-                (MemoryEventKind::Free(_), Some(lane)) => {
-                    in_buffers[lane] = in_buffers[lane].saturating_sub(event.bytes);
-                }
-                (MemoryEventKind::Segment, _) => reserved += event.bytes,
-                (MemoryEventKind::SegmentFree, _) => reserved = reserved.saturating_sub(event.bytes),
-                _ => {}
-            }
-            points.push((event.at, in_buffers.clone(), reserved));
+            levels.apply(event);
+            let mut lanes: Vec<usize> = levels.by_stream.iter().map(|(_, b)| *b).collect();
+            lanes.push(levels.unstreamed);
+            points.push((event.at, lanes, levels.in_segments));
+        }
+        // Every point has a lane for each stream (those that allocate
+        // later are 0 before) and the unstreamed lane last.
+        let streams: Vec<u64> = levels.by_stream.iter().map(|(s, _)| *s).collect();
+        for (_, lanes, _) in &mut points {
+            let unstreamed = lanes.pop().unwrap_or(0);
+            lanes.resize(streams.len(), 0);
+            lanes.push(unstreamed);
         }
         Series { streams, points }
     }
@@ -133,21 +128,26 @@ impl Chart {
             bytes_text(top),
             self.y(0) + 4.0
         );
-        // Each stream's band: between the streams below it and itself.
-        for (lane, stream) in self.series.streams.iter().enumerate() {
+        // Each stream's band: between the streams below it and itself;
+        // buffers of no stream, if any, on top in grey.
+        let streams = self.series.streams.len();
+        for lane in 0..=streams {
+            let peak = self.series.points.iter().map(|p| p.1[lane]).max().unwrap_or(0);
+            let (name, colour) = match self.series.streams.get(lane) {
+                Some(stream) => (format!("stream {} (id {stream})", letter(lane)), COLOURS[lane % COLOURS.len()]),
+                None if peak > 0 => ("no stream".to_owned(), "#bbb"),
+                None => continue,
+            };
             let upper = self.steps(|p| p.1[..=lane].iter().sum());
             let lower = self.steps(|p| p.1[..lane].iter().sum());
             let mut points = String::new();
             for (x, y) in upper.iter().chain(lower.iter().rev()) {
                 let _ = write!(points, "{x:.1},{y:.1} ");
             }
-            let peak = self.series.points.iter().map(|p| p.1[lane]).max().unwrap_or(0);
             let _ = write!(
                 svg,
-                r#"<polygon points="{}" fill="{}" fill-opacity="0.75"><title>stream {} (id {stream}): at most {} in buffers</title></polygon>"#,
+                r#"<polygon points="{}" fill="{colour}" fill-opacity="0.75"><title>{name}: at most {} in buffers</title></polygon>"#,
                 points.trim_end(),
-                COLOURS[lane % COLOURS.len()],
-                letter(lane),
                 bytes_text(peak)
             );
         }
@@ -286,9 +286,29 @@ mod tests {
         assert!(html.contains("the graph of capture 11"), "{html}");
         assert!(html.contains("out of memory asking for 8.0 MiB: nothing found"), "{html}");
         let series = Series::of(&events.iter().collect::<Vec<_>>());
-        assert_eq!(series.points[2].1, [1 << 20, 2 << 20], "both streams' buffers");
-        assert_eq!(series.points[4].1, [0, 0], "both given back");
+        assert_eq!(series.points[2].1, [1 << 20, 2 << 20, 0], "both streams' buffers, none of no stream");
+        assert_eq!(series.points[1].1, [1 << 20, 0, 0], "a lane for the stream that allocates later");
+        assert_eq!(series.points[4].1, [0, 0, 0], "both given back");
         assert_eq!(series.top(), 4 << 20, "the segment is the most");
         assert_eq!([0, 1, 25, 26, 27].map(letter), ["A", "B", "Z", "AA", "AB"]);
+    }
+
+    #[test]
+    fn buffers_of_no_stream_are_a_band_of_their_own() {
+        let at = Instant::now();
+        let alloc = |stream: Option<u64>, bytes: usize| MemoryEvent {
+            at,
+            device: 0,
+            stream,
+            address: 0x1000,
+            bytes,
+            kind: MemoryEventKind::Alloc,
+            backtrace: None,
+        };
+        let with = page(&[alloc(Some(1), 1 << 20), alloc(None, 2 << 20)]);
+        assert_eq!(with.matches("<polygon").count(), 2, "{with}");
+        assert!(with.contains("no stream: at most 2.0 MiB"), "{with}");
+        let without = page(&[alloc(Some(1), 1 << 20)]);
+        assert!(!without.contains("no stream"), "no band when nothing is unstreamed");
     }
 }

@@ -42,6 +42,7 @@ mod clock;
 mod env;
 mod html;
 mod json;
+mod levels;
 mod pickle;
 mod snapshot;
 mod summary;
@@ -213,17 +214,11 @@ pub fn clear_history() {
 /// `device` after each event of `events` (each with its time), counting
 /// only what `events` shows.
 pub fn memory_over_time(events: &[MemoryEvent], device: usize) -> Vec<(Instant, usize, usize)> {
-    let (mut allocated, mut reserved) = (0usize, 0usize);
+    let mut levels = levels::Levels::default();
     let mut out = Vec::new();
     for event in events.iter().filter(|e| e.device == device) {
-        match event.kind {
-            MemoryEventKind::Alloc => allocated += event.bytes,
-            MemoryEventKind::Free(_) => allocated = allocated.saturating_sub(event.bytes),
-            MemoryEventKind::Segment => reserved += event.bytes,
-            MemoryEventKind::SegmentFree => reserved = reserved.saturating_sub(event.bytes),
-            MemoryEventKind::OutOfMemory(_) => {}
-        }
-        out.push((event.at, allocated, reserved));
+        levels.apply(event);
+        out.push((event.at, levels.in_buffers(), levels.in_segments));
     }
     out
 }

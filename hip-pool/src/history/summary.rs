@@ -1,6 +1,7 @@
 //! A memory history in a few lines: per device, the peaks, what is held
 //! at the end, what frees waited for and the out-of-memory failures.
 
+use super::levels::Levels;
 use super::{MemoryEvent, MemoryEventKind, Waits};
 use std::fmt;
 use std::time::Duration;
@@ -72,45 +73,37 @@ impl Summary {
     pub fn of(events: &[MemoryEvent]) -> Summary {
         let Some(first) = events.first().map(|e| e.at) else { return Summary::default() };
         let since = |e: &MemoryEvent| e.at.saturating_duration_since(first);
-        let mut devices: Vec<DeviceSummary> = Vec::new();
-        let mut now_by_stream: Vec<Vec<usize>> = Vec::new();
+        let mut devices: Vec<(DeviceSummary, Levels)> = Vec::new();
         for event in events {
-            let index = match devices.iter().position(|d| d.device == event.device) {
+            let index = match devices.iter().position(|(d, _)| d.device == event.device) {
                 Some(index) => index,
                 None => {
-                    devices.push(DeviceSummary { device: event.device, ..DeviceSummary::default() });
-                    now_by_stream.push(Vec::new());
+                    let summary = DeviceSummary { device: event.device, ..DeviceSummary::default() };
+                    devices.push((summary, Levels::default()));
                     devices.len() - 1
                 }
             };
-            let (d, now) = (&mut devices[index], &mut now_by_stream[index]);
-            let lane = event.stream.map(|s| match d.peak_by_stream.iter().position(|(x, _)| *x == s) {
-                Some(lane) => lane,
-                None => {
-                    d.peak_by_stream.push((s, 0));
-                    now.push(0);
-                    now.len() - 1
+            let (d, levels) = &mut devices[index];
+            let lane = levels.apply(event);
+            d.in_buffers_at_end = levels.in_buffers();
+            d.in_segments_at_end = levels.in_segments;
+            if let Some(lane) = lane {
+                let (stream, now) = levels.by_stream[lane];
+                match d.peak_by_stream.get_mut(lane) {
+                    Some(peak) => peak.1 = peak.1.max(now),
+                    None => d.peak_by_stream.push((stream, now)),
                 }
-            });
+            }
             match event.kind {
                 MemoryEventKind::Alloc => {
                     d.allocations += 1;
                     d.largest_allocation = d.largest_allocation.max(event.bytes);
-                    d.in_buffers_at_end += event.bytes;
                     if d.in_buffers_at_end > d.peak_in_buffers.0 {
                         d.peak_in_buffers = (d.in_buffers_at_end, since(event));
-                    }
-                    if let Some(lane) = lane {
-                        now[lane] += event.bytes;
-                        d.peak_by_stream[lane].1 = d.peak_by_stream[lane].1.max(now[lane]);
                     }
                 }
                 MemoryEventKind::Free(waits) => {
                     d.frees += 1;
-                    d.in_buffers_at_end = d.in_buffers_at_end.saturating_sub(event.bytes);
-                    if let Some(lane) = lane {
-                        now[lane] = now[lane].saturating_sub(event.bytes);
-                    }
                     match waits {
                         Waits::Nothing => {}
                         Waits::Streams { .. } => d.frees_waiting_on_streams += 1,
@@ -118,15 +111,13 @@ impl Summary {
                         Waits::Processes { .. } => d.frees_waiting_on_processes += 1,
                     }
                 }
-                MemoryEventKind::Segment => {
-                    d.in_segments_at_end += event.bytes;
-                    d.peak_in_segments = d.peak_in_segments.max(d.in_segments_at_end);
-                }
-                MemoryEventKind::SegmentFree => d.in_segments_at_end = d.in_segments_at_end.saturating_sub(event.bytes),
+                MemoryEventKind::Segment => d.peak_in_segments = d.peak_in_segments.max(d.in_segments_at_end),
+                MemoryEventKind::SegmentFree => {}
                 MemoryEventKind::OutOfMemory(0) => d.out_of_memory.push((event.bytes, since(event))),
                 MemoryEventKind::OutOfMemory(_) => {}
             }
         }
+        let mut devices: Vec<DeviceSummary> = devices.into_iter().map(|(d, _)| d).collect();
         devices.sort_by_key(|d| d.device);
         let span = events.last().map_or(Duration::ZERO, since);
         Summary { events: events.len(), span, devices }
