@@ -150,6 +150,9 @@ fn a_driver_out_of_memory_climbs_the_ladder() {
         // The cached block blocks this one until the ladder reclaims it.
         let second = pool.alloc(capacity / 2 + (32 << 20), &stream).unwrap();
         assert!(pool.stats().oom_retries >= 1);
+        // The peak counts what the driver gave, never a request it refused.
+        let peak = pool.stats().reserved_peak;
+        assert!(peak <= capacity, "peak reserved {peak} above the device's {capacity} bytes");
         // The driver's out-of-memory answer was handled: it is not left as
         // the thread's last error for the next library to trip on (HIP 7).
         assert_eq!(hip_core::take_last_error().unwrap(), None);

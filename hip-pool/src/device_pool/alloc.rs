@@ -4,7 +4,7 @@
 
 use super::backing::Backing;
 use super::pending::{self, Waits};
-use super::state::{account_alloc, DevicePool};
+use super::state::{account_alloc, DevicePool, State};
 use crate::driver::{self, events, Driver};
 use crate::error::{PoolError, Result};
 use crate::history::{self, MemoryEventKind};
@@ -122,6 +122,7 @@ impl DevicePool {
         match self.backing.malloc(self.device, bytes, stream) {
             Driver::Ok(base) => {
                 let mut state = self.lock();
+                Self::got(&mut state);
                 state.stats.misses += 1;
                 state.stats.driver_allocations += 1;
                 let (ptr, size) = match self.backing {
@@ -158,6 +159,7 @@ impl DevicePool {
         match driver::malloc(self.device, size) {
             Driver::Ok(base) => {
                 let mut state = self.lock();
+                Self::got(&mut state);
                 state.stats.misses += 1;
                 state.stats.driver_allocations += 1;
                 Ok(base)
@@ -186,9 +188,16 @@ impl DevicePool {
         if state.limits.hard.is_some_and(|h| after > h) {
             return Reserve::OverHard;
         }
+        // The peak waits for the driver's answer (`got`): a refused request
+        // was never memory.
         state.stats.reserved = after;
-        state.stats.reserved_peak = state.stats.reserved_peak.max(after);
         Reserve::Done
+    }
+
+    /// The driver gave what was reserved: the peak may rise (to what is
+    /// reserved now, which counts only requests not yet refused).
+    fn got(state: &mut State) {
+        state.stats.reserved_peak = state.stats.reserved_peak.max(state.stats.reserved);
     }
 
     fn unreserve(&self, bytes: usize) {
