@@ -12,6 +12,18 @@ struct Inner {
     device: Device,
     priority: i32,
     id: u64,
+    /// Whether the handle's stream is this crate's to destroy.
+    owner: Owner,
+}
+
+/// Who a stream belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// Made here: destroyed with the last clone.
+    Us,
+    /// Made by other code (a framework's): the table's handle is given back
+    /// with the last clone, the stream is left to its maker.
+    Foreign,
 }
 
 /// Ids of created streams; null streams take their device's ordinal, below.
@@ -28,6 +40,13 @@ impl Drop for Inner {
         let _scope = audit::drop_scope();
         if self.handle.is_null() {
             return; // a device's null stream is never destroyed
+        }
+        if self.owner == Owner::Foreign {
+            // The stream is its maker's: only the table's name for it goes.
+            if let Err(error) = hip_sys::backend::forget_stream(self.handle) {
+                log::error!("dropping a foreign stream of {}: {error:?}", self.device);
+            }
+            return;
         }
         // SAFETY: the handle is a live stream owned by the dropped Inner.
         if let Err(error) = unsafe { raw::stream::destroy(self.device, self.handle) } {
@@ -109,12 +128,72 @@ impl Stream {
         // SAFETY: the stream just created.
         let actual = unsafe { raw::stream::priority(handle) }.unwrap_or(priority);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Stream(share(Inner { handle, device, priority: actual, id })))
+        Ok(Stream(share(Inner { handle, device, priority: actual, id, owner: Owner::Us })))
+    }
+
+    /// A stream made by other code in this process (a framework's current
+    /// stream: `torch.cuda.current_stream().cuda_stream`, CuPy's
+    /// `Stream.ptr`, a DLPack consumer's), for this crate's work to be
+    /// ordered on it. `raw` is the loaded runtime's own stream: a
+    /// `hipStream_t` on AMD and in the simulator, a `cudaStream_t` on
+    /// NVIDIA; null is `device`'s null stream. Dropping the last clone
+    /// leaves the stream to its maker (never `hipStreamDestroy`).
+    ///
+    /// # Errors
+    /// [`HipError::Backend`](crate::HipError::Backend) when no backend
+    /// loads; [`HipError::Call`](crate::HipError::Call) for a stream the
+    /// runtime does not know (`hipStreamGetPriority`'s status), or when
+    /// NVIDIA's table of streams is full.
+    ///
+    /// # Safety
+    /// `raw` is a live stream of `device` that outlives every clone of the
+    /// returned stream, and every use of it this crate keeps: work queued
+    /// on it, the pool blocks and arrays whose own stream it is (until they
+    /// are dropped), events recorded on it.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_core::{Device, Stream};
+    ///
+    /// let device = Device::new(0)?;
+    /// // Stands for a framework's stream: made outside hip-core's types.
+    /// let theirs = hip_core::raw::stream::create(device, 0)?;
+    /// // SAFETY: `theirs` lives until it is destroyed below, after `ours`
+    /// // and every use of it is gone.
+    /// let ours = unsafe { Stream::from_raw(device, theirs.cast()) }?;
+    /// ours.synchronize()?;
+    /// drop(ours); // leaves `theirs` alone
+    /// // SAFETY: made above, destroyed once, nothing uses it any more.
+    /// unsafe { hip_core::raw::stream::destroy(device, theirs) }?;
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
+    pub unsafe fn from_raw(device: Device, raw: *mut std::ffi::c_void) -> Result<Stream> {
+        if raw.is_null() {
+            return Ok(Stream::null(device));
+        }
+        let handle = hip_sys::backend::adopt_stream(raw)
+            .map_err(|code| crate::HipError::Call { code, operation: "adopting a foreign stream" })?;
+        // SAFETY: a live stream, as the caller guarantees (adopted above).
+        let priority = match unsafe { raw::stream::priority(handle) } {
+            Ok(priority) => priority,
+            Err(error) => {
+                let _ = hip_sys::backend::forget_stream(handle);
+                return Err(error);
+            }
+        };
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Stream(Shared::new(Inner { handle, device, priority, id, owner: Owner::Foreign })))
     }
 
     /// The null (default) stream of `device`.
     pub fn null(device: Device) -> Stream {
-        Stream(Shared::new(Inner { handle: std::ptr::null_mut(), device, priority: 0, id: device.ordinal() as u64 }))
+        Stream(Shared::new(Inner {
+            handle: std::ptr::null_mut(),
+            device,
+            priority: 0,
+            id: device.ordinal() as u64,
+            owner: Owner::Us,
+        }))
     }
 
     /// The device the stream belongs to.

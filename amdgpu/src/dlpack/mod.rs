@@ -16,6 +16,10 @@
 //!   memory (any shape and strides, the element type checked), read-only
 //!   if the producer said so. When it drops, every use of the
 //!   memory is waited for and then the producer's deleter runs, once.
+//!   To work on the framework's own stream (its current stream's raw
+//!   handle: `torch.cuda.current_stream().cuda_stream`, CuPy's
+//!   `Stream.ptr`), wrap it with [`Stream::from_raw`](crate::Stream::from_raw),
+//!   which leaves the stream to the framework when dropped.
 //! - [`DlTensor`] owns a `DLManagedTensorVersioned` (DLPack 1.x) of
 //!   either side: [`DlTensor::into_raw`] hands it to C, and
 //!   [`DlTensor::from_raw`] takes one; dropped, it calls the deleter.

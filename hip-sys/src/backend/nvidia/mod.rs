@@ -94,6 +94,37 @@ mod table;
 
 pub use errors::{cu_result_to_hip, cuda_error_to_hip, hip_to_cuda_error, CUDA_ERROR_UNKNOWN};
 
+/// A HIP stream of this backend naming `stream`, a CUDA stream made
+/// elsewhere in the process (a framework's), until [`forget_cuda_stream`]:
+/// every HIP call takes the handle, and none destroys the CUDA stream
+/// but `hipStreamDestroy`, which its maker's code must not be given.
+///
+/// # Errors
+/// `hipErrorOutOfMemory` when the table of streams is full.
+pub(crate) fn adopt_cuda_stream(
+    stream: *mut c_void,
+) -> Result<crate::bindings::hip::hipStream_t, crate::bindings::hip::hipError_t> {
+    objects::STREAMS
+        .insert(stream)
+        .map(|handle| handle.cast())
+        .ok_or(crate::bindings::hip::hipError_t::hipErrorOutOfMemory)
+}
+
+/// Give back a handle [`adopt_cuda_stream`] made, leaving the CUDA stream
+/// alone.
+///
+/// # Errors
+/// `hipErrorContextIsDestroyed` for a handle that names nothing (given
+/// back already).
+pub(crate) fn forget_cuda_stream(
+    stream: crate::bindings::hip::hipStream_t,
+) -> Result<(), crate::bindings::hip::hipError_t> {
+    objects::STREAMS
+        .remove(stream.cast())
+        .map(drop)
+        .map_err(|_| crate::bindings::hip::hipError_t::hipErrorContextIsDestroyed)
+}
+
 /// The CUDA stream (`cudaStream_t`, `CUstream`) of a HIP stream of this
 /// backend, for CUDA calls made outside the table; a destroyed or
 /// never-created stream is `hipErrorContextIsDestroyed`.
@@ -160,3 +191,24 @@ pub(crate) mod rocfft;
 pub(crate) mod rocrand;
 pub(crate) mod rocsolver;
 pub(crate) mod rocsparse;
+
+#[cfg(test)]
+mod foreign_tests {
+    use super::*;
+    use crate::bindings::hip::hipError_t;
+
+    #[test]
+    fn an_adopted_cuda_stream_is_named_until_forgotten_and_never_destroyed() {
+        // A stand-in for a framework's CUDA stream: only its value is used.
+        let framework = 0x5eed_0000 as *mut c_void;
+        let handle = adopt_cuda_stream(framework).unwrap();
+        let again = adopt_cuda_stream(framework).unwrap();
+        assert_ne!(handle, again, "each adoption is its own handle");
+        assert_eq!(objects::stream_of(handle), Ok(framework));
+        forget_cuda_stream(handle).unwrap();
+        assert_eq!(objects::stream_of(handle), Err(hipError_t::hipErrorContextIsDestroyed));
+        assert_eq!(objects::stream_of(again), Ok(framework), "the other adoption still names it");
+        assert_eq!(forget_cuda_stream(handle), Err(hipError_t::hipErrorContextIsDestroyed));
+        forget_cuda_stream(again).unwrap();
+    }
+}
