@@ -294,6 +294,8 @@ fn clr_7_rules_for_reserving_creating_mapping_and_unmapping() {
         // Unmapping is whole mappings.
         assert_eq!(status!((api.hipMemUnmap)(base, 2 * PAGE)), hipError_t::hipErrorInvalidValue);
         assert_eq!(status!((api.hipMemUnmap)(at(base, 4 * PAGE), PAGE)), hipError_t::hipErrorInvalidValue);
+        // hipFree knows no reservation.
+        assert_eq!(status!((api.hipFree)(base)), hipError_t::hipErrorInvalidValue);
         // A reservation with mappings left is not freed.
         assert_eq!(status!((api.hipMemAddressFree)(base, 8 * PAGE)), hipError_t::hipErrorUnknown);
         ok!((api.hipMemUnmap)(base, 4 * PAGE));

@@ -72,9 +72,11 @@ pub(crate) unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
                 Ok(())
             });
         }
-        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address || a.imported) {
-            // Not an allocation's start, or memory opened from another
-            // process's handle (`hipIpcCloseMemHandle` closes that).
+        if d.memory.find(address).is_none_or(|(a, off)| off != 0 || a.base != address || a.imported || a.virtual_range)
+        {
+            // Not an allocation's start, memory opened from another
+            // process's handle (`hipIpcCloseMemHandle` closes that), or a
+            // reserved range (`hipMemAddressFree` gives that back).
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let free = |allocation: Option<(Arc<Allocation>, usize)>| {
