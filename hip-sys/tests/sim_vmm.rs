@@ -306,6 +306,37 @@ fn clr_7_rules_for_reserving_creating_mapping_and_unmapping() {
     });
 }
 
+/// Memory of device 1 mapped into a reservation (whose addresses are
+/// device 0's range): the pointer's device is the memory's, and device 1
+/// needs access of its own.
+#[test]
+fn a_pointer_into_mapped_memory_names_the_memorys_device() {
+    if !devices_at_least(2) {
+        return;
+    }
+    let _x = sim::exclusive();
+    if !works() {
+        return;
+    }
+    on_thread("vmm-device", || {
+        set_device(1);
+        let base = reserve(4 * PAGE);
+        let handle = create(4 * PAGE);
+        ok!((api().hipMemMap)(base, 4 * PAGE, 0, handle, 0));
+        assert_eq!(
+            access(base, 4 * PAGE, 1, hipMemAccessFlags::hipMemAccessFlagsProtReadWrite),
+            hipError_t::hipSuccess
+        );
+        let mut attributes = hip_sys::bindings::hip::hipPointerAttribute_t::default();
+        ok!((api().hipPointerGetAttributes)(&mut attributes, at(base, 100).cast_const()));
+        assert_eq!(attributes.device, 1);
+        ok!((api().hipMemUnmap)(base, 4 * PAGE));
+        ok!((api().hipMemRelease)(handle));
+        ok!((api().hipMemAddressFree)(base, 4 * PAGE));
+        set_device(0);
+    });
+}
+
 #[test]
 fn physical_memory_is_charged_to_its_device_until_the_last_mapping_goes() {
     let _x = sim::exclusive();

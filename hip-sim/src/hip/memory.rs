@@ -237,6 +237,13 @@ pub(crate) unsafe extern "C" fn hipPointerGetAttributes(
                 out.devicePointer = ptr as *mut c_void;
                 out.hostPointer = ptr as *mut c_void;
             }
+            Ok(Place::Device(a, offset)) if a.virtual_range => {
+                // Mapped virtual memory: the device of the memory mapped
+                // there, not of the reserved range's addresses.
+                let mapped = crate::machine::vmm::containing(address).and_then(|r| r.physical_at(offset));
+                out.device = mapped.map_or(a.device, |physical| physical.device) as i32;
+                out.devicePointer = ptr as *mut c_void;
+            }
             Ok(Place::Device(a, _)) => {
                 out.device = a.device as i32;
                 out.devicePointer = ptr as *mut c_void;
