@@ -25,8 +25,9 @@ fn hip_version() -> i32 {
     }
 }
 
-fn device_arg(device: i32) -> Result<usize, hipError_t> {
-    usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
+/// The device an `int` argument names; `hipErrorInvalidDevice` for none.
+pub(super) fn device_arg(device: i32) -> Result<usize, hipError_t> {
+    sim().ordinal(device).ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 /// The `hipCtx_t` of a device: the address of its tag.

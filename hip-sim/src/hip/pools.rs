@@ -1,6 +1,7 @@
 //! Stream-ordered memory: `hipMallocAsync`, `hipFreeAsync`,
 //! `hipMallocFromPoolAsync`, and the pools' creation, attributes and trim.
 
+use super::device::device_arg;
 use crate::bindings::hip::{hipError_t, hipMemPoolAttr, hipMemPoolProps, hipMemPool_t, hipStream_t};
 use crate::entry::{call, write_out};
 use crate::machine::addresses::device_of;
@@ -24,10 +25,6 @@ fn sim_device(device: usize) -> Result<&'static SimDevice, hipError_t> {
 
 fn registry(device: usize) -> Result<&'static PoolRegistry, hipError_t> {
     Ok(&sim_device(device)?.pools)
-}
-
-fn device_arg(device: i32) -> Result<usize, hipError_t> {
-    usize::try_from(device).ok().filter(|d| *d < sim().config.devices).ok_or(hipError_t::hipErrorInvalidDevice)
 }
 
 // ---- the C entry points ----------------------------------------------------

@@ -86,15 +86,9 @@ fn physical(function: &'static str, handle: hipMemGenericAllocationHandle_t) -> 
     })
 }
 
-fn device_count() -> usize {
-    sim().devices.len()
-}
-
-/// Whether `location` names a device of this machine (`id` is an `int`
-/// that clr compares as a `size_t`, so a negative one fails too).
-fn is_device(location: &hipMemLocation) -> bool {
-    location.type_ == hipMemLocationType::hipMemLocationTypeDevice
-        && usize::try_from(location.id).is_ok_and(|id| id < device_count())
+/// The device `location` names, if it is a device of this machine.
+fn device_at(location: &hipMemLocation) -> Option<usize> {
+    sim().ordinal(location.id).filter(|_| location.type_ == hipMemLocationType::hipMemLocationTypeDevice)
 }
 
 pub(crate) unsafe extern "C" fn hipMemAddressReserve(
@@ -166,7 +160,7 @@ pub(crate) unsafe extern "C" fn hipMemCreate(
         let shareable = handle_type == hipMemAllocationHandleType::hipMemHandleTypeNone
             || (supported() && handle_type == hipMemAllocationHandleType::hipMemHandleTypePosixFileDescriptor);
         if !supported() {
-            if !pinned || !is_device(&prop.location) {
+            if !pinned || device_at(&prop.location).is_none() {
                 return Err(hipError_t::hipErrorInvalidValue);
             }
             if !shareable {
@@ -179,7 +173,7 @@ pub(crate) unsafe extern "C" fn hipMemCreate(
             {
                 return Err(hipError_t::hipErrorInvalidValue);
             }
-            if !usize::try_from(prop.location.id).is_ok_and(|id| id < device_count()) {
+            if sim().ordinal(prop.location.id).is_none() {
                 return Err(hipError_t::hipErrorInvalidDevice);
             }
             if !shareable {
@@ -199,7 +193,8 @@ pub(crate) unsafe extern "C" fn hipMemCreate(
         }
         // clr 7.2 takes the memory from the current device (the location's
         // id is only recorded); clr 6.0 from the location's.
-        let device = if supported() { current_device() } else { prop.location.id as usize };
+        let device = if supported() { Some(current_device()) } else { device_at(&prop.location) };
+        let device = device.ok_or(hipError_t::hipErrorInvalidDevice)?;
         let physical = vmm::create(device, size, prop)?;
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
         unsafe { write_out(handle, physical.handle as hipMemGenericAllocationHandle_t) }
@@ -353,16 +348,13 @@ pub(crate) unsafe extern "C" fn hipMemSetAccess(
         }
         for d in descs {
             let host = d.location.type_.0 == LOCATION_HOST;
-            if !(d.location.type_ == hipMemLocationType::hipMemLocationTypeDevice || host)
-                || (host && physical.prop.0.location.type_.0 != LOCATION_HOST)
-                || !usize::try_from(d.location.id).is_ok_and(|id| id < device_count())
-                || ![0, vmm::ACCESS_READ, vmm::ACCESS_READ_WRITE].contains(&d.flags.0)
-            {
+            let kind = (d.location.type_ == hipMemLocationType::hipMemLocationTypeDevice || host)
+                && !(host && physical.prop.0.location.type_.0 != LOCATION_HOST);
+            let flags = [0, vmm::ACCESS_READ, vmm::ACCESS_READ_WRITE].contains(&d.flags.0);
+            let Some(device) = sim().ordinal(d.location.id).filter(|_| kind && flags) else {
                 return Err(hipError_t::hipErrorInvalidValue);
-            }
-            reservation
-                .set_access(at, size, d.location.id as usize, d.flags.0)
-                .map_err(|_| hipError_t::hipErrorInvalidValue)?;
+            };
+            reservation.set_access(at, size, device, d.flags.0).map_err(|_| hipError_t::hipErrorInvalidValue)?;
         }
         Ok(())
     })
@@ -383,11 +375,9 @@ pub(crate) unsafe extern "C" fn hipMemGetAccess(
             // clr 6.0 answers success and writes nothing.
             return Ok(());
         }
-        if !is_device(&location) {
-            return Err(hipError_t::hipErrorInvalidValue);
-        }
+        let device = device_at(&location).ok_or(hipError_t::hipErrorInvalidValue)?;
         let access = vmm::containing(ptr as usize)
-            .and_then(|r| r.access(ptr as usize - r.base, location.id as usize))
+            .and_then(|r| r.access(ptr as usize - r.base, device))
             .ok_or(hipError_t::hipErrorInvalidValue)?;
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
         unsafe { write_out(flags, u64::from(access)) }
@@ -411,10 +401,10 @@ pub(crate) unsafe extern "C" fn hipMemGetAllocationGranularity(
             (prop.type_ == hipMemAllocationType::hipMemAllocationTypePinned || prop.type_.0 == TYPE_UNCACHED)
                 && (prop.location.type_ == hipMemLocationType::hipMemLocationTypeDevice
                     || prop.location.type_.0 == LOCATION_HOST)
-                && usize::try_from(prop.location.id).is_ok_and(|id| id < device_count())
+                && sim().ordinal(prop.location.id).is_some()
                 && known_option
         } else {
-            prop.type_ == hipMemAllocationType::hipMemAllocationTypePinned && is_device(&prop.location)
+            prop.type_ == hipMemAllocationType::hipMemAllocationTypePinned && device_at(&prop.location).is_some()
         };
         if !valid {
             return Err(hipError_t::hipErrorInvalidValue);

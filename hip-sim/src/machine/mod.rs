@@ -124,6 +124,12 @@ impl Sim {
     pub fn device(&self, ordinal: usize) -> Option<&SimDevice> {
         self.devices.get(ordinal)
     }
+
+    /// The device an `int` argument names, if any (a negative one, as clr
+    /// compares it as a `size_t`, names none).
+    pub fn ordinal(&self, device: i32) -> Option<usize> {
+        usize::try_from(device).ok().filter(|d| *d < self.devices.len())
+    }
 }
 
 /// Devices the simulator has (starting it if needed).
