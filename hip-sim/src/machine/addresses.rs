@@ -1,6 +1,8 @@
 //! Where simulated device memory lies: each device has its own range of
 //! addresses, so a pointer names its device.
 
+use std::collections::BTreeMap;
+
 /// Where device 0's addresses start: in the upper half of the 64-bit
 /// address space, which the kernel keeps for itself on Linux, macOS and
 /// Windows, so no host pointer can ever look like a device pointer. Device
@@ -14,6 +16,14 @@ pub(crate) const DEVICE_SPAN: usize = 1 << 40;
 
 /// The most devices the simulator offers (each has its own address range).
 pub const MAX_DEVICES: usize = 64;
+
+/// The entry of `map` (keyed by where each starts) whose extent, `len` of
+/// it, holds `address`, with its start: how every table of allocations
+/// here is looked up by an address inside one.
+pub(crate) fn holding<T>(map: &BTreeMap<usize, T>, address: usize, len: impl Fn(&T) -> usize) -> Option<(usize, &T)> {
+    let (&start, entry) = map.range(..=address).next_back()?;
+    (address - start < len(entry)).then_some((start, entry))
+}
 
 /// The device whose address range holds `address`, if it is a device address.
 pub(crate) fn device_of(address: usize) -> Option<usize> {

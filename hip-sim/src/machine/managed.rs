@@ -9,6 +9,7 @@
 //! said of it (as ROCr's SVM attributes: the whole allocation, not page by
 //! page), for `hipMemRangeGetAttribute`.
 
+use super::addresses::holding;
 use super::lock::lock;
 use super::memory::{Allocation, Bytes};
 use super::pages::{Mirror, HOST_PAGE};
@@ -84,8 +85,8 @@ pub(crate) fn allocate(device: usize, size: usize) -> Result<Arc<Managed>, hipEr
 /// The managed allocation holding `address`, and the offset into it.
 pub(crate) fn containing(address: usize) -> Option<(Arc<Managed>, usize)> {
     let managed = lock(&MANAGED);
-    let (&base, entry) = managed.range(..=address).next_back()?;
-    (address - base < entry.allocation.size).then(|| (entry.clone(), address - base))
+    let (base, entry) = holding(&managed, address, |m| m.allocation.size)?;
+    Some((entry.clone(), address - base))
 }
 
 /// Forget the managed allocation at exactly `base`.

@@ -1,6 +1,6 @@
 //! Device memory: each device's allocations in its own address range.
 
-use super::addresses::{BASE, DEVICE_SPAN};
+use super::addresses::{holding, BASE, DEVICE_SPAN};
 use super::lock::lock;
 use super::pages::Mirror;
 use super::races::RaceLog;
@@ -339,9 +339,8 @@ impl DeviceMemory {
     /// The allocation containing `address`, and the offset into it.
     pub fn find(&self, address: usize) -> Option<(Arc<Allocation>, usize)> {
         let state = lock(&self.state);
-        let (_, allocation) = state.live.range(..=address).next_back()?;
-        let offset = address - allocation.base;
-        (offset < allocation.size).then(|| (allocation.clone(), offset))
+        let (base, allocation) = holding(&state.live, address, |a| a.size)?;
+        Some((allocation.clone(), address - base))
     }
 
     /// A pool block at `base` handed out again for a request of `size` bytes.

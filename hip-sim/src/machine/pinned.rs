@@ -108,6 +108,6 @@ impl HostAllocation {
 /// The pinned allocation containing `address`, with its base.
 pub(crate) fn pinned_containing(address: usize) -> Option<(usize, HostAllocation)> {
     let map = lock(&HOST_ALLOCATIONS);
-    let (&base, host) = map.range(..=address).next_back()?;
-    (address - base < host.size).then(|| (base, host.clone()))
+    let (base, host) = super::addresses::holding(&map, address, |h| h.size)?;
+    Some((base, host.clone()))
 }

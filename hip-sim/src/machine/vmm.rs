@@ -13,6 +13,7 @@
 //! gave it. A physical allocation lives while its handle or a mapping
 //! holds it (clr's `GenericAllocation` count, ROCr's deferred release).
 
+use super::addresses::holding;
 use super::lock::lock;
 use super::memory::{Allocation, Bytes};
 use super::pages::{Mirror, Pages, HOST_PAGE};
@@ -177,8 +178,7 @@ pub(crate) fn reserve(size: usize) -> Result<Arc<Reservation>, hipError_t> {
 /// The reservation holding `address`.
 pub(crate) fn containing(address: usize) -> Option<Arc<Reservation>> {
     let reserved = lock(&RESERVED);
-    let (_, reservation) = reserved.range(..=address).next_back()?;
-    (address - reservation.base < reservation.size).then(|| reservation.clone())
+    holding(&reserved, address, |r| r.size).map(|(_, reservation)| reservation.clone())
 }
 
 /// Give back the reservation at `base`'s addresses; `false` while
@@ -203,10 +203,7 @@ pub(crate) fn check(base: usize, offset: usize, len: usize, device: Option<usize
     let end = offset.checked_add(len).ok_or(Refusal::OutOfRange)?;
     let mut at = offset;
     while at < end {
-        let (&start, mapping) = mappings.range(..=at).next_back().ok_or(Refusal::Unmapped)?;
-        if start + mapping.size <= at {
-            return Err(Refusal::Unmapped);
-        }
+        let (start, mapping) = holding(&mappings, at, |m| m.size).ok_or(Refusal::Unmapped)?;
         if let Some(device) = device {
             let flags = mapping.access.get(device).copied().unwrap_or(0);
             let allowed = if write { flags == ACCESS_READ_WRITE } else { flags & ACCESS_READ != 0 };
@@ -323,14 +320,13 @@ impl Reservation {
     /// nothing is mapped.
     pub fn access(&self, offset: usize, device: usize) -> Option<u32> {
         let mappings = lock(&self.mappings);
-        let (&start, mapping) = mappings.range(..=offset).next_back()?;
-        (offset - start < mapping.size).then(|| mapping.access.get(device).copied().unwrap_or(0))
+        let (_, mapping) = holding(&mappings, offset, |m| m.size)?;
+        Some(mapping.access.get(device).copied().unwrap_or(0))
     }
 
     /// The physical allocation mapped at `offset`.
     pub fn physical_at(&self, offset: usize) -> Option<Arc<Physical>> {
         let mappings = lock(&self.mappings);
-        let (&start, mapping) = mappings.range(..=offset).next_back()?;
-        (offset - start < mapping.size).then(|| mapping.physical.clone())
+        holding(&mappings, offset, |m| m.size).map(|(_, mapping)| mapping.physical.clone())
     }
 }
