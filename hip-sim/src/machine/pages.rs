@@ -12,7 +12,7 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::io::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::ptr::NonNull;
 
 /// The host page, the unit of every mapping here (a reservation's,
@@ -43,17 +43,7 @@ impl Pages {
     /// [`share`](Self::share) gave (here or in another process); `None`
     /// for a descriptor that is no such file.
     pub fn adopt(fd: i32) -> Option<Pages> {
-        if fd < 0 {
-            return None;
-        }
-        // SAFETY: duplicating a descriptor number touches nothing; an
-        // invalid one fails and is checked.
-        let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
-        if own < 0 {
-            return None;
-        }
-        // SAFETY: a descriptor just made, owned by nothing else.
-        let file = File::from(unsafe { OwnedFd::from_raw_fd(own) });
+        let file = File::from(duplicate(fd).ok()?);
         let meta = file.metadata().ok()?;
         let len = usize::try_from(meta.len()).ok()?;
         (meta.is_file() && len != 0 && len % HOST_PAGE == 0).then_some(Pages { file, len })
@@ -62,19 +52,29 @@ impl Pages {
     /// A new descriptor of these pages for another process (the caller
     /// owns it).
     pub fn share(&self) -> io::Result<i32> {
-        // SAFETY: duplicating an open descriptor; checked.
-        let fd = unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
-        if fd < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(fd)
-        }
+        duplicate(self.file.as_raw_fd()).map(IntoRawFd::into_raw_fd)
     }
 
     /// Their size in bytes.
     pub fn len(&self) -> usize {
         self.len
     }
+}
+
+/// A new descriptor of what `fd` is, closed on exec; an error for a
+/// number that is no open descriptor.
+fn duplicate(fd: i32) -> io::Result<OwnedFd> {
+    if fd < 0 {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
+    }
+    // SAFETY: duplicating a descriptor number touches nothing; an invalid
+    // one fails and is checked.
+    let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if own < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just made, owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(own) })
 }
 
 /// The host mirror of a reserved address range of `len` bytes.
@@ -120,23 +120,8 @@ impl Mirror {
     /// lock that every access takes. `offset` and `len` are multiples of
     /// [`HOST_PAGE`] with `offset + len <= self.len` and `len <= pages.len()`.
     pub unsafe fn map(&self, offset: usize, len: usize, pages: &Pages) -> io::Result<()> {
-        // SAFETY: replaces pages inside this mirror's own mapping (the
-        // caller's bounds) with the file's, shared; no borrow of them is
-        // live (the caller's lock).
-        let at = unsafe {
-            libc::mmap(
-                self.ptr.as_ptr().add(offset).cast(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                pages.file.as_raw_fd(),
-                0,
-            )
-        };
-        if at == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        // SAFETY: the caller's promise; the file's pages, shared.
+        unsafe { self.replace(offset, len, libc::MAP_SHARED, pages.file.as_raw_fd()) }
     }
 
     /// Put zero pages back at `offset..offset + len`.
@@ -144,15 +129,26 @@ impl Mirror {
     /// # Safety
     /// As for [`map`](Self::map).
     pub unsafe fn unmap(&self, offset: usize, len: usize) -> io::Result<()> {
-        // SAFETY: replaces pages inside this mirror's own mapping with
-        // private zero pages; no borrow of them is live (the caller's lock).
+        // SAFETY: the caller's promise; private zero pages.
+        unsafe { self.replace(offset, len, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1) }
+    }
+
+    /// Replace the pages at `offset..offset + len` with a mapping of
+    /// `flags` over `fd` (-1 for anonymous memory).
+    ///
+    /// # Safety
+    /// As for [`map`](Self::map).
+    unsafe fn replace(&self, offset: usize, len: usize, flags: i32, fd: i32) -> io::Result<()> {
+        // SAFETY: pages inside this mirror's own mapping (the caller's
+        // bounds), replaced in place (`MAP_FIXED`); no borrow of them is
+        // live (the caller's lock).
         let at = unsafe {
             libc::mmap(
                 self.ptr.as_ptr().add(offset).cast(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-                -1,
+                flags | libc::MAP_FIXED,
+                fd,
                 0,
             )
         };
