@@ -9,18 +9,16 @@ mod common;
 
 use common::*;
 use hip_sys::bindings::hip::{
-    hipDeviceAttribute_t, hipError_t, hipMemRangeAttribute, hipMemcpyKind, hipMemoryAdvise, hipMemoryType,
-    hipPointerAttribute_t,
+    hipDeviceAttribute_t, hipError_t, hipMemAttachGlobal, hipMemRangeAttribute, hipMemcpyKind, hipMemoryAdvise,
+    hipMemoryType, hipPointerAttribute_t,
 };
 use hip_sys::sim;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
-const GLOBAL: u32 = 1;
-
 fn managed(bytes: usize) -> *mut c_void {
     let mut ptr = null_mut();
-    ok!((api().hipMallocManaged)(&mut ptr, bytes, GLOBAL));
+    ok!((api().hipMallocManaged)(&mut ptr, bytes, hipMemAttachGlobal));
     ptr
 }
 
@@ -47,7 +45,7 @@ fn the_host_and_kernels_share_one_address() {
     on_thread("managed-share", || {
         let api = api();
         let mut ptr = null_mut();
-        for (bytes, flags) in [(0, GLOBAL), (64, 0), (64, 4)] {
+        for (bytes, flags) in [(0, hipMemAttachGlobal), (64, 0), (64, 4)] {
             assert_eq!(status!((api.hipMallocManaged)(&mut ptr, bytes, flags)), hipError_t::hipErrorInvalidValue);
         }
         let n = 1024usize;

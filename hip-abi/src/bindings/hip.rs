@@ -13,6 +13,8 @@ pub const hipEventBlockingSync: u32 = 1;
 pub const hipEventDisableTiming: u32 = 2;
 pub const hipEventInterprocess: u32 = 4;
 pub const hipHostMallocDefault: u32 = 0;
+pub const hipMemAttachGlobal: u32 = 1;
+pub const hipMemAttachHost: u32 = 2;
 pub const hipHostRegisterDefault: u32 = 0;
 pub const hipHostRegisterPortable: u32 = 1;
 impl hipMemoryType {

@@ -21,7 +21,9 @@ use std::ffi::c_void;
 
 use super::{api, on_device, run_on};
 use crate::{check, Device, Result};
-use hip_sys::bindings::hip::{hipDeviceAttribute_t, hipMemRangeAttribute, hipMemoryAdvise, hipStream_t};
+use hip_sys::bindings::hip::{
+    hipDeviceAttribute_t, hipMemAttachGlobal, hipMemRangeAttribute, hipMemoryAdvise, hipStream_t,
+};
 
 /// Where managed memory lives or is advised to live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,8 +87,8 @@ pub fn malloc(device: Device, bytes: usize) -> Result<*mut c_void> {
     let api = api()?;
     let mut ptr = std::ptr::null_mut();
     on_device(device, || {
-        // SAFETY: a valid out-pointer; `hipMemAttachGlobal`.
-        check(unsafe { (api.hipMallocManaged)(&mut ptr, bytes, 1) }, "hipMallocManaged")
+        // SAFETY: a valid out-pointer.
+        check(unsafe { (api.hipMallocManaged)(&mut ptr, bytes, hipMemAttachGlobal) }, "hipMallocManaged")
     })??;
     Ok(ptr)
 }

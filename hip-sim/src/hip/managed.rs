@@ -6,7 +6,9 @@
 //! (`PageableMemoryAccess` 0, the default): plain host memory that was not
 //! allocated managed cannot be prefetched to a device.
 
-use crate::bindings::hip::{hipError_t, hipMemRangeAttribute as R, hipMemoryAdvise as A, hipStream_t};
+use crate::bindings::hip::{
+    hipError_t, hipMemAttachGlobal, hipMemAttachHost, hipMemRangeAttribute as R, hipMemoryAdvise as A, hipStream_t,
+};
 use crate::entry::{call, write_out};
 use crate::machine::calls::idx;
 use crate::machine::capture;
@@ -18,10 +20,6 @@ use crate::submit::{self, Op};
 use crate::targets;
 use std::ffi::c_void;
 
-/// `hipMemAttachGlobal` and `hipMemAttachHost`, the flags clr takes.
-const ATTACH_GLOBAL: u32 = 1;
-const ATTACH_HOST: u32 = 2;
-
 /// `HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED` and `…_COARSE_GRAINED`: the
 /// coherency mode clr reports.
 const FINE_GRAINED: i32 = 1;
@@ -29,7 +27,7 @@ const COARSE_GRAINED: i32 = 2;
 
 /// Whether `device` names a device of this machine or the host (-1).
 fn is_location(device: i32) -> bool {
-    device == CPU || usize::try_from(device).is_ok_and(|d| d < sim().devices.len())
+    device == CPU || sim().ordinal(device).is_some()
 }
 
 pub(crate) unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
@@ -37,7 +35,7 @@ pub(crate) unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: us
         if sim().config.hip_major >= 7 {
             capture::check_allocation()?;
         }
-        if ptr.is_null() || size == 0 || (flags != ATTACH_GLOBAL && flags != ATTACH_HOST) {
+        if ptr.is_null() || size == 0 || (flags != hipMemAttachGlobal && flags != hipMemAttachHost) {
             return Err(hipError_t::hipErrorInvalidValue);
         }
         let allocation = managed::allocate(current_device(), size)?;

@@ -203,8 +203,8 @@ fn pass_through_values_match_every_cuda_version() {
         ("cudaHostRegisterReadOnly", 8),
         ("sizeof(cudaHostFn_t)", as_i64(size_of::<crate::bindings::hip::hipHostFn_t>())),
         // Managed memory's numbers, which `managed.rs` passes through.
-        ("cudaMemAttachGlobal", 1),
-        ("cudaMemAttachHost", 2),
+        ("cudaMemAttachGlobal", crate::bindings::hip::hipMemAttachGlobal.into()),
+        ("cudaMemAttachHost", crate::bindings::hip::hipMemAttachHost.into()),
         ("CU_MEM_LOCATION_TYPE_HOST", 2),
         ("CU_MEM_ADVISE_SET_READ_MOSTLY", hipMemoryAdvise::hipMemAdviseSetReadMostly.0.into()),
         ("CU_MEM_ADVISE_UNSET_READ_MOSTLY", hipMemoryAdvise::hipMemAdviseUnsetReadMostly.0.into()),

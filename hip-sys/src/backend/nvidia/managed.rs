@@ -10,7 +10,7 @@
 use std::ffi::{c_int, c_void};
 
 use super::call::{cu, entry, rt};
-use super::driver::ensure_context;
+use super::driver::{device_ptr, ensure_context};
 use super::objects::stream_of;
 use super::types::CudaMemLocation;
 use crate::bindings::hip::{hipError_t, hipMemRangeAttribute, hipMemoryAdvise, hipStream_t};
@@ -28,8 +28,9 @@ fn location(device: c_int) -> CudaMemLocation {
     }
 }
 
+/// An address as a `CUdeviceptr`.
 fn address(ptr: *const c_void) -> super::CuDevicePtr {
-    ptr as usize as super::CuDevicePtr
+    device_ptr(ptr.cast_mut())
 }
 
 pub(super) unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {

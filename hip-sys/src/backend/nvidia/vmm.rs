@@ -14,7 +14,7 @@
 use std::ffi::c_void;
 
 use super::call::{cu, entry, non_null};
-use super::driver::ensure_context;
+use super::driver::{device_ptr, ensure_context};
 use super::types::{CuMemAccessDesc, CuMemAllocationProp};
 use crate::bindings::hip::{
     hipError_t, hipMemAccessDesc, hipMemAllocationGranularity_flags, hipMemAllocationHandleType, hipMemAllocationProp,
@@ -29,11 +29,6 @@ fn cu_handle(handle: hipMemGenericAllocationHandle_t) -> u64 {
 /// CUDA's handle as HIP's.
 fn hip_handle(handle: u64) -> hipMemGenericAllocationHandle_t {
     handle as usize as hipMemGenericAllocationHandle_t
-}
-
-/// An address as a `CUdeviceptr`.
-fn address(ptr: *mut c_void) -> super::CuDevicePtr {
-    ptr as usize as super::CuDevicePtr
 }
 
 /// HIP's properties as CUDA's, reserved bytes zero; a null `prop` stays
@@ -64,7 +59,7 @@ pub(super) unsafe extern "C" fn hipMemAddressReserve(
         let mut reserved: super::CuDevicePtr = 0;
         // SAFETY: a valid out-pointer; sizes and the hint passed through,
         // checked by the driver.
-        cu(unsafe { (f.drv.cuMemAddressReserve)(&mut reserved, size, alignment, address(addr), flags) })?;
+        cu(unsafe { (f.drv.cuMemAddressReserve)(&mut reserved, size, alignment, device_ptr(addr), flags) })?;
         // SAFETY: checked non-null; the caller passes a valid out-pointer.
         unsafe { ptr.write(reserved as usize as *mut c_void) };
         Ok(())
@@ -75,7 +70,7 @@ pub(super) unsafe extern "C" fn hipMemAddressFree(ptr: *mut c_void, size: usize)
     entry(|f| {
         ensure_context(f)?;
         // SAFETY: an address and size passed through, checked by the driver.
-        cu(unsafe { (f.drv.cuMemAddressFree)(address(ptr), size) })
+        cu(unsafe { (f.drv.cuMemAddressFree)(device_ptr(ptr), size) })
     })
 }
 
@@ -117,7 +112,7 @@ pub(super) unsafe extern "C" fn hipMemMap(
     entry(|f| {
         ensure_context(f)?;
         // SAFETY: values passed through, checked by the driver.
-        cu(unsafe { (f.drv.cuMemMap)(address(ptr), size, offset, cu_handle(handle), flags) })
+        cu(unsafe { (f.drv.cuMemMap)(device_ptr(ptr), size, offset, cu_handle(handle), flags) })
     })
 }
 
@@ -125,7 +120,7 @@ pub(super) unsafe extern "C" fn hipMemUnmap(ptr: *mut c_void, size: usize) -> hi
     entry(|f| {
         ensure_context(f)?;
         // SAFETY: values passed through, checked by the driver.
-        cu(unsafe { (f.drv.cuMemUnmap)(address(ptr), size) })
+        cu(unsafe { (f.drv.cuMemUnmap)(device_ptr(ptr), size) })
     })
 }
 
@@ -144,7 +139,7 @@ pub(super) unsafe extern "C" fn hipMemSetAccess(
         let descs: Vec<CuMemAccessDesc> =
             unsafe { std::slice::from_raw_parts(desc, count) }.iter().map(CuMemAccessDesc::from_hip).collect();
         // SAFETY: `count` descriptors of CUDA's layout.
-        cu(unsafe { (f.drv.cuMemSetAccess)(address(ptr), size, descs.as_ptr(), count) })
+        cu(unsafe { (f.drv.cuMemSetAccess)(device_ptr(ptr), size, descs.as_ptr(), count) })
     })
 }
 
@@ -161,7 +156,7 @@ pub(super) unsafe extern "C" fn hipMemGetAccess(
         ensure_context(f)?;
         // SAFETY: valid pointers (HIP's location is CUDA's `CUmemLocation`
         // layout, checked by `abi`); the address is checked by the driver.
-        cu(unsafe { (f.drv.cuMemGetAccess)(flags, location.cast(), address(ptr)) })
+        cu(unsafe { (f.drv.cuMemGetAccess)(flags, location.cast(), device_ptr(ptr)) })
     })
 }
 
