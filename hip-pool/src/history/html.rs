@@ -10,6 +10,9 @@ use std::time::Instant;
 
 /// The stream colours, in the order streams first allocate.
 const COLOURS: [&str; 8] = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f"];
+/// The band of buffers handed out for no stream: none of the streams'
+/// colours, nor the grey of the segments line.
+const NO_STREAM: &str = "#c9b8e6";
 /// The waiting blocks listed at most, per device.
 const MAX_ROWS: usize = 40;
 const WIDTH: f64 = 1000.0;
@@ -120,6 +123,23 @@ impl Chart {
         out
     }
 
+    /// The bands to draw, bottom up: each stream's (a letter and its id)
+    /// and, if any buffer had none, the no-stream one; with the lane, the
+    /// name, the colour and the peak.
+    fn bands(&self) -> Vec<(usize, String, &'static str, usize)> {
+        let peak = |lane: usize| self.series.points.iter().map(|p| p.1[lane]).max().unwrap_or(0);
+        let mut bands: Vec<_> = (self.series.streams.iter().enumerate())
+            .map(|(lane, stream)| {
+                (lane, format!("stream {} (id {stream})", letter(lane)), COLOURS[lane % COLOURS.len()], peak(lane))
+            })
+            .collect();
+        let unstreamed = self.series.streams.len();
+        if peak(unstreamed) > 0 {
+            bands.push((unstreamed, "no stream".to_owned(), NO_STREAM, peak(unstreamed)));
+        }
+        bands
+    }
+
     fn svg(&self, device: usize, events: &[&MemoryEvent]) -> String {
         let top = self.series.top();
         let mut svg = format!(
@@ -129,17 +149,11 @@ impl Chart {
             self.y(0) + 4.0
         );
         // Each stream's band: between the streams below it and itself;
-        // buffers of no stream, if any, on top in grey.
-        let streams = self.series.streams.len();
-        for lane in 0..=streams {
-            let peak = self.series.points.iter().map(|p| p.1[lane]).max().unwrap_or(0);
-            let (name, colour) = match self.series.streams.get(lane) {
-                Some(stream) => (format!("stream {} (id {stream})", letter(lane)), COLOURS[lane % COLOURS.len()]),
-                None if peak > 0 => ("no stream".to_owned(), "#bbb"),
-                None => continue,
-            };
-            let upper = self.steps(|p| p.1[..=lane].iter().sum());
-            let lower = self.steps(|p| p.1[..lane].iter().sum());
+        // buffers of no stream, if any, on top.
+        let bands = self.bands();
+        for (lane, name, colour, peak) in &bands {
+            let upper = self.steps(|p| p.1[..=*lane].iter().sum());
+            let lower = self.steps(|p| p.1[..*lane].iter().sum());
             let mut points = String::new();
             for (x, y) in upper.iter().chain(lower.iter().rev()) {
                 let _ = write!(points, "{x:.1},{y:.1} ");
@@ -148,7 +162,7 @@ impl Chart {
                 svg,
                 r#"<polygon points="{}" fill="{colour}" fill-opacity="0.75"><title>{name}: at most {} in buffers</title></polygon>"#,
                 points.trim_end(),
-                bytes_text(peak)
+                bytes_text(*peak)
             );
         }
         let reserved: Vec<String> = self.steps(|p| p.2).iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
@@ -176,14 +190,12 @@ impl Chart {
             HEIGHT - 4.0,
             self.span
         );
-        // The legend: a swatch and a letter a stream, with its id.
+        // The legend: a swatch a band, with its name.
         svg.push_str("<div style=\"font-size:12px\">");
-        for (lane, stream) in self.series.streams.iter().enumerate() {
+        for (_, name, colour, _) in &bands {
             let _ = write!(
                 svg,
-                r#"<span style="display:inline-block;width:10px;height:10px;background:{}"></span> stream {} (id {stream}) &nbsp; "#,
-                COLOURS[lane % COLOURS.len()],
-                letter(lane)
+                r#"<span style="display:inline-block;width:10px;height:10px;background:{colour}"></span> {name} &nbsp; "#
             );
         }
         svg.push_str("</div>\n");
@@ -308,6 +320,7 @@ mod tests {
         let with = page(&[alloc(Some(1), 1 << 20), alloc(None, 2 << 20)]);
         assert_eq!(with.matches("<polygon").count(), 2, "{with}");
         assert!(with.contains("no stream: at most 2.0 MiB"), "{with}");
+        assert!(with.contains("</span> no stream"), "in the legend too: {with}");
         let without = page(&[alloc(Some(1), 1 << 20)]);
         assert!(!without.contains("no stream"), "no band when nothing is unstreamed");
     }
