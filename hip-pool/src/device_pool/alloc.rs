@@ -24,7 +24,7 @@ pub(crate) type Returned = (usize, usize, Stream);
 
 /// What [`DevicePool::reserve`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reserve {
+pub(super) enum Reserve {
     Done,
     OverSoft,
     OverHard,
@@ -48,6 +48,18 @@ impl DevicePool {
     /// pool looks once more. `None`: no free block fits; memory must come
     /// from the driver.
     pub fn take(&self, size: usize, stream: &Stream, own_blocks: impl FnOnce() -> Vec<Returned>) -> Option<Attempt> {
+        self.take_block(size, stream, own_blocks, true)
+    }
+
+    /// [`take`](Self::take), counted as a hit or not (a block the
+    /// expandable backing just grew is a miss, counted where it grew).
+    pub(super) fn take_block(
+        &self,
+        size: usize,
+        stream: &Stream,
+        own_blocks: impl FnOnce() -> Vec<Returned>,
+        hit: bool,
+    ) -> Option<Attempt> {
         let (mut taken, waits) = {
             let mut state = self.lock();
             let mut taken = state.cache.take(size, stream);
@@ -72,7 +84,7 @@ impl DevicePool {
                 taken = state.cache.take(size, stream);
             }
             let taken = taken?;
-            state.stats.hits += 1;
+            state.stats.hits += u64::from(hit);
             account_alloc(&mut state.stats, taken.size);
             let waits = state.pending.overlapping(taken.ptr, taken.size);
             (taken, waits)
@@ -101,6 +113,9 @@ impl DevicePool {
     /// it fails. The cached backing asks for a whole segment and hands out
     /// its first `size` bytes, the others for exactly `size`.
     pub fn grow(&self, size: usize, stream: &Stream, reclaim: impl FnOnce() -> Result<usize>) -> Attempt {
+        if let Backing::Expandable(expandable) = &self.backing {
+            return self.expand(expandable, size, stream, reclaim);
+        }
         let Some(bytes) = self.backing.driver_size(size) else {
             return Attempt::OutOfMemory;
         };
@@ -131,7 +146,7 @@ impl DevicePool {
                         let taken = state.cache.add_segment(base, bytes, size, stream);
                         (taken.ptr, taken.size)
                     }
-                    Backing::Async(_) | Backing::None => (base, size),
+                    Backing::Async(_) | Backing::None | Backing::Expandable(_) => (base, size),
                 };
                 account_alloc(&mut state.stats, size);
                 drop(state);
@@ -179,7 +194,7 @@ impl DevicePool {
     /// of the lock: above the soft limit (when `soft` says to look) it
     /// reserves nothing and says so, for the caller to reclaim first;
     /// above the hard limit it refuses.
-    fn reserve(&self, bytes: usize, soft: bool) -> Reserve {
+    pub(super) fn reserve(&self, bytes: usize, soft: bool) -> Reserve {
         let mut state = self.lock();
         let after = state.stats.reserved.saturating_add(bytes);
         if soft && state.limits.soft.is_some_and(|s| after > s) {
@@ -196,11 +211,11 @@ impl DevicePool {
 
     /// The driver gave what was reserved: the peak may rise (to what is
     /// reserved now, which counts only requests not yet refused).
-    fn got(state: &mut State) {
+    pub(super) fn got(state: &mut State) {
         state.stats.reserved_peak = state.stats.reserved_peak.max(state.stats.reserved);
     }
 
-    fn unreserve(&self, bytes: usize) {
+    pub(super) fn unreserve(&self, bytes: usize) {
         let mut state = self.lock();
         state.stats.reserved -= bytes;
     }

@@ -1,8 +1,11 @@
 //! Where a pool's memory comes from: its strategy as one value that holds
 //! what the strategy needs. The `async` backing owns its stream-ordered
-//! pool, so a pool of that strategy without one cannot exist.
+//! pool and the `expandable` one what it learned of the device's virtual
+//! memory, so a pool of either without them cannot exist.
 
+use super::expand::Expandable;
 use crate::driver::{self, AsyncPool, Driver};
+use crate::error::PoolError;
 use crate::strategy::{cached, Strategy};
 use hip_core::{Device, HipError, Stream};
 
@@ -15,17 +18,36 @@ pub(crate) enum Backing {
     Async(AsyncPool),
     /// `hipMalloc` and `hipFree` for every block.
     None,
+    /// Reserved address ranges with chunks mapped on demand
+    /// (`strategy::expandable`), split into blocks kept by the pool as the
+    /// cached backing keeps its own; it grows through
+    /// [`DevicePool::grow`](super::DevicePool::grow)'s own path, not
+    /// [`Backing::malloc`].
+    Expandable(Expandable),
 }
 
 impl Backing {
     /// The backing of `strategy` on `device` (the `async` one makes its
     /// stream-ordered pool).
-    pub fn new(device: Device, strategy: Strategy) -> Result<Backing, HipError> {
+    ///
+    /// # Errors
+    /// HIP's status of the calls that make the `async` pool or look at
+    /// the device's virtual memory; [`PoolError::Config`] for `expandable`
+    /// where the device has no virtual memory.
+    pub fn new(device: Device, strategy: Strategy) -> Result<Backing, PoolError> {
         Ok(match strategy {
             Strategy::Cached => Backing::Cached,
             Strategy::Async => Backing::Async(AsyncPool::create(device)?),
             Strategy::None => Backing::None,
+            Strategy::Expandable => Backing::Expandable(Expandable::new(device)?),
         })
+    }
+
+    /// Whether the backing keeps freed blocks (cached and expandable): a
+    /// free makes no HIP call, and blocks may wait in the thread caches.
+    #[inline(always)]
+    pub fn keeps_blocks(&self) -> bool {
+        matches!(self, Backing::Cached | Backing::Expandable(_))
     }
 
     /// The strategy this backing serves.
@@ -34,6 +56,7 @@ impl Backing {
             Backing::Cached => Strategy::Cached,
             Backing::Async(_) => Strategy::Async,
             Backing::None => Strategy::None,
+            Backing::Expandable(_) => Strategy::Expandable,
         }
     }
 
@@ -43,7 +66,7 @@ impl Backing {
     pub fn driver_size(&self, size: usize) -> Option<usize> {
         match self {
             Backing::Cached => cached::segment_size(size),
-            Backing::Async(_) | Backing::None => Some(size),
+            Backing::Async(_) | Backing::None | Backing::Expandable(_) => Some(size),
         }
     }
 
@@ -51,7 +74,7 @@ impl Backing {
     pub fn malloc(&self, device: Device, bytes: usize, stream: &Stream) -> Driver {
         match self {
             Backing::Async(pool) => pool.malloc(device, bytes, stream),
-            Backing::Cached | Backing::None => driver::malloc(device, bytes),
+            Backing::Cached | Backing::None | Backing::Expandable(_) => driver::malloc(device, bytes),
         }
     }
 
@@ -60,7 +83,7 @@ impl Backing {
     pub fn free(&self, device: Device, ptr: usize, stream: &Stream) -> Result<(), HipError> {
         match self {
             Backing::Async(pool) => pool.free(device, ptr, stream),
-            Backing::Cached | Backing::None => driver::free(device, ptr),
+            Backing::Cached | Backing::None | Backing::Expandable(_) => driver::free(device, ptr),
         }
     }
 }

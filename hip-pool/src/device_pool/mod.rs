@@ -6,6 +6,7 @@
 
 mod alloc;
 mod backing;
+mod expand;
 mod pending;
 mod release;
 mod state;

@@ -68,7 +68,7 @@ impl DevicePool {
             return;
         }
         self.mark_used();
-        if self.is_cached() {
+        if matches!(self.backing, Backing::Cached) {
             let mut state = self.lock();
             for (ptr, size, stream, pending) in blocks {
                 state.pending.add(ptr, size, pending);
@@ -176,6 +176,12 @@ impl DevicePool {
         self.lock().stats.reclaims += 1;
         match &self.backing {
             Backing::None => self.retry_failed_frees(),
+            Backing::Expandable(expandable) => {
+                give_back_front();
+                // Blocks of capture pools taken in are freed, not kept.
+                let retried = self.retry_failed_frees()?;
+                Ok(retried + self.reclaim_expandable(expandable)?)
+            }
             Backing::Async(pool) => {
                 let retried = self.retry_failed_frees()?;
                 let before = pool.reserved(self.device)?;

@@ -6,16 +6,21 @@ use crate::error::PoolError;
 use crate::limits::{Limit, Limits};
 use crate::stats::PoolStats;
 use crate::strategy::cached::Cache;
+use crate::strategy::expandable::Segments;
 use crate::strategy::Strategy;
-use hip_core::{Device, HipError};
+use hip_core::Device;
 use hip_sys::sync::MutexExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// What the pool's lock guards.
 pub(super) struct State {
-    /// The cached backing's segments and blocks (empty for the others).
+    /// The blocks of the cached and expandable backings, and the cached
+    /// backing's segments (empty for the others).
     pub cache: Cache,
+    /// The expandable backing's reserved ranges and mapped chunks (empty
+    /// for the others).
+    pub segments: Segments,
     pub stats: PoolStats,
     pub limits: Limits,
     /// Blocks whose driver free failed (`none` and `async`), retried by
@@ -40,7 +45,10 @@ pub(crate) struct DevicePool {
 
 impl DevicePool {
     /// A pool for `device` with `strategy`, without limits.
-    pub fn new(device: Device, strategy: Strategy) -> Result<DevicePool, HipError> {
+    ///
+    /// # Errors
+    /// As [`Backing::new`], and HIP's status of `hipDeviceTotalMem`.
+    pub fn new(device: Device, strategy: Strategy) -> Result<DevicePool, PoolError> {
         let backing = Backing::new(device, strategy)?;
         let total_memory = device.total_memory()?;
         Ok(DevicePool {
@@ -48,6 +56,7 @@ impl DevicePool {
             backing,
             state: Mutex::new(State {
                 cache: Cache::default(),
+                segments: Segments::default(),
                 stats: PoolStats::default(),
                 limits: Limits::default(),
                 failed_frees: Vec::new(),
@@ -65,11 +74,11 @@ impl DevicePool {
         state
     }
 
-    /// Whether the backing is the cached one: blocks are kept, and a free
-    /// makes no HIP call.
+    /// Whether the backing keeps freed blocks (cached and expandable): a
+    /// free makes no HIP call.
     #[inline(always)]
-    pub fn is_cached(&self) -> bool {
-        matches!(self.backing, Backing::Cached)
+    pub fn keeps_blocks(&self) -> bool {
+        self.backing.keeps_blocks()
     }
 
     /// Note activity for the idle cleanup; a read first, so busy threads

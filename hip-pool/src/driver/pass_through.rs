@@ -4,20 +4,21 @@
 use hip_core::raw::{self, forget_expected_failure};
 use hip_core::{Device, HipError};
 
-/// What a driver allocation can answer.
-pub(crate) enum Driver {
-    Ok(usize),
+/// What a driver allocation can answer: what it gave (an address, or
+/// the expandable backing's chunk handles), out of memory, or an error.
+pub(crate) enum Driver<T = usize> {
+    Ok(T),
     OutOfMemory,
     Failed(HipError),
 }
 
-impl Driver {
+impl<T> Driver<T> {
     /// The answer of an allocation call: out-of-memory is the pool's to
     /// handle (its ladder), not the caller's error, so it is forgotten as
     /// the thread's last error too.
-    pub(crate) fn of(allocated: Result<*mut std::ffi::c_void, HipError>) -> Driver {
+    pub(crate) fn of(allocated: Result<T, HipError>) -> Driver<T> {
         match allocated {
-            Ok(ptr) => Driver::Ok(ptr as usize),
+            Ok(value) => Driver::Ok(value),
             Err(e) if e.is_out_of_memory() => {
                 if let Some(code) = e.code() {
                     forget_expected_failure(code);
@@ -36,7 +37,8 @@ impl Driver {
 /// on any thread and break the capture (`hipErrorStreamCaptureUnsupported`),
 /// although new memory is safe for it (nothing captured uses it yet).
 pub(crate) fn malloc(device: Device, bytes: usize) -> Driver {
-    hip_core::capture::relaxed(|| Driver::of(raw::mem::malloc(device, bytes))).unwrap_or_else(Driver::Failed)
+    hip_core::capture::relaxed(|| Driver::of(raw::mem::malloc(device, bytes).map(|ptr| ptr as usize)))
+        .unwrap_or_else(Driver::Failed)
 }
 
 /// `hipFree(ptr)` on `device`.

@@ -29,7 +29,9 @@ impl AsyncPool {
     pub fn malloc(&self, device: Device, bytes: usize, stream: &Stream) -> Driver {
         // SAFETY: a live pool of `device`; the stream is live (borrowed)
         // and of `device` (the pool's caller checked).
-        Driver::of(unsafe { raw::pool::malloc_async(device, self.pool, bytes, stream.as_raw()) })
+        Driver::of(
+            unsafe { raw::pool::malloc_async(device, self.pool, bytes, stream.as_raw()) }.map(|ptr| ptr as usize),
+        )
     }
 
     pub fn free(&self, device: Device, ptr: usize, stream: &Stream) -> Result<(), HipError> {

@@ -68,8 +68,9 @@ fn next_holder() -> u64 {
 /// until no living process has this share open.
 ///
 /// # Errors
-/// [`PoolError::Ipc`] for an empty buffer or memory another library owns
-/// (imported memory cannot be shared again); HIP's status where the
+/// [`PoolError::Ipc`] for an empty buffer, memory another library owns
+/// (imported memory cannot be shared again) or a buffer of the
+/// [`Strategy::Expandable`](crate::Strategy::Expandable) strategy; HIP's status where the
 /// memory cannot be shared (`hipErrorInvalidValue` for the `async`
 /// strategy's stream-ordered memory); the ledger's creation failing.
 ///
@@ -87,6 +88,13 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     if buffer.is_empty() || buffer.is_foreign() {
         return Err(PoolError::Ipc(
             "an empty buffer, or memory another library owns, cannot be shared: share a buffer of the pool".to_owned(),
+        ));
+    }
+    if buffer.is_mapped() {
+        return Err(PoolError::Ipc(
+            "a buffer of the expandable strategy is mapped virtual memory, which hipIpcGetMemHandle cannot \
+             share, and exporting its chunks is not supported: allocate buffers to share from a cached pool"
+                .to_owned(),
         ));
     }
     let (device, stream) = (buffer.device(), buffer.stream().clone());

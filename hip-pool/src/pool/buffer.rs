@@ -110,6 +110,13 @@ impl Buffer {
         self.record.foreign.is_some()
     }
 
+    /// Whether the memory is mapped virtual memory of an expandable pool
+    /// (not a capture's private pool, whose memory is `hipMalloc`'s).
+    pub(crate) fn is_mapped(&self) -> bool {
+        self.record.private.is_none()
+            && self.record.pool.is_some_and(|pool| matches!(pool.core.backing, Backing::Expandable(_)))
+    }
+
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
         Buffer::from_record(Record::new(0, None, 0, 0, stream.clone()))
@@ -316,7 +323,7 @@ impl Buffer {
         let Some(pool) = record.pool else {
             return false;
         };
-        if !pool.core.is_cached() || !record.uses.is_empty_mut() {
+        if !pool.core.keeps_blocks() || !record.uses.is_empty_mut() {
             return false;
         }
         if history::on() {
@@ -400,7 +407,7 @@ fn release_record(mut record: Box<Record>) -> Result<()> {
             return Ok(());
         };
         match pool.core.backing {
-            Backing::Cached => {
+            Backing::Cached | Backing::Expandable(_) => {
                 pool.give_back(record);
                 Ok(())
             }

@@ -147,7 +147,7 @@ impl PoolInner {
         let Some(size) = size else {
             return Attempt::OutOfMemory;
         };
-        if self.core.is_cached() {
+        if self.core.keeps_blocks() {
             if let Some(attempt) = self.core.take(size, stream, || take_own(self)) {
                 return attempt;
             }

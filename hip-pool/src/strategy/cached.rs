@@ -41,7 +41,8 @@ pub const LARGE_ROUND: usize = 2 << 20;
 
 /// Small or large.
 pub type Class = u8;
-const SMALL: Class = 0;
+/// The class of small blocks.
+pub const SMALL: Class = 0;
 const LARGE: Class = 1;
 
 /// The block size a request of `bytes` gets.
@@ -284,6 +285,84 @@ impl Cache {
         }
         self.index_free(start);
         Some(size)
+    }
+
+    /// Add `size` bytes at `ptr`, memory the expandable backing just
+    /// mapped into `segment`, as a free block of `class` last used on
+    /// `stream`, merged with the free neighbours of that segment and
+    /// stream.
+    pub fn add_free(&mut self, ptr: usize, size: usize, segment: usize, class: Class, stream: Stream) {
+        self.blocks.insert(ptr, Block { size, segment, class, free: None });
+        self.give_back(ptr, stream);
+    }
+
+    /// The size of the free block of `segment` last used on `stream` that
+    /// ends at `end`; 0 if there is none.
+    pub fn free_ending_at(&self, end: usize, segment: usize, stream: &Stream) -> usize {
+        let sid = stream_id(stream);
+        self.blocks
+            .range(..end)
+            .next_back()
+            .filter(|(p, b)| *p + b.size == end && b.segment == segment && b.free.as_ref().map(stream_id) == Some(sid))
+            .map_or(0, |(_, b)| b.size)
+    }
+
+    /// The free blocks (merged into the best-fit structure, not those in
+    /// the exact-fit lists) in `start..end`, as (address, size).
+    pub fn free_in(&self, start: usize, end: usize) -> Vec<(usize, usize)> {
+        self.blocks.range(start..end).filter(|(_, b)| b.free.is_some()).map(|(p, b)| (*p, b.size)).collect()
+    }
+
+    /// Tag every free block in `start..end` with `stream` and merge the
+    /// neighbours among them of one segment. Only after synchronizing the
+    /// device, when the streams blocks were last used on no longer matter:
+    /// blocks freed on different streams then make one free range again.
+    pub fn merge_free_in(&mut self, start: usize, end: usize, stream: &Stream) {
+        let free: Vec<usize> = self.free_in(start, end).into_iter().map(|(p, _)| p).collect();
+        for &p in &free {
+            self.unindex_free(p);
+        }
+        let mut open: Option<usize> = None;
+        for p in free {
+            let joins =
+                open.and_then(|o| self.blocks.get(&o).map(|b| (o, b.size, b.segment))).filter(|(o, size, segment)| {
+                    o + size == p && self.blocks.get(&p).is_some_and(|b| b.segment == *segment)
+                });
+            match joins.and_then(|(o, ..)| self.blocks.remove(&p).map(|b| (o, b.size))) {
+                Some((o, size)) => {
+                    if let Some(b) = self.blocks.get_mut(&o) {
+                        b.size += size;
+                    }
+                }
+                None => {
+                    if let Some(b) = self.blocks.get_mut(&p) {
+                        b.free = Some(stream.clone());
+                    }
+                    open = Some(p);
+                }
+            }
+        }
+        for (p, _) in self.free_in(start, end) {
+            self.index_free(p);
+        }
+    }
+
+    /// Cut `start..end` out of the free block at `ptr` (which holds it):
+    /// what is left on either side stays free, on the same stream. For the
+    /// expandable backing, which unmaps the cut-out part.
+    pub fn carve(&mut self, ptr: usize, start: usize, end: usize) {
+        let Some(block) = self.blocks.get(&ptr) else { return };
+        if block.free.is_none() || start < ptr || end > ptr + block.size || start >= end {
+            return;
+        }
+        self.unindex_free(ptr);
+        let Some(Block { size, segment, class, free: Some(stream) }) = self.blocks.remove(&ptr) else { return };
+        for (at, len) in [(ptr, start - ptr), (end, ptr + size - end)] {
+            if len > 0 {
+                self.blocks.insert(at, Block { size: len, segment, class, free: Some(stream.clone()) });
+                self.index_free(at);
+            }
+        }
     }
 
     /// Remove every segment whose blocks are all free; returns (base, size)

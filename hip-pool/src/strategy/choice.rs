@@ -14,21 +14,41 @@ pub enum Strategy {
     Async,
     /// Pass-through `hipMalloc` / `hipFree`: the baseline.
     None,
+    /// Expandable segments on HIP's virtual memory: per stream (and per
+    /// small or large class) one reserved address range, as long as the
+    /// device's memory, into which physical chunks (2 MiB for small
+    /// blocks, 20 MiB for large) are mapped as the pool grows, right
+    /// after the free block at the end of what is mapped, so a request a
+    /// little larger than every freed block extends one instead of taking
+    /// a new segment; [`reclaim`](crate::reclaim()) unmaps the whole
+    /// chunks of free blocks. Otherwise it behaves as `cached` (the same
+    /// blocks, caches, stream uses, capture rules, limits and ladder).
+    ///
+    /// Use it where `cached` runs out of memory with much reserved but
+    /// unallocated (requests that grow step by step, such as sequence
+    /// lengths). Never chosen by itself: it needs virtual memory
+    /// ([`hip_core::raw::vmm::supported`]: ROCm 7 or CUDA; [`Pool::new`]
+    /// says so where it is missing), and growing maps memory, which on
+    /// ROCm waits for the device's null stream.
+    ///
+    /// [`Pool::new`]: crate::Pool::new
+    Expandable,
 }
 
 impl Strategy {
-    /// Parse `cached`, `async` or `none` (case-insensitive; empty is
-    /// `cached`).
+    /// Parse `cached`, `async`, `none` or `expandable`
+    /// (case-insensitive; empty is `cached`).
     ///
     /// # Errors
-    /// [`PoolError::Config`] naming the value and the three choices.
+    /// [`PoolError::Config`] naming the value and the four choices.
     pub fn parse(value: &str) -> Result<Strategy> {
         match value.trim().to_ascii_lowercase().as_str() {
             "cached" | "" => Ok(Strategy::Cached),
             "async" => Ok(Strategy::Async),
             "none" => Ok(Strategy::None),
+            "expandable" => Ok(Strategy::Expandable),
             _ => Err(PoolError::Config(format!(
-                "AMDGPU_POOL={value:?} is not a pool strategy; use cached (the default), async or none"
+                "AMDGPU_POOL={value:?} is not a pool strategy; use cached (the default), async, none or expandable"
             ))),
         }
     }

@@ -1,0 +1,236 @@
+//! The expandable backing: what it knows of the device's virtual memory,
+//! how it grows (chunks mapped into a stream's segment, where
+//! `strategy::expandable` plans) and how it shrinks (the whole chunks of
+//! free blocks unmapped on reclaim). Growth and unmapping take one lock of
+//! their own, so a plan of where to map stays true until the mapping is
+//! noted, and a gap being unmapped is never mapped meanwhile.
+
+use super::alloc::{Attempt, Reserve};
+use super::pending;
+use super::state::{account_release, DevicePool};
+use crate::driver::{virtual_memory, Driver};
+use crate::error::{PoolError, Result};
+use crate::history::{self, MemoryEventKind};
+use crate::strategy::cached;
+use crate::strategy::expandable::{self, Segment, LARGE_CHUNK};
+use hip_core::raw::vmm;
+use hip_core::{Device, Stream};
+use hip_sys::sync::MutexExt;
+use std::sync::Mutex;
+
+/// Rounds of growth one request tries: each maps memory, and another
+/// thread may take the block grown for this one before it does.
+const ROUNDS: usize = 4;
+
+/// What the expandable backing needs of its device.
+pub(crate) struct Expandable {
+    /// The allocation granularity (chunks are whole granules).
+    granularity: usize,
+    /// The devices given access to each mapped chunk: the pool's, then
+    /// each peer that can reach it. The driver's peer enabling does not
+    /// cover virtual memory: access is set here, explicitly.
+    devices: Vec<Device>,
+    /// Bytes of addresses reserved for each segment: an eighth more than
+    /// the device's memory (as PyTorch), in whole large chunks, so that a
+    /// segment's gaps rarely leave too little room for what the device
+    /// still has.
+    addresses: usize,
+    /// Held while growing or unmapping.
+    growing: Mutex<()>,
+}
+
+impl Expandable {
+    /// The backing for `device`.
+    ///
+    /// # Errors
+    /// [`PoolError::Config`] where the device has no virtual memory;
+    /// HIP's status of the attribute, granularity and peer queries.
+    pub fn new(device: Device) -> Result<Expandable> {
+        if !vmm::supported(device)? {
+            return Err(PoolError::Config(format!(
+                "the expandable pool strategy needs HIP's virtual memory, which {device} does not have \
+                 (hipDeviceAttributeVirtualMemoryManagementSupported is 0: ROCm before 7.0, or the \
+                 simulator as HIP 5 or 6); use the cached strategy"
+            )));
+        }
+        let granularity = vmm::granularity(device, false)?.max(1);
+        let large = expandable::chunk_size(1, granularity).max(LARGE_CHUNK);
+        let total = device.total_memory()?.max(1);
+        let addresses = total
+            .saturating_add(total / 8)
+            .checked_next_multiple_of(large)
+            .ok_or_else(|| PoolError::Config(format!("{device}'s memory size does not fit in an address range")))?;
+        let mut devices = vec![device];
+        for peer in Device::all()? {
+            if peer != device && peer.can_access_peer(device)? {
+                devices.push(peer);
+            }
+        }
+        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(()) })
+    }
+}
+
+impl DevicePool {
+    /// Grow the expandable backing for a block of `size` on `stream` and
+    /// hand the block out: plan where in the stream's segment (reserving
+    /// the segment first if it has none), check the limits (going above
+    /// the soft one runs `reclaim` first and plans again), map the chunks,
+    /// and take the block from the free blocks they extend.
+    pub(super) fn expand(
+        &self,
+        backing: &Expandable,
+        size: usize,
+        stream: &Stream,
+        reclaim: impl FnOnce() -> Result<usize>,
+    ) -> Attempt {
+        let class = cached::class_of(size);
+        let chunk = expandable::chunk_size(class, backing.granularity);
+        let mut reclaim = Some(reclaim);
+        let mut rounds = 0;
+        while rounds < ROUNDS {
+            let growing = backing.growing.lock_unpoisoned();
+            let plan = {
+                let state = self.lock();
+                let base = state.segments.of(stream, class);
+                base.map(|base| state.segments.plan(base, size, &state.cache, stream))
+            };
+            let plan = match plan {
+                Some(Some(plan)) => plan,
+                // The segment's addresses are spent.
+                Some(None) => return Attempt::OutOfMemory,
+                None => match virtual_memory::reserve(self.device, backing.addresses) {
+                    Driver::Ok(base) => {
+                        let segment = Segment::new(base, backing.addresses, chunk, class);
+                        self.lock().segments.insert(stream, segment);
+                        continue;
+                    }
+                    Driver::OutOfMemory => return Attempt::OutOfMemory,
+                    Driver::Failed(error) => return Attempt::Failed(error.into()),
+                },
+            };
+            let admitted = match self.reserve(plan.bytes, true) {
+                // A reclaim synchronizes the device, which would break a
+                // capture: the soft limit waits until none is underway.
+                Reserve::OverSoft if hip_core::capture::underway() => self.reserve(plan.bytes, false),
+                Reserve::OverSoft => match reclaim.take() {
+                    Some(reclaim) => {
+                        // The reclaim unmaps, under the growth lock.
+                        drop(growing);
+                        if let Err(error) = reclaim() {
+                            return Attempt::Failed(error);
+                        }
+                        continue;
+                    }
+                    None => self.reserve(plan.bytes, false),
+                },
+                other => other,
+            };
+            if admitted != Reserve::Done {
+                return Attempt::OutOfMemory;
+            }
+            #[cfg(feature = "tracing")]
+            tracing::debug!(bytes = plan.bytes, device = ?self.device, stream = ?stream.id(), "expandable pool maps");
+            // SAFETY: the plan's range is a gap of a live reservation of
+            // this device, in whole chunks of whole granules, and the
+            // growth lock keeps every other mapping out of it.
+            let mapped =
+                unsafe { virtual_memory::map(self.device, plan.at, chunk, plan.bytes / chunk, &backing.devices) };
+            match mapped {
+                Driver::Ok(handles) => {
+                    let mut state = self.lock();
+                    Self::got(&mut state);
+                    state.stats.driver_allocations += 1;
+                    state.segments.mapped(plan.segment, plan.at, &handles);
+                    state.cache.add_free(plan.at, plan.bytes, plan.segment, class, stream.clone());
+                    history::record(self.device, Some(stream.id()), plan.at, plan.bytes, MemoryEventKind::Segment);
+                }
+                Driver::OutOfMemory => {
+                    self.unreserve(plan.bytes);
+                    return Attempt::OutOfMemory;
+                }
+                Driver::Failed(error) => {
+                    self.unreserve(plan.bytes);
+                    return Attempt::Failed(error.into());
+                }
+            }
+            drop(growing);
+            if let Some(attempt) = self.take_block(size, stream, Vec::new, false) {
+                self.lock().stats.misses += 1;
+                return attempt;
+            }
+            // Another thread took the grown block first: it stays mapped,
+            // free, and this request grows again.
+            rounds += 1;
+        }
+        Attempt::OutOfMemory
+    }
+
+    /// The expandable backing's reclaim, after the device's synchronize
+    /// and with the thread caches given back: unmap the whole chunks of
+    /// every free block, then give back the reservations of segments left
+    /// with nothing mapped; the bytes released. Uses still pending on free
+    /// blocks (on other devices' streams) are synchronized first; if that
+    /// fails, nothing is unmapped.
+    pub(super) fn reclaim_expandable(&self, backing: &Expandable) -> Result<usize> {
+        let _growing = backing.growing.lock_unpoisoned();
+        let null = Stream::null(self.device);
+        let (runs, pending) = {
+            let mut state = self.lock();
+            state.cache.flush_recent();
+            let state = &mut *state;
+            (state.segments.take_free_chunks(&mut state.cache, &null), state.pending.take_all())
+        };
+        if let Err(error) = pending.iter().try_for_each(|entry| entry.event.synchronize()) {
+            let mut state = self.lock();
+            let state = &mut *state;
+            for run in &runs {
+                let all: Vec<usize> = (0..run.handles.len()).collect();
+                state.segments.restore(run, &all, &mut state.cache, &null);
+            }
+            state.pending.restore(pending);
+            return Err(error.into());
+        }
+        for entry in pending {
+            pending::release(entry.event);
+        }
+        let mut released = 0;
+        let mut first_error = None;
+        for run in runs {
+            crate::collective_gate::before_driver_sync(self.device);
+            // SAFETY: chunks the pool mapped with these handles, inside
+            // free blocks taken out of the pool; the device and every
+            // pending use were synchronized, and the growth lock keeps
+            // the gap from being mapped again meanwhile.
+            let unmapped = unsafe { virtual_memory::unmap(self.device, run.at, run.chunk, &run.handles) };
+            let kept = match unmapped {
+                Ok(()) => Vec::new(),
+                Err((error, kept)) => {
+                    log::error!("pool of {}: unmapping at {:#x}: {error}", self.device, run.at);
+                    first_error.get_or_insert(error);
+                    kept
+                }
+            };
+            let bytes = (run.handles.len() - kept.len()) * run.chunk;
+            let mut state = self.lock();
+            let state = &mut *state;
+            state.segments.restore(&run, &kept, &mut state.cache, &null);
+            if bytes > 0 {
+                released += bytes;
+                history::record(self.device, None, run.at, bytes, MemoryEventKind::SegmentFree);
+                account_release(&mut state.stats, bytes);
+            }
+        }
+        let empty = self.lock().segments.take_empty();
+        for (base, size) in empty {
+            // SAFETY: a reservation of this pool with nothing mapped (its
+            // last chunks were just unmapped), removed from the segments.
+            if let Err(error) = unsafe { virtual_memory::free_reservation(self.device, base, size) } {
+                log::error!("pool of {}: giving back the addresses at {base:#x}: {error}", self.device);
+            }
+        }
+        match first_error {
+            Some(error) => Err(error.into()),
+            None => Ok(released),
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The expandable strategy's bookkeeping: for each stream and block class
+//! one reserved address range (a *segment*), the chunks mapped into it
+//! with their physical handles, and where the next chunks go. Pure data,
+//! no HIP call; the blocks themselves live in the cached strategy's
+//! [`Cache`], with the segment's base as their segment, so that blocks
+//! merge across chunk boundaries.
+//!
+//! # Where a segment grows
+//!
+//! PyTorch's policy (Note [Expandable Segments]): a request that no free
+//! block fits is served at the first unmapped gap of its stream's segment
+//! whose free block just before it (on that stream) and the gap together
+//! hold it. Only what the free block lacks is mapped, rounded up to whole
+//! chunks, so a request a little larger than a freed block extends that
+//! block instead of taking new memory for all of itself. A reclaim
+//! unmaps the whole chunks inside free blocks, leaving gaps that later
+//! growth fills again.
+
+use super::cached::{Cache, Class, SMALL};
+use hip_core::Stream;
+use std::collections::{BTreeMap, HashMap};
+
+/// Chunk size for small blocks: mapped 2 MiB at a time.
+pub const SMALL_CHUNK: usize = 2 << 20;
+/// Chunk size for large blocks: mapped 20 MiB at a time.
+pub const LARGE_CHUNK: usize = 20 << 20;
+
+/// The chunk size of `class`'s segments, whole granules of `granularity`.
+pub fn chunk_size(class: Class, granularity: usize) -> usize {
+    let chunk = if class == SMALL { SMALL_CHUNK } else { LARGE_CHUNK };
+    chunk.next_multiple_of(granularity.max(1))
+}
+
+/// One stream's reserved range for one class.
+pub struct Segment {
+    pub base: usize,
+    /// Bytes reserved (whole chunks).
+    pub size: usize,
+    pub chunk: usize,
+    pub class: Class,
+    /// The mapped chunks: offset from `base` to physical handle.
+    mapped: BTreeMap<usize, usize>,
+}
+
+impl Segment {
+    /// A segment with nothing mapped.
+    pub fn new(base: usize, size: usize, chunk: usize, class: Class) -> Segment {
+        Segment { base, size, chunk, class, mapped: BTreeMap::new() }
+    }
+
+    /// The unmapped gaps, as (offset, length), in address order.
+    fn gaps(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let chunk = self.chunk;
+        let ends = self.mapped.keys().map(move |&k| (k, k + chunk)).chain(std::iter::once((self.size, self.size)));
+        let mut at = 0;
+        ends.filter_map(move |(start, end)| {
+            let gap = (start > at).then_some((at, start - at));
+            at = end;
+            gap
+        })
+    }
+}
+
+/// Where to map for a request: `bytes` (whole chunks) at address `at` of
+/// the segment at `segment`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub segment: usize,
+    pub at: usize,
+    pub bytes: usize,
+}
+
+/// Chunks unmapped from a segment: `handles` of the chunks one after
+/// another from address `at`.
+pub struct Unmapped {
+    pub segment: usize,
+    pub at: usize,
+    pub chunk: usize,
+    pub handles: Vec<usize>,
+}
+
+/// Every segment of one device.
+#[derive(Default)]
+pub struct Segments {
+    by_stream: HashMap<(usize, Class), usize>,
+    segments: BTreeMap<usize, Segment>,
+}
+
+fn stream_id(stream: &Stream) -> usize {
+    stream.as_raw() as usize
+}
+
+impl Segments {
+    /// The base of `stream`'s segment for `class`, if it has one.
+    pub fn of(&self, stream: &Stream, class: Class) -> Option<usize> {
+        self.by_stream.get(&(stream_id(stream), class)).copied()
+    }
+
+    /// Take in a fresh reservation as `stream`'s segment for its class.
+    pub fn insert(&mut self, stream: &Stream, segment: Segment) {
+        self.by_stream.insert((stream_id(stream), segment.class), segment.base);
+        self.segments.insert(segment.base, segment);
+    }
+
+    /// Where to map for a block of `size` in the segment at `base`, used on
+    /// `stream`: the first gap that, with the free block before it in
+    /// `cache`, holds `size`. `None` if no gap does (the segment's
+    /// addresses are spent).
+    pub fn plan(&self, base: usize, size: usize, cache: &Cache, stream: &Stream) -> Option<Plan> {
+        let segment = self.segments.get(&base)?;
+        segment.gaps().find_map(|(offset, len)| {
+            let at = base + offset;
+            let before = cache.free_ending_at(at, base, stream);
+            let bytes = size.saturating_sub(before).max(1).checked_next_multiple_of(segment.chunk)?;
+            (bytes <= len).then_some(Plan { segment: base, at, bytes })
+        })
+    }
+
+    /// Note chunks mapped at `at` in the segment at `base`, one per handle.
+    pub fn mapped(&mut self, base: usize, at: usize, handles: &[usize]) {
+        if let Some(segment) = self.segments.get_mut(&base) {
+            for (i, &handle) in handles.iter().enumerate() {
+                segment.mapped.insert(at - base + i * segment.chunk, handle);
+            }
+        }
+    }
+
+    /// Take the whole chunks inside every free block of every segment out
+    /// of `cache` and of the segments' maps: what to unmap, one entry per
+    /// run of chunks. Only after synchronizing the device: free blocks
+    /// last used on different streams are merged first (tagged `stream`).
+    pub fn take_free_chunks(&mut self, cache: &mut Cache, stream: &Stream) -> Vec<Unmapped> {
+        let mut runs = Vec::new();
+        for segment in self.segments.values_mut() {
+            let (base, chunk) = (segment.base, segment.chunk);
+            cache.merge_free_in(base, base + segment.size, stream);
+            for (ptr, size) in cache.free_in(base, base + segment.size) {
+                let start = base + (ptr - base).next_multiple_of(chunk);
+                let end = base + (ptr + size - base) / chunk * chunk;
+                if start >= end {
+                    continue;
+                }
+                cache.carve(ptr, start, end);
+                let handles =
+                    (start..end).step_by(chunk).filter_map(|at| segment.mapped.remove(&(at - base))).collect();
+                runs.push(Unmapped { segment: base, at: start, chunk, handles });
+            }
+        }
+        runs
+    }
+
+    /// Put back chunks of a run whose unmapping failed (`kept`: their
+    /// indices in the run) as mapped, and as free blocks of `cache` on
+    /// `stream` (the device was synchronized: any stream will do).
+    pub fn restore(&mut self, run: &Unmapped, kept: &[usize], cache: &mut Cache, stream: &Stream) {
+        let Some(segment) = self.segments.get_mut(&run.segment) else { return };
+        for &i in kept {
+            let at = run.at + i * run.chunk;
+            segment.mapped.insert(at - run.segment, run.handles[i]);
+            cache.add_free(at, run.chunk, run.segment, segment.class, stream.clone());
+        }
+    }
+
+    /// Remove the segments with nothing mapped: (base, size) of each, whose
+    /// reservation is to be freed.
+    pub fn take_empty(&mut self) -> Vec<(usize, usize)> {
+        let empty: Vec<(usize, usize)> =
+            self.segments.values().filter(|s| s.mapped.is_empty()).map(|s| (s.base, s.size)).collect();
+        for (base, _) in &empty {
+            self.segments.remove(base);
+        }
+        self.by_stream.retain(|_, base| self.segments.contains_key(base));
+        empty
+    }
+
+    /// Bytes mapped over every segment.
+    #[cfg(test)]
+    pub fn mapped_bytes(&self) -> usize {
+        self.segments.values().map(|s| s.mapped.len() * s.chunk).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hip_core::Device;
+
+    const MIB: usize = 1 << 20;
+    const BASE: usize = 1 << 40;
+    const LARGE: Class = 1;
+
+    fn segment_of(stream: &Stream) -> Segments {
+        let mut segments = Segments::default();
+        segments.insert(stream, Segment::new(BASE, 200 * MIB, LARGE_CHUNK, LARGE));
+        segments
+    }
+
+    /// Map what `plan` says with made-up handles from `first`.
+    fn grow(segments: &mut Segments, cache: &mut Cache, plan: Plan, stream: &Stream, first: usize) {
+        let handles: Vec<usize> = (first..first + plan.bytes / LARGE_CHUNK).collect();
+        segments.mapped(plan.segment, plan.at, &handles);
+        cache.add_free(plan.at, plan.bytes, plan.segment, LARGE, stream.clone());
+    }
+
+    #[test]
+    fn growth_extends_the_free_block_before_a_gap_and_a_reclaim_takes_whole_free_chunks() {
+        let stream = Stream::null(Device::new(0).unwrap());
+        let (mut segments, mut cache) = (segment_of(&stream), Cache::default());
+        let plan = segments.plan(BASE, 30 * MIB, &cache, &stream).unwrap();
+        assert_eq!(plan, Plan { segment: BASE, at: BASE, bytes: 40 * MIB }, "two whole chunks");
+        grow(&mut segments, &mut cache, plan, &stream, 1);
+        let first = cache.take(30 * MIB, &stream).unwrap();
+        assert_eq!((first.ptr, first.size), (BASE, 30 * MIB));
+        // 25 MiB: the 10 MiB left free at the end, and one chunk more.
+        let plan = segments.plan(BASE, 25 * MIB, &cache, &stream).unwrap();
+        assert_eq!(plan, Plan { segment: BASE, at: BASE + 40 * MIB, bytes: 20 * MIB });
+        grow(&mut segments, &mut cache, plan, &stream, 3);
+        let second = cache.take(25 * MIB, &stream).unwrap();
+        assert_eq!(second.ptr, BASE + 30 * MIB, "one block across the seam of two mappings");
+        assert_eq!(segments.mapped_bytes(), 60 * MIB);
+
+        // The first freed: of its 0..30 MiB, chunk 0 is whole; 20..30 stays.
+        cache.give_back(BASE, stream.clone());
+        let runs = segments.take_free_chunks(&mut cache, &stream);
+        assert_eq!(runs.len(), 1);
+        assert_eq!((runs[0].at, runs[0].chunk, runs[0].handles.clone()), (BASE, LARGE_CHUNK, vec![1]));
+        assert_eq!(segments.mapped_bytes(), 40 * MIB);
+        let left = vec![(BASE + 20 * MIB, 10 * MIB), (BASE + 55 * MIB, 5 * MIB)];
+        assert_eq!(cache.free_in(BASE, BASE + 200 * MIB), left, "the parts of chunks stay free");
+        // The gap at the start is the first that growth fills again.
+        let plan = segments.plan(BASE, 15 * MIB, &cache, &stream).unwrap();
+        assert_eq!(plan, Plan { segment: BASE, at: BASE, bytes: 20 * MIB });
+        // Everything freed: every chunk goes, and the segment is empty.
+        cache.give_back(BASE + 30 * MIB, stream.clone());
+        let runs = segments.take_free_chunks(&mut cache, &stream);
+        assert_eq!(runs.iter().map(|r| r.handles.len()).sum::<usize>(), 2);
+        assert_eq!(segments.take_empty(), vec![(BASE, 200 * MIB)]);
+        assert_eq!(segments.of(&stream, LARGE), None);
+    }
+
+    #[test]
+    fn blocks_last_used_on_two_streams_merge_before_a_reclaim() {
+        let device = Device::new(0).unwrap();
+        let (one, two) = (Stream::null(device), Stream::new_on(device).unwrap());
+        let (mut segments, mut cache) = (segment_of(&one), Cache::default());
+        let plan = segments.plan(BASE, 20 * MIB, &cache, &one).unwrap();
+        grow(&mut segments, &mut cache, plan, &one, 1);
+        let a = cache.take(10 * MIB, &one).unwrap();
+        let b = cache.take(10 * MIB, &two).unwrap();
+        cache.give_back(a.ptr, one.clone());
+        cache.give_back(b.ptr, two.clone());
+        assert_eq!(cache.free_in(BASE, BASE + 20 * MIB).len(), 2, "not merged: two streams");
+        let runs = segments.take_free_chunks(&mut cache, &one);
+        assert_eq!(runs.len(), 1, "merged after the synchronize, the chunk is whole and free");
+        assert!(cache.free_in(BASE, BASE + 20 * MIB).is_empty());
+    }
+
+    #[test]
+    fn a_segment_whose_gaps_are_too_small_plans_nothing() {
+        let stream = Stream::null(Device::new(0).unwrap());
+        let (segments, cache) = (segment_of(&stream), Cache::default());
+        assert_eq!(segments.plan(BASE, 201 * MIB, &cache, &stream), None);
+        assert_eq!(chunk_size(LARGE, 64 << 10), LARGE_CHUNK);
+        assert_eq!(chunk_size(0, 3 << 20), 3 << 20, "whole granules");
+    }
+}

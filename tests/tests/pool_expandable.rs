@@ -1,0 +1,211 @@
+//! The expandable strategy (issue 52): a request a little larger than a
+//! freed block extends it instead of taking new memory; a fragmenting
+//! workload that runs the cached strategy out of memory under a limit fits;
+//! a reclaim unmaps every free chunk and gives the addresses back; a graph
+//! keeps the pages it uses mapped; peers reach the memory; buffers of
+//! the strategy cannot be shared with other processes and say why.
+//!
+//! Where the runtime has no virtual memory (the simulator as HIP 5 or 6),
+//! the pool refuses the strategy with an error naming the reason, and the
+//! other tests skip, saying why.
+
+use hip_core::raw::{mem, vmm};
+use hip_core::{CaptureMode, Device, Stream};
+use hip_pool::{enqueue, Access, Buffer, Limit, Pool, PoolError, Strategy};
+use hip_sys::sim;
+
+mod common;
+
+const MIB: usize = 1 << 20;
+
+/// An expandable pool on device 0 with a stream, the simulator held; `None`
+/// (saying why) where the runtime has no virtual memory.
+fn setup() -> Option<(sim::Exclusive, Pool, Stream)> {
+    let guard = sim::exclusive();
+    let device = Device::new(0).unwrap();
+    if !vmm::supported(device).unwrap() {
+        eprintln!("skipped: the runtime has no virtual memory on this device");
+        return None;
+    }
+    Some((guard, Pool::new(device, Strategy::Expandable).unwrap(), Stream::new_on(device).unwrap()))
+}
+
+/// Enqueue a fill of `buffer` with `byte` on `stream`, under the operand protocol.
+fn fill(buffer: &Buffer, byte: u8, stream: &Stream) -> Result<(), PoolError> {
+    enqueue(stream, [(buffer, Access::Write)], || {
+        // SAFETY: the buffer's bytes, kept alive past the work by the protocol.
+        unsafe { mem::fill_async(stream.device(), buffer.as_ptr(), byte, buffer.len(), stream.as_raw()) }
+            .map_err(PoolError::from)
+    })
+}
+
+/// The buffer's bytes, read after everything queued on it.
+fn read(buffer: &Buffer) -> Vec<u8> {
+    buffer.stream().synchronize().unwrap();
+    let mut out = vec![0u8; buffer.len()];
+    // SAFETY: `len` bytes each side.
+    unsafe { mem::copy(buffer.device(), out.as_mut_ptr().cast(), buffer.as_ptr(), buffer.len()) }.unwrap();
+    out
+}
+
+#[test]
+fn the_strategy_is_refused_where_there_is_no_virtual_memory_and_named_by_amdgpu_pool() {
+    let _x = sim::exclusive();
+    assert_eq!(Strategy::parse("Expandable").unwrap(), Strategy::Expandable);
+    let device = Device::new(0).unwrap();
+    match Pool::new(device, Strategy::Expandable) {
+        Ok(pool) => {
+            assert!(vmm::supported(device).unwrap());
+            assert_eq!(pool.strategy(), Strategy::Expandable);
+        }
+        Err(PoolError::Config(why)) => {
+            assert!(!vmm::supported(device).unwrap(), "refused with virtual memory: {why}");
+            assert!(why.contains("virtual memory") && why.contains("cached"), "{why}");
+        }
+        Err(other) => panic!("not a configuration error: {other}"),
+    }
+}
+
+#[test]
+fn a_request_a_little_larger_than_a_freed_block_extends_it() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let first = pool.alloc(100 * MIB, &stream).unwrap();
+    let address = first.as_ptr();
+    fill(&first, 1, &stream).unwrap();
+    drop(first);
+    let grown = pool.alloc(101 * MIB, &stream).unwrap();
+    assert_eq!(grown.as_ptr(), address, "the freed block was extended in place");
+    fill(&grown, 2, &stream).unwrap();
+    assert!(read(&grown).iter().all(|&b| b == 2), "the whole block, across the seam, is memory");
+    let stats = pool.stats();
+    // 100 MiB is 5 chunks of 20 MiB; 101 MiB needs one more, not 101 MiB more.
+    assert_eq!(stats.reserved, 120 * MIB, "{stats}");
+    assert_eq!(stats.oom_retries, 0, "{stats}");
+    drop(grown);
+    pool.reclaim().unwrap();
+}
+
+/// A buffer that stays, each step.
+const PIN: usize = 5 * MIB / 4;
+
+/// Each step: a buffer a little larger than the last (10.5 MiB and up),
+/// and a 1.25 MiB one that stays; the first dies. The cached strategy
+/// gives the first a 12 MiB segment and the survivor its tail, which then
+/// pins the segment: every step takes a new one, no freed block fits the
+/// next request, and a reclaim can release nothing.
+fn pinning_steps(pool: &Pool, stream: &Stream, steps: usize) -> Result<Vec<Buffer>, PoolError> {
+    let mut kept = Vec::new();
+    for step in 0..steps {
+        let growing = pool.alloc(21 * MIB / 2 + step * 16 * 1024, stream)?;
+        kept.push(pool.alloc(PIN, stream)?);
+        drop(growing);
+    }
+    Ok(kept)
+}
+
+#[test]
+fn a_fragmenting_workload_that_runs_cached_out_of_memory_fits_in_expandable() {
+    let Some((_x, expandable, stream)) = setup() else { return };
+    let cached = Pool::new(stream.device(), Strategy::Cached).unwrap();
+    let limit = Limit::Bytes(100 * MIB);
+    for pool in [cached, expandable] {
+        pool.set_hard_limit(limit);
+    }
+    let steps = 12;
+    let outcome = pinning_steps(&cached, &stream, steps);
+    assert!(matches!(outcome, Err(PoolError::OutOfMemory { .. })), "cached fitted: {}", cached.stats());
+    drop(outcome);
+    let kept = pinning_steps(&expandable, &stream, steps).expect("the expandable pool fits the workload");
+    let stats = expandable.stats();
+    assert!(stats.reserved <= 60 * MIB && stats.live_buffers == steps, "{stats}");
+    assert_eq!(stats.oom_retries, 0, "{stats}");
+    drop(kept);
+    for pool in [cached, expandable] {
+        pool.set_hard_limit(Limit::None);
+        pool.reclaim().unwrap();
+        assert_eq!(pool.stats().reserved, 0);
+    }
+}
+
+#[test]
+fn a_reclaim_unmaps_every_free_chunk_and_gives_the_addresses_back() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let live = sim::live_allocations(0);
+    let small = pool.alloc(4096, &stream).unwrap();
+    let large = pool.alloc(50 * MIB, &stream).unwrap();
+    let keep = pool.alloc(30 * MIB, &stream).unwrap();
+    fill(&large, 3, &stream).unwrap();
+    fill(&keep, 4, &stream).unwrap();
+    drop((small, large));
+    let before = pool.stats();
+    // A small chunk; 50 MiB takes three large chunks (0..60 MiB), and 30
+    // MiB the 10 MiB left free at their end and one chunk more.
+    assert_eq!(before.reserved, 2 * MIB + 80 * MIB, "{before}");
+    let released = pool.reclaim().unwrap();
+    let after = pool.stats();
+    // The large free block is 0..50 MiB: chunks 0 and 1 (0..40 MiB) are
+    // whole inside it; chunk 2 (40..60) holds the live buffer's start.
+    assert_eq!(released, 2 * MIB + 40 * MIB, "{after}");
+    assert_eq!(after.reserved, 40 * MIB, "{after}");
+    assert!(read(&keep).iter().all(|&b| b == 4), "the live buffer's bytes stay");
+    // The gap is mapped again for the next request.
+    let again = pool.alloc(45 * MIB, &stream).unwrap();
+    fill(&again, 5, &stream).unwrap();
+    assert!(read(&again).iter().all(|&b| b == 5));
+    drop((again, keep));
+    pool.reclaim().unwrap();
+    assert_eq!(pool.stats().reserved, 0);
+    if common::on_sim() {
+        assert_eq!(sim::live_allocations(0), live, "the reservations went back");
+        assert_eq!(common::stream_races(), []);
+    }
+}
+
+#[test]
+fn a_graph_keeps_the_pages_it_uses_mapped() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let used = pool.alloc(30 * MIB, &stream).unwrap();
+    let (graph, ()) = stream.capture(CaptureMode::Global, |s| fill(&used, 6, s)).unwrap();
+    let exec = graph.instantiate().unwrap();
+    drop(graph);
+    drop(used);
+    // The block is held by the exec, not free: nothing of it is unmapped.
+    pool.reclaim().unwrap();
+    assert!(pool.stats().reserved >= 30 * MIB, "{}", pool.stats());
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    drop(exec);
+    pool.reclaim().unwrap();
+    assert_eq!(pool.stats().reserved, 0);
+    if common::on_sim() {
+        assert_eq!(common::stream_races(), [], "a replay touched unmapped memory");
+    }
+}
+
+#[test]
+fn a_peer_reads_the_memory_through_the_access_the_pool_set() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let Some(peer) = Device::all().unwrap().into_iter().find(|d| *d != stream.device()) else {
+        eprintln!("skipped: needs two devices");
+        return;
+    };
+    if !peer.can_access_peer(stream.device()).unwrap() {
+        eprintln!("skipped: {peer} cannot reach {}", stream.device());
+        return;
+    }
+    let buffer = pool.alloc(3 * MIB, &stream).unwrap();
+    assert_eq!(vmm::access(stream.device(), buffer.as_ptr(), peer).unwrap(), vmm::Access::ReadWrite);
+    fill(&buffer, 7, &stream).unwrap();
+    stream.synchronize().unwrap();
+    assert!(read(&buffer).iter().all(|&b| b == 7));
+}
+
+#[test]
+fn a_buffer_of_the_strategy_is_not_shared_with_other_processes() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let buffer = pool.alloc(4096, &stream).unwrap();
+    match hip_pool::ipc::share(&buffer) {
+        Err(PoolError::Ipc(why)) => assert!(why.contains("expandable"), "{why}"),
+        other => panic!("shared: {:?}", other.map(|h| h.len())),
+    }
+}
