@@ -18,8 +18,12 @@ use hip_pool::{Pool, Strategy};
 use std::collections::VecDeque;
 use std::hint::black_box;
 
-const STRATEGIES: [(Strategy, &str); 3] =
-    [(Strategy::Cached, "cached"), (Strategy::Async, "async"), (Strategy::None, "none")];
+const STRATEGIES: [(Strategy, &str); 4] = [
+    (Strategy::Cached, "cached"),
+    (Strategy::Expandable, "expandable"),
+    (Strategy::Async, "async"),
+    (Strategy::None, "none"),
+];
 /// Steps of the workload.
 const STEPS: usize = 48;
 /// Buffers kept alive at once.
@@ -71,7 +75,7 @@ fn main() {
     println!("peak reserved / peak allocated, {STEPS} growing steps, {WINDOW} alive:");
     for (name, reserved, allocated, retries) in ratios {
         println!(
-            "  {name:<8} {:>8.1} MiB / {:>8.1} MiB = {:.3} ({retries} out-of-memory retries)",
+            "  {name:<10} {:>8.1} MiB / {:>8.1} MiB = {:.3} ({retries} out-of-memory retries)",
             reserved as f64 / f64::from(1u32 << 20),
             allocated as f64 / f64::from(1u32 << 20),
             reserved as f64 / allocated.max(1) as f64

@@ -22,7 +22,12 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Chunk size for small blocks: mapped 2 MiB at a time.
 pub const SMALL_CHUNK: usize = 2 << 20;
-/// Chunk size for large blocks: mapped 20 MiB at a time.
+/// Chunk size for large blocks: mapped 20 MiB at a time (PyTorch's
+/// size). 2 MiB chunks map less beyond a request, but leave no slack at a
+/// segment's end for the small survivors a workload interleaves: on the
+/// pinning workload of the tests, 96 MiB reserved at the peak against 40,
+/// for ten times the driver calls; on the fragmentation benchmark, 1.059
+/// of the peak allocated against 1.070.
 pub const LARGE_CHUNK: usize = 20 << 20;
 
 /// The chunk size of `class`'s segments, whole granules of `granularity`.
