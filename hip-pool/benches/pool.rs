@@ -1,6 +1,7 @@
-//! Allocate+free pairs of our cached pool against the `none` strategy
-//! (`hipMalloc` + `hipFree`) and the `async` strategy (`hipMallocAsync` +
-//! `hipFreeAsync`), on the same backend in one run; the cached pair with
+//! Allocate+free pairs of our cached pool against the `expandable`
+//! strategy (the same hot path over mapped virtual memory), the `none`
+//! strategy (`hipMalloc` + `hipFree`) and the `async` strategy
+//! (`hipMallocAsync` + `hipFreeAsync`), on the same backend in one run; the cached pair with
 //! the memory history recorded; then cached pairs on 1, 2 and 8 threads
 //! over the devices.
 //!
@@ -18,8 +19,12 @@ mod support;
 use support::mean_ns;
 
 const SIZES: [(usize, &str); 4] = [(256, "256B"), (64 << 10, "64KiB"), (4 << 20, "4MiB"), (64 << 20, "64MiB")];
-const STRATEGIES: [(Strategy, &str); 3] =
-    [(Strategy::Cached, "cached"), (Strategy::None, "none"), (Strategy::Async, "async")];
+const STRATEGIES: [(Strategy, &str); 4] = [
+    (Strategy::Cached, "cached"),
+    (Strategy::Expandable, "expandable"),
+    (Strategy::None, "none"),
+    (Strategy::Async, "async"),
+];
 const THREADS: [usize; 3] = [1, 2, 8];
 
 fn pairs(c: &mut Criterion) {
@@ -126,9 +131,9 @@ fn main() {
             continue;
         };
         let mut line = format!("  {label:>6}  cached {cached:>10.1}");
-        for name in ["none", "async"] {
+        for name in ["expandable", "none", "async"] {
             if let Some(ns) = mean_ns("pair", &format!("{name}/{label}")) {
-                line.push_str(&format!("  {name} {ns:>10.1} ({:.1}x)", ns / cached));
+                line.push_str(&format!("  {name} {ns:>10.1} ({:.2}x)", ns / cached));
             }
         }
         println!("{line}");
