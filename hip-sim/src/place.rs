@@ -25,9 +25,13 @@ pub(crate) enum Place {
 }
 
 impl Place {
+    /// The device whose memory this is: for reserved addresses, which
+    /// clr reserves for every device, the device of the physical memory
+    /// mapped there.
     pub fn device(&self) -> Option<usize> {
         match self {
             Place::Host(_) => None,
+            Place::Device(a, offset) if a.virtual_range => Some(vmm::device_at(a.base, *offset).unwrap_or(a.device)),
             Place::Device(a, _) => Some(a.device),
         }
     }

@@ -330,6 +330,15 @@ fn a_pointer_into_mapped_memory_names_the_memorys_device() {
         let mut attributes = hip_sys::bindings::hip::hipPointerAttribute_t::default();
         ok!((api().hipPointerGetAttributes)(&mut attributes, at(base, 100).cast_const()));
         assert_eq!(attributes.device, 1);
+        // A fill from device 1, the memory's, is on the right device (the
+        // addresses are nobody's: clr reserves them for every device).
+        ok!((api().hipMemsetAsync)(base, 7, 4 * PAGE, null_mut()));
+        ok!((api().hipDeviceSynchronize)());
+        let wrong: Vec<_> = sim::violations()
+            .into_iter()
+            .filter(|v| v.thread == "vmm-device" && v.kind == sim::ViolationKind::Context)
+            .collect();
+        assert_eq!(wrong, [], "a fill of device 1's mapped memory from device 1");
         ok!((api().hipMemUnmap)(base, 4 * PAGE));
         ok!((api().hipMemRelease)(handle));
         ok!((api().hipMemAddressFree)(base, 4 * PAGE));

@@ -194,6 +194,13 @@ pub(crate) fn free(reservation: &Reservation) -> bool {
     true
 }
 
+/// The device of the physical memory mapped at `offset` of the
+/// reservation at `base`, if any is.
+pub(crate) fn device_at(base: usize, offset: usize) -> Option<usize> {
+    let reservation = lock(&RESERVED).get(&base).cloned()?;
+    reservation.physical_at(offset).map(|physical| physical.device)
+}
+
 /// Whether `len` bytes at `offset` of the reservation at `base` are all
 /// mapped and, for `device` (`None`: any device, or none yet), accessible
 /// (`write`: for writing).
