@@ -10,6 +10,7 @@
 use std::ffi::{c_int, c_void};
 
 use super::call::{cu, entry, rt};
+use super::cuda::CudaFns;
 use super::driver::{device_ptr, ensure_context};
 use super::objects::stream_of;
 use super::types::CudaMemLocation;
@@ -33,6 +34,24 @@ fn address(ptr: *const c_void) -> super::CuDevicePtr {
     device_ptr(ptr.cast_mut())
 }
 
+/// clr refuses a range that runs past the end of the managed allocation
+/// holding it (`hipErrorInvalidValue`); the driver accepts one that stays
+/// in the allocation's last page. The same refusal here, before the
+/// driver; memory the driver does not know (system memory, which clr
+/// passes on too) goes on to it.
+fn within_allocation(f: &CudaFns, ptr: *const c_void, count: usize) -> Result<(), hipError_t> {
+    let (mut base, mut size): (super::CuDevicePtr, usize) = (0, 0);
+    // SAFETY: out-pointers to locals; any address may be asked about.
+    if cu(unsafe { (f.drv.cuMemGetAddressRange)(&mut base, &mut size, address(ptr)) }).is_err() {
+        return Ok(());
+    }
+    let left = (base + size as super::CuDevicePtr).saturating_sub(address(ptr));
+    if count as super::CuDevicePtr > left {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    Ok(())
+}
+
 pub(super) unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
     entry(|f| {
         // SAFETY: passed through; the runtime checks the out-pointer,
@@ -50,6 +69,7 @@ pub(super) unsafe extern "C" fn hipMemPrefetchAsync(
     entry(|f| {
         ensure_context(f)?;
         let stream = stream_of(stream)?;
+        within_allocation(f, ptr, count)?;
         // SAFETY: values passed through, checked by the driver; a live stream.
         cu(unsafe { (f.drv.cuMemPrefetchAsync)(address(ptr), count, location(device), 0, stream) })
     })
@@ -63,6 +83,7 @@ pub(super) unsafe extern "C" fn hipMemAdvise(
 ) -> hipError_t {
     entry(|f| {
         ensure_context(f)?;
+        within_allocation(f, ptr, count)?;
         // SAFETY: values passed through, checked by the driver.
         cu(unsafe { (f.drv.cuMemAdvise)(address(ptr), count, advice.0 as c_int, location(device)) })
     })
@@ -80,6 +101,7 @@ pub(super) unsafe extern "C" fn hipMemRangeGetAttribute(
             return Err(hipError_t::hipErrorInvalidValue);
         }
         ensure_context(f)?;
+        within_allocation(f, ptr, count)?;
         // SAFETY: `data_size` bytes at `data`, as the caller passes; the
         // range is checked by the driver.
         cu(unsafe { (f.drv.cuMemRangeGetAttribute)(data, data_size, attribute.0 as c_int, address(ptr), count) })
