@@ -14,11 +14,15 @@
 //!   made (owning it: its deleter runs before this returns), scales it in
 //!   place with rocBLAS `scal` on a stream of its device, and waits for
 //!   it; 0 on success, -1 with the cause on stderr.
+//! - `amdgpu_bridge_unversioned(tensor)`: takes a tensor of this crate's
+//!   and hands it back as an unversioned `DLManagedTensor*` (DLPack before
+//!   1.0, for consumers that ask for no version, such as JAX); null with
+//!   the cause on stderr.
 //!
 //! A Python wrapper names the capsule `dltensor_versioned` (and renames a
 //! consumed one `used_dltensor_versioned`), as the array API says.
 
-use amdgpu::dlpack::sys::DLManagedTensorVersioned;
+use amdgpu::dlpack::sys::{DLManagedTensor, DLManagedTensorVersioned};
 use amdgpu::dlpack::DlTensor;
 use amdgpu::prelude::*;
 use std::os::raw::c_int;
@@ -72,4 +76,22 @@ pub unsafe extern "C" fn amdgpu_bridge_scale_f32(tensor: *mut DLManagedTensorVer
             -1
         }
     }
+}
+
+/// The same tensor as an unversioned `DLManagedTensor*`; null on failure.
+///
+/// # Safety
+/// `tensor` is a `DLManagedTensorVersioned*` the caller hands over (this
+/// call owns it: on failure, its deleter runs), or null.
+#[no_mangle]
+pub unsafe extern "C" fn amdgpu_bridge_unversioned(tensor: *mut DLManagedTensorVersioned) -> *mut DLManagedTensor {
+    // SAFETY: the caller's promise: an owned tensor, or null.
+    let Some(tensor) = (unsafe { DlTensor::from_raw(tensor) }) else {
+        eprintln!("amdgpu_bridge_unversioned: a null tensor");
+        return std::ptr::null_mut();
+    };
+    tensor.into_raw_unversioned().unwrap_or_else(|e| {
+        eprintln!("amdgpu_bridge_unversioned: {e}");
+        std::ptr::null_mut()
+    })
 }

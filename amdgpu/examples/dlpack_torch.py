@@ -12,6 +12,8 @@ Loads the `dlpack_bridge` example (a shared library) with ctypes:
 2. torch hands a tensor to Rust (`__dlpack__`), which scales it in place
    with rocBLAS `scal` (cuBLAS on NVIDIA): torch sees the result in the
    same memory.
+3. Where installed, CuPy both ways, and JAX from Rust (JAX asks for no
+   DLPack version: it gets the unversioned struct of DLPack before 1.0).
 
 Each step asserts the device pointer is the same on both sides. Prints
 one line a step and exits non-zero on any failure.
@@ -27,6 +29,8 @@ lib.amdgpu_bridge_arange_f32.restype = ctypes.c_void_p
 lib.amdgpu_bridge_arange_f32.argtypes = [ctypes.c_size_t]
 lib.amdgpu_bridge_scale_f32.restype = ctypes.c_int
 lib.amdgpu_bridge_scale_f32.argtypes = [ctypes.c_void_p, ctypes.c_float]
+lib.amdgpu_bridge_unversioned.restype = ctypes.c_void_p
+lib.amdgpu_bridge_unversioned.argtypes = [ctypes.c_void_p]
 
 capsule_new = ctypes.pythonapi.PyCapsule_New
 capsule_new.restype = ctypes.py_object
@@ -66,8 +70,13 @@ class FromRust:
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         # The upload was waited for in Rust, so any stream sees the data.
-        if max_version is not None and max_version[0] < 1:
-            raise BufferError("this producer makes DLPack 1.x tensors only")
+        if max_version is None or max_version[0] < 1:
+            # A consumer that asks for no version (JAX) takes the
+            # unversioned struct of DLPack before 1.0.
+            unversioned = lib.amdgpu_bridge_unversioned(self.pointer)
+            if not unversioned:
+                raise BufferError("the bridge made no unversioned tensor (its stderr says why)")
+            return capsule_new(unversioned, b"dltensor", None)
         return capsule_new(self.pointer, b"dltensor_versioned", None)
 
 

@@ -3,10 +3,12 @@
 //! PyTorch's look) taken with their deleter called exactly once on every
 //! path; the read-only flag honoured; shapes that overflow, strides that
 //! are not compact and tensors of other devices refused; the stream
-//! handshake ordering the producer's writes before the consumer's reads.
+//! handshake ordering the producer's writes before the consumer's reads;
+//! the unversioned tensors of DLPack before 1.0 (JAX's), both ways, with
+//! each deleter run once.
 
 use amdgpu::dlpack::sys::{
-    DLDataType, DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersion, DLTensor,
+    DLDataType, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor,
     DLPACK_FLAG_BITMASK_READ_ONLY,
 };
 use amdgpu::dlpack::{DlBool, DlPackElement, DlTensor};
@@ -326,4 +328,40 @@ fn a_deleter_called_before_the_consumers_work_ends_orders_the_next_owner_after_i
             sim::violations().into_iter().filter(|v| v.kind == sim::ViolationKind::StreamRace).collect();
         assert_eq!(races, []);
     }
+}
+
+#[test]
+fn an_unversioned_tensor_wraps_a_versioned_one_both_ways_and_each_deleter_runs_once() {
+    let stream = Stream::new().unwrap();
+    // Theirs, handed over unversioned and taken back: one deletion.
+    let (tensor, deleted) = foreign(six(), &[2, 3], None, |_| {});
+    let pointer = tensor.tensor().data;
+    let raw = tensor.into_raw_unversioned().unwrap();
+    // SAFETY: a valid tensor, just made; read before it is handed on.
+    assert_eq!(unsafe { (*raw).dl_tensor.data }, pointer);
+    // SAFETY: owned by nobody else.
+    let back = unsafe { DlTensor::from_raw_unversioned(raw) }.unwrap();
+    assert_eq!((back.shape(), back.version().major, back.is_read_only()), (&[2i64, 3][..], 1, false));
+    let imported = DeviceArray::<f32>::from_dlpack(back, &stream).unwrap();
+    assert_eq!(imported.array().to_vec().unwrap(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(deleted.load(Ordering::SeqCst), 0, "not while in use");
+    drop(imported);
+    assert_eq!(deleted.load(Ordering::SeqCst), 1, "once, through both wrappers");
+
+    // Dropped unused: the versioned deleter still runs once.
+    let (tensor, deleted) = foreign(six(), &[6], None, |_| {});
+    let raw = tensor.into_raw_unversioned().unwrap();
+    // SAFETY: the wrapper's own deleter, called once.
+    unsafe { ((*raw).deleter.unwrap())(raw) };
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    // SAFETY: null is refused, not read.
+    assert!(unsafe { DlTensor::from_raw_unversioned(std::ptr::null_mut::<DLManagedTensor>()) }.is_none());
+}
+
+#[test]
+fn a_read_only_tensor_is_not_handed_over_unversioned() {
+    let (tensor, deleted) = foreign(six(), &[6], None, |m| m.flags = DLPACK_FLAG_BITMASK_READ_ONLY);
+    let why = dlpack_problem(tensor.into_raw_unversioned().unwrap_err());
+    assert!(why.contains("read-only") && why.contains("max_version"), "{why}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 1, "the refused tensor is deleted, once");
 }

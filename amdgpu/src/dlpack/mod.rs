@@ -23,6 +23,10 @@
 //! - [`DlTensor`] owns a `DLManagedTensorVersioned` (DLPack 1.x) of
 //!   either side: [`DlTensor::into_raw`] hands it to C, and
 //!   [`DlTensor::from_raw`] takes one; dropped, it calls the deleter.
+//!   For consumers and producers of DLPack before 1.0 (a capsule named
+//!   `dltensor`, as JAX's `from_dlpack` takes),
+//!   [`DlTensor::into_raw_unversioned`] and
+//!   [`DlTensor::from_raw_unversioned`] wrap one in the other.
 //!
 //! Element types: [`DlPackElement`] (f16, bf16, f32, f64, the complex
 //! pairs, signed and unsigned integers of 8 to 64 bits, and bool as `u8`
@@ -48,6 +52,7 @@ mod element;
 mod export;
 mod import;
 mod tensor;
+mod unversioned;
 
 pub use element::{DlBool, DlPackElement};
 pub use hip_sys::dlpack as sys;

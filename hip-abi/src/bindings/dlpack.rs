@@ -16,6 +16,9 @@
 //!   `data`, and a tensor of no elements may have a null `data`.
 //! - `flags`: bit 0 read-only (the consumer must not write), bit 1 the
 //!   producer copied the data, bit 2 sub-byte types padded.
+//! - Before 1.0, `DLManagedTensor` (tensor, context, deleter; no version,
+//!   no flags) in a capsule named `dltensor`: what a consumer that asks
+//!   for no version gets.
 //! - Device types: `kDLCUDA` (2) for CUDA memory, `kDLROCM` (10) for
 //!   ROCm's; `device_id` is the runtime's device ordinal.
 //!
@@ -146,6 +149,21 @@ pub struct DLManagedTensorVersioned {
     pub dl_tensor: DLTensor,
 }
 
+/// `DLManagedTensor`: the unversioned tensor of DLPack before 1.0, which
+/// consumers that ask for no version (`__dlpack__()` without
+/// `max_version`, JAX's `from_dlpack`) take, in a capsule named
+/// `dltensor`. It has no version and no flags: it cannot say read-only.
+#[repr(C)]
+#[derive(Debug)]
+pub struct DLManagedTensor {
+    /// The tensor.
+    pub dl_tensor: DLTensor,
+    /// The producer's context, for its deleter.
+    pub manager_ctx: *mut c_void,
+    /// Frees the tensor (and `self`); called once by the consumer, or null.
+    pub deleter: Option<unsafe extern "C" fn(this: *mut DLManagedTensor)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +183,8 @@ mod tests {
             [24, 32, 40]
         );
         assert_eq!(size_of::<DLManagedTensorVersioned>(), 80);
+        assert_eq!(size_of::<DLManagedTensor>(), 64);
+        assert_eq!([offset_of!(DLManagedTensor, manager_ctx), offset_of!(DLManagedTensor, deleter)], [48, 56]);
         assert_eq!(
             [
                 offset_of!(DLManagedTensorVersioned, manager_ctx),
