@@ -250,9 +250,10 @@ impl Span {
         self.allocation.base + self.offset
     }
 
-    /// The device the memory is on.
+    /// The device the memory is on (of mapped memory, the device of the
+    /// physical memory mapped there).
     pub fn device(&self) -> Option<usize> {
-        Some(self.allocation.device)
+        Some(crate::place::memory_device(&self.allocation, self.offset))
     }
 
     /// The first `len` bytes.

@@ -31,8 +31,7 @@ impl Place {
     pub fn device(&self) -> Option<usize> {
         match self {
             Place::Host(_) => None,
-            Place::Device(a, offset) if a.virtual_range => Some(vmm::device_at(a.base, *offset).unwrap_or(a.device)),
-            Place::Device(a, _) => Some(a.device),
+            Place::Device(a, offset) => Some(memory_device(a, *offset)),
         }
     }
 
@@ -49,6 +48,17 @@ impl Place {
                 Some(Access::new(&host.races, address - base, len, kind))
             }
         }
+    }
+}
+
+/// The device whose memory `offset` of `allocation` is: the allocation's,
+/// or for reserved addresses (which clr reserves for every device) the
+/// device of the physical memory mapped there.
+pub(crate) fn memory_device(allocation: &Allocation, offset: usize) -> usize {
+    if allocation.virtual_range {
+        vmm::device_at(allocation.base, offset).unwrap_or(allocation.device)
+    } else {
+        allocation.device
     }
 }
 

@@ -221,11 +221,14 @@ impl DevicePool {
             }
         }
         let empty = self.lock().segments.take_empty();
-        for (base, size) in empty {
+        for segment in empty {
             // SAFETY: a reservation of this pool with nothing mapped (its
             // last chunks were just unmapped), removed from the segments.
-            if let Err(error) = unsafe { virtual_memory::free_reservation(self.device, base, size) } {
-                log::error!("pool of {}: giving back the addresses at {base:#x}: {error}", self.device);
+            let freed = unsafe { virtual_memory::free_reservation(self.device, segment.base, segment.size) };
+            if let Err(error) = freed {
+                log::error!("pool of {}: giving back the addresses at {:#x}: {error}", self.device, segment.base);
+                first_error.get_or_insert(error);
+                self.lock().segments.keep_empty(segment);
             }
         }
         match first_error {

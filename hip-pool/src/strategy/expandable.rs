@@ -166,16 +166,19 @@ impl Segments {
         }
     }
 
-    /// Remove the segments with nothing mapped: (base, size) of each, whose
-    /// reservation is to be freed.
-    pub fn take_empty(&mut self) -> Vec<(usize, usize)> {
-        let empty: Vec<(usize, usize)> =
-            self.segments.values().filter(|s| s.mapped.is_empty()).map(|s| (s.base, s.size)).collect();
-        for (base, _) in &empty {
-            self.segments.remove(base);
-        }
+    /// Remove the segments with nothing mapped, whose reservations are to
+    /// be freed.
+    pub fn take_empty(&mut self) -> Vec<Segment> {
+        let empty: Vec<usize> = self.segments.values().filter(|s| s.mapped.is_empty()).map(|s| s.base).collect();
+        let taken = empty.iter().filter_map(|base| self.segments.remove(base)).collect();
         self.by_stream.retain(|_, base| self.segments.contains_key(base));
-        empty
+        taken
+    }
+
+    /// Keep an empty segment whose reservation the driver would not free,
+    /// for the next reclaim to try again; no stream grows in it meanwhile.
+    pub fn keep_empty(&mut self, segment: Segment) {
+        self.segments.insert(segment.base, segment);
     }
 
     /// Bytes mapped over every segment.
@@ -239,7 +242,8 @@ mod tests {
         cache.give_back(BASE + 30 * MIB, stream.clone());
         let runs = segments.take_free_chunks(&mut cache, &stream);
         assert_eq!(runs.iter().map(|r| r.handles.len()).sum::<usize>(), 2);
-        assert_eq!(segments.take_empty(), vec![(BASE, 200 * MIB)]);
+        let empty: Vec<(usize, usize)> = segments.take_empty().iter().map(|s| (s.base, s.size)).collect();
+        assert_eq!(empty, [(BASE, 200 * MIB)]);
         assert_eq!(segments.of(&stream, LARGE), None);
     }
 

@@ -4,8 +4,10 @@
 //! `hipMemCreate`, `hipMemMap` and `hipMemSetAccess` build; the calls'
 //! rules per HIP version are `hip::vmm`'s).
 //!
-//! A reservation is an allocation of device 0's address range (clr
-//! reserves one range for every device) that charges nothing, whose bytes
+//! A reservation is an allocation of the reserving device's address range
+//! (clr reserves one range for every device; here a pointer names a
+//! device, as everywhere, and operations name the device of the physical
+//! memory mapped at it) that charges nothing, whose bytes
 //! are a [`Mirror`]: mapping a physical allocation puts its [`Pages`]
 //! there. Every access to a reservation is checked here first
 //! ([`check`]): bytes with nothing mapped are no memory at all, and a
@@ -82,7 +84,7 @@ pub(crate) struct Mapping {
 pub(crate) struct Reservation {
     pub base: usize,
     pub size: usize,
-    /// Its place in device 0's address range.
+    /// Its place in the reserving device's address range.
     pub allocation: Arc<Allocation>,
     mirror: Arc<Mirror>,
     /// Its mappings by offset.
@@ -162,7 +164,10 @@ pub(crate) fn release(handle: usize) -> Option<()> {
 /// a GPU.
 pub(crate) fn reserve(size: usize) -> Result<Arc<Reservation>, hipError_t> {
     let mirror = Arc::new(Mirror::new(size).map_err(|_| hipError_t::hipErrorOutOfMemory)?);
-    let d = sim().device(0).ok_or(hipError_t::hipErrorInvalidDevice)?;
+    // clr reserves the addresses for every device; here they lie in the
+    // reserving (current) device's range, so that a pointer names a device
+    // as everywhere else: the one whose memory is normally mapped there.
+    let d = sim().device(crate::machine::thread::current_device()).ok_or(hipError_t::hipErrorInvalidDevice)?;
     let allocation = d.memory.reserve_virtual(size, HOST_PAGE, Bytes::Mirror(mirror.clone()))?;
     let reservation = Arc::new(Reservation {
         base: allocation.base,
@@ -188,7 +193,7 @@ pub(crate) fn free(reservation: &Reservation) -> bool {
         return false;
     }
     lock(&RESERVED).remove(&reservation.base);
-    if let Some(d) = sim().device(0) {
+    if let Some(d) = sim().device(reservation.allocation.device) {
         d.memory.release(reservation.base).ok();
     }
     true
