@@ -23,9 +23,11 @@
 //!   [`reclaim`](reclaim()) and driver frees synchronize them first. The
 //!   same-stream case costs one stream comparison and one atomic load.
 //! - [`Strategy`]: `cached` (default; splitting policy in
-//!   `strategy::cached`'s docs), `async` (HIP's stream-ordered pool,
-//!   threshold at maximum) or `none` (pass-through), per `AMDGPU_POOL` or
-//!   per [`Pool::new`].
+//!   `strategy::cached`'s docs), `expandable` (the same blocks over
+//!   virtual memory: chunks mapped into one reserved range per stream as
+//!   the pool grows, unmapped on reclaim; `strategy::expandable`), `async`
+//!   (HIP's stream-ordered pool, threshold at maximum) or `none`
+//!   (pass-through), per `AMDGPU_POOL` or per [`Pool::new`].
 //! - [`reclaim(device)`](reclaim()): synchronizes *that* device and releases
 //!   its unused memory; the [`cleanup`] thread does it for idle devices.
 //! - Out of memory climbs a ladder (sync stream, sync device, reclaim,
@@ -81,15 +83,17 @@
 //! 0. [`collective_gate`]: what the process's collectives have in flight,
 //!    which the driver frees and device synchronizes of every layer
 //!    above wait for (NCCL issue 48's deadlock).
-//! 1. `strategy`: the [`Strategy`] a pool is made with, and the cached
-//!    strategy's bookkeeping of segments and blocks (`strategy::cached`:
-//!    pure data, no HIP call).
+//! 1. `strategy`: the [`Strategy`] a pool is made with, the cached
+//!    strategy's bookkeeping of segments and blocks (`strategy::cached`)
+//!    and the expandable one's of reserved ranges and mapped chunks
+//!    (`strategy::expandable`): pure data, no HIP call.
 //! 2. `driver`: the driver calls, `hipMalloc` / `hipFree`, HIP's
-//!    stream-ordered pool, and reused ordering events.
+//!    stream-ordered pool, virtual memory, and reused ordering events.
 //! 3. `device_pool`: one device's memory under one lock: its backing (the
 //!    strategy with what it needs), the blocks it keeps, the pending uses
-//!    of free blocks, limits, statistics, and the one grow path to the
-//!    driver. No buffers, no thread caches.
+//!    of free blocks, limits, statistics, and the grow path to the driver
+//!    (the expandable backing's maps chunks where its bookkeeping plans).
+//!    No buffers, no thread caches.
 //! 4. `uses`, `private_pool`, `barrier`, `pool_core`: the one use
 //!    tracker ([`UseList`]: a buffer's uses on other streams, pinned host
 //!    memory's uses on all, as events) and the holds of graphs on them; a
