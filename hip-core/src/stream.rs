@@ -156,11 +156,13 @@ impl Stream {
     /// use hip_core::{Device, Stream};
     ///
     /// let device = Device::new(0)?;
-    /// // Stands for a framework's stream: made outside hip-core's types.
+    /// // Stands for a framework's stream: made outside hip-core's types,
+    /// // handed over as the runtime's own (a `cudaStream_t` on NVIDIA).
     /// let theirs = hip_core::raw::stream::create(device, 0)?;
+    /// let native = hip_core::raw::stream::native(theirs)?;
     /// // SAFETY: `theirs` lives until it is destroyed below, after `ours`
     /// // and every use of it is gone.
-    /// let ours = unsafe { Stream::from_raw(device, theirs.cast()) }?;
+    /// let ours = unsafe { Stream::from_raw(device, native) }?;
     /// ours.synchronize()?;
     /// drop(ours); // leaves `theirs` alone
     /// // SAFETY: made above, destroyed once, nothing uses it any more.
@@ -183,6 +185,27 @@ impl Stream {
         };
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Ok(Stream(Shared::new(Inner { handle, device, priority, id, owner: Owner::Foreign })))
+    }
+
+    /// The loaded runtime's own stream behind this one, to hand to a
+    /// framework (`torch.cuda.ExternalStream(ptr)`,
+    /// `cupy.cuda.ExternalStream(ptr)`): a `hipStream_t` on AMD and in the
+    /// simulator, a `cudaStream_t` on NVIDIA; null for a null stream. It
+    /// stays this stream: the framework must not destroy it, nor use it
+    /// after the last clone drops.
+    ///
+    /// # Errors
+    /// As [`raw::stream::native`].
+    ///
+    /// # Examples
+    /// ```
+    /// let stream = hip_core::Stream::new()?;
+    /// let ptr = stream.as_native()?; // for torch.cuda.ExternalStream(ptr)
+    /// assert!(!ptr.is_null());
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
+    pub fn as_native(&self) -> Result<*mut std::ffi::c_void> {
+        raw::stream::native(self.as_raw())
     }
 
     /// The null (default) stream of `device`.

@@ -161,6 +161,10 @@ fn a_held_block_names_what_it_waits_for() {
 /// the call that asked for it; off, none.
 #[test]
 fn a_backtrace_names_the_code_that_allocated() {
+    if !std::backtrace::Backtrace::force_capture().to_string().contains("a_backtrace_names_the_code_that_allocated") {
+        eprintln!("skipped: this binary's backtraces name no functions (its symbols were stripped)");
+        return;
+    }
     let (_x, device, pool) = recording();
     let stream = Stream::new_on(device).unwrap();
     history::record_backtraces(true);

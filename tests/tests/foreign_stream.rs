@@ -14,12 +14,14 @@ use common::on_sim;
 #[test]
 fn work_queues_on_a_foreign_stream_and_dropping_ours_leaves_it_alive() {
     let device = Device::new(0).unwrap();
-    // Stands for a framework's stream: made outside this crate's types.
+    // Stands for a framework's stream: made outside this crate's types,
+    // and handed over as the runtime's own (a `cudaStream_t` on NVIDIA).
     let theirs = raw::stream::create(device, 0).unwrap();
+    let native = raw::stream::native(theirs).unwrap();
     let destroys = sim::thread_call_count("hipStreamDestroy");
     {
         // SAFETY: `theirs` is destroyed below, after every clone and use.
-        let ours = unsafe { Stream::from_raw(device, theirs.cast()) }.unwrap();
+        let ours = unsafe { Stream::from_raw(device, native) }.unwrap();
         assert!(!ours.is_null());
         assert_eq!(ours.device(), device);
         let again = ours.clone();
@@ -43,6 +45,13 @@ fn work_queues_on_a_foreign_stream_and_dropping_ours_leaves_it_alive() {
     // SAFETY: null is always a valid stream.
     let null = unsafe { Stream::from_raw(device, std::ptr::null_mut()) }.unwrap();
     assert!(null.is_null());
+    // And ours, handed over the same way, is the same stream.
+    let mine = Stream::new_on(device).unwrap();
+    // SAFETY: `mine` outlives the copy, dropped first.
+    let copy = unsafe { Stream::from_raw(device, mine.as_native().unwrap()) }.unwrap();
+    assert_eq!(copy.as_native().unwrap(), mine.as_native().unwrap());
+    drop(copy);
+    mine.synchronize().unwrap();
 }
 
 #[test]
@@ -53,8 +62,9 @@ fn work_on_a_foreign_stream_waits_for_what_its_maker_queued() {
     }
     let device = Device::new(0).unwrap();
     let theirs = raw::stream::create(device, 0).unwrap();
+    let native = raw::stream::native(theirs).unwrap();
     // SAFETY: as above.
-    let ours = unsafe { Stream::from_raw(device, theirs.cast()) }.unwrap();
+    let ours = unsafe { Stream::from_raw(device, native) }.unwrap();
     // The maker's queued work: held still until released.
     let hold = sim::hold_stream(theirs).unwrap();
     let marker = ours.record_event().unwrap();

@@ -10,6 +10,16 @@ use hip_sys::sim::{self, ProfileKind};
 
 mod common;
 
+/// The simulator, held: its ROCTx and timeline are what these tests read;
+/// `None` (saying so) on a GPU, where the vendor's tools record instead.
+fn simulator() -> Option<sim::Exclusive> {
+    if !common::on_sim() {
+        eprintln!("skipped: reads the simulator's annotations and timeline");
+        return None;
+    }
+    Some(sim::exclusive())
+}
+
 /// Run `f` on a fresh thread and return what it annotated: each event's
 /// kind and level, in order.
 fn annotations_of(f: impl FnOnce() + Send + 'static) -> Vec<(ProfileKind, i32)> {
@@ -35,7 +45,7 @@ fn mark(name: &str) -> (ProfileKind, i32) {
 
 #[test]
 fn ranges_nest_and_pair_on_their_thread() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     assert!(profile::enabled(), "the simulator has ROCTx");
     let seen = annotations_of(|| {
         let _step = profile::range("step");
@@ -53,7 +63,7 @@ fn ranges_nest_and_pair_on_their_thread() {
 
 #[test]
 fn a_range_dropped_before_an_inner_one_closes_with_it() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let seen = annotations_of(|| {
         let outer = profile::range("outer");
         let inner = profile::range("inner");
@@ -67,7 +77,7 @@ fn a_range_dropped_before_an_inner_one_closes_with_it() {
 
 #[test]
 fn ranges_close_on_unwind() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let seen = annotations_of(|| {
         let unwound = std::panic::catch_unwind(|| {
             let _range = profile::range("fails");
@@ -81,7 +91,7 @@ fn ranges_close_on_unwind() {
 
 #[test]
 fn threads_keep_their_own_ranges() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let (ready, go) =
         (std::sync::Arc::new(std::sync::Barrier::new(2)), std::sync::Arc::new(std::sync::Barrier::new(2)));
     let (r, g) = (ready.clone(), go.clone());
@@ -105,7 +115,7 @@ fn threads_keep_their_own_ranges() {
 
 #[test]
 fn a_name_is_cut_at_a_nul_and_may_be_empty() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let seen = annotations_of(|| {
         let _cut = profile::range("before\0after");
         profile::mark("");
@@ -115,7 +125,7 @@ fn a_name_is_cut_at_a_nul_and_may_be_empty() {
 
 #[test]
 fn a_forgotten_range_stays_open_and_later_ranges_nest_in_it() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let seen = annotations_of(|| {
         std::mem::forget(profile::range("forgotten"));
         let _later = profile::range("later");
@@ -125,7 +135,7 @@ fn a_forgotten_range_stays_open_and_later_ranges_nest_in_it() {
 
 #[test]
 fn switched_off_ranges_and_marks_do_nothing_and_open_ones_still_close() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let seen = annotations_of(|| {
         let open = profile::range("open");
         profile::set_enabled(false);
@@ -147,7 +157,7 @@ fn switched_off_ranges_and_marks_do_nothing_and_open_ones_still_close() {
 #[test]
 fn the_trace_shows_the_streams_operations_and_the_threads_ranges() {
     use amdgpu::{DeviceArray, Stream};
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     sim::start_trace();
     let stream = Stream::new().unwrap();
     let thread = std::thread::current().id();
@@ -200,7 +210,7 @@ fn the_trace_shows_the_streams_operations_and_the_threads_ranges() {
 #[test]
 fn the_html_timeline_draws_every_operation_and_range() {
     use amdgpu::{DeviceArray, Stream};
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     sim::start_trace();
     let stream = Stream::new().unwrap();
     {
@@ -231,7 +241,7 @@ mod spans {
 
     #[test]
     fn entered_spans_are_ranges_and_the_runtimes_launches_and_copies_are_spans() {
-        let _x = sim::exclusive();
+        let Some(_x) = simulator() else { return };
         let seen = annotations_of(|| {
             let subscriber = tracing_subscriber::registry().with(profile::RangeLayer::new());
             tracing::subscriber::with_default(subscriber, || {
@@ -269,7 +279,7 @@ mod spans {
 #[test]
 fn the_trace_draws_a_wait_for_another_streams_event_as_a_flow() {
     use amdgpu::{DeviceArray, Stream};
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     let (writer, reader) = (Stream::new().unwrap(), Stream::new().unwrap());
     sim::start_trace();
     let source = DeviceArray::from_slice_on(&writer, &[5u32; 64]).unwrap();
@@ -297,7 +307,7 @@ fn the_trace_draws_a_wait_for_another_streams_event_as_a_flow() {
 /// page, naming what was broken.
 #[test]
 fn the_trace_marks_the_simulators_violations() {
-    let _x = sim::exclusive();
+    let Some(_x) = simulator() else { return };
     if amdgpu::Device::count().unwrap() < 2 {
         eprintln!("skipped: needs two devices");
         return;

@@ -29,6 +29,23 @@ pub fn create(device: Device, priority: i32) -> Result<hipStream_t> {
     Ok(handle)
 }
 
+/// The loaded runtime's own stream behind `stream`, a handle of the HIP
+/// table: what a framework takes for a stream (`torch.cuda.ExternalStream`,
+/// `cupy.cuda.ExternalStream`) and what [`Stream::from_raw`] takes back.
+/// The handle itself on AMD and in the simulator, its `cudaStream_t` on
+/// NVIDIA; null for the null stream. No HIP call.
+///
+/// # Errors
+/// [`HipError::Call`](crate::HipError::Call) with
+/// `hipErrorContextIsDestroyed` for a handle that names no stream
+/// (NVIDIA).
+///
+/// [`Stream::from_raw`]: crate::Stream::from_raw
+pub fn native(stream: hipStream_t) -> Result<*mut std::ffi::c_void> {
+    hip_sys::backend::native_stream(stream)
+        .map_err(|code| crate::HipError::Call { code, operation: "the runtime's own stream of a handle" })
+}
+
 /// `hipStreamGetPriority`: the priority HIP gave `stream` (binds no
 /// device).
 ///

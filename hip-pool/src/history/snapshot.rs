@@ -287,8 +287,12 @@ mod tests {
         assert_eq!(field(&frames[0], "filename"), &Value::Str("./hip-pool/src/history/mod.rs".into()));
         assert_eq!(field(&frames[0], "line"), &Value::Int(140));
         assert_eq!(field(&frames[1], "filename"), &Value::Str("??".into()), "no location");
-        // A real one names this test.
-        let Value::List(real) = frames_of(&std::backtrace::Backtrace::force_capture().to_string()) else { panic!() };
-        assert!(real.iter().any(|f| matches!(field(f, "name"), Value::Str(n) if n.contains("frames_are_read"))));
+        // A real one names this test, where the binary has its symbols (a
+        // stripped one names nothing).
+        let captured = std::backtrace::Backtrace::force_capture().to_string();
+        if captured.contains("hip_pool") {
+            let Value::List(real) = frames_of(&captured) else { panic!() };
+            assert!(real.iter().any(|f| matches!(field(f, "name"), Value::Str(n) if n.contains("frames_are_read"))));
+        }
     }
 }

@@ -36,3 +36,19 @@ pub fn forget_stream(handle: hipStream_t) -> Result<(), hipError_t> {
         _ => Ok(()),
     }
 }
+
+/// The loaded runtime's own stream behind a handle of the table, the
+/// inverse of [`adopt_stream`]: what a framework takes for a stream (a
+/// `hipStream_t` on AMD and in the simulator, where it is the handle
+/// itself; the `cudaStream_t` on NVIDIA; null for the null stream).
+///
+/// # Errors
+/// `hipErrorContextIsDestroyed` for a handle that names no stream
+/// (NVIDIA).
+pub fn native_stream(handle: hipStream_t) -> Result<*mut c_void, hipError_t> {
+    match backend() {
+        #[cfg(feature = "nvidia")]
+        super::Backend::Nvidia if !handle.is_null() => super::nvidia::cuda_stream(handle),
+        _ => Ok(handle.cast()),
+    }
+}

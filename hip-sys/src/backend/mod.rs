@@ -41,7 +41,7 @@ mod versions;
 #[cfg(feature = "sim")]
 pub use hip_sim as sim;
 
-pub use foreign::{adopt_stream, forget_stream};
+pub use foreign::{adopt_stream, forget_stream, native_stream};
 pub(crate) use hip_abi::provider;
 pub use hip_abi::{Backend, BackendError};
 pub use selection::{backend, device_target_id, hip, last_error_is_sticky, selection, BACKEND_ENV};

@@ -54,6 +54,10 @@ fn within_allocation(f: &CudaFns, ptr: *const c_void, count: usize) -> Result<()
 
 pub(super) unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, flags: u32) -> hipError_t {
     entry(|f| {
+        // clr refuses no bytes (CUDA answers success with no memory).
+        if size == 0 {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
         // SAFETY: passed through; the runtime checks the out-pointer,
         // size and flags (HIP's attach flags are CUDA's).
         rt(unsafe { (f.rt.cudaMallocManaged)(ptr, size, flags) })
