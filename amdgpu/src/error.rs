@@ -101,6 +101,15 @@ pub enum Error {
          its memory is leaked rather than freed under a copy (the device needs a reset)"
     )]
     HostBufferLost,
+    /// The device pages no managed memory (`ManagedArray`).
+    #[error(
+        "{device} has no managed memory (hipDeviceAttributeManagedMemory is 0); use a DeviceArray and copy \
+         through a HostBuffer instead"
+    )]
+    NoManagedMemory {
+        /// The device.
+        device: Device,
+    },
     /// A kernel argument shorter than what the kernel's declaration says
     /// the kernel touches.
     #[error(

@@ -577,6 +577,7 @@ mod error;
 mod host;
 pub mod ipc;
 pub mod kernel;
+pub mod managed;
 pub mod prelude;
 mod slice_mut;
 
@@ -600,6 +601,7 @@ pub use hip_core::{EventWait, StreamSync};
 pub use hip_sys::Backend;
 pub use host::{HostBuffer, HostRef, HostRefMut, HostSlice, HostSliceMut};
 pub use kernel::Kernel;
+pub use managed::ManagedArray;
 pub(crate) use slice_mut::bounds;
 pub use slice_mut::DeviceSliceMut;
 

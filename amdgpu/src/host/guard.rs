@@ -1,45 +1,64 @@
-//! Host access to a [`HostBuffer`]: guards that graph replays respect.
+//! Host access to memory the host reads and writes in place (a
+//! [`HostBuffer`]'s pinned memory, a [`ManagedArray`]'s managed memory):
+//! guards that graph replays respect.
 //!
-//! Copies enqueued directly borrow the buffer (`&` to read it, `&mut` to
-//! write it), so the borrow checker keeps them from host code. A graph
-//! replay runs captured copies with no borrow at all, so host access is a
-//! guard that counts itself on the buffer's tracker while it lives: a
-//! replay that would write the memory under a [`HostRef`], or touch it
-//! under a [`HostRefMut`], is refused with
+//! Copies and kernels enqueued directly borrow the memory's owner (`&` to
+//! read it, `&mut` to write it), so the borrow checker keeps them from
+//! host code. A graph replay runs captured work with no borrow at all, so
+//! host access is a guard that counts itself on the memory's use tracker
+//! while it lives: a replay that would write the memory under a
+//! [`HostRef`], or touch it under a [`HostRefMut`], is refused with
 //! [`HipError::HostBorrowed`](hip_core::HipError::HostBorrowed) instead of
 //! racing. A guard forgotten with `std::mem::forget` keeps refusing those
 //! replays: a failure, never a race.
+//!
+//! [`HostBuffer`]: super::HostBuffer
+//! [`ManagedArray`]: crate::ManagedArray
 
-use super::HostBuffer;
 use crate::DeviceCopy;
-use hip_pool::Access;
+use hip_pool::{Access, UseList};
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
-/// The values of a [`HostBuffer`], read on the host (made by
-/// [`HostBuffer::as_slice`]). While it lives, graph replays that would
-/// write the buffer are refused.
+/// Values read on the host (made by [`HostBuffer::as_slice`] or
+/// [`ManagedArray::as_slice`]). While it lives, graph replays that would
+/// write the memory are refused.
+///
+/// [`HostBuffer::as_slice`]: super::HostBuffer::as_slice
+/// [`ManagedArray::as_slice`]: crate::ManagedArray::as_slice
 pub struct HostRef<'a, T: DeviceCopy> {
-    buffer: &'a HostBuffer<T>,
+    values: &'a [T],
+    uses: Arc<UseList>,
 }
 
-/// The values of a [`HostBuffer`], written on the host (made by
-/// [`HostBuffer::as_mut_slice`]). While it lives, graph replays that
-/// would touch the buffer are refused.
+/// Values written on the host (made by [`HostBuffer::as_mut_slice`] or
+/// [`ManagedArray::as_mut_slice`]). While it lives, graph replays that
+/// would touch the memory are refused.
+///
+/// [`HostBuffer::as_mut_slice`]: super::HostBuffer::as_mut_slice
+/// [`ManagedArray::as_mut_slice`]: crate::ManagedArray::as_mut_slice
 pub struct HostRefMut<'a, T: DeviceCopy> {
-    buffer: &'a mut HostBuffer<T>,
+    values: &'a mut [T],
+    uses: Arc<UseList>,
 }
 
 impl<'a, T: DeviceCopy> HostRef<'a, T> {
-    /// A guard over `buffer`, whose view with [`Access::Read`] has begun.
-    pub(super) fn new(buffer: &'a HostBuffer<T>) -> Self {
-        HostRef { buffer }
+    /// A guard over `values`, whose view with [`Access::Read`] has begun
+    /// on `uses`: no work writes them while it lives (waited for when it
+    /// began, new direct work that writes needs `&mut` of their owner,
+    /// and replays that write them are refused while it is counted).
+    pub(crate) fn new(values: &'a [T], uses: Arc<UseList>) -> Self {
+        HostRef { values, uses }
     }
 }
 
 impl<'a, T: DeviceCopy> HostRefMut<'a, T> {
-    /// A guard over `buffer`, whose view with [`Access::Write`] has begun.
-    pub(super) fn new(buffer: &'a mut HostBuffer<T>) -> Self {
-        HostRefMut { buffer }
+    /// A guard over `values`, whose view with [`Access::Write`] has begun
+    /// on `uses`: no work touches them while it lives (waited for when it
+    /// began, `&mut` of their owner keeps new direct work out, and every
+    /// replay that touches them is refused while it is counted).
+    pub(crate) fn new(values: &'a mut [T], uses: Arc<UseList>) -> Self {
+        HostRefMut { values, uses }
     }
 }
 
@@ -47,11 +66,7 @@ impl<T: DeviceCopy> Deref for HostRef<'_, T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
-        // SAFETY: `len` initialized values owned by the buffer; no copy
-        // writes them while the view lives (waited for when it began, new
-        // direct copies need `&mut` of the buffer, and replays that write
-        // it are refused while it is counted).
-        unsafe { std::slice::from_raw_parts(self.buffer.raw(), self.buffer.len()) }
+        self.values
     }
 }
 
@@ -59,30 +74,25 @@ impl<T: DeviceCopy> Deref for HostRefMut<'_, T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
-        // SAFETY: as in `deref_mut`, shared.
-        unsafe { std::slice::from_raw_parts(self.buffer.raw(), self.buffer.len()) }
+        self.values
     }
 }
 
 impl<T: DeviceCopy> DerefMut for HostRefMut<'_, T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: `len` initialized values owned by the buffer; no copy
-        // touches them while the view lives (waited for when it began,
-        // `&mut` keeps new direct copies out, and every replay that touches
-        // the buffer is refused while it is counted).
-        unsafe { std::slice::from_raw_parts_mut(self.buffer.raw(), self.buffer.len()) }
+        self.values
     }
 }
 
 impl<T: DeviceCopy> Drop for HostRef<'_, T> {
     fn drop(&mut self) {
-        self.buffer.uses.end_view(Access::Read);
+        self.uses.end_host_view(Access::Read);
     }
 }
 
 impl<T: DeviceCopy> Drop for HostRefMut<'_, T> {
     fn drop(&mut self) {
-        self.buffer.uses.end_view(Access::Write);
+        self.uses.end_host_view(Access::Write);
     }
 }
 

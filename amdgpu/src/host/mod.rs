@@ -282,7 +282,10 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// ```
     pub fn as_slice(&self) -> Result<HostRef<'_, T>> {
         self.uses.begin_view(Access::Read)?;
-        Ok(HostRef::new(self))
+        // SAFETY: `len` initialized values owned by the buffer, borrowed
+        // with it; the view just begun keeps writers away (see `HostRef`).
+        let values = unsafe { std::slice::from_raw_parts(self.raw(), self.len) };
+        Ok(HostRef::new(values, self.uses.list()))
     }
 
     /// The values for writing, after waiting for every pending copy, as a
@@ -309,7 +312,11 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// ```
     pub fn as_mut_slice(&mut self) -> Result<HostRefMut<'_, T>> {
         self.uses.begin_view(Access::Write)?;
-        Ok(HostRefMut::new(self))
+        let uses = self.uses.list();
+        // SAFETY: `len` initialized values owned by the buffer, borrowed
+        // mutably with it; the view just begun keeps all work away.
+        let values = unsafe { std::slice::from_raw_parts_mut(self.raw(), self.len) };
+        Ok(HostRefMut::new(values, uses))
     }
 
     /// The values in a new vector (after the pending writes).

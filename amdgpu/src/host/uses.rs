@@ -97,7 +97,7 @@ impl HostUses {
 
     /// Begin a host view with `access`: wait as [`HostUses::wait_host`]
     /// (for a replay being launched too), and refuse conflicting replays
-    /// until [`HostUses::end_view`].
+    /// until the guard made with it drops (`HostRef`, `HostRefMut`).
     pub fn begin_view(&self, access: Access) -> Result<()> {
         if self.is_lost() {
             return Err(Error::HostBufferLost);
@@ -109,11 +109,6 @@ impl HostUses {
             return Err(Error::HostBufferLost);
         }
         Ok(())
-    }
-
-    /// End a view begun by [`HostUses::begin_view`].
-    pub fn end_view(&self, access: Access) {
-        self.list.end_host_view(access);
     }
 
     /// Wait for every pending copy, for a drop: whether the memory may be

@@ -217,6 +217,48 @@ impl Buffer {
         Ok(record.uses.prepare(&record.stream, stream, access)?)
     }
 
+    /// Allow host views of the buffer ([`Buffer::begin_host_view`]): its
+    /// memory is one the host reaches in place (managed memory). Call it
+    /// before the buffer's first use: from then on every graph replay of
+    /// it is counted against the views.
+    pub fn allow_host_views(&self) {
+        self.record.uses.shared().allow_host_views();
+    }
+
+    /// Begin host access with `access` to memory the host reaches in
+    /// place (managed memory), allowed by [`Buffer::allow_host_views`]: wait for the uses it conflicts with on
+    /// other streams and for everything queued on the buffer's own stream
+    /// (host waits), and from then on refuse the replays of graphs holding
+    /// the buffer that conflict with the view, until
+    /// [`UseList::end_host_view`] on the list returned. A view never ended
+    /// keeps those replays refused: never a race. Work the caller enqueues
+    /// on the buffer meanwhile is the caller's to exclude (a write view
+    /// is for `&mut` holders).
+    ///
+    /// # Errors
+    /// [`PoolError::Config`](crate::PoolError::Config) when views were not
+    /// allowed; as [`UseList::begin_host_view`], and HIP's status of
+    /// `hipStreamSynchronize` on the own stream
+    /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
+    /// while it captures); nothing is begun then.
+    pub fn begin_host_view(&self, access: Access) -> Result<std::sync::Arc<crate::uses::UseList>> {
+        let record = &**self.record;
+        let list = record.uses.shared();
+        if !list.host_viewable() {
+            return Err(crate::PoolError::Config(
+                "host views of a buffer must be allowed before its first use (Buffer::allow_host_views), so that \
+                 every graph replay of it is counted against them"
+                    .to_owned(),
+            ));
+        }
+        list.begin_host_view(access)?;
+        if let Err(error) = record.stream.synchronize() {
+            list.end_host_view(access);
+            return Err(error.into());
+        }
+        Ok(list)
+    }
+
     /// [`Buffer::prepare`] while a capture is underway: a use on a stream
     /// that captures is a hold of the graph (see `captured`), the others
     /// as always.

@@ -57,7 +57,7 @@ impl CapturedUse {
     /// Whether this is host memory, which host views may borrow
     /// (`host_borrows`): memory with no own stream.
     fn is_host(&self) -> bool {
-        self.own.is_none()
+        self.own.is_none() || self.list.host_viewable()
     }
 }
 
@@ -66,10 +66,11 @@ impl GraphResource for CapturedUse {
         // A replay on the memory's own stream with no use recorded on
         // another has nothing to wait for (what `order` finds too, here
         // without copying the ranges): the common case, on every launch.
-        if self.own_id == stream.id() && self.list.is_empty() {
+        let host = self.is_host();
+        if !host && self.own_id == stream.id() && self.list.is_empty() {
             return Ok(());
         }
-        let host = self.is_host().then(|| self.access());
+        let host = host.then(|| self.access());
         if let Some(access) = host {
             // Refused under a host view; counted until `after_replay`.
             self.list.host.begin_replay(access)?;
@@ -86,12 +87,17 @@ impl GraphResource for CapturedUse {
 
     fn quiet_on(&self) -> Option<(u64, &AtomicUsize)> {
         // On the memory's own stream, with no use recorded elsewhere, both
-        // hooks return at once (see them).
-        self.own.as_ref().map(|_| (self.own_id, self.list.pending()))
+        // hooks return at once (see them); not for memory the host views
+        // in place, whose replays are counted against its views.
+        self.own.as_ref().filter(|_| !self.list.host_viewable()).map(|_| (self.own_id, self.list.pending()))
     }
 
     fn after_replay(&self, stream: &Stream) -> Result<(), HipError> {
         if self.own_id == stream.id() {
+            // A view that begins after this waits for the own stream.
+            if self.is_host() {
+                self.list.host.end_replay(self.access());
+            }
             return Ok(());
         }
         let noted = self.ranges().into_iter().try_for_each(|(bytes, access)| self.list.note(stream, bytes, access));

@@ -35,6 +35,9 @@ pub(crate) struct HostBorrows {
     views: [AtomicUsize; 2],
     /// Replays between their hooks that read, and that write.
     replays: [AtomicUsize; 2],
+    /// Device memory the host also views in place (managed memory): set
+    /// once, before any use, so that every replay of it is counted.
+    viewable: std::sync::atomic::AtomicBool,
 }
 
 fn slot(access: Access) -> usize {
@@ -51,6 +54,16 @@ fn conflict(view: Access, replay: Access) -> bool {
 }
 
 impl HostBorrows {
+    /// Count the replays of this device memory against host views.
+    pub fn allow_views(&self) {
+        self.viewable.store(true, SeqCst);
+    }
+
+    /// Whether [`HostBorrows::allow_views`] was called.
+    pub fn viewable(&self) -> bool {
+        self.viewable.load(SeqCst)
+    }
+
     /// Count a host view with `access`; then wait (yielding) until no
     /// replay that conflicts with it is between its hooks, so that every
     /// such replay's event is noted when this returns.

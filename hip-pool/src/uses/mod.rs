@@ -544,6 +544,19 @@ impl UseList {
         self.wait_host(access).inspect_err(|_| self.host.end_view(access))
     }
 
+    /// Mark device memory the host also reads and writes in place
+    /// (managed memory): from now on every replay of a graph holding it,
+    /// on any stream, is counted against host views. Call it before the
+    /// memory's first use.
+    pub fn allow_host_views(&self) {
+        self.host.allow_views();
+    }
+
+    /// Whether [`UseList::allow_host_views`] was called.
+    pub fn host_viewable(&self) -> bool {
+        self.host.viewable()
+    }
+
     /// End a view begun by [`UseList::begin_host_view`] with `access`.
     pub fn end_host_view(&self, access: Access) {
         self.host.end_view(access);
