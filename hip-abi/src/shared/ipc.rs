@@ -49,6 +49,21 @@ pub fn sweep_orphans(prefix: &str) {
     }
 }
 
+/// [`sweep_orphans`] the first time this process asks for `prefix`, and
+/// nothing after: what exited processes left goes at a process's first
+/// export, and exports after it (each of which would read the whole
+/// folder) cost nothing more.
+pub fn sweep_orphans_once(prefix: &str) {
+    static SWEPT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut swept = SWEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if swept.iter().any(|p| p == prefix) {
+        return;
+    }
+    swept.push(prefix.to_owned());
+    drop(swept);
+    sweep_orphans(prefix);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +93,19 @@ mod tests {
         assert!(other_prefix.exists(), "another prefix is not looked at");
         let _ = std::fs::remove_file(mine);
         let _ = std::fs::remove_file(other_prefix);
+    }
+
+    #[test]
+    fn the_sweep_once_sweeps_at_the_first_call_only() {
+        let first = shared_memory_folder().join("sweep-once-4294967294-0");
+        std::fs::write(&first, b"").unwrap();
+        sweep_orphans_once("sweep-once-");
+        assert!(!first.exists(), "swept at the first call");
+        let second = shared_memory_folder().join("sweep-once-4294967294-1");
+        std::fs::write(&second, b"").unwrap();
+        sweep_orphans_once("sweep-once-");
+        assert!(second.exists(), "not read again");
+        sweep_orphans("sweep-once-");
+        assert!(!second.exists());
     }
 }

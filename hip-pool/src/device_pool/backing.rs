@@ -1,13 +1,16 @@
 //! Where a pool's memory comes from: its strategy as one value that holds
-//! what the strategy needs. The `async` backing owns its stream-ordered
+//! what the strategy needs (for `expandable`, what it learned of the
+//! device's virtual memory; its growth is `expand`'s). The `async` backing owns its stream-ordered
 //! pool and the `expandable` one what it learned of the device's virtual
 //! memory, so a pool of either without them cannot exist.
 
-use super::expand::Expandable;
 use crate::driver::{self, AsyncPool, Driver};
 use crate::error::PoolError;
+use crate::strategy::expandable::{self, LARGE_CHUNK};
 use crate::strategy::{cached, Strategy};
+use hip_core::raw::vmm;
 use hip_core::{Device, HipError, Stream};
+use std::sync::Mutex;
 
 /// A pool's backing.
 pub(crate) enum Backing {
@@ -85,5 +88,53 @@ impl Backing {
             Backing::Async(pool) => pool.free(device, ptr, stream),
             Backing::Cached | Backing::None | Backing::Expandable(_) => driver::free(device, ptr),
         }
+    }
+}
+
+/// What the expandable backing needs of its device.
+pub(crate) struct Expandable {
+    /// The allocation granularity (chunks are whole granules).
+    pub(super) granularity: usize,
+    /// The devices given access to each mapped chunk: the pool's, then
+    /// each peer that can reach it. The driver's peer enabling does not
+    /// cover virtual memory: access is set here, explicitly.
+    pub(super) devices: Vec<Device>,
+    /// Bytes of addresses reserved for each segment: an eighth more than
+    /// the device's memory (as PyTorch), in whole large chunks, so that a
+    /// segment's gaps rarely leave too little room for what the device
+    /// still has.
+    pub(super) addresses: usize,
+    /// Held while growing or unmapping.
+    pub(super) growing: Mutex<()>,
+}
+
+impl Expandable {
+    /// The backing for `device`.
+    ///
+    /// # Errors
+    /// [`PoolError::Config`] where the device has no virtual memory;
+    /// HIP's status of the attribute, granularity and peer queries.
+    pub fn new(device: Device) -> Result<Expandable, PoolError> {
+        if !vmm::supported(device)? {
+            return Err(PoolError::Config(format!(
+                "the expandable pool strategy needs HIP's virtual memory, which {device} does not have \
+                 (hipDeviceAttributeVirtualMemoryManagementSupported is 0: ROCm before 7.0, or the \
+                 simulator as HIP 5 or 6); use the cached strategy"
+            )));
+        }
+        let granularity = vmm::granularity(device, false)?.max(1);
+        let large = expandable::chunk_size(1, granularity).max(LARGE_CHUNK);
+        let total = device.total_memory()?.max(1);
+        let addresses = total
+            .saturating_add(total / 8)
+            .checked_next_multiple_of(large)
+            .ok_or_else(|| PoolError::Config(format!("{device}'s memory size does not fit in an address range")))?;
+        let mut devices = vec![device];
+        for peer in Device::all()? {
+            if peer != device && peer.can_access_peer(device)? {
+                devices.push(peer);
+            }
+        }
+        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(()) })
     }
 }

@@ -1,74 +1,24 @@
-//! The expandable backing: what it knows of the device's virtual memory,
-//! how it grows (chunks mapped into a stream's segment, where
-//! `strategy::expandable` plans) and how it shrinks (the whole chunks of
+//! The expandable backing's growth and shrinking: how it grows (chunks
+//! mapped into a stream's segment, where `strategy::expandable` plans) and how it shrinks (the whole chunks of
 //! free blocks unmapped on reclaim). Growth and unmapping take one lock of
 //! their own, so a plan of where to map stays true until the mapping is
 //! noted, and a gap being unmapped is never mapped meanwhile.
 
 use super::alloc::{Attempt, Reserve};
+use super::backing::Expandable;
 use super::pending;
 use super::state::{account_release, DevicePool};
 use crate::driver::{virtual_memory, Driver};
-use crate::error::{PoolError, Result};
+use crate::error::Result;
 use crate::history::{self, MemoryEventKind};
 use crate::strategy::cached;
-use crate::strategy::expandable::{self, Segment, LARGE_CHUNK};
-use hip_core::raw::vmm;
-use hip_core::{Device, Stream};
+use crate::strategy::expandable::{self, Segment};
+use hip_core::Stream;
 use hip_sys::sync::MutexExt;
-use std::sync::Mutex;
 
 /// Rounds of growth one request tries: each maps memory, and another
 /// thread may take the block grown for this one before it does.
 const ROUNDS: usize = 4;
-
-/// What the expandable backing needs of its device.
-pub(crate) struct Expandable {
-    /// The allocation granularity (chunks are whole granules).
-    granularity: usize,
-    /// The devices given access to each mapped chunk: the pool's, then
-    /// each peer that can reach it. The driver's peer enabling does not
-    /// cover virtual memory: access is set here, explicitly.
-    devices: Vec<Device>,
-    /// Bytes of addresses reserved for each segment: an eighth more than
-    /// the device's memory (as PyTorch), in whole large chunks, so that a
-    /// segment's gaps rarely leave too little room for what the device
-    /// still has.
-    addresses: usize,
-    /// Held while growing or unmapping.
-    growing: Mutex<()>,
-}
-
-impl Expandable {
-    /// The backing for `device`.
-    ///
-    /// # Errors
-    /// [`PoolError::Config`] where the device has no virtual memory;
-    /// HIP's status of the attribute, granularity and peer queries.
-    pub fn new(device: Device) -> Result<Expandable> {
-        if !vmm::supported(device)? {
-            return Err(PoolError::Config(format!(
-                "the expandable pool strategy needs HIP's virtual memory, which {device} does not have \
-                 (hipDeviceAttributeVirtualMemoryManagementSupported is 0: ROCm before 7.0, or the \
-                 simulator as HIP 5 or 6); use the cached strategy"
-            )));
-        }
-        let granularity = vmm::granularity(device, false)?.max(1);
-        let large = expandable::chunk_size(1, granularity).max(LARGE_CHUNK);
-        let total = device.total_memory()?.max(1);
-        let addresses = total
-            .saturating_add(total / 8)
-            .checked_next_multiple_of(large)
-            .ok_or_else(|| PoolError::Config(format!("{device}'s memory size does not fit in an address range")))?;
-        let mut devices = vec![device];
-        for peer in Device::all()? {
-            if peer != device && peer.can_access_peer(device)? {
-                devices.push(peer);
-            }
-        }
-        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(()) })
-    }
-}
 
 impl DevicePool {
     /// Grow the expandable backing for a block of `size` on `stream` and

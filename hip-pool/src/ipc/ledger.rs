@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hip_sys::shared::ipc::{process_alive, shared_memory_folder, sweep_orphans};
+use hip_sys::shared::ipc::{process_alive, shared_memory_folder, sweep_orphans_once};
 
 /// The start of every ledger's name.
 const PREFIX: &str = "amdgpu-ipc-";
@@ -36,10 +36,11 @@ pub(crate) struct Ledger {
 
 impl Ledger {
     /// A new, empty ledger. The ledgers of exporters that have exited (a
-    /// process keeps its shares to the end) are removed first.
+    /// process keeps its shares to the end) are removed at this process's
+    /// first share.
     pub fn create() -> io::Result<Ledger> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        sweep_orphans(PREFIX);
+        sweep_orphans_once(PREFIX);
         let name = format!("{PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let path = shared_memory_folder().join(name);
         fs::create_dir(&path)?;

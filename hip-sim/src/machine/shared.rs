@@ -9,7 +9,7 @@
 //! frees. A process that exits with exports unlinks nothing; the next
 //! process to create one removes the files of processes that are gone.
 
-use crate::shared::ipc::{shared_memory_folder, sweep_orphans};
+use crate::shared::ipc::{shared_memory_folder, sweep_orphans_once};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
@@ -35,10 +35,10 @@ unsafe impl Sync for SharedFile {}
 impl SharedFile {
     /// A new zeroed file of `len` bytes named after `kind`, this process
     /// and a counter. What processes that have exited left (they never
-    /// unlink what they still exported at exit) is removed first.
+    /// unlink what they still exported at exit) is removed at the first.
     pub fn create(kind: &str, len: usize) -> io::Result<SharedFile> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        sweep_orphans(&format!("hip-sim-{kind}-"));
+        sweep_orphans_once(&format!("hip-sim-{kind}-"));
         let name = format!("hip-sim-{kind}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let file = OpenOptions::new()
             .read(true)
