@@ -12,17 +12,27 @@
 //!   waited for, the memory closed, the ledger left), against raw
 //!   `hipIpcOpenMemHandle` and `hipIpcCloseMemHandle` of a handle of the
 //!   same size.
+//! - **ping-pong**, with a third process: the exporter fills its 1 MiB
+//!   buffer and records an IPC event; the other process's stream waits
+//!   for it on the GPU, fills the buffer it opened and records its own
+//!   event, which the exporter's stream waits for in turn (a byte through
+//!   a pipe each way says the event is recorded; no host synchronize).
+//!   Ours (`enqueue`, `Event::record`, `Stream::wait`) against the raw
+//!   `hipMemsetAsync`, `hipEventRecord` and `hipStreamWaitEvent` on raw
+//!   memory and events.
 //!
 //! `cargo bench -p hip-pool --bench ipc`; the ratios are printed last.
 
 use criterion::Criterion;
 use hip_core::raw;
-use hip_core::{Device, Stream};
+use hip_core::{Device, Event, IpcEventHandle, Stream};
 use hip_pool::ipc::{self, IpcHandle};
-use hip_pool::Pool;
-use hip_sys::bindings::hip::hipIpcMemHandle_t;
+use hip_pool::{enqueue, Access, Buffer, Pool, PoolError};
+use hip_sys::bindings::hip::{hipEvent_t, hipIpcEventHandle_t, hipIpcMemHandle_t};
 use std::hint::black_box;
-use std::time::Duration;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 #[path = "../../hip-core/benches/support/mod.rs"]
 mod support;
@@ -34,6 +44,8 @@ const BYTES: usize = 1 << 20;
 const ROLE: &str = "HIP_POOL_BENCH_IPC_OPENER";
 const OURS: &str = "HIP_POOL_BENCH_IPC_OURS";
 const RAW: &str = "HIP_POOL_BENCH_IPC_RAW";
+/// The variable that makes a run the ping-pong's other side.
+const PONG: &str = "HIP_POOL_BENCH_IPC_PONG";
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -48,6 +60,87 @@ fn criterion() -> Criterion {
         .configure_from_args()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
+}
+
+/// A fill of `buffer` on `stream` under the operand protocol.
+fn fill(buffer: &Buffer, stream: &Stream) {
+    enqueue(stream, [(buffer, Access::Write)], || {
+        // SAFETY: the buffer's bytes, kept alive past the fill by the protocol.
+        unsafe { raw::mem::fill_async(stream.device(), buffer.as_ptr(), 7, buffer.len(), stream.as_raw()) }
+            .map_err(PoolError::from)
+    })
+    .expect("a fill");
+}
+
+/// A raw fill of `BYTES` at `ptr` on `stream`, then a raw record of `event`.
+fn raw_fill_and_record(device: Device, ptr: *mut std::ffi::c_void, event: hipEvent_t, stream: &Stream) {
+    // SAFETY: `BYTES` of live device memory; a live event and stream.
+    unsafe {
+        raw::mem::fill_async(device, ptr, 7, BYTES, stream.as_raw()).expect("a fill");
+        raw::event::record(device, event, stream.as_raw()).expect("a record");
+    }
+}
+
+fn event_bytes(handle: hipIpcEventHandle_t) -> Vec<u8> {
+    handle.reserved.iter().map(|b| *b as u8).collect()
+}
+
+fn raw_event_handle(bytes: &[u8]) -> hipIpcEventHandle_t {
+    let mut handle = hipIpcEventHandle_t::default();
+    for (slot, byte) in handle.reserved.iter_mut().zip(bytes) {
+        *slot = *byte as std::ffi::c_char;
+    }
+    handle
+}
+
+/// The ping-pong's other side: opens the buffers and the exporter's
+/// events, says its own events' handles on its first line, then answers
+/// each `o` (ours) or `r` (raw) line with a round, until its input ends.
+fn pong() {
+    let lines: Vec<Vec<u8>> = std::env::var(PONG).expect("the handles").split(',').map(unhex).collect();
+    let ours = IpcHandle::from_bytes(&lines[0]).expect("our handle");
+    let device = Device::new(ours.device() as usize).expect("the device");
+    let stream = Stream::new_on(device).expect("a stream");
+    let buffer = ipc::open(&ours, &stream).expect("opened");
+    let their_event =
+        Event::open_ipc(device, &IpcEventHandle(lines[1].clone().try_into().expect("64 bytes"))).expect("their event");
+    let mut raw_memory = hipIpcMemHandle_t::default();
+    for (slot, byte) in raw_memory.reserved.iter_mut().zip(&lines[2]) {
+        *slot = *byte as std::ffi::c_char;
+    }
+    let raw_ptr = raw::ipc::open_memory(device, raw_memory).expect("raw memory");
+    let their_raw = raw::ipc::open_event(device, raw_event_handle(&lines[3])).expect("their raw event");
+    let mine = Event::interprocess_on(device).expect("an event");
+    let mine_raw = raw::event::create_interprocess(device).expect("a raw event");
+    // SAFETY: a live interprocess event.
+    let mine_raw_handle = unsafe { raw::ipc::event_handle(mine_raw) }.expect("its handle");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{},{}", hex(&mine.ipc_handle().expect("its handle").0), hex(&event_bytes(mine_raw_handle)))
+        .expect("the handles");
+    out.flush().expect("said");
+    for line in std::io::stdin().lock().lines() {
+        match line.expect("a line").as_str() {
+            "o" => {
+                stream.wait(&their_event).expect("a wait");
+                fill(&buffer, &stream);
+                mine.record(&stream).expect("a record");
+            }
+            _ => {
+                // SAFETY: live events and stream.
+                unsafe { raw::stream::wait_event(device, stream.as_raw(), their_raw) }.expect("a wait");
+                raw_fill_and_record(device, raw_ptr, mine_raw, &stream);
+            }
+        }
+        out.write_all(b"k\n").and_then(|()| out.flush()).expect("answered");
+    }
+    stream.synchronize().expect("the stream");
+    drop(buffer);
+    // SAFETY: opened above, nothing uses them any more.
+    unsafe {
+        raw::ipc::close_memory(device, raw_ptr).expect("closed");
+        raw::event::destroy(device, mine_raw).expect("destroyed");
+        raw::event::destroy(device, their_raw).expect("destroyed");
+    }
 }
 
 /// The second process: open and close both handles, timed.
@@ -78,6 +171,9 @@ fn opener() {
 fn main() {
     if std::env::var_os(ROLE).is_some() {
         return opener();
+    }
+    if std::env::var_os(PONG).is_some() {
+        return pong();
     }
     let device = Device::new(0).expect("a device");
     let stream = Stream::new_on(device).expect("a stream");
@@ -116,16 +212,97 @@ fn main() {
         .status()
         .expect("the opener runs");
     assert!(status.success(), "the opener failed: {status}");
+    ping_pong(&mut c, &shared, &ours, raw_memory, raw_handle, &stream);
     drop(shared);
     ipc::collect();
-    // SAFETY: the raw memory, closed by the opener, freed once.
+    // SAFETY: the raw memory, closed by the opener and the ping-pong's
+    // other side, freed once.
     unsafe { raw::mem::free(device, raw_memory) }.expect("freed");
     c.final_summary();
 
     println!("\nbackend {:?}; one 1 MiB pooled buffer, ns (ours / raw):", hip_sys::backend());
-    for (what, raw_what) in [("export", "raw export"), ("open + close", "raw open + close")] {
+    for (what, raw_what) in
+        [("export", "raw export"), ("open + close", "raw open + close"), ("ping-pong", "raw ping-pong")]
+    {
         if let (Some(ours), Some(raw)) = (mean_ns(GROUP, what), mean_ns(GROUP, raw_what)) {
             println!("  {what:<14} {ours:>10.1}  raw {raw:>10.1}  {:.2}x", ours / raw);
         }
+    }
+}
+
+/// The ping-pong rounds, ours and raw, against a third process.
+fn ping_pong(
+    c: &mut Criterion,
+    shared: &Buffer,
+    ours: &IpcHandle,
+    raw_memory: *mut std::ffi::c_void,
+    raw_handle: hipIpcMemHandle_t,
+    stream: &Stream,
+) {
+    let device = stream.device();
+    let mine = Event::interprocess_on(device).expect("an event");
+    let mine_raw = raw::event::create_interprocess(device).expect("a raw event");
+    // SAFETY: a live interprocess event.
+    let mine_raw_handle = unsafe { raw::ipc::event_handle(mine_raw) }.expect("its handle");
+    let handles = [
+        hex(&ours.to_bytes()),
+        hex(&mine.ipc_handle().expect("its handle").0),
+        hex(&raw_handle.reserved.iter().map(|b| *b as u8).collect::<Vec<_>>()),
+        hex(&event_bytes(mine_raw_handle)),
+    ]
+    .join(",");
+    let mut child = Command::new(std::env::current_exe().expect("this binary"))
+        .env(PONG, handles)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the other side runs");
+    let mut to = child.stdin.take().expect("its input");
+    let mut from = BufReader::new(child.stdout.take().expect("its output"));
+    let mut line = String::new();
+    from.read_line(&mut line).expect("its handles");
+    let theirs: Vec<Vec<u8>> = line.trim().split(',').map(unhex).collect();
+    let their_event =
+        Event::open_ipc(device, &IpcEventHandle(theirs[0].clone().try_into().expect("64 bytes"))).expect("theirs");
+    let their_raw = raw::ipc::open_event(device, raw_event_handle(&theirs[1])).expect("their raw event");
+    let mut round = |kind: &[u8]| {
+        to.write_all(kind).and_then(|()| to.flush()).expect("asked");
+        line.clear();
+        from.read_line(&mut line).expect("answered");
+    };
+    let mut group = c.benchmark_group(GROUP);
+    group.bench_function("ping-pong", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                fill(shared, stream);
+                mine.record(stream).expect("a record");
+                round(b"o\n");
+                stream.wait(&their_event).expect("a wait");
+            }
+            stream.synchronize().expect("the stream");
+            start.elapsed()
+        })
+    });
+    group.bench_function("raw ping-pong", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                raw_fill_and_record(device, raw_memory, mine_raw, stream);
+                round(b"r\n");
+                // SAFETY: live events and stream.
+                unsafe { raw::stream::wait_event(device, stream.as_raw(), their_raw) }.expect("a wait");
+            }
+            stream.synchronize().expect("the stream");
+            start.elapsed()
+        })
+    });
+    group.finish();
+    drop(to);
+    assert!(child.wait().expect("the other side ends").success(), "the other side failed");
+    // SAFETY: made or opened above; the other side is gone and the stream idle.
+    unsafe {
+        raw::event::destroy(device, mine_raw).expect("destroyed");
+        raw::event::destroy(device, their_raw).expect("destroyed");
     }
 }
