@@ -16,17 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 mod common;
+use common::buffers::{fill, read};
 
 const BYTES: usize = 1 << 16;
-
-/// Enqueue a fill of `buffer` with `byte` on `stream`, under the operand protocol.
-fn fill(buffer: &Buffer, byte: u8, stream: &Stream) -> Result<(), PoolError> {
-    enqueue(stream, [(buffer, Access::Write)], || {
-        // SAFETY: the buffer's bytes, kept alive past the work by the protocol.
-        unsafe { mem::fill_async(stream.device(), buffer.as_ptr(), byte, buffer.len(), stream.as_raw()) }
-            .map_err(PoolError::from)
-    })
-}
 
 /// Enqueue a copy of `from` into `to` on `stream`, under the operand protocol.
 fn copy(to: &Buffer, from: &Buffer, stream: &Stream) -> Result<(), PoolError> {
@@ -46,19 +38,17 @@ fn copy(to: &Buffer, from: &Buffer, stream: &Stream) -> Result<(), PoolError> {
     })
 }
 
-/// The buffer's bytes, read after everything queued on it.
-fn read(buffer: &Buffer) -> Vec<u8> {
-    buffer.stream().synchronize().unwrap();
-    let mut out = vec![0u8; buffer.len()];
-    // SAFETY: `len` bytes each side.
-    unsafe { mem::copy(buffer.device(), out.as_mut_ptr().cast(), buffer.as_ptr(), buffer.len()) }.unwrap();
-    out
-}
-
 fn setup() -> (sim::Exclusive, Device, Pool, Stream) {
     let guard = sim::exclusive();
     let device = Device::new(0).unwrap();
-    (guard, device, Pool::new(device, Strategy::Cached).unwrap(), Stream::new_on(device).unwrap())
+    // The strategy `AMDGPU_POOL` names (cached unset; CI also runs the
+    // suite with expandable pools), where the runtime has it (not the
+    // rerun as HIP 5, which has no virtual memory).
+    let strategy = match Strategy::from_env().unwrap() {
+        Strategy::Expandable if !hip_core::raw::vmm::supported(device).unwrap() => Strategy::Cached,
+        named => named,
+    };
+    (guard, device, Pool::new(device, strategy).unwrap(), Stream::new_on(device).unwrap())
 }
 
 /// The calls of the capture-sensitive HIP functions this thread made (the

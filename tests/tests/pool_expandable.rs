@@ -9,12 +9,13 @@
 //! the pool refuses the strategy with an error naming the reason, and the
 //! other tests skip, saying why.
 
-use hip_core::raw::{mem, vmm};
+use hip_core::raw::vmm;
 use hip_core::{CaptureMode, Device, Stream};
-use hip_pool::{enqueue, Access, Buffer, Limit, Pool, PoolError, Strategy};
+use hip_pool::{Buffer, Limit, Pool, PoolError, Strategy};
 use hip_sys::sim;
 
 mod common;
+use common::buffers::{fill, read};
 
 const MIB: usize = 1 << 20;
 
@@ -28,24 +29,6 @@ fn setup() -> Option<(sim::Exclusive, Pool, Stream)> {
         return None;
     }
     Some((guard, Pool::new(device, Strategy::Expandable).unwrap(), Stream::new_on(device).unwrap()))
-}
-
-/// Enqueue a fill of `buffer` with `byte` on `stream`, under the operand protocol.
-fn fill(buffer: &Buffer, byte: u8, stream: &Stream) -> Result<(), PoolError> {
-    enqueue(stream, [(buffer, Access::Write)], || {
-        // SAFETY: the buffer's bytes, kept alive past the work by the protocol.
-        unsafe { mem::fill_async(stream.device(), buffer.as_ptr(), byte, buffer.len(), stream.as_raw()) }
-            .map_err(PoolError::from)
-    })
-}
-
-/// The buffer's bytes, read after everything queued on it.
-fn read(buffer: &Buffer) -> Vec<u8> {
-    buffer.stream().synchronize().unwrap();
-    let mut out = vec![0u8; buffer.len()];
-    // SAFETY: `len` bytes each side.
-    unsafe { mem::copy(buffer.device(), out.as_mut_ptr().cast(), buffer.as_ptr(), buffer.len()) }.unwrap();
-    out
 }
 
 #[test]

@@ -114,7 +114,13 @@ impl DevicePool {
     /// its first `size` bytes, the others for exactly `size`.
     pub fn grow(&self, size: usize, stream: &Stream, reclaim: impl FnOnce() -> Result<usize>) -> Attempt {
         if let Backing::Expandable(expandable) = &self.backing {
-            return self.expand(expandable, size, stream, reclaim);
+            // Mapping runs on ROCm's null stream, which a capture on a
+            // blocking stream refuses (it would synchronize with it): while
+            // one is underway, the expandable backing grows by `hipMalloc`
+            // segments, as the cached one does (Relaxed, safe for it).
+            if !hip_core::capture::underway() {
+                return self.expand(expandable, size, stream, reclaim);
+            }
         }
         let Some(bytes) = self.backing.driver_size(size) else {
             return Attempt::OutOfMemory;
@@ -141,12 +147,12 @@ impl DevicePool {
                 state.stats.misses += 1;
                 state.stats.driver_allocations += 1;
                 let (ptr, size) = match self.backing {
-                    Backing::Cached => {
+                    Backing::Cached | Backing::Expandable(_) => {
                         history::record(self.device, Some(stream.id()), base, bytes, MemoryEventKind::Segment);
                         let taken = state.cache.add_segment(base, bytes, size, stream);
                         (taken.ptr, taken.size)
                     }
-                    Backing::Async(_) | Backing::None | Backing::Expandable(_) => (base, size),
+                    Backing::Async(_) | Backing::None => (base, size),
                 };
                 account_alloc(&mut state.stats, size);
                 drop(state);

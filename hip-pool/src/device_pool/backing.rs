@@ -23,9 +23,8 @@ pub(crate) enum Backing {
     None,
     /// Reserved address ranges with chunks mapped on demand
     /// (`strategy::expandable`), split into blocks kept by the pool as the
-    /// cached backing keeps its own; it grows through
-    /// [`DevicePool::grow`](super::DevicePool::grow)'s own path, not
-    /// [`Backing::malloc`].
+    /// cached backing keeps its own; it grows through `expand`, and by
+    /// [`Backing::malloc`]'s segments only while a capture is underway.
     Expandable(Expandable),
 }
 
@@ -68,8 +67,8 @@ impl Backing {
     /// `None` if that does not fit in an address.
     pub fn driver_size(&self, size: usize) -> Option<usize> {
         match self {
-            Backing::Cached => cached::segment_size(size),
-            Backing::Async(_) | Backing::None | Backing::Expandable(_) => Some(size),
+            Backing::Cached | Backing::Expandable(_) => cached::segment_size(size),
+            Backing::Async(_) | Backing::None => Some(size),
         }
     }
 

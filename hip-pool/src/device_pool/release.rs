@@ -60,7 +60,8 @@ impl DevicePool {
     /// Take in the memory of a capture's private pool, whose graphs are
     /// gone: each block (address, size, the stream it was last used on,
     /// the events of its uses that may still run) becomes a free segment
-    /// of the cached backing, with no HIP call; for the other backings it
+    /// of the cached or expandable backing, with no HIP call (the next
+    /// reclaim frees it); for the other backings it
     /// is freed after its pending uses, once no capture is underway (the
     /// waits and the free would break one).
     pub fn adopt(&'static self, blocks: Vec<(usize, usize, Stream, Vec<Event>)>) {
@@ -68,7 +69,7 @@ impl DevicePool {
             return;
         }
         self.mark_used();
-        if matches!(self.backing, Backing::Cached) {
+        if self.keeps_blocks() {
             let mut state = self.lock();
             for (ptr, size, stream, pending) in blocks {
                 state.pending.add(ptr, size, pending);
@@ -176,12 +177,6 @@ impl DevicePool {
         self.lock().stats.reclaims += 1;
         match &self.backing {
             Backing::None => self.retry_failed_frees(),
-            Backing::Expandable(expandable) => {
-                give_back_front();
-                // Blocks of capture pools taken in are freed, not kept.
-                let retried = self.retry_failed_frees()?;
-                Ok(retried + self.reclaim_expandable(expandable)?)
-            }
             Backing::Async(pool) => {
                 let retried = self.retry_failed_frees()?;
                 let before = pool.reserved(self.device)?;
@@ -190,31 +185,45 @@ impl DevicePool {
             }
             Backing::Cached => {
                 give_back_front();
-                let (unused, pending) = {
-                    let mut state = self.lock();
-                    (state.cache.remove_unused_segments(), state.pending.take_all())
-                };
-                // Uses on other devices' streams are not covered by this
-                // device's synchronize.
-                let synchronized = pending.iter().try_for_each(|entry| entry.event.synchronize());
-                if let Err(error) = synchronized {
-                    let device = self.device;
-                    let mut state = self.lock();
-                    for (base, size) in unused {
-                        state.cache.restore_segment(base, size, Stream::null(device));
-                    }
-                    state.pending.restore(pending);
-                    return Err(error.into());
-                }
-                for entry in pending {
-                    pending::release(entry.event);
-                }
-                let device = self.device;
-                // A segment HIP refuses stays cached, free.
-                self.free_blocks(unused, |state, base, size| {
-                    state.cache.restore_segment(base, size, Stream::null(device))
-                })
+                self.release_unused_segments()
+            }
+            Backing::Expandable(expandable) => {
+                give_back_front();
+                // Blocks of capture pools taken in, and segments taken while
+                // a capture was underway, are `hipMalloc`'s: they go as the
+                // cached backing's do; then the mapped chunks.
+                let retried = self.retry_failed_frees()?;
+                let segments = self.release_unused_segments()?;
+                Ok(retried + segments + self.reclaim_expandable(expandable)?)
             }
         }
+    }
+
+    /// Give the driver the segments (`hipMalloc`'s) whose blocks are all
+    /// free, after synchronizing the uses still pending on free blocks
+    /// (those on other devices' streams are not covered by the device's
+    /// synchronize); the bytes released. Call after the device's
+    /// synchronize, with the thread caches given back.
+    fn release_unused_segments(&self) -> Result<usize> {
+        let (unused, pending) = {
+            let mut state = self.lock();
+            (state.cache.remove_unused_segments(), state.pending.take_all())
+        };
+        let synchronized = pending.iter().try_for_each(|entry| entry.event.synchronize());
+        if let Err(error) = synchronized {
+            let device = self.device;
+            let mut state = self.lock();
+            for (base, size) in unused {
+                state.cache.restore_segment(base, size, Stream::null(device));
+            }
+            state.pending.restore(pending);
+            return Err(error.into());
+        }
+        for entry in pending {
+            pending::release(entry.event);
+        }
+        let device = self.device;
+        // A segment HIP refuses stays cached, free.
+        self.free_blocks(unused, |state, base, size| state.cache.restore_segment(base, size, Stream::null(device)))
     }
 }

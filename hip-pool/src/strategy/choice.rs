@@ -29,7 +29,9 @@ pub enum Strategy {
     /// lengths). Never chosen by itself: it needs virtual memory
     /// ([`hip_core::raw::vmm::supported`]: ROCm 7 or CUDA; [`Pool::new`]
     /// says so where it is missing), and growing maps memory, which on
-    /// ROCm waits for the device's null stream.
+    /// ROCm waits for the device's null stream. While a stream capture is
+    /// underway (a null-stream operation would break it) it grows by
+    /// `hipMalloc` segments as `cached` does, given back on reclaim.
     ///
     /// [`Pool::new`]: crate::Pool::new
     Expandable,

@@ -134,6 +134,7 @@ pub fn violations_of(name: &str) -> Vec<hip_sys::sim::Violation> {
     hip_sys::sim::violations().into_iter().filter(|v| v.thread == name).collect()
 }
 
+pub mod buffers;
 pub mod linalg;
 pub mod raw;
 
