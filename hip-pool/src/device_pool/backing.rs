@@ -1,8 +1,8 @@
 //! Where a pool's memory comes from: its strategy as one value that holds
-//! what the strategy needs (for `expandable`, what it learned of the
-//! device's virtual memory; its growth is `expand`'s). The `async` backing owns its stream-ordered
+//! what the strategy needs. The `async` backing owns its stream-ordered
 //! pool and the `expandable` one what it learned of the device's virtual
-//! memory, so a pool of either without them cannot exist.
+//! memory (its growth is `expand`'s), so a pool of either without them
+//! cannot exist.
 
 use crate::driver::{self, AsyncPool, Driver};
 use crate::error::PoolError;

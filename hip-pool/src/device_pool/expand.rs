@@ -1,8 +1,9 @@
 //! The expandable backing's growth and shrinking: how it grows (chunks
-//! mapped into a stream's segment, where `strategy::expandable` plans) and how it shrinks (the whole chunks of
-//! free blocks unmapped on reclaim). Growth and unmapping take one lock of
-//! their own, so a plan of where to map stays true until the mapping is
-//! noted, and a gap being unmapped is never mapped meanwhile.
+//! mapped into a stream's segment, where `strategy::expandable` plans)
+//! and how it shrinks (the whole chunks of free blocks unmapped on
+//! reclaim). Growth and unmapping take one lock of their own, so a plan of
+//! where to map stays true until the mapping is noted, and a gap being
+//! unmapped is never mapped meanwhile.
 
 use super::alloc::{Attempt, Reserve};
 use super::backing::Expandable;

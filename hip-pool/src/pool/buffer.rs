@@ -226,19 +226,21 @@ impl Buffer {
     }
 
     /// Begin host access with `access` to memory the host reaches in
-    /// place (managed memory), allowed by [`Buffer::allow_host_views`]: wait for the uses it conflicts with on
-    /// other streams and for everything queued on the buffer's own stream
-    /// (host waits), and from then on refuse the replays of graphs holding
-    /// the buffer that conflict with the view, until
-    /// [`UseList::end_host_view`] on the list returned. A view never ended
-    /// keeps those replays refused: never a race. Work the caller enqueues
-    /// on the buffer meanwhile is the caller's to exclude (a write view
-    /// is for `&mut` holders).
+    /// place (managed memory), allowed by [`Buffer::allow_host_views`]:
+    /// wait for the uses it conflicts with on other streams and for
+    /// everything queued on the buffer's own stream (host waits), and from
+    /// then on refuse the replays of graphs holding the buffer that
+    /// conflict with the view, until
+    /// [`UseList::end_host_view`](crate::UseList::end_host_view) on the
+    /// list returned. A view never ended keeps those replays refused:
+    /// never a race. Work the caller enqueues on the buffer meanwhile is
+    /// the caller's to exclude (a write view is for `&mut` holders).
     ///
     /// # Errors
     /// [`PoolError::Config`](crate::PoolError::Config) when views were not
-    /// allowed; as [`UseList::begin_host_view`], and HIP's status of
-    /// `hipStreamSynchronize` on the own stream
+    /// allowed; as
+    /// [`UseList::begin_host_view`](crate::UseList::begin_host_view), and
+    /// HIP's status of `hipStreamSynchronize` on the own stream
     /// ([`HipError::CaptureUnderway`](hip_core::HipError::CaptureUnderway)
     /// while it captures); nothing is begun then.
     pub fn begin_host_view(&self, access: Access) -> Result<std::sync::Arc<crate::uses::UseList>> {

@@ -25,7 +25,9 @@ impl Pool {
     ///
     /// # Errors
     /// [`PoolError::Hip`] with HIP's status of `hipDeviceTotalMem`, or, for
-    /// [`Strategy::Async`], of `hipMemPoolCreate` or `hipMemPoolSetAttribute`.
+    /// [`Strategy::Async`], of `hipMemPoolCreate` or `hipMemPoolSetAttribute`;
+    /// for [`Strategy::Expandable`], [`PoolError::Config`] where the device
+    /// has no virtual memory, or HIP's status of the queries about it.
     pub fn new(device: Device, strategy: Strategy) -> Result<Pool> {
         Ok(Pool(PoolInner::new(DevicePool::new(device, strategy)?)))
     }
