@@ -89,7 +89,7 @@ pub struct DeviceArray<T: DeviceCopy> {
     _t: PhantomData<T>,
 }
 
-fn bytes_of<T>(len: usize) -> Result<usize> {
+pub(crate) fn bytes_of<T>(len: usize) -> Result<usize> {
     len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfBounds {
         start: 0,
         end: len,

@@ -73,11 +73,7 @@ impl<T: DeviceCopy> ManagedArray<T> {
         if !managed::supported(device)? {
             return Err(Error::NoManagedMemory { device });
         }
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfBounds {
-            start: 0,
-            end: len,
-            len: usize::MAX / std::mem::size_of::<T>().max(1),
-        })?;
+        let bytes = crate::array::bytes_of::<T>(len)?;
         if bytes == 0 {
             let buffer = Buffer::empty(stream);
             buffer.allow_host_views();
@@ -187,7 +183,7 @@ impl<T: DeviceCopy> ManagedArray<T> {
         if self.is_empty() {
             return Ok(());
         }
-        let bytes = self.len() * std::mem::size_of::<T>();
+        let bytes = self.array.buffer().len();
         hip_pool::enqueue(stream, [(self.array.buffer(), Access::Read)], || {
             // SAFETY: the array's managed memory, kept alive past the
             // prefetch by the operand protocol; a live stream.
@@ -206,7 +202,7 @@ impl<T: DeviceCopy> ManagedArray<T> {
         if self.is_empty() {
             return Ok(());
         }
-        let bytes = self.len() * std::mem::size_of::<T>();
+        let bytes = self.array.buffer().len();
         Ok(managed::advise(self.array.device(), self.array.as_ptr().cast(), bytes, advice)?)
     }
 }

@@ -14,16 +14,13 @@
 
 use criterion::Criterion;
 use hip_core::{Device, Stream};
-use hip_pool::{Pool, Strategy};
+use hip_pool::Pool;
 use std::collections::VecDeque;
 use std::hint::black_box;
 
-const STRATEGIES: [(Strategy, &str); 4] = [
-    (Strategy::Cached, "cached"),
-    (Strategy::Expandable, "expandable"),
-    (Strategy::Async, "async"),
-    (Strategy::None, "none"),
-];
+#[path = "support/strategies.rs"]
+mod strategies;
+
 /// Steps of the workload.
 const STEPS: usize = 48;
 /// Buffers kept alive at once.
@@ -54,14 +51,7 @@ fn main() {
     let stream = Stream::new_on(device).expect("a stream");
     let mut ratios = Vec::new();
     let mut group = c.benchmark_group("fragmentation");
-    for (strategy, name) in STRATEGIES {
-        let pool = match Pool::new(device, strategy) {
-            Ok(pool) => pool,
-            Err(e) => {
-                eprintln!("{name}: unavailable ({e})");
-                continue;
-            }
-        };
+    for (pool, name) in strategies::pools(device) {
         // The memory figures come from one run on a fresh pool.
         workload(&pool, &stream);
         stream.synchronize().expect("the stream");

@@ -14,31 +14,20 @@ use hip_pool::{Pool, Strategy};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "support/strategies.rs"]
+mod strategies;
 #[path = "../../hip-core/benches/support/mod.rs"]
 mod support;
 use support::mean_ns;
 
 const SIZES: [(usize, &str); 4] = [(256, "256B"), (64 << 10, "64KiB"), (4 << 20, "4MiB"), (64 << 20, "64MiB")];
-const STRATEGIES: [(Strategy, &str); 4] = [
-    (Strategy::Cached, "cached"),
-    (Strategy::Expandable, "expandable"),
-    (Strategy::None, "none"),
-    (Strategy::Async, "async"),
-];
 const THREADS: [usize; 3] = [1, 2, 8];
 
 fn pairs(c: &mut Criterion) {
     let device = Device::new(0).expect("a device");
     let stream = Stream::new_on(device).expect("a stream");
     let mut group = c.benchmark_group("pair");
-    for (strategy, name) in STRATEGIES {
-        let pool = match Pool::new(device, strategy) {
-            Ok(pool) => pool,
-            Err(e) => {
-                eprintln!("{name}: unavailable ({e})");
-                continue;
-            }
-        };
+    for (pool, name) in strategies::pools(device) {
         for (bytes, label) in SIZES {
             group.bench_with_input(BenchmarkId::new(name, label), &bytes, |b, &bytes| {
                 b.iter(|| black_box(pool.alloc(bytes, &stream).expect("alloc")))
