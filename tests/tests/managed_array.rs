@@ -101,6 +101,9 @@ fn prefetch_and_advice_keep_the_values_and_the_memory_goes_back() {
     if common::on_sim() {
         assert_eq!(device.mem_info().unwrap().0, free_before, "the managed memory went back");
     }
+    // A length whose bytes overflow is refused before any call.
+    let huge = ManagedArray::<u64>::zeroed(usize::MAX / 4 + 1).err();
+    assert!(matches!(huge, Some(amdgpu::Error::OutOfBounds { .. })), "{huge:?}");
     let empty = ManagedArray::<f64>::zeroed(0).unwrap();
     assert!(empty.is_empty() && empty.to_vec().unwrap().is_empty());
     empty.prefetch(Location::Host, &stream).unwrap();
