@@ -16,9 +16,18 @@ pub(crate) struct Flavor {
     pub without_devices: bool,
     /// Record a failure as the thread's last error.
     pub sets_last_error: bool,
+    /// Run the body under a sticky fault too, and answer the fault after
+    /// it: a synchronization still waits for the work (which runs on in
+    /// the simulator), so the host is ordered after it once the fault is
+    /// reset. The body must answer the sticky fault itself.
+    pub waits_under_fault: bool,
 }
 
-pub(crate) const NORMAL: Flavor = Flavor { without_devices: false, sets_last_error: true };
+pub(crate) const NORMAL: Flavor = Flavor { without_devices: false, sets_last_error: true, waits_under_fault: false };
+
+/// A host synchronization: it waits for the work even under a sticky
+/// fault, whose error it then answers.
+pub(crate) const SYNCHRONIZES: Flavor = Flavor { waits_under_fault: true, ..NORMAL };
 
 /// Run one simulated HIP call.
 pub(crate) fn call(index: usize, body: impl FnOnce() -> Result<(), hipError_t>) -> hipError_t {
@@ -27,7 +36,7 @@ pub(crate) fn call(index: usize, body: impl FnOnce() -> Result<(), hipError_t>) 
 
 pub(crate) fn call_with(index: usize, flavor: Flavor, body: impl FnOnce() -> Result<(), hipError_t>) -> hipError_t {
     count(index);
-    let status = if let Some(error) = faults::sticky() {
+    let status = if let Some(error) = faults::sticky().filter(|_| !flavor.waits_under_fault) {
         error
     } else if let Some(error) = faults::injected(index) {
         error

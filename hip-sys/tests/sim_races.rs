@@ -225,6 +225,41 @@ fn host_synchronization_orders_the_streams() {
     assert_eq!(found, vec![]);
 }
 
+/// A synchronization that answers a sticky device fault has still waited:
+/// after `reset_faults`, the host is ordered after the stream's work, so
+/// a read of what it wrote does not race. (Returning the fault before
+/// waiting left the host unordered: a read after the reset was a false
+/// race whenever the fault came before the synchronization.)
+#[test]
+fn a_synchronization_that_answers_a_sticky_fault_still_orders_the_host() {
+    let found = races_of("race-sticky-sync", || {
+        let p = malloc(BYTES);
+        let a = stream(hip_sys::bindings::hip::hipStreamNonBlocking);
+        let e = event();
+        let mut out = vec![0f32; N];
+        let synchronizations: [(&str, &dyn Fn() -> hipError_t); 3] = [
+            // SAFETY: plain calls on live handles.
+            ("hipStreamSynchronize", &|| unsafe { (api().hipStreamSynchronize)(a) }),
+            ("hipDeviceSynchronize", &|| unsafe { (api().hipDeviceSynchronize)() }),
+            ("hipEventSynchronize", &|| unsafe { (api().hipEventSynchronize)(e) }),
+        ];
+        for (name, synchronize) in synchronizations {
+            ok!((api().hipMemsetAsync)(p, 1, BYTES, a));
+            ok!((api().hipEventRecord)(e, a));
+            sim::inject_sticky_fault(hipError_t::hipErrorIllegalAddress);
+            assert_eq!(synchronize(), hipError_t::hipErrorIllegalAddress, "{name} answers the fault");
+            sim::reset_faults();
+            // The null stream is not ordered after the non-blocking `a`:
+            // only the host's synchronization orders this read.
+            ok!((api().hipMemcpy)(out.as_mut_ptr().cast(), p, BYTES, hipMemcpyKind::hipMemcpyDeviceToHost));
+        }
+        ok!((api().hipEventDestroy)(e));
+        ok!((api().hipStreamDestroy)(a));
+        ok!((api().hipFree)(p));
+    });
+    assert_eq!(found, vec![]);
+}
+
 #[test]
 fn a_free_while_another_stream_still_uses_the_memory_is_a_race() {
     let found = races_of("race-free", || {

@@ -1,7 +1,7 @@
 //! Devices, primary contexts, the context stack, versions and peer access.
 
 use crate::bindings::hip::{hipCtx_t, hipDeviceAttribute_t, hipDevice_t, hipError_t};
-use crate::entry::{call, call_with, write_out, Flavor};
+use crate::entry::{call, call_with, write_out, Flavor, NORMAL};
 use crate::machine::calls::idx;
 use crate::machine::limits::{MAX_GRID_X, MAX_GRID_YZ, MAX_SHARED_MEMORY};
 use crate::machine::peers;
@@ -73,7 +73,7 @@ pub(crate) unsafe extern "C" fn hipRuntimeGetVersion(version: *mut i32) -> hipEr
 }
 
 pub(crate) unsafe extern "C" fn hipGetDeviceCount(count: *mut i32) -> hipError_t {
-    let flavor = Flavor { without_devices: true, sets_last_error: true };
+    let flavor = Flavor { without_devices: true, ..NORMAL };
     call_with(idx!("hipGetDeviceCount"), flavor, || {
         let n = sim().config.devices as i32;
         // SAFETY: null is rejected by write_out.

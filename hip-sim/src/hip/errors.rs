@@ -3,13 +3,13 @@
 
 use crate::bindings::error_names::describe_as_hip;
 use crate::bindings::hip::hipError_t;
-use crate::entry::{call_with, Flavor};
+use crate::entry::{call_with, Flavor, NORMAL};
 use crate::machine::calls::idx;
 use crate::machine::thread::with_thread;
 use std::ffi::c_char;
 
 /// `hipGetLastError` and `hipPeekAtLastError` report, they do not record.
-const REPORTS: Flavor = Flavor { without_devices: false, sets_last_error: false };
+const REPORTS: Flavor = Flavor { sets_last_error: false, ..NORMAL };
 
 pub(crate) unsafe extern "C" fn hipGetLastError() -> hipError_t {
     call_with(idx!("hipGetLastError"), REPORTS, || {
@@ -35,7 +35,7 @@ pub(crate) unsafe extern "C" fn hipPeekAtLastError() -> hipError_t {
 
 fn count(index: usize) {
     // Name and string lookups fail on nothing; count them like any call.
-    let _ = call_with(index, Flavor { without_devices: true, sets_last_error: false }, || Ok(()));
+    let _ = call_with(index, Flavor { without_devices: true, sets_last_error: false, ..NORMAL }, || Ok(()));
 }
 
 pub(crate) unsafe extern "C" fn hipGetErrorName(error: hipError_t) -> *const c_char {

@@ -2,7 +2,7 @@
 //! queries, `hipEventElapsedTime` and `hipEventDestroy`.
 
 use crate::bindings::hip::{hipError_t, hipEvent_t, hipStream_t};
-use crate::entry::{call, write_out};
+use crate::entry::{call, call_with, write_out, SYNCHRONIZES};
 use crate::machine::calls::idx;
 use crate::machine::capture;
 use crate::machine::event::{self, EventObj};
@@ -92,7 +92,7 @@ pub(crate) unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStr
 }
 
 pub(crate) unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
-    call(idx!("hipEventSynchronize"), || {
+    call_with(idx!("hipEventSynchronize"), SYNCHRONIZES, || {
         let event = checked("hipEventSynchronize", event)?;
         let (record, recorded_on) = event.capture_record();
         capture::check_event_wait(record.as_ref())?;

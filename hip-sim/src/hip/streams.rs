@@ -3,7 +3,7 @@
 //! `hipDeviceSynchronize`.
 
 use crate::bindings::hip::{hipError_t, hipStream_t};
-use crate::entry::{call, write_out};
+use crate::entry::{call, call_with, write_out, SYNCHRONIZES};
 use crate::machine::calls::idx;
 use crate::machine::capture;
 use crate::machine::event;
@@ -72,7 +72,7 @@ pub(crate) unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipErro
 }
 
 pub(crate) unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    call(idx!("hipStreamSynchronize"), || {
+    call_with(idx!("hipStreamSynchronize"), SYNCHRONIZES, || {
         let queue = checked_target("hipStreamSynchronize", stream)?;
         capture::check_stream_wait(&queue)?;
         // An empty blocking task waits for everything before it, including,
@@ -166,7 +166,7 @@ pub(crate) unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut i32,
 }
 
 pub(crate) unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    call(idx!("hipDeviceSynchronize"), || {
+    call_with(idx!("hipDeviceSynchronize"), SYNCHRONIZES, || {
         capture::check_device_synchronize()?;
         submit::synchronize_device("hipDeviceSynchronize", current_device())
     })
