@@ -238,9 +238,11 @@ fn a_synchronization_that_answers_a_sticky_fault_still_orders_the_host() {
         let e = event();
         let mut out = vec![0f32; N];
         let synchronizations: [(&str, &dyn Fn() -> hipError_t); 3] = [
-            // SAFETY: plain calls on live handles.
+            // SAFETY: a plain call on a live stream.
             ("hipStreamSynchronize", &|| unsafe { (api().hipStreamSynchronize)(a) }),
+            // SAFETY: as above.
             ("hipDeviceSynchronize", &|| unsafe { (api().hipDeviceSynchronize)() }),
+            // SAFETY: as above.
             ("hipEventSynchronize", &|| unsafe { (api().hipEventSynchronize)(e) }),
         ];
         for (name, synchronize) in synchronizations {

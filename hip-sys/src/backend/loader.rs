@@ -72,6 +72,20 @@ impl Opened {
         })
     }
 
+    /// The function `name`, as the function pointer type `F`; or
+    /// `SymbolMissing`, as [`symbol`](Self::symbol).
+    ///
+    /// # Safety
+    /// `F` is a function pointer type with `name`'s C signature.
+    pub(crate) unsafe fn function<F: Copy>(&self, name: &str) -> Result<F, BackendError> {
+        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*const c_void>()) };
+        let address = self.symbol(name)?;
+        // SAFETY: `address` is the non-null address of `name`, whose
+        // signature `F` is (the caller's guarantee), and `F` is a pointer
+        // of the same size (checked above).
+        Ok(unsafe { std::mem::transmute_copy::<*const c_void, F>(&address) })
+    }
+
     /// The non-null address of `name`, if the library exports it (for
     /// functions that only some versions have).
     pub(crate) fn optional(&self, name: &str) -> Option<*const c_void> {

@@ -35,23 +35,9 @@ macro_rules! fn_table {
             pub(crate) unsafe fn resolve(
                 library: &crate::backend::loader::Opened,
             ) -> Result<Self, $crate::BackendError> {
-                Ok(Self {
-                    $(
-                        $field: {
-                            let p = library.symbol($symbol)?;
-                            // SAFETY: `p` is a non-null function address
-                            // of `$symbol`, whose C signature is the one
-                            // declared (the caller's guarantee); function
-                            // and data pointers have the same size here.
-                            unsafe {
-                                std::mem::transmute::<
-                                    *const std::ffi::c_void,
-                                    unsafe extern "C" fn($($arg),*) -> $ret,
-                                >(p)
-                            }
-                        },
-                    )*
-                })
+                // SAFETY: each symbol's signature is the one declared
+                // (the caller's guarantee).
+                unsafe { Ok(Self { $($field: library.function($symbol)?,)* }) }
             }
         }
     };

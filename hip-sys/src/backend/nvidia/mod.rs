@@ -62,9 +62,11 @@
 use std::ffi::{c_int, c_void};
 
 // The tables of C functions that the CUDA table and each library mapping
-// declare; before them, which use it.
+// declare; before them, which use it. And the dense libraries' functions
+// of the four precisions, each declared once over its element type.
 #[macro_use]
 mod fn_table;
+mod precision;
 
 // The CUDA side: its C types and the functions resolved from the runtime
 // and the driver (checked against both CUDA versions' headers by `abi`).

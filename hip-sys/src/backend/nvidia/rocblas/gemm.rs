@@ -2,44 +2,6 @@
 
 use super::*;
 
-/// What rocBLAS's checks of one GEMM leave to do, given its host scalars.
-pub(super) trait Scalar: Copy {
-    fn is_zero(self) -> bool;
-    fn is_one(self) -> bool;
-}
-impl Scalar for f32 {
-    fn is_zero(self) -> bool {
-        self == 0.0
-    }
-    fn is_one(self) -> bool {
-        self == 1.0
-    }
-}
-impl Scalar for f64 {
-    fn is_zero(self) -> bool {
-        self == 0.0
-    }
-    fn is_one(self) -> bool {
-        self == 1.0
-    }
-}
-impl Scalar for C32 {
-    fn is_zero(self) -> bool {
-        self.x == 0.0 && self.y == 0.0
-    }
-    fn is_one(self) -> bool {
-        self.x == 1.0 && self.y == 0.0
-    }
-}
-impl Scalar for C64 {
-    fn is_zero(self) -> bool {
-        self.x == 0.0 && self.y == 0.0
-    }
-    fn is_one(self) -> bool {
-        self.x == 1.0 && self.y == 0.0
-    }
-}
-
 /// Run rocBLAS's GEMM checks with scalars of type `S` (host pointer mode;
 /// in device pointer mode the scalars are not read and only the shape and
 /// null pointers are checked).
@@ -62,7 +24,7 @@ unsafe fn gemm_checks<S: Scalar>(
     }
     let mut mode: c_int = 0;
     // SAFETY: a live handle and a valid out-pointer.
-    ok("cublasGetPointerMode_v2", unsafe { (fns()?.cublasGetPointerMode)(h, &mut mode) })?;
+    ok("cublasGetPointerMode_v2", unsafe { (fns()?.api.cublasGetPointerMode)(h, &mut mode) })?;
     let (alpha_zero, beta_one) = if mode == 0 {
         // SAFETY: host scalars of `S` (the caller's guarantee).
         unsafe { (alpha.cast::<S>().read_unaligned().is_zero(), beta.cast::<S>().read_unaligned().is_one()) }
@@ -72,110 +34,98 @@ unsafe fn gemm_checks<S: Scalar>(
     shape.check_pointers(alpha_zero, beta_one, a, b, c)
 }
 
-macro_rules! gemm_fns {
-    ($name:ident, $batched:ident, $t:ty, $cu:ident, $cu_batched:ident) => {
-        pub(super) unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            transA: rocblas_operation,
-            transB: rocblas_operation,
-            m: rocblas_int,
-            n: rocblas_int,
-            k: rocblas_int,
-            alpha: *const $t,
-            A: *const $t,
-            lda: rocblas_int,
-            B: *const $t,
-            ldb: rocblas_int,
-            beta: *const $t,
-            C: *mut $t,
-            ldc: rocblas_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let h = live(handle)?;
-                let shape = GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: 1 };
-                let nulls = [A.is_null(), B.is_null(), C.is_null()];
-                // SAFETY: scalars as the C contract says.
-                if unsafe { gemm_checks::<$t>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
-                    return Ok(());
-                }
-                let (ta, tb) = (operation(transA)?, operation(transB)?);
-                // SAFETY: checked as rocBLAS checks; the operands are the caller's (C contract).
-                ok(stringify!($cu), unsafe { (fns()?.$cu)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) })
-            })
+/// `rocblas_?gemm`: checked as rocBLAS checks, then `cublas?gemm_v2`.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe extern "C" fn gemm<T: Scalar>(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const T,
+    A: *const T,
+    lda: rocblas_int,
+    B: *const T,
+    ldb: rocblas_int,
+    beta: *const T,
+    C: *mut T,
+    ldc: rocblas_int,
+) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let shape = GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: 1 };
+        let nulls = [A.is_null(), B.is_null(), C.is_null()];
+        // SAFETY: scalars as the C contract says.
+        if unsafe { gemm_checks::<T>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
+            return Ok(());
         }
-
-        pub(super) unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            transA: rocblas_operation,
-            transB: rocblas_operation,
-            m: rocblas_int,
-            n: rocblas_int,
-            k: rocblas_int,
-            alpha: *const $t,
-            A: *const $t,
-            lda: rocblas_int,
-            stride_a: rocblas_stride,
-            B: *const $t,
-            ldb: rocblas_int,
-            stride_b: rocblas_stride,
-            beta: *const $t,
-            C: *mut $t,
-            ldc: rocblas_int,
-            stride_c: rocblas_stride,
-            batch_count: rocblas_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let h = live(handle)?;
-                let shape = GemmShape {
-                    trans_a: transA,
-                    trans_b: transB,
-                    m,
-                    n,
-                    k,
-                    lda,
-                    ldb,
-                    ldc,
-                    ldd: ldc,
-                    batch: batch_count,
-                };
-                let nulls = [A.is_null(), B.is_null(), C.is_null()];
-                // SAFETY: scalars as the C contract says.
-                if unsafe { gemm_checks::<$t>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
-                    return Ok(());
-                }
-                let (ta, tb) = (operation(transA)?, operation(transB)?);
-                // SAFETY: as above.
-                ok(stringify!($cu_batched), unsafe {
-                    (fns()?.$cu_batched)(
-                        h,
-                        ta,
-                        tb,
-                        m,
-                        n,
-                        k,
-                        alpha,
-                        A,
-                        lda,
-                        stride_a,
-                        B,
-                        ldb,
-                        stride_b,
-                        beta,
-                        C,
-                        ldc,
-                        stride_c,
-                        batch_count,
-                    )
-                })
-            })
-        }
-    };
+        let (ta, tb) = (operation(transA)?, operation(transB)?);
+        // SAFETY: checked as rocBLAS checks; the operands are the caller's (C contract).
+        ok(cublas::<T>("gemm_v2"), unsafe {
+            (fns()?.of::<T>().gemm)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+        })
+    })
 }
 
-gemm_fns!(rocblas_sgemm, rocblas_sgemm_strided_batched, f32, cublasSgemm, cublasSgemmStridedBatched);
-gemm_fns!(rocblas_dgemm, rocblas_dgemm_strided_batched, f64, cublasDgemm, cublasDgemmStridedBatched);
-gemm_fns!(rocblas_cgemm, rocblas_cgemm_strided_batched, C32, cublasCgemm, cublasCgemmStridedBatched);
-gemm_fns!(rocblas_zgemm, rocblas_zgemm_strided_batched, C64, cublasZgemm, cublasZgemmStridedBatched);
+/// `rocblas_?gemm_strided_batched`: checked as rocBLAS checks, then
+/// `cublas?gemmStridedBatched`.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe extern "C" fn gemm_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    transA: rocblas_operation,
+    transB: rocblas_operation,
+    m: rocblas_int,
+    n: rocblas_int,
+    k: rocblas_int,
+    alpha: *const T,
+    A: *const T,
+    lda: rocblas_int,
+    stride_a: rocblas_stride,
+    B: *const T,
+    ldb: rocblas_int,
+    stride_b: rocblas_stride,
+    beta: *const T,
+    C: *mut T,
+    ldc: rocblas_int,
+    stride_c: rocblas_stride,
+    batch_count: rocblas_int,
+) -> rocblas_status {
+    entry(|| {
+        let h = live(handle)?;
+        let shape =
+            GemmShape { trans_a: transA, trans_b: transB, m, n, k, lda, ldb, ldc, ldd: ldc, batch: batch_count };
+        let nulls = [A.is_null(), B.is_null(), C.is_null()];
+        // SAFETY: scalars as the C contract says.
+        if unsafe { gemm_checks::<T>(h, &shape, alpha.cast(), beta.cast(), nulls) }? == Next::Done {
+            return Ok(());
+        }
+        let (ta, tb) = (operation(transA)?, operation(transB)?);
+        // SAFETY: as above.
+        ok(cublas::<T>("gemmStridedBatched"), unsafe {
+            (fns()?.of::<T>().gemm_strided_batched)(
+                h,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                alpha,
+                A,
+                lda,
+                stride_a,
+                B,
+                ldb,
+                stride_b,
+                beta,
+                C,
+                ldc,
+                stride_c,
+                batch_count,
+            )
+        })
+    })
+}
 
 /// The checks of a `gemm_ex`: algorithm, D = C, the types, then rocBLAS's
 /// rules with scalars of the compute type.
@@ -262,7 +212,7 @@ pub(super) unsafe extern "C" fn rocblas_gemm_ex(
         let (at, ct) = (datatype(a_type)?, datatype(c_type)?);
         // SAFETY: checked as rocBLAS checks; D = C, computed in place.
         ok("cublasGemmEx", unsafe {
-            (fns()?.cublasGemmEx)(
+            (fns()?.api.cublasGemmEx)(
                 h,
                 ta,
                 tb,
@@ -333,7 +283,7 @@ pub(super) unsafe extern "C" fn rocblas_gemm_strided_batched_ex(
         let (at, ct) = (datatype(a_type)?, datatype(c_type)?);
         // SAFETY: as above.
         ok("cublasGemmStridedBatchedEx", unsafe {
-            (fns()?.cublasGemmStridedBatchedEx)(
+            (fns()?.api.cublasGemmStridedBatchedEx)(
                 h,
                 ta,
                 tb,

@@ -49,6 +49,7 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_longlong, c_void};
 use std::sync::{Mutex, OnceLock};
 
+use super::precision::{Element, Name, Precisions};
 use super::{catch_status, library_candidates, open, Handle};
 use crate::rocblas::*;
 use crate::shared::rocblas_rules::{self as rules, GemmShape, Next};
@@ -56,18 +57,21 @@ use crate::shared::version_string;
 use crate::sync::MutexExt;
 use crate::BackendError;
 
-mod batched_lu;
-mod batched_qr;
+pub(in crate::backend::nvidia) mod batched_lu;
+pub(in crate::backend::nvidia) mod batched_qr;
 mod gemm;
 mod transpose;
+mod typed;
 mod vector;
 
-pub(in crate::backend::nvidia) use batched_lu::BatchedLu;
-pub(in crate::backend::nvidia) use batched_qr::BatchedQr;
+pub(in crate::backend::nvidia) use batched_lu as lu;
+pub(in crate::backend::nvidia) use batched_qr as qr;
 #[cfg(test)]
 pub(super) use gemm::GEMM_DEFAULT;
 use gemm::*;
 pub(in crate::backend::nvidia) use transpose::conj_transpose;
+pub(in crate::backend::nvidia) use typed::Scalar;
+use typed::{cublas, Library};
 use vector::*;
 
 /// A `cublasStatus_t`.
@@ -77,7 +81,8 @@ type C32 = rocblas_float_complex;
 type C64 = rocblas_double_complex;
 
 fn_table! {
-    /// The cuBLAS functions the mapping calls (`cublas_api.h`, CUDA 12 and 13).
+    /// The cuBLAS functions of no precision the mappings call
+    /// (`cublas_api.h`, CUDA 12 and 13); the typed ones are `BlasFns`.
     struct Cublas {
         cublasCreate = "cublasCreate_v2": fn(*mut Handle) -> CublasStatus;
         cublasDestroy = "cublasDestroy_v2": fn(Handle) -> CublasStatus;
@@ -90,64 +95,12 @@ fn_table! {
         cublasGetMathMode = "cublasGetMathMode": fn(Handle, *mut c_int) -> CublasStatus;
         /// `cublasGetProperty(libraryPropertyType type, int *value)`
         cublasGetProperty = "cublasGetProperty": fn(c_int, *mut c_int) -> CublasStatus;
-        cublasSgemm = "cublasSgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
-        cublasDgemm = "cublasDgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
-        cublasCgemm = "cublasCgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
-        cublasZgemm = "cublasZgemm_v2": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
-        cublasSgemmStridedBatched = "cublasSgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, c_longlong, *const f32, c_int, c_longlong, *const f32, *mut f32, c_int, c_longlong, c_int) -> CublasStatus;
-        cublasDgemmStridedBatched = "cublasDgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, c_longlong, *const f64, c_int, c_longlong, *const f64, *mut f64, c_int, c_longlong, c_int) -> CublasStatus;
-        cublasCgemmStridedBatched = "cublasCgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, c_longlong, *const C32, c_int, c_longlong, *const C32, *mut C32, c_int, c_longlong, c_int) -> CublasStatus;
-        cublasZgemmStridedBatched = "cublasZgemmStridedBatched": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, c_longlong, *const C64, c_int, c_longlong, *const C64, *mut C64, c_int, c_longlong, c_int) -> CublasStatus;
         /// `cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
         /// ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)`
         cublasGemmEx = "cublasGemmEx": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, *const c_void, c_int, c_int, *const c_void, *mut c_void, c_int, c_int, c_int, c_int) -> CublasStatus;
         /// `cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype,
         /// ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo)`
         cublasGemmStridedBatchedEx = "cublasGemmStridedBatchedEx": fn(Handle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, c_longlong, *const c_void, c_int, c_int, c_longlong, *const c_void, *mut c_void, c_int, c_int, c_longlong, c_int, c_int, c_int) -> CublasStatus;
-        cublasSgemv = "cublasSgemv_v2": fn(Handle, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
-        cublasDgemv = "cublasDgemv_v2": fn(Handle, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
-        cublasCgemv = "cublasCgemv_v2": fn(Handle, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
-        cublasZgemv = "cublasZgemv_v2": fn(Handle, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
-        cublasSaxpy = "cublasSaxpy_v2": fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> CublasStatus;
-        cublasDaxpy = "cublasDaxpy_v2": fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> CublasStatus;
-        cublasCaxpy = "cublasCaxpy_v2": fn(Handle, c_int, *const C32, *const C32, c_int, *mut C32, c_int) -> CublasStatus;
-        cublasZaxpy = "cublasZaxpy_v2": fn(Handle, c_int, *const C64, *const C64, c_int, *mut C64, c_int) -> CublasStatus;
-        cublasSdot = "cublasSdot_v2": fn(Handle, c_int, *const f32, c_int, *const f32, c_int, *mut f32) -> CublasStatus;
-        cublasDdot = "cublasDdot_v2": fn(Handle, c_int, *const f64, c_int, *const f64, c_int, *mut f64) -> CublasStatus;
-        cublasCdotu = "cublasCdotu_v2": fn(Handle, c_int, *const C32, c_int, *const C32, c_int, *mut C32) -> CublasStatus;
-        cublasZdotu = "cublasZdotu_v2": fn(Handle, c_int, *const C64, c_int, *const C64, c_int, *mut C64) -> CublasStatus;
-        cublasCdotc = "cublasCdotc_v2": fn(Handle, c_int, *const C32, c_int, *const C32, c_int, *mut C32) -> CublasStatus;
-        cublasZdotc = "cublasZdotc_v2": fn(Handle, c_int, *const C64, c_int, *const C64, c_int, *mut C64) -> CublasStatus;
-        cublasSnrm2 = "cublasSnrm2_v2": fn(Handle, c_int, *const f32, c_int, *mut f32) -> CublasStatus;
-        cublasDnrm2 = "cublasDnrm2_v2": fn(Handle, c_int, *const f64, c_int, *mut f64) -> CublasStatus;
-        cublasScnrm2 = "cublasScnrm2_v2": fn(Handle, c_int, *const C32, c_int, *mut f32) -> CublasStatus;
-        cublasDznrm2 = "cublasDznrm2_v2": fn(Handle, c_int, *const C64, c_int, *mut f64) -> CublasStatus;
-        cublasSscal = "cublasSscal_v2": fn(Handle, c_int, *const f32, *mut f32, c_int) -> CublasStatus;
-        cublasDscal = "cublasDscal_v2": fn(Handle, c_int, *const f64, *mut f64, c_int) -> CublasStatus;
-        cublasCscal = "cublasCscal_v2": fn(Handle, c_int, *const C32, *mut C32, c_int) -> CublasStatus;
-        cublasZscal = "cublasZscal_v2": fn(Handle, c_int, *const C64, *mut C64, c_int) -> CublasStatus;
-        /// `cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc)`
-        cublasSgeam = "cublasSgeam": fn(Handle, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> CublasStatus;
-        cublasDgeam = "cublasDgeam": fn(Handle, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> CublasStatus;
-        cublasCgeam = "cublasCgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C32, *const C32, c_int, *const C32, *const C32, c_int, *mut C32, c_int) -> CublasStatus;
-        cublasZgeam = "cublasZgeam": fn(Handle, c_int, c_int, c_int, c_int, *const C64, *const C64, c_int, *const C64, *const C64, c_int, *mut C64, c_int) -> CublasStatus;
-        /// `cublasDgetrfBatched(handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)`
-        cublasSgetrfBatched = "cublasSgetrfBatched": fn(Handle, c_int, *const *mut f32, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasDgetrfBatched = "cublasDgetrfBatched": fn(Handle, c_int, *const *mut f64, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasCgetrfBatched = "cublasCgetrfBatched": fn(Handle, c_int, *const *mut C32, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasZgetrfBatched = "cublasZgetrfBatched": fn(Handle, c_int, *const *mut C64, c_int, *mut c_int, *mut c_int, c_int) -> CublasStatus;
-        /// `cublasDgetrsBatched(handle, cublasOperation_t trans, int n, int nrhs, const double *const A[],
-        /// int lda, const int *devIpiv, double *const B[], int ldb, int *info, int batchSize)`, `info` on the host
-        cublasSgetrsBatched = "cublasSgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const f32, c_int, *const c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasDgetrsBatched = "cublasDgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const f64, c_int, *const c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasCgetrsBatched = "cublasCgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C32, c_int, *const c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CublasStatus;
-        cublasZgetrsBatched = "cublasZgetrsBatched": fn(Handle, c_int, c_int, c_int, *const *const C64, c_int, *const c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CublasStatus;
-        /// `cublasDgeqrfBatched(handle, int m, int n, double *const Aarray[], int lda,
-        /// double *const TauArray[], int *info, int batchSize)`, `info` on the host
-        cublasSgeqrfBatched = "cublasSgeqrfBatched": fn(Handle, c_int, c_int, *const *mut f32, c_int, *const *mut f32, *mut c_int, c_int) -> CublasStatus;
-        cublasDgeqrfBatched = "cublasDgeqrfBatched": fn(Handle, c_int, c_int, *const *mut f64, c_int, *const *mut f64, *mut c_int, c_int) -> CublasStatus;
-        cublasCgeqrfBatched = "cublasCgeqrfBatched": fn(Handle, c_int, c_int, *const *mut C32, c_int, *const *mut C32, *mut c_int, c_int) -> CublasStatus;
-        cublasZgeqrfBatched = "cublasZgeqrfBatched": fn(Handle, c_int, c_int, *const *mut C64, c_int, *const *mut C64, *mut c_int, c_int) -> CublasStatus;
     }
 }
 
@@ -159,9 +112,9 @@ pub(crate) fn candidates() -> Vec<String> {
 const HINT: &str = "install cuBLAS (CUDA 12 or 13: the toolkit, or the libcublas package) and add its lib64 \
      directory to LD_LIBRARY_PATH; or set AMDGPU_BACKEND=sim to use the simulator's rocBLAS";
 
-static LOADED: OnceLock<Result<Cublas, BackendError>> = OnceLock::new();
+static LOADED: OnceLock<Result<Library, BackendError>> = OnceLock::new();
 
-fn fns() -> Result<&'static Cublas, rocblas_status> {
+fn fns() -> Result<&'static Library, rocblas_status> {
     LOADED.get().and_then(|l| l.as_ref().ok()).ok_or(rocblas_status::rocblas_status_not_implemented)
 }
 
@@ -175,15 +128,16 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocblasApi, Backend
 }
 
 /// Open cuBLAS and resolve its functions (kept loaded on success).
-fn open_cublas(candidates: &[String]) -> Result<Cublas, BackendError> {
+fn open_cublas(candidates: &[String]) -> Result<Library, BackendError> {
     let library = open("libcublas", candidates, HINT)?;
     // SAFETY: `library` is cuBLAS, whose exported functions have the
-    // signatures declared in `Cublas` (CUDA 12 and 13 headers).
-    let fns = unsafe { Cublas::resolve(&library) }?;
+    // signatures declared in `Cublas` and `BlasFns` (CUDA 12 and 13
+    // headers).
+    let fns = unsafe { Library { api: Cublas::resolve(&library)?, typed: Precisions::resolve(&library)? } };
     let mut v = [0 as c_int; 3];
     for (property, out) in v.iter_mut().enumerate() {
         // SAFETY: MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2; a valid out-pointer.
-        let _ = unsafe { (fns.cublasGetProperty)(property as c_int, out) };
+        let _ = unsafe { (fns.api.cublasGetProperty)(property as c_int, out) };
     }
     let path = library.keep();
     log::debug!("rocBLAS over {path} (cuBLAS {}.{}.{})", v[0], v[1], v[2]);
@@ -220,7 +174,7 @@ pub(super) fn to_rocblas(status: CublasStatus) -> rocblas_status {
     }
 }
 
-fn ok(function: &str, status: CublasStatus) -> Result<(), rocblas_status> {
+fn ok(function: impl std::fmt::Display, status: CublasStatus) -> Result<(), rocblas_status> {
     if status == 0 {
         return Ok(());
     }
@@ -348,7 +302,7 @@ pub(in crate::backend::nvidia) fn cuda_stream(handle: rocblas_handle) -> Result<
     let h = live(handle)?;
     let mut raw: *mut c_void = std::ptr::null_mut();
     // SAFETY: a live handle and a valid out-pointer.
-    ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, &mut raw) })?;
+    ok("cublasGetStream_v2", unsafe { (fns()?.api.cublasGetStream)(h, &mut raw) })?;
     Ok(raw)
 }
 
@@ -361,7 +315,7 @@ unsafe extern "C" fn rocblas_create_handle(handle: *mut rocblas_handle) -> rocbl
             return Err(rocblas_status::rocblas_status_invalid_handle);
         }
         // SAFETY: non-null and valid for a write of a handle (C contract).
-        ok("cublasCreate_v2", unsafe { (f.cublasCreate)(handle.cast()) })
+        ok("cublasCreate_v2", unsafe { (f.api.cublasCreate)(handle.cast()) })
     })
 }
 
@@ -394,7 +348,7 @@ unsafe extern "C" fn rocblas_destroy_handle(handle: rocblas_handle) -> rocblas_s
         let hooks = DESTROY_HOOKS.lock_unpoisoned().clone();
         hooks.iter().try_for_each(|forget| forget(handle))?;
         // SAFETY: a live handle, destroyed once (C contract).
-        ok("cublasDestroy_v2", unsafe { (fns()?.cublasDestroy)(h) })
+        ok("cublasDestroy_v2", unsafe { (fns()?.api.cublasDestroy)(h) })
     })
 }
 
@@ -407,12 +361,12 @@ unsafe extern "C" fn rocblas_set_stream(
         let stream = crate::backend::nvidia::objects::stream_of(stream)
             .map_err(|_| rocblas_status::rocblas_status_invalid_value)?;
         // SAFETY: a live handle and the HIP stream's CUDA stream.
-        ok("cublasSetStream_v2", unsafe { (f.cublasSetStream)(h, stream.cast()) })?;
+        ok("cublasSetStream_v2", unsafe { (f.api.cublasSetStream)(h, stream.cast()) })?;
         let kept = workspaces().as_ref().and_then(|m| m.get(&(handle as usize)).copied());
         if let Some((ptr, size)) = kept {
             // SAFETY: the workspace the caller gave for this handle, still
             // theirs to keep valid (rocBLAS's contract).
-            ok("cublasSetWorkspace_v2", unsafe { (f.cublasSetWorkspace)(h, ptr as *mut c_void, size) })?;
+            ok("cublasSetWorkspace_v2", unsafe { (f.api.cublasSetWorkspace)(h, ptr as *mut c_void, size) })?;
         }
         Ok(())
     })
@@ -429,7 +383,7 @@ unsafe extern "C" fn rocblas_get_stream(
         }
         let mut raw: *mut c_void = std::ptr::null_mut();
         // SAFETY: a live handle and a valid out-pointer.
-        ok("cublasGetStream_v2", unsafe { (fns()?.cublasGetStream)(h, (&mut raw as *mut *mut c_void).cast()) })?;
+        ok("cublasGetStream_v2", unsafe { (fns()?.api.cublasGetStream)(h, (&mut raw as *mut *mut c_void).cast()) })?;
         // SAFETY: checked non-null; the caller's out-pointer.
         unsafe { stream.write(crate::backend::nvidia::objects::hip_stream_of(raw)) };
         Ok(())
@@ -443,7 +397,7 @@ unsafe extern "C" fn rocblas_set_pointer_mode(handle: rocblas_handle, mode: rocb
             return Err(rocblas_status::rocblas_status_invalid_value);
         }
         // SAFETY: a live handle; host 0 and device 1 on both libraries.
-        ok("cublasSetPointerMode_v2", unsafe { (fns()?.cublasSetPointerMode)(h, mode.0 as c_int) })
+        ok("cublasSetPointerMode_v2", unsafe { (fns()?.api.cublasSetPointerMode)(h, mode.0 as c_int) })
     })
 }
 
@@ -458,7 +412,7 @@ unsafe extern "C" fn rocblas_get_pointer_mode(
         }
         let mut raw: c_int = 0;
         // SAFETY: a live handle and a valid out-pointer.
-        ok("cublasGetPointerMode_v2", unsafe { (fns()?.cublasGetPointerMode)(h, &mut raw) })?;
+        ok("cublasGetPointerMode_v2", unsafe { (fns()?.api.cublasGetPointerMode)(h, &mut raw) })?;
         // SAFETY: non-null, valid for a write (C contract).
         unsafe { mode.write(rocblas_pointer_mode(raw as u32)) };
         Ok(())
@@ -470,7 +424,7 @@ unsafe extern "C" fn rocblas_set_workspace(handle: rocblas_handle, addr: *mut c_
         let h = live(handle)?;
         let size = if addr.is_null() { 0 } else { size };
         // SAFETY: a live handle; the memory is the caller's to keep valid.
-        ok("cublasSetWorkspace_v2", unsafe { (fns()?.cublasSetWorkspace)(h, addr, size) })?;
+        ok("cublasSetWorkspace_v2", unsafe { (fns()?.api.cublasSetWorkspace)(h, addr, size) })?;
         workspaces().get_or_insert_with(HashMap::new).insert(handle as usize, (addr as usize, size));
         Ok(())
     })
@@ -533,7 +487,7 @@ unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mode: rocblas
             _ => return Ok(()),
         };
         // SAFETY: a live handle.
-        ok("cublasSetMathMode", unsafe { (fns()?.cublasSetMathMode)(h, cublas) })
+        ok("cublasSetMathMode", unsafe { (fns()?.api.cublasSetMathMode)(h, cublas) })
     })
 }
 
@@ -541,7 +495,7 @@ unsafe extern "C" fn rocblas_set_math_mode(handle: rocblas_handle, mode: rocblas
 fn xf32(h: Handle) -> Result<bool, rocblas_status> {
     let mut raw: c_int = 0;
     // SAFETY: a live handle and a valid out-pointer.
-    ok("cublasGetMathMode", unsafe { (fns()?.cublasGetMathMode)(h, &mut raw) })?;
+    ok("cublasGetMathMode", unsafe { (fns()?.api.cublasGetMathMode)(h, &mut raw) })?;
     Ok(raw & 0xf == TF32_TENSOR_OP_MATH)
 }
 
@@ -577,38 +531,38 @@ static ROCBLAS_OVER_CUBLAS: RocblasApi = RocblasApi {
     rocblas_get_version_string_size,
     rocblas_set_math_mode,
     rocblas_get_math_mode,
-    rocblas_sgemm,
-    rocblas_dgemm,
-    rocblas_cgemm,
-    rocblas_zgemm,
-    rocblas_sgemm_strided_batched,
-    rocblas_dgemm_strided_batched,
-    rocblas_cgemm_strided_batched,
-    rocblas_zgemm_strided_batched,
+    rocblas_sgemm: gemm::<f32>,
+    rocblas_dgemm: gemm::<f64>,
+    rocblas_cgemm: gemm::<C32>,
+    rocblas_zgemm: gemm::<C64>,
+    rocblas_sgemm_strided_batched: gemm_strided_batched::<f32>,
+    rocblas_dgemm_strided_batched: gemm_strided_batched::<f64>,
+    rocblas_cgemm_strided_batched: gemm_strided_batched::<C32>,
+    rocblas_zgemm_strided_batched: gemm_strided_batched::<C64>,
     rocblas_gemm_ex,
     rocblas_gemm_strided_batched_ex,
-    rocblas_sgemv,
-    rocblas_dgemv,
-    rocblas_cgemv,
-    rocblas_zgemv,
-    rocblas_saxpy,
-    rocblas_daxpy,
-    rocblas_caxpy,
-    rocblas_zaxpy,
-    rocblas_sdot,
-    rocblas_ddot,
-    rocblas_cdotu,
-    rocblas_zdotu,
-    rocblas_cdotc,
-    rocblas_zdotc,
-    rocblas_snrm2,
-    rocblas_dnrm2,
-    rocblas_scnrm2,
-    rocblas_dznrm2,
-    rocblas_sscal,
-    rocblas_dscal,
-    rocblas_cscal,
-    rocblas_zscal,
+    rocblas_sgemv: gemv::<f32>,
+    rocblas_dgemv: gemv::<f64>,
+    rocblas_cgemv: gemv::<C32>,
+    rocblas_zgemv: gemv::<C64>,
+    rocblas_saxpy: axpy::<f32>,
+    rocblas_daxpy: axpy::<f64>,
+    rocblas_caxpy: axpy::<C32>,
+    rocblas_zaxpy: axpy::<C64>,
+    rocblas_sdot: dot::<f32, false>,
+    rocblas_ddot: dot::<f64, false>,
+    rocblas_cdotu: dot::<C32, false>,
+    rocblas_zdotu: dot::<C64, false>,
+    rocblas_cdotc: dot::<C32, true>,
+    rocblas_zdotc: dot::<C64, true>,
+    rocblas_snrm2: nrm2::<f32>,
+    rocblas_dnrm2: nrm2::<f64>,
+    rocblas_scnrm2: nrm2::<C32>,
+    rocblas_dznrm2: nrm2::<C64>,
+    rocblas_sscal: scal::<f32>,
+    rocblas_dscal: scal::<f64>,
+    rocblas_cscal: scal::<C32>,
+    rocblas_zscal: scal::<C64>,
 };
 
 #[cfg(test)]

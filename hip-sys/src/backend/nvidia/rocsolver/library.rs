@@ -4,18 +4,18 @@
 use std::ffi::{c_int, c_schar, c_void};
 use std::sync::OnceLock;
 
+use crate::backend::loader::Opened;
+use crate::backend::nvidia::precision::{function, Element, Family, Name, Precisions};
 use crate::backend::nvidia::{catch_status, library_candidates, open, Handle};
-use crate::rocblas::{rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_status};
+use crate::rocblas::rocblas_status;
 use crate::BackendError;
 
 /// `cusolverStatus_t`.
 pub(super) type CusolverStatus = c_int;
 
 fn_table! {
-    /// The cuSOLVER dense functions this mapping calls (`cusolverDn.h`,
-    /// cuSOLVER 11 and 12). Enums are `int` (`cublasOperation_t`,
-    /// `cublasFillMode_t`); handles and streams opaque pointers;
-    /// `cuComplex` and `cuDoubleComplex` have rocBLAS's complex layout.
+    /// cuSOLVER's functions of no precision (`cusolverDn.h`, cuSOLVER 11
+    /// and 12); handles and streams are opaque pointers.
     struct Cusolver {
         /// `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)`
         cusolverGetProperty = "cusolverGetProperty": fn(c_int, *mut c_int) -> CusolverStatus;
@@ -25,99 +25,182 @@ fn_table! {
         cusolverDnDestroy = "cusolverDnDestroy": fn(Handle) -> CusolverStatus;
         /// `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)`
         cusolverDnSetStream = "cusolverDnSetStream": fn(Handle, *mut c_void) -> CusolverStatus;
-        /// `cusolverDnSgetrf_bufferSize(handle, int m, int n, float *A, int lda, int *Lwork)`
-        cusolverDnSgetrf_bufferSize = "cusolverDnSgetrf_bufferSize": fn(Handle, c_int, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgetrf_bufferSize = "cusolverDnDgetrf_bufferSize": fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgetrf_bufferSize = "cusolverDnCgetrf_bufferSize": fn(Handle, c_int, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgetrf_bufferSize = "cusolverDnZgetrf_bufferSize": fn(Handle, c_int, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnSgetrf(handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)`
-        cusolverDnSgetrf = "cusolverDnSgetrf": fn(Handle, c_int, c_int, *mut f32, c_int, *mut f32, *mut c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgetrf = "cusolverDnDgetrf": fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgetrf = "cusolverDnCgetrf": fn(Handle, c_int, c_int, *mut C32, c_int, *mut C32, *mut c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgetrf = "cusolverDnZgetrf": fn(Handle, c_int, c_int, *mut C64, c_int, *mut C64, *mut c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnSgetrs(handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda,
-        /// const int *devIpiv, float *B, int ldb, int *devInfo)`
-        cusolverDnSgetrs = "cusolverDnSgetrs": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgetrs = "cusolverDnDgetrs": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgetrs = "cusolverDnCgetrs": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *const c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgetrs = "cusolverDnZgetrs": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *const c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnSpotrf_bufferSize(handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)`
-        cusolverDnSpotrf_bufferSize = "cusolverDnSpotrf_bufferSize": fn(Handle, c_int, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDpotrf_bufferSize = "cusolverDnDpotrf_bufferSize": fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCpotrf_bufferSize = "cusolverDnCpotrf_bufferSize": fn(Handle, c_int, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZpotrf_bufferSize = "cusolverDnZpotrf_bufferSize": fn(Handle, c_int, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnSpotrf(handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace,
-        /// int Lwork, int *devInfo)`
-        cusolverDnSpotrf = "cusolverDnSpotrf": fn(Handle, c_int, c_int, *mut f32, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDpotrf = "cusolverDnDpotrf": fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCpotrf = "cusolverDnCpotrf": fn(Handle, c_int, c_int, *mut C32, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZpotrf = "cusolverDnZpotrf": fn(Handle, c_int, c_int, *mut C64, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnSpotrs(handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda,
-        /// float *B, int ldb, int *devInfo)`
-        cusolverDnSpotrs = "cusolverDnSpotrs": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDpotrs = "cusolverDnDpotrs": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCpotrs = "cusolverDnCpotrs": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZpotrs = "cusolverDnZpotrs": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDpotrfBatched(handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda,
-        /// int *infoArray, int batchSize)`
-        cusolverDnSpotrfBatched = "cusolverDnSpotrfBatched": fn(Handle, c_int, c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnDpotrfBatched = "cusolverDnDpotrfBatched": fn(Handle, c_int, c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnCpotrfBatched = "cusolverDnCpotrfBatched": fn(Handle, c_int, c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnZpotrfBatched = "cusolverDnZpotrfBatched": fn(Handle, c_int, c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CusolverStatus;
-        /// `cusolverDnDpotrsBatched(handle, cublasFillMode_t uplo, int n, int nrhs (1 only), double *A[],
-        /// int lda, double *B[], int ldb, int *d_info, int batchSize)`
-        cusolverDnSpotrsBatched = "cusolverDnSpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut f32, c_int, *const *mut f32, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnDpotrsBatched = "cusolverDnDpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut f64, c_int, *const *mut f64, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnCpotrsBatched = "cusolverDnCpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut C32, c_int, *const *mut C32, c_int, *mut c_int, c_int) -> CusolverStatus;
-        cusolverDnZpotrsBatched = "cusolverDnZpotrsBatched": fn(Handle, c_int, c_int, c_int, *const *mut C64, c_int, *const *mut C64, c_int, *mut c_int, c_int) -> CusolverStatus;
-        /// `cusolverDnDsyevd_bufferSize(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-        /// const double *A, int lda, const double *W, int *lwork)`
-        cusolverDnSsyevd_bufferSize = "cusolverDnSsyevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const f32, *mut c_int) -> CusolverStatus;
-        cusolverDnDsyevd_bufferSize = "cusolverDnDsyevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const f64, *mut c_int) -> CusolverStatus;
-        cusolverDnCheevd_bufferSize = "cusolverDnCheevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *const f32, *mut c_int) -> CusolverStatus;
-        cusolverDnZheevd_bufferSize = "cusolverDnZheevd_bufferSize": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *const f64, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDsyevd(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda,
-        /// double *W, double *work, int lwork, int *devInfo)`
-        cusolverDnSsyevd = "cusolverDnSsyevd": fn(Handle, c_int, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDsyevd = "cusolverDnDsyevd": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCheevd = "cusolverDnCheevd": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *mut f32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZheevd = "cusolverDnZheevd": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *mut f64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDgeqrf_bufferSize(handle, int m, int n, double *A, int lda, int *lwork)`
-        cusolverDnSgeqrf_bufferSize = "cusolverDnSgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgeqrf_bufferSize = "cusolverDnDgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgeqrf_bufferSize = "cusolverDnCgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgeqrf_bufferSize = "cusolverDnZgeqrf_bufferSize": fn(Handle, c_int, c_int, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDgeqrf(handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork,
-        /// int *devInfo)`
-        cusolverDnSgeqrf = "cusolverDnSgeqrf": fn(Handle, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgeqrf = "cusolverDnDgeqrf": fn(Handle, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgeqrf = "cusolverDnCgeqrf": fn(Handle, c_int, c_int, *mut C32, c_int, *mut C32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgeqrf = "cusolverDnZgeqrf": fn(Handle, c_int, c_int, *mut C64, c_int, *mut C64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDorgqr_bufferSize(handle, int m, int n, int k, const double *A, int lda, const double *tau,
-        /// int *lwork)`
-        cusolverDnSorgqr_bufferSize = "cusolverDnSorgqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const f32, c_int, *const f32, *mut c_int) -> CusolverStatus;
-        cusolverDnDorgqr_bufferSize = "cusolverDnDorgqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const f64, c_int, *const f64, *mut c_int) -> CusolverStatus;
-        cusolverDnCungqr_bufferSize = "cusolverDnCungqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const C32, c_int, *const C32, *mut c_int) -> CusolverStatus;
-        cusolverDnZungqr_bufferSize = "cusolverDnZungqr_bufferSize": fn(Handle, c_int, c_int, c_int, *const C64, c_int, *const C64, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDorgqr(handle, int m, int n, int k, double *A, int lda, const double *tau, double *work,
-        /// int lwork, int *info)`
-        cusolverDnSorgqr = "cusolverDnSorgqr": fn(Handle, c_int, c_int, c_int, *mut f32, c_int, *const f32, *mut f32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDorgqr = "cusolverDnDorgqr": fn(Handle, c_int, c_int, c_int, *mut f64, c_int, *const f64, *mut f64, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCungqr = "cusolverDnCungqr": fn(Handle, c_int, c_int, c_int, *mut C32, c_int, *const C32, *mut C32, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZungqr = "cusolverDnZungqr": fn(Handle, c_int, c_int, c_int, *mut C64, c_int, *const C64, *mut C64, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDgesvd_bufferSize(handle, int m, int n, int *lwork)`
-        cusolverDnSgesvd_bufferSize = "cusolverDnSgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnDgesvd_bufferSize = "cusolverDnDgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnCgesvd_bufferSize = "cusolverDnCgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
-        cusolverDnZgesvd_bufferSize = "cusolverDnZgesvd_bufferSize": fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus;
-        /// `cusolverDnDgesvd(handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda,
-        /// double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork,
-        /// int *devInfo)`; `m ≥ n` only.
-        cusolverDnSgesvd = "cusolverDnSgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut f32, c_int, *mut f32, *mut f32, c_int, *mut f32, c_int, *mut f32, c_int, *mut f32, *mut c_int) -> CusolverStatus;
-        cusolverDnDgesvd = "cusolverDnDgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut f64, c_int, *mut f64, *mut f64, c_int, *mut f64, c_int, *mut f64, c_int, *mut f64, *mut c_int) -> CusolverStatus;
-        cusolverDnCgesvd = "cusolverDnCgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut C32, c_int, *mut f32, *mut C32, c_int, *mut C32, c_int, *mut C32, c_int, *mut f32, *mut c_int) -> CusolverStatus;
-        cusolverDnZgesvd = "cusolverDnZgesvd": fn(Handle, c_schar, c_schar, c_int, c_int, *mut C64, c_int, *mut f64, *mut C64, c_int, *mut C64, c_int, *mut C64, c_int, *mut f64, *mut c_int) -> CusolverStatus;
     }
+}
+
+/// A cuSOLVER dense function of one precision, `cusolverDn` + letter + `stem`.
+pub(super) fn dn_name<T: Element>(stem: &'static str) -> Name {
+    Name::of::<T>("cusolverDn", stem)
+}
+
+/// The cuSOLVER dense functions this mapping calls, in the precision of
+/// `T` (`cusolverDn.h`, cuSOLVER 11 and 12), each signature declared once.
+/// Enums are `int` (`cublasOperation_t`, `cublasFillMode_t`,
+/// `cusolverEigMode_t`); `cuComplex` and `cuDoubleComplex` have rocBLAS's
+/// complex layout, and `T::Real` is the precision's real type.
+pub(super) struct DenseFns<T: Element> {
+    /// `cusolverDn?getrf_bufferSize(handle, int m, int n, T *A, int lda, int *Lwork)`
+    pub getrf_buffer_size: unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?getrf(handle, int m, int n, T *A, int lda, T *Workspace, int *devIpiv, int *devInfo)`
+    pub getrf:
+        unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut T, *mut c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?getrs(handle, cublasOperation_t trans, int n, int nrhs, const T *A, int lda,
+    /// const int *devIpiv, T *B, int ldb, int *devInfo)`
+    pub getrs: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *const T,
+        c_int,
+        *const c_int,
+        *mut T,
+        c_int,
+        *mut c_int,
+    ) -> CusolverStatus,
+    /// `cusolverDn?potrf_bufferSize(handle, cublasFillMode_t uplo, int n, T *A, int lda, int *Lwork)`
+    pub potrf_buffer_size: unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?potrf(handle, cublasFillMode_t uplo, int n, T *A, int lda, T *Workspace, int Lwork,
+    /// int *devInfo)`
+    pub potrf: unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?potrs(handle, cublasFillMode_t uplo, int n, int nrhs, const T *A, int lda, T *B, int ldb,
+    /// int *devInfo)`
+    pub potrs:
+        unsafe extern "C" fn(Handle, c_int, c_int, c_int, *const T, c_int, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?potrfBatched(handle, cublasFillMode_t uplo, int n, T *Aarray[], int lda, int *infoArray,
+    /// int batchSize)`
+    pub potrf_batched:
+        unsafe extern "C" fn(Handle, c_int, c_int, *const *mut T, c_int, *mut c_int, c_int) -> CusolverStatus,
+    /// `cusolverDn?potrsBatched(handle, cublasFillMode_t uplo, int n, int nrhs (1 only), T *A[], int lda,
+    /// T *B[], int ldb, int *d_info, int batchSize)`
+    pub potrs_batched: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *const *mut T,
+        c_int,
+        *const *mut T,
+        c_int,
+        *mut c_int,
+        c_int,
+    ) -> CusolverStatus,
+    /// `cusolverDn?syevd_bufferSize` (`heevd` for complex `T`)`(handle, cusolverEigMode_t jobz,
+    /// cublasFillMode_t uplo, int n, const T *A, int lda, const Real *W, int *lwork)`
+    pub syevd_buffer_size: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *const T,
+        c_int,
+        *const T::Real,
+        *mut c_int,
+    ) -> CusolverStatus,
+    /// `cusolverDn?syevd` (`heevd`)`(handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, T *A,
+    /// int lda, Real *W, T *work, int lwork, int *devInfo)`
+    pub syevd: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *mut T,
+        c_int,
+        *mut T::Real,
+        *mut T,
+        c_int,
+        *mut c_int,
+    ) -> CusolverStatus,
+    /// `cusolverDn?geqrf_bufferSize(handle, int m, int n, T *A, int lda, int *lwork)`
+    pub geqrf_buffer_size: unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?geqrf(handle, int m, int n, T *A, int lda, T *TAU, T *Workspace, int Lwork, int *devInfo)`
+    pub geqrf:
+        unsafe extern "C" fn(Handle, c_int, c_int, *mut T, c_int, *mut T, *mut T, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?orgqr_bufferSize` (`ungqr` for complex `T`)`(handle, int m, int n, int k, const T *A,
+    /// int lda, const T *tau, int *lwork)`
+    pub orgqr_buffer_size:
+        unsafe extern "C" fn(Handle, c_int, c_int, c_int, *const T, c_int, *const T, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?orgqr` (`ungqr`)`(handle, int m, int n, int k, T *A, int lda, const T *tau, T *work,
+    /// int lwork, int *info)`
+    pub orgqr: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        *mut T,
+        c_int,
+        *const T,
+        *mut T,
+        c_int,
+        *mut c_int,
+    ) -> CusolverStatus,
+    /// `cusolverDn?gesvd_bufferSize(handle, int m, int n, int *lwork)`
+    pub gesvd_buffer_size: unsafe extern "C" fn(Handle, c_int, c_int, *mut c_int) -> CusolverStatus,
+    /// `cusolverDn?gesvd(handle, signed char jobu, signed char jobvt, int m, int n, T *A, int lda, Real *S,
+    /// T *U, int ldu, T *VT, int ldvt, T *work, int lwork, Real *rwork, int *devInfo)`; `m ≥ n` only.
+    pub gesvd: unsafe extern "C" fn(
+        Handle,
+        c_schar,
+        c_schar,
+        c_int,
+        c_int,
+        *mut T,
+        c_int,
+        *mut T::Real,
+        *mut T,
+        c_int,
+        *mut T,
+        c_int,
+        *mut T,
+        c_int,
+        *mut T::Real,
+        *mut c_int,
+    ) -> CusolverStatus,
+}
+
+/// [`DenseFns`] as a [`Family`]: resolved in every precision.
+pub(super) struct Dense;
+
+impl Family for Dense {
+    type Of<T: Element> = DenseFns<T>;
+
+    unsafe fn resolve<T: Element>(library: &Opened) -> Result<DenseFns<T>, BackendError> {
+        // SAFETY: cuSOLVER exports each name with the signature declared
+        // for its field (the caller's guarantee).
+        unsafe {
+            Ok(DenseFns {
+                getrf_buffer_size: function(library, dn_name::<T>("getrf_bufferSize"))?,
+                getrf: function(library, dn_name::<T>("getrf"))?,
+                getrs: function(library, dn_name::<T>("getrs"))?,
+                potrf_buffer_size: function(library, dn_name::<T>("potrf_bufferSize"))?,
+                potrf: function(library, dn_name::<T>("potrf"))?,
+                potrs: function(library, dn_name::<T>("potrs"))?,
+                potrf_batched: function(library, dn_name::<T>("potrfBatched"))?,
+                potrs_batched: function(library, dn_name::<T>("potrsBatched"))?,
+                syevd_buffer_size: function(
+                    library,
+                    dn_name::<T>(Name::stem::<T>("syevd_bufferSize", "heevd_bufferSize")),
+                )?,
+                syevd: function(library, dn_name::<T>(Name::stem::<T>("syevd", "heevd")))?,
+                geqrf_buffer_size: function(library, dn_name::<T>("geqrf_bufferSize"))?,
+                geqrf: function(library, dn_name::<T>("geqrf"))?,
+                orgqr_buffer_size: function(
+                    library,
+                    dn_name::<T>(Name::stem::<T>("orgqr_bufferSize", "ungqr_bufferSize")),
+                )?,
+                orgqr: function(library, dn_name::<T>(Name::stem::<T>("orgqr", "ungqr")))?,
+                gesvd_buffer_size: function(library, dn_name::<T>("gesvd_bufferSize"))?,
+                gesvd: function(library, dn_name::<T>("gesvd"))?,
+            })
+        }
+    }
+}
+
+/// cuSOLVER, loaded: its functions of no precision and its dense ones in
+/// each precision.
+pub(super) struct Library {
+    pub api: Cusolver,
+    pub dense: Precisions<Dense>,
 }
 
 /// The candidate files for cuSOLVER, in the order they are tried.
@@ -128,10 +211,10 @@ pub(crate) fn candidates() -> Vec<String> {
 const HINT: &str = "install cuSOLVER (CUDA 12 or 13: the toolkit, or the libcusolver package) and add its lib64 \
      directory to LD_LIBRARY_PATH; or set AMDGPU_BACKEND=sim to use the simulator's rocSOLVER";
 
-static LOADED: OnceLock<Result<(Cusolver, String), BackendError>> = OnceLock::new();
+static LOADED: OnceLock<Result<(Library, String), BackendError>> = OnceLock::new();
 
 /// The loaded functions; `not_implemented` before a load.
-pub(super) fn fns() -> Result<&'static Cusolver, rocblas_status> {
+pub(super) fn fns() -> Result<&'static Library, rocblas_status> {
     LOADED.get().and_then(|l| l.as_ref().ok()).map(|(f, _)| f).ok_or(rocblas_status::rocblas_status_not_implemented)
 }
 
@@ -148,12 +231,13 @@ pub(super) fn load_once(candidates: &[String]) -> Result<(), BackendError> {
         .get_or_init(|| {
             let library = open("libcusolver", candidates, HINT)?;
             // SAFETY: `library` is cuSOLVER, whose exported functions have
-            // the signatures declared in `Cusolver` (cuSOLVER 11 and 12).
-            let fns = unsafe { Cusolver::resolve(&library) }?;
+            // the signatures declared in `Cusolver` and `DenseFns`
+            // (cuSOLVER 11 and 12).
+            let fns = unsafe { Library { api: Cusolver::resolve(&library)?, dense: Precisions::resolve(&library)? } };
             let mut v = [0 as c_int; 3];
             for (property, out) in v.iter_mut().enumerate() {
                 // SAFETY: MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2; a valid out-pointer.
-                let _ = unsafe { (fns.cusolverGetProperty)(property as c_int, out) };
+                let _ = unsafe { (fns.api.cusolverGetProperty)(property as c_int, out) };
             }
             let path = library.keep();
             log::debug!("rocSOLVER over {path} (cuSOLVER {}.{}.{})", v[0], v[1], v[2]);
@@ -193,7 +277,7 @@ pub(super) fn to_rocblas(status: CusolverStatus) -> rocblas_status {
     }
 }
 
-pub(super) fn ok(function: &str, status: CusolverStatus) -> Result<(), rocblas_status> {
+pub(super) fn ok(function: impl std::fmt::Display, status: CusolverStatus) -> Result<(), rocblas_status> {
     if status == 0 {
         return Ok(());
     }

@@ -86,10 +86,9 @@ use std::ffi::{c_char, c_int, c_schar, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use self::arrays::*;
-use self::library::{entry, fns, load_once, ok};
-use super::rocblas::{
-    collect, conj_transpose, cuda_stream, on_destroy, querying, user_workspace, BatchedLu, BatchedQr,
-};
+use self::library::{dn_name, entry, fns, load_once, ok, DenseFns};
+use super::precision::Name;
+use super::rocblas::{collect, conj_transpose, cuda_stream, lu, on_destroy, qr, querying, user_workspace, Scalar};
 use super::Handle;
 use crate::rocblas::{
     rocblas_double_complex as C64, rocblas_float_complex as C32, rocblas_handle, rocblas_status, rocblas_stride,
@@ -121,7 +120,7 @@ fn solver(handle: rocblas_handle) -> Result<(Handle, *mut c_void), rocblas_statu
             let mut dn: Handle = std::ptr::null_mut();
             // SAFETY: a valid out-pointer; the handle binds to the device
             // current now, the rocBLAS handle's (the caller's contract).
-            ok("cusolverDnCreate", unsafe { (f.cusolverDnCreate)(&mut dn) })?;
+            ok("cusolverDnCreate", unsafe { (f.api.cusolverDnCreate)(&mut dn) })?;
             map.insert(handle as usize, dn as usize);
             // Destroyed with the rocBLAS handle.
             on_destroy(forget);
@@ -129,7 +128,7 @@ fn solver(handle: rocblas_handle) -> Result<(Handle, *mut c_void), rocblas_statu
         }
     };
     // SAFETY: a live cuSOLVER handle and the cuBLAS handle's stream.
-    ok("cusolverDnSetStream", unsafe { (f.cusolverDnSetStream)(dn, stream) })?;
+    ok("cusolverDnSetStream", unsafe { (f.api.cusolverDnSetStream)(dn, stream) })?;
     Ok((dn, stream))
 }
 
@@ -140,7 +139,7 @@ fn forget(handle: rocblas_handle) -> Result<(), rocblas_status> {
         return Ok(());
     };
     // SAFETY: a live cuSOLVER handle of this mapping, destroyed once.
-    ok("cusolverDnDestroy", unsafe { (fns()?.cusolverDnDestroy)(dn as Handle) })
+    ok("cusolverDnDestroy", unsafe { (fns()?.api.cusolverDnDestroy)(dn as Handle) })
 }
 
 /// The end of every call: during a size query (`query`), its `need`
@@ -267,470 +266,6 @@ fn nth_given<T>(ptr: *mut T, stride: i64, i: c_int) -> *mut T {
     }
 }
 
-macro_rules! getrf {
-    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            ipiv: *mut c_int,
-            info: *mut c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, m, n, a, lda, 0, ipiv, 0, info, 1) }
-        }
-
-        /// cuBLAS's `getrfBatched` where [`LU_ONE_LAUNCH`] says it is faster
-        /// (square, pivots packed), else one cuSOLVER `getrf` per problem, in
-        /// order on the stream, all through one workspace.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            ipiv: *mut c_int,
-            stride_p: rocblas_stride,
-            info: *mut c_int,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
-                if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
-                }
-                if m == n && stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
-                    // cuBLAS's batched LU: the matrices' addresses in the workspace.
-                    return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
-                        let array = memory.cast::<*mut $t>();
-                        // SAFETY: the workspace holds `batch` pointers; A, the
-                        // pivots (n per problem, contiguous) and info are of the
-                        // sizes and strides the caller declared.
-                        unsafe {
-                            pointers::fill(array, a, stride_a, batch, stream)?;
-                            <$t as BatchedLu>::getrf_batched(handle, n, array, lda, ipiv, info, batch)
-                        }
-                    });
-                }
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
-                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                with_workspace(handle, stream, query, need, |work| {
-                    for i in 0..batch {
-                        let (a, ipiv, info) = (nth(a, stride_a, i), nth(ipiv, stride_p, i), nth(info, 1, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared (C contract); `work` holds
-                        // `lwork` elements, used by one problem after another.
-                        ok(stringify!($run), unsafe { (f.$run)(dn, m, n, a, lda, work.cast(), ipiv, info) })?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! getrs {
-    ($name:ident, $batched:ident, $t:ty, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            trans: rocblas_operation,
-            n: c_int,
-            nrhs: c_int,
-            a: *mut $t,
-            lda: c_int,
-            ipiv: *const c_int,
-            b: *mut $t,
-            ldb: c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, trans, n, nrhs, a, lda, 0, ipiv, 0, b, ldb, 0, 1) }
-        }
-
-        /// cuBLAS's `getrsBatched` where [`LU_ONE_LAUNCH`] says it is faster
-        /// (pivots packed), else one cuSOLVER `getrs` per problem, in order on
-        /// the stream.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            trans: rocblas_operation,
-            n: c_int,
-            nrhs: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            ipiv: *const c_int,
-            stride_p: rocblas_stride,
-            b: *mut $t,
-            ldb: c_int,
-            stride_b: rocblas_stride,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
-                if rules::getrs(trans, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
-                }
-                let op = rules::operation(trans)? as c_int;
-                if stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
-                    // cuBLAS's batched solve: A's and B's addresses in the workspace.
-                    let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
-                    return with_workspace(handle, stream, query, need, |memory| {
-                        let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
-                        let (a_array, b_array) = (a_array.cast::<*mut $t>(), b_array.cast::<*mut $t>());
-                        // SAFETY: the workspace holds both arrays of `batch`
-                        // pointers; A, the pivots (n per problem, contiguous,
-                        // from getrf) and B are of the sizes and strides declared.
-                        unsafe {
-                            pointers::fill(a_array, a, stride_a, batch, stream)?;
-                            pointers::fill(b_array, b, stride_b, batch, stream)?;
-                            let a_array = a_array.cast::<*const $t>().cast_const();
-                            <$t as BatchedLu>::getrs_batched(
-                                handle, op, n, nrhs, a_array, lda, ipiv, b_array, ldb, batch,
-                            )
-                        }
-                    });
-                }
-                // No cuSOLVER workspace: only its devInfo.
-                with_devinfo(handle, stream, query, 0, |_, info| {
-                    for i in 0..batch {
-                        let (a, ipiv, b) =
-                            (nth(a, stride_a, i), nth(ipiv.cast_mut(), stride_p, i), nth(b, stride_b, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared; `info` is the devInfo int.
-                        ok(stringify!($run), unsafe { (f.$run)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info) })?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! potrf {
-    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident, $run_batched:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            uplo: rocblas_fill,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            info: *mut c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, uplo, n, a, lda, 0, info, 1) }
-        }
-
-        /// cuSOLVER's `potrfBatched` where [`CHOLESKY_ONE_LAUNCH`] says it is
-        /// faster, else one cuSOLVER `potrf` per problem, in order on the
-        /// stream, all through one workspace.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            uplo: rocblas_fill,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            info: *mut c_int,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
-                if rules::potrf(uplo, n, lda, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
-                }
-                let fill = fill(uplo)?;
-                if one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
-                    // cuSOLVER's batched Cholesky: the matrices' addresses in the workspace.
-                    return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
-                        let array = memory.cast::<*mut $t>();
-                        // SAFETY: the workspace holds `batch` pointers; A and
-                        // info are of the sizes and strides the caller declared.
-                        unsafe { pointers::fill(array, a, stride_a, batch, stream) }?;
-                        // SAFETY: as above, the array written first on the stream.
-                        let status = unsafe { (f.$run_batched)(dn, fill, n, array, lda, info, batch) };
-                        ok(stringify!($run_batched), status)
-                    });
-                }
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, fill, n, a, lda, &mut lwork) })?;
-                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                with_workspace(handle, stream, query, need, |work| {
-                    for i in 0..batch {
-                        let (a, info) = (nth(a, stride_a, i), nth(info, 1, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared; `work` holds `lwork` elements.
-                        ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, a, lda, work.cast(), lwork, info) })?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! potrs {
-    ($name:ident, $batched:ident, $t:ty, $run:ident, $run_batched:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            uplo: rocblas_fill,
-            n: c_int,
-            nrhs: c_int,
-            a: *mut $t,
-            lda: c_int,
-            b: *mut $t,
-            ldb: c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, uplo, n, nrhs, a, lda, 0, b, ldb, 0, 1) }
-        }
-
-        /// cuSOLVER's `potrsBatched` for one right-hand side where
-        /// [`CHOLESKY_ONE_LAUNCH`] says it is faster, else one cuSOLVER `potrs`
-        /// per problem, in order on the stream.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            uplo: rocblas_fill,
-            n: c_int,
-            nrhs: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            b: *mut $t,
-            ldb: c_int,
-            stride_b: rocblas_stride,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
-                if rules::potrs(uplo, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
-                }
-                let fill = fill(uplo)?;
-                if nrhs == 1 && one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
-                    // cuSOLVER's batched Cholesky solve (one right-hand side
-                    // only): A's and B's addresses in the workspace, and devInfo.
-                    let (_, arrays) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
-                    return with_devinfo(handle, stream, query, arrays, |memory, info| {
-                        let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
-                        let (a_array, b_array) = (a_array.cast::<*mut $t>(), b_array.cast::<*mut $t>());
-                        // SAFETY: the workspace holds both arrays of `batch`
-                        // pointers, written first on the stream; A and B are of
-                        // the sizes and strides declared; `info` the devInfo int.
-                        let status = unsafe {
-                            pointers::fill(a_array, a, stride_a, batch, stream)?;
-                            pointers::fill(b_array, b, stride_b, batch, stream)?;
-                            (f.$run_batched)(dn, fill, n, 1, a_array, lda, b_array, ldb, info, batch)
-                        };
-                        ok(stringify!($run_batched), status)
-                    });
-                }
-                // No cuSOLVER workspace: only its devInfo.
-                with_devinfo(handle, stream, query, 0, |_, info| {
-                    for i in 0..batch {
-                        let (a, b) = (nth(a, stride_a, i), nth(b, stride_b, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared; `info` is the devInfo int.
-                        ok(stringify!($run), unsafe { (f.$run)(dn, fill, n, nrhs, a, lda, b, ldb, info) })?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! syevd {
-    ($name:ident, $batched:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            evect: rocblas_evect,
-            uplo: rocblas_fill,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            d: *mut $real,
-            e: *mut $real,
-            info: *mut c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) }
-        }
-
-        /// One cuSOLVER `syevd`/`heevd` per problem, in order on the
-        /// stream, all through one workspace, each writing its own `info`.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            evect: rocblas_evect,
-            uplo: rocblas_fill,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            d: *mut $real,
-            stride_d: rocblas_stride,
-            e: *mut $real,
-            _stride_e: rocblas_stride,
-            info: *mut c_int,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given {
-                    a: !a.is_null(),
-                    d: !d.is_null(),
-                    e: !e.is_null(),
-                    info: !info.is_null(),
-                    ..Given::default()
-                };
-                if rules::syevd(evect, uplo, n, lda, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
-                }
-                // CUSOLVER_EIG_MODE_VECTOR 1, _NOVECTOR 0.
-                let jobz = if rules::vectors(evect)? { 1 } else { 0 };
-                let fill = fill(uplo)?;
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, jobz, fill, n, a, lda, d, &mut lwork) })?;
-                let need = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                // cuSOLVER has no E: rocSOLVER's scratch is left as it is.
-                with_workspace(handle, stream, query, need, |work| {
-                    for i in 0..batch {
-                        let (a, d, info) = (nth(a, stride_a, i), nth(d, stride_d, i), nth(info, 1, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared; `work` holds `lwork` elements.
-                        let status = unsafe { (f.$run)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) };
-                        ok(stringify!($run), status)?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! geqrf {
-    ($name:ident, $batched:ident, $t:ty, $size:ident, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            tau: *mut $t,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe { $batched(handle, m, n, a, lda, 0, tau, 0, 1) }
-        }
-
-        /// cuBLAS's `geqrfBatched` where [`QR_ONE_LAUNCH`] says it is
-        /// faster, else one cuSOLVER `geqrf` per problem, in order on the
-        /// stream, all through one workspace.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            tau: *mut $t,
-            stride_p: rocblas_stride,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
-                if rules::geqrf(m, n, lda, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
-                }
-                if one_launch(&QR_ONE_LAUNCH, m.max(n), batch) {
-                    // cuBLAS's batched QR: the matrices' and the scalars' addresses in the workspace.
-                    let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
-                    return with_workspace(handle, stream, query, need, |memory| {
-                        let ([a_array, tau_array], _) = carve(memory, [pointer_bytes(batch); 2]);
-                        let (a_array, tau_array) = (a_array.cast::<*mut $t>(), tau_array.cast::<*mut $t>());
-                        // SAFETY: the workspace holds both arrays of `batch`
-                        // pointers; A and tau are of the sizes and strides
-                        // the caller declared.
-                        unsafe {
-                            pointers::fill(a_array, a, stride_a, batch, stream)?;
-                            pointers::fill(tau_array, tau, stride_p, batch, stream)?;
-                            <$t as BatchedQr>::geqrf_batched(handle, m, n, a_array, lda, tau_array, batch)
-                        }
-                    });
-                }
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, a, lda, &mut lwork) })?;
-                let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                with_devinfo(handle, stream, query, work, |memory, info| {
-                    for i in 0..batch {
-                        let (a, tau) = (nth(a, stride_a, i), nth(tau, stride_p, i));
-                        // SAFETY: operands checked by the rules, of the sizes and
-                        // strides the caller declared; `memory` holds `lwork` elements.
-                        let status = unsafe { (f.$run)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) };
-                        ok(stringify!($run), status)?;
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
-}
-
-macro_rules! orgqr {
-    ($name:ident, $t:ty, $size:ident, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            a: *mut $t,
-            lda: c_int,
-            tau: *mut $t,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
-                if rules::orgqr(m, n, k, lda, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
-                }
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, m, n, k, a, lda, tau, &mut lwork) })?;
-                let work = lwork.max(0) as usize * std::mem::size_of::<$t>();
-                with_devinfo(handle, stream, query, work, |memory, info| {
-                    // SAFETY: operands checked by the rules, of the sizes the
-                    // caller declared; `memory` holds `lwork` elements.
-                    ok(stringify!($run), unsafe { (f.$run)(dn, m, n, k, a, lda, tau, memory.cast(), lwork, info) })
-                })
-            })
-        }
-    };
-}
-
 /// cuSOLVER's job letter for one side's singular vectors.
 fn job(side: Svect) -> c_schar {
     (match side {
@@ -760,251 +295,637 @@ fn carve<const N: usize>(base: *mut c_void, sizes: [usize; N]) -> ([*mut c_void;
     (out, at)
 }
 
-/// rocSOLVER's `gesvd` over cuSOLVER's, which takes `m ≥ n` only: a wide
-/// A is solved as `Aᴴ = U' Σ V'ᴴ` in the workspace (so `U = V'` and
-/// `Vᴴ = U'ᴴ`), turned around with cuBLAS's `geam` on the handle's stream.
-macro_rules! gesvd {
-    ($name:ident, $batched:ident, $t:ty, $real:ty, $size:ident, $run:ident) => {
-        unsafe extern "C" fn $name(
-            handle: rocblas_handle,
-            left: rocblas_svect,
-            right: rocblas_svect,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            s: *mut $real,
-            u: *mut $t,
-            ldu: c_int,
-            v: *mut $t,
-            ldv: c_int,
-            e: *mut $real,
-            fast_alg: rocblas_workmode,
-            info: *mut c_int,
-        ) -> rocblas_status {
-            // SAFETY: one problem, as the caller passed it.
-            unsafe {
-                $batched(handle, left, right, m, n, a, lda, 0, s, 0, u, ldu, 0, v, ldv, 0, e, 0, fast_alg, info, 1)
-            }
-        }
-
-        /// One cuSOLVER `gesvd` per problem (with its transposes for a
-        /// wide A), in order on the stream, all through one workspace.
-        unsafe extern "C" fn $batched(
-            handle: rocblas_handle,
-            left: rocblas_svect,
-            right: rocblas_svect,
-            m: c_int,
-            n: c_int,
-            a: *mut $t,
-            lda: c_int,
-            stride_a: rocblas_stride,
-            s: *mut $real,
-            stride_s: rocblas_stride,
-            u: *mut $t,
-            ldu: c_int,
-            stride_u: rocblas_stride,
-            v: *mut $t,
-            ldv: c_int,
-            stride_v: rocblas_stride,
-            e: *mut $real,
-            stride_e: rocblas_stride,
-            _fast_alg: rocblas_workmode,
-            info: *mut c_int,
-            batch: c_int,
-        ) -> rocblas_status {
-            entry(|| {
-                let f = fns()?;
-                let (dn, stream) = solver(handle)?;
-                let query = querying(handle);
-                let given = Given {
-                    a: !a.is_null(),
-                    d: !s.is_null(),
-                    e: !e.is_null(),
-                    u: !u.is_null(),
-                    v: !v.is_null(),
-                    info: !info.is_null(),
-                    ..Given::default()
-                };
-                // An empty problem returns with info unwritten, as rocSOLVER's.
-                if rules::gesvd(left, right, m, n, lda, ldu, ldv, batch, given, query)? == Next::Done {
-                    return if query { Err(collect(handle, 0)) } else { Ok(()) };
-                }
-                let (left, right) = (rules::svect(left)?, rules::svect(right)?);
-                let wide = m < n;
-                // cuSOLVER's problem: A, or Aᴴ (cm × cn, cm ≥ cn) with the sides swapped.
-                let (cm, cn) = if wide { (n, m) } else { (m, n) };
-                let (cleft, cright) = if wide { (right, left) } else { (left, right) };
-                let mut lwork: c_int = 0;
-                // SAFETY: a live handle, checked sizes and a valid out-pointer.
-                ok(stringify!($size), unsafe { (f.$size)(dn, cm, cn, &mut lwork) })?;
-                let elem = std::mem::size_of::<$t>();
-                let (cm_, cn_) = (cm as usize, cn as usize);
-                let u_cols = match cleft {
-                    Svect::All => cm_,
-                    Svect::Singular => cn_,
-                    _ => 0,
-                };
-                let sizes = [
-                    lwork.max(0) as usize * elem,
-                    // rwork, when the caller gave no E (min(m, n) = 1).
-                    if e.is_null() { std::mem::size_of::<$real>() } else { 0 },
-                    if wide { cm_ * cn_ * elem } else { 0 },
-                    if wide { cm_ * u_cols * elem } else { 0 },
-                    if wide && own_matrix(cright) { cn_ * cn_ * elem } else { 0 },
-                ];
-                let (_, need) = carve(std::ptr::null_mut(), sizes);
-                with_workspace(handle, stream, query, need, |memory| {
-                    let ([work, rwork, at, uc, vtc], _) = carve(memory, sizes);
-                    for i in 0..batch {
-                        let (a, s, info) = (nth(a, stride_a, i), nth(s, stride_s, i), nth(info, 1, i));
-                        // A side without its own matrix may pass null: it stays null.
-                        let (u, v) = (nth_given(u, stride_u, i), nth_given(v, stride_v, i));
-                        let rwork: *mut $real = if e.is_null() { rwork.cast() } else { nth(e, stride_e, i) };
-                        if !wide {
-                            // cuSOLVER checks the leading dimensions of vectors
-                            // it does not write; rocSOLVER only asks them ≥ 1.
-                            let ldu = if own_matrix(left) { ldu } else { ldu.max(m) };
-                            let ldv = if own_matrix(right) { ldv } else { ldv.max(n) };
-                            // SAFETY: operands checked by the rules, of the sizes
-                            // the caller declared; `work` holds `lwork` elements.
-                            ok(stringify!($run), unsafe {
-                                (f.$run)(
-                                    dn,
-                                    job(left),
-                                    job(right),
-                                    m,
-                                    n,
-                                    a,
-                                    lda,
-                                    s,
-                                    u,
-                                    ldu,
-                                    v,
-                                    ldv,
-                                    work.cast(),
-                                    lwork,
-                                    rwork,
-                                    info,
-                                )
-                            })?;
-                            continue;
-                        }
-                        let (at, uc, vtc) = (at.cast::<$t>(), uc.cast::<$t>(), vtc.cast::<$t>());
-                        // SAFETY: every call below is given device memory of the
-                        // extents the rules checked (the caller's) or carved
-                        // above (the workspace's), queued in order on the
-                        // handle's stream.
-                        unsafe {
-                            conj_transpose(handle, cm, cn, a.cast_const(), lda, at, cm)?;
-                            ok(
-                                stringify!($run),
-                                (f.$run)(
-                                    dn,
-                                    job(cleft),
-                                    job(cright),
-                                    cm,
-                                    cn,
-                                    at,
-                                    cm,
-                                    s,
-                                    uc,
-                                    cm,
-                                    vtc,
-                                    cn,
-                                    work.cast(),
-                                    lwork,
-                                    rwork,
-                                    info,
-                                ),
-                            )?;
-                            // A's U is V' (m × m): from VT' or, overwritten, from Aᴴ's first rows.
-                            let (from, ld) = if cright == Svect::Overwrite { (at, cm) } else { (vtc, cn) };
-                            match left {
-                                Svect::All | Svect::Singular => {
-                                    conj_transpose(handle, m, m, from.cast_const(), ld, u, ldu)?
-                                }
-                                Svect::Overwrite => conj_transpose(handle, m, m, from.cast_const(), ld, a, lda)?,
-                                Svect::None => {}
-                            }
-                            // A's Vᴴ is U'ᴴ: n × n (all) or m × n, from U' or, overwritten, Aᴴ.
-                            match right {
-                                Svect::All => conj_transpose(handle, n, n, uc.cast_const(), cm, v, ldv)?,
-                                Svect::Singular => conj_transpose(handle, m, n, uc.cast_const(), cm, v, ldv)?,
-                                Svect::Overwrite => conj_transpose(handle, m, n, at.cast_const(), cm, a, lda)?,
-                                Svect::None => {}
-                            }
-                        }
-                    }
-                    Ok(())
-                })
-            })
-        }
-    };
+/// The functions of precision `T`, and the cuSOLVER handle and stream of
+/// `handle`: what every call starts with.
+fn start<T: Scalar>(handle: rocblas_handle) -> Result<(&'static DenseFns<T>, Handle, *mut c_void), rocblas_status> {
+    let f = fns()?.dense.of::<T>();
+    let (dn, stream) = solver(handle)?;
+    Ok((f, dn, stream))
 }
 
-gesvd!(rocsolver_sgesvd, rocsolver_sgesvd_strided_batched, f32, f32, cusolverDnSgesvd_bufferSize, cusolverDnSgesvd);
-gesvd!(rocsolver_dgesvd, rocsolver_dgesvd_strided_batched, f64, f64, cusolverDnDgesvd_bufferSize, cusolverDnDgesvd);
-gesvd!(rocsolver_cgesvd, rocsolver_cgesvd_strided_batched, C32, f32, cusolverDnCgesvd_bufferSize, cusolverDnCgesvd);
-gesvd!(rocsolver_zgesvd, rocsolver_zgesvd_strided_batched, C64, f64, cusolverDnZgesvd_bufferSize, cusolverDnZgesvd);
+/// The bytes of `lwork` elements of `T`, as cuSOLVER's size queries count.
+fn elements<T>(lwork: c_int) -> usize {
+    lwork.max(0) as usize * std::mem::size_of::<T>()
+}
 
-geqrf!(rocsolver_sgeqrf, rocsolver_sgeqrf_strided_batched, f32, cusolverDnSgeqrf_bufferSize, cusolverDnSgeqrf);
-geqrf!(rocsolver_dgeqrf, rocsolver_dgeqrf_strided_batched, f64, cusolverDnDgeqrf_bufferSize, cusolverDnDgeqrf);
-geqrf!(rocsolver_cgeqrf, rocsolver_cgeqrf_strided_batched, C32, cusolverDnCgeqrf_bufferSize, cusolverDnCgeqrf);
-geqrf!(rocsolver_zgeqrf, rocsolver_zgeqrf_strided_batched, C64, cusolverDnZgeqrf_bufferSize, cusolverDnZgeqrf);
-orgqr!(rocsolver_sorgqr, f32, cusolverDnSorgqr_bufferSize, cusolverDnSorgqr);
-orgqr!(rocsolver_dorgqr, f64, cusolverDnDorgqr_bufferSize, cusolverDnDorgqr);
-orgqr!(rocsolver_cungqr, C32, cusolverDnCungqr_bufferSize, cusolverDnCungqr);
-orgqr!(rocsolver_zungqr, C64, cusolverDnZungqr_bufferSize, cusolverDnZungqr);
+/// `rocsolver_?getrf`: one problem.
+unsafe extern "C" fn getrf<T: Scalar>(
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    ipiv: *mut c_int,
+    info: *mut c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { getrf_strided_batched(handle, m, n, a, lda, 0, ipiv, 0, info, 1) }
+}
 
-getrf!(rocsolver_sgetrf, rocsolver_sgetrf_strided_batched, f32, cusolverDnSgetrf_bufferSize, cusolverDnSgetrf);
-getrf!(rocsolver_dgetrf, rocsolver_dgetrf_strided_batched, f64, cusolverDnDgetrf_bufferSize, cusolverDnDgetrf);
-getrf!(rocsolver_cgetrf, rocsolver_cgetrf_strided_batched, C32, cusolverDnCgetrf_bufferSize, cusolverDnCgetrf);
-getrf!(rocsolver_zgetrf, rocsolver_zgetrf_strided_batched, C64, cusolverDnZgetrf_bufferSize, cusolverDnZgetrf);
-getrs!(rocsolver_sgetrs, rocsolver_sgetrs_strided_batched, f32, cusolverDnSgetrs);
-getrs!(rocsolver_dgetrs, rocsolver_dgetrs_strided_batched, f64, cusolverDnDgetrs);
-getrs!(rocsolver_cgetrs, rocsolver_cgetrs_strided_batched, C32, cusolverDnCgetrs);
-getrs!(rocsolver_zgetrs, rocsolver_zgetrs_strided_batched, C64, cusolverDnZgetrs);
-potrf!(
-    rocsolver_spotrf,
-    rocsolver_spotrf_strided_batched,
-    f32,
-    cusolverDnSpotrf_bufferSize,
-    cusolverDnSpotrf,
-    cusolverDnSpotrfBatched
-);
-potrf!(
-    rocsolver_dpotrf,
-    rocsolver_dpotrf_strided_batched,
-    f64,
-    cusolverDnDpotrf_bufferSize,
-    cusolverDnDpotrf,
-    cusolverDnDpotrfBatched
-);
-potrf!(
-    rocsolver_cpotrf,
-    rocsolver_cpotrf_strided_batched,
-    C32,
-    cusolverDnCpotrf_bufferSize,
-    cusolverDnCpotrf,
-    cusolverDnCpotrfBatched
-);
-potrf!(
-    rocsolver_zpotrf,
-    rocsolver_zpotrf_strided_batched,
-    C64,
-    cusolverDnZpotrf_bufferSize,
-    cusolverDnZpotrf,
-    cusolverDnZpotrfBatched
-);
-potrs!(rocsolver_spotrs, rocsolver_spotrs_strided_batched, f32, cusolverDnSpotrs, cusolverDnSpotrsBatched);
-potrs!(rocsolver_dpotrs, rocsolver_dpotrs_strided_batched, f64, cusolverDnDpotrs, cusolverDnDpotrsBatched);
-potrs!(rocsolver_cpotrs, rocsolver_cpotrs_strided_batched, C32, cusolverDnCpotrs, cusolverDnCpotrsBatched);
-potrs!(rocsolver_zpotrs, rocsolver_zpotrs_strided_batched, C64, cusolverDnZpotrs, cusolverDnZpotrsBatched);
-syevd!(rocsolver_ssyevd, rocsolver_ssyevd_strided_batched, f32, f32, cusolverDnSsyevd_bufferSize, cusolverDnSsyevd);
-syevd!(rocsolver_dsyevd, rocsolver_dsyevd_strided_batched, f64, f64, cusolverDnDsyevd_bufferSize, cusolverDnDsyevd);
-syevd!(rocsolver_cheevd, rocsolver_cheevd_strided_batched, C32, f32, cusolverDnCheevd_bufferSize, cusolverDnCheevd);
-syevd!(rocsolver_zheevd, rocsolver_zheevd_strided_batched, C64, f64, cusolverDnZheevd_bufferSize, cusolverDnZheevd);
+/// `rocsolver_?getrf_strided_batched`: cuBLAS's `getrfBatched` where
+/// [`LU_ONE_LAUNCH`] says it is faster (square, pivots packed), else one
+/// cuSOLVER `getrf` per problem, in order on the stream, all through one
+/// workspace.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn getrf_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    ipiv: *mut c_int,
+    stride_p: rocblas_stride,
+    info: *mut c_int,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), info: !info.is_null(), ..Given::default() };
+        if rules::getrf(m, n, lda, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+        }
+        if m == n && stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
+            // cuBLAS's batched LU: the matrices' addresses in the workspace.
+            return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
+                let array = memory.cast::<*mut T>();
+                // SAFETY: the workspace holds `batch` pointers; A, the
+                // pivots (n per problem, contiguous) and info are of the
+                // sizes and strides the caller declared.
+                unsafe {
+                    pointers::fill(array, a, stride_a, batch, stream)?;
+                    lu::getrf(handle, n, array, lda, ipiv, info, batch)
+                }
+            });
+        }
+        let mut lwork: c_int = 0;
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(dn_name::<T>("getrf_bufferSize"), unsafe { (f.getrf_buffer_size)(dn, m, n, a, lda, &mut lwork) })?;
+        with_workspace(handle, stream, query, elements::<T>(lwork), |work| {
+            for i in 0..batch {
+                let (a, ipiv, info) = (nth(a, stride_a, i), nth(ipiv, stride_p, i), nth(info, 1, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared (C contract); `work` holds
+                // `lwork` elements, used by one problem after another.
+                ok(dn_name::<T>("getrf"), unsafe { (f.getrf)(dn, m, n, a, lda, work.cast(), ipiv, info) })?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?getrs`: one problem.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn getrs<T: Scalar>(
+    handle: rocblas_handle,
+    trans: rocblas_operation,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    ipiv: *const c_int,
+    b: *mut T,
+    ldb: c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { getrs_strided_batched(handle, trans, n, nrhs, a, lda, 0, ipiv, 0, b, ldb, 0, 1) }
+}
+
+/// `rocsolver_?getrs_strided_batched`: cuBLAS's `getrsBatched` where
+/// [`LU_ONE_LAUNCH`] says it is faster (pivots packed), else one cuSOLVER
+/// `getrs` per problem, in order on the stream.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn getrs_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    trans: rocblas_operation,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    ipiv: *const c_int,
+    stride_p: rocblas_stride,
+    b: *mut T,
+    ldb: c_int,
+    stride_b: rocblas_stride,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), ipiv: !ipiv.is_null(), b: !b.is_null(), ..Given::default() };
+        if rules::getrs(trans, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { Ok(()) };
+        }
+        let op = rules::operation(trans)? as c_int;
+        if stride_p == i64::from(n) && one_launch(&LU_ONE_LAUNCH, n, batch) {
+            // cuBLAS's batched solve: A's and B's addresses in the workspace.
+            let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+            return with_workspace(handle, stream, query, need, |memory| {
+                let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                let (a_array, b_array) = (a_array.cast::<*mut T>(), b_array.cast::<*mut T>());
+                // SAFETY: the workspace holds both arrays of `batch`
+                // pointers; A, the pivots (n per problem, contiguous, from
+                // getrf) and B are of the sizes and strides declared.
+                unsafe {
+                    pointers::fill(a_array, a, stride_a, batch, stream)?;
+                    pointers::fill(b_array, b, stride_b, batch, stream)?;
+                    let a_array = a_array.cast::<*const T>().cast_const();
+                    lu::getrs(handle, op, n, nrhs, a_array, lda, ipiv, b_array, ldb, batch)
+                }
+            });
+        }
+        // No cuSOLVER workspace: only its devInfo.
+        with_devinfo(handle, stream, query, 0, |_, info| {
+            for i in 0..batch {
+                let (a, ipiv, b) = (nth(a, stride_a, i), nth(ipiv.cast_mut(), stride_p, i), nth(b, stride_b, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared; `info` is the devInfo int.
+                ok(dn_name::<T>("getrs"), unsafe { (f.getrs)(dn, op, n, nrhs, a, lda, ipiv, b, ldb, info) })?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?potrf`: one problem.
+unsafe extern "C" fn potrf<T: Scalar>(
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    info: *mut c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { potrf_strided_batched(handle, uplo, n, a, lda, 0, info, 1) }
+}
+
+/// `rocsolver_?potrf_strided_batched`: cuSOLVER's `potrfBatched` where
+/// [`CHOLESKY_ONE_LAUNCH`] says it is faster, else one cuSOLVER `potrf`
+/// per problem, in order on the stream, all through one workspace.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn potrf_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    info: *mut c_int,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), info: !info.is_null(), ..Given::default() };
+        if rules::potrf(uplo, n, lda, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+        }
+        let fill = fill(uplo)?;
+        if one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
+            // cuSOLVER's batched Cholesky: the matrices' addresses in the workspace.
+            return with_workspace(handle, stream, query, pointer_bytes(batch), |memory| {
+                let array = memory.cast::<*mut T>();
+                // SAFETY: the workspace holds `batch` pointers; A and info
+                // are of the sizes and strides the caller declared.
+                unsafe { pointers::fill(array, a, stride_a, batch, stream) }?;
+                // SAFETY: as above, the array written first on the stream.
+                let status = unsafe { (f.potrf_batched)(dn, fill, n, array, lda, info, batch) };
+                ok(dn_name::<T>("potrfBatched"), status)
+            });
+        }
+        let mut lwork: c_int = 0;
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(dn_name::<T>("potrf_bufferSize"), unsafe { (f.potrf_buffer_size)(dn, fill, n, a, lda, &mut lwork) })?;
+        with_workspace(handle, stream, query, elements::<T>(lwork), |work| {
+            for i in 0..batch {
+                let (a, info) = (nth(a, stride_a, i), nth(info, 1, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared; `work` holds `lwork` elements.
+                ok(dn_name::<T>("potrf"), unsafe { (f.potrf)(dn, fill, n, a, lda, work.cast(), lwork, info) })?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?potrs`: one problem.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn potrs<T: Scalar>(
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    b: *mut T,
+    ldb: c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { potrs_strided_batched(handle, uplo, n, nrhs, a, lda, 0, b, ldb, 0, 1) }
+}
+
+/// `rocsolver_?potrs_strided_batched`: cuSOLVER's `potrsBatched` for one
+/// right-hand side where [`CHOLESKY_ONE_LAUNCH`] says it is faster, else
+/// one cuSOLVER `potrs` per problem, in order on the stream.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn potrs_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    uplo: rocblas_fill,
+    n: c_int,
+    nrhs: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    b: *mut T,
+    ldb: c_int,
+    stride_b: rocblas_stride,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), b: !b.is_null(), ..Given::default() };
+        if rules::potrs(uplo, n, nrhs, lda, ldb, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { Ok(()) };
+        }
+        let fill = fill(uplo)?;
+        if nrhs == 1 && one_launch(&CHOLESKY_ONE_LAUNCH, n, batch) {
+            // cuSOLVER's batched Cholesky solve (one right-hand side
+            // only): A's and B's addresses in the workspace, and devInfo.
+            let (_, arrays) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+            return with_devinfo(handle, stream, query, arrays, |memory, info| {
+                let ([a_array, b_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                let (a_array, b_array) = (a_array.cast::<*mut T>(), b_array.cast::<*mut T>());
+                // SAFETY: the workspace holds both arrays of `batch`
+                // pointers, written first on the stream; A and B are of the
+                // sizes and strides declared; `info` the devInfo int.
+                let status = unsafe {
+                    pointers::fill(a_array, a, stride_a, batch, stream)?;
+                    pointers::fill(b_array, b, stride_b, batch, stream)?;
+                    (f.potrs_batched)(dn, fill, n, 1, a_array, lda, b_array, ldb, info, batch)
+                };
+                ok(dn_name::<T>("potrsBatched"), status)
+            });
+        }
+        // No cuSOLVER workspace: only its devInfo.
+        with_devinfo(handle, stream, query, 0, |_, info| {
+            for i in 0..batch {
+                let (a, b) = (nth(a, stride_a, i), nth(b, stride_b, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared; `info` is the devInfo int.
+                ok(dn_name::<T>("potrs"), unsafe { (f.potrs)(dn, fill, n, nrhs, a, lda, b, ldb, info) })?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?syevd` (`?heevd`): one problem.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn syevd<T: Scalar>(
+    handle: rocblas_handle,
+    evect: rocblas_evect,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    d: *mut T::Real,
+    e: *mut T::Real,
+    info: *mut c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { syevd_strided_batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) }
+}
+
+/// `rocsolver_?syevd_strided_batched` (`?heevd_…`): one cuSOLVER
+/// `syevd`/`heevd` per problem, in order on the stream, all through one
+/// workspace, each writing its own `info`.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn syevd_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    evect: rocblas_evect,
+    uplo: rocblas_fill,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    d: *mut T::Real,
+    stride_d: rocblas_stride,
+    e: *mut T::Real,
+    _stride_e: rocblas_stride,
+    info: *mut c_int,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given =
+            Given { a: !a.is_null(), d: !d.is_null(), e: !e.is_null(), info: !info.is_null(), ..Given::default() };
+        if rules::syevd(evect, uplo, n, lda, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { clear_info(info, batch, stream) };
+        }
+        // CUSOLVER_EIG_MODE_VECTOR 1, _NOVECTOR 0.
+        let jobz = if rules::vectors(evect)? { 1 } else { 0 };
+        let fill = fill(uplo)?;
+        let mut lwork: c_int = 0;
+        let size_name = dn_name::<T>(Name::stem::<T>("syevd_bufferSize", "heevd_bufferSize"));
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(size_name, unsafe { (f.syevd_buffer_size)(dn, jobz, fill, n, a, lda, d, &mut lwork) })?;
+        // cuSOLVER has no E: rocSOLVER's scratch is left as it is.
+        with_workspace(handle, stream, query, elements::<T>(lwork), |work| {
+            for i in 0..batch {
+                let (a, d, info) = (nth(a, stride_a, i), nth(d, stride_d, i), nth(info, 1, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared; `work` holds `lwork` elements.
+                let status = unsafe { (f.syevd)(dn, jobz, fill, n, a, lda, d, work.cast(), lwork, info) };
+                ok(dn_name::<T>(Name::stem::<T>("syevd", "heevd")), status)?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?geqrf`: one problem.
+unsafe extern "C" fn geqrf<T: Scalar>(
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    tau: *mut T,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe { geqrf_strided_batched(handle, m, n, a, lda, 0, tau, 0, 1) }
+}
+
+/// `rocsolver_?geqrf_strided_batched`: cuBLAS's `geqrfBatched` where
+/// [`QR_ONE_LAUNCH`] says it is faster, else one cuSOLVER `geqrf` per
+/// problem, in order on the stream, all through one workspace.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn geqrf_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    tau: *mut T,
+    stride_p: rocblas_stride,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+        if rules::geqrf(m, n, lda, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { Ok(()) };
+        }
+        if one_launch(&QR_ONE_LAUNCH, m.max(n), batch) {
+            // cuBLAS's batched QR: the matrices' and the scalars' addresses in the workspace.
+            let (_, need) = carve(std::ptr::null_mut(), [pointer_bytes(batch); 2]);
+            return with_workspace(handle, stream, query, need, |memory| {
+                let ([a_array, tau_array], _) = carve(memory, [pointer_bytes(batch); 2]);
+                let (a_array, tau_array) = (a_array.cast::<*mut T>(), tau_array.cast::<*mut T>());
+                // SAFETY: the workspace holds both arrays of `batch`
+                // pointers; A and tau are of the sizes and strides the
+                // caller declared.
+                unsafe {
+                    pointers::fill(a_array, a, stride_a, batch, stream)?;
+                    pointers::fill(tau_array, tau, stride_p, batch, stream)?;
+                    qr::geqrf(handle, m, n, a_array, lda, tau_array, batch)
+                }
+            });
+        }
+        let mut lwork: c_int = 0;
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(dn_name::<T>("geqrf_bufferSize"), unsafe { (f.geqrf_buffer_size)(dn, m, n, a, lda, &mut lwork) })?;
+        with_devinfo(handle, stream, query, elements::<T>(lwork), |memory, info| {
+            for i in 0..batch {
+                let (a, tau) = (nth(a, stride_a, i), nth(tau, stride_p, i));
+                // SAFETY: operands checked by the rules, of the sizes and
+                // strides the caller declared; `memory` holds `lwork` elements.
+                let status = unsafe { (f.geqrf)(dn, m, n, a, lda, tau, memory.cast(), lwork, info) };
+                ok(dn_name::<T>("geqrf"), status)?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `rocsolver_?orgqr` (`?ungqr`): Q from a QR factorization, one
+/// cuSOLVER call.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn orgqr<T: Scalar>(
+    handle: rocblas_handle,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    a: *mut T,
+    lda: c_int,
+    tau: *mut T,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given { a: !a.is_null(), ipiv: !tau.is_null(), ..Given::default() };
+        if rules::orgqr(m, n, k, lda, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { Ok(()) };
+        }
+        let mut lwork: c_int = 0;
+        let size_name = dn_name::<T>(Name::stem::<T>("orgqr_bufferSize", "ungqr_bufferSize"));
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(size_name, unsafe { (f.orgqr_buffer_size)(dn, m, n, k, a, lda, tau, &mut lwork) })?;
+        with_devinfo(handle, stream, query, elements::<T>(lwork), |memory, info| {
+            // SAFETY: operands checked by the rules, of the sizes the
+            // caller declared; `memory` holds `lwork` elements.
+            let status = unsafe { (f.orgqr)(dn, m, n, k, a, lda, tau, memory.cast(), lwork, info) };
+            ok(dn_name::<T>(Name::stem::<T>("orgqr", "ungqr")), status)
+        })
+    })
+}
+
+/// `rocsolver_?gesvd`: rocSOLVER's `gesvd` over cuSOLVER's, which takes
+/// `m ≥ n` only: a wide A is solved as `Aᴴ = U' Σ V'ᴴ` in the workspace
+/// (so `U = V'` and `Vᴴ = U'ᴴ`), turned around with cuBLAS's `geam` on
+/// the handle's stream.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn gesvd<T: Scalar>(
+    handle: rocblas_handle,
+    left: rocblas_svect,
+    right: rocblas_svect,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    s: *mut T::Real,
+    u: *mut T,
+    ldu: c_int,
+    v: *mut T,
+    ldv: c_int,
+    e: *mut T::Real,
+    fast_alg: rocblas_workmode,
+    info: *mut c_int,
+) -> rocblas_status {
+    // SAFETY: one problem, as the caller passed it.
+    unsafe {
+        gesvd_strided_batched(handle, left, right, m, n, a, lda, 0, s, 0, u, ldu, 0, v, ldv, 0, e, 0, fast_alg, info, 1)
+    }
+}
+
+/// `rocsolver_?gesvd_strided_batched`: one cuSOLVER `gesvd` per problem
+/// (with its transposes for a wide A), in order on the stream, all
+/// through one workspace.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn gesvd_strided_batched<T: Scalar>(
+    handle: rocblas_handle,
+    left: rocblas_svect,
+    right: rocblas_svect,
+    m: c_int,
+    n: c_int,
+    a: *mut T,
+    lda: c_int,
+    stride_a: rocblas_stride,
+    s: *mut T::Real,
+    stride_s: rocblas_stride,
+    u: *mut T,
+    ldu: c_int,
+    stride_u: rocblas_stride,
+    v: *mut T,
+    ldv: c_int,
+    stride_v: rocblas_stride,
+    e: *mut T::Real,
+    stride_e: rocblas_stride,
+    _fast_alg: rocblas_workmode,
+    info: *mut c_int,
+    batch: c_int,
+) -> rocblas_status {
+    entry(|| {
+        let (f, dn, stream) = start::<T>(handle)?;
+        let query = querying(handle);
+        let given = Given {
+            a: !a.is_null(),
+            d: !s.is_null(),
+            e: !e.is_null(),
+            u: !u.is_null(),
+            v: !v.is_null(),
+            info: !info.is_null(),
+            ..Given::default()
+        };
+        // An empty problem returns with info unwritten, as rocSOLVER's.
+        if rules::gesvd(left, right, m, n, lda, ldu, ldv, batch, given, query)? == Next::Done {
+            return if query { Err(collect(handle, 0)) } else { Ok(()) };
+        }
+        let (left, right) = (rules::svect(left)?, rules::svect(right)?);
+        let wide = m < n;
+        // cuSOLVER's problem: A, or Aᴴ (cm × cn, cm ≥ cn) with the sides swapped.
+        let (cm, cn) = if wide { (n, m) } else { (m, n) };
+        let (cleft, cright) = if wide { (right, left) } else { (left, right) };
+        let mut lwork: c_int = 0;
+        // SAFETY: a live handle, checked sizes and a valid out-pointer.
+        ok(dn_name::<T>("gesvd_bufferSize"), unsafe { (f.gesvd_buffer_size)(dn, cm, cn, &mut lwork) })?;
+        let elem = std::mem::size_of::<T>();
+        let (cm_, cn_) = (cm as usize, cn as usize);
+        let u_cols = match cleft {
+            Svect::All => cm_,
+            Svect::Singular => cn_,
+            _ => 0,
+        };
+        let sizes = [
+            lwork.max(0) as usize * elem,
+            // rwork, when the caller gave no E (min(m, n) = 1).
+            if e.is_null() { std::mem::size_of::<T::Real>() } else { 0 },
+            if wide { cm_ * cn_ * elem } else { 0 },
+            if wide { cm_ * u_cols * elem } else { 0 },
+            if wide && own_matrix(cright) { cn_ * cn_ * elem } else { 0 },
+        ];
+        let (_, need) = carve(std::ptr::null_mut(), sizes);
+        with_workspace(handle, stream, query, need, |memory| {
+            let ([work, rwork, at, uc, vtc], _) = carve(memory, sizes);
+            for i in 0..batch {
+                let (a, s, info) = (nth(a, stride_a, i), nth(s, stride_s, i), nth(info, 1, i));
+                // A side without its own matrix may pass null: it stays null.
+                let (u, v) = (nth_given(u, stride_u, i), nth_given(v, stride_v, i));
+                let rwork: *mut T::Real = if e.is_null() { rwork.cast() } else { nth(e, stride_e, i) };
+                if !wide {
+                    // cuSOLVER checks the leading dimensions of vectors
+                    // it does not write; rocSOLVER only asks them ≥ 1.
+                    let ldu = if own_matrix(left) { ldu } else { ldu.max(m) };
+                    let ldv = if own_matrix(right) { ldv } else { ldv.max(n) };
+                    // SAFETY: operands checked by the rules, of the sizes
+                    // the caller declared; `work` holds `lwork` elements.
+                    ok(dn_name::<T>("gesvd"), unsafe {
+                        (f.gesvd)(
+                            dn,
+                            job(left),
+                            job(right),
+                            m,
+                            n,
+                            a,
+                            lda,
+                            s,
+                            u,
+                            ldu,
+                            v,
+                            ldv,
+                            work.cast(),
+                            lwork,
+                            rwork,
+                            info,
+                        )
+                    })?;
+                    continue;
+                }
+                let (at, uc, vtc) = (at.cast::<T>(), uc.cast::<T>(), vtc.cast::<T>());
+                // SAFETY: every call below is given device memory of the
+                // extents the rules checked (the caller's) or carved
+                // above (the workspace's), queued in order on the
+                // handle's stream.
+                unsafe {
+                    conj_transpose(handle, cm, cn, a.cast_const(), lda, at, cm)?;
+                    ok(
+                        dn_name::<T>("gesvd"),
+                        (f.gesvd)(
+                            dn,
+                            job(cleft),
+                            job(cright),
+                            cm,
+                            cn,
+                            at,
+                            cm,
+                            s,
+                            uc,
+                            cm,
+                            vtc,
+                            cn,
+                            work.cast(),
+                            lwork,
+                            rwork,
+                            info,
+                        ),
+                    )?;
+                    // A's U is V' (m × m): from VT' or, overwritten, from Aᴴ's first rows.
+                    let (from, ld) = if cright == Svect::Overwrite { (at, cm) } else { (vtc, cn) };
+                    match left {
+                        Svect::All | Svect::Singular => conj_transpose(handle, m, m, from.cast_const(), ld, u, ldu)?,
+                        Svect::Overwrite => conj_transpose(handle, m, m, from.cast_const(), ld, a, lda)?,
+                        Svect::None => {}
+                    }
+                    // A's Vᴴ is U'ᴴ: n × n (all) or m × n, from U' or, overwritten, Aᴴ.
+                    match right {
+                        Svect::All => conj_transpose(handle, n, n, uc.cast_const(), cm, v, ldv)?,
+                        Svect::Singular => conj_transpose(handle, m, n, uc.cast_const(), cm, v, ldv)?,
+                        Svect::Overwrite => conj_transpose(handle, m, n, at.cast_const(), cm, a, lda)?,
+                        Svect::None => {}
+                    }
+                }
+            }
+            Ok(())
+        })
+    })
+}
 
 unsafe extern "C" fn rocsolver_get_version_string_size(len: *mut usize) -> rocblas_status {
     entry(|| {
@@ -1031,94 +952,94 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static RocsolverApi, Backe
         TABLE.get_or_init(|| RocsolverApi {
             rocsolver_get_version_string,
             rocsolver_get_version_string_size,
-            rocsolver_sgetrf,
-            rocsolver_dgetrf,
-            rocsolver_cgetrf,
-            rocsolver_zgetrf,
-            rocsolver_sgetrs,
-            rocsolver_dgetrs,
-            rocsolver_cgetrs,
-            rocsolver_zgetrs,
-            rocsolver_spotrf,
-            rocsolver_dpotrf,
-            rocsolver_cpotrf,
-            rocsolver_zpotrf,
-            rocsolver_spotrs,
-            rocsolver_dpotrs,
-            rocsolver_cpotrs,
-            rocsolver_zpotrs,
-            rocsolver_ssyevd,
-            rocsolver_dsyevd,
-            rocsolver_cheevd,
-            rocsolver_zheevd,
-            rocsolver_sgeqrf,
-            rocsolver_dgeqrf,
-            rocsolver_cgeqrf,
-            rocsolver_zgeqrf,
-            rocsolver_sorgqr,
-            rocsolver_dorgqr,
-            rocsolver_cungqr,
-            rocsolver_zungqr,
-            rocsolver_sgesvd,
-            rocsolver_dgesvd,
-            rocsolver_cgesvd,
-            rocsolver_zgesvd,
-            rocsolver_sgetrf_strided_batched,
-            rocsolver_dgetrf_strided_batched,
-            rocsolver_cgetrf_strided_batched,
-            rocsolver_zgetrf_strided_batched,
-            rocsolver_sgetrs_strided_batched,
-            rocsolver_dgetrs_strided_batched,
-            rocsolver_cgetrs_strided_batched,
-            rocsolver_zgetrs_strided_batched,
-            rocsolver_spotrf_strided_batched,
-            rocsolver_dpotrf_strided_batched,
-            rocsolver_cpotrf_strided_batched,
-            rocsolver_zpotrf_strided_batched,
-            rocsolver_spotrs_strided_batched,
-            rocsolver_dpotrs_strided_batched,
-            rocsolver_cpotrs_strided_batched,
-            rocsolver_zpotrs_strided_batched,
-            rocsolver_sgeqrf_strided_batched,
-            rocsolver_dgeqrf_strided_batched,
-            rocsolver_cgeqrf_strided_batched,
-            rocsolver_zgeqrf_strided_batched,
-            rocsolver_ssyevd_strided_batched,
-            rocsolver_dsyevd_strided_batched,
-            rocsolver_cheevd_strided_batched,
-            rocsolver_zheevd_strided_batched,
-            rocsolver_sgesvd_strided_batched,
-            rocsolver_dgesvd_strided_batched,
-            rocsolver_cgesvd_strided_batched,
-            rocsolver_zgesvd_strided_batched,
-            rocsolver_sgetrf_batched,
-            rocsolver_dgetrf_batched,
-            rocsolver_cgetrf_batched,
-            rocsolver_zgetrf_batched,
-            rocsolver_sgetrs_batched,
-            rocsolver_dgetrs_batched,
-            rocsolver_cgetrs_batched,
-            rocsolver_zgetrs_batched,
-            rocsolver_spotrf_batched,
-            rocsolver_dpotrf_batched,
-            rocsolver_cpotrf_batched,
-            rocsolver_zpotrf_batched,
-            rocsolver_spotrs_batched,
-            rocsolver_dpotrs_batched,
-            rocsolver_cpotrs_batched,
-            rocsolver_zpotrs_batched,
-            rocsolver_sgeqrf_batched,
-            rocsolver_dgeqrf_batched,
-            rocsolver_cgeqrf_batched,
-            rocsolver_zgeqrf_batched,
-            rocsolver_ssyevd_batched,
-            rocsolver_dsyevd_batched,
-            rocsolver_cheevd_batched,
-            rocsolver_zheevd_batched,
-            rocsolver_sgesvd_batched,
-            rocsolver_dgesvd_batched,
-            rocsolver_cgesvd_batched,
-            rocsolver_zgesvd_batched,
+            rocsolver_sgetrf: getrf::<f32>,
+            rocsolver_dgetrf: getrf::<f64>,
+            rocsolver_cgetrf: getrf::<C32>,
+            rocsolver_zgetrf: getrf::<C64>,
+            rocsolver_sgetrs: getrs::<f32>,
+            rocsolver_dgetrs: getrs::<f64>,
+            rocsolver_cgetrs: getrs::<C32>,
+            rocsolver_zgetrs: getrs::<C64>,
+            rocsolver_spotrf: potrf::<f32>,
+            rocsolver_dpotrf: potrf::<f64>,
+            rocsolver_cpotrf: potrf::<C32>,
+            rocsolver_zpotrf: potrf::<C64>,
+            rocsolver_spotrs: potrs::<f32>,
+            rocsolver_dpotrs: potrs::<f64>,
+            rocsolver_cpotrs: potrs::<C32>,
+            rocsolver_zpotrs: potrs::<C64>,
+            rocsolver_ssyevd: syevd::<f32>,
+            rocsolver_dsyevd: syevd::<f64>,
+            rocsolver_cheevd: syevd::<C32>,
+            rocsolver_zheevd: syevd::<C64>,
+            rocsolver_sgeqrf: geqrf::<f32>,
+            rocsolver_dgeqrf: geqrf::<f64>,
+            rocsolver_cgeqrf: geqrf::<C32>,
+            rocsolver_zgeqrf: geqrf::<C64>,
+            rocsolver_sorgqr: orgqr::<f32>,
+            rocsolver_dorgqr: orgqr::<f64>,
+            rocsolver_cungqr: orgqr::<C32>,
+            rocsolver_zungqr: orgqr::<C64>,
+            rocsolver_sgesvd: gesvd::<f32>,
+            rocsolver_dgesvd: gesvd::<f64>,
+            rocsolver_cgesvd: gesvd::<C32>,
+            rocsolver_zgesvd: gesvd::<C64>,
+            rocsolver_sgetrf_strided_batched: getrf_strided_batched::<f32>,
+            rocsolver_dgetrf_strided_batched: getrf_strided_batched::<f64>,
+            rocsolver_cgetrf_strided_batched: getrf_strided_batched::<C32>,
+            rocsolver_zgetrf_strided_batched: getrf_strided_batched::<C64>,
+            rocsolver_sgetrs_strided_batched: getrs_strided_batched::<f32>,
+            rocsolver_dgetrs_strided_batched: getrs_strided_batched::<f64>,
+            rocsolver_cgetrs_strided_batched: getrs_strided_batched::<C32>,
+            rocsolver_zgetrs_strided_batched: getrs_strided_batched::<C64>,
+            rocsolver_spotrf_strided_batched: potrf_strided_batched::<f32>,
+            rocsolver_dpotrf_strided_batched: potrf_strided_batched::<f64>,
+            rocsolver_cpotrf_strided_batched: potrf_strided_batched::<C32>,
+            rocsolver_zpotrf_strided_batched: potrf_strided_batched::<C64>,
+            rocsolver_spotrs_strided_batched: potrs_strided_batched::<f32>,
+            rocsolver_dpotrs_strided_batched: potrs_strided_batched::<f64>,
+            rocsolver_cpotrs_strided_batched: potrs_strided_batched::<C32>,
+            rocsolver_zpotrs_strided_batched: potrs_strided_batched::<C64>,
+            rocsolver_sgeqrf_strided_batched: geqrf_strided_batched::<f32>,
+            rocsolver_dgeqrf_strided_batched: geqrf_strided_batched::<f64>,
+            rocsolver_cgeqrf_strided_batched: geqrf_strided_batched::<C32>,
+            rocsolver_zgeqrf_strided_batched: geqrf_strided_batched::<C64>,
+            rocsolver_ssyevd_strided_batched: syevd_strided_batched::<f32>,
+            rocsolver_dsyevd_strided_batched: syevd_strided_batched::<f64>,
+            rocsolver_cheevd_strided_batched: syevd_strided_batched::<C32>,
+            rocsolver_zheevd_strided_batched: syevd_strided_batched::<C64>,
+            rocsolver_sgesvd_strided_batched: gesvd_strided_batched::<f32>,
+            rocsolver_dgesvd_strided_batched: gesvd_strided_batched::<f64>,
+            rocsolver_cgesvd_strided_batched: gesvd_strided_batched::<C32>,
+            rocsolver_zgesvd_strided_batched: gesvd_strided_batched::<C64>,
+            rocsolver_sgetrf_batched: getrf_batched::<f32>,
+            rocsolver_dgetrf_batched: getrf_batched::<f64>,
+            rocsolver_cgetrf_batched: getrf_batched::<C32>,
+            rocsolver_zgetrf_batched: getrf_batched::<C64>,
+            rocsolver_sgetrs_batched: getrs_batched::<f32>,
+            rocsolver_dgetrs_batched: getrs_batched::<f64>,
+            rocsolver_cgetrs_batched: getrs_batched::<C32>,
+            rocsolver_zgetrs_batched: getrs_batched::<C64>,
+            rocsolver_spotrf_batched: potrf_batched::<f32>,
+            rocsolver_dpotrf_batched: potrf_batched::<f64>,
+            rocsolver_cpotrf_batched: potrf_batched::<C32>,
+            rocsolver_zpotrf_batched: potrf_batched::<C64>,
+            rocsolver_spotrs_batched: potrs_batched::<f32>,
+            rocsolver_dpotrs_batched: potrs_batched::<f64>,
+            rocsolver_cpotrs_batched: potrs_batched::<C32>,
+            rocsolver_zpotrs_batched: potrs_batched::<C64>,
+            rocsolver_sgeqrf_batched: geqrf_batched::<f32>,
+            rocsolver_dgeqrf_batched: geqrf_batched::<f64>,
+            rocsolver_cgeqrf_batched: geqrf_batched::<C32>,
+            rocsolver_zgeqrf_batched: geqrf_batched::<C64>,
+            rocsolver_ssyevd_batched: syevd_batched::<f32>,
+            rocsolver_dsyevd_batched: syevd_batched::<f64>,
+            rocsolver_cheevd_batched: syevd_batched::<C32>,
+            rocsolver_zheevd_batched: syevd_batched::<C64>,
+            rocsolver_sgesvd_batched: gesvd_batched::<f32>,
+            rocsolver_dgesvd_batched: gesvd_batched::<f64>,
+            rocsolver_cgesvd_batched: gesvd_batched::<C32>,
+            rocsolver_zgesvd_batched: gesvd_batched::<C64>,
         })
     })
 }

@@ -165,7 +165,7 @@ pub(super) fn capturing(stream: *mut c_void) -> Result<bool, rocblas_status> {
 /// Each array is device memory holding `count` pointers, written by work
 /// queued on `stream` or before.
 pub(super) unsafe fn read_back<T, const N: usize>(
-    function: &'static str,
+    function: impl std::fmt::Display,
     arrays: [*const *mut T; N],
     count: c_int,
     stream: *mut c_void,
