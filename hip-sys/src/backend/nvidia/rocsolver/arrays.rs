@@ -19,9 +19,10 @@
 use std::ffi::{c_int, c_void};
 
 use super::library::{dn_name, entry, ok};
+use super::strided::{elements, gesvd_strided_batched, start, syevd_strided_batched};
 use super::{
-    clear_info, elements, fill, nth, nth_given, one_launch, pointer_bytes, pointers, solver, start, with_devinfo,
-    with_workspace, CHOLESKY_ONE_LAUNCH, LU_ONE_LAUNCH, QR_ONE_LAUNCH,
+    clear_info, fill, nth, nth_given, one_launch, pointer_bytes, pointers, solver, with_devinfo, with_workspace,
+    CHOLESKY_ONE_LAUNCH, LU_ONE_LAUNCH, QR_ONE_LAUNCH,
 };
 use crate::backend::nvidia::precision::Name;
 use crate::backend::nvidia::rocblas::Scalar;
@@ -318,9 +319,7 @@ pub(super) unsafe extern "C" fn syevd_batched<T: Scalar>(
         if query {
             let a = std::ptr::NonNull::<T>::dangling().as_ptr();
             // SAFETY: a size query reads no memory.
-            return status(unsafe {
-                super::syevd_strided_batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1)
-            });
+            return status(unsafe { syevd_strided_batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) });
         }
         // SAFETY: `a` holds `batch` pointers (C contract).
         let [matrices] = unsafe {
@@ -334,7 +333,7 @@ pub(super) unsafe extern "C" fn syevd_batched<T: Scalar>(
         for (i, &a) in (0..batch).zip(&matrices) {
             let (d, e, info) = (nth(d, stride_d, i), nth(e, stride_e, i), nth(info, 1, i));
             // SAFETY: problem i's operands, of the shapes the caller declared.
-            status(unsafe { super::syevd_strided_batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) })?;
+            status(unsafe { syevd_strided_batched(handle, evect, uplo, n, a, lda, 0, d, 0, e, 0, info, 1) })?;
         }
         Ok(())
     })
@@ -386,7 +385,7 @@ pub(super) unsafe extern "C" fn gesvd_batched<T: Scalar>(
             // SAFETY: problem i's operands, of the shapes the caller
             // declared (or, in a size query, none read).
             status(unsafe {
-                super::gesvd_strided_batched(
+                gesvd_strided_batched(
                     handle, left, right, m, n, a, lda, 0, s, 0, u, ldu, 0, v, ldv, 0, e, 0, fast_alg, info, 1,
                 )
             })
