@@ -13,6 +13,7 @@
 //!   at any depth, and that every source file is a declared module.
 //! - `libraries`: check that every table of contents names every math
 //!   library.
+//! - `macros`: check that no `macro_rules!` is over 40 lines.
 //! - `soundness`: check that every `unsafe impl Send`/`Sync` and every
 //!   `Drop` of the crates above hip-sys has its row in the attack suite.
 
@@ -23,6 +24,7 @@ mod dispatch;
 mod doors;
 mod layers;
 mod libraries;
+mod macros;
 mod names;
 mod soundness;
 mod sources;
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Some("doors") => doors::run(&workspace_root()),
         Some("layers") => layers::run(&workspace_root()),
         Some("libraries") => libraries::run(&workspace_root()),
+        Some("macros") => macros::run(&workspace_root()),
         Some("soundness") => soundness::run(&workspace_root()),
         Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
         None => Err(USAGE.to_string()),
@@ -78,6 +81,7 @@ commands:
   doors             fail if a call into C bypasses its crate's door (hip_core::raw, a library's raw)
   layers            fail if a crate's modules import each other in a loop, at any depth, or a file is no module
   libraries         fail if a crate root's docs, ARCHITECTURE.md or the README miss a math library
+  macros            fail if a macro_rules! is over 40 lines
   soundness         fail if an unsafe impl Send/Sync or a Drop lacks its row in tests/tests/soundness.rs";
 
 /// The workspace root: the parent of this crate's manifest directory.
