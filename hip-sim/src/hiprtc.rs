@@ -1,16 +1,18 @@
-//! The simulator's hipRTC: programs that can be created, named and asked
-//! for their log, and never compile.
+//! The simulator's hipRTC: HIP source compiled for the CPU by the host's
+//! C++ compiler (see the `cpu` module), into a code object that
+//! `hipModuleLoadData` loads and whose kernels run with GPU semantics.
 //!
-//! The simulator runs kernels of a built-in registry of Rust functions
-//! ([`super::KERNELS`]); it has no C++ compiler. `hiprtcCompileProgram`
-//! therefore answers `HIPRTC_ERROR_COMPILATION`, and the program's log
-//! says why and what to do instead: load the built-in kernels by name with
-//! [`super::code_object`]. Everything else follows hipRTC: null arguments
-//! are `HIPRTC_ERROR_INVALID_INPUT`, an unknown program
+//! With no compiler on the machine, `hiprtcCompileProgram` answers
+//! `HIPRTC_ERROR_COMPILATION` with a log that says what to install, and
+//! that the built-in kernels still load by name ([`super::code_object`]).
+//! Everything else follows hipRTC: null arguments are
+//! `HIPRTC_ERROR_INVALID_INPUT`, an unknown program
 //! `HIPRTC_ERROR_INVALID_PROGRAM`, code asked of a program that did not
 //! compile `HIPRTC_ERROR_INVALID_PROGRAM`, lowered names asked before a
-//! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`.
+//! compilation `HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`, and of
+//! an expression never added `HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID`.
 
+use super::cpu::build::{self, Request};
 use super::kernels::kernel_names;
 use crate::bindings::hiprtc::{hiprtcProgram, hiprtcResult, HiprtcApi};
 use crate::machine::handles::new_handle;
@@ -18,7 +20,7 @@ use crate::machine::lock::lock;
 use crate::shared::compiler::{Compiler, CompilerKind};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The simulator's hipRTC table.
 pub(crate) static SIM_HIPRTC: HiprtcApi = HiprtcApi {
@@ -52,9 +54,15 @@ pub(crate) const HIPRTC_VERSION: (i32, i32) = (9, 0);
 
 struct SimProgram {
     name: String,
+    source: String,
+    /// Headers given by name, (include name, text).
+    headers: Vec<(String, String)>,
+    /// Name expressions, in order, with their lowered names once compiled.
+    expressions: Vec<(String, Option<CString>)>,
     /// The log of the last compilation (empty before one).
     log: CString,
-    compiled: bool,
+    /// The code object of the last compilation, if it compiled.
+    code: Option<Arc<Vec<u8>>>,
 }
 
 static PROGRAMS: Mutex<Option<HashMap<usize, SimProgram>>> = Mutex::new(None);
@@ -72,14 +80,13 @@ fn status(result: Result<(), hiprtcResult>) -> hiprtcResult {
     result.err().unwrap_or(hiprtcResult::HIPRTC_SUCCESS)
 }
 
-/// The log of every compilation on the simulator.
-pub(crate) fn cannot_compile_log(program: &str) -> String {
-    let names = kernel_names();
+/// What a failed compilation's log adds when there is no compiler: the
+/// built-in kernels still load by name.
+fn built_in_hint() -> String {
     format!(
-        "{program}: error: the HIP simulator cannot compile C++ source (it has no compiler; hipRTC needs the amd \
-         or nvidia backend). To run kernels on the simulator, load its built-in kernels by name: \
+        "\nThe simulator's built-in kernels load by name without a compiler: \
          Module::load(device, &hip_sys::sim::code_object(&[\"vector_add_f32\"])). Kernels: {}",
-        names.join(", ")
+        kernel_names().join(", ")
     )
 }
 
@@ -120,10 +127,24 @@ unsafe extern "C" fn hiprtcCreateProgram(
         // SAFETY: a non-null name is NUL-terminated (hipRTC's contract).
         unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
+    // SAFETY: a NUL-terminated source (hipRTC's contract), checked non-null.
+    let source = unsafe { CStr::from_ptr(src) }.to_string_lossy().into_owned();
+    let mut given = Vec::with_capacity(num_headers as usize);
+    for i in 0..num_headers as usize {
+        // SAFETY: `num_headers` entries in each array (hipRTC's contract).
+        let (text, include) = unsafe { (*headers.add(i), *include_names.add(i)) };
+        if text.is_null() || include.is_null() {
+            return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
+        }
+        // SAFETY: NUL-terminated strings (hipRTC's contract).
+        let (text, include) = unsafe { (CStr::from_ptr(text), CStr::from_ptr(include)) };
+        given.push((include.to_string_lossy().into_owned(), text.to_string_lossy().into_owned()));
+    }
     let handle = new_handle();
-    lock(&PROGRAMS)
-        .get_or_insert_with(HashMap::new)
-        .insert(handle, SimProgram { name, log: CString::default(), compiled: false });
+    lock(&PROGRAMS).get_or_insert_with(HashMap::new).insert(
+        handle,
+        SimProgram { name, source, headers: given, expressions: Vec::new(), log: CString::default(), code: None },
+    );
     // SAFETY: checked non-null; the caller passes a writable handle.
     unsafe { *prog = handle as hiprtcProgram };
     hiprtcResult::HIPRTC_SUCCESS
@@ -153,13 +174,49 @@ unsafe extern "C" fn hiprtcCompileProgram(
     if num_options < 0 || (num_options > 0 && options.is_null()) {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    let noted = with_program(prog, |p| {
-        p.log = CString::new(cannot_compile_log(&p.name)).unwrap_or_default();
-        p.compiled = false;
+    let mut given = Vec::with_capacity(num_options as usize);
+    for i in 0..num_options as usize {
+        // SAFETY: `num_options` entries (hipRTC's contract).
+        let option = unsafe { *options.add(i) };
+        if option.is_null() {
+            return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
+        }
+        // SAFETY: a NUL-terminated option.
+        given.push(unsafe { CStr::from_ptr(option) }.to_string_lossy().into_owned());
+    }
+    // Read the program, compile outside the lock, note the outcome.
+    let request = with_program(prog, |p| {
+        let expressions = p.expressions.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>();
+        (p.name.clone(), p.source.clone(), p.headers.clone(), expressions)
     });
-    match noted {
-        Ok(()) => hiprtcResult::HIPRTC_ERROR_COMPILATION,
-        Err(status) => status,
+    let (name, source, headers, expressions) = match request {
+        Ok(request) => request,
+        Err(status) => return status,
+    };
+    let built = build::build(&Request {
+        name: &name,
+        source: &source,
+        headers: &headers,
+        options: &given,
+        expressions: &expressions,
+    });
+    let compiled = built.code.is_some();
+    let noted = with_program(prog, |p| {
+        let mut log = built.log.clone();
+        if !compiled && crate::cpu::compiler::find().is_err() {
+            log.push_str(&built_in_hint());
+        }
+        p.log = CString::new(log.replace('\0', " ")).unwrap_or_default();
+        p.code = built.code.clone();
+        for (expression, lowered) in &mut p.expressions {
+            *lowered = compiled.then(|| CString::new(build::lowered(expression)).unwrap_or_default());
+        }
+    });
+    match (noted, compiled) {
+        (Err(status), _) => status,
+        (Ok(()), true) => hiprtcResult::HIPRTC_SUCCESS,
+        (Ok(()), false) if built.invalid_option => hiprtcResult::HIPRTC_ERROR_INVALID_OPTION,
+        (Ok(()), false) => hiprtcResult::HIPRTC_ERROR_COMPILATION,
     }
 }
 
@@ -167,7 +224,13 @@ unsafe extern "C" fn hiprtcAddNameExpression(prog: hiprtcProgram, name_expressio
     if name_expression.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    status(with_program(prog, |_| ()))
+    // SAFETY: a NUL-terminated expression (hipRTC's contract).
+    let expression = unsafe { CStr::from_ptr(name_expression) }.to_string_lossy().into_owned();
+    status(with_program(prog, |p| {
+        if !p.expressions.iter().any(|(e, _)| *e == expression) {
+            p.expressions.push((expression, None));
+        }
+    }))
 }
 
 unsafe extern "C" fn hiprtcGetLoweredName(
@@ -178,7 +241,26 @@ unsafe extern "C" fn hiprtcGetLoweredName(
     if name_expression.is_null() || lowered_name.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    status(with_program(prog, |_| ()).and(Err(hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION)))
+    // SAFETY: a NUL-terminated expression (hipRTC's contract).
+    let expression = unsafe { CStr::from_ptr(name_expression) }.to_string_lossy().into_owned();
+    status(
+        with_program(prog, |p| {
+            if p.code.is_none() {
+                return Err(hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION);
+            }
+            let (_, lowered) = p
+                .expressions
+                .iter()
+                .find(|(e, _)| *e == expression)
+                .ok_or(hiprtcResult::HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID)?;
+            let lowered = lowered.as_ref().ok_or(hiprtcResult::HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID)?;
+            // SAFETY: checked non-null; the name lives as long as the program,
+            // as hipRTC's do.
+            unsafe { *lowered_name = lowered.as_ptr() };
+            Ok(())
+        })
+        .and_then(|r| r),
+    )
 }
 
 unsafe extern "C" fn hiprtcGetProgramLogSize(prog: hiprtcProgram, size: *mut usize) -> hiprtcResult {
@@ -207,26 +289,35 @@ unsafe extern "C" fn hiprtcGetCodeSize(prog: hiprtcProgram, size: *mut usize) ->
     if size.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    status(with_program(prog, |p| p.compiled).and_then(|c| {
-        if c {
-            Ok(())
-        } else {
-            Err(hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM)
-        }
-    }))
+    status(
+        with_program(prog, |p| match &p.code {
+            Some(code) => {
+                // SAFETY: checked non-null.
+                unsafe { *size = code.len() };
+                Ok(())
+            }
+            None => Err(hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM),
+        })
+        .and_then(|r| r),
+    )
 }
 
 unsafe extern "C" fn hiprtcGetCode(prog: hiprtcProgram, code: *mut c_char) -> hiprtcResult {
     if code.is_null() {
         return hiprtcResult::HIPRTC_ERROR_INVALID_INPUT;
     }
-    status(with_program(prog, |p| p.compiled).and_then(|c| {
-        if c {
-            Ok(())
-        } else {
-            Err(hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM)
-        }
-    }))
+    status(
+        with_program(prog, |p| match &p.code {
+            Some(bytes) => {
+                // SAFETY: the caller's buffer holds the size
+                // hiprtcGetCodeSize reported, the code's length.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), code.cast::<u8>(), bytes.len()) };
+                Ok(())
+            }
+            None => Err(hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM),
+        })
+        .and_then(|r| r),
+    )
 }
 
 #[cfg(test)]
@@ -234,14 +325,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_compilation_fails_with_a_log_that_names_the_built_in_kernels() {
+    fn a_compile_error_is_reported_with_the_programs_file_and_line() {
         let api = &SIM_HIPRTC;
         let mut prog: hiprtcProgram = std::ptr::null_mut();
         // SAFETY: valid C strings and out-pointer; no headers.
         let s = unsafe {
             (api.hiprtcCreateProgram)(
                 &mut prog,
-                c"__global__ void k() {}".as_ptr(),
+                c"#include <hip/hip_runtime.h>\n__global__ void k() { int x = ; }".as_ptr(),
                 c"k.hip".as_ptr(),
                 0,
                 std::ptr::null_mut(),
@@ -260,10 +351,19 @@ mod tests {
         assert_eq!(unsafe { (api.hiprtcGetProgramLog)(prog, log.as_mut_ptr()) }, hiprtcResult::HIPRTC_SUCCESS);
         // SAFETY: NUL-terminated by the call.
         let text = unsafe { CStr::from_ptr(log.as_ptr()) }.to_string_lossy().into_owned();
-        assert!(text.starts_with("k.hip: error: the HIP simulator cannot compile C++"), "{text}");
-        assert!(text.contains("code_object") && text.contains("vector_add_f32") && text.contains("axpy_f64"), "{text}");
+        if crate::cpu::compiler::find().is_ok() {
+            assert!(text.contains("k.hip:2:") && text.contains("error"), "{text}");
+            assert!(!text.contains("hip-sim-cxx-"), "the private directory is not shown: {text}");
+        } else {
+            assert!(text.starts_with("k.hip: error: the simulator found no C++ compiler"), "{text}");
+            assert!(text.contains("code_object") && text.contains("vector_add_f32"), "{text}");
+        }
         // SAFETY: a live program and out-pointer.
         assert_eq!(unsafe { (api.hiprtcGetCodeSize)(prog, &mut size) }, hiprtcResult::HIPRTC_ERROR_INVALID_PROGRAM);
+        let mut lowered = std::ptr::null();
+        // SAFETY: a live program, a C string and an out-pointer.
+        let status = unsafe { (api.hiprtcGetLoweredName)(prog, c"k".as_ptr(), &mut lowered) };
+        assert_eq!(status, hiprtcResult::HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION);
         // SAFETY: a live program, destroyed once.
         assert_eq!(unsafe { (api.hiprtcDestroyProgram)(&mut prog) }, hiprtcResult::HIPRTC_SUCCESS);
         assert!(prog.is_null());

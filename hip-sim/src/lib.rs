@@ -366,6 +366,7 @@ mod machine;
 
 // Operations over the machine, which the entry points share, and the
 // timeline that records them (`trace`).
+mod cpu;
 mod entry;
 mod kernels;
 mod place;
@@ -406,7 +407,9 @@ pub use machine::exclusive::{exclusive, Exclusive};
 pub use machine::faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use machine::peers::set_peer_reachable;
 pub use machine::races::{expect_races, race_check_enabled, ExpectRaces};
-pub use machine::violations::{clear_violations, violations, AccessKind, RaceOp, StreamRace, Violation, ViolationKind};
+pub use machine::violations::{
+    clear_violations, violations, AccessKind, KernelFault, RaceOp, StreamRace, Violation, ViolationKind,
+};
 pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
 pub use rccl::{live_communicators, set_collective_timeout, DEFAULT_COLLECTIVE_TIMEOUT};
 pub use rocfft::{
@@ -421,7 +424,8 @@ pub use rocsparse_mode::{
 pub use roctx::{clear_profile_events, profile_events, ProfileEvent, ProfileKind, MAX_PROFILE_EVENTS};
 pub use submit::{hold_stream, StreamHold};
 pub use tables::{
-    api, compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api, rocsparse_api,
+    api, compiler, cxx_compiler, hiprtc_api, miopen_api, rccl_api, rocblas_api, rocfft_api, rocrand_api, rocsolver_api,
+    rocsparse_api,
 };
 pub use trace::{chrome_trace, html_timeline, start_trace, stop_trace, traced_ops, Flow, TracedOp, MAX_TRACED_OPS};
 

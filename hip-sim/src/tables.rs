@@ -38,8 +38,9 @@ pub fn rocblas_api() -> &'static crate::bindings::rocblas::RocblasApi {
     &rocblas::SIM_ROCBLAS
 }
 
-/// The simulator's hipRTC table: it cannot compile C++ and says so in the
-/// program's log (see `hip_sys::libraries::rtc`).
+/// The simulator's hipRTC table: it compiles HIP source for the CPU with
+/// the host's C++ compiler (see [`cxx_compiler`]), or says in the
+/// program's log what to install (see `hip_sys::libraries::rtc`).
 pub fn hiprtc_api() -> &'static crate::bindings::hiprtc::HiprtcApi {
     &hiprtc::SIM_HIPRTC
 }
@@ -58,4 +59,14 @@ pub fn miopen_api() -> &'static crate::bindings::miopen::MiopenApi {
 /// simulator for what it models).
 pub fn rccl_api() -> &'static crate::bindings::rccl::RcclApi {
     &rccl::SIM_RCCL
+}
+
+/// The host's C++ compiler the simulator compiles kernels with: its path
+/// and version (`AMDGPU_SIM_CXX`, else `c++`, `g++` or `clang++` on
+/// `PATH`).
+///
+/// # Errors
+/// Why there is none, with what to install.
+pub fn cxx_compiler() -> Result<(std::path::PathBuf, String), &'static str> {
+    crate::cpu::compiler::find().map(|c| (c.path.clone(), c.version.clone()))
 }

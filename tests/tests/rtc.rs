@@ -1,9 +1,11 @@
 //! Runtime compilation (issue 20): one HIP source compiled by hipRTC (NVRTC
-//! on nvidia) and launched through declared kernels; compile errors with
-//! the compiler's log; the kernel cache in memory and on disk across
-//! processes; and the simulator's clear refusal.
+//! on nvidia, the host's C++ compiler on the simulator) and launched
+//! through declared kernels; compile errors with the compiler's log; the
+//! kernel cache in memory and on disk across processes.
 //!
-//! The tests that compile skip on the simulator, which cannot.
+//! On the simulator the tests skip, saying why, when the machine has no
+//! C++ compiler, unless `AMDGPU_SIM_REQUIRE_CXX=1` (as in CI) makes that a
+//! failure.
 
 use amdgpu::kernel::{Fixed, In, Kernel, Len, Out, PerBlock};
 use amdgpu::prelude::*;
@@ -15,11 +17,19 @@ use hip_sys::{sim, Backend};
 const SOURCE: &str = include_str!("../../hip-sys/kernels/rtc_kernels.hip");
 
 fn compiles() -> bool {
-    let ok = amdgpu::backend() != Backend::Sim;
-    if !ok {
-        eprintln!("skipped: the simulator cannot compile C++ (see the_simulator_cannot_compile_and_says_so)");
+    if amdgpu::backend() != Backend::Sim {
+        return true;
     }
-    ok
+    match sim::cxx_compiler() {
+        Ok(_) => true,
+        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => {
+            panic!("AMDGPU_SIM_REQUIRE_CXX=1 and {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
 }
 
 fn program() -> Program {
@@ -32,12 +42,12 @@ fn fresh_source(tag: &str) -> String {
     format!("// {tag} {} {nanos}\n{SOURCE}", std::process::id())
 }
 
+/// Run in a child process by the test below, with `AMDGPU_SIM_CXX`
+/// naming no compiler.
 #[test]
-fn the_simulator_cannot_compile_and_says_so() {
-    let _x = sim::exclusive();
-    if amdgpu::backend() != Backend::Sim {
-        eprintln!("skipped: only the simulator refuses to compile");
-        return;
+fn no_compiler_child() {
+    if std::env::var("AMDGPU_RTC_NO_COMPILER").is_err() {
+        return; // only as a child of without_a_compiler_the_simulator_says_what_to_install
     }
     let before = KernelCache::global().stats();
     let error = program().build(device()).unwrap_err();
@@ -45,7 +55,7 @@ fn the_simulator_cannot_compile_and_says_so() {
     assert_eq!(compile.status, hiprtcResult::HIPRTC_ERROR_COMPILATION);
     assert_eq!(compile.operation, "hiprtcCompileProgram");
     assert_eq!(compile.program, "rtc_kernels.hip");
-    assert!(compile.log.contains("the HIP simulator cannot compile C++"), "{}", compile.log);
+    assert!(compile.log.contains("AMDGPU_SIM_CXX=/nonexistent/c++ names no compiler"), "{}", compile.log);
     let text = error.to_string();
     assert!(text.contains("HIPRTC_ERROR_COMPILATION") && text.contains("code_object"), "{text}");
     assert!(text.contains("vector_add_f32"), "the log names the built-in kernels: {text}");
@@ -53,6 +63,23 @@ fn the_simulator_cannot_compile_and_says_so() {
     // The built-in kernels still load by name.
     let module = amdgpu::Module::load(device(), &sim::code_object(&["vector_add_f32"])).unwrap();
     assert!(module.function("vector_add_f32").is_ok());
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn without_a_compiler_the_simulator_says_what_to_install() {
+    if amdgpu::backend() != Backend::Sim {
+        eprintln!("skipped: only the simulator compiles with the host's compiler");
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "no_compiler_child", "--nocapture", "--test-threads=1"])
+        .env("AMDGPU_SIM_CXX", "/nonexistent/c++")
+        .env("AMDGPU_RTC_NO_COMPILER", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
 }
 
 #[test]

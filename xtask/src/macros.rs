@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 pub const MOST_LINES: usize = 40;
 
 /// The folders whose sources are read: every crate of the workspace.
-const CRATES: [&str; 9] = ["hip-abi", "hip-sim", "hip-sys", "hip-core", "hip-pool", "hip-libs", "amdgpu", "tests", "xtask"];
+const CRATES: [&str; 9] =
+    ["hip-abi", "hip-sim", "hip-sys", "hip-core", "hip-pool", "hip-libs", "amdgpu", "tests", "xtask"];
 
 /// One `macro_rules!` and where it is.
 #[derive(Debug, PartialEq, Eq)]

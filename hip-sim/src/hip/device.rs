@@ -174,7 +174,7 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
     let memory = sim().config.memory.min(i32::MAX as usize) as i32;
     Ok(match attr {
         A::hipDeviceAttributeMultiprocessorCount | A::hipDeviceAttributePhysicalMultiProcessorCount => 4,
-        A::hipDeviceAttributeWarpSize => 64,
+        A::hipDeviceAttributeWarpSize => crate::machine::limits::WARP_SIZE as i32,
         A::hipDeviceAttributeMaxThreadsPerBlock => 1024,
         A::hipDeviceAttributeMaxThreadsPerMultiProcessor => 2048,
         A::hipDeviceAttributeMaxBlocksPerMultiProcessor => 2048 / 64,

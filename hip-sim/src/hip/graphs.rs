@@ -419,6 +419,7 @@ pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hip
                 thread: violations::thread_name(),
                 race: None,
                 detail: None,
+                kernel: None,
             });
         }
         // The queued replay holds its nodes: it still runs.

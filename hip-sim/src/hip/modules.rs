@@ -2,6 +2,7 @@
 //! `hipModuleGetFunction`, `hipModuleLaunchKernel`.
 
 use crate::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use crate::cpu;
 use crate::entry::{call, write_out};
 use crate::kernels::{self, Arg, KernelInfo, Param};
 use crate::machine::calls::idx;
@@ -16,18 +17,30 @@ use crate::submit::{self, Op};
 use crate::targets;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 struct ModuleObj {
     device: usize,
+    /// A code object's built-in kernels, by name.
     kernels: Vec<&'static KernelInfo>,
+    /// A program compiled for the CPU.
+    compiled: Option<Arc<cpu::module::Module>>,
 }
 
-#[derive(Clone, Copy)]
+/// What a function runs.
+#[derive(Clone)]
+enum Code {
+    /// A kernel of the registry.
+    Builtin(&'static KernelInfo),
+    /// A kernel compiled for the CPU.
+    Compiled(Arc<cpu::module::Kernel>),
+}
+
+#[derive(Clone)]
 struct FunctionObj {
     module: usize,
     device: usize,
-    kernel: &'static KernelInfo,
+    kernel: Code,
 }
 
 #[derive(Default)]
@@ -47,13 +60,19 @@ pub(crate) unsafe extern "C" fn hipModuleLoadData(module: *mut hipModule_t, imag
         if module.is_null() || image.is_null() {
             return Err(hipError_t::hipErrorInvalidValue);
         }
-        // SAFETY: the caller passes a NUL-terminated sim code object (the
-        // documented format); `image` is non-null.
-        let text = unsafe { CStr::from_ptr(image as *const c_char) };
-        let text = text.to_str().map_err(|_| hipError_t::hipErrorInvalidImage)?;
-        let kernels = kernels::parse_code_object(text)?;
+        // SAFETY: the caller passes a code object: NUL-terminated text, or
+        // a compiled one whole (the documented formats); non-null.
+        let (kernels, compiled) = if unsafe { cpu::object::is_object(image.cast()) } {
+            // SAFETY: as above, a compiled code object.
+            let so = unsafe { cpu::object::shared_object(image.cast()) }.ok_or(hipError_t::hipErrorInvalidImage)?;
+            (Vec::new(), Some(cpu::module::load(so)?))
+        } else {
+            // SAFETY: as above, NUL-terminated text.
+            let text = unsafe { CStr::from_ptr(image as *const c_char) };
+            (kernels::parse_code_object(text.to_str().map_err(|_| hipError_t::hipErrorInvalidImage)?)?, None)
+        };
         let handle = new_handle();
-        with_registry(|r| r.modules.insert(handle, ModuleObj { device: current_device(), kernels }));
+        with_registry(|r| r.modules.insert(handle, ModuleObj { device: current_device(), kernels, compiled }));
         // SAFETY: checked non-null.
         unsafe { write_out(module, handle as hipModule_t) }
     })
@@ -97,13 +116,25 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
         let id = module as usize;
         let (device, kernel) = with_registry(|r| {
             let m = r.modules.get(&id)?;
-            Some((m.device, m.kernels.iter().copied().find(|k| k.name == name)))
+            let builtin = m.kernels.iter().copied().find(|k| k.name == name).map(Code::Builtin);
+            let compiled = || m.compiled.as_ref()?.kernels.iter().find(|k| k.name == name).cloned().map(Code::Compiled);
+            Some((m.device, builtin.or_else(compiled)))
         })
         .ok_or(hipError_t::hipErrorInvalidResourceHandle)?;
         if current_device() != device {
             // Real HIP aborts the process here ("Device mismatch").
             violations::check("hipModuleGetFunction", device);
             return Err(hipError_t::hipErrorInvalidDevice);
+        }
+        if kernel.is_none() {
+            eprintln!(
+                "DEBUG no {name:?} in {:?}",
+                with_registry(|r| r.modules.get(&id).and_then(|m| m.compiled.as_ref().map(|c| c
+                    .kernels
+                    .iter()
+                    .map(|k| k.name.clone())
+                    .collect::<Vec<_>>())))
+            );
         }
         let kernel = kernel.ok_or(hipError_t::hipErrorNotFound)?;
         let handle = new_handle();
@@ -185,7 +216,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         if function.is_null() {
             return Err(hipError_t::hipErrorInvalidImage);
         }
-        let f = with_registry(|r| r.functions.get(&(function as usize)).copied())
+        let f = with_registry(|r| r.functions.get(&(function as usize)).cloned())
             .ok_or(hipError_t::hipErrorInvalidResourceHandle)?;
         if zero {
             // ihipLaunchKernel_validate: 5.7 InvalidValue, 6.x InvalidConfiguration.
@@ -209,21 +240,101 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
         if queue.device != f.device {
             return Err(hipError_t::hipErrorInvalidDevice);
         }
-        // SAFETY: the caller passes one argument pointer per parameter.
-        let args = unsafe { read_args(f.kernel, kernel_params)? };
         let threads =
             [grid_x, grid_y, grid_z].iter().fold(block, |n, g| n.saturating_mul(u64::from(*g))).min(usize::MAX as u64)
                 as usize;
-        let kernel = f.kernel;
         let launch = kernels::Launch {
             device: queue.device,
             function: "hipModuleLaunchKernel",
             thread: violations::thread_name().into(),
         };
+        let kernel = match f.kernel {
+            Code::Builtin(kernel) => kernel,
+            Code::Compiled(kernel) => {
+                // SAFETY: the caller passes one argument pointer per parameter.
+                let args = unsafe { compiled_args(&kernel, kernel_params)? };
+                let dims = cpu::run::Dims {
+                    grid,
+                    block: block_dims,
+                    dynamic_shared: shared_mem_bytes,
+                    warp_size: crate::machine::limits::WARP_SIZE,
+                };
+                let op = Op {
+                    node: Some(NodeKind::Kernel(leak_name(&kernel.name))),
+                    ..Op::with("hipModuleLaunchKernel", compiled_accesses(&kernel, &args))
+                };
+                return submit::submit(&queue, false, op, move || cpu::run::run(&kernel, &args, dims, &launch));
+            }
+        };
+        // SAFETY: the caller passes one argument pointer per parameter.
+        let args = unsafe { read_args(kernel, kernel_params)? };
         let op = Op {
             node: Some(NodeKind::Kernel(kernel.name)),
             ..Op::with("hipModuleLaunchKernel", kernels::launch_accesses(kernel, &args, threads))
         };
         submit::submit(&queue, false, op, move || kernel.run(&args, threads, launch.clone()))
     })
+}
+
+/// A compiled kernel's arguments: `params[i]` points at parameter `i`'s
+/// bytes, as many as its size.
+///
+/// # Safety
+/// `params` holds one valid pointer per parameter, each to as many bytes
+/// as the parameter's size.
+unsafe fn compiled_args(kernel: &cpu::module::Kernel, params: *mut *mut c_void) -> Result<Vec<Vec<u8>>, hipError_t> {
+    if kernel.sizes.is_empty() {
+        return Ok(Vec::new());
+    }
+    if params.is_null() {
+        return Err(hipError_t::hipErrorInvalidValue);
+    }
+    let mut args = Vec::with_capacity(kernel.sizes.len());
+    for (i, &size) in kernel.sizes.iter().enumerate() {
+        // SAFETY: the caller guarantees one entry per parameter.
+        let value = unsafe { *params.add(i) };
+        if value.is_null() {
+            return Err(hipError_t::hipErrorInvalidValue);
+        }
+        // SAFETY: the entry points at `size` bytes (the caller's guarantee).
+        args.push(unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }.to_vec());
+    }
+    Ok(args)
+}
+
+/// The race detector's view of a compiled kernel's launch: for each
+/// pointer argument into device memory, from it to its allocation's end,
+/// written (the kernel may touch any of it).
+fn compiled_accesses(kernel: &cpu::module::Kernel, args: &[Vec<u8>]) -> Vec<crate::machine::races::Access> {
+    if !crate::machine::races::race_check_enabled() {
+        return Vec::new();
+    }
+    args.iter()
+        .zip(&kernel.pointers)
+        .filter(|(_, &pointer)| pointer)
+        .filter_map(|(arg, _)| {
+            let address = usize::from_ne_bytes(<[u8; 8]>::try_from(arg.as_slice()).ok()?);
+            match crate::place::resolve(address, 1).ok()? {
+                crate::place::Place::Device(allocation, offset) => {
+                    let len = allocation.requested().checked_sub(offset).filter(|&l| l > 0)?;
+                    crate::place::Place::Device(allocation, offset)
+                        .access(len, crate::machine::violations::AccessKind::Write)
+                }
+                crate::place::Place::Host(_) => None,
+            }
+        })
+        .collect()
+}
+
+/// A compiled kernel's name for the trace and graph nodes, which keep
+/// `'static` names: made once per name for the process.
+fn leak_name(name: &str) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = lock(&NAMES);
+    if let Some(known) = names.iter().find(|n| **n == name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.push(leaked);
+    leaked
 }

@@ -360,6 +360,7 @@ fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: 
                 thread: reporter.thread.clone(),
                 race: Some(race),
                 detail: None,
+                kernel: None,
             });
         }
     }

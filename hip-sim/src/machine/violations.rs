@@ -39,6 +39,38 @@ pub enum ViolationKind {
     /// memory its device was given no access to (a GPU page fault).
     /// [`Violation::detail`] says which.
     VirtualMemory,
+    /// A kernel compiled for the CPU faulted its launch: an access outside
+    /// the device memory it may reach, a barrier or warp intrinsic that
+    /// not every thread reached, a failed device `assert`.
+    /// [`Violation::kernel`] says which kernel, where and what.
+    KernelFault,
+}
+
+/// Where and how a kernel's launch faulted ([`ViolationKind::KernelFault`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelFault {
+    /// The kernel, by the name it was launched by.
+    pub kernel: String,
+    /// The block (x, y, z) of the faulting thread.
+    pub block: [u32; 3],
+    /// The thread (x, y, z) within its block.
+    pub thread: [u32; 3],
+    /// The address touched, for an access fault (0 otherwise).
+    pub address: usize,
+    /// What happened, in words.
+    pub what: String,
+}
+
+impl std::fmt::Display for KernelFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(f, "kernel `{}`, block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}): {}", self.kernel, self.what)?;
+        if self.address != 0 {
+            write!(f, " (address {:#x})", self.address)?;
+        }
+        Ok(())
+    }
 }
 
 /// One violation: a context violation, a peer access or a stream race; see
@@ -63,6 +95,9 @@ pub struct Violation {
     /// For [`ViolationKind::VirtualMemory`]: what was wrong and what clr
     /// does with it; `None` for the other kinds.
     pub detail: Option<&'static str>,
+    /// For [`ViolationKind::KernelFault`]: the kernel and what it did;
+    /// `None` for the other kinds.
+    pub kernel: Option<KernelFault>,
 }
 
 impl std::fmt::Display for Violation {
@@ -90,6 +125,13 @@ impl std::fmt::Display for Violation {
                  made their call: on a GPU this deadlocks (the synchronization holds back the peers' launches); \
                  post every rank's call first (one group), or free after the collective",
                 self.thread, self.function, self.object_device
+            );
+        }
+        if let Some(fault) = &self.kernel {
+            return write!(
+                f,
+                "{} from thread {} on device {}: {fault}",
+                self.function, self.thread, self.current_device
             );
         }
         if let (ViolationKind::VirtualMemory, Some(detail)) = (self.kind, self.detail) {
@@ -233,6 +275,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
             thread: name,
             race: None,
             detail: None,
+            kernel: None,
         });
     }
 }
@@ -255,6 +298,7 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
         thread,
         race: None,
         detail: None,
+        kernel: None,
     });
 }
 
@@ -270,6 +314,23 @@ pub(crate) fn record_virtual_memory(function: &'static str, thread: String, devi
         thread,
         race: None,
         detail: Some(detail),
+        kernel: None,
+    });
+}
+
+/// Record that a kernel launched by `function` from `thread` on `device`
+/// faulted: `fault`.
+pub(crate) fn record_kernel_fault(function: &'static str, thread: String, device: usize, fault: KernelFault) {
+    log::error!("hip simulator: {function} on device {device}: {fault}");
+    push(Violation {
+        kind: ViolationKind::KernelFault,
+        function,
+        object_device: device,
+        current_device: device,
+        thread,
+        race: None,
+        detail: None,
+        kernel: Some(fault),
     });
 }
 
@@ -290,5 +351,6 @@ pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) 
         thread: thread_name(),
         race: None,
         detail: None,
+        kernel: None,
     });
 }

@@ -228,6 +228,31 @@ pub(crate) fn check(base: usize, offset: usize, len: usize, device: Option<usize
     Ok(())
 }
 
+/// The run of adjacent mappings around `offset` of the reservation at
+/// `base` that `device` may read and write, as (start, length) within the
+/// reservation; `None` where nothing it may write is mapped at `offset`.
+pub(crate) fn writable_run(base: usize, offset: usize, device: usize) -> Option<(usize, usize)> {
+    let reservation = lock(&RESERVED).get(&base).cloned()?;
+    let mappings = lock(&reservation.mappings);
+    let writable = |m: &Mapping| m.access.get(device).copied().unwrap_or(0) == ACCESS_READ_WRITE;
+    let (start, mapping) = holding(&mappings, offset, |m| m.size).filter(|(_, m)| writable(m))?;
+    let mut end = start + mapping.size;
+    let mut first = start;
+    while let Some((&before, m)) = mappings.range(..first).next_back() {
+        if before + m.size != first || !writable(m) {
+            break;
+        }
+        first = before;
+    }
+    for (&at, m) in mappings.range(end..) {
+        if at != end || !writable(m) {
+            break;
+        }
+        end = at + m.size;
+    }
+    Some((first, end - first))
+}
+
 impl Reservation {
     /// Map the first `size` bytes of `physical` at `offset`.
     pub fn map(&self, offset: usize, size: usize, physical: Arc<Physical>) -> Result<(), Refusal> {

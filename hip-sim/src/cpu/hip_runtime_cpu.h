@@ -1,0 +1,341 @@
+// The simulator's CPU flavour of the portable kernel prelude
+// (`hip/hip_runtime.h`): HIP's device-side language for a kernel compiled
+// by the host's C++ compiler and run by the simulator with GPU semantics.
+//
+// A launch runs its grid block after block on one host thread; the
+// threads of a block are fibers, each on its own stack, that run until
+// they reach a barrier, a warp intrinsic or their end, so `__syncthreads`
+// and the warp intrinsics see every thread of the block, or the lanes of
+// the warp, in lockstep. A block whose threads do not all reach the same
+// barrier, or a warp whose lanes reach different intrinsics, faults the
+// launch; so does an access outside device memory (a fault on the page,
+// caught here) and a failed `assert`.
+#ifndef AMDGPU_SIM_HIP_RUNTIME_CPU_H
+#define AMDGPU_SIM_HIP_RUNTIME_CPU_H
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace amdgpu_sim {
+
+struct dim3_t {
+    uint32_t x, y, z;
+};
+
+// What the simulator asks of a launch, and what the launch answers
+// (the same layout as the simulator's `Launch`).
+struct Launch {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_shared;
+    uint32_t warp_size;
+    // A device address as the host address of its bytes; an address that
+    // is no device memory the kernel may reach comes back unmapped.
+    void* (*translate)(void* context, uintptr_t address);
+    void* context;
+    // Out: 0 for success, else one of the `Fault`s.
+    uint32_t fault;
+    uint32_t fault_block[3];
+    uint32_t fault_thread[3];
+    uintptr_t fault_address;
+    char message[512];
+};
+
+enum Fault : uint32_t {
+    kNone = 0,
+    kIllegalAddress = 1,
+    kBarrierDeadlock = 2,
+    kWarpDivergence = 3,
+    kAssert = 4,
+    kTooLarge = 5,
+};
+
+enum State : int { kRunnable, kAtBarrier, kAtWarp, kDone, kFaulted };
+
+enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll };
+
+struct Block;
+
+struct Thread {
+    void* sp;  // the fiber's saved stack pointer
+    char* stack_top;
+    dim3_t idx;
+    uint32_t lane;
+    uint32_t warp;
+    State state;
+    // At a barrier: its predicate (`__syncthreads_count` and kin).
+    int predicate;
+    // At a warp intrinsic: which, its operand and result.
+    WarpOp op;
+    int op_arg;
+    int op_width;
+    uint64_t value;
+    uint64_t result;
+};
+
+struct Block {
+    void* scheduler_sp;
+    Thread* threads;
+    uint32_t count;
+    dim3_t idx;
+    Launch* launch;
+    void (*body)(void*);
+    void* body_context;
+    char* shared;
+    int barrier_result;
+};
+
+extern "C" void amdgpu_sim_switch(void** save, void* to);
+
+inline thread_local Block* current_block = nullptr;
+inline thread_local Thread* current_thread = nullptr;
+
+inline Thread& me() { return *current_thread; }
+
+// Give the scheduler the host thread until it resumes this fiber.
+inline void yield(State state) {
+    Thread& t = me();
+    t.state = state;
+    amdgpu_sim_switch(&t.sp, current_block->scheduler_sp);
+}
+
+inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {
+    Launch* l = current_block->launch;
+    if (l->fault == kNone) {
+        l->fault = kind;
+        l->fault_address = address;
+        l->fault_block[0] = current_block->idx.x;
+        l->fault_block[1] = current_block->idx.y;
+        l->fault_block[2] = current_block->idx.z;
+        l->fault_thread[0] = me().idx.x;
+        l->fault_thread[1] = me().idx.y;
+        l->fault_thread[2] = me().idx.z;
+        std::snprintf(l->message, sizeof l->message, "%s", what);
+    }
+    yield(kFaulted);
+    std::abort();  // never resumed
+}
+
+inline int syncthreads(int predicate) {
+    me().predicate = predicate;
+    yield(kAtBarrier);
+    return current_block->barrier_result;
+}
+
+inline uint64_t warp(WarpOp op, uint64_t value, int arg, int width) {
+    Thread& t = me();
+    t.op = op;
+    t.value = value;
+    t.op_arg = arg;
+    t.op_width = width;
+    yield(kAtWarp);
+    return me().result;
+}
+
+template <class T>
+inline uint64_t bits(T value) {
+    static_assert(sizeof(T) <= 8, "a warp intrinsic moves at most 8 bytes");
+    uint64_t out = 0;
+    std::memcpy(&out, &value, sizeof(T));
+    return out;
+}
+
+template <class T>
+inline T from_bits(uint64_t b) {
+    T out;
+    std::memcpy(&out, &b, sizeof(T));
+    return out;
+}
+
+inline char* dynamic_shared() { return current_block->shared; }
+
+[[noreturn]] inline void assert_fail(const char* expression, const char* file, int line) {
+    char what[400];
+    std::snprintf(what, sizeof what, "device assertion `%s` failed at %s:%d", expression, file, line);
+    fault_here(kAssert, what, 0);
+    std::abort();
+}
+
+}  // namespace amdgpu_sim
+
+// ---- the language ---------------------------------------------------------
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __shared__ thread_local static
+#define __constant__ static const
+#define __restrict__ __restrict
+
+using dim3 = amdgpu_sim::dim3_t;
+
+#define threadIdx (::amdgpu_sim::current_thread->idx)
+#define blockIdx (::amdgpu_sim::current_block->idx)
+#define blockDim (::amdgpu_sim::dim3_t{::amdgpu_sim::current_block->launch->block[0], \
+    ::amdgpu_sim::current_block->launch->block[1], ::amdgpu_sim::current_block->launch->block[2]})
+#define gridDim (::amdgpu_sim::dim3_t{::amdgpu_sim::current_block->launch->grid[0], \
+    ::amdgpu_sim::current_block->launch->grid[1], ::amdgpu_sim::current_block->launch->grid[2]})
+#define warpSize (static_cast<int>(::amdgpu_sim::current_block->launch->warp_size))
+
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+#define hipGridDim_x (gridDim.x)
+#define hipGridDim_y (gridDim.y)
+#define hipGridDim_z (gridDim.z)
+
+#define HIP_DYNAMIC_SHARED(type, var) type* var = reinterpret_cast<type*>(::amdgpu_sim::dynamic_shared());
+
+#undef assert
+#define assert(c) ((c) ? (void)0 : ::amdgpu_sim::assert_fail(#c, __FILE__, __LINE__))
+
+inline void __syncthreads() { amdgpu_sim::syncthreads(1); }
+inline int __syncthreads_count(int p) { return amdgpu_sim::syncthreads(p != 0); }
+inline int __syncthreads_and(int p) { return amdgpu_sim::syncthreads(p != 0) == static_cast<int>(amdgpu_sim::current_block->count); }
+inline int __syncthreads_or(int p) { return amdgpu_sim::syncthreads(p != 0) != 0; }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// Warp intrinsics: every lane of the warp that has not returned meets at
+// the call, as on a GPU's lockstep wavefront.
+template <class T>
+inline T __shfl(T v, int src, int width = warpSize) {
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShfl, amdgpu_sim::bits(v), src, width));
+}
+template <class T>
+inline T __shfl_up(T v, unsigned delta, int width = warpSize) {
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflUp, amdgpu_sim::bits(v), static_cast<int>(delta), width));
+}
+template <class T>
+inline T __shfl_down(T v, unsigned delta, int width = warpSize) {
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflDown, amdgpu_sim::bits(v), static_cast<int>(delta), width));
+}
+template <class T>
+inline T __shfl_xor(T v, int mask, int width = warpSize) {
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflXor, amdgpu_sim::bits(v), mask, width));
+}
+inline unsigned long long __ballot(int p) { return amdgpu_sim::warp(amdgpu_sim::kBallot, p != 0, 0, warpSize); }
+inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, warpSize) != 0; }
+inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
+inline unsigned long long __activemask() { return __ballot(1); }
+inline unsigned __lane_id() { return amdgpu_sim::current_thread->lane; }
+
+// Atomics at device scope (the host's atomics are at least that strong).
+template <class T>
+inline T __amdgpu_sim_atomic_update(T* p, T (*f)(T, T), T v) {
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange(p, &old, &(const T&)f(old, v), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+template <class T>
+inline T atomicAdd(T* p, T v) {
+    if constexpr (std::is_integral_v<T>) {
+        return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+    } else {
+        T old = *p;
+        T next;
+        do {
+            next = old + v;
+        } while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    }
+}
+template <class T>
+inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+template <class T>
+inline T atomicExch(T* p, T v) {
+    T old;
+    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
+    return old;
+}
+template <class T>
+inline T atomicCAS(T* p, T compare, T v) {
+    __atomic_compare_exchange(p, &compare, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return compare;
+}
+template <class T>
+inline T atomicMin(T* p, T v) {
+    T old = *p;
+    while (v < old && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+template <class T>
+inline T atomicMax(T* p, T v) {
+    T old = *p;
+    while (v > old && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+template <class T>
+inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <class T>
+inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <class T>
+inline T atomicXor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned atomicInc(unsigned* p, unsigned limit) {
+    unsigned old = *p;
+    unsigned next;
+    do {
+        next = old >= limit ? 0 : old + 1;
+    } while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+
+// Bit intrinsics and fast math.
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __powf(float x, float y) { return std::pow(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+using std::abs;
+using std::ceil;
+using std::cos;
+using std::exp;
+using std::floor;
+using std::fma;
+using std::fmax;
+using std::fmin;
+using std::log;
+using std::pow;
+using std::sin;
+using std::sqrt;
+using std::tanh;
+
+#endif

@@ -1,0 +1,399 @@
+// The simulator's launcher for kernels compiled for the CPU: included
+// after the program's source by the file the simulator compiles, which
+// then lists the program's kernels (`AMDGPU_SIM_KERNEL`). Not part of
+// what a kernel sees.
+#ifndef AMDGPU_SIM_LAUNCH_H
+#define AMDGPU_SIM_LAUNCH_H
+
+#include <csignal>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#if !defined(__x86_64__)
+#error "the HIP simulator runs compiled kernels on x86-64 hosts only"
+#endif
+
+// Save the callee-saved registers and the floating-point control words on
+// this stack, store its pointer in *save, and continue on the stack `to`
+// saved the same way (or made by `new_stack`).
+asm(R"(
+    .text
+    .p2align 4
+    .globl amdgpu_sim_switch
+    .hidden amdgpu_sim_switch
+    .type amdgpu_sim_switch, @function
+amdgpu_sim_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size amdgpu_sim_switch, .-amdgpu_sim_switch
+)");
+
+namespace amdgpu_sim {
+
+// A fiber's stack: 64 KiB above a guard page.
+constexpr size_t kStack = 64 * 1024;
+constexpr size_t kGuard = 4096;
+
+[[noreturn]] inline void fiber_main() {
+    Block* b = current_block;
+    b->body(b->body_context);
+    yield(kDone);
+    std::abort();  // never resumed
+}
+
+// The stack pointer of a fiber that starts at `fiber_main` when switched to.
+inline void* new_stack(char* top) {
+    uintptr_t sp = reinterpret_cast<uintptr_t>(top) & ~uintptr_t(15);
+    uint64_t* p = reinterpret_cast<uint64_t*>(sp);
+    *--p = 0;                                             // fiber_main never returns
+    *--p = reinterpret_cast<uint64_t>(&fiber_main);       // where `ret` goes
+    for (int i = 0; i < 6; ++i) *--p = 0;                 // rbp rbx r12-r15
+    uint32_t mxcsr;
+    uint16_t fpucw;
+    asm volatile("stmxcsr %0" : "=m"(mxcsr));
+    asm volatile("fnstcw %0" : "=m"(fpucw));
+    *--p = uint64_t(mxcsr) | (uint64_t(fpucw) << 32);
+    return p;
+}
+
+// Fiber stacks of this host thread, kept from launch to launch.
+struct Stacks {
+    char* base = nullptr;
+    uint32_t count = 0;
+    ~Stacks() {
+        if (base != nullptr) munmap(base, size_t(count) * (kStack + kGuard));
+    }
+    bool reserve(uint32_t n) {
+        if (n <= count) return true;
+        if (base != nullptr) munmap(base, size_t(count) * (kStack + kGuard));
+        size_t bytes = size_t(n) * (kStack + kGuard);
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            base = nullptr;
+            count = 0;
+            return false;
+        }
+        base = static_cast<char*>(p);
+        count = n;
+        for (uint32_t i = 0; i < n; ++i) mprotect(base + size_t(i) * (kStack + kGuard), kGuard, PROT_NONE);
+        return true;
+    }
+    char* top(uint32_t i) const { return base + size_t(i + 1) * (kStack + kGuard); }
+};
+
+inline thread_local Stacks stacks;
+inline thread_local Thread threads[1024];
+inline thread_local char* shared = nullptr;
+inline thread_local uint32_t shared_size = 0;
+inline thread_local uintptr_t fault_address = 0;
+
+// ---- faults: an access outside mapped memory ends the launch ----------------
+
+inline struct sigaction previous_segv, previous_bus;
+
+[[noreturn]] inline void fault_landing() {
+    uintptr_t at = fault_address;
+    const Thread& t = me();
+    uintptr_t stack_low = reinterpret_cast<uintptr_t>(t.stack_top) - kStack - kGuard;
+    if (at >= stack_low && at < stack_low + kGuard) {
+        fault_here(kIllegalAddress, "the thread's stack overflowed (the simulator gives each thread 64 KiB)", at);
+    }
+    fault_here(kIllegalAddress, "an access outside the device memory the kernel may reach", at);
+    std::abort();
+}
+
+inline void chain(int sig, siginfo_t* info, void* context) {
+    const struct sigaction& prev = sig == SIGBUS ? previous_bus : previous_segv;
+    if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
+        prev.sa_sigaction(sig, info, context);
+    } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+        prev.sa_handler(sig);
+    } else {
+        // Back to what there was: the access faults again and ends the process.
+        sigaction(sig, &prev, nullptr);
+    }
+}
+
+inline void on_fault(int sig, siginfo_t* info, void* context) {
+    Thread* t = current_thread;
+    if (t == nullptr || current_block == nullptr || t->state != kRunnable) {
+        chain(sig, info, context);
+        return;
+    }
+    // Continue the faulting fiber in `fault_landing`, at the top of its
+    // own stack (which it never returns to), as if called there.
+    fault_address = reinterpret_cast<uintptr_t>(info->si_addr);
+    auto* uc = static_cast<ucontext_t*>(context);
+    uintptr_t sp = (reinterpret_cast<uintptr_t>(t->stack_top) & ~uintptr_t(15)) - 8;
+    uc->uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
+    uc->uc_mcontext.gregs[REG_RIP] = reinterpret_cast<greg_t>(&fault_landing);
+}
+
+inline void install_fault_handler() {
+    static bool installed = [] {
+        struct sigaction action;
+        std::memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_fault;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGSEGV, &action, &previous_segv);
+        sigaction(SIGBUS, &action, &previous_bus);
+        return true;
+    }();
+    (void)installed;
+    // The handler needs a stack of its own when a fiber's overflows.
+    static thread_local char* alternate = nullptr;
+    stack_t current;
+    if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) != 0 && alternate == nullptr) {
+        alternate = static_cast<char*>(std::malloc(64 * 1024));
+        if (alternate != nullptr) {
+            stack_t s;
+            s.ss_sp = alternate;
+            s.ss_size = 64 * 1024;
+            s.ss_flags = 0;
+            sigaltstack(&s, nullptr);
+        }
+    }
+}
+
+// ---- one block -------------------------------------------------------------
+
+inline bool fail(Block& b, uint32_t kind, const Thread& t, const char* what) {
+    Launch* l = b.launch;
+    if (l->fault == kNone) {
+        l->fault = kind;
+        l->fault_block[0] = b.idx.x;
+        l->fault_block[1] = b.idx.y;
+        l->fault_block[2] = b.idx.z;
+        l->fault_thread[0] = t.idx.x;
+        l->fault_thread[1] = t.idx.y;
+        l->fault_thread[2] = t.idx.z;
+        std::snprintf(l->message, sizeof l->message, "%s", what);
+    }
+    return false;
+}
+
+// The lane `t`'s warp intrinsic reads, or -1 for its own value.
+inline int source_lane(const Thread& t) {
+    int lane = static_cast<int>(t.lane);
+    int width = t.op_width;
+    int base = lane & ~(width - 1);
+    int index = lane;
+    switch (t.op) {
+        case kShfl: index = base + (t.op_arg & (width - 1)); break;
+        case kShflUp: index = lane - t.op_arg < base ? lane : lane - t.op_arg; break;
+        case kShflDown: index = (lane & (width - 1)) + t.op_arg >= width ? lane : lane + t.op_arg; break;
+        case kShflXor: index = (lane ^ t.op_arg) >= base + width ? lane : lane ^ t.op_arg; break;
+        default: break;
+    }
+    return index;
+}
+
+// Let the lanes of warp `w` that wait at an intrinsic pass it, if all its
+// live lanes wait at the same one; false (and a fault) if they disagree.
+inline bool resolve_warp(Block& b, uint32_t first, uint32_t end, bool& progressed) {
+    Thread* lead = nullptr;
+    for (uint32_t i = first; i < end; ++i) {
+        Thread& t = b.threads[i];
+        if (t.state == kDone) continue;
+        if (t.state != kAtWarp) return true;  // not every live lane is there yet
+        if (lead == nullptr) lead = &t;
+        if (t.op != lead->op || t.op_width != lead->op_width) {
+            return fail(b, kWarpDivergence, t, "the lanes of a warp reached different warp intrinsics");
+        }
+    }
+    if (lead == nullptr) return true;
+    int width = lead->op_width;
+    if (width <= 0 || (width & (width - 1)) != 0 || width > static_cast<int>(b.launch->warp_size)) {
+        return fail(b, kWarpDivergence, *lead, "a warp intrinsic's width is not a power of two up to warpSize");
+    }
+    uint64_t mask = 0;
+    for (uint32_t i = first; i < end; ++i) {
+        const Thread& t = b.threads[i];
+        if (t.state == kAtWarp && t.value != 0) mask |= uint64_t(1) << t.lane;
+    }
+    for (uint32_t i = first; i < end; ++i) {
+        Thread& t = b.threads[i];
+        if (t.state != kAtWarp) continue;
+        switch (t.op) {
+            case kBallot: t.result = mask; break;
+            case kAny: t.result = mask != 0; break;
+            case kAll: {
+                uint64_t live = 0;
+                for (uint32_t j = first; j < end; ++j)
+                    if (b.threads[j].state == kAtWarp) live |= uint64_t(1) << b.threads[j].lane;
+                t.result = mask == live;
+                break;
+            }
+            default: {
+                int source = source_lane(t);
+                uint32_t at = first + static_cast<uint32_t>(source);
+                if (source < 0 || at >= end || b.threads[at].state != kAtWarp) {
+                    return fail(b, kWarpDivergence, t, "a shuffle read a lane that has returned or does not exist");
+                }
+                t.result = b.threads[at].value;
+            }
+        }
+    }
+    for (uint32_t i = first; i < end; ++i)
+        if (b.threads[i].state == kAtWarp) b.threads[i].state = kRunnable;
+    progressed = true;
+    return true;
+}
+
+// Run every thread of block `b` to its end; false if the block faulted.
+inline bool run_block(Block& b) {
+    const uint32_t n = b.count;
+    const uint32_t bx = b.launch->block[0], by = b.launch->block[1];
+    const uint32_t ws = b.launch->warp_size;
+    for (uint32_t i = 0; i < n; ++i) {
+        Thread& t = b.threads[i];
+        t.idx = dim3_t{i % bx, (i / bx) % by, i / (bx * by)};
+        t.lane = i % ws;
+        t.warp = i / ws;
+        t.state = kRunnable;
+        t.stack_top = stacks.top(i);
+        t.sp = new_stack(t.stack_top);
+    }
+    current_block = &b;
+    for (;;) {
+        for (uint32_t i = 0; i < n; ++i) {
+            Thread& t = b.threads[i];
+            if (t.state != kRunnable) continue;
+            current_thread = &t;
+            amdgpu_sim_switch(&b.scheduler_sp, t.sp);
+            current_thread = nullptr;
+            if (t.state == kFaulted) return false;
+        }
+        uint32_t done = 0, at_barrier = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            done += b.threads[i].state == kDone;
+            at_barrier += b.threads[i].state == kAtBarrier;
+        }
+        if (done == n) return true;
+        bool progressed = false;
+        for (uint32_t first = 0; first < n; first += ws) {
+            if (!resolve_warp(b, first, first + ws < n ? first + ws : n, progressed)) return false;
+        }
+        if (progressed) continue;
+        const Thread* waiting = nullptr;
+        const Thread* other = nullptr;
+        for (uint32_t i = 0; i < n; ++i) {
+            const Thread& t = b.threads[i];
+            if (t.state == kAtBarrier && waiting == nullptr) waiting = &t;
+            if (t.state != kAtBarrier && other == nullptr) other = &t;
+        }
+        if (at_barrier == n) {
+            int sum = 0;
+            for (uint32_t i = 0; i < n; ++i) sum += b.threads[i].predicate;
+            b.barrier_result = sum;
+            for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kRunnable;
+            continue;
+        }
+        if (other != nullptr && other->state == kDone) {
+            return fail(b, kBarrierDeadlock, *other,
+                        "a thread returned while others of its block wait at __syncthreads: a barrier every thread "
+                        "of the block does not reach deadlocks on a GPU");
+        }
+        return fail(b, kBarrierDeadlock, other != nullptr ? *other : *waiting,
+                    "the threads of a block wait at different barriers (__syncthreads against a warp intrinsic, "
+                    "or two different __syncthreads): a deadlock on a GPU");
+    }
+}
+
+// ---- a launch ----------------------------------------------------------------
+
+template <class T>
+inline T argument(Launch* l, void* at) {
+    T value;
+    std::memcpy(&value, at, sizeof(T));
+    if constexpr (std::is_pointer_v<T>) {
+        value = reinterpret_cast<T>(l->translate(l->context, reinterpret_cast<uintptr_t>(value)));
+    }
+    return value;
+}
+
+template <class... A, size_t... I>
+inline std::tuple<A...> arguments(Launch* l, void** args, std::index_sequence<I...>) {
+    return std::tuple<A...>{argument<A>(l, args[I])...};
+}
+
+template <class F>
+struct Signature;
+
+template <class... A>
+struct Signature<void (*)(A...)> {
+    static constexpr uint32_t count = sizeof...(A);
+    static constexpr uint32_t sizes[sizeof...(A) + 1] = {static_cast<uint32_t>(sizeof(A))..., 0};
+    static constexpr uint8_t pointers[sizeof...(A) + 1] = {static_cast<uint8_t>(std::is_pointer_v<A>)..., 0};
+    using Tuple = std::tuple<A...>;
+    template <auto F>
+    static int launch(Launch* l, void** args) {
+        install_fault_handler();
+        Tuple values = arguments<A...>(l, args, std::index_sequence_for<A...>{});
+        const uint32_t n = l->block[0] * l->block[1] * l->block[2];
+        if (n == 0 || n > 1024 || !stacks.reserve(n)) {
+            l->fault = kTooLarge;
+            std::snprintf(l->message, sizeof l->message, "no stacks for %u threads", n);
+            return 1;
+        }
+        if (l->dynamic_shared > shared_size) {
+            std::free(shared);
+            shared = static_cast<char*>(std::malloc(l->dynamic_shared));
+            shared_size = shared == nullptr ? 0 : l->dynamic_shared;
+        }
+        Block b{};
+        b.threads = threads;
+        b.count = n;
+        b.launch = l;
+        b.shared = shared;
+        b.body_context = &values;
+        b.body = [](void* c) { std::apply(F, *static_cast<Tuple*>(c)); };
+        for (uint32_t z = 0; z < l->grid[2]; ++z)
+            for (uint32_t y = 0; y < l->grid[1]; ++y)
+                for (uint32_t x = 0; x < l->grid[0]; ++x) {
+                    b.idx = dim3_t{x, y, z};
+                    bool ok = run_block(b);
+                    current_block = nullptr;
+                    if (!ok) return 1;
+                }
+        return 0;
+    }
+};
+
+// What the simulator reads of each kernel.
+struct Kernel {
+    const char* name;
+    int (*launch)(Launch*, void**);
+    uint32_t params;
+    const uint32_t* sizes;
+    const uint8_t* pointers;
+};
+
+}  // namespace amdgpu_sim
+
+#define AMDGPU_SIM_KERNEL(name, function)                                                              \
+    {name, &::amdgpu_sim::Signature<decltype(function)>::template launch<function>,                    \
+     ::amdgpu_sim::Signature<decltype(function)>::count, ::amdgpu_sim::Signature<decltype(function)>::sizes, \
+     ::amdgpu_sim::Signature<decltype(function)>::pointers}
+
+#endif

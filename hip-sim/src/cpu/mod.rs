@@ -1,0 +1,39 @@
+//! Kernels compiled for the CPU: HIP source built by the host's C++
+//! compiler into a shared object and run by the simulator with GPU
+//! semantics.
+//!
+//! - [`compiler`]: finding the host's C++ compiler (`AMDGPU_SIM_CXX`, else
+//!   `c++`, `g++`, `clang++` on `PATH`) and its version.
+//! - [`source`]: what the simulator reads of a source before compiling it:
+//!   its kernels (`extern "C"` `__global__` functions, and name
+//!   expressions for templates), and `extern __shared__` arrays, which
+//!   become the block's dynamic shared memory.
+//! - [`build`]: one compilation in a private directory, without a shell,
+//!   through the CPU flavour of the prelude (`hip_runtime_cpu.h`, the
+//!   kernel's language) and the launcher (`launch.h`); compiled objects
+//!   are kept in memory by source, options, prelude and compiler.
+//! - [`object`]: the code object that carries the shared object, as
+//!   `hipModuleLoadData` takes it.
+//! - [`module`]: a loaded shared object and its kernels.
+//! - [`run`]: one launch: the device memory its pointer arguments reach,
+//!   staged between guard pages, the grid run, the memory written back,
+//!   and a fault turned into a violation and a sticky error.
+//!
+//! The launcher runs a grid block after block on the stream's worker
+//! thread; a block's threads are fibers that run until a barrier, a warp
+//! intrinsic or their end, so `__syncthreads` and the warp intrinsics
+//! (at the device's wavefront width) see them in lockstep.
+
+pub(crate) mod build;
+pub(crate) mod compiler;
+pub(crate) mod module;
+pub(crate) mod object;
+pub(crate) mod run;
+pub(crate) mod source;
+
+/// The CPU flavour of the prelude: what a kernel includes as
+/// `hip/hip_runtime.h`.
+pub(crate) const PRELUDE: &str = include_str!("hip_runtime_cpu.h");
+
+/// The launcher, included after the program's source.
+pub(crate) const LAUNCHER: &str = include_str!("launch.h");

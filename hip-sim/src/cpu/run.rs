@@ -1,0 +1,277 @@
+//! One launch of a kernel compiled for the CPU.
+//!
+//! The device memory its pointer arguments point into is locked (in
+//! address order, as copies lock) and staged: each buffer's bytes copied
+//! into a mapping of their own whose last requested byte ends just before
+//! a guard page (to 16 bytes: the start keeps the alignment of a 16-byte
+//! vector), with a guard page before it too, so an access past either end
+//! faults there, and is reported with the buffer it missed. The kernel's
+//! pointers are translated to the staged bytes; a pointer into host
+//! memory that is not pinned is given an address that faults, and one
+//! into no allocation keeps its device address, which faults too. After
+//! the grid has run the bytes go back, and the buffers are unlocked.
+//!
+//! A fault ends the launch: [`ViolationKind::KernelFault`] names the
+//! kernel, the block, the thread, the address and the buffer, and the
+//! stream faults (a sticky error, as on a GPU).
+//!
+//! [`ViolationKind::KernelFault`]: crate::machine::violations::ViolationKind::KernelFault
+
+use super::module::{Kernel, LaunchC};
+use crate::bindings::hip::hipError_t;
+use crate::kernels::Launch;
+use crate::machine::lock::lock;
+use crate::machine::memory::{Allocation, Bytes};
+use crate::machine::peers::peer_access_enabled;
+use crate::machine::pinned::pinned_containing;
+use crate::machine::violations::{self, KernelFault};
+use crate::machine::vmm;
+use crate::place::{resolve, Place};
+use std::ffi::{c_void, CStr};
+use std::sync::{Arc, MutexGuard};
+
+/// The host page.
+const PAGE: usize = 4096;
+/// How far a staged buffer's end may fall short of its guard page.
+const ALIGN: usize = 16;
+/// Where pointers into unpinned host memory go: a range no process maps
+/// (above the simulator's device addresses), one window per argument.
+const POISON: usize = 0xffff_e000_0000_0000;
+/// The window of one poisoned argument.
+const WINDOW: usize = 1 << 40;
+
+/// The dimensions of a launch.
+#[derive(Clone, Copy, Debug)]
+pub struct Dims {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    pub warp_size: u32,
+}
+
+/// A buffer's bytes in a mapping between guard pages.
+struct Staged {
+    /// The device address of the buffer's first byte.
+    base: usize,
+    /// The bytes the allocation was asked for.
+    len: usize,
+    map: *mut u8,
+    map_len: usize,
+    /// Where the buffer's first byte lies in the mapping.
+    data: *mut u8,
+}
+
+/// A buffer a launch reaches: an allocation's bytes from `start`, `len`
+/// of them (all it was asked for; for reserved addresses, the run of
+/// mappings the pointer is in).
+struct Region {
+    allocation: Arc<Allocation>,
+    start: usize,
+    len: usize,
+}
+
+impl Staged {
+    /// Copy `bytes` (the buffer's) into a new mapping.
+    fn new(base: usize, bytes: &[u8]) -> Result<Staged, hipError_t> {
+        let len = bytes.len();
+        let body = len.div_ceil(ALIGN) * ALIGN;
+        let pages = body.div_ceil(PAGE).max(1) * PAGE;
+        let map_len = pages + 2 * PAGE;
+        // SAFETY: a fresh anonymous mapping; the result is checked.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        let map = map.cast::<u8>();
+        // SAFETY: the pages between the two guards, inside the mapping.
+        if unsafe { libc::mprotect(map.add(PAGE).cast(), pages, libc::PROT_READ | libc::PROT_WRITE) } != 0 {
+            // SAFETY: the mapping just made.
+            unsafe { libc::munmap(map.cast(), map_len) };
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
+        // SAFETY: `PAGE + pages - body` is inside the writable pages, and
+        // `len ≤ body` bytes fit from there.
+        let data = unsafe { map.add(PAGE + pages - body) };
+        // SAFETY: as above; `bytes` is another allocation's memory.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, len) };
+        Ok(Staged { base, len, map, map_len, data })
+    }
+
+    /// The host address of device address `address`, if it is this
+    /// buffer's (its one-past-the-end included).
+    fn host(&self, address: usize) -> Option<*mut u8> {
+        let offset = address.checked_sub(self.base)?;
+        // SAFETY: at most one past the end of the staged bytes.
+        (offset <= self.len).then(|| unsafe { self.data.add(offset) })
+    }
+
+    /// The device address a host address in the mapping stands for (the
+    /// guard pages included), as an offset from the buffer's start.
+    fn offset_of(&self, host: usize) -> Option<isize> {
+        let map = self.map as usize;
+        (host >= map && host < map + self.map_len).then(|| host as isize - self.data as isize)
+    }
+
+    /// Copy the bytes back into `bytes`.
+    fn write_back(&self, bytes: &mut [u8]) {
+        // SAFETY: `len` staged bytes into the allocation's `len`.
+        unsafe { std::ptr::copy_nonoverlapping(self.data, bytes.as_mut_ptr(), self.len) };
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe { libc::munmap(self.map.cast(), self.map_len) };
+    }
+}
+
+/// What `translate` reads: the staged buffers and the poisoned arguments.
+struct Context {
+    staged: Vec<Staged>,
+    /// The host addresses given to poisoned arguments, by window.
+    poisoned: Vec<usize>,
+}
+
+/// The launcher's `translate`: a device address as the host address of
+/// its staged byte; anything else as prepared by [`run`].
+unsafe extern "C" fn translate(context: *mut c_void, address: usize) -> *mut c_void {
+    // SAFETY: `context` is the `Context` `run` passes for this launch.
+    let context = unsafe { &*context.cast::<Context>() };
+    if address == 0 {
+        return std::ptr::null_mut();
+    }
+    if let Some(host) = context.staged.iter().find_map(|s| s.host(address)) {
+        return host.cast();
+    }
+    if let Some(window) = context.poisoned.iter().position(|&p| p == address) {
+        return (POISON + window * WINDOW + WINDOW / 2) as *mut c_void;
+    }
+    address as *mut c_void
+}
+
+/// Run `kernel` over `dims` with the argument bytes `args` (one entry per
+/// parameter), as part of `launch`.
+pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Result<(), hipError_t> {
+    let mut regions: Vec<Region> = Vec::new();
+    let mut poisoned = Vec::new();
+    for (arg, &pointer) in args.iter().zip(&kernel.pointers) {
+        let Ok(bytes) = <[u8; 8]>::try_from(arg.as_slice()) else { continue };
+        let address = usize::from_ne_bytes(bytes);
+        if !pointer || address == 0 {
+            continue;
+        }
+        match resolve(address, 1) {
+            Ok(Place::Device(allocation, offset)) => {
+                let region = if allocation.virtual_range {
+                    vmm::writable_run(allocation.base, offset, launch.device)
+                } else if allocation.managed || peer_access_enabled(launch.device, allocation.device) {
+                    Some((0, allocation.requested()))
+                } else {
+                    None
+                };
+                let Some((start, len)) = region else { continue };
+                let known = regions.iter().any(|r| Arc::ptr_eq(&r.allocation, &allocation) && r.start == start);
+                if !known {
+                    regions.push(Region { allocation, start, len });
+                }
+            }
+            Ok(Place::Host(host)) if pinned_containing(host).is_none() => poisoned.push(host),
+            _ => {}
+        }
+    }
+    // Locked in address order, as copies lock two allocations; once each.
+    regions.sort_by_key(|r| (r.allocation.base, r.start));
+    let mut locked: Vec<Arc<Allocation>> = Vec::new();
+    for r in &regions {
+        if !locked.iter().any(|a| Arc::ptr_eq(a, &r.allocation)) {
+            locked.push(r.allocation.clone());
+        }
+    }
+    let mut guards: Vec<MutexGuard<'_, Bytes>> = locked.iter().map(|a| lock(&a.data)).collect();
+    let guard_of = |r: &Region| locked.iter().position(|a| Arc::ptr_eq(a, &r.allocation)).unwrap_or(0);
+    let mut staged = Vec::with_capacity(regions.len());
+    for r in &regions {
+        let bytes = &guards[guard_of(r)];
+        let end = (r.start + r.len).min(bytes.len());
+        staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end])?);
+    }
+    let mut context = Context { staged, poisoned };
+    let mut config = LaunchC {
+        grid: dims.grid,
+        block: dims.block,
+        dynamic_shared: dims.dynamic_shared,
+        warp_size: dims.warp_size,
+        translate,
+        context: (&mut context as *mut Context).cast(),
+        fault: 0,
+        fault_block: [0; 3],
+        fault_thread: [0; 3],
+        fault_address: 0,
+        message: [0; 512],
+    };
+    let mut pointers: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr().cast_mut().cast()).collect();
+    // SAFETY: the launcher of this kernel, given a config of its layout
+    // and one pointer per parameter to bytes of the parameter's size; the
+    // memory its pointers reach is staged (or faults), and the staged
+    // buffers outlive the call.
+    let status = unsafe { (kernel.launch)(&mut config, pointers.as_mut_ptr()) };
+    for (staged, r) in context.staged.iter().zip(&regions) {
+        let guard = &mut guards[guard_of(r)];
+        staged.write_back(&mut guard[r.start..r.start + staged.len]);
+    }
+    drop(guards);
+    if status == 0 {
+        return Ok(());
+    }
+    let (what, address) = describe(&config, &context);
+    let fault = KernelFault {
+        kernel: kernel.name.clone(),
+        block: config.fault_block,
+        thread: config.fault_thread,
+        address,
+        what,
+    };
+    violations::record_kernel_fault(launch.function, launch.thread.to_string(), launch.device, fault);
+    Err(match config.fault {
+        1 => hipError_t::hipErrorIllegalAddress,
+        2 => hipError_t::hipErrorLaunchTimeOut,
+        4 => hipError_t::hipErrorAssert,
+        _ => hipError_t::hipErrorLaunchFailure,
+    })
+}
+
+/// The fault's words, and the device (or host) address it touched.
+fn describe(config: &LaunchC, context: &Context) -> (String, usize) {
+    // SAFETY: the launcher writes a NUL-terminated message (zeroed first).
+    let message = unsafe { CStr::from_ptr(config.message.as_ptr()) }.to_string_lossy().into_owned();
+    let at = config.fault_address;
+    if config.fault != 1 {
+        return (message, 0);
+    }
+    for s in &context.staged {
+        if let Some(offset) = s.offset_of(at) {
+            let address = s.base.wrapping_add_signed(offset);
+            let side = if offset < 0 { "before the start" } else { "past the end" };
+            return (
+                format!("an access {side} of the {}-byte buffer at {:#x} (the kernel's argument)", s.len, s.base),
+                address,
+            );
+        }
+    }
+    if at >= POISON && at - POISON < context.poisoned.len() * WINDOW {
+        let window = (at - POISON) / WINDOW;
+        let host = context.poisoned[window].wrapping_add((at - POISON - window * WINDOW).wrapping_sub(WINDOW / 2));
+        return ("an access to host memory that is not pinned: a GPU cannot reach it".to_owned(), host);
+    }
+    (message, at)
+}
