@@ -344,7 +344,9 @@ template <class... A>
 struct Signature<void (*)(A...)> {
     static constexpr uint32_t count = sizeof...(A);
     static constexpr uint32_t sizes[sizeof...(A) + 1] = {static_cast<uint32_t>(sizeof(A))..., 0};
-    static constexpr uint8_t pointers[sizeof...(A) + 1] = {static_cast<uint8_t>(std::is_pointer_v<A>)..., 0};
+    // 0: a value; 1: a pointer; 2: a pointer to const.
+    static constexpr uint8_t pointers[sizeof...(A) + 1] = {
+        static_cast<uint8_t>(std::is_pointer_v<A> ? (std::is_const_v<std::remove_pointer_t<A>> ? 2 : 1) : 0)..., 0};
     using Tuple = std::tuple<A...>;
     template <auto F>
     static int launch(Launch* l, void** args) {

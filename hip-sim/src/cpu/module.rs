@@ -55,6 +55,9 @@ pub struct Kernel {
     pub sizes: Vec<usize>,
     /// Whether each parameter is a pointer.
     pub pointers: Vec<bool>,
+    /// Whether each parameter is a pointer to `const` (the kernel reads
+    /// through it only).
+    pub reads_only: Vec<bool>,
 }
 
 /// A loaded shared object's kernels.
@@ -130,14 +133,16 @@ fn open(so: &[u8]) -> Result<Module, hipError_t> {
         };
         let n = k.params as usize;
         // SAFETY: as above.
-        let (name, sizes, pointers) = unsafe {
+        let (name, sizes, kinds) = unsafe {
             (
                 CStr::from_ptr(k.name).to_string_lossy().into_owned(),
                 std::slice::from_raw_parts(k.sizes, n).iter().map(|&s| s as usize).collect(),
-                std::slice::from_raw_parts(k.pointers, n).iter().map(|&p| p != 0).collect(),
+                std::slice::from_raw_parts(k.pointers, n).to_vec(),
             )
         };
-        kernels.push(Arc::new(Kernel { name, launch, sizes, pointers }));
+        let pointers = kinds.iter().map(|&k| k != 0).collect();
+        let reads_only = kinds.iter().map(|&k| k == 2).collect();
+        kernels.push(Arc::new(Kernel { name, launch, sizes, pointers, reads_only }));
     }
     // The handle stays open for the process (see the module docs).
     Ok(Module { kernels })

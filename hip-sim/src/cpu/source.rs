@@ -6,12 +6,13 @@
 //! user's).
 
 /// `source` with comments and string and character literals replaced by
-/// spaces, line breaks kept.
+/// spaces (one per byte), line breaks kept.
 pub fn blank_comments_and_strings(source: &str) -> String {
     let bytes = source.as_bytes();
     let mut out = String::with_capacity(source.len());
     let mut i = 0;
-    let blank = |s: &str, out: &mut String| out.extend(s.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+    // Byte for byte, so offsets in the result are offsets in the source.
+    let blank = |s: &str, out: &mut String| out.extend(s.bytes().map(|b| if b == b'\n' { '\n' } else { ' ' }));
     while i < bytes.len() {
         let rest = &source[i..];
         let end = if rest.starts_with("//") {
@@ -115,7 +116,9 @@ pub fn dynamic_shared(source: &str) -> String {
         }
         let Some(semi) = text[at..].find(';').map(|s| at + s) else { continue };
         let statement = &text[at..semi];
-        if words(statement, "__shared__").next().is_none() || !statement.trim_end().ends_with(']') {
+        let plain = without_alignment(statement);
+        let declaration = !plain.contains(['{', '}', '(', ')']);
+        if !declaration || words(statement, "__shared__").next().is_none() || !statement.trim_end().ends_with(']') {
             continue;
         }
         // The declarator `name[]`, and the type before it.
@@ -124,13 +127,7 @@ pub fn dynamic_shared(source: &str) -> String {
         let head = body[..open].trim_end();
         let name_start = head.rfind(|c: char| !is_ident(c)).map_or(0, |p| p + 1);
         let name = &head[name_start..];
-        let mut ty = head[..name_start].replacen("extern", "", 1).replacen("__shared__", "", 1);
-        for attribute in ["__align__", "alignas"] {
-            while let Some(a) = ty.find(attribute) {
-                let close = ty[a..].find(')').map_or(ty.len(), |c| a + c + 1);
-                ty.replace_range(a..close, "");
-            }
-        }
+        let ty = without_alignment(&head[..name_start]).replacen("extern", "", 1).replacen("__shared__", "", 1);
         let ty = ty.split_whitespace().collect::<Vec<_>>().join(" ");
         if name.is_empty() || ty.is_empty() {
             continue;
@@ -142,6 +139,18 @@ pub fn dynamic_shared(source: &str) -> String {
         copied = semi;
     }
     out.push_str(&source[copied..]);
+    out
+}
+
+/// `text` without its alignment attributes (`__align__(n)`, `alignas(n)`).
+fn without_alignment(text: &str) -> String {
+    let mut out = text.to_owned();
+    for attribute in ["__align__", "alignas"] {
+        while let Some(a) = out.find(attribute) {
+            let close = out[a..].find(')').map_or(out.len(), |c| a + c + 1);
+            out.replace_range(a..close, "");
+        }
+    }
     out
 }
 
@@ -178,11 +187,13 @@ mod tests {
 
     #[test]
     fn an_extern_shared_array_becomes_dynamic_shared_memory_on_its_line() {
-        let source = "void k() {\n  extern __shared__ __align__(16) float cache[];\n  cache[0] = 1;\n}\n";
+        let source = "// 16 × 16\nvoid k() {\n  extern __shared__ __align__(16) float cache[];\n  cache[0] = 1;\n}\n";
         let out = dynamic_shared(source);
         assert!(out.contains("float* cache = reinterpret_cast<float*>(::amdgpu_sim::dynamic_shared());"), "{out}");
         assert_eq!(out.lines().count(), source.lines().count());
         assert_eq!(dynamic_shared("extern \"C\" int x;\n"), "extern \"C\" int x;\n");
+        let kernel = "extern \"C\" __global__ void k() {\n  __shared__ float t[16][16];\n}\n";
+        assert_eq!(dynamic_shared(kernel), kernel, "a kernel's static shared memory is left alone");
     }
 
     #[test]

@@ -304,21 +304,23 @@ unsafe fn compiled_args(kernel: &cpu::module::Kernel, params: *mut *mut c_void) 
 
 /// The race detector's view of a compiled kernel's launch: for each
 /// pointer argument into device memory, from it to its allocation's end,
-/// written (the kernel may touch any of it).
+/// read through a pointer to `const`, else written (the kernel may touch
+/// any of it).
 fn compiled_accesses(kernel: &cpu::module::Kernel, args: &[Vec<u8>]) -> Vec<crate::machine::races::Access> {
+    use crate::machine::violations::AccessKind;
     if !crate::machine::races::race_check_enabled() {
         return Vec::new();
     }
     args.iter()
-        .zip(&kernel.pointers)
-        .filter(|(_, &pointer)| pointer)
-        .filter_map(|(arg, _)| {
+        .zip(kernel.pointers.iter().zip(&kernel.reads_only))
+        .filter(|(_, (&pointer, _))| pointer)
+        .filter_map(|(arg, (_, &read))| {
             let address = usize::from_ne_bytes(<[u8; 8]>::try_from(arg.as_slice()).ok()?);
             match crate::place::resolve(address, 1).ok()? {
                 crate::place::Place::Device(allocation, offset) => {
                     let len = allocation.requested().checked_sub(offset).filter(|&l| l > 0)?;
-                    crate::place::Place::Device(allocation, offset)
-                        .access(len, crate::machine::violations::AccessKind::Write)
+                    let kind = if read { AccessKind::Read } else { AccessKind::Write };
+                    crate::place::Place::Device(allocation, offset).access(len, kind)
                 }
                 crate::place::Place::Host(_) => None,
             }

@@ -1,0 +1,111 @@
+// Kernels the simulator's tests compile for the CPU: GPU semantics
+// (barriers, shared memory, warp intrinsics, atomics) and each fault the
+// simulator reports.
+#include <hip/hip_runtime.h>
+
+// out[i] = 1 for i <= n: one element past the end of an n-element buffer.
+extern "C" __global__ void write_one_past(float* out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) {
+        out[i] = 1.0f;
+    }
+}
+
+// Thread 0 returns before the barrier the others wait at.
+extern "C" __global__ void divergent_barrier(int* out) {
+    if (threadIdx.x == 0) {
+        return;
+    }
+    __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+// Thread 5 of block 1 fails its assertion.
+extern "C" __global__ void failing_assert(int* out) {
+    assert(!(blockIdx.x == 1 && threadIdx.x == 5));
+    out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+
+// out[i] = in[i] * 2.
+extern "C" __global__ void twice(const float* in, float* out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = in[i] * 2.0f;
+    }
+}
+
+// Per warp: the sum of its lanes' values by shuffles; the ballot of even
+// lanes; __any, __all; warpSize; and each lane's neighbour by __shfl_xor.
+extern "C" __global__ void warp_ops(const int* in, int* sums, unsigned long long* ballots, int* votes,
+                                    int* neighbours) {
+    unsigned t = threadIdx.x;
+    int v = in[t];
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) {
+        v += __shfl_down(v, offset);
+    }
+    unsigned warp = t / warpSize;
+    unsigned long long ballot = __ballot(t % 2 == 0);
+    int any = __any(t == 3);
+    int all = __all(in[t] > 0);
+    neighbours[t] = __shfl_xor(static_cast<int>(t), 1);
+    if (__lane_id() == 0) {
+        sums[warp] = v;
+        ballots[warp] = ballot;
+        votes[2 * warp] = any;
+        votes[2 * warp + 1] = all;
+    }
+    if (t == 0) {
+        votes[64] = warpSize;
+    }
+}
+
+// C = A × B for n × n row-major matrices, n a multiple of 16, through
+// 16 × 16 tiles in shared memory.
+extern "C" __global__ void tiled_matmul(const float* a, const float* b, float* c, unsigned n) {
+    __shared__ float ta[16][16];
+    __shared__ float tb[16][16];
+    unsigned row = blockIdx.y * 16 + threadIdx.y;
+    unsigned col = blockIdx.x * 16 + threadIdx.x;
+    float sum = 0.0f;
+    for (unsigned tile = 0; tile < n / 16; ++tile) {
+        ta[threadIdx.y][threadIdx.x] = a[row * n + tile * 16 + threadIdx.x];
+        tb[threadIdx.y][threadIdx.x] = b[(tile * 16 + threadIdx.y) * n + col];
+        __syncthreads();
+        for (unsigned k = 0; k < 16; ++k) {
+            sum += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+        }
+        __syncthreads();
+    }
+    c[row * n + col] = sum;
+}
+
+// partial[block] = the block's sum, through dynamic shared memory.
+extern "C" __global__ void dynamic_sum(const float* in, float* partial) {
+    extern __shared__ float cache[];
+    unsigned t = threadIdx.x;
+    cache[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            cache[t] += cache[t + s];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        partial[blockIdx.x] = cache[0];
+    }
+}
+
+// count[0] = the number of threads, by atomics from divergent lanes;
+// count[1] = how many of them saw __syncthreads_count of the odd ones.
+extern "C" __global__ void atomics(unsigned* count) {
+    if (threadIdx.x % 3 == 0) {
+        atomicAdd(&count[0], 2u);
+    } else {
+        atomicAdd(&count[0], 1u);
+    }
+    int odd = __syncthreads_count(threadIdx.x % 2);
+    if (odd == static_cast<int>(blockDim.x / 2)) {
+        atomicAdd(&count[1], 1u);
+    }
+}

@@ -1,0 +1,369 @@
+//! The simulator runs HIP kernels compiled for the CPU by the host's C++
+//! compiler (its hipRTC), with GPU semantics: barriers, shared memory
+//! (static and dynamic), warp intrinsics at the device's wavefront of 64,
+//! atomics from divergent lanes. And it reports what a GPU would fault
+//! on, by kernel, block, thread and address, without crashing the
+//! process: a write one past a buffer, a barrier not every thread
+//! reaches, a failed `assert`, a host pointer; and the race detector sees
+//! a compiled kernel's memory.
+//!
+//! Every test holds `sim::exclusive()`. With no C++ compiler on the
+//! machine they skip saying so, unless `AMDGPU_SIM_REQUIRE_CXX=1`.
+
+mod common;
+use common::{api, download, malloc, ok, status, upload};
+use hip_sys::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use hip_sys::hiprtc::hiprtcResult;
+use hip_sys::sim::{self, ViolationKind};
+use std::ffi::{c_void, CStr, CString};
+use std::ptr::null_mut;
+
+const SOURCE: &str = include_str!("../kernels/sim_cpu_kernels.hip");
+
+/// Whether the machine has a compiler (else the test skips, saying why).
+fn compiler() -> bool {
+    match sim::cxx_compiler() {
+        Ok(_) => true,
+        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => {
+            panic!("AMDGPU_SIM_REQUIRE_CXX=1 and {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
+/// The test kernels, compiled and loaded on the current device.
+fn module() -> hipModule_t {
+    let rtc = sim::hiprtc_api();
+    let source = CString::new(SOURCE).unwrap();
+    let mut prog = null_mut();
+    // SAFETY: valid C strings and out-pointer; no headers.
+    let created = unsafe {
+        (rtc.hiprtcCreateProgram)(
+            &mut prog,
+            source.as_ptr(),
+            c"sim_cpu_kernels.hip".as_ptr(),
+            0,
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!(created, hiprtcResult::HIPRTC_SUCCESS);
+    // SAFETY: a live program, no options.
+    let compiled = unsafe { (rtc.hiprtcCompileProgram)(prog, 0, null_mut()) };
+    let mut size = 0;
+    // SAFETY: a live program and out-pointers.
+    unsafe { (rtc.hiprtcGetProgramLogSize)(prog, &mut size) };
+    let mut log = vec![0u8; size.max(1)];
+    // SAFETY: the buffer holds the log's size.
+    unsafe { (rtc.hiprtcGetProgramLog)(prog, log.as_mut_ptr().cast()) };
+    let log = CStr::from_bytes_until_nul(&log).unwrap().to_string_lossy().into_owned();
+    assert_eq!(compiled, hiprtcResult::HIPRTC_SUCCESS, "{log}");
+    // SAFETY: a compiled program and out-pointer.
+    assert_eq!(unsafe { (rtc.hiprtcGetCodeSize)(prog, &mut size) }, hiprtcResult::HIPRTC_SUCCESS);
+    let mut code = vec![0u8; size];
+    // SAFETY: the buffer holds the code's size.
+    assert_eq!(unsafe { (rtc.hiprtcGetCode)(prog, code.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
+    // SAFETY: a live program, destroyed once.
+    unsafe { (rtc.hiprtcDestroyProgram)(&mut prog) };
+    let mut m = null_mut();
+    ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+    m
+}
+
+fn function(m: hipModule_t, name: &str) -> hipFunction_t {
+    let name = CString::new(name).unwrap();
+    let mut f = null_mut();
+    ok!((api().hipModuleGetFunction)(&mut f, m, name.as_ptr()));
+    f
+}
+
+/// Launch `f` over `grid` × `block` with `shared` bytes of dynamic shared
+/// memory on `s`; `args` are the parameters' values, each as bytes.
+fn launch(
+    f: hipFunction_t,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    s: hipStream_t,
+    args: &mut [Vec<u8>],
+) -> hipError_t {
+    let mut params: Vec<*mut c_void> = args.iter_mut().map(|a| a.as_mut_ptr().cast()).collect();
+    status!((api().hipModuleLaunchKernel)(
+        f,
+        grid[0],
+        grid[1],
+        grid[2],
+        block[0],
+        block[1],
+        block[2],
+        shared,
+        s,
+        params.as_mut_ptr(),
+        null_mut()
+    ))
+}
+
+fn ptr(p: *mut c_void) -> Vec<u8> {
+    (p as usize).to_ne_bytes().to_vec()
+}
+
+fn u32_arg(v: u32) -> Vec<u8> {
+    v.to_ne_bytes().to_vec()
+}
+
+fn ints(p: *const c_void, n: usize) -> Vec<i32> {
+    download(p, n).into_iter().map(f32::to_bits).map(|b| b as i32).collect()
+}
+
+fn sync() -> hipError_t {
+    status!((api().hipDeviceSynchronize)())
+}
+
+/// The kernel faults the violations of this thread record.
+fn kernel_faults() -> Vec<sim::KernelFault> {
+    let me = std::thread::current().name().unwrap_or_default().to_owned();
+    sim::violations()
+        .into_iter()
+        .filter(|v| v.kind == ViolationKind::KernelFault && v.thread == me)
+        .filter_map(|v| v.kernel)
+        .collect()
+}
+
+/// Run `f` on a named thread holding the simulator alone, with a clean
+/// fault state after.
+fn run(name: &str, f: impl FnOnce() + Send + 'static) {
+    let _x = sim::exclusive();
+    std::thread::Builder::new().name(name.into()).spawn(f).unwrap().join().unwrap();
+    sim::reset_faults();
+}
+
+#[test]
+fn a_write_one_past_a_buffer_faults_naming_kernel_block_thread_and_address() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-one-past", || {
+        let m = module();
+        let n = 1000u32;
+        let p = malloc(n as usize * 4);
+        let f = function(m, "write_one_past");
+        assert_eq!(launch(f, [4, 1, 1], [256, 1, 1], 0, null_mut(), &mut [ptr(p), u32_arg(n)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorIllegalAddress, "a sticky fault, as on a GPU");
+        let faults = kernel_faults();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        let fault = &faults[0];
+        assert_eq!(fault.kernel, "write_one_past");
+        // Element 1000 is block 3's thread 232.
+        assert_eq!((fault.block, fault.thread), ([3, 0, 0], [232, 0, 0]));
+        assert_eq!(fault.address, p as usize + 4000, "the byte past the end");
+        assert!(fault.what.contains("past the end of the 4000-byte buffer"), "{}", fault.what);
+        sim::reset_faults();
+        // Everything before the fault was written; the process lives on.
+        assert!(download(p, n as usize).iter().take(768).all(|v| *v == 1.0));
+        ok!((api().hipFree)(p));
+    });
+}
+
+#[test]
+fn a_barrier_one_thread_returns_before_is_a_reported_deadlock() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-barrier", || {
+        let p = malloc(64 * 4);
+        let f = function(module(), "divergent_barrier");
+        assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut, "a GPU hangs until its watchdog");
+        let faults = kernel_faults();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert_eq!(faults[0].thread, [0, 0, 0], "the thread that returned");
+        assert!(faults[0].what.contains("__syncthreads"), "{}", faults[0].what);
+        sim::reset_faults();
+        ok!((api().hipFree)(p));
+    });
+}
+
+#[test]
+fn a_failed_assert_faults_the_launch() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-assert", || {
+        let p = malloc(4 * 32 * 4);
+        let f = function(module(), "failing_assert");
+        assert_eq!(launch(f, [4, 1, 1], [32, 1, 1], 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorAssert);
+        let faults = kernel_faults();
+        assert_eq!((faults[0].block, faults[0].thread), ([1, 0, 0], [5, 0, 0]), "{faults:?}");
+        assert!(faults[0].what.contains("sim_cpu_kernels.hip:25"), "the source line: {}", faults[0].what);
+        sim::reset_faults();
+        ok!((api().hipFree)(p));
+    });
+}
+
+#[test]
+fn a_host_pointer_that_is_not_pinned_faults_instead_of_writing_host_memory() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-host-pointer", || {
+        let input = upload(&[1.0; 64]);
+        let mut host = vec![5.0f32; 64];
+        let f = function(module(), "twice");
+        let mut args = [ptr(input), ptr(host.as_mut_ptr().cast()), u32_arg(64)];
+        assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorIllegalAddress);
+        let faults = kernel_faults();
+        assert!(faults[0].what.contains("host memory that is not pinned"), "{faults:?}");
+        assert_eq!(faults[0].address, host.as_ptr() as usize, "the host address the kernel was given");
+        assert!(host.iter().all(|v| *v == 5.0), "the host memory is untouched");
+        sim::reset_faults();
+        ok!((api().hipFree)(input));
+    });
+}
+
+#[test]
+fn warp_intrinsics_run_in_lockstep_at_a_wavefront_of_64() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-warps", || {
+        let t = 128usize;
+        let values: Vec<i32> = (0..t as i32).collect();
+        let input = malloc(t * 4);
+        ok!((api().hipMemcpy)(
+            input,
+            values.as_ptr().cast(),
+            t * 4,
+            hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice
+        ));
+        let (sums, ballots, votes, neighbours) = (malloc(2 * 4), malloc(2 * 8), malloc(65 * 4), malloc(t * 4));
+        let f = function(module(), "warp_ops");
+        let mut args = [ptr(input), ptr(sums), ptr(ballots), ptr(votes), ptr(neighbours)];
+        assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+        let first: i32 = (0..64).sum();
+        assert_eq!(ints(sums, 2), [first, first + 64 * 64]);
+        let mut b = [0u64; 2];
+        ok!((api().hipMemcpy)(
+            b.as_mut_ptr().cast(),
+            ballots,
+            16,
+            hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost
+        ));
+        assert_eq!(b, [0x5555_5555_5555_5555; 2], "the even lanes of each 64-lane warp");
+        let v = ints(votes, 65);
+        assert_eq!(&v[..4], [1, 0, 0, 1], "__any(t == 3) in warp 0 only; __all(in > 0) in warp 1 only (in[0] is 0)");
+        assert_eq!(v[64], 64, "warpSize");
+        let expected: Vec<i32> = (0..t as i32).map(|i| i ^ 1).collect();
+        assert_eq!(ints(neighbours, t), expected);
+        for p in [input, sums, ballots, votes, neighbours] {
+            ok!((api().hipFree)(p));
+        }
+    });
+}
+
+#[test]
+fn a_tiled_matrix_product_through_shared_memory_and_barriers() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-matmul", || {
+        let n = 48usize;
+        let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
+        let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.5).collect();
+        let (da, db, dc) = (upload(&a), upload(&b), malloc(n * n * 4));
+        let f = function(module(), "tiled_matmul");
+        let grid = [(n / 16) as u32, (n / 16) as u32, 1];
+        let mut args = [ptr(da), ptr(db), ptr(dc), u32_arg(n as u32)];
+        assert_eq!(launch(f, grid, [16, 16, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+        let c = download(dc, n * n);
+        for row in 0..n {
+            for col in 0..n {
+                let want: f32 = (0..n).map(|k| a[row * n + k] * b[k * n + col]).sum();
+                assert_eq!(c[row * n + col], want, "C[{row}][{col}]");
+            }
+        }
+        for p in [da, db, dc] {
+            ok!((api().hipFree)(p));
+        }
+    });
+}
+
+#[test]
+fn extern_shared_memory_is_the_launchs_dynamic_shared_memory() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-dynamic-shared", || {
+        let input: Vec<f32> = (0..1024).map(|i| (i % 10) as f32).collect();
+        let (din, partial) = (upload(&input), malloc(4 * 4));
+        let f = function(module(), "dynamic_sum");
+        assert_eq!(
+            launch(f, [4, 1, 1], [256, 1, 1], 256 * 4, null_mut(), &mut [ptr(din), ptr(partial)]),
+            hipError_t::hipSuccess
+        );
+        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+        assert_eq!(download(partial, 4), want);
+        ok!((api().hipFree)(din));
+        ok!((api().hipFree)(partial));
+    });
+}
+
+#[test]
+fn atomics_from_divergent_lanes_and_a_counting_barrier() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-atomics", || {
+        let count = malloc(8);
+        ok!((api().hipMemset)(count, 0, 8));
+        let f = function(module(), "atomics");
+        assert_eq!(launch(f, [3, 1, 1], [96, 1, 1], 0, null_mut(), &mut [ptr(count)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+        let per_block = 96 + 32; // one each, and one more for the multiples of 3
+        assert_eq!(ints(count, 2), [3 * per_block, 3 * 96], "every thread saw 48 odd threads");
+        ok!((api().hipFree)(count));
+    });
+}
+
+#[test]
+fn the_race_detector_sees_a_compiled_kernels_memory() {
+    if !compiler() {
+        return;
+    }
+    let _x = sim::exclusive();
+    let found = std::thread::Builder::new()
+        .name("cpu-race".into())
+        .spawn(|| {
+            let _expected = sim::expect_races();
+            let m = module();
+            let f = function(m, "twice");
+            let (input, output) = (upload(&[1.0; 256]), malloc(256 * 4));
+            let streams = [common::stream(), common::stream()];
+            for s in streams {
+                let mut args = [ptr(input), ptr(output), u32_arg(256)];
+                assert_eq!(launch(f, [1, 1, 1], [256, 1, 1], 0, s, &mut args), hipError_t::hipSuccess);
+            }
+            assert_eq!(sync(), hipError_t::hipSuccess);
+            assert_eq!(download(output, 256), vec![2.0; 256]);
+            for s in streams {
+                ok!((api().hipStreamDestroy)(s));
+            }
+            ok!((api().hipFree)(input));
+            ok!((api().hipFree)(output));
+            sim::violations()
+                .into_iter()
+                .filter(|v| v.thread == "cpu-race" && v.kind == ViolationKind::StreamRace)
+                .count()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(found, 1, "the two launches write one buffer with no order between them");
+}
