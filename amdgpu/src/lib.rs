@@ -226,8 +226,13 @@
 //! the same from the command line.
 //! [`Program::build`] goes through the process's [`KernelCache`], in
 //! memory and, with `AMDGPU_KERNEL_CACHE=<dir>`, on disk across processes.
-//! The simulator cannot compile C++ (its error says so); its built-in
-//! kernels load by name (`sys::sim::code_object`).
+//! On the simulator, HIP source is compiled for the CPU by the machine's
+//! C++ compiler (`g++` or `clang++`, or `AMDGPU_SIM_CXX`) and its kernels
+//! run with GPU semantics (barriers, shared memory, warp intrinsics at 64
+//! lanes), an access outside their buffers, a divergent barrier or a
+//! failed `assert` reported by kernel, block and thread; with no compiler
+//! its error says what to install, and its built-in kernels load by name
+//! (`sys::sim::code_object`).
 //!
 //! A [`Kernel`] declares a kernel's parameter types once, unsafely; its
 //! launches are safe: each array argument is checked for its device and

@@ -60,8 +60,9 @@
 //!   handled at load ([`rocsparse_spmv_staged`]).
 //! - [`compiler()`] and [`hiprtc()`]: the runtime compiler of the backend
 //!   ([`hiprtc::HiprtcApi`]): AMD's hipRTC of the runtime's own
-//!   installation, NVRTC behind it on nvidia, and on the simulator a
-//!   table that explains why it cannot compile; [`compiler_of`] loads
+//!   installation, NVRTC behind it on nvidia, and on the simulator one
+//!   that compiles HIP source for the CPU with the machine's C++ compiler
+//!   (`sim::cxx_compiler`); [`compiler_of`] loads
 //!   AMD's hipRTC or NVRTC on its own, with no GPU, for compiling for a
 //!   named target; [`prelude()`] is the portable kernel prelude every
 //!   compilation gets (see [`libraries::rtc`]).

@@ -15,8 +15,8 @@ pub enum CompilerKind {
     /// NVIDIA's NVRTC behind hipRTC's table: compiles for `sm_XY` and
     /// `compute_XY`.
     Nvrtc,
-    /// The simulator's table: creates programs and explains, in every
-    /// compilation's log, that it cannot compile.
+    /// The simulator's table: compiles for the CPU with the machine's C++
+    /// compiler, or explains in the log what to install.
     Sim,
 }
 

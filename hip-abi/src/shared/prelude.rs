@@ -4,7 +4,7 @@
 //!
 //! | include name | hipRTC (AMD) | NVRTC |
 //! |---|---|---|
-//! | `hip/hip_runtime.h` | HIP's older index names (`hipThreadIdx_x`, ...), `HIP_DYNAMIC_SHARED`, the fixed-width integers (gone from hipRTC's globals in ROCm 7.0) | the same, plus HIP's mask-less shuffles (`__shfl`, `__shfl_up`, `__shfl_down`, `__shfl_xor`, with width) and votes (`__ballot`, 64 bits wide, `__any`, `__all`) over the active lanes, and `__lane_id` |
+//! | `hip/hip_runtime.h` | HIP's older index names (`hipThreadIdx_x`, ...), `HIP_DYNAMIC_SHARED`, the fixed-width integers (gone from hipRTC's globals in ROCm 7.0), a device `assert` that traps (hipRTC 5.x has none) | the same, plus HIP's mask-less shuffles (`__shfl`, `__shfl_up`, `__shfl_down`, `__shfl_xor`, with width) and votes (`__ballot`, 64 bits wide, `__any`, `__all`) over the active lanes, and `__lane_id` |
 //! | `hip/hip_cooperative_groups.h` | the thread block: `this_thread_block`, `sync`, `thread_rank`, `size`, the indices | the same |
 //! | `type_traits` | (hipRTC's own) | constants, `is_same`, the type categories, the cv and reference edits, `enable_if`, `conditional`, `decay`, with `_t` and `_v` forms |
 //! | `limits` | (hipRTC's own) | `numeric_limits` of the arithmetic types |

@@ -15,10 +15,12 @@
 //! - **NVRTC** ([`CompilerKind::Nvrtc`]): `libnvrtc.so.13`, `.12`, behind
 //!   hipRTC's table (the nvidia backend's `hiprtc` module), compiling for the
 //!   current device's compute capability or a named `sm_XY`.
-//! - **The simulator's** ([`CompilerKind::Sim`]): it cannot compile C++.
-//!   Its table creates programs and answers every compilation with
-//!   `HIPRTC_ERROR_COMPILATION` and a log that says so and names its
-//!   built-in kernels, which load by name through
+//! - **The simulator's** ([`CompilerKind::Sim`]): HIP source compiled for
+//!   the CPU by the machine's C++ compiler (`AMDGPU_SIM_CXX`, else `c++`,
+//!   `g++` or `clang++`), into a code object whose kernels the simulator
+//!   runs with GPU semantics. With no compiler, every compilation answers
+//!   `HIPRTC_ERROR_COMPILATION` with a log that says what to install and
+//!   names the built-in kernels, which load by name through
 //!   [`crate::sim::code_object`](crate::sim).
 
 use std::sync::OnceLock;

@@ -6,3 +6,9 @@
 // name and adds what hipRTC 5.x to 7.x lacks (portable.h, before this
 // text), so the same source compiles with hipRTC and with NVRTC.
 #pragma once
+
+// hipRTC 5.x has no device assert of its own: a failed one traps, which
+// faults the launch as HIP's own assert does.
+#ifndef assert
+#define assert(c) ((c) ? (void)0 : __builtin_trap())
+#endif
