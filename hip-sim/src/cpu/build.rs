@@ -179,6 +179,17 @@ fn file_name(name: &str) -> String {
     }
 }
 
+/// GCC's TLS descriptors, with which the launcher's thread-locals cost a
+/// load rather than a call in a library loaded at run time (clang before
+/// 19 does not take the option, and is left to its default).
+fn tls_descriptors(cxx: &Cxx) -> &'static [&'static str] {
+    if cxx.version.contains("clang") {
+        &[]
+    } else {
+        &["-mtls-dialect=gnu2"]
+    }
+}
+
 /// Run the compiler: the shared object and the log, or the log.
 fn compile(
     request: &Request<'_>,
@@ -200,6 +211,7 @@ fn compile(
         .current_dir(scratch.0.join("src"))
         .args(flags)
         .args(["-fPIC", "-shared", "-pthread", "-fno-exceptions", "-I", "../include", "-o", "../kernels.so"])
+        .args(tls_descriptors(cxx))
         .args(["-x", "c++", "amdgpu_sim_wrapper.cpp"])
         .env("LC_ALL", "C")
         .output()

@@ -58,15 +58,18 @@ enum Fault : uint32_t {
     kTooLarge = 5,
 };
 
-enum State : int { kRunnable, kAtBarrier, kAtWarp, kDone, kFaulted };
+// A thread is unstarted until a runner claims it, then running until it
+// reaches a barrier or a warp intrinsic (where it waits until released)
+// or its end.
+enum State : int { kUnstarted, kRunning, kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
 
 enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll };
 
 struct Block;
 
 struct Thread {
-    void* sp;  // the fiber's saved stack pointer
-    char* stack_top;
+    void* sp;  // the saved stack pointer of the runner that runs it
+    char* stack_top;  // the top of that runner's stack
     dim3_t idx;
     uint32_t lane;
     uint32_t warp;
@@ -85,18 +88,34 @@ struct Block {
     void* scheduler_sp;
     Thread* threads;
     uint32_t count;
+    // The next thread no runner has claimed.
+    uint32_t next;
     dim3_t idx;
     Launch* launch;
-    void (*body)(void*);
-    void* body_context;
+    // The kernel's arguments (the launcher's tuple).
+    void* arguments;
+    // The top of the stack of the runner being started.
+    char* runner_top;
     char* shared;
     int barrier_result;
+    bool faulted;
 };
 
 extern "C" void amdgpu_sim_switch(void** save, void* to);
 
 inline thread_local Block* current_block = nullptr;
 inline thread_local Thread* current_thread = nullptr;
+
+// What a kernel reads of where it runs: one thread-local block, so that
+// the indices cost a load each.
+struct Here {
+    dim3_t thread;
+    dim3_t block;
+    dim3_t block_dim;
+    dim3_t grid;
+    int warp_size;
+};
+inline thread_local Here here;
 
 inline Thread& me() { return *current_thread; }
 
@@ -108,6 +127,7 @@ inline void yield(State state) {
 }
 
 inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {
+    current_block->faulted = true;
     Launch* l = current_block->launch;
     if (l->fault == kNone) {
         l->fault = kind;
@@ -181,13 +201,11 @@ inline char* dynamic_shared() { return current_block->shared; }
 
 using dim3 = amdgpu_sim::dim3_t;
 
-#define threadIdx (::amdgpu_sim::current_thread->idx)
-#define blockIdx (::amdgpu_sim::current_block->idx)
-#define blockDim (::amdgpu_sim::dim3_t{::amdgpu_sim::current_block->launch->block[0], \
-    ::amdgpu_sim::current_block->launch->block[1], ::amdgpu_sim::current_block->launch->block[2]})
-#define gridDim (::amdgpu_sim::dim3_t{::amdgpu_sim::current_block->launch->grid[0], \
-    ::amdgpu_sim::current_block->launch->grid[1], ::amdgpu_sim::current_block->launch->grid[2]})
-#define warpSize (static_cast<int>(::amdgpu_sim::current_block->launch->warp_size))
+#define threadIdx (::amdgpu_sim::here.thread)
+#define blockIdx (::amdgpu_sim::here.block)
+#define blockDim (::amdgpu_sim::here.block_dim)
+#define gridDim (::amdgpu_sim::here.grid)
+#define warpSize (::amdgpu_sim::here.warp_size)
 
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)

@@ -5,6 +5,7 @@
 #ifndef AMDGPU_SIM_LAUNCH_H
 #define AMDGPU_SIM_LAUNCH_H
 
+#include <atomic>
 #include <csignal>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -53,20 +54,40 @@ namespace amdgpu_sim {
 constexpr size_t kStack = 64 * 1024;
 constexpr size_t kGuard = 4096;
 
-[[noreturn]] inline void fiber_main() {
+// A runner: it runs the block's unclaimed threads one after another on
+// its own stack, the kernel inlined into its loop, until one of them waits
+// at a barrier or a warp intrinsic: that thread keeps the runner, and the
+// scheduler starts another for the threads left. A block whose threads
+// never wait runs on one stack with no switch between its threads.
+template <auto F, class Tuple>
+[[noreturn]] void runner() {
     Block* b = current_block;
-    b->body(b->body_context);
-    yield(kDone);
+    char* top = b->runner_top;
+    const Tuple& arguments = *static_cast<const Tuple*>(b->arguments);
+    while (b->next < b->count) {
+        Thread* t = &b->threads[b->next++];
+        t->stack_top = top;
+        t->state = kRunning;
+        current_thread = t;
+        here.thread = t->idx;
+        // The fault handler reads these: they are in memory before the
+        // kernel runs, whatever the compiler makes of the loop.
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        std::apply(F, arguments);
+        t->state = kDone;
+    }
+    void* unused;
+    amdgpu_sim_switch(&unused, b->scheduler_sp);
     std::abort();  // never resumed
 }
 
-// The stack pointer of a fiber that starts at `fiber_main` when switched to.
-inline void* new_stack(char* top) {
+// The stack pointer of a runner that starts at `entry` when switched to.
+inline void* new_stack(char* top, void (*entry)()) {
     uintptr_t sp = reinterpret_cast<uintptr_t>(top) & ~uintptr_t(15);
     uint64_t* p = reinterpret_cast<uint64_t*>(sp);
-    *--p = 0;                                             // fiber_main never returns
-    *--p = reinterpret_cast<uint64_t>(&fiber_main);       // where `ret` goes
-    for (int i = 0; i < 6; ++i) *--p = 0;                 // rbp rbx r12-r15
+    *--p = 0;                                    // the runner never returns
+    *--p = reinterpret_cast<uint64_t>(entry);    // where `ret` goes
+    for (int i = 0; i < 6; ++i) *--p = 0;        // rbp rbx r12-r15
     uint32_t mxcsr;
     uint16_t fpucw;
     asm volatile("stmxcsr %0" : "=m"(mxcsr));
@@ -101,7 +122,7 @@ struct Stacks {
 };
 
 inline thread_local Stacks stacks;
-inline thread_local Thread threads[1024];
+inline thread_local Thread* threads = nullptr;
 inline thread_local char* shared = nullptr;
 inline thread_local uint32_t shared_size = 0;
 inline thread_local uintptr_t fault_address = 0;
@@ -134,8 +155,10 @@ inline void chain(int sig, siginfo_t* info, void* context) {
 }
 
 inline void on_fault(int sig, siginfo_t* info, void* context) {
+    // Between the scheduler's switches `current_thread` is null: a fault
+    // with one set is the kernel's.
     Thread* t = current_thread;
-    if (t == nullptr || current_block == nullptr || t->state != kRunnable) {
+    if (t == nullptr || current_block == nullptr) {
         chain(sig, info, context);
         return;
     }
@@ -255,35 +278,70 @@ inline bool resolve_warp(Block& b, uint32_t first, uint32_t end, bool& progresse
         }
     }
     for (uint32_t i = first; i < end; ++i)
-        if (b.threads[i].state == kAtWarp) b.threads[i].state = kRunnable;
+        if (b.threads[i].state == kAtWarp) b.threads[i].state = kReleased;
     progressed = true;
     return true;
 }
 
+// Switch to `sp` (a runner, new or waiting) until a thread waits, faults
+// or the runner ends; false if a thread faulted.
+inline bool resume(Block& b, void* sp) {
+    amdgpu_sim_switch(&b.scheduler_sp, sp);
+    current_thread = nullptr;
+    return !b.faulted;
+}
+
 // Run every thread of block `b` to its end; false if the block faulted.
-inline bool run_block(Block& b) {
+inline bool run_block(Block& b, void (*entry)()) {
     const uint32_t n = b.count;
     const uint32_t bx = b.launch->block[0], by = b.launch->block[1];
     const uint32_t ws = b.launch->warp_size;
+    // Counted up, not divided: with threads that never wait this loop is
+    // a good part of a block's cost.
+    dim3_t idx{0, 0, 0};
+    uint32_t lane = 0, warp = 0;
     for (uint32_t i = 0; i < n; ++i) {
         Thread& t = b.threads[i];
-        t.idx = dim3_t{i % bx, (i / bx) % by, i / (bx * by)};
-        t.lane = i % ws;
-        t.warp = i / ws;
-        t.state = kRunnable;
-        t.stack_top = stacks.top(i);
-        t.sp = new_stack(t.stack_top);
+        t.idx = idx;
+        t.lane = lane;
+        t.warp = warp;
+        t.state = kUnstarted;
+        if (++idx.x == bx) {
+            idx.x = 0;
+            if (++idx.y == by) {
+                idx.y = 0;
+                ++idx.z;
+            }
+        }
+        if (++lane == ws) {
+            lane = 0;
+            ++warp;
+        }
     }
+    b.next = 0;
+    b.faulted = false;
     current_block = &b;
+    here.block = b.idx;
+    here.block_dim = dim3_t{bx, by, b.launch->block[2]};
+    here.grid = dim3_t{b.launch->grid[0], b.launch->grid[1], b.launch->grid[2]};
+    here.warp_size = static_cast<int>(ws);
+    uint32_t runners = 0;
     for (;;) {
+        while (b.next < n) {
+            b.runner_top = stacks.top(runners++);
+            if (!resume(b, new_stack(b.runner_top, entry))) return false;
+        }
+        bool resumed = false;
         for (uint32_t i = 0; i < n; ++i) {
             Thread& t = b.threads[i];
-            if (t.state != kRunnable) continue;
+            if (t.state != kReleased) continue;
+            t.state = kRunning;
             current_thread = &t;
-            amdgpu_sim_switch(&b.scheduler_sp, t.sp);
-            current_thread = nullptr;
-            if (t.state == kFaulted) return false;
+            here.thread = t.idx;
+            resumed = true;
+            if (!resume(b, t.sp)) return false;
         }
+        if (resumed) continue;
         uint32_t done = 0, at_barrier = 0;
         for (uint32_t i = 0; i < n; ++i) {
             done += b.threads[i].state == kDone;
@@ -306,7 +364,7 @@ inline bool run_block(Block& b) {
             int sum = 0;
             for (uint32_t i = 0; i < n; ++i) sum += b.threads[i].predicate;
             b.barrier_result = sum;
-            for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kRunnable;
+            for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kReleased;
             continue;
         }
         if (other != nullptr && other->state == kDone) {
@@ -358,6 +416,14 @@ struct Signature<void (*)(A...)> {
             std::snprintf(l->message, sizeof l->message, "no stacks for %u threads", n);
             return 1;
         }
+        if (threads == nullptr) {
+            threads = static_cast<Thread*>(std::calloc(1024, sizeof(Thread)));
+            if (threads == nullptr) {
+                l->fault = kTooLarge;
+                std::snprintf(l->message, sizeof l->message, "no memory for the block's threads");
+                return 1;
+            }
+        }
         if (l->dynamic_shared > shared_size) {
             std::free(shared);
             shared = static_cast<char*>(std::malloc(l->dynamic_shared));
@@ -368,13 +434,12 @@ struct Signature<void (*)(A...)> {
         b.count = n;
         b.launch = l;
         b.shared = shared;
-        b.body_context = &values;
-        b.body = [](void* c) { std::apply(F, *static_cast<Tuple*>(c)); };
+        b.arguments = &values;
         for (uint32_t z = 0; z < l->grid[2]; ++z)
             for (uint32_t y = 0; y < l->grid[1]; ++y)
                 for (uint32_t x = 0; x < l->grid[0]; ++x) {
                     b.idx = dim3_t{x, y, z};
-                    bool ok = run_block(b);
+                    bool ok = run_block(b, &runner<F, Tuple>);
                     current_block = nullptr;
                     if (!ok) return 1;
                 }
