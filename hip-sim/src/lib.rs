@@ -16,6 +16,7 @@
 //! |---|---|---|
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
+//! | `AMDGPU_SIM_TARGETS` | each device's AMD target, device 0 first: `gfx90a` (wavefronts of 64, architecture 9.0) or `gfx1030` (wavefronts of 32, 10.3); `hipDeviceAttributeWarpSize`, the architecture attributes, the device's name and compiled kernels' `warpSize` follow; devices past the list are gfx90a | `gfx90a` for every device |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
@@ -285,6 +286,45 @@
 //! stderr unless the thread [`expect_races`]; CI runs the whole suite so),
 //! or `off` ([`race_check_enabled`]).
 //!
+//! # Your kernels, compiled for the CPU
+//!
+//! hipRTC compiles HIP source with the machine's C++ compiler
+//! ([`cxx_compiler`]: `AMDGPU_SIM_CXX`, else `c++`, `g++` or `clang++` on
+//! `PATH`) through a CPU flavour of `hip/hip_runtime.h`, into a code object
+//! that `hipModuleLoadData` loads; `hipModuleGetFunction` finds its
+//! `extern "C"` kernels by name and its templates by their name
+//! expressions. Compiled objects are kept for the process, keyed by the
+//! source, headers, options, prelude and compiler. With no compiler, the
+//! compilation's log says what to install.
+//!
+//! - **Modelled**: a grid of blocks; the threads of a block in lockstep at
+//!   `__syncthreads` (and `_count`, `_and`, `_or`) and, per wavefront of
+//!   the device's width (64 for gfx90a, 32 for gfx1030;
+//!   `AMDGPU_SIM_TARGETS`), at `__shfl`, `__shfl_up`, `__shfl_down`,
+//!   `__shfl_xor`, `__ballot`, `__any`, `__all`, `__activemask`; static
+//!   `__shared__` memory per block and dynamic (`extern __shared__`,
+//!   `HIP_DYNAMIC_SHARED`); atomics; `__threadfence*`; the math functions
+//!   and fast intrinsics; the bit intrinsics; `printf` (to the process's
+//!   stdout, at once); device `assert`.
+//! - **Reported** (a [`ViolationKind::KernelFault`] naming kernel, block,
+//!   thread, address and buffer, and a sticky error on the stream): an
+//!   access outside the buffers a kernel's pointer arguments point into,
+//!   to within 16 bytes of their ends (`hipErrorIllegalAddress`); a
+//!   pointer into host memory that is not pinned; a block whose threads do
+//!   not all reach the same barrier, or a warp whose lanes reach different
+//!   intrinsics (`hipErrorLaunchTimeOut`, where a GPU hangs); a failed
+//!   `assert` (`hipErrorAssert`). The race detector sees each pointer
+//!   argument's memory, to its allocation's end: read through a pointer to
+//!   `const`, else written.
+//! - **Not modelled, and refused or reported where they are used**:
+//!   device pointers stored in memory (an array of pointers: the kernel
+//!   sees device addresses, and touching one faults), pointers inside
+//!   structures passed by value (the same), `half` and `bfloat16`,
+//!   cooperative groups, inline GCN assembly, textures, dynamic
+//!   parallelism. Blocks run one after another on the stream's thread,
+//!   and a kernel that never returns is not stopped. Compiled kernels run
+//!   on x86-64 hosts.
+//!
 //! # Not modelled
 //!
 //! Peer access in the simulated libraries (rocSPARSE, rocFFT and MIOpen
@@ -402,7 +442,7 @@ pub use kernels::{
 pub use library::live_library_objects;
 pub use machine::addresses::MAX_DEVICES;
 pub use machine::calls::{call_count, thread_call_count};
-pub use machine::config::{parse_devices, parse_memory, SimConfig};
+pub use machine::config::{parse_devices, parse_memory, parse_targets, SimConfig, SimTarget};
 pub use machine::exclusive::{exclusive, Exclusive};
 pub use machine::faults::{inject_fault, inject_sticky_fault, reset_faults, Fault};
 pub use machine::peers::set_peer_reachable;

@@ -55,10 +55,10 @@ fn module() -> hipModule_t {
     let compiled = unsafe { (rtc.hiprtcCompileProgram)(prog, 0, null_mut()) };
     let mut size = 0;
     // SAFETY: a live program and out-pointers.
-    unsafe { (rtc.hiprtcGetProgramLogSize)(prog, &mut size) };
+    assert_eq!(unsafe { (rtc.hiprtcGetProgramLogSize)(prog, &mut size) }, hiprtcResult::HIPRTC_SUCCESS);
     let mut log = vec![0u8; size.max(1)];
     // SAFETY: the buffer holds the log's size.
-    unsafe { (rtc.hiprtcGetProgramLog)(prog, log.as_mut_ptr().cast()) };
+    assert_eq!(unsafe { (rtc.hiprtcGetProgramLog)(prog, log.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
     let log = CStr::from_bytes_until_nul(&log).unwrap().to_string_lossy().into_owned();
     assert_eq!(compiled, hiprtcResult::HIPRTC_SUCCESS, "{log}");
     // SAFETY: a compiled program and out-pointer.
@@ -67,7 +67,7 @@ fn module() -> hipModule_t {
     // SAFETY: the buffer holds the code's size.
     assert_eq!(unsafe { (rtc.hiprtcGetCode)(prog, code.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
     // SAFETY: a live program, destroyed once.
-    unsafe { (rtc.hiprtcDestroyProgram)(&mut prog) };
+    assert_eq!(unsafe { (rtc.hiprtcDestroyProgram)(&mut prog) }, hiprtcResult::HIPRTC_SUCCESS);
     let mut m = null_mut();
     ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
     m
@@ -225,45 +225,77 @@ fn a_host_pointer_that_is_not_pinned_faults_instead_of_writing_host_memory() {
     });
 }
 
+/// The warp intrinsics at the current device's wavefront width: the sum of
+/// each warp's lanes by shuffles, the ballot of its even lanes, its votes,
+/// each lane's neighbour by `__shfl_xor`, and `warpSize`.
+fn warp_intrinsics_at_the_devices_width() {
+    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0).unwrap();
+    let (t, w) = (128usize, width as usize);
+    let warps = t / w;
+    let values: Vec<i32> = (0..t as i32).collect();
+    let input = malloc(t * 4);
+    let h2d = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice;
+    ok!((api().hipMemcpy)(input, values.as_ptr().cast(), t * 4, h2d));
+    let (sums, ballots, votes, neighbours) = (malloc(warps * 4), malloc(warps * 8), malloc(65 * 4), malloc(t * 4));
+    ok!((api().hipMemset)(votes, 0, 65 * 4));
+    let f = function(module(), "warp_ops");
+    let mut args = [ptr(input), ptr(sums), ptr(ballots), ptr(votes), ptr(neighbours)];
+    assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+    assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+    let want: Vec<i32> = (0..warps).map(|k| (k * w..(k + 1) * w).map(|i| i as i32).sum()).collect();
+    assert_eq!(ints(sums, warps), want, "each warp's sum at width {w}");
+    let mut b = vec![0u64; warps];
+    let d2h = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
+    ok!((api().hipMemcpy)(b.as_mut_ptr().cast(), ballots, warps * 8, d2h));
+    let even = 0x5555_5555_5555_5555u64 >> (64 - w);
+    assert!(b.iter().all(|&m| m == even), "the even lanes of each {w}-lane warp: {b:x?}");
+    let v = ints(votes, 65);
+    let mut want_votes = vec![0; 2 * warps];
+    want_votes[0] = 1; // __any(t == 3): warp 0 only
+    for k in 1..warps {
+        want_votes[2 * k + 1] = 1; // __all(in > 0): every warp but the first (in[0] is 0)
+    }
+    assert_eq!(&v[..2 * warps], want_votes);
+    assert_eq!(v[64], width, "warpSize");
+    let expected: Vec<i32> = (0..t as i32).map(|i| i ^ 1).collect();
+    assert_eq!(ints(neighbours, t), expected);
+    for p in [input, sums, ballots, votes, neighbours] {
+        ok!((api().hipFree)(p));
+    }
+}
+
 #[test]
-fn warp_intrinsics_run_in_lockstep_at_a_wavefront_of_64() {
+fn warp_intrinsics_run_in_lockstep_at_the_devices_wavefront() {
     if !compiler() {
         return;
     }
-    run("cpu-warps", || {
-        let t = 128usize;
-        let values: Vec<i32> = (0..t as i32).collect();
-        let input = malloc(t * 4);
-        ok!((api().hipMemcpy)(
-            input,
-            values.as_ptr().cast(),
-            t * 4,
-            hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice
-        ));
-        let (sums, ballots, votes, neighbours) = (malloc(2 * 4), malloc(2 * 8), malloc(65 * 4), malloc(t * 4));
-        let f = function(module(), "warp_ops");
-        let mut args = [ptr(input), ptr(sums), ptr(ballots), ptr(votes), ptr(neighbours)];
-        assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
-        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-        let first: i32 = (0..64).sum();
-        assert_eq!(ints(sums, 2), [first, first + 64 * 64]);
-        let mut b = [0u64; 2];
-        ok!((api().hipMemcpy)(
-            b.as_mut_ptr().cast(),
-            ballots,
-            16,
-            hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost
-        ));
-        assert_eq!(b, [0x5555_5555_5555_5555; 2], "the even lanes of each 64-lane warp");
-        let v = ints(votes, 65);
-        assert_eq!(&v[..4], [1, 0, 0, 1], "__any(t == 3) in warp 0 only; __all(in > 0) in warp 1 only (in[0] is 0)");
-        assert_eq!(v[64], 64, "warpSize");
-        let expected: Vec<i32> = (0..t as i32).map(|i| i ^ 1).collect();
-        assert_eq!(ints(neighbours, t), expected);
-        for p in [input, sums, ballots, votes, neighbours] {
-            ok!((api().hipFree)(p));
-        }
-    });
+    run("cpu-warps", warp_intrinsics_at_the_devices_width);
+}
+
+/// Run by the test below in a child whose devices are gfx1030-like.
+#[test]
+fn wave32_child() {
+    if std::env::var("AMDGPU_SIM_TARGETS").as_deref() != Ok("gfx1030") {
+        return; // only as a child of warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device
+    }
+    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0);
+    assert_eq!(width, Ok(32));
+    run("cpu-warps-32", warp_intrinsics_at_the_devices_width);
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device() {
+    if !compiler() {
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "wave32_child", "--nocapture", "--test-threads=1"])
+        .env("AMDGPU_SIM_TARGETS", "gfx1030")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
 }
 
 #[test]

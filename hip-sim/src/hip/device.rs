@@ -111,8 +111,9 @@ pub(crate) unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: 
 pub(crate) unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: i32, device: hipDevice_t) -> hipError_t {
     call(idx!("hipDeviceGetName"), || {
         let device = device_arg(device)?;
+        let target = sim().config.targets[device].name();
         // SAFETY: the caller passes `len` writable bytes.
-        unsafe { write_c_string(name, len, &format!("HIP simulator device {device}")) }
+        unsafe { write_c_string(name, len, &format!("HIP simulator device {device} ({target})")) }
     })
 }
 
@@ -174,7 +175,7 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
     let memory = sim().config.memory.min(i32::MAX as usize) as i32;
     Ok(match attr {
         A::hipDeviceAttributeMultiprocessorCount | A::hipDeviceAttributePhysicalMultiProcessorCount => 4,
-        A::hipDeviceAttributeWarpSize => crate::machine::limits::WARP_SIZE as i32,
+        A::hipDeviceAttributeWarpSize => sim().config.targets[device].warp_size() as i32,
         A::hipDeviceAttributeMaxThreadsPerBlock => 1024,
         A::hipDeviceAttributeMaxThreadsPerMultiProcessor => 2048,
         A::hipDeviceAttributeMaxBlocksPerMultiProcessor => 2048 / 64,
@@ -188,8 +189,8 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         // kHz: AMD's 100 MHz constant clock.
         A::hipDeviceAttributeWallClockRate => 100_000,
         A::hipDeviceAttributeMemoryBusWidth => 4096,
-        A::hipDeviceAttributeComputeCapabilityMajor => 9,
-        A::hipDeviceAttributeComputeCapabilityMinor => 0,
+        A::hipDeviceAttributeComputeCapabilityMajor => sim().config.targets[device].architecture().0,
+        A::hipDeviceAttributeComputeCapabilityMinor => sim().config.targets[device].architecture().1,
         A::hipDeviceAttributeAsicRevision => 0,
         A::hipDeviceAttributeMaxSharedMemoryPerBlock
         | A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor

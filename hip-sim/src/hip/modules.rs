@@ -257,7 +257,7 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
                     grid,
                     block: block_dims,
                     dynamic_shared: shared_mem_bytes,
-                    warp_size: crate::machine::limits::WARP_SIZE,
+                    warp_size: sim().config.targets[queue.device].warp_size(),
                 };
                 let op = Op {
                     node: Some(NodeKind::Kernel(leak_name(&kernel.name))),

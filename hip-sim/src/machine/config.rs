@@ -1,5 +1,6 @@
 //! The simulated machine's configuration: how many devices, how much
-//! memory each, and which HIP version it behaves as, from the environment.
+//! memory each, which HIP version it behaves as, and which AMD target each
+//! device is like, from the environment.
 
 use super::addresses::{DEVICE_SPAN, MAX_DEVICES};
 use crate::BackendError;
@@ -14,11 +15,53 @@ pub struct SimConfig {
     /// The HIP major version whose behaviour is simulated: 5, 6 or 7 (see
     /// `AMDGPU_SIM_HIP_VERSION`).
     pub hip_major: u32,
+    /// Each device's target (`AMDGPU_SIM_TARGETS`), by ordinal.
+    pub targets: [SimTarget; MAX_DEVICES],
+}
+
+/// The AMD target a simulated device is like: its wavefront width and
+/// architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SimTarget {
+    /// CDNA 2 (MI200): wavefronts of 64, architecture 9.0.
+    #[default]
+    Gfx90a,
+    /// RDNA 2 (RX 6800): wavefronts of 32, architecture 10.3.
+    Gfx1030,
+}
+
+impl SimTarget {
+    /// Every target, by name.
+    pub const ALL: [SimTarget; 2] = [SimTarget::Gfx90a, SimTarget::Gfx1030];
+
+    /// Its name, as AMD's compilers spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimTarget::Gfx90a => "gfx90a",
+            SimTarget::Gfx1030 => "gfx1030",
+        }
+    }
+
+    /// Its wavefront width (`hipDeviceAttributeWarpSize`, `warpSize`).
+    pub fn warp_size(self) -> u32 {
+        match self {
+            SimTarget::Gfx90a => 64,
+            SimTarget::Gfx1030 => 32,
+        }
+    }
+
+    /// Its architecture's (major, minor) version.
+    pub fn architecture(self) -> (i32, i32) {
+        match self {
+            SimTarget::Gfx90a => (9, 0),
+            SimTarget::Gfx1030 => (10, 3),
+        }
+    }
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { devices: 2, memory: 1 << 30, hip_major: 7 }
+        SimConfig { devices: 2, memory: 1 << 30, hip_major: 7, targets: [SimTarget::Gfx90a; MAX_DEVICES] }
     }
 }
 
@@ -43,6 +86,11 @@ impl SimConfig {
         }
         if let Ok(value) = std::env::var("AMDGPU_SIM_HIP_VERSION") {
             config.hip_major = parse_hip_version(&value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_TARGETS") {
+            for (ordinal, target) in parse_targets(&value)?.into_iter().enumerate() {
+                config.targets[ordinal] = target;
+            }
         }
         Ok(config)
     }
@@ -75,6 +123,27 @@ pub fn parse_hip_version(value: &str) -> Result<u32, BackendError> {
             format!("expected a HIP major version the simulator models: one of {HIP_VERSIONS:?}"),
         )),
     }
+}
+
+/// Parse `AMDGPU_SIM_TARGETS`: targets by name, comma-separated, device 0
+/// first (`gfx90a,gfx1030`); devices past the list are gfx90a.
+pub fn parse_targets(value: &str) -> Result<Vec<SimTarget>, BackendError> {
+    let names: Vec<&str> = value.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+    if names.len() > MAX_DEVICES {
+        return Err(invalid("AMDGPU_SIM_TARGETS", value, format!("at most {MAX_DEVICES} targets")));
+    }
+    names
+        .iter()
+        .map(|name| {
+            SimTarget::ALL.into_iter().find(|t| t.name() == *name).ok_or_else(|| {
+                invalid(
+                    "AMDGPU_SIM_TARGETS",
+                    value,
+                    format!("`{name}` is no target the simulator models: gfx90a or gfx1030"),
+                )
+            })
+        })
+        .collect()
 }
 
 /// Parse `AMDGPU_SIM_MEMORY`: a size as [`crate::units::parse_bytes`]
@@ -122,6 +191,14 @@ mod tests {
             let text = parse_hip_version(bad).unwrap_err().to_string();
             assert!(text.contains("AMDGPU_SIM_HIP_VERSION") && text.contains("[5, 6, 7]"), "{bad}: {text}");
         }
+    }
+
+    #[test]
+    fn targets_are_named_device_by_device() {
+        assert_eq!(parse_targets("gfx90a, gfx1030").unwrap(), [SimTarget::Gfx90a, SimTarget::Gfx1030]);
+        assert_eq!((SimTarget::Gfx1030.warp_size(), SimTarget::Gfx90a.warp_size()), (32, 64));
+        let text = parse_targets("gfx90a,gfx942").unwrap_err().to_string();
+        assert!(text.contains("AMDGPU_SIM_TARGETS") && text.contains("gfx942"), "{text}");
     }
 
     #[test]

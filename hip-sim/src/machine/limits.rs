@@ -3,10 +3,6 @@
 
 /// Largest block (threads in all three dimensions), as on AMD GPUs.
 pub(crate) const MAX_THREADS_PER_BLOCK: u64 = 1024;
-
-/// The wavefront width of every simulated device: gfx90a's 64
-/// (`hipDeviceAttributeWarpSize`).
-pub(crate) const WARP_SIZE: u32 = 64;
 /// Largest `gridDim.x` every HIP version accepts, and reports
 /// (`hipDeviceAttributeMaxGridDimX`): `INT32_MAX`.
 pub(crate) const MAX_GRID_X: u32 = i32::MAX as u32;
