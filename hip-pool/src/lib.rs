@@ -110,10 +110,12 @@
 //!    [`stats`](stats())); it starts the cleanup with its list of pools.
 
 // Values used throughout, and the memory history every layer records
-// into (it uses nothing of the crate's).
+// into, and the simulator's view of the blocks handed out (they use
+// nothing of the crate's).
 mod error;
 pub mod history;
 mod limits;
+mod sim_blocks;
 mod stats;
 
 // The layers, bottom up (see above).

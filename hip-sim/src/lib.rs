@@ -441,6 +441,7 @@ pub use kernels::{
 };
 pub use library::live_library_objects;
 pub use machine::addresses::MAX_DEVICES;
+pub use machine::blocks::{forget_block, note_block};
 pub use machine::calls::{call_count, thread_call_count};
 pub use machine::config::{parse_devices, parse_memory, parse_targets, SimConfig, SimTarget};
 pub use machine::exclusive::{exclusive, Exclusive};

@@ -8,6 +8,7 @@ use crate::history::{
     Waits,
 };
 use crate::pool_core::{Foreign, PoolInner, Record};
+use crate::sim_blocks;
 use crate::uses::{use_in_capture, Access, WHOLE};
 use hip_core::{audit, Device, Stream};
 use std::ffi::c_void;
@@ -67,6 +68,9 @@ impl Buffer {
     pub(crate) fn from_record(record: Box<Record>) -> Buffer {
         if history::on() && record.ptr != 0 {
             history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Alloc);
+        }
+        if sim_blocks::on() {
+            sim_blocks::handed_out(record.ptr, record.len);
         }
         Buffer { record: ManuallyDrop::new(record) }
     }
@@ -379,6 +383,9 @@ impl Buffer {
                 Free(Waits::Nothing),
             );
         }
+        if sim_blocks::on() {
+            sim_blocks::given_back(record.ptr);
+        }
         // SAFETY: the caller's contract: once, and nothing reads the
         // record afterwards.
         let record = unsafe { ManuallyDrop::take(&mut self.record) };
@@ -417,6 +424,9 @@ impl Buffer {
         if history::on() && record.ptr != 0 && record.foreign.is_none() {
             let waits = record.uses.waiting();
             history::record(record.stream.device(), Some(record.stream.id()), record.ptr, record.len, Free(waits));
+        }
+        if sim_blocks::on() && record.foreign.is_none() {
+            sim_blocks::given_back(record.ptr);
         }
         if record.uses.held().is_some() {
             // A graph may still run on the block: its last hold releases it.

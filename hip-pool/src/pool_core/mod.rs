@@ -113,6 +113,7 @@ impl PoolInner {
         // parks a block.
         crate::barrier::light_is_fence();
         crate::history::from_env();
+        crate::sim_blocks::from_backend();
         let mut all = ALL_POOLS.lock_unpoisoned();
         let inner: &'static PoolInner =
             Box::leak(Box::new(PoolInner { id: all.len(), core, thread_caches: Mutex::new(Vec::new()) }));

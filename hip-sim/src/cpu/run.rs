@@ -1,7 +1,9 @@
 //! One launch of a kernel compiled for the CPU.
 //!
 //! The device memory its pointer arguments point into is locked (in
-//! address order, as copies lock) and staged: each buffer's bytes copied
+//! address order, as copies lock) and staged: each buffer (a pool's block,
+//! where a pool told the simulator of its blocks; else the allocation, or
+//! for reserved addresses the run of mappings) has its bytes copied
 //! into a mapping of their own whose last requested byte ends just before
 //! a guard page (to 16 bytes: the start keeps the alignment of a 16-byte
 //! vector), with a guard page before it too, so an access past either end
@@ -20,6 +22,7 @@
 use super::module::{Kernel, LaunchC};
 use crate::bindings::hip::hipError_t;
 use crate::kernels::Launch;
+use crate::machine::blocks::{self, Cover};
 use crate::machine::lock::lock;
 use crate::machine::memory::{Allocation, Bytes};
 use crate::machine::peers::peer_access_enabled;
@@ -107,11 +110,11 @@ impl Staged {
     }
 
     /// The host address of device address `address`, if it is this
-    /// buffer's (its one-past-the-end included).
-    fn host(&self, address: usize) -> Option<*mut u8> {
+    /// buffer's (with `end`, its one-past-the-end too).
+    fn host(&self, address: usize, end: bool) -> Option<*mut u8> {
         let offset = address.checked_sub(self.base)?;
         // SAFETY: at most one past the end of the staged bytes.
-        (offset <= self.len).then(|| unsafe { self.data.add(offset) })
+        (offset < self.len || (end && offset == self.len)).then(|| unsafe { self.data.add(offset) })
     }
 
     /// The device address a host address in the mapping stands for (the
@@ -150,7 +153,10 @@ unsafe extern "C" fn translate(context: *mut c_void, address: usize) -> *mut c_v
     if address == 0 {
         return std::ptr::null_mut();
     }
-    if let Some(host) = context.staged.iter().find_map(|s| s.host(address)) {
+    // A buffer's byte first: the address one past a buffer's end may be
+    // the next buffer's first byte.
+    let byte = context.staged.iter().find_map(|s| s.host(address, false));
+    if let Some(host) = byte.or_else(|| context.staged.iter().find_map(|s| s.host(address, true))) {
         return host.cast();
     }
     if let Some(window) = context.poisoned.iter().position(|&p| p == address) {
@@ -159,9 +165,18 @@ unsafe extern "C" fn translate(context: *mut c_void, address: usize) -> *mut c_v
     address as *mut c_void
 }
 
-/// Run `kernel` over `dims` with the argument bytes `args` (one entry per
-/// parameter), as part of `launch`.
-pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Result<(), hipError_t> {
+/// What a launch reaches, found when it is queued (its buffers are live
+/// then; a buffer freed while the launch waits in the queue stays its
+/// until the launch has run, as the pool keeps it).
+pub struct Plan {
+    regions: Vec<Region>,
+    /// Pointers into host memory that is not pinned.
+    poisoned: Vec<usize>,
+}
+
+/// The buffers `kernel`'s pointer arguments `args` point into, for a
+/// launch on `device`.
+pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
     let mut regions: Vec<Region> = Vec::new();
     let mut poisoned = Vec::new();
     for (arg, &pointer) in args.iter().zip(&kernel.pointers) {
@@ -172,14 +187,17 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Re
         }
         match resolve(address, 1) {
             Ok(Place::Device(allocation, offset)) => {
-                let region = if allocation.virtual_range {
-                    vmm::writable_run(allocation.base, offset, launch.device)
-                } else if allocation.managed || peer_access_enabled(launch.device, allocation.device) {
-                    Some((0, allocation.requested()))
-                } else {
-                    None
+                let region = match blocks::cover(&allocation, address) {
+                    // A pool's buffer: exactly its bytes.
+                    Cover::Block(start, len) => Some((start - allocation.base, len)),
+                    // A block the pool holds free: nothing (it faults).
+                    Cover::Free => None,
+                    Cover::Whole if allocation.virtual_range => vmm::writable_run(allocation.base, offset, device),
+                    Cover::Whole => Some((0, allocation.requested())),
                 };
-                let Some((start, len)) = region else { continue };
+                let reachable =
+                    allocation.managed || allocation.virtual_range || peer_access_enabled(device, allocation.device);
+                let Some((start, len)) = region.filter(|_| reachable) else { continue };
                 let known = regions.iter().any(|r| Arc::ptr_eq(&r.allocation, &allocation) && r.start == start);
                 if !known {
                     regions.push(Region { allocation, start, len });
@@ -191,8 +209,15 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Re
     }
     // Locked in address order, as copies lock two allocations; once each.
     regions.sort_by_key(|r| (r.allocation.base, r.start));
+    Plan { regions, poisoned }
+}
+
+/// Run `kernel` over `dims` with the argument bytes `args` (one entry per
+/// parameter) on the buffers of `plan`, as part of `launch`.
+pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch, plan: &Plan) -> Result<(), hipError_t> {
+    let (regions, poisoned) = (&plan.regions, plan.poisoned.clone());
     let mut locked: Vec<Arc<Allocation>> = Vec::new();
-    for r in &regions {
+    for r in regions {
         if !locked.iter().any(|a| Arc::ptr_eq(a, &r.allocation)) {
             locked.push(r.allocation.clone());
         }
@@ -200,7 +225,7 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Re
     let mut guards: Vec<MutexGuard<'_, Bytes>> = locked.iter().map(|a| lock(&a.data)).collect();
     let guard_of = |r: &Region| locked.iter().position(|a| Arc::ptr_eq(a, &r.allocation)).unwrap_or(0);
     let mut staged = Vec::with_capacity(regions.len());
-    for r in &regions {
+    for r in regions {
         let bytes = &guards[guard_of(r)];
         let end = (r.start + r.len).min(bytes.len());
         staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end])?);
@@ -225,7 +250,7 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch) -> Re
     // memory its pointers reach is staged (or faults), and the staged
     // buffers outlive the call.
     let status = unsafe { (kernel.launch)(&mut config, pointers.as_mut_ptr()) };
-    for (staged, r) in context.staged.iter().zip(&regions) {
+    for (staged, r) in context.staged.iter().zip(regions) {
         let guard = &mut guards[guard_of(r)];
         staged.write_back(&mut guard[r.start..r.start + staged.len]);
     }
@@ -267,6 +292,14 @@ fn describe(config: &LaunchC, context: &Context) -> (String, usize) {
                 address,
             );
         }
+    }
+    if let Ok(Place::Device(allocation, _)) = resolve(at, 1) {
+        let what = match blocks::cover(&allocation, at) {
+            Cover::Free => "an access to memory its pool holds free: a buffer freed already, or never handed out",
+            Cover::Block(..) => "an access to a buffer the kernel was not given (no pointer argument points into it)",
+            Cover::Whole => "an access to an allocation the kernel was not given (no pointer argument points into it)",
+        };
+        return (what.to_owned(), at);
     }
     if at >= POISON && at - POISON < context.poisoned.len() * WINDOW {
         let window = (at - POISON) / WINDOW;

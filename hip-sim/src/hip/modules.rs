@@ -263,7 +263,8 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
                     node: Some(NodeKind::Kernel(leak_name(&kernel.name))),
                     ..Op::with("hipModuleLaunchKernel", compiled_accesses(&kernel, &args))
                 };
-                return submit::submit(&queue, false, op, move || cpu::run::run(&kernel, &args, dims, &launch));
+                let plan = cpu::run::plan(&kernel, &args, queue.device);
+                return submit::submit(&queue, false, op, move || cpu::run::run(&kernel, &args, dims, &launch, &plan));
             }
         };
         // SAFETY: the caller passes one argument pointer per parameter.
@@ -303,7 +304,8 @@ unsafe fn compiled_args(kernel: &cpu::module::Kernel, params: *mut *mut c_void) 
 }
 
 /// The race detector's view of a compiled kernel's launch: for each
-/// pointer argument into device memory, from it to its allocation's end,
+/// pointer argument into device memory, from it to its buffer's end (its
+/// pool block's, else its allocation's),
 /// read through a pointer to `const`, else written (the kernel may touch
 /// any of it).
 fn compiled_accesses(kernel: &cpu::module::Kernel, args: &[Vec<u8>]) -> Vec<crate::machine::races::Access> {
@@ -318,7 +320,13 @@ fn compiled_accesses(kernel: &cpu::module::Kernel, args: &[Vec<u8>]) -> Vec<crat
             let address = usize::from_ne_bytes(<[u8; 8]>::try_from(arg.as_slice()).ok()?);
             match crate::place::resolve(address, 1).ok()? {
                 crate::place::Place::Device(allocation, offset) => {
-                    let len = allocation.requested().checked_sub(offset).filter(|&l| l > 0)?;
+                    use crate::machine::blocks::{cover, Cover};
+                    let end = match cover(&allocation, address) {
+                        Cover::Block(start, len) => start - allocation.base + len,
+                        Cover::Free => return None,
+                        Cover::Whole => allocation.requested(),
+                    };
+                    let len = end.checked_sub(offset).filter(|&l| l > 0)?;
                     let kind = if read { AccessKind::Read } else { AccessKind::Write };
                     crate::place::Place::Device(allocation, offset).access(len, kind)
                 }

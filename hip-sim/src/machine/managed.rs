@@ -76,6 +76,7 @@ pub(crate) fn allocate(device: usize, size: usize) -> Result<Arc<Managed>, hipEr
         managed: true,
         data: Mutex::new(Bytes::Mirror(mirror)),
         races: RaceLog::new(base, Some(device)),
+        pooled: std::sync::atomic::AtomicBool::new(false),
     });
     let managed = Arc::new(Managed { allocation, advice: Mutex::new(Advice::default()) });
     lock(&MANAGED).insert(base, managed.clone());

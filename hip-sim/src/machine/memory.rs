@@ -87,6 +87,9 @@ pub(crate) struct Allocation {
     pub managed: bool,
     /// Which operations on which streams touched it (the race detector).
     pub races: Arc<RaceLog>,
+    /// A pool above the runtime hands out blocks of it (`machine::blocks`):
+    /// its bytes outside the blocks handed out are held free.
+    pub pooled: std::sync::atomic::AtomicBool,
 }
 
 /// An allocation's bytes: its own, or a shared-memory file's once it is
@@ -321,6 +324,7 @@ impl DeviceMemory {
                 Kind::Imported(bytes) | Kind::Virtual(_, bytes) => bytes,
             }),
             races: RaceLog::new(base, Some(self.ordinal)),
+            pooled: std::sync::atomic::AtomicBool::new(false),
         });
         state.live.insert(base, allocation.clone());
         Ok(allocation)

@@ -25,7 +25,8 @@ pub(crate) mod violations;
 // Memory: device memory, pinned host memory, managed memory,
 // stream-ordered pools, the memory graphs allocate, and virtual memory (reserved addresses,
 // physical allocations and the mappings between them, over host pages
-// the simulator maps itself).
+// the simulator maps itself); and the blocks a pool above hands out.
+pub(crate) mod blocks;
 pub(crate) mod graph_memory;
 pub(crate) mod managed;
 pub(crate) mod memory;

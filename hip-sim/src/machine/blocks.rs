@@ -1,0 +1,67 @@
+//! Blocks handed out of allocations by a memory pool above the runtime:
+//! where each buffer starts and how long it is. A pool tells the
+//! simulator ([`note_block`], [`forget_block`]), so that a compiled kernel
+//! reaches exactly its buffer (a byte past it, or a block the pool holds
+//! free, faults) and the race detector sees exactly its bytes: finer than
+//! a GPU, which faults only outside its pages.
+
+use super::addresses::{device_of, holding};
+use super::lock::lock;
+use super::managed;
+use super::memory::Allocation;
+use super::sim;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// The blocks handed out, by address: their lengths.
+static BLOCKS: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+/// Whether any pool has told of a block (so the lookups can be skipped).
+static ANY: AtomicBool = AtomicBool::new(false);
+
+/// A pool handed out `len` bytes at device address `address` as one buffer.
+pub fn note_block(address: usize, len: usize) {
+    if address == 0 || len == 0 {
+        return;
+    }
+    if let Some(allocation) = allocation_at(address) {
+        allocation.pooled.store(true, Ordering::Relaxed);
+    }
+    lock(&BLOCKS).insert(address, len);
+    ANY.store(true, Ordering::Relaxed);
+}
+
+/// The allocation holding device (or managed) address `address`.
+fn allocation_at(address: usize) -> Option<std::sync::Arc<Allocation>> {
+    match device_of(address) {
+        Some(device) => sim().device(device)?.memory.find(address).map(|(a, _)| a),
+        None => managed::containing(address).map(|(m, _)| m.allocation.clone()),
+    }
+}
+
+/// The buffer at `address` went back to its pool.
+pub fn forget_block(address: usize) {
+    lock(&BLOCKS).remove(&address);
+}
+
+/// How a pool's blocks cover an address of an allocation.
+pub(crate) enum Cover {
+    /// No pool hands out blocks of the allocation: it is one buffer.
+    Whole,
+    /// The block holding `address`: (its address, its length).
+    Block(usize, usize),
+    /// A pool told of blocks in the allocation, and none holds `address`:
+    /// memory the pool holds free.
+    Free,
+}
+
+/// How the blocks pools told of cover `address` in `allocation`.
+pub(crate) fn cover(allocation: &Allocation, address: usize) -> Cover {
+    if !ANY.load(Ordering::Relaxed) || !allocation.pooled.load(Ordering::Relaxed) {
+        return Cover::Whole;
+    }
+    match holding(&lock(&BLOCKS), address, |&len| len) {
+        Some((start, &len)) => Cover::Block(start, len),
+        None => Cover::Free,
+    }
+}
