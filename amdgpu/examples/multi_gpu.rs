@@ -1,7 +1,9 @@
 //! The main example: one worker thread per device. Each uploads data, runs
-//! a GEMM, an FFT round trip, a sparse matrix-vector product and a softmax, checks
-//! every result against the CPU, and hands some of its arrays to another
-//! thread to drop. Then it prints a report per device.
+//! a GEMM, an FFT round trip, a sparse matrix-vector product, a softmax
+//! and a HIP kernel of its own (compiled at run time: by hipRTC or NVRTC on
+//! a GPU, by the machine's C++ compiler on the simulator), checks every
+//! result against the CPU, and hands some of its arrays to another thread
+//! to drop. Then it prints a report per device.
 //!
 //! ```text
 //! cargo run --example multi_gpu                       # whatever backend is found
@@ -9,6 +11,7 @@
 //! ```
 
 use amdgpu::blas::{self, Gemm, Op};
+use amdgpu::kernel::{In, Kernel, Len, Out, PerBlock};
 use amdgpu::libs::{dnn, fft, sparse};
 use amdgpu::prelude::*;
 use std::process::ExitCode;
@@ -150,6 +153,58 @@ fn softmax_check() -> Check {
     Ok(None)
 }
 
+/// A kernel of our own: each block sums its 256 elements through shared
+/// memory, one barrier per halving.
+const BLOCK_SUM: &str = r#"
+#include <hip/hip_runtime.h>
+extern "C" __global__ void block_sum(const float* in, float* sums, unsigned n) {
+    __shared__ float part[256];
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    part[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half) {
+            part[t] += part[t + half];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        sums[blockIdx.x] = part[0];
+    }
+}
+"#;
+
+/// Our own kernel, compiled at run time, against the CPU.
+fn own_kernel() -> Check {
+    let module = amdgpu::Program::new(BLOCK_SUM).name("block_sum.hip").build(device())?.load(device())?;
+    // SAFETY: block_sum(const float* in, float* sums, unsigned n) reads
+    // in[0, n) and writes sums[blockIdx.x].
+    let kernel = unsafe { Kernel::<(In<f32>, Out<f32, PerBlock>, Len)>::from_module(&module, "block_sum")? };
+    let n: usize = 10_000;
+    let x: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+    let dx = DeviceArray::from_slice(&x)?;
+    let blocks = n.div_ceil(256);
+    let mut sums = DeviceArray::<f32>::zeros(blocks)?;
+    let config = amdgpu::LaunchConfig { grid: [blocks as u32, 1, 1], block: [256, 1, 1], shared_memory: 0 };
+    kernel.launch(config, &stream(), (&dx, &mut sums, n as u32))?;
+    for (b, got) in sums.to_vec()?.into_iter().enumerate() {
+        let want: f32 = x[b * 256..((b + 1) * 256).min(n)].iter().sum();
+        if got != want {
+            return Ok(Some(format!("block {b} sums to {got} but the CPU says {want}")));
+        }
+    }
+    Ok(None)
+}
+
+/// Where there is no compiler for our own kernel (the simulator on a
+/// machine without a C++ compiler), why.
+fn no_compiler() -> Option<String> {
+    (amdgpu::backend() == amdgpu::Backend::Sim)
+        .then(|| amdgpu::sys::sim::cxx_compiler().err())
+        .flatten()
+        .map(str::to_owned)
+}
+
 /// Four arrays made here, to be dropped by the thread behind `handoff`.
 fn hand_off(handoff: &mpsc::Sender<DeviceArray<f32>>) -> Check {
     for i in 0..4 {
@@ -173,6 +228,11 @@ pub fn work(device: Device, handoff: mpsc::Sender<DeviceArray<f32>>) -> Report {
         checks.push(("FFT round trip (4096)", Outcome::of(fft_round_trip(4096))));
         checks.push(("sparse matrix-vector product (1000)", Outcome::of(sparse_product(1000))));
         checks.push(("softmax over channels", Outcome::of(softmax_check())));
+        let own = match no_compiler() {
+            Some(why) => Outcome::Skipped(why),
+            None => Outcome::of(own_kernel()),
+        };
+        checks.push(("our own HIP kernel: a block sum with barriers", own));
         checks.push(("arrays handed to another thread", Outcome::of(hand_off(&handoff))));
     }
     Report { device, checks, elapsed: start.elapsed(), pool: amdgpu::pool::stats(device) }
