@@ -313,7 +313,10 @@
 //!   pointer into host memory that is not pinned; a block whose threads do
 //!   not all reach the same barrier, or a warp whose lanes reach different
 //!   intrinsics (`hipErrorLaunchTimeOut`, where a GPU hangs); a failed
-//!   `assert` (`hipErrorAssert`). The race detector sees each pointer
+//!   `assert` (`hipErrorAssert`); a write through a pointer to `const`
+//!   cast away (what a kernel is given only such pointers to is
+//!   read-only to it, and need not be copied back). The race detector
+//!   sees each pointer
 //!   argument's memory, to its allocation's end: read through a pointer to
 //!   `const`, else written.
 //! - **Not modelled, and refused or reported where they are used**:

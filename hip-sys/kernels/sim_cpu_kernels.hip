@@ -109,3 +109,8 @@ extern "C" __global__ void atomics(unsigned* count) {
         atomicAdd(&count[1], 1u);
     }
 }
+
+// Writes through a pointer to const, cast away.
+extern "C" __global__ void write_through_const(const float* p) {
+    const_cast<float*>(p)[threadIdx.x] = 1.0f;
+}

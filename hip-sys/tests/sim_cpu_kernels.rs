@@ -168,6 +168,25 @@ fn a_write_one_past_a_buffer_faults_naming_kernel_block_thread_and_address() {
 }
 
 #[test]
+fn a_write_through_a_pointer_to_const_faults_instead_of_being_lost() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-const", || {
+        let p = upload(&[0.0; 64]);
+        let f = function(module(), "write_through_const");
+        assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorIllegalAddress);
+        let faults = kernel_faults();
+        assert_eq!((faults[0].thread, faults[0].address), ([0, 0, 0], p as usize), "{faults:?}");
+        assert!(faults[0].what.contains("pointers to const"), "{}", faults[0].what);
+        sim::reset_faults();
+        assert_eq!(download(p, 64), vec![0.0; 64], "nothing was written");
+        ok!((api().hipFree)(p));
+    });
+}
+
+#[test]
 fn a_barrier_one_thread_returns_before_is_a_reported_deadlock() {
     if !compiler() {
         return;

@@ -71,11 +71,15 @@ struct Region {
     allocation: Arc<Allocation>,
     start: usize,
     len: usize,
+    /// Whether a pointer to non-`const` reaches it (else its bytes need not
+    /// go back).
+    written: bool,
 }
 
 impl Staged {
-    /// Copy `bytes` (the buffer's) into a new mapping.
-    fn new(base: usize, bytes: &[u8]) -> Result<Staged, hipError_t> {
+    /// Copy `bytes` (the buffer's) into a new mapping, read-only unless
+    /// `writable`.
+    fn new(base: usize, bytes: &[u8], writable: bool) -> Result<Staged, hipError_t> {
         let len = bytes.len();
         let body = len.div_ceil(ALIGN) * ALIGN;
         let pages = body.div_ceil(PAGE).max(1) * PAGE;
@@ -106,6 +110,14 @@ impl Staged {
         let data = unsafe { map.add(PAGE + pages - body) };
         // SAFETY: as above; `bytes` is another allocation's memory.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, len) };
+        // What the kernel only reads is read-only: a write through a cast
+        // pointer faults (and is reported) instead of being lost.
+        // SAFETY: the writable pages of this mapping.
+        if !writable && unsafe { libc::mprotect(map.add(PAGE).cast(), pages, libc::PROT_READ) } != 0 {
+            // SAFETY: the mapping just made.
+            unsafe { libc::munmap(map.cast(), map_len) };
+            return Err(hipError_t::hipErrorOutOfMemory);
+        }
         Ok(Staged { base, len, map, map_len, data })
     }
 
@@ -179,7 +191,7 @@ pub struct Plan {
 pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
     let mut regions: Vec<Region> = Vec::new();
     let mut poisoned = Vec::new();
-    for (arg, &pointer) in args.iter().zip(&kernel.pointers) {
+    for ((arg, &pointer), &read_only) in args.iter().zip(&kernel.pointers).zip(&kernel.reads_only) {
         let Ok(bytes) = <[u8; 8]>::try_from(arg.as_slice()) else { continue };
         let address = usize::from_ne_bytes(bytes);
         if !pointer || address == 0 {
@@ -198,9 +210,9 @@ pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
                 let reachable =
                     allocation.managed || allocation.virtual_range || peer_access_enabled(device, allocation.device);
                 let Some((start, len)) = region.filter(|_| reachable) else { continue };
-                let known = regions.iter().any(|r| Arc::ptr_eq(&r.allocation, &allocation) && r.start == start);
-                if !known {
-                    regions.push(Region { allocation, start, len });
+                match regions.iter_mut().find(|r| Arc::ptr_eq(&r.allocation, &allocation) && r.start == start) {
+                    Some(known) => known.written |= !read_only,
+                    None => regions.push(Region { allocation, start, len, written: !read_only }),
                 }
             }
             Ok(Place::Host(host)) if pinned_containing(host).is_none() => poisoned.push(host),
@@ -228,7 +240,7 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch, plan:
     for r in regions {
         let bytes = &guards[guard_of(r)];
         let end = (r.start + r.len).min(bytes.len());
-        staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end])?);
+        staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end], r.written)?);
     }
     let mut context = Context { staged, poisoned };
     let mut config = LaunchC {
@@ -250,7 +262,7 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch, plan:
     // memory its pointers reach is staged (or faults), and the staged
     // buffers outlive the call.
     let status = unsafe { (kernel.launch)(&mut config, pointers.as_mut_ptr()) };
-    for (staged, r) in context.staged.iter().zip(regions) {
+    for (staged, r) in context.staged.iter().zip(regions).filter(|(_, r)| r.written) {
         let guard = &mut guards[guard_of(r)];
         staged.write_back(&mut guard[r.start..r.start + staged.len]);
     }
@@ -286,6 +298,16 @@ fn describe(config: &LaunchC, context: &Context) -> (String, usize) {
     for s in &context.staged {
         if let Some(offset) = s.offset_of(at) {
             let address = s.base.wrapping_add_signed(offset);
+            if offset >= 0 && (offset as usize) < s.len {
+                return (
+                    format!(
+                        "a write to the {}-byte buffer at {:#x}, which the kernel was given only pointers to const \
+                         for (its bytes are read-only to it)",
+                        s.len, s.base
+                    ),
+                    address,
+                );
+            }
             let side = if offset < 0 { "before the start" } else { "past the end" };
             return (
                 format!("an access {side} of the {}-byte buffer at {:#x} (the kernel's argument)", s.len, s.base),
