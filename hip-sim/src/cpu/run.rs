@@ -84,21 +84,26 @@ impl Staged {
         let body = len.div_ceil(ALIGN) * ALIGN;
         let pages = body.div_ceil(PAGE).max(1) * PAGE;
         let map_len = pages + 2 * PAGE;
-        // SAFETY: a fresh anonymous mapping; the result is checked.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
+        let map = match spare(map_len) {
+            Some(map) => map,
+            None => {
+                // SAFETY: a fresh anonymous mapping; the result is checked.
+                let map = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        map_len,
+                        libc::PROT_NONE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                        -1,
+                        0,
+                    )
+                };
+                if map == libc::MAP_FAILED {
+                    return Err(hipError_t::hipErrorOutOfMemory);
+                }
+                map.cast::<u8>()
+            }
         };
-        if map == libc::MAP_FAILED {
-            return Err(hipError_t::hipErrorOutOfMemory);
-        }
-        let map = map.cast::<u8>();
         // SAFETY: the pages between the two guards, inside the mapping.
         if unsafe { libc::mprotect(map.add(PAGE).cast(), pages, libc::PROT_READ | libc::PROT_WRITE) } != 0 {
             // SAFETY: the mapping just made.
@@ -145,9 +150,29 @@ impl Staged {
 
 impl Drop for Staged {
     fn drop(&mut self) {
+        let mut spares = lock(&SPARES);
+        if spares.iter().map(|&(len, _)| len).sum::<usize>() + self.map_len <= SPARE_BYTES {
+            // Kept for the next launch: its pages are already there.
+            spares.push((self.map_len, self.map as usize));
+            return;
+        }
         // SAFETY: the mapping made in `new`, unmapped once.
         unsafe { libc::munmap(self.map.cast(), self.map_len) };
     }
+}
+
+/// Staging mappings kept from launch to launch, (length, address), their
+/// data pages writable or read-only and their guard pages in place: a
+/// fresh mapping's first touch of each page costs more than the copy.
+static SPARES: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+/// At most this many bytes of them.
+const SPARE_BYTES: usize = 1 << 30;
+
+/// A kept mapping of `map_len` bytes, if there is one.
+fn spare(map_len: usize) -> Option<*mut u8> {
+    let mut spares = lock(&SPARES);
+    let at = spares.iter().position(|&(len, _)| len == map_len)?;
+    Some(spares.swap_remove(at).1 as *mut u8)
 }
 
 /// What `translate` reads: the staged buffers and the poisoned arguments.
