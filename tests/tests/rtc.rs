@@ -14,23 +14,10 @@ use hip_core::HipError;
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::{sim, Backend};
 
-const SOURCE: &str = include_str!("../../hip-sys/kernels/rtc_kernels.hip");
+mod common;
+use common::compiles;
 
-fn compiles() -> bool {
-    if amdgpu::backend() != Backend::Sim {
-        return true;
-    }
-    match sim::cxx_compiler() {
-        Ok(_) => true,
-        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => {
-            panic!("AMDGPU_SIM_REQUIRE_CXX=1 and {why}")
-        }
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            false
-        }
-    }
-}
+const SOURCE: &str = include_str!("../../hip-sys/kernels/rtc_kernels.hip");
 
 fn program() -> Program {
     Program::new(SOURCE).name("rtc_kernels.hip").name_expression("axpy<float>").name_expression("axpy<double>")

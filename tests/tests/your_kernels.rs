@@ -14,6 +14,8 @@ use amdgpu::prelude::*;
 use amdgpu::{LaunchConfig, Program};
 use hip_sys::sim::{self, ViolationKind};
 
+mod common;
+
 const SOURCE: &str = r#"
 #include <hip/hip_runtime.h>
 
@@ -34,22 +36,14 @@ extern "C" __global__ void add_one(const float* in, float* out, unsigned n) {
 }
 "#;
 
-/// Whether kernels compile here (else the test skips, saying why).
+/// Whether kernels compile here and are checked at a buffer's bytes (else
+/// the test skips, saying why).
 fn compiles() -> bool {
     if amdgpu::backend() != hip_sys::Backend::Sim {
         eprintln!("skipped: the checks at a buffer's bytes are the simulator's");
         return false;
     }
-    match sim::cxx_compiler() {
-        Ok(_) => true,
-        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => {
-            panic!("AMDGPU_SIM_REQUIRE_CXX=1 and {why}")
-        }
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            false
-        }
-    }
+    common::compiles()
 }
 
 /// The kernel faults recorded for this thread's launches.

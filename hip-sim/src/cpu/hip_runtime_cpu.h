@@ -221,6 +221,8 @@ using dim3 = amdgpu_sim::dim3_t;
 #define hipGridDim_z (gridDim.z)
 
 #define HIP_DYNAMIC_SHARED(type, var) type* var = reinterpret_cast<type*>(::amdgpu_sim::dynamic_shared());
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
 
 #undef assert
 #define assert(c) ((c) ? (void)0 : ::amdgpu_sim::assert_fail(#c, __FILE__, __LINE__))

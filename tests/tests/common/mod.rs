@@ -5,6 +5,26 @@
 use hip_core::{Device, Module};
 use hip_sys::Backend;
 
+/// Whether the backend compiles HIP source: every GPU backend's compiler,
+/// and on the simulator the machine's C++ compiler. Without one the test
+/// skips saying why, unless `AMDGPU_SIM_REQUIRE_CXX=1` (as CI sets) makes
+/// its absence a failure.
+pub fn compiles() -> bool {
+    if hip_sys::backend() != Backend::Sim {
+        return true;
+    }
+    match hip_sys::sim::cxx_compiler() {
+        Ok(_) => true,
+        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => {
+            panic!("AMDGPU_SIM_REQUIRE_CXX=1 and {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
 /// The test kernels (fill, vector add, axpy) as a code object for the
 /// backend in use, loaded on `device`; `None` (with a note) where the
 /// repository has no code object for the backend.
