@@ -12,10 +12,17 @@ use super::memory::Allocation;
 use super::sim;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
-/// The blocks handed out, by address: their lengths.
-static BLOCKS: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+/// The blocks handed out, by address: their lengths; and the allocations
+/// already marked as a pool's, by base: their sizes (so that only a
+/// segment's first block looks its allocation up).
+struct Blocks {
+    handed_out: BTreeMap<usize, usize>,
+    pooled: BTreeMap<usize, (usize, Weak<Allocation>)>,
+}
+
+static BLOCKS: Mutex<Blocks> = Mutex::new(Blocks { handed_out: BTreeMap::new(), pooled: BTreeMap::new() });
 /// Whether any pool has told of a block (so the lookups can be skipped).
 static ANY: AtomicBool = AtomicBool::new(false);
 
@@ -24,15 +31,25 @@ pub fn note_block(address: usize, len: usize) {
     if address == 0 || len == 0 {
         return;
     }
-    if let Some(allocation) = allocation_at(address) {
-        allocation.pooled.store(true, Ordering::Relaxed);
+    let mut blocks = lock(&BLOCKS);
+    // A freed allocation's entry lingers until an allocation over its
+    // addresses replaces it: it counts only while the allocation lives.
+    let known = holding(&blocks.pooled, address, |(size, _)| *size).is_some_and(|(_, (_, a))| a.strong_count() > 0);
+    if !known {
+        if let Some(allocation) = allocation_at(address) {
+            allocation.pooled.store(true, Ordering::Relaxed);
+            blocks.pooled.retain(|&base, (size, _)| {
+                base + *size <= allocation.base || base >= allocation.base + allocation.size
+            });
+            blocks.pooled.insert(allocation.base, (allocation.size, Arc::downgrade(&allocation)));
+        }
     }
-    lock(&BLOCKS).insert(address, len);
+    blocks.handed_out.insert(address, len);
     ANY.store(true, Ordering::Relaxed);
 }
 
 /// The allocation holding device (or managed) address `address`.
-fn allocation_at(address: usize) -> Option<std::sync::Arc<Allocation>> {
+fn allocation_at(address: usize) -> Option<Arc<Allocation>> {
     match device_of(address) {
         Some(device) => sim().device(device)?.memory.find(address).map(|(a, _)| a),
         None => managed::containing(address).map(|(m, _)| m.allocation.clone()),
@@ -41,7 +58,7 @@ fn allocation_at(address: usize) -> Option<std::sync::Arc<Allocation>> {
 
 /// The buffer at `address` went back to its pool.
 pub fn forget_block(address: usize) {
-    lock(&BLOCKS).remove(&address);
+    lock(&BLOCKS).handed_out.remove(&address);
 }
 
 /// How a pool's blocks cover an address of an allocation.
@@ -60,7 +77,7 @@ pub(crate) fn cover(allocation: &Allocation, address: usize) -> Cover {
     if !ANY.load(Ordering::Relaxed) || !allocation.pooled.load(Ordering::Relaxed) {
         return Cover::Whole;
     }
-    match holding(&lock(&BLOCKS), address, |&len| len) {
+    match holding(&lock(&BLOCKS).handed_out, address, |&len| len) {
         Some((start, &len)) => Cover::Block(start, len),
         None => Cover::Free,
     }
