@@ -126,16 +126,6 @@ pub(crate) unsafe extern "C" fn hipModuleGetFunction(
             violations::check("hipModuleGetFunction", device);
             return Err(hipError_t::hipErrorInvalidDevice);
         }
-        if kernel.is_none() {
-            eprintln!(
-                "DEBUG no {name:?} in {:?}",
-                with_registry(|r| r.modules.get(&id).and_then(|m| m.compiled.as_ref().map(|c| c
-                    .kernels
-                    .iter()
-                    .map(|k| k.name.clone())
-                    .collect::<Vec<_>>())))
-            );
-        }
         let kernel = kernel.ok_or(hipError_t::hipErrorNotFound)?;
         let handle = new_handle();
         with_registry(|r| r.functions.insert(handle, FunctionObj { module: id, device, kernel }));
