@@ -122,10 +122,11 @@ pub fn live_library_objects(device: usize) -> usize {
     registries.iter().map(|r| r.live(device)).sum()
 }
 
-/// `name` as a `&'static str`, made once for the process: the name of a
-/// C function that one generic entry point serves for several precisions
-/// (`rocsolver_cheevd`), for the violations and race reports that name
-/// it. At most one allocation per table entry.
+/// `name` as a `&'static str`, made once for the process: a name known
+/// only at run time, for the violations, race reports, traces and graph
+/// nodes that name it: a C function that one generic entry point serves
+/// for several precisions (`rocsolver_cheevd`), a compiled kernel. At most
+/// one allocation per name.
 pub(crate) fn function_name(name: std::fmt::Arguments<'_>) -> &'static str {
     static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let wanted = name.to_string();

@@ -27,7 +27,8 @@ use crate::machine::lock::lock;
 use crate::machine::memory::{Allocation, Bytes};
 use crate::machine::peers::peer_access_enabled;
 use crate::machine::pinned::pinned_containing;
-use crate::machine::violations::{self, KernelFault};
+use crate::machine::races::Access;
+use crate::machine::violations::{self, AccessKind, KernelFault};
 use crate::machine::vmm;
 use crate::place::{resolve, Place};
 use std::ffi::{c_void, CStr};
@@ -212,10 +213,14 @@ pub struct Plan {
 }
 
 /// The buffers `kernel`'s pointer arguments `args` point into, for a
-/// launch on `device`.
-pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
+/// launch on `device`; and the race detector's view of the launch: for
+/// each pointer argument into device memory, from it to its buffer's end
+/// (its pool block's, else its allocation's), read through a pointer to
+/// `const`, else written (the kernel may touch any of it).
+pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> (Plan, Vec<Access>) {
     let mut regions: Vec<Region> = Vec::new();
     let mut poisoned = Vec::new();
+    let mut accesses = Vec::new();
     for ((arg, &pointer), &read_only) in args.iter().zip(&kernel.pointers).zip(&kernel.reads_only) {
         let Ok(bytes) = <[u8; 8]>::try_from(arg.as_slice()) else { continue };
         let address = usize::from_ne_bytes(bytes);
@@ -224,7 +229,17 @@ pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
         }
         match resolve(address, 1) {
             Ok(Place::Device(allocation, offset)) => {
-                let region = match blocks::cover(&allocation, address) {
+                let cover = blocks::cover(&allocation, address);
+                let end = match cover {
+                    Cover::Block(start, len) => Some(start - allocation.base + len),
+                    Cover::Free => None,
+                    Cover::Whole => Some(allocation.requested()),
+                };
+                let kind = if read_only { AccessKind::Read } else { AccessKind::Write };
+                let place = Place::Device(allocation.clone(), offset);
+                let access = end.and_then(|end| end.checked_sub(offset)).filter(|&len| len > 0);
+                accesses.extend(access.and_then(|len| place.access(len, kind)));
+                let region = match cover {
                     // A pool's buffer: exactly its bytes.
                     Cover::Block(start, len) => Some((start - allocation.base, len)),
                     // A block the pool holds free: nothing (it faults).
@@ -246,7 +261,7 @@ pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> Plan {
     }
     // Locked in address order, as copies lock two allocations; once each.
     regions.sort_by_key(|r| (r.allocation.base, r.start));
-    Plan { regions, poisoned }
+    (Plan { regions, poisoned }, accesses)
 }
 
 /// Run `kernel` over `dims` with the argument bytes `args` (one entry per

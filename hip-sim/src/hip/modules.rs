@@ -249,11 +249,9 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
                     dynamic_shared: shared_mem_bytes,
                     warp_size: sim().config.targets[queue.device].warp_size(),
                 };
-                let op = Op {
-                    node: Some(NodeKind::Kernel(leak_name(&kernel.name))),
-                    ..Op::with("hipModuleLaunchKernel", compiled_accesses(&kernel, &args))
-                };
-                let plan = cpu::run::plan(&kernel, &args, queue.device);
+                let (plan, accesses) = cpu::run::plan(&kernel, &args, queue.device);
+                let name = crate::library::function_name(format_args!("{}", kernel.name));
+                let op = Op { node: Some(NodeKind::Kernel(name)), ..Op::with("hipModuleLaunchKernel", accesses) };
                 return submit::submit(&queue, false, op, move || cpu::run::run(&kernel, &args, dims, &launch, &plan));
             }
         };
@@ -291,50 +289,4 @@ unsafe fn compiled_args(kernel: &cpu::module::Kernel, params: *mut *mut c_void) 
         args.push(unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) }.to_vec());
     }
     Ok(args)
-}
-
-/// The race detector's view of a compiled kernel's launch: for each
-/// pointer argument into device memory, from it to its buffer's end (its
-/// pool block's, else its allocation's),
-/// read through a pointer to `const`, else written (the kernel may touch
-/// any of it).
-fn compiled_accesses(kernel: &cpu::module::Kernel, args: &[Vec<u8>]) -> Vec<crate::machine::races::Access> {
-    use crate::machine::violations::AccessKind;
-    if !crate::machine::races::race_check_enabled() {
-        return Vec::new();
-    }
-    args.iter()
-        .zip(kernel.pointers.iter().zip(&kernel.reads_only))
-        .filter(|(_, (&pointer, _))| pointer)
-        .filter_map(|(arg, (_, &read))| {
-            let address = usize::from_ne_bytes(<[u8; 8]>::try_from(arg.as_slice()).ok()?);
-            match crate::place::resolve(address, 1).ok()? {
-                crate::place::Place::Device(allocation, offset) => {
-                    use crate::machine::blocks::{cover, Cover};
-                    let end = match cover(&allocation, address) {
-                        Cover::Block(start, len) => start - allocation.base + len,
-                        Cover::Free => return None,
-                        Cover::Whole => allocation.requested(),
-                    };
-                    let len = end.checked_sub(offset).filter(|&l| l > 0)?;
-                    let kind = if read { AccessKind::Read } else { AccessKind::Write };
-                    crate::place::Place::Device(allocation, offset).access(len, kind)
-                }
-                crate::place::Place::Host(_) => None,
-            }
-        })
-        .collect()
-}
-
-/// A compiled kernel's name for the trace and graph nodes, which keep
-/// `'static` names: made once per name for the process.
-fn leak_name(name: &str) -> &'static str {
-    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut names = lock(&NAMES);
-    if let Some(known) = names.iter().find(|n| **n == name) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    names.push(leaked);
-    leaked
 }
