@@ -72,7 +72,6 @@ struct Thread {
     char* stack_top;  // the top of that runner's stack
     dim3_t idx;
     uint32_t lane;
-    uint32_t warp;
     State state;
     // At a barrier: its predicate (`__syncthreads_count` and kin).
     int predicate;
@@ -260,13 +259,6 @@ inline unsigned long long __activemask() { return __ballot(1); }
 inline unsigned __lane_id() { return amdgpu_sim::current_thread->lane; }
 
 // Atomics at device scope (the host's atomics are at least that strong).
-template <class T>
-inline T __amdgpu_sim_atomic_update(T* p, T (*f)(T, T), T v) {
-    T old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange(p, &old, &(const T&)f(old, v), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-    }
-    return old;
-}
 template <class T>
 inline T atomicAdd(T* p, T v) {
     if constexpr (std::is_integral_v<T>) {

@@ -215,7 +215,9 @@ inline bool fail(Block& b, uint32_t kind, const Thread& t, const char* what) {
     return false;
 }
 
-// The lane `t`'s warp intrinsic reads, or -1 for its own value.
+// The lane whose value `t`'s warp intrinsic reads: its own where the one
+// asked for lies outside its segment of the warp (negative for a negative
+// mask, which no lane has).
 inline int source_lane(const Thread& t) {
     int lane = static_cast<int>(t.lane);
     int width = t.op_width;
@@ -231,8 +233,9 @@ inline int source_lane(const Thread& t) {
     return index;
 }
 
-// Let the lanes of warp `w` that wait at an intrinsic pass it, if all its
-// live lanes wait at the same one; false (and a fault) if they disagree.
+// Let the lanes [first, end) of a warp that wait at an intrinsic pass it,
+// if all its live lanes wait at the same one; false (and a fault) if they
+// disagree.
 inline bool resolve_warp(Block& b, uint32_t first, uint32_t end, bool& progressed) {
     Thread* lead = nullptr;
     for (uint32_t i = first; i < end; ++i) {
@@ -299,12 +302,11 @@ inline bool run_block(Block& b, void (*entry)()) {
     // Counted up, not divided: with threads that never wait this loop is
     // a good part of a block's cost.
     dim3_t idx{0, 0, 0};
-    uint32_t lane = 0, warp = 0;
+    uint32_t lane = 0;
     for (uint32_t i = 0; i < n; ++i) {
         Thread& t = b.threads[i];
         t.idx = idx;
         t.lane = lane;
-        t.warp = warp;
         t.state = kUnstarted;
         if (++idx.x == bx) {
             idx.x = 0;
@@ -315,7 +317,6 @@ inline bool run_block(Block& b, void (*entry)()) {
         }
         if (++lane == ws) {
             lane = 0;
-            ++warp;
         }
     }
     b.next = 0;

@@ -11,7 +11,7 @@ use super::managed;
 use super::memory::Allocation;
 use super::sim;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 
 /// The blocks handed out, by address: their lengths; and the allocations
@@ -23,8 +23,6 @@ struct Blocks {
 }
 
 static BLOCKS: Mutex<Blocks> = Mutex::new(Blocks { handed_out: BTreeMap::new(), pooled: BTreeMap::new() });
-/// Whether any pool has told of a block (so the lookups can be skipped).
-static ANY: AtomicBool = AtomicBool::new(false);
 
 /// A pool handed out `len` bytes at device address `address` as one buffer.
 pub fn note_block(address: usize, len: usize) {
@@ -45,7 +43,6 @@ pub fn note_block(address: usize, len: usize) {
         }
     }
     blocks.handed_out.insert(address, len);
-    ANY.store(true, Ordering::Relaxed);
 }
 
 /// The allocation holding device (or managed) address `address`.
@@ -74,7 +71,7 @@ pub(crate) enum Cover {
 
 /// How the blocks pools told of cover `address` in `allocation`.
 pub(crate) fn cover(allocation: &Allocation, address: usize) -> Cover {
-    if !ANY.load(Ordering::Relaxed) || !allocation.pooled.load(Ordering::Relaxed) {
+    if !allocation.pooled.load(Ordering::Relaxed) {
         return Cover::Whole;
     }
     match holding(&lock(&BLOCKS).handed_out, address, |&len| len) {
