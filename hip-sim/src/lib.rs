@@ -17,6 +17,8 @@
 //! | `AMDGPU_SIM_DEVICES` | number of devices (0 gives HIP's no-device behaviour) | 2 |
 //! | `AMDGPU_SIM_MEMORY` | bytes of memory per device (`1GiB`, `512MB`, `4096`) | 1 GiB |
 //! | `AMDGPU_SIM_TARGETS` | each device's AMD target, device 0 first: `gfx90a` (wavefronts of 64, architecture 9.0) or `gfx1030` (wavefronts of 32, 10.3); `hipDeviceAttributeWarpSize`, the architecture attributes, the device's name and compiled kernels' `warpSize` follow; devices past the list are gfx90a | `gfx90a` for every device |
+//! | `AMDGPU_SIM_CORES` | how many host threads run a compiled kernel's blocks at once, 1 to 1024 (`1`: block after block) | the host's cores |
+//! | `AMDGPU_SIM_WATCHDOG` | seconds a compiled kernel's launch may run (`0.5`, `60`) before it is stopped and reported, or `off` | 60 |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
@@ -297,7 +299,10 @@
 //! source, headers, options, prelude and compiler. With no compiler, the
 //! compilation's log says what to install.
 //!
-//! - **Modelled**: a grid of blocks; the threads of a block in lockstep at
+//! - **Modelled**: a grid of blocks, run at once on the host's cores
+//!   (`AMDGPU_SIM_CORES`; each block on one host thread, claimed in
+//!   order, so that of several faulting blocks the lowest is reported, as
+//!   a launch of its blocks in order would meet it); the threads of a block in lockstep at
 //!   `__syncthreads` (and `_count`, `_and`, `_or`) and, per wavefront of
 //!   the device's width (64 for gfx90a, 32 for gfx1030;
 //!   `AMDGPU_SIM_TARGETS`), at `__shfl`, `__shfl_up`, `__shfl_down`,
@@ -312,7 +317,10 @@
 //!   to within 16 bytes of their ends (`hipErrorIllegalAddress`); a
 //!   pointer into host memory that is not pinned; a block whose threads do
 //!   not all reach the same barrier, or a warp whose lanes reach different
-//!   intrinsics (`hipErrorLaunchTimeOut`, where a GPU hangs); a failed
+//!   intrinsics, and a launch that runs past the watchdog
+//!   (`AMDGPU_SIM_WATCHDOG`: a block that waits for another block, say,
+//!   with one core; the thread still running is named) —
+//!   `hipErrorLaunchTimeOut`, where a GPU hangs; a failed
 //!   `assert` (`hipErrorAssert`); a write through a pointer to `const`
 //!   cast away (what a kernel is given only such pointers to is
 //!   read-only to it, and need not be copied back). The race detector
@@ -324,8 +332,7 @@
 //!   sees device addresses, and touching one faults), pointers inside
 //!   structures passed by value (the same), `half` and `bfloat16`,
 //!   cooperative groups, inline GCN assembly, textures, dynamic
-//!   parallelism. Blocks run one after another on the stream's thread,
-//!   and a kernel that never returns is not stopped. Compiled kernels run
+//!   parallelism. Compiled kernels run
 //!   on x86-64 hosts.
 //!
 //! # Not modelled

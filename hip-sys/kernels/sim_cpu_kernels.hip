@@ -114,3 +114,24 @@ extern "C" __global__ void atomics(unsigned* count) {
 extern "C" __global__ void write_through_const(const float* p) {
     const_cast<float*>(p)[threadIdx.x] = 1.0f;
 }
+
+// Thread 7 of every block fails its assertion.
+extern "C" __global__ void every_block_asserts(int* out) {
+    assert(threadIdx.x != 7);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+
+// Block 0 waits for the grid's last block to raise a flag: it ends only
+// if the blocks run at once, as on a GPU with room for the grid.
+extern "C" __global__ void wait_for_the_last_block(unsigned* flag) {
+    if (threadIdx.x != 0) {
+        return;
+    }
+    if (blockIdx.x == 0) {
+        while (atomicAdd(flag, 0u) == 0u) {
+        }
+        flag[1] = 1;
+    } else if (blockIdx.x == gridDim.x - 1) {
+        atomicExch(flag, 1u);
+    }
+}

@@ -291,10 +291,28 @@ fn warp_intrinsics_run_in_lockstep_at_the_devices_wavefront() {
     run("cpu-warps", warp_intrinsics_at_the_devices_width);
 }
 
+/// Whether this process is the child `in_child` started for `test`.
+fn is_child(test: &str) -> bool {
+    std::env::var("AMDGPU_TEST_CHILD").as_deref() == Ok(test)
+}
+
+/// Run the test `test` alone in a child process with `env` set; it prints
+/// `CHILD PASSED` at its end.
+fn in_child(test: &str, env: &[(&str, &str)]) {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("AMDGPU_TEST_CHILD", test)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
+}
+
 /// Run by the test below in a child whose devices are gfx1030-like.
 #[test]
 fn wave32_child() {
-    if std::env::var("AMDGPU_SIM_TARGETS").as_deref() != Ok("gfx1030") {
+    if !is_child("wave32_child") {
         return; // only as a child of warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device
     }
     let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0);
@@ -308,13 +326,58 @@ fn warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device() {
     if !compiler() {
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "wave32_child", "--nocapture", "--test-threads=1"])
-        .env("AMDGPU_SIM_TARGETS", "gfx1030")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
+    in_child("wave32_child", &[("AMDGPU_SIM_TARGETS", "gfx1030")]);
+}
+
+#[test]
+fn with_blocks_on_several_host_threads_the_fault_reported_is_the_lowest_blocks() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-lowest-fault", || {
+        let p = malloc(64 * 32 * 4);
+        let f = function(module(), "every_block_asserts");
+        // Every block faults; whichever host thread meets its fault first,
+        // the one reported is block 0's, as when blocks run in order.
+        for _ in 0..8 {
+            assert_eq!(launch(f, [64, 1, 1], [32, 1, 1], 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+            assert_eq!(sync(), hipError_t::hipErrorAssert);
+            let faults = kernel_faults();
+            assert_eq!(faults.len(), 1, "one fault a launch: {faults:?}");
+            assert_eq!((faults[0].block, faults[0].thread), ([0, 0, 0], [7, 0, 0]), "{faults:?}");
+            sim::reset_faults();
+            sim::clear_violations();
+        }
+        ok!((api().hipFree)(p));
+    });
+}
+
+/// Run by the test below with two host threads for blocks.
+#[test]
+fn blocks_at_once_child() {
+    if !is_child("blocks_at_once_child") {
+        return; // only as a child of blocks_run_at_once_on_the_host_threads_named
+    }
+    run("cpu-blocks-at-once", || {
+        let flag = malloc(8);
+        ok!((api().hipMemset)(flag, 0, 8));
+        let f = function(module(), "wait_for_the_last_block");
+        assert_eq!(launch(f, [16, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(flag)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+        assert_eq!(ints(flag, 2), [1, 1], "block 0 saw the last block's flag");
+        ok!((api().hipFree)(flag));
+    });
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn blocks_run_at_once_on_the_host_threads_named() {
+    if !compiler() {
+        return;
+    }
+    // Two host threads even on a machine of one core: block 0 spins on
+    // one while the other runs the rest.
+    in_child("blocks_at_once_child", &[("AMDGPU_SIM_CORES", "2")]);
 }
 
 #[test]
@@ -417,4 +480,42 @@ fn the_race_detector_sees_a_compiled_kernels_memory() {
         .join()
         .unwrap();
     assert_eq!(found, 1, "the two launches write one buffer with no order between them");
+}
+
+/// Run by the test below with one host thread for blocks and a watchdog
+/// of half a second.
+#[test]
+fn watchdog_child() {
+    if !is_child("watchdog_child") {
+        return; // only as a child of a_kernel_that_never_ends_is_stopped_by_the_watchdog
+    }
+    run("cpu-watchdog", || {
+        let flag = malloc(8);
+        ok!((api().hipMemset)(flag, 0, 8));
+        let f = function(module(), "wait_for_the_last_block");
+        // Block 0 waits for a block that, on one host thread, never starts.
+        assert_eq!(launch(f, [16, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(flag)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut, "stopped, where a GPU would hang");
+        let faults = kernel_faults();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert_eq!((faults[0].block, faults[0].thread), ([0, 0, 0], [0, 0, 0]), "the spinning thread");
+        assert!(faults[0].what.contains("watchdog (AMDGPU_SIM_WATCHDOG, 0.5 s)"), "{}", faults[0].what);
+        sim::reset_faults();
+        // The process goes on, and so does the device.
+        ok!((api().hipMemset)(flag, 0, 8));
+        let mut args = [ptr(flag)];
+        assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut, "a grid of one block waits for itself");
+        sim::reset_faults();
+        ok!((api().hipFree)(flag));
+    });
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn a_kernel_that_never_ends_is_stopped_by_the_watchdog() {
+    if !compiler() {
+        return;
+    }
+    in_child("watchdog_child", &[("AMDGPU_SIM_CORES", "1"), ("AMDGPU_SIM_WATCHDOG", "0.5")]);
 }

@@ -2,8 +2,8 @@
 // (`hip/hip_runtime.h`): HIP's device-side language for a kernel compiled
 // by the host's C++ compiler and run by the simulator with GPU semantics.
 //
-// A launch runs its grid block after block on one host thread; the
-// threads of a block are fibers, each on its own stack, that run until
+// A launch runs its grid's blocks on the host's cores, each block on one
+// host thread; the threads of a block are fibers, each on its own stack, that run until
 // they reach a barrier, a warp intrinsic or their end, so `__syncthreads`
 // and the warp intrinsics see every thread of the block, or the lanes of
 // the warp, in lockstep. A block whose threads do not all reach the same
@@ -13,6 +13,7 @@
 #ifndef AMDGPU_SIM_HIP_RUNTIME_CPU_H
 #define AMDGPU_SIM_HIP_RUNTIME_CPU_H
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,11 @@ struct Launch {
     // is no device memory the kernel may reach comes back unmapped.
     void* (*translate)(void* context, uintptr_t address);
     void* context;
+    // Shared by the host threads that run the launch, each with a
+    // `Launch` of its own: the next block to claim (its linear index),
+    // and the lowest block that faulted (no thread starts one after it).
+    std::atomic<uint64_t>* next_block;
+    std::atomic<uint64_t>* first_fault;
     // Out: 0 for success, else one of the `Fault`s.
     uint32_t fault;
     uint32_t fault_block[3];
@@ -56,6 +62,7 @@ enum Fault : uint32_t {
     kWarpDivergence = 3,
     kAssert = 4,
     kTooLarge = 5,
+    kWatchdog = 6,
 };
 
 // A thread is unstarted until a runner claims it, then running until it

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <link.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -171,6 +172,62 @@ inline void on_fault(int sig, siginfo_t* info, void* context) {
     uc->uc_mcontext.gregs[REG_RIP] = reinterpret_cast<greg_t>(&fault_landing);
 }
 
+// ---- the watchdog: a launch past its limit is stopped ------------------------
+//
+// The simulator sends SIGURG (ignored where nothing handles it) to each
+// host thread of a launch that has run past its limit, again and again
+// until the launch ends. A thread interrupted in this object's code (the
+// kernel, inlined into the launcher) continues at `watchdog_landing`,
+// which faults its block; one interrupted elsewhere (in the C library,
+// which may hold a lock) is left to the next signal.
+
+inline struct sigaction previous_urg;
+inline uintptr_t text_start = 0, text_end = 0;
+
+[[noreturn]] inline void watchdog_landing() {
+    fault_here(kWatchdog, "the kernel ran past the simulator's watchdog", 0);
+    std::abort();
+}
+
+inline void on_watchdog(int sig, siginfo_t* info, void* context) {
+    auto* uc = static_cast<ucontext_t*>(context);
+    uintptr_t pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    Thread* t = current_thread;
+    if (t == nullptr || current_block == nullptr) {
+        // Not this object's kernel: another object's, perhaps.
+        if ((previous_urg.sa_flags & SA_SIGINFO) != 0 && previous_urg.sa_sigaction != nullptr) {
+            previous_urg.sa_sigaction(sig, info, context);
+        } else if (previous_urg.sa_handler != SIG_DFL && previous_urg.sa_handler != SIG_IGN) {
+            previous_urg.sa_handler(sig);
+        }
+        return;
+    }
+    // Only kernel code on the thread's own stack: not the C library, and
+    // not the scheduler (on the host thread's stack, mid-switch perhaps).
+    uintptr_t at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+    uintptr_t top = reinterpret_cast<uintptr_t>(t->stack_top);
+    if (pc < text_start || pc >= text_end || at > top || at < top - kStack) return;
+    uintptr_t sp = (reinterpret_cast<uintptr_t>(t->stack_top) & ~uintptr_t(15)) - 8;
+    uc->uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
+    uc->uc_mcontext.gregs[REG_RIP] = reinterpret_cast<greg_t>(&watchdog_landing);
+}
+
+// The executable segment of this object: [text_start, text_end).
+inline int find_text(struct dl_phdr_info* info, size_t, void*) {
+    uintptr_t self = reinterpret_cast<uintptr_t>(&on_watchdog);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+        uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+        if (self >= start && self < start + ph.p_memsz) {
+            text_start = start;
+            text_end = start + ph.p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 inline void install_fault_handler() {
     static bool installed = [] {
         struct sigaction action;
@@ -180,6 +237,10 @@ inline void install_fault_handler() {
         sigemptyset(&action.sa_mask);
         sigaction(SIGSEGV, &action, &previous_segv);
         sigaction(SIGBUS, &action, &previous_bus);
+        dl_iterate_phdr(find_text, nullptr);
+        action.sa_sigaction = on_watchdog;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+        sigaction(SIGURG, &action, &previous_urg);
         return true;
     }();
     (void)installed;
@@ -436,14 +497,26 @@ struct Signature<void (*)(A...)> {
         b.launch = l;
         b.shared = shared;
         b.arguments = &values;
-        for (uint32_t z = 0; z < l->grid[2]; ++z)
-            for (uint32_t y = 0; y < l->grid[1]; ++y)
-                for (uint32_t x = 0; x < l->grid[0]; ++x) {
-                    b.idx = dim3_t{x, y, z};
-                    bool ok = run_block(b, &runner<F, Tuple>);
-                    current_block = nullptr;
-                    if (!ok) return 1;
+        // Blocks are claimed one at a time, in order, by every host thread
+        // of the launch; after a fault none starts a later block, so the
+        // fault reported (the lowest block's) is the one a launch of its
+        // blocks in order would meet first.
+        const uint64_t gx = l->grid[0], gy = l->grid[1];
+        const uint64_t total = gx * gy * l->grid[2];
+        for (;;) {
+            uint64_t i = l->next_block->fetch_add(1, std::memory_order_relaxed);
+            if (i >= total || i >= l->first_fault->load(std::memory_order_relaxed)) break;
+            b.idx = dim3_t{static_cast<uint32_t>(i % gx), static_cast<uint32_t>(i / gx % gy),
+                           static_cast<uint32_t>(i / (gx * gy))};
+            bool ok = run_block(b, &runner<F, Tuple>);
+            current_block = nullptr;
+            if (!ok) {
+                uint64_t first = l->first_fault->load(std::memory_order_relaxed);
+                while (i < first && !l->first_fault->compare_exchange_weak(first, i, std::memory_order_relaxed)) {
                 }
+                return 1;
+            }
+        }
         return 0;
     }
 };

@@ -15,21 +15,28 @@
 //! - [`object`]: the code object that carries the shared object, as
 //!   `hipModuleLoadData` takes it.
 //! - [`module`]: a loaded shared object and its kernels.
+//! - [`cores`]: host threads kept for the process, which run a launch's
+//!   blocks beside the stream's own thread.
 //! - [`run`]: one launch: the device memory its pointer arguments reach,
 //!   staged between guard pages, the grid run, the memory written back,
 //!   and a fault turned into a violation and a sticky error.
+//! - [`watchdog`]: a launch past its limit (`AMDGPU_SIM_WATCHDOG`)
+//!   stopped, its running threads faulted where they are in the kernel.
 //!
-//! The launcher runs a grid block after block on the stream's worker
-//! thread; a block's threads are fibers that run until a barrier, a warp
+//! The launcher runs a grid's blocks on the host's cores
+//! (`AMDGPU_SIM_CORES`), each block on one host thread; a block's threads
+//! are fibers that run until a barrier, a warp
 //! intrinsic or their end, so `__syncthreads` and the warp intrinsics
 //! (at the device's wavefront width) see them in lockstep.
 
 pub(crate) mod build;
 pub(crate) mod compiler;
+pub(crate) mod cores;
 pub(crate) mod module;
 pub(crate) mod object;
 pub(crate) mod run;
 pub(crate) mod source;
+pub(crate) mod watchdog;
 
 /// The CPU flavour of the prelude: what a kernel includes as
 /// `hip/hip_runtime.h`.

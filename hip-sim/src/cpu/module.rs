@@ -14,6 +14,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::os::unix::io::FromRawFd;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 /// `amdgpu_sim::Launch` (launch.h), field for field.
@@ -25,12 +26,20 @@ pub struct LaunchC {
     pub warp_size: u32,
     pub translate: unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void,
     pub context: *mut c_void,
+    /// Shared by the launch's host threads (see launch.h).
+    pub next_block: *const AtomicU64,
+    pub first_fault: *const AtomicU64,
     pub fault: u32,
     pub fault_block: [u32; 3],
     pub fault_thread: [u32; 3],
     pub fault_address: usize,
     pub message: [c_char; 512],
 }
+
+// SAFETY: the pointers are to the launch's context, which the launcher
+// only reads, and to atomics; all outlive every part of the launch
+// (`run::run`), whichever host thread runs it.
+unsafe impl Send for LaunchC {}
 
 /// A kernel's launcher: `launch(config, kernelParams)`; 0, or 1 with the
 /// fault in the config.

@@ -20,6 +20,7 @@
 //! [`ViolationKind::KernelFault`]: crate::machine::violations::ViolationKind::KernelFault
 
 use super::module::{Kernel, LaunchC};
+use super::{cores, watchdog};
 use crate::bindings::hip::hipError_t;
 use crate::kernels::Launch;
 use crate::machine::blocks::{self, Cover};
@@ -32,7 +33,9 @@ use crate::machine::violations::{self, AccessKind, KernelFault};
 use crate::machine::vmm;
 use crate::place::{resolve, Place};
 use std::ffi::{c_void, CStr};
-use std::sync::{Arc, MutexGuard};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// The host page.
 const PAGE: usize = 4096;
@@ -51,6 +54,8 @@ pub struct Dims {
     pub block: [u32; 3],
     pub dynamic_shared: u32,
     pub warp_size: u32,
+    /// How long it may run (`AMDGPU_SIM_WATCHDOG`; none: unwatched).
+    pub watchdog: Option<Duration>,
 }
 
 /// A buffer's bytes in a mapping between guard pages.
@@ -266,7 +271,16 @@ pub fn plan(kernel: &Kernel, args: &[Vec<u8>], device: usize) -> (Plan, Vec<Acce
 
 /// Run `kernel` over `dims` with the argument bytes `args` (one entry per
 /// parameter) on the buffers of `plan`, as part of `launch`.
-pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch, plan: &Plan) -> Result<(), hipError_t> {
+///
+/// The grid's blocks run on up to `cores` host threads at once.
+pub fn run(
+    kernel: &Kernel,
+    args: &[Vec<u8>],
+    dims: Dims,
+    cores: usize,
+    launch: &Launch,
+    plan: &Plan,
+) -> Result<(), hipError_t> {
     let (regions, poisoned) = (&plan.regions, plan.poisoned.clone());
     let mut locked: Vec<Arc<Allocation>> = Vec::new();
     for r in regions {
@@ -283,55 +297,135 @@ pub fn run(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, launch: &Launch, plan:
         staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end], r.written)?);
     }
     let mut context = Context { staged, poisoned };
-    let mut config = LaunchC {
+    let outcome = run_grid(kernel, args, dims, cores, &mut context);
+    for (staged, r) in context.staged.iter().zip(regions).filter(|(_, r)| r.written) {
+        let guard = &mut guards[guard_of(r)];
+        staged.write_back(&mut guard[r.start..r.start + staged.len]);
+    }
+    drop(guards);
+    let (kind, block, thread, what, address) = match outcome {
+        Outcome::Done => return Ok(()),
+        Outcome::Fault(config) => {
+            let (what, address) = describe(&config, &context, dims.watchdog);
+            (config.fault, config.fault_block, config.fault_thread, what, address)
+        }
+        Outcome::Stopped(block) => {
+            let what = format!(
+                "the launch ran past the simulator's watchdog ({}), and its blocks from this one on were not run",
+                watchdog_limit(dims.watchdog)
+            );
+            (WATCHDOG, block, [0; 3], what, 0)
+        }
+    };
+    let fault = KernelFault { kernel: kernel.name.clone(), block, thread, address, what };
+    violations::record_kernel_fault(launch.function, launch.thread.to_string(), launch.device, fault);
+    Err(match kind {
+        1 => hipError_t::hipErrorIllegalAddress,
+        2 | WATCHDOG => hipError_t::hipErrorLaunchTimeOut,
+        4 => hipError_t::hipErrorAssert,
+        _ => hipError_t::hipErrorLaunchFailure,
+    })
+}
+
+/// launch.h's `kWatchdog`.
+const WATCHDOG: u32 = 6;
+
+/// How a grid's run ended.
+enum Outcome {
+    /// Every block ran to its end.
+    Done,
+    /// A block faulted: the lowest such block's launcher config.
+    Fault(Box<LaunchC>),
+    /// The watchdog stopped the launch with no thread in the kernel's
+    /// code; the first block not run.
+    Stopped([u32; 3]),
+}
+
+/// Run the grid's blocks on up to `cores` host threads, each with a
+/// launcher config of its own, under the watchdog.
+fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context: &mut Context) -> Outcome {
+    let blocks = dims.grid.iter().map(|&n| u64::from(n)).product::<u64>();
+    let next_block = AtomicU64::new(0);
+    let first_fault = Arc::new(AtomicU64::new(u64::MAX));
+    let context_address: *mut c_void = (context as *mut Context).cast();
+    let fresh = || LaunchC {
         grid: dims.grid,
         block: dims.block,
         dynamic_shared: dims.dynamic_shared,
         warp_size: dims.warp_size,
         translate,
-        context: (&mut context as *mut Context).cast(),
+        context: context_address,
+        next_block: &next_block,
+        first_fault: Arc::as_ptr(&first_fault),
         fault: 0,
         fault_block: [0; 3],
         fault_thread: [0; 3],
         fault_address: 0,
         message: [0; 512],
     };
-    let mut pointers: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr().cast_mut().cast()).collect();
-    // SAFETY: the launcher of this kernel, given a config of its layout
-    // and one pointer per parameter to bytes of the parameter's size; the
-    // memory its pointers reach is staged (or faults), and the staged
-    // buffers outlive the call.
-    let status = unsafe { (kernel.launch)(&mut config, pointers.as_mut_ptr()) };
-    for (staged, r) in context.staged.iter().zip(regions).filter(|(_, r)| r.written) {
-        let guard = &mut guards[guard_of(r)];
-        staged.write_back(&mut guard[r.start..r.start + staged.len]);
-    }
-    drop(guards);
-    if status == 0 {
-        return Ok(());
-    }
-    let (what, address) = describe(&config, &context);
-    let fault = KernelFault {
-        kernel: kernel.name.clone(),
-        block: config.fault_block,
-        thread: config.fault_thread,
-        address,
-        what,
+    let parts = usize::try_from(blocks).unwrap_or(usize::MAX).min(cores).max(1);
+    let configs: Vec<Mutex<LaunchC>> = (0..parts).map(|_| Mutex::new(fresh())).collect();
+    let statuses: Vec<AtomicI32> = configs.iter().map(|_| AtomicI32::new(0)).collect();
+    let watch = watchdog::watch(dims.watchdog, &first_fault);
+    cores::on_cores(parts, cores, &|part| {
+        let _running = watch.enter();
+        let mut config = lock(&configs[part]);
+        let mut pointers: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr().cast_mut().cast()).collect();
+        // SAFETY: the launcher of this kernel, given a config of its
+        // layout and one pointer per parameter to bytes of the parameter's
+        // size; the memory its pointers reach is staged (or faults), and
+        // the staged buffers, the context and the shared counters outlive
+        // every part of the launch. The parts share only the counters
+        // (atomics) and the context (read only).
+        let status = unsafe { (kernel.launch)(&mut *config, pointers.as_mut_ptr()) };
+        statuses[part].store(status, Ordering::Relaxed);
+    });
+    // The fault of the lowest block (the one a launch in order meets).
+    let linear = |c: &LaunchC| {
+        let [x, y, z] = c.fault_block.map(u64::from);
+        (z * u64::from(dims.grid[1]) + y) * u64::from(dims.grid[0]) + x
     };
-    violations::record_kernel_fault(launch.function, launch.thread.to_string(), launch.device, fault);
-    Err(match config.fault {
-        1 => hipError_t::hipErrorIllegalAddress,
-        2 => hipError_t::hipErrorLaunchTimeOut,
-        4 => hipError_t::hipErrorAssert,
-        _ => hipError_t::hipErrorLaunchFailure,
-    })
+    let faulted = configs
+        .into_iter()
+        .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .zip(&statuses)
+        .filter(|(_, status)| status.load(Ordering::Relaxed) != 0)
+        .map(|(c, _)| c)
+        .min_by_key(linear);
+    // Each part's last claim found nothing to run: the blocks from
+    // `next_block - parts` on were not run.
+    let first = next_block.load(Ordering::SeqCst).saturating_sub(parts as u64);
+    match faulted {
+        Some(config) => Outcome::Fault(Box::new(config)),
+        None if watch.expired() && first < blocks => {
+            let (gx, gy) = (u64::from(dims.grid[0]), u64::from(dims.grid[1]));
+            Outcome::Stopped([(first % gx) as u32, (first / gx % gy) as u32, (first / (gx * gy)) as u32])
+        }
+        None => Outcome::Done,
+    }
+}
+
+/// The watchdog's limit, in words.
+fn watchdog_limit(limit: Option<Duration>) -> String {
+    match limit {
+        Some(limit) => format!("AMDGPU_SIM_WATCHDOG, {} s", limit.as_secs_f64()),
+        None => "AMDGPU_SIM_WATCHDOG".to_owned(),
+    }
 }
 
 /// The fault's words, and the device (or host) address it touched.
-fn describe(config: &LaunchC, context: &Context) -> (String, usize) {
+fn describe(config: &LaunchC, context: &Context, watchdog: Option<Duration>) -> (String, usize) {
     // SAFETY: the launcher writes a NUL-terminated message (zeroed first).
     let message = unsafe { CStr::from_ptr(config.message.as_ptr()) }.to_string_lossy().into_owned();
     let at = config.fault_address;
+    if config.fault == WATCHDOG {
+        let what = format!(
+            "the kernel ran past the simulator's watchdog ({}) and this thread was still running: a loop that \
+             waits for another block, or for a value no thread writes, hangs a GPU",
+            watchdog_limit(watchdog)
+        );
+        return (what, 0);
+    }
     if config.fault != 1 {
         return (message, 0);
     }

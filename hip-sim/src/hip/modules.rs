@@ -248,11 +248,14 @@ pub(crate) unsafe extern "C" fn hipModuleLaunchKernel(
                     block: block_dims,
                     dynamic_shared: shared_mem_bytes,
                     warp_size: sim().config.targets[queue.device].warp_size(),
+                    watchdog: sim().config.watchdog,
                 };
                 let (plan, accesses) = cpu::run::plan(&kernel, &args, queue.device);
                 let name = crate::library::function_name(format_args!("{}", kernel.name));
                 let op = Op { node: Some(NodeKind::Kernel(name)), ..Op::with("hipModuleLaunchKernel", accesses) };
-                return submit::submit(&queue, false, op, move || cpu::run::run(&kernel, &args, dims, &launch, &plan));
+                return submit::submit(&queue, false, op, move || {
+                    cpu::run::run(&kernel, &args, dims, sim().config.cores, &launch, &plan)
+                });
             }
         };
         // SAFETY: the caller passes one argument pointer per parameter.

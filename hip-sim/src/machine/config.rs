@@ -17,6 +17,12 @@ pub struct SimConfig {
     pub hip_major: u32,
     /// Each device's target (`AMDGPU_SIM_TARGETS`), by ordinal.
     pub targets: [SimTarget; MAX_DEVICES],
+    /// How many host threads run a compiled kernel's blocks at once
+    /// (`AMDGPU_SIM_CORES`; by default the host's).
+    pub cores: usize,
+    /// How long a compiled kernel's launch may run before it is stopped
+    /// and reported (`AMDGPU_SIM_WATCHDOG`; none: never).
+    pub watchdog: Option<std::time::Duration>,
 }
 
 /// The AMD target a simulated device is like: its wavefront width and
@@ -61,7 +67,15 @@ impl SimTarget {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { devices: 2, memory: 1 << 30, hip_major: 7, targets: [SimTarget::Gfx90a; MAX_DEVICES] }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        SimConfig {
+            devices: 2,
+            memory: 1 << 30,
+            hip_major: 7,
+            targets: [SimTarget::Gfx90a; MAX_DEVICES],
+            cores,
+            watchdog: Some(DEFAULT_WATCHDOG),
+        }
     }
 }
 
@@ -74,8 +88,9 @@ impl Default for SimConfig {
 pub const HIP_VERSIONS: [u32; 3] = [5, 6, 7];
 
 impl SimConfig {
-    /// Read `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY` and
-    /// `AMDGPU_SIM_HIP_VERSION`; unset means default.
+    /// Read `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY`,
+    /// `AMDGPU_SIM_HIP_VERSION`, `AMDGPU_SIM_TARGETS`, `AMDGPU_SIM_CORES`
+    /// and `AMDGPU_SIM_WATCHDOG`; unset means default.
     pub fn from_env() -> Result<SimConfig, BackendError> {
         let mut config = SimConfig::default();
         if let Ok(value) = std::env::var("AMDGPU_SIM_DEVICES") {
@@ -91,6 +106,12 @@ impl SimConfig {
             for (ordinal, target) in parse_targets(&value)?.into_iter().enumerate() {
                 config.targets[ordinal] = target;
             }
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_CORES") {
+            config.cores = parse_cores(&value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_WATCHDOG") {
+            config.watchdog = parse_watchdog(&value)?;
         }
         Ok(config)
     }
@@ -146,6 +167,35 @@ pub fn parse_targets(value: &str) -> Result<Vec<SimTarget>, BackendError> {
         .collect()
 }
 
+/// How long a compiled kernel's launch may run unless
+/// `AMDGPU_SIM_WATCHDOG` says otherwise.
+pub const DEFAULT_WATCHDOG: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Parse `AMDGPU_SIM_WATCHDOG`: seconds (`60`, `0.5`) a compiled kernel's
+/// launch may run, or `off`.
+pub fn parse_watchdog(value: &str) -> Result<Option<std::time::Duration>, BackendError> {
+    let value_trimmed = value.trim();
+    if value_trimmed == "off" {
+        return Ok(None);
+    }
+    match value_trimmed.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 1e9 => Ok(Some(std::time::Duration::from_secs_f64(seconds))),
+        _ => Err(invalid("AMDGPU_SIM_WATCHDOG", value, "expected seconds more than 0 (`60`, `0.5`) or `off`".into())),
+    }
+}
+
+/// The most host threads `AMDGPU_SIM_CORES` may name.
+pub const MAX_CORES: usize = 1024;
+
+/// Parse `AMDGPU_SIM_CORES`: how many host threads run a compiled
+/// kernel's blocks at once, 1 (block after block) to [`MAX_CORES`].
+pub fn parse_cores(value: &str) -> Result<usize, BackendError> {
+    match value.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_CORES).contains(&n) => Ok(n),
+        _ => Err(invalid("AMDGPU_SIM_CORES", value, format!("expected a whole number from 1 to {MAX_CORES}"))),
+    }
+}
+
 /// Parse `AMDGPU_SIM_MEMORY`: a size as [`crate::units::parse_bytes`]
 /// reads it, more than 0 and at most a device's address range.
 pub fn parse_memory(value: &str) -> Result<usize, BackendError> {
@@ -199,6 +249,25 @@ mod tests {
         assert_eq!((SimTarget::Gfx1030.warp_size(), SimTarget::Gfx90a.warp_size()), (32, 64));
         let text = parse_targets("gfx90a,gfx942").unwrap_err().to_string();
         assert!(text.contains("AMDGPU_SIM_TARGETS") && text.contains("gfx942"), "{text}");
+    }
+
+    #[test]
+    fn host_threads_for_blocks_are_one_to_the_bound() {
+        assert_eq!(parse_cores(" 2 ").unwrap(), 2);
+        assert_eq!(parse_cores("1024").unwrap(), MAX_CORES);
+        for bad in ["0", "1025", "all", ""] {
+            assert!(parse_cores(bad).unwrap_err().to_string().contains("AMDGPU_SIM_CORES"), "{bad}");
+        }
+        assert!(SimConfig::default().cores >= 1);
+    }
+
+    #[test]
+    fn the_watchdog_takes_seconds_or_off() {
+        assert_eq!(parse_watchdog("0.5").unwrap(), Some(std::time::Duration::from_millis(500)));
+        assert_eq!(parse_watchdog(" off ").unwrap(), None);
+        for bad in ["0", "-1", "1e10", "soon", ""] {
+            assert!(parse_watchdog(bad).unwrap_err().to_string().contains("AMDGPU_SIM_WATCHDOG"), "{bad}");
+        }
     }
 
     #[test]
