@@ -1,10 +1,12 @@
-//! The registry of simulator kernels and the sim code-object format.
+//! The simulator's built-in kernels and the sim code-object format.
 //!
 //! A kernel here is a Rust function over the launch's arguments
 //! ([`KernelArgs`]), run for the whole grid at once: the simulator's
-//! built-ins ([`KERNELS`]), and the CPU twins that a crate shipping a HIP
-//! kernel registers for it ([`register_kernel`]), so that the kernel runs
-//! on the simulator with the same memory checks as a built-in.
+//! built-ins ([`KERNELS`]). They stand for a precompiled code object
+//! (what `hipModuleLoad` reads from a file), so that programs and tests
+//! that load kernels by name run with no C++ compiler. A kernel whose
+//! source is at hand runs from that source instead (`crate::cpu`): the
+//! project's own kernels do, with no hand-written twin to drift from it.
 //!
 //! A sim code object is NUL-terminated UTF-8 text:
 //!
@@ -31,7 +33,7 @@ use crate::machine::peers::peer_access_enabled;
 use crate::machine::races::{race_check_enabled, Access};
 use crate::machine::violations::{self, AccessKind};
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The header line of a sim code object.
 pub const CODE_OBJECT_HEADER: &str = "hip-sim-code-object v1";
@@ -61,8 +63,8 @@ impl Param {
 
 /// What a kernel does to the memory one pointer argument names: `n`
 /// elements of `elem` bytes from the pointer, where `n` is
-/// `min(count argument, threads × per_thread)` (every kernel of the
-/// registry covers its elements in order, `per_thread` a thread). The race detector checks these ranges.
+/// `min(count argument, threads)` (every built-in covers its elements in
+/// order, one a thread). The race detector checks these ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArgAccess {
     /// The index of the pointer parameter.
@@ -97,7 +99,7 @@ pub enum Arg {
     U32(u32),
 }
 
-/// One kernel of the registry.
+/// One built-in kernel.
 #[derive(Debug)]
 pub struct KernelInfo {
     /// The name a code object uses.
@@ -108,35 +110,14 @@ pub struct KernelInfo {
     pub params: &'static [Param],
     /// The memory each pointer argument is read or written through.
     pub accesses: &'static [ArgAccess],
-    /// Elements each thread covers (1 but for the portable Philox's
-    /// kernels, whose threads compute one four-word block each).
-    pub per_thread: usize,
     run: KernelFn,
 }
 
 /// What a kernel computes: over the launch's arguments and its threads
-/// (grid × block, times [`KernelInfo::per_thread`]), the memory it
+/// (grid × block), the memory it
 /// writes; an error is a device fault (`hipErrorIllegalAddress` for
 /// memory it may not touch).
 pub type KernelFn = fn(&KernelArgs<'_>, usize) -> Result<(), hipError_t>;
-
-impl KernelInfo {
-    /// A kernel named `name` (as its code object and its HIP source name
-    /// it), with its C `signature` for documentation, its parameter types,
-    /// the memory each pointer argument is read or written through (for
-    /// the race detector), the elements each thread covers, and what it
-    /// computes.
-    pub const fn new(
-        name: &'static str,
-        signature: &'static str,
-        params: &'static [Param],
-        accesses: &'static [ArgAccess],
-        per_thread: usize,
-        run: KernelFn,
-    ) -> KernelInfo {
-        KernelInfo { name, signature, params, accesses, per_thread, run }
-    }
-}
 
 /// A launch's argument values, as a kernel sees them, and the device
 /// memory it reaches through them.
@@ -177,48 +158,9 @@ impl KernelArgs<'_> {
     }
 }
 
-/// The kernels registered beside the built-ins, for the process.
-static REGISTERED: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
-
-/// A kernel of another name is registered or built in as `name`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelNameTaken {
-    /// The name asked for.
-    pub name: &'static str,
-}
-
-impl std::fmt::Display for KernelNameTaken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the simulator already has another kernel named `{}`: give the twin its kernel's own name", self.name)
-    }
-}
-
-impl std::error::Error for KernelNameTaken {}
-
-/// Register `kernel`, the CPU twin of a HIP kernel a crate ships, so that
-/// a sim code object naming it loads (see [`code_object`]) and its
-/// launches run it. Registering the same kernel again does nothing.
-///
-/// # Errors
-/// [`KernelNameTaken`] if another kernel (a built-in, or another twin)
-/// has its name.
-pub fn register_kernel(kernel: &'static KernelInfo) -> Result<(), KernelNameTaken> {
-    let mut registered = lock(&REGISTERED);
-    let same = |k: &&'static KernelInfo| k.name == kernel.name;
-    match KERNELS.iter().find(same).or_else(|| registered.iter().copied().find(same)) {
-        Some(known) if std::ptr::eq(known, kernel) => Ok(()),
-        Some(_) => Err(KernelNameTaken { name: kernel.name }),
-        None => {
-            registered.push(kernel);
-            Ok(())
-        }
-    }
-}
-
-/// The names of every kernel the simulator can run: the built-ins, then
-/// the registered twins.
+/// The names of every kernel the simulator can run by name.
 pub(crate) fn kernel_names() -> Vec<&'static str> {
-    KERNELS.iter().chain(lock(&REGISTERED).iter().copied()).map(|k| k.name).collect()
+    KERNELS.iter().map(|k| k.name).collect()
 }
 
 /// The launch a kernel runs for: the device it runs on, and who launched it.
@@ -243,7 +185,7 @@ impl KernelInfo {
     /// peer access enabled.
     pub(crate) fn run(&self, args: &[Arg], threads: usize, launch: Launch) -> Result<(), hipError_t> {
         RUNNING.with(|r| *r.borrow_mut() = Some(launch));
-        let result = (self.run)(&KernelArgs { args }, threads.saturating_mul(self.per_thread));
+        let result = (self.run)(&KernelArgs { args }, threads);
         RUNNING.with(|r| *r.borrow_mut() = None);
         result
     }
@@ -258,7 +200,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "fill_f32(float* p, float value, uint32_t n)",
         params: &[Ptr, F32, U32],
         accesses: &[writes(0, 2, 4)],
-        per_thread: 1,
         run: fill::<f32>,
     },
     KernelInfo {
@@ -266,7 +207,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "fill_u32(uint32_t* p, uint32_t value, uint32_t n)",
         params: &[Ptr, U32, U32],
         accesses: &[writes(0, 2, 4)],
-        per_thread: 1,
         run: fill::<u32>,
     },
     KernelInfo {
@@ -274,7 +214,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "vector_add_f32(const float* a, const float* b, float* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
         accesses: &[reads(0, 3, 4), reads(1, 3, 4), writes(2, 3, 4)],
-        per_thread: 1,
         run: vector_add::<f32>,
     },
     KernelInfo {
@@ -282,7 +221,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "vector_add_f64(const double* a, const double* b, double* c, uint32_t n)",
         params: &[Ptr, Ptr, Ptr, U32],
         accesses: &[reads(0, 3, 8), reads(1, 3, 8), writes(2, 3, 8)],
-        per_thread: 1,
         run: vector_add::<f64>,
     },
     KernelInfo {
@@ -290,7 +228,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "axpy_f32(float a, const float* x, float* y, uint32_t n)  // y = a*x + y",
         params: &[F32, Ptr, Ptr, U32],
         accesses: &[reads(1, 3, 4), writes(2, 3, 4)],
-        per_thread: 1,
         run: axpy::<f32>,
     },
     KernelInfo {
@@ -298,7 +235,6 @@ pub static KERNELS: &[KernelInfo] = &[
         signature: "axpy_f64(double a, const double* x, double* y, uint32_t n)  // y = a*x + y",
         params: &[F64, Ptr, Ptr, U32],
         accesses: &[reads(1, 3, 8), writes(2, 3, 8)],
-        per_thread: 1,
         run: axpy::<f64>,
     },
 ];
@@ -314,7 +250,7 @@ pub(crate) fn launch_accesses(kernel: &KernelInfo, args: &[Arg], threads: usize)
         .accesses
         .iter()
         .filter_map(|a| {
-            let bytes = covered(u32_arg(*args.get(a.count)?), threads.saturating_mul(kernel.per_thread)) * a.elem;
+            let bytes = covered(u32_arg(*args.get(a.count)?), threads) * a.elem;
             if bytes == 0 {
                 return None;
             }
@@ -324,9 +260,9 @@ pub(crate) fn launch_accesses(kernel: &KernelInfo, args: &[Arg], threads: usize)
         .collect()
 }
 
-/// The kernel named `name`, if the registry has it.
+/// The built-in kernel named `name`, if there is one.
 pub(crate) fn find(name: &str) -> Option<&'static KernelInfo> {
-    KERNELS.iter().find(|k| k.name == name).or_else(|| lock(&REGISTERED).iter().copied().find(|k| k.name == name))
+    KERNELS.iter().find(|k| k.name == name)
 }
 
 /// A sim code object naming `kernels` (NUL-terminated, ready for
@@ -509,36 +445,4 @@ fn axpy<T: DeviceValue>(args: &KernelArgs<'_>, threads: usize) -> Result<(), hip
     let y = args.read::<T>(args.ptr(2), m)?;
     let out: Vec<T> = x.iter().zip(&y).map(|(x, y)| T::mul_add(alpha, *x, *y)).collect();
     args.write(args.ptr(2), &out)
-}
-
-#[cfg(test)]
-mod registry_tests {
-    use super::*;
-
-    fn twice(args: &KernelArgs<'_>, threads: usize) -> Result<(), hipError_t> {
-        let m = covered(args.u32(1) as usize, threads);
-        let v: Vec<u32> = args.read::<u32>(args.ptr(0), m)?.iter().map(|x| x * 2).collect();
-        args.write(args.ptr(0), &v)
-    }
-
-    static TWIN: KernelInfo = KernelInfo::new("registry_test_twice", "", &[Param::Ptr, Param::U32], &[], 1, twice);
-    static CLASH: KernelInfo = KernelInfo::new("fill_f32", "", &[Param::Ptr, Param::U32], &[], 1, twice);
-    static SECOND: KernelInfo = KernelInfo::new("registry_test_twice", "", &[Param::Ptr], &[], 1, twice);
-
-    #[test]
-    fn twins_join_the_builtins_once_and_never_take_a_name() {
-        register_kernel(&TWIN).unwrap();
-        register_kernel(&TWIN).unwrap();
-        assert!(std::ptr::eq(find("registry_test_twice").unwrap(), &TWIN));
-        assert_eq!(kernel_names().iter().filter(|n| **n == "registry_test_twice").count(), 1);
-        let taken = register_kernel(&CLASH).unwrap_err();
-        assert_eq!(taken.name, "fill_f32");
-        assert!(taken.to_string().contains("fill_f32"), "{taken}");
-        assert!(register_kernel(&SECOND).is_err(), "another kernel of a registered twin's name");
-        assert!(std::ptr::eq(find("fill_f32").unwrap(), &KERNELS[0]), "the built-in stays");
-        let loaded = parse_code_object(
-            std::str::from_utf8(&code_object(&["registry_test_twice"])).unwrap().trim_end_matches('\0'),
-        );
-        assert!(std::ptr::eq(loaded.unwrap()[0], &TWIN), "a code object names a twin");
-    }
 }

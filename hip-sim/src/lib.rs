@@ -125,9 +125,10 @@
 //!   clr does (known bits, at most one release/fence flag,
 //!   `hipEventInterprocess` only with `hipEventDisableTiming`).
 //! - **Kernels**: a sim code object is NUL-terminated text naming kernels of
-//!   a registry of Rust kernels: the built-ins ([`KERNELS`]) and the CPU
-//!   twins that crates shipping HIP kernels register ([`register_kernel`],
-//!   over [`KernelArgs`]); see [`code_object`]. `hipModuleLoadData` loads it on the current device,
+//!   the simulator's built-in Rust kernels ([`KERNELS`], over
+//!   [`KernelArgs`]), the stand-ins for a precompiled code object; see
+//!   [`code_object`]. A program's own HIP source compiles instead (see
+//!   "Your kernels, compiled for the CPU"). `hipModuleLoadData` loads it on the current device,
 //!   `hipModuleLaunchKernel` runs the kernel over the grid on the stream's
 //!   worker. A kernel that touches memory outside a live allocation raises
 //!   a sticky `hipErrorIllegalAddress`, as ROCm 7 does after a GPU fault
@@ -243,7 +244,7 @@
 //!
 //! What the operations touch: copies read their source and write their
 //! destination, fills write, kernels read and write the ranges their
-//! registry entry declares ([`KernelInfo::accesses`]), library calls read
+//! built-in declares ([`KernelInfo::accesses`]), library calls read
 //! their inputs and write their outputs and work buffers (rocFFT's input
 //! too where it may overwrite it), and `hipFree`, `hipFreeAsync` and
 //! `hipHostFree` free the whole allocation.
@@ -445,10 +446,7 @@ mod roctx;
 mod tables;
 
 pub use crate::bindings::error_names::describe;
-pub use kernels::{
-    code_object, register_kernel, Arg, ArgAccess, DeviceValue, KernelArgs, KernelFn, KernelInfo, KernelNameTaken,
-    Param, KERNELS,
-};
+pub use kernels::{code_object, Arg, ArgAccess, DeviceValue, KernelArgs, KernelFn, KernelInfo, Param, KERNELS};
 pub use library::live_library_objects;
 pub use machine::addresses::MAX_DEVICES;
 pub use machine::blocks::{forget_block, note_block};

@@ -49,9 +49,6 @@
 
 mod fill;
 mod generator;
-// The CPU twins of the portable kernels, for the simulator.
-#[cfg(feature = "sim")]
-mod philox_twin;
 mod portable;
 mod raw;
 

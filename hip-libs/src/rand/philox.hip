@@ -5,8 +5,8 @@
 // high); a fill's element i is word position + i (two words, position +
 // 2i and + 2i + 1, for a double; the position of a double fill is even).
 // Thread t computes one block, the t-th from the one holding word
-// `position`, and writes the elements whose words it holds. The simulator
-// runs their CPU twins instead (philox_twin.rs, beside this file).
+// `position`, and writes the elements whose words it holds. The same text
+// compiles with hipRTC, NVRTC and the simulator's C++ compiler.
 #include <hip/hip_runtime.h>
 
 // The block at `counter` under the key (k0, k1): ten rounds.

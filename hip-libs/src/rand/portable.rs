@@ -6,8 +6,8 @@
 //! words, kept on the host: word `w` is lane `w % 4` of the Philox4x32-10
 //! block at counter `w / 4` under the key (seed's low word, high word).
 //! Each fill computes its elements from their words alone (a kernel
-//! compiled from `philox.hip` by hipRTC or NVRTC, its CPU twin on the
-//! simulator) with integer arithmetic and exact conversions, so no
+//! compiled from `philox.hip` by hipRTC, NVRTC, or on the simulator the
+//! machine's C++ compiler) with integer arithmetic and exact conversions, so no
 //! compiler, math library or fused multiply-add can change a bit, and
 //! moves the position past the words it used. The same seed and position
 //! give the same numbers on any device, stream, grid or backend.
@@ -105,7 +105,8 @@ impl Philox {
     ///
     /// # Errors
     /// [`LibError::Hip`] when the kernels cannot be compiled or loaded for
-    /// the output's device (the compiler's log in the error) or the launch
+    /// the output's device (the compiler's log in the error; on the
+    /// simulator with no C++ compiler, the log says what to install) or the launch
     /// fails; `LibError::Pool` from ordering the output's uses;
     /// [`LibError::InvalidInput`] if the stream's position would pass 2⁶⁴.
     pub fn bits(&mut self, out: &mut impl DeviceDataMut<u32>) -> Result<()> {
@@ -172,9 +173,9 @@ impl Philox {
     }
 }
 
-/// The three kernels of `device`, compiled (hipRTC, NVRTC) or, on the
-/// simulator, their CPU twins (`philox_twin.rs`, beside the source);
-/// loaded once per device for the process.
+/// The three kernels of `device`, compiled from their source (by hipRTC,
+/// NVRTC, or the simulator's C++ compiler), loaded once per device for
+/// the process.
 fn kernels(device: Device) -> Result<Arc<[Function; 3]>> {
     static LOADED: Mutex<Vec<(Device, Arc<[Function; 3]>)>> = Mutex::new(Vec::new());
     if let Some((_, loaded)) = LOADED.lock_unpoisoned().iter().find(|(d, _)| *d == device) {
@@ -192,9 +193,5 @@ fn kernels(device: Device) -> Result<Arc<[Function; 3]>> {
 }
 
 fn load(device: Device) -> Result<Module> {
-    #[cfg(feature = "sim")]
-    if hip_sys::backend() == hip_sys::Backend::Sim {
-        return super::philox_twin::load(device, &KERNELS);
-    }
     Ok(Program::new(SOURCE).name("amdgpu_philox.hip").load(device)?)
 }
