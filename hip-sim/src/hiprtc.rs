@@ -199,6 +199,7 @@ unsafe extern "C" fn hiprtcCompileProgram(
         headers: &headers,
         options: &given,
         expressions: &expressions,
+        hip_major: crate::machine::sim().config.hip_major,
     });
     let compiled = built.code.is_some();
     let noted = with_program(prog, |p| {

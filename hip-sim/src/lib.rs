@@ -307,7 +307,15 @@
 //!   `__syncthreads` (and `_count`, `_and`, `_or`) and, per wavefront of
 //!   the device's width (64 for gfx90a, 32 for gfx1030;
 //!   `AMDGPU_SIM_TARGETS`), at `__shfl`, `__shfl_up`, `__shfl_down`,
-//!   `__shfl_xor`, `__ballot`, `__any`, `__all`, `__activemask`; static
+//!   `__shfl_xor`, `__ballot`, `__any`, `__all`, `__activemask`,
+//!   `__match_any`, `__match_all`, and under HIP 7 (as from ROCm 6.2) the
+//!   `_sync` forms with 64-bit masks (`__shfl_sync` and kin,
+//!   `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_*_sync`), each
+//!   mask's lanes meeting apart, a mask that is 0, does not name its lane,
+//!   names a lane that returns or waits elsewhere, or a shuffle reading
+//!   outside it faulting; cooperative groups' thread block
+//!   (`hip/hip_cooperative_groups.h`, the same header hipRTC and NVRTC
+//!   get); `HIP_VERSION_MAJOR` and `_MINOR` of the HIP simulated; static
 //!   `__shared__` memory per block and dynamic (`extern __shared__`,
 //!   `HIP_DYNAMIC_SHARED`); atomics; `__threadfence*`; the math functions
 //!   and fast intrinsics; the bit intrinsics; `printf` (to the process's
@@ -332,7 +340,8 @@
 //!   device pointers stored in memory (an array of pointers: the kernel
 //!   sees device addresses, and touching one faults), pointers inside
 //!   structures passed by value (the same), `half` and `bfloat16`,
-//!   cooperative groups, inline GCN assembly, textures, dynamic
+//!   grid-wide and multi-grid cooperative groups and tiled partitions,
+//!   `__syncwarp`, inline GCN assembly, textures, dynamic
 //!   parallelism. Compiled kernels run
 //!   on x86-64 hosts.
 //!

@@ -135,3 +135,42 @@ extern "C" __global__ void wait_for_the_last_block(unsigned* flag) {
         atomicExch(flag, 1u);
     }
 }
+
+#if AMDGPU_RS_WARP_SYNC
+// The `_sync` intrinsics, each half of a warp apart under its own mask:
+// sums[2w + h] = the sum of half h's lanes of warp w; ballots[2w + h] =
+// the ballot of its even lanes; groups[t] = __match_any_sync of lane / 4.
+extern "C" __global__ void masked_warp_ops(int* sums, unsigned long long* ballots, unsigned long long* groups) {
+    unsigned t = threadIdx.x, lane = __lane_id(), half = warpSize / 2;
+    unsigned long long lower = half == 32 ? 0xffffffffull : 0xffffull;
+    unsigned long long mask = lane < half ? lower : lower << half;
+    int v = static_cast<int>(lane);
+    for (unsigned offset = half / 2; offset > 0; offset /= 2) {
+        v += __shfl_down_sync(mask, v, offset, half);
+    }
+    unsigned long long even = __ballot_sync(mask, lane % 2 == 0);
+    groups[t] = __match_any_sync(mask, static_cast<int>(lane / 4));
+    unsigned w = t / warpSize, h = lane < half ? 0 : 1;
+    if (lane % half == 0) {
+        sums[2 * w + h] = v;
+        ballots[2 * w + h] = even;
+    }
+}
+
+// Lane 1 returns; the others shuffle under a mask that names it.
+extern "C" __global__ void mask_names_a_returned_lane(int* out) {
+    if (__lane_id() == 1) {
+        return;
+    }
+    out[threadIdx.x] = __shfl_sync(~0ull, static_cast<int>(threadIdx.x), 0);
+}
+
+// The lower half shuffles under its mask from a lane of the upper half.
+extern "C" __global__ void shuffle_outside_the_mask(int* out) {
+    unsigned lane = __lane_id(), half = warpSize / 2;
+    if (lane < half) {
+        unsigned long long lower = half == 32 ? 0xffffffffull : 0xffffull;
+        out[threadIdx.x] = __shfl_sync(lower, static_cast<int>(lane), static_cast<int>(half + 1));
+    }
+}
+#endif

@@ -34,10 +34,10 @@ fn compiler() -> bool {
     }
 }
 
-/// The test kernels, compiled and loaded on the current device.
-fn module() -> hipModule_t {
+/// `source` compiled for the current device: the code, or the log.
+fn compile(source: &str) -> Result<Vec<u8>, String> {
     let rtc = sim::hiprtc_api();
-    let source = CString::new(SOURCE).unwrap();
+    let source = CString::new(source).unwrap();
     let mut prog = null_mut();
     // SAFETY: valid C strings and out-pointer; no headers.
     let created = unsafe {
@@ -60,14 +60,22 @@ fn module() -> hipModule_t {
     // SAFETY: the buffer holds the log's size.
     assert_eq!(unsafe { (rtc.hiprtcGetProgramLog)(prog, log.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
     let log = CStr::from_bytes_until_nul(&log).unwrap().to_string_lossy().into_owned();
-    assert_eq!(compiled, hiprtcResult::HIPRTC_SUCCESS, "{log}");
-    // SAFETY: a compiled program and out-pointer.
-    assert_eq!(unsafe { (rtc.hiprtcGetCodeSize)(prog, &mut size) }, hiprtcResult::HIPRTC_SUCCESS);
-    let mut code = vec![0u8; size];
-    // SAFETY: the buffer holds the code's size.
-    assert_eq!(unsafe { (rtc.hiprtcGetCode)(prog, code.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
+    let code = (compiled == hiprtcResult::HIPRTC_SUCCESS).then(|| {
+        // SAFETY: a compiled program and out-pointer.
+        assert_eq!(unsafe { (rtc.hiprtcGetCodeSize)(prog, &mut size) }, hiprtcResult::HIPRTC_SUCCESS);
+        let mut code = vec![0u8; size];
+        // SAFETY: the buffer holds the code's size.
+        assert_eq!(unsafe { (rtc.hiprtcGetCode)(prog, code.as_mut_ptr().cast()) }, hiprtcResult::HIPRTC_SUCCESS);
+        code
+    });
     // SAFETY: a live program, destroyed once.
     assert_eq!(unsafe { (rtc.hiprtcDestroyProgram)(&mut prog) }, hiprtcResult::HIPRTC_SUCCESS);
+    code.ok_or(log)
+}
+
+/// The test kernels, compiled and loaded on the current device.
+fn module() -> hipModule_t {
+    let code = compile(SOURCE).unwrap_or_else(|log| panic!("{log}"));
     let mut m = null_mut();
     ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
     m
@@ -283,12 +291,69 @@ fn warp_intrinsics_at_the_devices_width() {
     }
 }
 
+/// The `_sync` intrinsics at the current device's width, each half of a
+/// warp under its own mask: the halves' sums, their even lanes' ballots,
+/// and `__match_any_sync` of lane / 4.
+fn masked_warp_intrinsics_at_the_devices_width() {
+    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0).unwrap();
+    let (t, w) = (128usize, width as usize);
+    let (halves, half) = (2 * t / w, w / 2);
+    let (sums, ballots, groups) = (malloc(halves * 4), malloc(halves * 8), malloc(t * 8));
+    let f = function(module(), "masked_warp_ops");
+    let mut args = [ptr(sums), ptr(ballots), ptr(groups)];
+    assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+    assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
+    let half_sum = |h: usize| (0..half).map(|l| (l + h * half) as i32).sum::<i32>();
+    let want: Vec<i32> = (0..halves).map(|k| half_sum(k % 2)).collect();
+    assert_eq!(ints(sums, halves), want, "each half-warp's sum at width {w}");
+    let words = |p: *mut c_void, n: usize| {
+        let mut out = vec![0u64; n];
+        let d2h = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
+        ok!((api().hipMemcpy)(out.as_mut_ptr().cast(), p, n * 8, d2h));
+        out
+    };
+    let lower_even = 0x5555_5555_5555_5555u64 & ((1u64 << half) - 1);
+    let want: Vec<u64> = (0..halves).map(|k| if k % 2 == 0 { lower_even } else { lower_even << half }).collect();
+    assert_eq!(words(ballots, halves), want, "the even lanes of each half, in its own mask");
+    let want: Vec<u64> = (0..t).map(|i| 0xfu64 << ((i % w) & !3)).collect();
+    assert_eq!(words(groups, t), want, "the lanes of each four");
+    for p in [sums, ballots, groups] {
+        ok!((api().hipFree)(p));
+    }
+}
+
 #[test]
 fn warp_intrinsics_run_in_lockstep_at_the_devices_wavefront() {
     if !compiler() {
         return;
     }
     run("cpu-warps", warp_intrinsics_at_the_devices_width);
+    run("cpu-warps-masked", masked_warp_intrinsics_at_the_devices_width);
+}
+
+#[test]
+fn a_sync_intrinsic_whose_mask_names_a_returned_lane_or_a_lane_outside_faults() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-masks", || {
+        let m = module();
+        let out = malloc(64 * 4);
+        for (kernel, said) in [
+            ("mask_names_a_returned_lane", "names returned without it"),
+            ("shuffle_outside_the_mask", "read a lane outside its mask"),
+        ] {
+            let f = function(m, kernel);
+            assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(out)]), hipError_t::hipSuccess);
+            assert_ne!(sync(), hipError_t::hipSuccess, "{kernel}");
+            let faults = kernel_faults();
+            assert_eq!(faults.len(), 1, "{faults:?}");
+            assert!(faults[0].what.contains(said), "{kernel}: {}", faults[0].what);
+            sim::reset_faults();
+            sim::clear_violations();
+        }
+        ok!((api().hipFree)(out));
+    });
 }
 
 /// Whether this process is the child `in_child` started for `test`.
@@ -318,6 +383,7 @@ fn wave32_child() {
     let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0);
     assert_eq!(width, Ok(32));
     run("cpu-warps-32", warp_intrinsics_at_the_devices_width);
+    run("cpu-warps-masked-32", masked_warp_intrinsics_at_the_devices_width);
     println!("CHILD PASSED");
 }
 
@@ -518,4 +584,44 @@ fn a_kernel_that_never_ends_is_stopped_by_the_watchdog() {
         return;
     }
     in_child("watchdog_child", &[("AMDGPU_SIM_CORES", "1"), ("AMDGPU_SIM_WATCHDOG", "0.5")]);
+}
+
+/// A kernel that shuffles under a mask of `mask_type`.
+fn shuffle_under(mask_type: &str) -> String {
+    format!(
+        "#include <hip/hip_runtime.h>\n\
+         extern \"C\" __global__ void k(int* out) {{ out[0] = __shfl_sync(({mask_type})~0ull, 1, 0); }}\n"
+    )
+}
+
+#[test]
+fn sync_intrinsics_take_64_bit_masks_as_hip_does() {
+    if !compiler() {
+        return;
+    }
+    let _x = sim::exclusive();
+    assert!(compile(&shuffle_under("unsigned long long")).is_ok());
+    let log = compile(&shuffle_under("unsigned")).unwrap_err();
+    assert!(log.contains("The mask must be a 64-bit integer"), "{log}");
+}
+
+/// Run by the test below as HIP 6.
+#[test]
+fn hip_6_child() {
+    if !is_child("hip_6_child") {
+        return; // only as a child of sync_intrinsics_arrive_with_hip_7
+    }
+    let _x = sim::exclusive();
+    let log = compile(&shuffle_under("unsigned long long")).unwrap_err();
+    assert!(log.contains("__shfl_sync"), "{log}");
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn sync_intrinsics_arrive_with_hip_7() {
+    if !compiler() {
+        return;
+    }
+    // ROCm 6.2 brought them; the simulator's HIP 6 is 6.0.
+    in_child("hip_6_child", &[("AMDGPU_SIM_HIP_VERSION", "6")]);
 }

@@ -21,8 +21,10 @@
 //!
 //! Not portable through it: wavefront-size assumptions (a `__ballot`'s
 //! upper 32 bits, 64-lane shuffles), AMD's DPP and `__builtin_amdgcn_*`
-//! intrinsics, CUDA's `_sync` intrinsics with explicit masks on AMD,
-//! grid-wide and multi-grid cooperative groups and tiled partitions,
+//! intrinsics, the `_sync` intrinsics with explicit masks where
+//! `AMDGPU_RS_WARP_SYNC` is 0 (every prelude defines it: 1 under NVRTC,
+//! under hipRTC from ROCm 6.2, and on the simulator as HIP 7; their masks
+//! are 64-bit integers, as HIP requires), grid-wide and multi-grid cooperative groups and tiled partitions,
 //! inline assembly, texture objects, and the C++ standard library
 //! beyond the two headers above (hipRTC on ROCm 5.x may find the host's
 //! libstdc++ headers, whose `<cstdint>` and `<type_traits>` conflict with
@@ -35,7 +37,7 @@ use super::compiler::CompilerKind;
 use crate::hiprtc::hiprtcResult;
 
 /// A header given to the compiler by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Header {
     /// The name a source includes it by (`hip/hip_runtime.h`).
     pub name: &'static str,
@@ -46,6 +48,10 @@ pub struct Header {
 /// The thread-block part of cooperative groups, the same on both.
 const COOPERATIVE_GROUPS: Header =
     Header { name: "hip/hip_cooperative_groups.h", text: include_str!("prelude/hip_cooperative_groups.h") };
+
+/// The headers every compiler gets the same text of, the simulator's
+/// compiler for the CPU included (after its own `hip/hip_runtime.h`).
+pub const SHARED: &[Header] = &[COOPERATIVE_GROUPS];
 
 // Each compiler's hip/hip_runtime.h is the part both share, then its own,
 // in one text: hipRTC 5.x finds no named header from inside another.

@@ -1,7 +1,8 @@
 //! One compilation of a HIP program for the CPU.
 //!
 //! The program's source, its headers, the CPU prelude (as
-//! `hip/hip_runtime.h`) and the launcher are written into a private
+//! `hip/hip_runtime.h`, with the headers all compilers share:
+//! `hip/hip_cooperative_groups.h`) and the launcher are written into a private
 //! directory (mode 0700, removed after), with a file that includes the
 //! source and lists its kernels; the compiler runs there without a shell,
 //! its arguments made of fixed words and the options the simulator
@@ -13,6 +14,7 @@
 use super::compiler::{self, Cxx};
 use super::{object, source, LAUNCHER, PRELUDE};
 use crate::machine::lock::lock;
+use crate::shared::prelude::SHARED;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -30,6 +32,9 @@ pub struct Request<'a> {
     pub options: &'a [String],
     /// Name expressions (templates' instances), in order.
     pub expressions: &'a [String],
+    /// The HIP major version simulated: the prelude's `HIP_VERSION_MAJOR`,
+    /// and what it provides (the `_sync` warp intrinsics from 7).
+    pub hip_major: u32,
 }
 
 /// A compilation's outcome: the code object, or the log.
@@ -52,7 +57,10 @@ pub fn build(request: &Request<'_>) -> Built {
         Err(why) => return Built { code: None, log: format!("{}: error: {why}", request.name), invalid_option: false },
     };
     let flags = match flags(request.options) {
-        Ok(flags) => flags,
+        Ok(mut flags) => {
+            flags.push(format!("-DAMDGPU_SIM_HIP_MAJOR={}", request.hip_major));
+            flags
+        }
         Err(option) => {
             return Built {
                 code: None,
@@ -122,7 +130,7 @@ fn flags(options: &[String]) -> Result<Vec<String>, String> {
 fn key(request: &Request<'_>, flags: &[String], kernels: &[(String, String)], cxx: &Cxx) -> u64 {
     let mut h = DefaultHasher::new();
     (request.name, request.source, request.headers, flags, kernels).hash(&mut h);
-    (PRELUDE, LAUNCHER, &cxx.path, &cxx.version).hash(&mut h);
+    (PRELUDE, LAUNCHER, SHARED, &cxx.path, &cxx.version).hash(&mut h);
     h.finish()
 }
 
@@ -203,6 +211,9 @@ fn compile(
     scratch.write(&format!("src/{file}"), source::dynamic_shared(request.source).as_bytes()).map_err(fail)?;
     scratch.write("include/hip/hip_runtime.h", PRELUDE.as_bytes()).map_err(fail)?;
     scratch.write("include/amdgpu_sim_launch.h", LAUNCHER.as_bytes()).map_err(fail)?;
+    for header in SHARED {
+        scratch.write(&format!("include/{}", header.name), header.text.as_bytes()).map_err(fail)?;
+    }
     for (name, text) in request.headers {
         scratch.write(&format!("src/{name}"), text.as_bytes()).map_err(fail)?;
     }

@@ -13,6 +13,8 @@
 #ifndef AMDGPU_SIM_HIP_RUNTIME_CPU_H
 #define AMDGPU_SIM_HIP_RUNTIME_CPU_H
 
+#define AMDGPU_RS_PRELUDE 1
+
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -29,6 +31,7 @@ namespace amdgpu_sim {
 
 struct dim3_t {
     uint32_t x, y, z;
+    constexpr dim3_t(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
 // What the simulator asks of a launch, and what the launch answers
@@ -70,7 +73,7 @@ enum Fault : uint32_t {
 // or its end.
 enum State : int { kUnstarted, kRunning, kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
 
-enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll };
+enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll };
 
 struct Block;
 
@@ -88,6 +91,11 @@ struct Thread {
     int op_width;
     uint64_t value;
     uint64_t result;
+    // A `_sync` intrinsic's mask (0 for one without): the lanes that meet
+    // at it.
+    uint64_t mask;
+    // `__match_*`: whether two values are equal, as their type compares.
+    bool (*equal)(uint64_t, uint64_t);
 };
 
 struct Block {
@@ -156,12 +164,15 @@ inline int syncthreads(int predicate) {
     return current_block->barrier_result;
 }
 
-inline uint64_t warp(WarpOp op, uint64_t value, int arg, int width) {
+inline uint64_t warp(WarpOp op, uint64_t value, int arg, int width, uint64_t mask = 0,
+                     bool (*equal)(uint64_t, uint64_t) = nullptr) {
     Thread& t = me();
     t.op = op;
     t.value = value;
     t.op_arg = arg;
     t.op_width = width;
+    t.mask = mask;
+    t.equal = equal;
     yield(kAtWarp);
     return me().result;
 }
@@ -264,6 +275,110 @@ inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, w
 inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
 inline unsigned long long __activemask() { return __ballot(1); }
 inline unsigned __lane_id() { return amdgpu_sim::current_thread->lane; }
+
+// The simulated HIP's version: HIP 7 has the `_sync` warp intrinsics
+// (from ROCm 6.2; the simulator's HIP 6 is 6.0, HIP 5 is 5.7).
+#ifndef AMDGPU_SIM_HIP_MAJOR
+#define AMDGPU_SIM_HIP_MAJOR 7
+#endif
+#define HIP_VERSION_MAJOR AMDGPU_SIM_HIP_MAJOR
+#define HIP_VERSION_MINOR (AMDGPU_SIM_HIP_MAJOR == 5 ? 7 : 0)
+#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000)
+
+namespace amdgpu_sim {
+template <class T>
+inline bool equal_as(uint64_t a, uint64_t b) {
+    return from_bits<T>(a) == from_bits<T>(b);
+}
+template <class T>
+inline void check_match_type() {
+    static_assert((std::is_integral<T>::value || std::is_floating_point<T>::value) && (sizeof(T) == 4 || sizeof(T) == 8),
+                  "T can be int, unsigned int, long, unsigned long, long long, unsigned long long, float or double.");
+}
+}  // namespace amdgpu_sim
+
+#if AMDGPU_SIM_HIP_MAJOR >= 7 && !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)
+#define AMDGPU_RS_WARP_SYNC 1
+#else
+#define AMDGPU_RS_WARP_SYNC 0
+#endif
+
+#if AMDGPU_RS_WARP_SYNC
+// The `_sync` warp intrinsics, as HIP defines them: a 64-bit mask (its
+// upper half ignored at a wavefront of 32), not 0, naming the calling
+// lane; every lane it names meets at the same intrinsic with the same
+// mask. Each mask's lanes meet apart from the rest of the warp, and what
+// a GPU leaves undefined (a shuffle reading a lane outside the mask, a
+// named lane that returns or waits elsewhere) faults the launch.
+namespace amdgpu_sim {
+template <class MaskT>
+inline uint64_t sync_mask(MaskT mask) {
+    static_assert(std::is_integral<MaskT>::value && sizeof(MaskT) == 8,
+                  "The mask must be a 64-bit integer. Implicitly promoting a smaller integer is almost always an "
+                  "error.");
+    uint64_t m = static_cast<uint64_t>(mask);
+    if (here.warp_size == 32) m &= 0xffffffffu;
+    if (m == 0) fault_here(kAssert, "a _sync warp intrinsic's mask is 0 (HIP asserts it is not)", 0);
+    return m;
+}
+}  // namespace amdgpu_sim
+template <class MaskT, class T>
+inline T __shfl_sync(MaskT mask, T v, int src, int width = warpSize) {
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShfl, amdgpu_sim::bits(v), src, width, m));
+}
+template <class MaskT, class T>
+inline T __shfl_up_sync(MaskT mask, T v, unsigned delta, int width = warpSize) {
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    return amdgpu_sim::from_bits<T>(
+        amdgpu_sim::warp(amdgpu_sim::kShflUp, amdgpu_sim::bits(v), static_cast<int>(delta), width, m));
+}
+template <class MaskT, class T>
+inline T __shfl_down_sync(MaskT mask, T v, unsigned delta, int width = warpSize) {
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    return amdgpu_sim::from_bits<T>(
+        amdgpu_sim::warp(amdgpu_sim::kShflDown, amdgpu_sim::bits(v), static_cast<int>(delta), width, m));
+}
+template <class MaskT, class T>
+inline T __shfl_xor_sync(MaskT mask, T v, int lane_mask, int width = warpSize) {
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflXor, amdgpu_sim::bits(v), lane_mask, width, m));
+}
+template <class MaskT>
+inline unsigned long long __ballot_sync(MaskT mask, int p) {
+    return amdgpu_sim::warp(amdgpu_sim::kBallot, p != 0, 0, warpSize, amdgpu_sim::sync_mask(mask));
+}
+template <class MaskT>
+inline int __any_sync(MaskT mask, int p) { return __ballot_sync(mask, p) != 0; }
+template <class MaskT>
+inline int __all_sync(MaskT mask, int p) { return __ballot_sync(mask, p) == amdgpu_sim::sync_mask(mask); }
+template <class T>
+inline unsigned long long __match_any(T v) {
+    amdgpu_sim::check_match_type<T>();
+    return amdgpu_sim::warp(amdgpu_sim::kMatchAny, amdgpu_sim::bits(v), 0, warpSize, 0, &amdgpu_sim::equal_as<T>);
+}
+template <class T>
+inline unsigned long long __match_all(T v, int* pred) {
+    amdgpu_sim::check_match_type<T>();
+    uint64_t r = amdgpu_sim::warp(amdgpu_sim::kMatchAll, amdgpu_sim::bits(v), 0, warpSize, 0, &amdgpu_sim::equal_as<T>);
+    *pred = r != 0;
+    return r;
+}
+template <class MaskT, class T>
+inline unsigned long long __match_any_sync(MaskT mask, T v) {
+    amdgpu_sim::check_match_type<T>();
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    return amdgpu_sim::warp(amdgpu_sim::kMatchAny, amdgpu_sim::bits(v), 0, warpSize, m, &amdgpu_sim::equal_as<T>);
+}
+template <class MaskT, class T>
+inline unsigned long long __match_all_sync(MaskT mask, T v, int* pred) {
+    amdgpu_sim::check_match_type<T>();
+    uint64_t m = amdgpu_sim::sync_mask(mask);
+    uint64_t r = amdgpu_sim::warp(amdgpu_sim::kMatchAll, amdgpu_sim::bits(v), 0, warpSize, m, &amdgpu_sim::equal_as<T>);
+    *pred = r != 0;
+    return r;
+}
+#endif
 
 // Atomics at device scope (the host's atomics are at least that strong).
 template <class T>

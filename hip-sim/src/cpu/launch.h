@@ -294,55 +294,98 @@ inline int source_lane(const Thread& t) {
     return index;
 }
 
-// Let the lanes [first, end) of a warp that wait at an intrinsic pass it,
-// if all its live lanes wait at the same one; false (and a fault) if they
-// disagree.
-inline bool resolve_warp(Block& b, uint32_t first, uint32_t end, bool& progressed) {
-    Thread* lead = nullptr;
-    for (uint32_t i = first; i < end; ++i) {
-        Thread& t = b.threads[i];
-        if (t.state == kDone) continue;
-        if (t.state != kAtWarp) return true;  // not every live lane is there yet
-        if (lead == nullptr) lead = &t;
-        if (t.op != lead->op || t.op_width != lead->op_width) {
-            return fail(b, kWarpDivergence, t, "the lanes of a warp reached different warp intrinsics");
-        }
-    }
-    if (lead == nullptr) return true;
-    int width = lead->op_width;
+// Let the lanes `group` (bits, lane 0 the warp's first thread `first`)
+// of a warp, all waiting at the intrinsic `lead` waits at, pass it; false
+// (and a fault) if what it asks is undefined.
+inline bool meet(Block& b, uint32_t first, uint64_t group, const Thread& lead) {
+    int width = lead.op_width;
     if (width <= 0 || (width & (width - 1)) != 0 || width > static_cast<int>(b.launch->warp_size)) {
-        return fail(b, kWarpDivergence, *lead, "a warp intrinsic's width is not a power of two up to warpSize");
+        return fail(b, kWarpDivergence, lead, "a warp intrinsic's width is not a power of two up to warpSize");
     }
-    uint64_t mask = 0;
-    for (uint32_t i = first; i < end; ++i) {
-        const Thread& t = b.threads[i];
-        if (t.state == kAtWarp && t.value != 0) mask |= uint64_t(1) << t.lane;
-    }
-    for (uint32_t i = first; i < end; ++i) {
-        Thread& t = b.threads[i];
-        if (t.state != kAtWarp) continue;
+    auto in = [group](int lane) { return lane >= 0 && lane < 64 && ((group >> lane) & 1) != 0; };
+    uint64_t ballot = 0;
+    for (int j = 0; j < 64; ++j)
+        if (in(j) && b.threads[first + j].value != 0) ballot |= uint64_t(1) << j;
+    for (int j = 0; j < 64; ++j) {
+        if (!in(j)) continue;
+        Thread& t = b.threads[first + j];
         switch (t.op) {
-            case kBallot: t.result = mask; break;
-            case kAny: t.result = mask != 0; break;
-            case kAll: {
-                uint64_t live = 0;
-                for (uint32_t j = first; j < end; ++j)
-                    if (b.threads[j].state == kAtWarp) live |= uint64_t(1) << b.threads[j].lane;
-                t.result = mask == live;
+            case kBallot: t.result = ballot; break;
+            case kAny: t.result = ballot != 0; break;
+            case kAll: t.result = ballot == group; break;
+            case kMatchAny:
+            case kMatchAll: {
+                uint64_t same = 0;
+                for (int k = 0; k < 64; ++k)
+                    if (in(k) && t.equal(t.value, b.threads[first + k].value)) same |= uint64_t(1) << k;
+                t.result = t.op == kMatchAny ? same : (same == group ? group : 0);
                 break;
             }
             default: {
                 int source = source_lane(t);
-                uint32_t at = first + static_cast<uint32_t>(source);
-                if (source < 0 || at >= end || b.threads[at].state != kAtWarp) {
-                    return fail(b, kWarpDivergence, t, "a shuffle read a lane that has returned or does not exist");
+                if (!in(source)) {
+                    return fail(b, kWarpDivergence, t,
+                                t.mask != 0 ? "a _sync shuffle read a lane outside its mask"
+                                            : "a shuffle read a lane that has returned or does not exist");
                 }
-                t.result = b.threads[at].value;
+                t.result = b.threads[first + source].value;
             }
         }
     }
-    for (uint32_t i = first; i < end; ++i)
-        if (b.threads[i].state == kAtWarp) b.threads[i].state = kReleased;
+    for (int j = 0; j < 64; ++j)
+        if (in(j)) b.threads[first + j].state = kReleased;
+    return true;
+}
+
+// Let the lanes [first, end) of a warp that wait at an intrinsic pass it:
+// a `_sync` one's lanes once every lane its mask names is there; one
+// without a mask once every live lane of the warp is. False (and a fault)
+// where they disagree.
+inline bool resolve_warp(Block& b, uint32_t first, uint32_t end, bool& progressed) {
+    const uint32_t lanes = end - first;
+    for (uint32_t i = first; i < end; ++i) {
+        const Thread& t = b.threads[i];
+        if (t.state != kAtWarp || t.mask == 0) continue;
+        const uint64_t m = t.mask;
+        if (((m >> t.lane) & 1) == 0) {
+            return fail(b, kWarpDivergence, t, "a _sync warp intrinsic's mask does not name the lane that calls it");
+        }
+        if (lanes < 64 && (m >> lanes) != 0) {
+            return fail(b, kWarpDivergence, t, "a _sync warp intrinsic's mask names lanes the warp does not have");
+        }
+        bool there = true;
+        for (uint32_t j = 0; j < lanes; ++j) {
+            if (((m >> j) & 1) == 0) continue;
+            const Thread& u = b.threads[first + j];
+            if (u.state == kAtWarp && (u.mask != m || u.op != t.op || u.op_width != t.op_width)) {
+                return fail(b, kWarpDivergence, u,
+                            "the lanes a _sync mask names reached different intrinsics, or gave different masks (HIP "
+                            "asserts that each runs the same one with the same mask)");
+            }
+            if (u.state == kDone) {
+                return fail(b, kWarpDivergence, u, "a lane a _sync warp intrinsic's mask names returned without it");
+            }
+            there = there && u.state == kAtWarp;
+        }
+        if (there) {
+            if (!meet(b, first, m, t)) return false;
+            progressed = true;
+        }
+    }
+    const Thread* lead = nullptr;
+    uint64_t live = 0;
+    for (uint32_t i = first; i < end; ++i) {
+        const Thread& t = b.threads[i];
+        if (t.state == kDone) continue;
+        if (t.state != kAtWarp || t.mask != 0) return true;  // not every live lane is there yet
+        if (lead == nullptr) lead = &t;
+        if (t.op != lead->op || t.op_width != lead->op_width) {
+            return fail(b, kWarpDivergence, t, "the lanes of a warp reached different warp intrinsics");
+        }
+        live |= uint64_t(1) << (i - first);
+    }
+    if (lead == nullptr) return true;
+    if (!meet(b, first, live, *lead)) return false;
     progressed = true;
     return true;
 }
@@ -428,6 +471,14 @@ inline bool run_block(Block& b, void (*entry)()) {
             b.barrier_result = sum;
             for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kReleased;
             continue;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            const Thread& t = b.threads[i];
+            if (t.state == kAtWarp && t.mask != 0) {
+                return fail(b, kBarrierDeadlock, t,
+                            "a lane its _sync warp intrinsic's mask names waits elsewhere (at a barrier or another "
+                            "intrinsic): a deadlock on a GPU");
+            }
         }
         if (other != nullptr && other->state == kDone) {
             return fail(b, kBarrierDeadlock, *other,

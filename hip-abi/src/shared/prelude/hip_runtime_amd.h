@@ -7,6 +7,16 @@
 // text), so the same source compiles with hipRTC and with NVRTC.
 #pragma once
 
+// The `_sync` warp intrinsics with explicit 64-bit masks: HIP's from
+// ROCm 6.2 (hipRTC defines HIP_VERSION_MAJOR and _MINOR), unless
+// HIP_DISABLE_WARP_SYNC_BUILTINS turns them off.
+#if defined(HIP_VERSION_MAJOR) && (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR) >= 602 && \
+    !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)
+#define AMDGPU_RS_WARP_SYNC 1
+#else
+#define AMDGPU_RS_WARP_SYNC 0
+#endif
+
 // hipRTC 5.x has no device assert of its own: a failed one traps, which
 // faults the launch as HIP's own assert does.
 #ifndef assert

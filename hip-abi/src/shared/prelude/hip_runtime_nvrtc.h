@@ -16,6 +16,9 @@
 
 #define __launch_bounds_hip__(...) __launch_bounds__(__VA_ARGS__)
 
+// The `_sync` warp intrinsics with explicit masks are CUDA's own.
+#define AMDGPU_RS_WARP_SYNC 1
+
 // HIP's lane index within the warp.
 __device__ inline unsigned int __lane_id() {
     unsigned int lane;
