@@ -125,4 +125,4 @@ pub use libraries::{
     available, miopen, rccl, rocblas, rocfft, rocfft_version, rocrand, rocsolver, rocsparse, rocsparse_spmv_staged,
     roctx, Library, RocfftVersion,
 };
-pub use shared::prelude::{prelude, Header};
+pub use shared::prelude::{prelude, surface_entry_at, surface_program, Header, Provided, SURFACE};

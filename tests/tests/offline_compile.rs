@@ -230,51 +230,26 @@ fn a_processor_the_compiler_does_not_know_is_an_error_not_a_crash() {
     assert!(compiler.processors.is_some_and(|list| list.contains(&"gfx90a") && list.contains(&"gfx1030")));
 }
 
-/// Each line uses one part of the prelude or of the compilers' own runtime.
-const PRELUDE_USES: &str = r#"
-#include <hip/hip_runtime.h>
-#include <hip/hip_cooperative_groups.h>
-namespace cg = cooperative_groups;
-template <typename T> __global__ void __launch_bounds__(256) every(T* x, uint32_t n, int64_t m, uint64_t* q, uint8_t b) {
-    HIP_DYNAMIC_SHARED(unsigned char, shared_bytes)
-    T* cache = reinterpret_cast<T*>(shared_bytes);
-    cg::thread_block block = cg::this_thread_block();
-    uint32_t i = hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x;
-    cache[block.thread_rank()] = i < n ? x[i] : T(0);
-    block.sync();
-    T v = __shfl_down(cache[threadIdx.x], 1) + __shfl(cache[threadIdx.x], 0, 16) + __shfl_xor(cache[0], 1);
-    unsigned long long lanes = __ballot(v > T(0));
-    if (__any(v > T(0)) && !__all(v < T(0))) { atomicAdd(q, (uint64_t)__popcll(lanes)); }
-    atomicCAS((unsigned int*)q, 0u, 1u); atomicExch((unsigned int*)q, 2u);
-    atomicMin((int*)q, -1); atomicMax((unsigned long long*)q, 3ull);
-    __threadfence(); __syncthreads();
-    x[i] = v + T(warpSize) + T(__clz(n) + __ffs(n) + __brev(n) + b) + T(m) + sqrt(T(2)) + exp(T(1));
-    std::uint32_t s = n; (void)s;
-}
-template __global__ void every<float>(float*, uint32_t, int64_t, uint64_t*, uint8_t);
-template __global__ void every<double>(double*, uint32_t, int64_t, uint64_t*, uint8_t);
-"#;
-
-#[test]
-fn the_prelude_covers_what_kernels_use_on_amd() {
-    if !hiprtc_present() {
-        return;
-    }
-    for target in ["gfx90a", "gfx1030"] {
-        let code = Program::new(PRELUDE_USES)
-            .name("prelude.hip")
-            .compile_for(&target.parse().expect("a target"))
-            .unwrap_or_else(|e| panic!("{target}: {e}"));
-        assert!(matches!(code.kind(), CodeKind::AmdCodeObject { .. }), "{target}: {}", code.kind());
-    }
+/// `result` of compiling the surface program, with the entries of
+/// [`hip_sys::SURFACE`] a compiler's errors point at named.
+fn surface_compiled<T>(result: Result<T, HipError>, compiler: &str) -> T {
+    result.unwrap_or_else(|e| {
+        let text = e.to_string();
+        let mut named: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("error"))
+            .filter_map(|l| l.split(':').nth(1).and_then(|n| n.trim().parse().ok()))
+            .filter_map(hip_sys::surface_entry_at)
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        panic!("{compiler} lacks part of the kernel language's one list: {named:?}\n{text}")
+    })
 }
 
-#[test]
-fn the_prelude_covers_what_kernels_use_under_nvrtc() {
-    if !present(CompilerKind::Nvrtc, "AMDGPU_REQUIRE_NVRTC") {
-        return;
-    }
-    let standard = r#"
+/// A kernel that uses the standard headers the preludes give (the host's
+/// where hipRTC finds them).
+const STANDARD: &str = r#"
 #include <type_traits>
 #include <limits>
 template <typename T, typename = std::enable_if_t<std::is_floating_point_v<T>>>
@@ -282,17 +257,68 @@ __global__ void clamp_all(T* x, uint32_t n) {
     static_assert(std::is_same<std::remove_cv_t<const T>, T>::value, "cv edits");
     static_assert(std::numeric_limits<int32_t>::max() == 2147483647, "limits");
     static_assert(!std::is_signed<uint64_t>::value && std::is_integral_v<int64_t>, "categories");
+    static_assert(std::is_same_v<std::decay_t<const T&>, T> && std::is_unsigned_v<uint32_t>, "_v and _t forms");
+    static_assert(std::is_same_v<std::conditional_t<true, T, int>, T> && !std::is_pointer_v<T>, "conditional");
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && !(x[i] < std::numeric_limits<T>::max())) { x[i] = std::numeric_limits<T>::lowest(); }
 }
 template __global__ void clamp_all<float>(float*, uint32_t);
 "#;
-    for (name, source) in [("prelude.hip", PRELUDE_USES), ("standard.hip", standard)] {
+
+#[test]
+fn the_prelude_covers_what_kernels_use_on_amd() {
+    if !hiprtc_present() {
+        return;
+    }
+    let program = hip_sys::surface_program();
+    for target in ["gfx90a", "gfx1030"] {
+        let code = surface_compiled(
+            Program::new(&program).name("surface.hip").compile_for(&target.parse().expect("a target")),
+            target,
+        );
+        assert!(matches!(code.kind(), CodeKind::AmdCodeObject { .. }), "{target}: {}", code.kind());
+        // <type_traits> with its _v forms: before ROCm 7 the host's clashes
+        // with hipRTC's own part of std, and the prelude's completes it.
+        let code = Program::new(STANDARD)
+            .name("standard.hip")
+            .compile_for(&target.parse().expect("a target"))
+            .unwrap_or_else(|e| panic!("standard.hip for {target}: {e}"));
+        assert!(matches!(code.kind(), CodeKind::AmdCodeObject { .. }), "{target}: {}", code.kind());
+    }
+}
+
+#[test]
+fn the_prelude_covers_what_kernels_use_on_the_simulator() {
+    if hip_sys::backend() != hip_sys::Backend::Sim {
+        return;
+    }
+    match hip_sys::sim::cxx_compiler() {
+        Err(why) if std::env::var("AMDGPU_SIM_REQUIRE_CXX").as_deref() == Ok("1") => panic!("{why}"),
+        Err(why) => return eprintln!("skipped: {why}"),
+        Ok(_) => {}
+    }
+    let device = hip_core::Device::new(0).expect("a device");
+    // The simulator is HIP 7 unless told otherwise: the _sync intrinsics
+    // are there, and compiled.
+    let program = hip_sys::surface_program()
+        + "\nstatic_assert(AMDGPU_RS_WARP_SYNC == (HIP_VERSION_MAJOR >= 7), \"the _sync intrinsics from HIP 7\");\n";
+    surface_compiled(Program::new(&program).name("surface.hip").compile(device), "the simulator's C++ compiler");
+    Program::new(STANDARD).name("standard.hip").compile(device).unwrap_or_else(|e| panic!("standard.hip: {e}"));
+}
+
+#[test]
+fn the_prelude_covers_what_kernels_use_under_nvrtc() {
+    if !present(CompilerKind::Nvrtc, "AMDGPU_REQUIRE_NVRTC") {
+        return;
+    }
+
+    let surface = hip_sys::surface_program() + "\nstatic_assert(AMDGPU_RS_WARP_SYNC == 1, \"CUDA's own\");\n";
+    for (name, source) in [("surface.hip", surface.as_str()), ("standard.hip", STANDARD)] {
         for target in ["sm_90", "sm_80", "compute_90"] {
-            let code = Program::new(source)
-                .name(name)
-                .compile_for(&target.parse().expect("a target"))
-                .unwrap_or_else(|e| panic!("{name} for {target}: {e}"));
+            let code = surface_compiled(
+                Program::new(source).name(name).compile_for(&target.parse().expect("a target")),
+                &format!("NVRTC for {target} ({name})"),
+            );
             let expected = if target.starts_with("sm_") { CodeKind::Cubin } else { CodeKind::Ptx };
             assert_eq!(code.kind(), expected, "{name} for {target}");
         }

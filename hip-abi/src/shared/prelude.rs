@@ -6,8 +6,12 @@
 //! |---|---|---|
 //! | `hip/hip_runtime.h` | HIP's older index names (`hipThreadIdx_x`, ...), `HIP_DYNAMIC_SHARED`, the fixed-width integers (gone from hipRTC's globals in ROCm 7.0), a device `assert` that traps (hipRTC 5.x has none) | the same, plus HIP's mask-less shuffles (`__shfl`, `__shfl_up`, `__shfl_down`, `__shfl_xor`, with width) and votes (`__ballot`, 64 bits wide, `__any`, `__all`) over the active lanes, and `__lane_id` |
 //! | `hip/hip_cooperative_groups.h` | the thread block: `this_thread_block`, `sync`, `thread_rank`, `size`, the indices | the same |
-//! | `type_traits` | (hipRTC's own) | constants, `is_same`, the type categories, the cv and reference edits, `enable_if`, `conditional`, `decay`, with `_t` and `_v` forms |
-//! | `limits` | (hipRTC's own) | `numeric_limits` of the arithmetic types |
+//! | `type_traits` | before ROCm 7, what hipRTC lacks beside its own part of `std` (whose definitions the host's `<type_traits>` repeats, a "redefinition of 'integral_constant'"): the cv and reference edits, `conditional`, `decay`, the categories, the `_t` and `_v` forms; from ROCm 7, the host's header | constants, `is_same`, the type categories, the cv and reference edits, `enable_if`, `conditional`, `decay`, with `_t` and `_v` forms |
+//! | `limits` | (the host's, which hipRTC finds) | `numeric_limits` of the arithmetic types |
+//!
+//! [`SURFACE`] is the one list of what a kernel may use on every compiler,
+//! the simulator's included; [`surface_program`] uses all of it, and each
+//! compiler's tests compile that program.
 //!
 //! What both compilers already spell alike is theirs: `__global__`,
 //! `__device__`, `__shared__`, `threadIdx`/`blockIdx`/`blockDim`/`gridDim`,
@@ -26,9 +30,12 @@
 //! under hipRTC from ROCm 6.2, and on the simulator as HIP 7; their masks
 //! are 64-bit integers, as HIP requires), grid-wide and multi-grid cooperative groups and tiled partitions,
 //! inline assembly, texture objects, and the C++ standard library
-//! beyond the two headers above (hipRTC on ROCm 5.x may find the host's
-//! libstdc++ headers, whose `<cstdint>` and `<type_traits>` conflict with
-//! its own definitions).
+//! beyond the two headers above (hipRTC before ROCm 7 may find the host's
+//! libstdc++ headers, whose `<cstdint>` conflicts with its own
+//! definitions).
+
+mod surface;
+pub use surface::{surface_entry_at, surface_program, Provided, SURFACE};
 
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
@@ -61,6 +68,14 @@ const AMD: &[Header] = &[
         text: concat!(include_str!("prelude/portable.h"), include_str!("prelude/hip_runtime_amd.h")),
     },
     COOPERATIVE_GROUPS,
+    Header {
+        name: "type_traits",
+        text: concat!(
+            include_str!("prelude/type_traits_hiprtc.h"),
+            include_str!("prelude/type_traits_rest.h"),
+            "#else\n#include_next <type_traits>\n#endif\n"
+        ),
+    },
 ];
 
 const NVRTC: &[Header] = &[
@@ -69,7 +84,10 @@ const NVRTC: &[Header] = &[
         text: concat!(include_str!("prelude/portable.h"), include_str!("prelude/hip_runtime_nvrtc.h")),
     },
     COOPERATIVE_GROUPS,
-    Header { name: "type_traits", text: include_str!("prelude/type_traits_nvrtc.h") },
+    Header {
+        name: "type_traits",
+        text: concat!(include_str!("prelude/type_traits_nvrtc.h"), include_str!("prelude/type_traits_rest.h")),
+    },
     Header { name: "limits", text: include_str!("prelude/limits_nvrtc.h") },
 ];
 

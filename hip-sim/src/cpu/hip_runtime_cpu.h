@@ -436,6 +436,15 @@ inline unsigned atomicInc(unsigned* p, unsigned limit) {
     return old;
 }
 
+inline unsigned atomicDec(unsigned* p, unsigned limit) {
+    unsigned old = *p;
+    unsigned next;
+    do {
+        next = old == 0 || old > limit ? limit : old - 1;
+    } while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+
 // Bit intrinsics and fast math.
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
@@ -447,6 +456,9 @@ inline unsigned __brev(unsigned x) {
     unsigned r = 0;
     for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
     return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+    return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
 }
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
