@@ -1,11 +1,15 @@
 //! The simulator runs HIP kernels compiled for the CPU by the host's C++
-//! compiler (its hipRTC), with GPU semantics: barriers, shared memory
-//! (static and dynamic), warp intrinsics at the device's wavefront of 64,
-//! atomics from divergent lanes. And it reports what a GPU would fault
-//! on, by kernel, block, thread and address, without crashing the
-//! process: a write one past a buffer, a barrier not every thread
-//! reaches, a failed `assert`, a host pointer; and the race detector sees
-//! a compiled kernel's memory.
+//! compiler (its hipRTC), and reports what a GPU would fault on, by
+//! kernel, block, thread and address, without crashing the process: a
+//! write one past a buffer, a write through a pointer to `const`, a
+//! barrier not every thread reaches, a failed `assert`, a host pointer, a
+//! `_sync` mask naming a lane that returns or a shuffle outside it, a
+//! launch past the watchdog; blocks run at once on the host threads named
+//! and the fault reported is the lowest block's; the `_sync` intrinsics
+//! take 64-bit masks and arrive with HIP 7; what the preprocessor removes
+//! is no kernel; and the race detector sees a compiled kernel's memory.
+//! (What the kernels compute, the same on every backend, is
+//! `tests/tests/kernel_semantics.rs`.)
 //!
 //! Every test holds `sim::exclusive()`. With no C++ compiler on the
 //! machine they skip saying so, unless `AMDGPU_SIM_REQUIRE_CXX=1`.
@@ -18,7 +22,7 @@ use hip_sys::sim::{self, ViolationKind};
 use std::ffi::{c_void, CStr, CString};
 use std::ptr::null_mut;
 
-const SOURCE: &str = include_str!("../kernels/sim_cpu_kernels.hip");
+const SOURCE: &str = include_str!("../kernels/gpu_semantics.hip");
 
 /// Whether the machine has a compiler (else the test skips, saying why).
 fn compiler() -> bool {
@@ -41,14 +45,7 @@ fn compile(source: &str) -> Result<Vec<u8>, String> {
     let mut prog = null_mut();
     // SAFETY: valid C strings and out-pointer; no headers.
     let created = unsafe {
-        (rtc.hiprtcCreateProgram)(
-            &mut prog,
-            source.as_ptr(),
-            c"sim_cpu_kernels.hip".as_ptr(),
-            0,
-            null_mut(),
-            null_mut(),
-        )
+        (rtc.hiprtcCreateProgram)(&mut prog, source.as_ptr(), c"gpu_semantics.hip".as_ptr(), 0, null_mut(), null_mut())
     };
     assert_eq!(created, hiprtcResult::HIPRTC_SUCCESS);
     // SAFETY: a live program, no options.
@@ -225,7 +222,9 @@ fn a_failed_assert_faults_the_launch() {
         assert_eq!(sync(), hipError_t::hipErrorAssert);
         let faults = kernel_faults();
         assert_eq!((faults[0].block, faults[0].thread), ([1, 0, 0], [5, 0, 0]), "{faults:?}");
-        assert!(faults[0].what.contains("sim_cpu_kernels.hip:25"), "the source line: {}", faults[0].what);
+        let line = SOURCE.lines().position(|l| l.contains("assert(!(blockIdx.x == 1")).unwrap() + 1;
+        let at = format!("gpu_semantics.hip:{line}");
+        assert!(faults[0].what.contains(&at), "the source line, {at}: {}", faults[0].what);
         sim::reset_faults();
         ok!((api().hipFree)(p));
     });
@@ -250,85 +249,6 @@ fn a_host_pointer_that_is_not_pinned_faults_instead_of_writing_host_memory() {
         sim::reset_faults();
         ok!((api().hipFree)(input));
     });
-}
-
-/// The warp intrinsics at the current device's wavefront width: the sum of
-/// each warp's lanes by shuffles, the ballot of its even lanes, its votes,
-/// each lane's neighbour by `__shfl_xor`, and `warpSize`.
-fn warp_intrinsics_at_the_devices_width() {
-    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0).unwrap();
-    let (t, w) = (128usize, width as usize);
-    let warps = t / w;
-    let values: Vec<i32> = (0..t as i32).collect();
-    let input = malloc(t * 4);
-    let h2d = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyHostToDevice;
-    ok!((api().hipMemcpy)(input, values.as_ptr().cast(), t * 4, h2d));
-    let (sums, ballots, votes, neighbours) = (malloc(warps * 4), malloc(warps * 8), malloc(65 * 4), malloc(t * 4));
-    ok!((api().hipMemset)(votes, 0, 65 * 4));
-    let f = function(module(), "warp_ops");
-    let mut args = [ptr(input), ptr(sums), ptr(ballots), ptr(votes), ptr(neighbours)];
-    assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
-    assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-    let want: Vec<i32> = (0..warps).map(|k| (k * w..(k + 1) * w).map(|i| i as i32).sum()).collect();
-    assert_eq!(ints(sums, warps), want, "each warp's sum at width {w}");
-    let mut b = vec![0u64; warps];
-    let d2h = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
-    ok!((api().hipMemcpy)(b.as_mut_ptr().cast(), ballots, warps * 8, d2h));
-    let even = 0x5555_5555_5555_5555u64 >> (64 - w);
-    assert!(b.iter().all(|&m| m == even), "the even lanes of each {w}-lane warp: {b:x?}");
-    let v = ints(votes, 65);
-    let mut want_votes = vec![0; 2 * warps];
-    want_votes[0] = 1; // __any(t == 3): warp 0 only
-    for k in 1..warps {
-        want_votes[2 * k + 1] = 1; // __all(in > 0): every warp but the first (in[0] is 0)
-    }
-    assert_eq!(&v[..2 * warps], want_votes);
-    assert_eq!(v[64], width, "warpSize");
-    let expected: Vec<i32> = (0..t as i32).map(|i| i ^ 1).collect();
-    assert_eq!(ints(neighbours, t), expected);
-    for p in [input, sums, ballots, votes, neighbours] {
-        ok!((api().hipFree)(p));
-    }
-}
-
-/// The `_sync` intrinsics at the current device's width, each half of a
-/// warp under its own mask: the halves' sums, their even lanes' ballots,
-/// and `__match_any_sync` of lane / 4.
-fn masked_warp_intrinsics_at_the_devices_width() {
-    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0).unwrap();
-    let (t, w) = (128usize, width as usize);
-    let (halves, half) = (2 * t / w, w / 2);
-    let (sums, ballots, groups) = (malloc(halves * 4), malloc(halves * 8), malloc(t * 8));
-    let f = function(module(), "masked_warp_ops");
-    let mut args = [ptr(sums), ptr(ballots), ptr(groups)];
-    assert_eq!(launch(f, [1, 1, 1], [t as u32, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
-    assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-    let half_sum = |h: usize| (0..half).map(|l| (l + h * half) as i32).sum::<i32>();
-    let want: Vec<i32> = (0..halves).map(|k| half_sum(k % 2)).collect();
-    assert_eq!(ints(sums, halves), want, "each half-warp's sum at width {w}");
-    let words = |p: *mut c_void, n: usize| {
-        let mut out = vec![0u64; n];
-        let d2h = hip_sys::bindings::hip::hipMemcpyKind::hipMemcpyDeviceToHost;
-        ok!((api().hipMemcpy)(out.as_mut_ptr().cast(), p, n * 8, d2h));
-        out
-    };
-    let lower_even = 0x5555_5555_5555_5555u64 & ((1u64 << half) - 1);
-    let want: Vec<u64> = (0..halves).map(|k| if k % 2 == 0 { lower_even } else { lower_even << half }).collect();
-    assert_eq!(words(ballots, halves), want, "the even lanes of each half, in its own mask");
-    let want: Vec<u64> = (0..t).map(|i| 0xfu64 << ((i % w) & !3)).collect();
-    assert_eq!(words(groups, t), want, "the lanes of each four");
-    for p in [sums, ballots, groups] {
-        ok!((api().hipFree)(p));
-    }
-}
-
-#[test]
-fn warp_intrinsics_run_in_lockstep_at_the_devices_wavefront() {
-    if !compiler() {
-        return;
-    }
-    run("cpu-warps", warp_intrinsics_at_the_devices_width);
-    run("cpu-warps-masked", masked_warp_intrinsics_at_the_devices_width);
 }
 
 #[test]
@@ -372,27 +292,6 @@ fn in_child(test: &str, env: &[(&str, &str)]) {
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
-}
-
-/// Run by the test below in a child whose devices are gfx1030-like.
-#[test]
-fn wave32_child() {
-    if !is_child("wave32_child") {
-        return; // only as a child of warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device
-    }
-    let width = common::attribute(hip_sys::bindings::hip::hipDeviceAttribute_t::hipDeviceAttributeWarpSize, 0);
-    assert_eq!(width, Ok(32));
-    run("cpu-warps-32", warp_intrinsics_at_the_devices_width);
-    run("cpu-warps-masked-32", masked_warp_intrinsics_at_the_devices_width);
-    println!("CHILD PASSED");
-}
-
-#[test]
-fn warp_intrinsics_run_at_a_wavefront_of_32_on_an_rdna_device() {
-    if !compiler() {
-        return;
-    }
-    in_child("wave32_child", &[("AMDGPU_SIM_TARGETS", "gfx1030")]);
 }
 
 #[test]
@@ -444,72 +343,6 @@ fn blocks_run_at_once_on_the_host_threads_named() {
     // Two host threads even on a machine of one core: block 0 spins on
     // one while the other runs the rest.
     in_child("blocks_at_once_child", &[("AMDGPU_SIM_CORES", "2")]);
-}
-
-#[test]
-fn a_tiled_matrix_product_through_shared_memory_and_barriers() {
-    if !compiler() {
-        return;
-    }
-    run("cpu-matmul", || {
-        let n = 48usize;
-        let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
-        let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.5).collect();
-        let (da, db, dc) = (upload(&a), upload(&b), malloc(n * n * 4));
-        let f = function(module(), "tiled_matmul");
-        let grid = [(n / 16) as u32, (n / 16) as u32, 1];
-        let mut args = [ptr(da), ptr(db), ptr(dc), u32_arg(n as u32)];
-        assert_eq!(launch(f, grid, [16, 16, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
-        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-        let c = download(dc, n * n);
-        for row in 0..n {
-            for col in 0..n {
-                let want: f32 = (0..n).map(|k| a[row * n + k] * b[k * n + col]).sum();
-                assert_eq!(c[row * n + col], want, "C[{row}][{col}]");
-            }
-        }
-        for p in [da, db, dc] {
-            ok!((api().hipFree)(p));
-        }
-    });
-}
-
-#[test]
-fn extern_shared_memory_is_the_launchs_dynamic_shared_memory() {
-    if !compiler() {
-        return;
-    }
-    run("cpu-dynamic-shared", || {
-        let input: Vec<f32> = (0..1024).map(|i| (i % 10) as f32).collect();
-        let (din, partial) = (upload(&input), malloc(4 * 4));
-        let f = function(module(), "dynamic_sum");
-        assert_eq!(
-            launch(f, [4, 1, 1], [256, 1, 1], 256 * 4, null_mut(), &mut [ptr(din), ptr(partial)]),
-            hipError_t::hipSuccess
-        );
-        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
-        assert_eq!(download(partial, 4), want);
-        ok!((api().hipFree)(din));
-        ok!((api().hipFree)(partial));
-    });
-}
-
-#[test]
-fn atomics_from_divergent_lanes_and_a_counting_barrier() {
-    if !compiler() {
-        return;
-    }
-    run("cpu-atomics", || {
-        let count = malloc(8);
-        ok!((api().hipMemset)(count, 0, 8));
-        let f = function(module(), "atomics");
-        assert_eq!(launch(f, [3, 1, 1], [96, 1, 1], 0, null_mut(), &mut [ptr(count)]), hipError_t::hipSuccess);
-        assert_eq!(sync(), hipError_t::hipSuccess, "{:?}", kernel_faults());
-        let per_block = 96 + 32; // one each, and one more for the multiples of 3
-        assert_eq!(ints(count, 2), [3 * per_block, 3 * 96], "every thread saw 48 odd threads");
-        ok!((api().hipFree)(count));
-    });
 }
 
 #[test]
@@ -624,4 +457,23 @@ fn sync_intrinsics_arrive_with_hip_7() {
     }
     // ROCm 6.2 brought them; the simulator's HIP 6 is 6.0.
     in_child("hip_6_child", &[("AMDGPU_SIM_HIP_VERSION", "6")]);
+}
+
+#[test]
+fn a_kernel_the_preprocessor_removes_is_no_kernel() {
+    if !compiler() {
+        return;
+    }
+    let _x = sim::exclusive();
+    let source = "#include <hip/hip_runtime.h>\n\
+                  #if 0\nextern \"C\" __global__ void gone(int* x) { x[0] = 1; }\n#endif\n\
+                  #if HIP_VERSION_MAJOR >= 5\nextern \"C\" __global__ void kept(int* x) { x[0] = 1; }\n#endif\n";
+    let code = compile(source).unwrap_or_else(|log| panic!("{log}"));
+    let mut m = null_mut();
+    ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+    function(m, "kept");
+    let mut f = null_mut();
+    let missing = status!((api().hipModuleGetFunction)(&mut f, m, c"gone".as_ptr()));
+    assert_eq!(missing, hipError_t::hipErrorNotFound, "as hipRTC: what #if 0 holds is not compiled");
+    ok!((api().hipModuleUnload)(m));
 }

@@ -73,14 +73,11 @@ pub fn build(request: &Request<'_>) -> Built {
             }
         }
     };
-    let mut kernels: Vec<(String, String)> =
-        source::kernels(request.source).into_iter().map(|k| (k.clone(), k)).collect();
-    kernels.extend(request.expressions.iter().map(|e| (lowered(e), e.clone())));
-    let key = key(request, &flags, &kernels, cxx);
+    let key = key(request, &flags, cxx);
     if let Some(code) = lock(&CACHE).get_or_insert_with(HashMap::new).get(&key) {
         return Built { code: Some(code.clone()), log: String::new(), invalid_option: false };
     }
-    match compile(request, &flags, &kernels, cxx) {
+    match compile(request, &flags, cxx) {
         Ok((so, log)) => {
             let code = Arc::new(object::encode(&so));
             lock(&CACHE).get_or_insert_with(HashMap::new).insert(key, code.clone());
@@ -127,9 +124,9 @@ fn flags(options: &[String]) -> Result<Vec<String>, String> {
     Ok(flags)
 }
 
-fn key(request: &Request<'_>, flags: &[String], kernels: &[(String, String)], cxx: &Cxx) -> u64 {
+fn key(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> u64 {
     let mut h = DefaultHasher::new();
-    (request.name, request.source, request.headers, flags, kernels).hash(&mut h);
+    (request.name, request.source, request.headers, request.options, request.expressions, flags).hash(&mut h);
     (PRELUDE, LAUNCHER, SHARED, &cxx.path, &cxx.version).hash(&mut h);
     h.finish()
 }
@@ -199,12 +196,7 @@ fn tls_descriptors(cxx: &Cxx) -> &'static [&'static str] {
 }
 
 /// Run the compiler: the shared object and the log, or the log.
-fn compile(
-    request: &Request<'_>,
-    flags: &[String],
-    kernels: &[(String, String)],
-    cxx: &Cxx,
-) -> Result<(Vec<u8>, String), String> {
+fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8>, String), String> {
     let scratch = Scratch::new().map_err(|e| format!("{}: error: {e}", request.name))?;
     let file = file_name(request.name);
     let fail = |e: String| format!("{}: error: {e}", request.name);
@@ -217,7 +209,10 @@ fn compile(
     for (name, text) in request.headers {
         scratch.write(&format!("src/{name}"), text.as_bytes()).map_err(fail)?;
     }
-    scratch.write("src/amdgpu_sim_wrapper.cpp", source::wrapper(&file, kernels).as_bytes()).map_err(fail)?;
+    let mut kernels: Vec<(String, String)> =
+        scan(&scratch, &file, flags, cxx)?.into_iter().map(|k| (k.clone(), k)).collect();
+    kernels.extend(request.expressions.iter().map(|e| (lowered(e), e.clone())));
+    scratch.write("src/amdgpu_sim_wrapper.cpp", source::wrapper(&file, &kernels).as_bytes()).map_err(fail)?;
     let output = Command::new(&cxx.path)
         .current_dir(scratch.0.join("src"))
         .args(flags)
@@ -234,6 +229,29 @@ fn compile(
     }
     let so = std::fs::read(scratch.0.join("kernels.so")).map_err(|e| format!("{}: error: {e}", request.name))?;
     Ok((so, log))
+}
+
+/// The kernels of the program's own files (`file` and the headers it
+/// includes from beside it), read after the preprocessor, as the compiler
+/// sees them: a kernel inside `#if 0`, or under a condition the options
+/// or the prelude leave false, is none. The prelude keeps the word
+/// `__global__` for this pass (`AMDGPU_SIM_SCAN`).
+fn scan(scratch: &Scratch, file: &str, flags: &[String], cxx: &Cxx) -> Result<Vec<String>, String> {
+    let unit = format!("#include <hip/hip_runtime.h>\n#include \"{file}\"\n");
+    scratch.write("src/amdgpu_sim_scan.cpp", unit.as_bytes())?;
+    let output = Command::new(&cxx.path)
+        .current_dir(scratch.0.join("src"))
+        .args(flags)
+        .args(["-E", "-DAMDGPU_SIM_SCAN", "-I", "../include", "-x", "c++", "amdgpu_sim_scan.cpp"])
+        .env("LC_ALL", "C")
+        .output()
+        .map_err(|e| format!("{file}: error: running {}: {e}", cxx.path.display()))?;
+    if !output.status.success() {
+        // The compilation proper reports the error, with its log.
+        return Ok(Vec::new());
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    Ok(source::kernels(&source::own_lines(&text)))
 }
 
 #[cfg(test)]

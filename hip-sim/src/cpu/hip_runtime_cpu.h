@@ -205,7 +205,13 @@ inline char* dynamic_shared() { return current_block->shared; }
 
 // ---- the language ---------------------------------------------------------
 
+#ifdef AMDGPU_SIM_SCAN
+// The simulator's first pass reads the kernels after the preprocessor
+// (build.rs): there the word stays.
+#define __global__ __global__
+#else
 #define __global__
+#endif
 #define __device__
 #define __host__
 #define __forceinline__ inline

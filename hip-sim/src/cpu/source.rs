@@ -104,6 +104,31 @@ fn name_after(text: &str) -> Option<String> {
     None
 }
 
+/// The lines of a preprocessed translation unit (`c++ -E`, with line
+/// markers) that come from the program's own files: those named by a
+/// relative path other than the prelude's (`../include/...`); the system's
+/// headers are named by absolute paths, the compiler's by `<...>`.
+pub fn own_lines(preprocessed: &str) -> String {
+    let mut own = false;
+    let mut out = String::new();
+    for line in preprocessed.lines() {
+        if let Some(marker) = line.strip_prefix("# ") {
+            let path = marker.split('"').nth(1).unwrap_or("");
+            own = !path.is_empty()
+                && !path.starts_with('/')
+                && !path.starts_with('<')
+                && !path.starts_with("../include/")
+                && path != "amdgpu_sim_scan.cpp";
+            continue;
+        }
+        if own {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// `source` with each `extern __shared__ T name[];` made a pointer to the
 /// block's dynamic shared memory, `T* name = …;`, on the same line.
 pub fn dynamic_shared(source: &str) -> String {
@@ -202,5 +227,13 @@ mod tests {
         assert!(text.contains("AMDGPU_SIM_KERNEL(\"add\", &add)"), "{text}");
         assert!(text.contains("AMDGPU_SIM_KERNEL(\"axpy<float>\", &axpy<float>)"), "{text}");
         assert!(text.contains("amdgpu_sim_kernel_count = 2;"), "{text}");
+    }
+
+    #[test]
+    fn only_the_programs_own_lines_are_read_after_the_preprocessor() {
+        let preprocessed = "# 1 \"amdgpu_sim_scan.cpp\"\n# 1 \"../include/hip/hip_runtime.h\" 1\nint prelude;\n\
+                            # 1 \"/usr/include/c++/12/cmath\" 1 3\nint system;\n# 2 \"amdgpu_sim_scan.cpp\" 2\n\
+                            # 1 \"k.hip\" 1\nextern \"C\" __global__ void kept(int*);\n# 1 \"mine.h\" 1\nint mine;\n";
+        assert_eq!(own_lines(preprocessed), "extern \"C\" __global__ void kept(int*);\nint mine;\n");
     }
 }

@@ -1,6 +1,8 @@
-// Kernels the simulator's tests compile for the CPU: GPU semantics
-// (barriers, shared memory, warp intrinsics, atomics) and each fault the
-// simulator reports.
+// GPU semantics (barriers, shared memory, warp intrinsics with and
+// without masks, atomics), which every backend runs from this text
+// (tests/tests/kernel_semantics.rs: hipRTC, NVRTC, the simulator's C++
+// compiler), and the faults the simulator reports (hip-sys's
+// sim_cpu_kernels.rs).
 #include <hip/hip_runtime.h>
 
 // out[i] = 1 for i <= n: one element past the end of an n-element buffer.
