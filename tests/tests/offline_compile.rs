@@ -303,6 +303,12 @@ fn the_prelude_covers_what_kernels_use_on_the_simulator() {
     let program = hip_sys::surface_program()
         + "\nstatic_assert(AMDGPU_RS_WARP_SYNC == (HIP_VERSION_MAJOR >= 7), \"the _sync intrinsics from HIP 7\");\n";
     surface_compiled(Program::new(&program).name("surface.hip").compile(device), "the simulator's C++ compiler");
+    // As C++20 too, where the prelude also checks that what a kernel
+    // reads of where it runs needs no initializing at run time (constinit).
+    surface_compiled(
+        Program::new(&program).name("surface.hip").options(["-std=c++20"]).compile(device),
+        "the simulator's C++ compiler, as C++20",
+    );
     Program::new(STANDARD).name("standard.hip").compile(device).unwrap_or_else(|e| panic!("standard.hip: {e}"));
 }
 

@@ -113,6 +113,8 @@ struct Block {
     char* shared;
     int barrier_result;
     bool faulted;
+    // The released thread resumed last in the scheduler's pass.
+    uint32_t cursor;
 };
 
 extern "C" void amdgpu_sim_switch(void** save, void* to);
@@ -122,22 +124,50 @@ inline thread_local Thread* current_thread = nullptr;
 
 // What a kernel reads of where it runs: one thread-local block, so that
 // the indices cost a load each.
+//
+// Every member is initialized, so that `here` is constant-initialized: a
+// thread-local that needs initializing at run time is reached through a
+// guarded wrapper call at every use (twice the cost of a whole thread).
 struct Here {
     dim3_t thread;
     dim3_t block;
     dim3_t block_dim;
     dim3_t grid;
-    int warp_size;
+    int warp_size = 0;
 };
+#if __cplusplus >= 202002L
+inline thread_local constinit Here here;
+#else
 inline thread_local Here here;
+#endif
 
 inline Thread& me() { return *current_thread; }
 
 // Give the scheduler the host thread until it resumes this fiber.
+// The next thread the scheduler's pass over the released ones would
+// resume (after `cursor`), made the running one; null if none is left.
+inline Thread* take_next_released(Block* b) {
+    for (uint32_t j = b->cursor + 1; j < b->count; ++j) {
+        Thread& u = b->threads[j];
+        if (u.state == kReleased) {
+            b->cursor = j;
+            u.state = kRunning;
+            current_thread = &u;
+            here.thread = u.idx;
+            return &u;
+        }
+    }
+    return nullptr;
+}
+
+// Give the host thread to the next released thread of the block, as the
+// scheduler would (one switch instead of two), or to the scheduler,
+// until this fiber is resumed.
 inline void yield(State state) {
     Thread& t = me();
     t.state = state;
-    amdgpu_sim_switch(&t.sp, current_block->scheduler_sp);
+    Thread* next = state == kFaulted ? nullptr : take_next_released(current_block);
+    amdgpu_sim_switch(&t.sp, next != nullptr ? next->sp : current_block->scheduler_sp);
 }
 
 inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {

@@ -77,8 +77,10 @@ template <auto F, class Tuple>
         std::apply(F, arguments);
         t->state = kDone;
     }
+    // Nothing left to claim: on to the next released thread, or back.
+    Thread* next = take_next_released(b);
     void* unused;
-    amdgpu_sim_switch(&unused, b->scheduler_sp);
+    amdgpu_sim_switch(&unused, next != nullptr ? next->sp : b->scheduler_sp);
     std::abort();  // never resumed
 }
 
@@ -425,6 +427,7 @@ inline bool run_block(Block& b, void (*entry)()) {
     }
     b.next = 0;
     b.faulted = false;
+    b.cursor = n;  // no pass over released threads yet: nothing to hand to
     current_block = &b;
     here.block = b.idx;
     here.block_dim = dim3_t{bx, by, b.launch->block[2]};
@@ -436,17 +439,15 @@ inline bool run_block(Block& b, void (*entry)()) {
             b.runner_top = stacks.top(runners++);
             if (!resume(b, new_stack(b.runner_top, entry))) return false;
         }
-        bool resumed = false;
-        for (uint32_t i = 0; i < n; ++i) {
-            Thread& t = b.threads[i];
-            if (t.state != kReleased) continue;
-            t.state = kRunning;
-            current_thread = &t;
-            here.thread = t.idx;
-            resumed = true;
-            if (!resume(b, t.sp)) return false;
+        // The released threads in order: each that waits again hands the
+        // host thread to the next (`yield`), so one switch here resumes
+        // as many as run on without faulting.
+        b.cursor = UINT32_MAX;  // the pass starts at thread 0 (cursor + 1)
+        Thread* first = take_next_released(&b);
+        if (first != nullptr) {
+            if (!resume(b, first->sp)) return false;
+            continue;
         }
-        if (resumed) continue;
         uint32_t done = 0, at_barrier = 0;
         for (uint32_t i = 0; i < n; ++i) {
             done += b.threads[i].state == kDone;
