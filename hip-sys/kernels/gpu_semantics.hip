@@ -176,3 +176,8 @@ extern "C" __global__ void shuffle_outside_the_mask(int* out) {
     }
 }
 #endif
+
+// Each thread prints its place and a value, as a GPU's printf does.
+extern "C" __global__ void say(int value) {
+    printf("block %u thread %u says %d\n", blockIdx.x, threadIdx.x, value + static_cast<int>(threadIdx.x));
+}

@@ -138,6 +138,28 @@ fn atomics_from_divergent_lanes_and_a_counting_barrier() {
     assert_eq!(count.to_vec::<u32>(), [3 * per_block, 3 * 96], "every thread saw 48 odd threads");
 }
 
+#[test]
+fn printf_reaches_the_processs_output() {
+    if std::env::var_os("AMDGPU_TEST_PRINTF").is_some() {
+        // The child: print, and wait for the launch (a GPU's printf
+        // reaches the output once the host synchronizes).
+        let Some(m) = module() else { return };
+        run(&m.function("say").unwrap(), [2, 1, 1], [4, 1, 1], 0, &[&40i32]);
+        return;
+    }
+    if module().is_none() {
+        return;
+    }
+    let out = common::rerun_this_test("printf_reaches_the_processs_output", &[("AMDGPU_TEST_PRINTF", "1".as_ref())]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut said: Vec<&str> = text.lines().filter(|l| l.starts_with("block ")).collect();
+    said.sort_unstable();
+    let mut want: Vec<String> =
+        (0..2).flat_map(|b| (0..4).map(move |t| format!("block {b} thread {t} says {}", 40 + t))).collect();
+    want.sort_unstable();
+    assert_eq!(said, want, "every thread's line once:\n{text}");
+}
+
 /// On the simulator, every test above again with the device a gfx1030,
 /// whose wavefronts have 32 lanes (the run above had gfx90a's 64).
 #[test]
