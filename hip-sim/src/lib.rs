@@ -342,7 +342,10 @@
 //!   structures passed by value (the same), `half` and `bfloat16`,
 //!   grid-wide and multi-grid cooperative groups and tiled partitions,
 //!   `__syncwarp`, inline GCN assembly, textures, dynamic
-//!   parallelism. Compiled kernels run
+//!   parallelism. More lenient than hipRTC in one known way: an index
+//!   (`threadIdx.x`) passed to `printf` uncast compiles here (and with
+//!   NVRTC), where hipRTC refuses its index objects through `...`; the
+//!   project compiles its own kernels with AMD's hipRTC in CI for that. Compiled kernels run
 //!   on x86-64 hosts.
 //!
 //! # Not modelled

@@ -177,7 +177,9 @@ extern "C" __global__ void shuffle_outside_the_mask(int* out) {
 }
 #endif
 
-// Each thread prints its place and a value, as a GPU's printf does.
+// Each thread prints its place and a value, as a GPU's printf does (the
+// indices cast: hipRTC passes none of its index objects through `...`).
 extern "C" __global__ void say(int value) {
-    printf("block %u thread %u says %d\n", blockIdx.x, threadIdx.x, value + static_cast<int>(threadIdx.x));
+    unsigned block = blockIdx.x, thread = threadIdx.x;
+    printf("block %u thread %u says %d\n", block, thread, value + static_cast<int>(thread));
 }
