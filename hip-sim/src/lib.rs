@@ -315,7 +315,10 @@
 //!   names a lane that returns or waits elsewhere, or a shuffle reading
 //!   outside it faulting; cooperative groups' thread block
 //!   (`hip/hip_cooperative_groups.h`, the same header hipRTC and NVRTC
-//!   get); `HIP_VERSION_MAJOR` and `_MINOR` of the HIP simulated; static
+//!   get); half precision (`hip/hip_fp16.h`: `__half`, `__half2`, the
+//!   conversions rounded to nearest even and the arithmetic correctly
+//!   rounded, as a GPU's); `HIP_VERSION_MAJOR` and `_MINOR` of the HIP
+//!   simulated; static
 //!   `__shared__` memory per block and dynamic (`extern __shared__`,
 //!   `HIP_DYNAMIC_SHARED`); atomics; `__threadfence*`; the math functions
 //!   and fast intrinsics; the bit intrinsics; `printf` (to the process's
@@ -339,7 +342,7 @@
 //! - **Not modelled, and refused or reported where they are used**:
 //!   device pointers stored in memory (an array of pointers: the kernel
 //!   sees device addresses, and touching one faults), pointers inside
-//!   structures passed by value (the same), `half` and `bfloat16`,
+//!   structures passed by value (the same), `bfloat16`,
 //!   grid-wide and multi-grid cooperative groups and tiled partitions,
 //!   `__syncwarp`, inline GCN assembly, textures, dynamic
 //!   parallelism. More lenient than hipRTC in one known way: an index

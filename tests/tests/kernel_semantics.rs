@@ -160,6 +160,124 @@ fn printf_reaches_the_processs_output() {
     assert_eq!(said, want, "every thread's line once:\n{text}");
 }
 
+/// The value of the half whose bits are `h`, from binary16's layout.
+fn half_value(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (exponent, mantissa) = (i32::from((h >> 10) & 0x1f), f64::from(h & 0x3ff));
+    let magnitude = match exponent {
+        0 => mantissa * 2f64.powi(-24),
+        31 if mantissa == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + mantissa / 1024.0) * 2f64.powi(e - 15),
+    };
+    (sign * magnitude) as f32
+}
+
+/// `f` rounded to the nearest half, ties to the even one; past the
+/// largest half by half an ulp or more, infinity.
+fn half_of(f: f32) -> u16 {
+    if f.is_nan() {
+        return 0x7e00;
+    }
+    let sign = if f.is_sign_negative() { 0x8000 } else { 0 };
+    let x = f64::from(f.abs());
+    if x >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    // The finite halves are in order of their bits: the first not below x.
+    let (mut lo, mut hi) = (0u16, 0x7bff);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if f64::from(half_value(mid)) < x {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let above = lo;
+    if above == 0 {
+        return sign;
+    }
+    let below = above - 1;
+    let (down, up) = (x - f64::from(half_value(below)), f64::from(half_value(above)) - x);
+    sign | if up < down || (up == down && above % 2 == 0) { above } else { below }
+}
+
+#[test]
+fn half_precision_rounds_as_a_gpu_does() {
+    let Some(m) = module() else { return };
+    if amdgpu::backend() == amdgpu::Backend::Nvidia {
+        return eprintln!("skipped: NVIDIA's cuda_fp16.h is not reachable through the prelude yet");
+    }
+    let half = Program::new(include_str!("../../hip-sys/kernels/half.hip")).name("half.hip");
+    let half = half.build(device()).unwrap().load(device()).unwrap();
+    drop(m);
+    let blocks = |n: usize| [n.div_ceil(256) as u32, 1, 1];
+    // Every half, widened.
+    let n = 1usize << 16;
+    let widened = RawBuffer::new(device(), n * 4);
+    run(&half.function("half_to_float").unwrap(), blocks(n), [256, 1, 1], 0, &[&widened.ptr, &(n as u32)]);
+    for (bits, got) in widened.to_vec::<f32>().into_iter().enumerate() {
+        let want = half_value(bits as u16);
+        assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "half {bits:#06x}: {got} {want}");
+    }
+    // Floats rounded: every half, the midpoints between neighbours (ties),
+    // a float either side of each midpoint, and the edges.
+    let mut values: Vec<f32> = Vec::new();
+    for bits in 0..0x7bffu16 {
+        let (a, b) = (half_value(bits), half_value(bits + 1));
+        let middle = ((f64::from(a) + f64::from(b)) / 2.0) as f32;
+        values.extend([a, middle, f32::from_bits(middle.to_bits() - 1), f32::from_bits(middle.to_bits() + 1)]);
+    }
+    values.extend([65504.0, 65519.99, 65520.0, 1e9, f32::INFINITY, f32::NAN, -0.0, 2f32.powi(-25), 2f32.powi(-26)]);
+    let negated: Vec<f32> = values.iter().map(|v| -v).collect();
+    values.extend(negated);
+    let (input, bits) = (RawBuffer::from_slice(device(), &values), RawBuffer::new(device(), values.len() * 2));
+    let count = values.len();
+    run(
+        &half.function("float_to_half").unwrap(),
+        blocks(count),
+        [256, 1, 1],
+        0,
+        &[&input.ptr, &bits.ptr, &(count as u32)],
+    );
+    for (v, got) in values.iter().zip(bits.to_vec::<u16>()) {
+        let want = half_of(*v);
+        let nan = |h: u16| h & 0x7fff > 0x7c00;
+        assert!(got == want || (nan(got) && nan(want)), "{v:e} ({:#x}): {got:#06x}, want {want:#06x}", v.to_bits());
+    }
+    // Arithmetic on pseudo-random halves, against float arithmetic rounded
+    // once to half (correctly rounded: float has 2 × 11 + 2 bits).
+    let count = 20_000usize;
+    let mut state = 0x1234_5678u32;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state & 0xffff) as u16
+    };
+    let (a, b): (Vec<u16>, Vec<u16>) = (0..count).map(|_| (next(), next())).unzip();
+    let (da, db) = (RawBuffer::from_slice(device(), &a), RawBuffer::from_slice(device(), &b));
+    let (out, pairs) = (RawBuffer::new(device(), count * 8), RawBuffer::new(device(), count * 2));
+    let f = half.function("half_arithmetic").unwrap();
+    run(&f, blocks(count), [256, 1, 1], 0, &[&da.ptr, &db.ptr, &out.ptr, &pairs.ptr, &(count as u32)]);
+    let (out, pairs) = (out.to_vec::<u16>(), pairs.to_vec::<u16>());
+    let nan = |h: u16| h & 0x7fff > 0x7c00;
+    for i in 0..count {
+        let (x, y) = (half_value(a[i]), half_value(b[i]));
+        for (k, want) in [x + y, x - y, x * y, x / y].into_iter().map(half_of).enumerate() {
+            let got = out[4 * i + k];
+            assert!(
+                got == want || (nan(got) && nan(want)),
+                "{:#06x} op{k} {:#06x}: {got:#06x}, want {want:#06x}",
+                a[i],
+                b[i]
+            );
+        }
+        assert!(pairs[i] == out[4 * i] || (nan(pairs[i]) && nan(out[4 * i])), "__hadd2 = __hadd");
+    }
+}
+
 /// On the simulator, every test above again with the device a gfx1030,
 /// whose wavefronts have 32 lanes (the run above had gfx90a's 64).
 #[test]

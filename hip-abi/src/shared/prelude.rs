@@ -5,6 +5,7 @@
 //! | include name | hipRTC (AMD) | NVRTC |
 //! |---|---|---|
 //! | `hip/hip_runtime.h` | HIP's older index names (`hipThreadIdx_x`, ...), `HIP_DYNAMIC_SHARED`, the fixed-width integers (gone from hipRTC's globals in ROCm 7.0), a device `assert` that traps (hipRTC 5.x has none) | the same, plus HIP's mask-less shuffles (`__shfl`, `__shfl_up`, `__shfl_down`, `__shfl_xor`, with width) and votes (`__ballot`, 64 bits wide, `__any`, `__all`) over the active lanes, and `__lane_id` |
+//! | `hip/hip_fp16.h` | before ROCm 6, nothing: hipRTC has `__half` built in and no such file; from 6, hipRTC's own | (none: NVRTC's `cuda_fp16.h` is not reachable by name; half precision is not portable through the prelude yet) |
 //! | `hip/hip_cooperative_groups.h` | the thread block: `this_thread_block`, `sync`, `thread_rank`, `size`, the indices | the same |
 //! | `type_traits` | before ROCm 7, what hipRTC lacks beside its own part of `std` (whose definitions the host's `<type_traits>` repeats, a "redefinition of 'integral_constant'"): the cv and reference edits, `conditional`, `decay`, the categories, the `_t` and `_v` forms; from ROCm 7, the host's header | constants, `is_same`, the type categories, the cv and reference edits, `enable_if`, `conditional`, `decay`, with `_t` and `_v` forms |
 //! | `limits` | (the host's, which hipRTC finds) | `numeric_limits` of the arithmetic types |
@@ -68,6 +69,7 @@ const AMD: &[Header] = &[
         text: concat!(include_str!("prelude/portable.h"), include_str!("prelude/hip_runtime_amd.h")),
     },
     COOPERATIVE_GROUPS,
+    Header { name: "hip/hip_fp16.h", text: include_str!("prelude/hip_fp16_hiprtc.h") },
     Header {
         name: "type_traits",
         text: concat!(

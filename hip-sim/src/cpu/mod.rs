@@ -42,5 +42,8 @@ pub(crate) mod watchdog;
 /// `hip/hip_runtime.h`.
 pub(crate) const PRELUDE: &str = include_str!("hip_runtime_cpu.h");
 
+/// The CPU flavour of `hip/hip_fp16.h`: half precision.
+pub(crate) const FP16: &str = include_str!("hip_fp16_cpu.h");
+
 /// The launcher, included after the program's source.
 pub(crate) const LAUNCHER: &str = include_str!("launch.h");
