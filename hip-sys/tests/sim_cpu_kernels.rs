@@ -470,3 +470,41 @@ fn a_kernel_the_preprocessor_removes_is_no_kernel() {
     assert_eq!(missing, hipError_t::hipErrorNotFound, "as hipRTC: what #if 0 holds is not compiled");
     ok!((api().hipModuleUnload)(m));
 }
+
+#[test]
+fn a_fault_reaches_its_objects_handler_through_another_objects() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-two-objects", || {
+        // The test kernels' object runs first, so its fault handler is
+        // installed first; then a second object's, on top of it.
+        let first = module();
+        let n = 64u32;
+        let p = malloc(n as usize * 4);
+        let write_one_past = function(first, "write_one_past");
+        let mut args = [ptr(p), u32_arg(n - 1)];
+        assert_eq!(launch(write_one_past, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess);
+        let code = compile("extern \"C\" __global__ void other(int* x) { x[threadIdx.x] = 2; }").unwrap();
+        let mut second = null_mut();
+        ok!((api().hipModuleLoadData)(&mut second, code.as_ptr().cast()));
+        assert_eq!(
+            launch(function(second, "other"), [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut [ptr(p)]),
+            hipError_t::hipSuccess
+        );
+        assert_eq!(sync(), hipError_t::hipSuccess);
+        // The first object's kernel faults: the second object's handler,
+        // which runs first, passes it on without touching its own state.
+        assert_eq!(
+            launch(write_one_past, [1, 1, 1], [128, 1, 1], 0, null_mut(), &mut [ptr(p), u32_arg(n)]),
+            hipError_t::hipSuccess
+        );
+        assert_eq!(sync(), hipError_t::hipErrorIllegalAddress);
+        let faults = kernel_faults();
+        assert_eq!((faults.len(), faults[0].thread), (1, [64, 0, 0]), "{faults:?}");
+        sim::reset_faults();
+        ok!((api().hipFree)(p));
+        ok!((api().hipModuleUnload)(second));
+    });
+}

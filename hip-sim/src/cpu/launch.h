@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -157,10 +158,40 @@ inline void chain(int sig, siginfo_t* info, void* context) {
     }
 }
 
+// The host threads inside a launch of this object now. The handlers look
+// here before they read a thread-local: a thread that never ran this
+// object's code may have no thread-locals of it yet, and making them
+// inside a signal handler could take the allocator's lock the
+// interrupted code holds.
+constexpr int kInside = 1024;
+inline std::atomic<pthread_t> inside[kInside];
+
+inline bool is_inside() {
+    pthread_t self = pthread_self();
+    for (int i = 0; i < kInside; ++i)
+        if (inside[i].load(std::memory_order_relaxed) == self) return true;
+    return false;
+}
+
+// This host thread is inside a launch of this object until destroyed.
+struct Inside {
+    int slot = -1;
+    Inside() {
+        pthread_t self = pthread_self();
+        for (int i = 0; i < kInside && slot < 0; ++i) {
+            pthread_t none{};
+            if (inside[i].compare_exchange_strong(none, self)) slot = i;
+        }
+    }
+    ~Inside() {
+        if (slot >= 0) inside[slot].store(pthread_t{}, std::memory_order_relaxed);
+    }
+};
+
 inline void on_fault(int sig, siginfo_t* info, void* context) {
     // Between the scheduler's switches `current_thread` is null: a fault
     // with one set is the kernel's.
-    Thread* t = current_thread;
+    Thread* t = is_inside() ? current_thread : nullptr;
     if (t == nullptr || current_block == nullptr) {
         chain(sig, info, context);
         return;
@@ -194,7 +225,7 @@ inline uintptr_t text_start = 0, text_end = 0;
 inline void on_watchdog(int sig, siginfo_t* info, void* context) {
     auto* uc = static_cast<ucontext_t*>(context);
     uintptr_t pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-    Thread* t = current_thread;
+    Thread* t = is_inside() ? current_thread : nullptr;
     if (t == nullptr || current_block == nullptr) {
         // Not this object's kernel: another object's, perhaps.
         if ((previous_urg.sa_flags & SA_SIGINFO) != 0 && previous_urg.sa_sigaction != nullptr) {
@@ -522,6 +553,7 @@ struct Signature<void (*)(A...)> {
     using Tuple = std::tuple<A...>;
     template <auto F>
     static int launch(Launch* l, void** args) {
+        Inside inside_launch;
         install_fault_handler();
         Tuple values = arguments<A...>(l, args, std::index_sequence_for<A...>{});
         const uint32_t n = l->block[0] * l->block[1] * l->block[2];

@@ -367,7 +367,7 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
     let configs: Vec<Mutex<LaunchC>> = (0..parts).map(|_| Mutex::new(fresh())).collect();
     let statuses: Vec<AtomicI32> = configs.iter().map(|_| AtomicI32::new(0)).collect();
     let watch = watchdog::watch(dims.watchdog, &first_fault);
-    cores::on_cores(parts, cores, &|part| {
+    let ran = cores::on_cores(parts, cores, &|part| {
         let _running = watch.enter();
         let mut config = lock(&configs[part]);
         let mut pointers: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr().cast_mut().cast()).collect();
@@ -392,9 +392,9 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
         .filter(|(_, status)| status.load(Ordering::Relaxed) != 0)
         .map(|(c, _)| c)
         .min_by_key(linear);
-    // Each part's last claim found nothing to run: the blocks from
-    // `next_block - parts` on were not run.
-    let first = next_block.load(Ordering::SeqCst).saturating_sub(parts as u64);
+    // Each part that ran made one last claim that found nothing to run:
+    // the blocks from `next_block - ran` on were not run.
+    let first = next_block.load(Ordering::SeqCst).saturating_sub(ran as u64);
     match faulted {
         Some(config) => Outcome::Fault(Box::new(config)),
         None if watch.expired() && first < blocks => {
