@@ -300,29 +300,32 @@
 //! source, headers, options, prelude and compiler. With no compiler, the
 //! compilation's log says what to install.
 //!
-//! - **Modelled**: a grid of blocks, run at once on the host's cores
-//!   (`AMDGPU_SIM_CORES`; each block on one host thread, claimed in
-//!   order, so that of several faulting blocks the lowest is reported, as
-//!   a launch of its blocks in order would meet it); the threads of a block in lockstep at
-//!   `__syncthreads` (and `_count`, `_and`, `_or`) and, per wavefront of
-//!   the device's width (64 for gfx90a, 32 for gfx1030;
-//!   `AMDGPU_SIM_TARGETS`), at `__shfl`, `__shfl_up`, `__shfl_down`,
-//!   `__shfl_xor`, `__ballot`, `__any`, `__all`, `__activemask`,
-//!   `__match_any`, `__match_all`, and under HIP 7 (as from ROCm 6.2) the
-//!   `_sync` forms with 64-bit masks (`__shfl_sync` and kin,
-//!   `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_*_sync`), each
-//!   mask's lanes meeting apart, a mask that is 0, does not name its lane,
-//!   names a lane that returns or waits elsewhere, or a shuffle reading
-//!   outside it faulting; cooperative groups' thread block
-//!   (`hip/hip_cooperative_groups.h`, the same header hipRTC and NVRTC
-//!   get); half precision (`hip/hip_fp16.h`: `__half`, `__half2`, the
-//!   conversions rounded to nearest even and the arithmetic correctly
-//!   rounded, as a GPU's); `HIP_VERSION_MAJOR` and `_MINOR` of the HIP
-//!   simulated; static
-//!   `__shared__` memory per block and dynamic (`extern __shared__`,
-//!   `HIP_DYNAMIC_SHARED`); atomics; `__threadfence*`; the math functions
-//!   and fast intrinsics; the bit intrinsics; `printf` (to the process's
-//!   stdout, at once); device `assert`.
+//! - **Modelled**:
+//!   - a grid of blocks run at once on the host's cores
+//!     (`AMDGPU_SIM_CORES`), each block on one host thread, claimed in
+//!     order, so that of several faulting blocks the lowest is reported,
+//!     as a launch of its blocks in order would meet it;
+//!   - the threads of a block in lockstep at `__syncthreads` (and
+//!     `_count`, `_and`, `_or`);
+//!   - per wavefront of the device's width (64 for gfx90a, 32 for
+//!     gfx1030; `AMDGPU_SIM_TARGETS`): `__shfl`, `__shfl_up`,
+//!     `__shfl_down`, `__shfl_xor`, `__ballot`, `__any`, `__all`,
+//!     `__activemask`, `__match_any`, `__match_all`;
+//!   - under HIP 7 (as from ROCm 6.2) their `_sync` forms with 64-bit
+//!     masks (`__shfl_sync` and kin, `__ballot_sync`, `__any_sync`,
+//!     `__all_sync`, `__match_*_sync`), each mask's lanes meeting apart; a
+//!     mask that is 0, does not name its lane, or names a lane that
+//!     returns or waits elsewhere, and a shuffle reading outside it, fault;
+//!   - static `__shared__` memory per block and dynamic (`extern
+//!     __shared__`, `HIP_DYNAMIC_SHARED`);
+//!   - cooperative groups' thread block (`hip/hip_cooperative_groups.h`,
+//!     the same header hipRTC and NVRTC get);
+//!   - half precision (`hip/hip_fp16.h`: `__half`, `__half2`, conversions
+//!     rounded to nearest even, arithmetic correctly rounded, as a GPU's);
+//!   - atomics, `__threadfence*`, the math functions and fast intrinsics,
+//!     the bit intrinsics, `printf` (to the process's stdout, at once),
+//!     device `assert`, and `HIP_VERSION_MAJOR`/`_MINOR` of the HIP
+//!     simulated.
 //! - **Reported** (a [`ViolationKind::KernelFault`] naming kernel, block,
 //!   thread, address and buffer, and a sticky error on the stream): an
 //!   access outside the buffers a kernel's pointer arguments point into,
@@ -345,11 +348,11 @@
 //!   structures passed by value (the same), `bfloat16`,
 //!   grid-wide and multi-grid cooperative groups and tiled partitions,
 //!   `__syncwarp`, inline GCN assembly, textures, dynamic
-//!   parallelism. More lenient than hipRTC in one known way: an index
+//!   parallelism. Compiled kernels run on x86-64 hosts.
+//! - **More lenient than hipRTC** in one known way: an index
 //!   (`threadIdx.x`) passed to `printf` uncast compiles here (and with
 //!   NVRTC), where hipRTC refuses its index objects through `...`; the
-//!   project compiles its own kernels with AMD's hipRTC in CI for that. Compiled kernels run
-//!   on x86-64 hosts.
+//!   project compiles its own kernels with AMD's hipRTC in CI for that.
 //!
 //! # Not modelled
 //!
