@@ -309,10 +309,11 @@
 //!     `_count`, `_and`, `_or`);
 //!   - per wavefront of the device's width (64 for gfx90a, 32 for
 //!     gfx1030; `AMDGPU_SIM_TARGETS`): `__shfl`, `__shfl_up`,
-//!     `__shfl_down`, `__shfl_xor`, `__ballot`, `__any`, `__all`,
-//!     `__activemask`, `__match_any`, `__match_all`;
-//!   - under HIP 7 (as from ROCm 6.2) their `_sync` forms with 64-bit
-//!     masks (`__shfl_sync` and kin, `__ballot_sync`, `__any_sync`,
+//!     `__shfl_down`, `__shfl_xor` (HIP's overloads for the arithmetic
+//!     types, not a template), `__ballot`, `__ballot64`, `__any`, `__all`;
+//!   - under HIP 7 (as from ROCm 6.2) `__activemask`, `__match_any`,
+//!     `__match_all` and the `_sync` forms with 64-bit masks
+//!     (`__shfl_sync` and kin, `__ballot_sync`, `__any_sync`,
 //!     `__all_sync`, `__match_*_sync`), each mask's lanes meeting apart; a
 //!     mask that is 0, does not name its lane, or names a lane that
 //!     returns or waits elsewhere, and a shuffle reading outside it, fault;

@@ -442,9 +442,12 @@ fn sync_intrinsics_take_64_bit_masks_and_arrive_with_hip_7() {
     }
     let _x = sim::exclusive();
     if common::hip_major() < 7 {
-        // ROCm 6.2 brought them; the simulator's HIP 6 is 6.0.
+        // ROCm 6.2 brought them, and __activemask; the simulator's HIP 6
+        // is 6.0.
         let log = compile(&shuffle_under("unsigned long long")).unwrap_err();
         assert!(log.contains("__shfl_sync"), "{log}");
+        let active = "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(unsigned long long* o) { o[0] = __activemask(); }";
+        assert!(compile(active).unwrap_err().contains("__activemask"));
         return;
     }
     assert!(compile(&shuffle_under("unsigned long long")).is_ok());
@@ -507,4 +510,24 @@ fn a_fault_reaches_its_objects_handler_through_another_objects() {
         ok!((api().hipFree)(p));
         ok!((api().hipModuleUnload)(second));
     });
+}
+
+#[test]
+fn shuffles_take_the_types_hips_overloads_take() {
+    if !compiler() {
+        return;
+    }
+    let _x = sim::exclusive();
+    let kernel = |body: &str| {
+        format!(
+            "#include <hip/hip_runtime.h>\nstruct Pair {{ int a, b; }};\n\
+                                        extern \"C\" __global__ void k(int* out) {{ {body} }}\n"
+        )
+    };
+    // A short converts to int's overload; a structure has none, as with
+    // hipRTC (its __shfl is overloaded for the arithmetic types, not a
+    // template).
+    assert!(compile(&kernel("short s = 1; out[0] = __shfl(s, 0);")).is_ok());
+    let log = compile(&kernel("Pair p{1, 2}; p = __shfl(p, 0); out[0] = p.a;")).unwrap_err();
+    assert!(log.contains("__shfl"), "{log}");
 }

@@ -289,27 +289,41 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 // Warp intrinsics: every lane of the warp that has not returned meets at
-// the call, as on a GPU's lockstep wavefront.
+// the call, as on a GPU's lockstep wavefront. The shuffles are HIP's
+// overloads, not a template: a value of another type converts to one of
+// them, or does not compile, as with hipRTC.
+namespace amdgpu_sim {
 template <class T>
-inline T __shfl(T v, int src, int width = warpSize) {
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShfl, amdgpu_sim::bits(v), src, width));
+inline T shuffle(WarpOp op, T v, int arg, int width) {
+    return from_bits<T>(warp(op, bits(v), arg, width));
 }
-template <class T>
-inline T __shfl_up(T v, unsigned delta, int width = warpSize) {
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflUp, amdgpu_sim::bits(v), static_cast<int>(delta), width));
-}
-template <class T>
-inline T __shfl_down(T v, unsigned delta, int width = warpSize) {
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflDown, amdgpu_sim::bits(v), static_cast<int>(delta), width));
-}
-template <class T>
-inline T __shfl_xor(T v, int mask, int width = warpSize) {
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflXor, amdgpu_sim::bits(v), mask, width));
-}
+}  // namespace amdgpu_sim
+#define AMDGPU_SIM_SHUFFLES(T)                                                                                \
+    inline T __shfl(T v, int src, int width = warpSize) {                                                    \
+        return amdgpu_sim::shuffle<T>(amdgpu_sim::kShfl, v, src, width);                                     \
+    }                                                                                                         \
+    inline T __shfl_up(T v, unsigned delta, int width = warpSize) {                                         \
+        return amdgpu_sim::shuffle<T>(amdgpu_sim::kShflUp, v, static_cast<int>(delta), width);               \
+    }                                                                                                         \
+    inline T __shfl_down(T v, unsigned delta, int width = warpSize) {                                       \
+        return amdgpu_sim::shuffle<T>(amdgpu_sim::kShflDown, v, static_cast<int>(delta), width);             \
+    }                                                                                                         \
+    inline T __shfl_xor(T v, int mask, int width = warpSize) {                                               \
+        return amdgpu_sim::shuffle<T>(amdgpu_sim::kShflXor, v, mask, width);                                 \
+    }
+AMDGPU_SIM_SHUFFLES(int)
+AMDGPU_SIM_SHUFFLES(unsigned int)
+AMDGPU_SIM_SHUFFLES(float)
+AMDGPU_SIM_SHUFFLES(double)
+AMDGPU_SIM_SHUFFLES(long)
+AMDGPU_SIM_SHUFFLES(unsigned long)
+AMDGPU_SIM_SHUFFLES(long long)
+AMDGPU_SIM_SHUFFLES(unsigned long long)
+#undef AMDGPU_SIM_SHUFFLES
 inline unsigned long long __ballot(int p) { return amdgpu_sim::warp(amdgpu_sim::kBallot, p != 0, 0, warpSize); }
 inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, warpSize) != 0; }
 inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
-inline unsigned long long __activemask() { return __ballot(1); }
+inline unsigned long long __ballot64(int p) { return __ballot(p); }
 inline unsigned __lane_id() { return amdgpu_sim::current_thread->lane; }
 
 // The simulated HIP's version: HIP 7 has the `_sync` warp intrinsics
@@ -340,6 +354,9 @@ inline void check_match_type() {
 #endif
 
 #if AMDGPU_RS_WARP_SYNC
+// Every lane of the warp that has not returned (HIP's, from ROCm 6.2).
+inline unsigned long long __activemask() { return __ballot(1); }
+
 // The `_sync` warp intrinsics, as HIP defines them: a 64-bit mask (its
 // upper half ignored at a wavefront of 32), not 0, naming the calling
 // lane; every lane it names meets at the same intrinsic with the same
@@ -358,27 +375,36 @@ inline uint64_t sync_mask(MaskT mask) {
     return m;
 }
 }  // namespace amdgpu_sim
+// Each `_sync` shuffle converts its value as HIP's does: to the overload
+// of `__shfl` that takes it, and back.
+namespace amdgpu_sim {
+template <class T>
+using Shuffled = decltype(__shfl(std::declval<T>(), 0));
+template <class T>
+inline T masked(WarpOp op, T v, int arg, int width, uint64_t mask) {
+    using S = Shuffled<T>;
+    return static_cast<T>(from_bits<S>(warp(op, bits(static_cast<S>(v)), arg, width, mask)));
+}
+}  // namespace amdgpu_sim
 template <class MaskT, class T>
 inline T __shfl_sync(MaskT mask, T v, int src, int width = warpSize) {
     uint64_t m = amdgpu_sim::sync_mask(mask);
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShfl, amdgpu_sim::bits(v), src, width, m));
+    return amdgpu_sim::masked(amdgpu_sim::kShfl, v, src, width, m);
 }
 template <class MaskT, class T>
 inline T __shfl_up_sync(MaskT mask, T v, unsigned delta, int width = warpSize) {
     uint64_t m = amdgpu_sim::sync_mask(mask);
-    return amdgpu_sim::from_bits<T>(
-        amdgpu_sim::warp(amdgpu_sim::kShflUp, amdgpu_sim::bits(v), static_cast<int>(delta), width, m));
+    return amdgpu_sim::masked(amdgpu_sim::kShflUp, v, static_cast<int>(delta), width, m);
 }
 template <class MaskT, class T>
 inline T __shfl_down_sync(MaskT mask, T v, unsigned delta, int width = warpSize) {
     uint64_t m = amdgpu_sim::sync_mask(mask);
-    return amdgpu_sim::from_bits<T>(
-        amdgpu_sim::warp(amdgpu_sim::kShflDown, amdgpu_sim::bits(v), static_cast<int>(delta), width, m));
+    return amdgpu_sim::masked(amdgpu_sim::kShflDown, v, static_cast<int>(delta), width, m);
 }
 template <class MaskT, class T>
 inline T __shfl_xor_sync(MaskT mask, T v, int lane_mask, int width = warpSize) {
     uint64_t m = amdgpu_sim::sync_mask(mask);
-    return amdgpu_sim::from_bits<T>(amdgpu_sim::warp(amdgpu_sim::kShflXor, amdgpu_sim::bits(v), lane_mask, width, m));
+    return amdgpu_sim::masked(amdgpu_sim::kShflXor, v, lane_mask, width, m);
 }
 template <class MaskT>
 inline unsigned long long __ballot_sync(MaskT mask, int p) {
