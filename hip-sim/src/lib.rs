@@ -322,7 +322,9 @@
 //!   - cooperative groups' thread block (`hip/hip_cooperative_groups.h`,
 //!     the same header hipRTC and NVRTC get);
 //!   - half precision (`hip/hip_fp16.h`: `__half`, `__half2`, conversions
-//!     rounded to nearest even, arithmetic correctly rounded, as a GPU's);
+//!     rounded to nearest even, arithmetic correctly rounded, as a GPU's),
+//!     and under HIP 6 and 7 bfloat16 (`hip/hip_bf16.h`:
+//!     `__hip_bfloat16`, `__hip_bfloat162`, the same rounding);
 //!   - atomics, `__threadfence*`, the math functions and fast intrinsics,
 //!     the bit intrinsics, `printf` (to the process's stdout, at once),
 //!     device `assert`, and `HIP_VERSION_MAJOR`/`_MINOR` of the HIP
@@ -346,7 +348,8 @@
 //! - **Not modelled, and refused or reported where they are used**:
 //!   device pointers stored in memory (an array of pointers: the kernel
 //!   sees device addresses, and touching one faults), pointers inside
-//!   structures passed by value (the same), `bfloat16`,
+//!   structures passed by value (the same), the older `hip_bfloat16`
+//!   (`hip/hip_bfloat16.h`),
 //!   grid-wide and multi-grid cooperative groups and tiled partitions,
 //!   `__syncwarp`, inline GCN assembly, textures, dynamic
 //!   parallelism. Compiled kernels run on x86-64 hosts.

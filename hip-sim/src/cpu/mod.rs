@@ -45,5 +45,8 @@ pub(crate) const PRELUDE: &str = include_str!("hip_runtime_cpu.h");
 /// The CPU flavour of `hip/hip_fp16.h`: half precision.
 pub(crate) const FP16: &str = include_str!("hip_fp16_cpu.h");
 
+/// The CPU flavour of `hip/hip_bf16.h`: bfloat16 (HIP 6 and 7).
+pub(crate) const BF16: &str = include_str!("hip_bf16_cpu.h");
+
 /// The launcher, included after the program's source.
 pub(crate) const LAUNCHER: &str = include_str!("launch.h");
