@@ -160,6 +160,18 @@ fn printf_reaches_the_processs_output() {
     assert_eq!(said, want, "every thread's line once:\n{text}");
 }
 
+/// `count` pairs of pseudo-random 16-bit patterns (xorshift from `seed`).
+fn random_pairs(seed: u32, count: usize) -> (Vec<u16>, Vec<u16>) {
+    let mut state = seed;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state & 0xffff) as u16
+    };
+    (0..count).map(|_| (next(), next())).unzip()
+}
+
 /// The value of the half whose bits are `h`, from binary16's layout.
 fn half_value(h: u16) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
@@ -249,14 +261,7 @@ fn half_precision_rounds_as_a_gpu_does() {
     // Arithmetic on pseudo-random halves, against float arithmetic rounded
     // once to half (correctly rounded: float has 2 × 11 + 2 bits).
     let count = 20_000usize;
-    let mut state = 0x1234_5678u32;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        (state & 0xffff) as u16
-    };
-    let (a, b): (Vec<u16>, Vec<u16>) = (0..count).map(|_| (next(), next())).unzip();
+    let (a, b) = random_pairs(0x1234_5678, count);
     let (da, db) = (RawBuffer::from_slice(device(), &a), RawBuffer::from_slice(device(), &b));
     let (out, pairs) = (RawBuffer::new(device(), count * 8), RawBuffer::new(device(), count * 2));
     let f = half.function("half_arithmetic").unwrap();
@@ -346,14 +351,7 @@ fn bfloat16_rounds_as_a_gpu_does() {
     }
     // Sums and products of pseudo-random bfloat16s, rounded once.
     let count = 20_000usize;
-    let mut state = 0x9e37_79b9u32;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        (state & 0xffff) as u16
-    };
-    let (a, b): (Vec<u16>, Vec<u16>) = (0..count).map(|_| (next(), next())).unzip();
+    let (a, b) = random_pairs(0x9e37_79b9, count);
     let (da, db, out) =
         (RawBuffer::from_slice(device(), &a), RawBuffer::from_slice(device(), &b), RawBuffer::new(device(), count * 4));
     let f = m.function("bfloat16_arithmetic").unwrap();
