@@ -10,6 +10,7 @@
 //! on its own thread.
 
 use crate::machine::lock::lock;
+use crate::sync::CondvarExt;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -46,7 +47,7 @@ impl Latch {
     fn wait(&self) {
         let mut left = lock(&self.left);
         while *left > 0 {
-            left = self.zero.wait(left).unwrap_or_else(|p| p.into_inner());
+            left = self.zero.wait_unpoisoned(left);
         }
     }
 }

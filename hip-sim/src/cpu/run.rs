@@ -33,7 +33,7 @@ use crate::machine::violations::{self, AccessKind, KernelFault};
 use crate::machine::vmm;
 use crate::place::{resolve, Place};
 use std::ffi::{c_void, CStr};
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -365,7 +365,6 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
     };
     let parts = usize::try_from(blocks).unwrap_or(usize::MAX).min(cores).max(1);
     let configs: Vec<Mutex<LaunchC>> = (0..parts).map(|_| Mutex::new(fresh())).collect();
-    let statuses: Vec<AtomicI32> = configs.iter().map(|_| AtomicI32::new(0)).collect();
     let watch = watchdog::watch(dims.watchdog, &first_fault);
     let ran = cores::on_cores(parts, cores, &|part| {
         let _running = watch.enter();
@@ -376,9 +375,9 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
         // size; the memory its pointers reach is staged (or faults), and
         // the staged buffers, the context and the shared counters outlive
         // every part of the launch. The parts share only the counters
-        // (atomics) and the context (read only).
-        let status = unsafe { (kernel.launch)(&mut *config, pointers.as_mut_ptr()) };
-        statuses[part].store(status, Ordering::Relaxed);
+        // (atomics) and the context (read only). A part that fails says
+        // why in its config's `fault`, which is all that is read of it.
+        unsafe { (kernel.launch)(&mut *config, pointers.as_mut_ptr()) };
     });
     // The fault of the lowest block (the one a launch in order meets).
     let linear = |c: &LaunchC| {
@@ -388,9 +387,7 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
     let faulted = configs
         .into_iter()
         .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner()))
-        .zip(&statuses)
-        .filter(|(_, status)| status.load(Ordering::Relaxed) != 0)
-        .map(|(c, _)| c)
+        .filter(|c| c.fault != 0)
         .min_by_key(linear);
     // Each part that ran made one last claim that found nothing to run:
     // the blocks from `next_block - ran` on were not run.

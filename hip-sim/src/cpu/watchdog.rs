@@ -13,6 +13,7 @@
 //! one with no handler in place goes on.
 
 use crate::machine::lock::lock;
+use crate::sync::CondvarExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -130,11 +131,8 @@ fn watch_loop() {
             next = Some(next.map_or(at, |n| n.min(at)));
         }
         watched = match next {
-            Some(at) => {
-                let wait = at.saturating_duration_since(Instant::now());
-                REGISTRY.changed.wait_timeout(watched, wait).map(|(g, _)| g).unwrap_or_else(|p| p.into_inner().0)
-            }
-            None => REGISTRY.changed.wait(watched).unwrap_or_else(|p| p.into_inner()),
+            Some(at) => REGISTRY.changed.wait_timeout_unpoisoned(watched, at.saturating_duration_since(Instant::now())),
+            None => REGISTRY.changed.wait_unpoisoned(watched),
         };
     }
 }
