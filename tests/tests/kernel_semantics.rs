@@ -18,13 +18,23 @@ use common::RawBuffer;
 
 const SOURCE: &str = include_str!("../../hip-sys/kernels/gpu_semantics.hip");
 
-/// The kernels on the current device, compiled from their text; `None`
+/// `source` compiled and loaded on the current device as `name`; `None`
 /// where the simulator has no compiler.
-fn module() -> Option<Module> {
+fn compiled(source: &str, name: &str) -> Option<Module> {
     if !common::compiles() {
         return None;
     }
-    Some(Program::new(SOURCE).name("gpu_semantics.hip").build(device()).unwrap().load(device()).unwrap())
+    Some(Program::new(source).name(name).build(device()).unwrap().load(device()).unwrap())
+}
+
+/// The GPU-semantics kernels on the current device.
+fn module() -> Option<Module> {
+    compiled(SOURCE, "gpu_semantics.hip")
+}
+
+/// Blocks of 256 threads covering `n` elements.
+fn blocks(n: usize) -> [u32; 3] {
+    [n.div_ceil(256) as u32, 1, 1]
 }
 
 /// Launch `f` over `grid` × `block` with `shared` bytes of dynamic shared
@@ -147,7 +157,7 @@ fn printf_reaches_the_processs_output() {
         run(&m.function("say").unwrap(), [2, 1, 1], [4, 1, 1], 0, &[&40i32]);
         return;
     }
-    if module().is_none() {
+    if !common::compiles() {
         return;
     }
     let out = common::rerun_this_test("printf_reaches_the_processs_output", &[("AMDGPU_TEST_PRINTF", "1".as_ref())]);
@@ -217,14 +227,10 @@ fn half_of(f: f32) -> u16 {
 
 #[test]
 fn half_precision_rounds_as_a_gpu_does() {
-    let Some(m) = module() else { return };
     if amdgpu::backend() == amdgpu::Backend::Nvidia {
         return eprintln!("skipped: NVIDIA's cuda_fp16.h is not reachable through the prelude yet");
     }
-    let half = Program::new(include_str!("../../hip-sys/kernels/half.hip")).name("half.hip");
-    let half = half.build(device()).unwrap().load(device()).unwrap();
-    drop(m);
-    let blocks = |n: usize| [n.div_ceil(256) as u32, 1, 1];
+    let Some(half) = compiled(include_str!("../../hip-sys/kernels/half.hip"), "half.hip") else { return };
     // Every half, widened.
     let n = 1usize << 16;
     let widened = RawBuffer::new(device(), n * 4);
@@ -308,16 +314,13 @@ fn bfloat16_of(f: f32) -> u16 {
 
 #[test]
 fn bfloat16_rounds_as_a_gpu_does() {
-    let Some(_m) = module() else { return };
     if !common::on_sim() || amdgpu::runtime_version().unwrap() < (6, 0, 0) {
         // hipRTC before ROCm 6 has no hip/hip_bf16.h (the file has no
         // kernels there); NVRTC's cuda_bf16.h is not reachable through
         // the prelude, nor ROCm 6's checked here without a GPU.
         return eprintln!("skipped: bfloat16 is checked on the simulator as HIP 6 and 7");
     }
-    let source = include_str!("../../hip-sys/kernels/bfloat16.hip");
-    let m = Program::new(source).name("bfloat16.hip").build(device()).unwrap().load(device()).unwrap();
-    let blocks = |n: usize| [n.div_ceil(256) as u32, 1, 1];
+    let Some(m) = compiled(include_str!("../../hip-sys/kernels/bfloat16.hip"), "bfloat16.hip") else { return };
     let n = 1usize << 16;
     let widened = RawBuffer::new(device(), n * 4);
     run(&m.function("bfloat16_to_float").unwrap(), blocks(n), [256, 1, 1], 0, &[&widened.ptr, &(n as u32)]);
@@ -376,15 +379,7 @@ fn bfloat16_rounds_as_a_gpu_does() {
 /// whose wavefronts have 32 lanes (the run above had gfx90a's 64).
 #[test]
 fn on_the_simulator_the_same_at_a_wavefront_of_32() {
-    if !common::on_sim() || std::env::var_os("AMDGPU_SIM_TARGETS").is_some() || !common::compiles() {
-        return;
+    if common::compiles() {
+        common::rerun_on_sim_with("AMDGPU_SIM_TARGETS", "gfx1030");
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .env("AMDGPU_SIM_TARGETS", "gfx1030")
-        .env("AMDGPU_BACKEND", "sim")
-        .arg("--test-threads=1")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && text.contains("test result: ok"), "at a wavefront of 32:\n{text}");
 }

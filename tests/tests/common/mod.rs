@@ -176,18 +176,26 @@ pub fn mismatch(found: Option<&hip_core::DeviceMismatch>) -> Option<(&'static st
 /// not serve this process or when this is already a run for one version
 /// (CI's HIP 6 run, or the child itself).
 pub fn rerun_as_hip_5() {
-    if !on_sim() || std::env::var_os("AMDGPU_SIM_HIP_VERSION").is_some() {
+    rerun_on_sim_with("AMDGPU_SIM_HIP_VERSION", "5");
+}
+
+/// Run this whole test binary again on the simulator with `variable` set
+/// to `value`, and assert that every test passes there; nothing when the
+/// simulator does not serve this process or `variable` is already set
+/// (a run for one setting, or the child itself).
+pub fn rerun_on_sim_with(variable: &str, value: &str) {
+    if !on_sim() || std::env::var_os(variable).is_some() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
     let out = std::process::Command::new(exe)
-        .env("AMDGPU_SIM_HIP_VERSION", "5")
+        .env(variable, value)
         .env("AMDGPU_BACKEND", "sim")
         .arg("--test-threads=1")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "as HIP 5:\n{text}");
+    assert!(out.status.success(), "with {variable}={value}:\n{text}");
     assert!(text.contains("test result: ok"), "{text}");
 }
 
