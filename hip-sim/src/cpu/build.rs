@@ -12,7 +12,7 @@
 //! prelude and the compiler.
 
 use super::compiler::{self, Cxx};
-use super::{object, source, BF16, FP16, LAUNCHER, PRELUDE};
+use super::{object, source, HEADERS};
 use crate::machine::lock::lock;
 use crate::shared::prelude::SHARED;
 use std::collections::hash_map::DefaultHasher;
@@ -127,7 +127,7 @@ fn flags(options: &[String]) -> Result<Vec<String>, String> {
 fn key(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> u64 {
     let mut h = DefaultHasher::new();
     (request.name, request.source, request.headers, request.options, request.expressions, flags).hash(&mut h);
-    (PRELUDE, FP16, BF16, LAUNCHER, SHARED, &cxx.path, &cxx.version).hash(&mut h);
+    (HEADERS, SHARED, &cxx.path, &cxx.version).hash(&mut h);
     h.finish()
 }
 
@@ -201,11 +201,7 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
     let file = file_name(request.name);
     let fail = |e: String| format!("{}: error: {e}", request.name);
     scratch.write(&format!("src/{file}"), source::dynamic_shared(request.source).as_bytes()).map_err(fail)?;
-    scratch.write("include/hip/hip_runtime.h", PRELUDE.as_bytes()).map_err(fail)?;
-    scratch.write("include/hip/hip_fp16.h", FP16.as_bytes()).map_err(fail)?;
-    scratch.write("include/hip/hip_bf16.h", BF16.as_bytes()).map_err(fail)?;
-    scratch.write("include/amdgpu_sim_launch.h", LAUNCHER.as_bytes()).map_err(fail)?;
-    for header in SHARED {
+    for header in HEADERS.iter().chain(SHARED) {
         scratch.write(&format!("include/{}", header.name), header.text.as_bytes()).map_err(fail)?;
     }
     for (name, text) in request.headers {

@@ -9,9 +9,10 @@
 //!   expressions for templates), and `extern __shared__` arrays, which
 //!   become the block's dynamic shared memory.
 //! - [`build`]: one compilation in a private directory, without a shell,
-//!   through the CPU flavour of the prelude (`hip_runtime_cpu.h`, the
-//!   kernel's language) and the launcher (`launch.h`); compiled objects
-//!   are kept in memory by source, options, prelude and compiler.
+//!   through the headers of [`HEADERS`] (the CPU flavour of the prelude,
+//!   `hip_runtime_cpu.h`, the kernel's language; half precision; bfloat16;
+//!   the launcher, `launch.h`); compiled objects are kept in memory by
+//!   source, options, headers and compiler.
 //! - [`object`]: the code object that carries the shared object, as
 //!   `hipModuleLoadData` takes it.
 //! - [`module`]: a loaded shared object and its kernels.
@@ -38,15 +39,16 @@ pub(crate) mod run;
 pub(crate) mod source;
 pub(crate) mod watchdog;
 
-/// The CPU flavour of the prelude: what a kernel includes as
-/// `hip/hip_runtime.h`.
-pub(crate) const PRELUDE: &str = include_str!("hip_runtime_cpu.h");
+use crate::shared::prelude::Header;
 
-/// The CPU flavour of `hip/hip_fp16.h`: half precision.
-pub(crate) const FP16: &str = include_str!("hip_fp16_cpu.h");
-
-/// The CPU flavour of `hip/hip_bf16.h`: bfloat16 (HIP 6 and 7).
-pub(crate) const BF16: &str = include_str!("hip_bf16_cpu.h");
-
-/// The launcher, included after the program's source.
-pub(crate) const LAUNCHER: &str = include_str!("launch.h");
+/// The headers a compilation for the CPU gets by name, beside the ones
+/// every compiler shares (`shared::prelude::SHARED`): the CPU flavour of
+/// the prelude (`hip/hip_runtime.h`), of half precision and bfloat16, and
+/// the launcher, included after the program's source. Written into the
+/// compiler's include directory, and part of each compiled object's key.
+pub(crate) const HEADERS: &[Header] = &[
+    Header { name: "hip/hip_runtime.h", text: include_str!("hip_runtime_cpu.h") },
+    Header { name: "hip/hip_fp16.h", text: include_str!("hip_fp16_cpu.h") },
+    Header { name: "hip/hip_bf16.h", text: include_str!("hip_bf16_cpu.h") },
+    Header { name: "amdgpu_sim_launch.h", text: include_str!("launch.h") },
+];
