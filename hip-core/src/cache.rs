@@ -216,7 +216,7 @@ fn compiler_identity(compiler: raw::rtc::Compiler) -> Result<String> {
             log: String::new(),
         }))
     })?;
-    Ok(format!("{} {} {major}.{minor}", compiler.kind(), compiler.library()))
+    Ok(format!("{} {} {major}.{minor} {}", compiler.kind(), compiler.library(), (compiler.info().builds)()))
 }
 
 /// The backend, the HIP runtime's version and the compiler's, as text.
@@ -423,6 +423,17 @@ mod tests {
             key(&Program::new("x").option("ab").option("c"), "t", "v"),
             key(&Program::new("x").option("a").option("bc"), "t", "v")
         );
+    }
+
+    #[test]
+    fn on_the_simulator_the_key_names_what_builds_its_cpu_code() {
+        if hip_sys::backend() != hip_sys::Backend::Sim {
+            return;
+        }
+        // A kernel cached by a process with another prelude, launcher,
+        // C++ compiler or race-check setting is not served to this one.
+        let versions = runtime_versions().unwrap();
+        assert!(versions.contains("; headers ") && versions.contains("; racecheck false"), "{versions}");
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub(crate) static SIM_COMPILER: Compiler = Compiler {
     version: HIPRTC_VERSION,
     api: &SIM_HIPRTC,
     processors: None,
+    builds: build::identity,
 };
 
 /// What `hiprtcVersion` answers: 9.0, the constant clr's `hiprtc.cpp`
@@ -200,6 +201,7 @@ unsafe extern "C" fn hiprtcCompileProgram(
         options: &given,
         expressions: &expressions,
         hip_major: crate::machine::sim().config.hip_major,
+        racecheck: crate::machine::sim().config.racecheck,
     });
     let compiled = built.code.is_some();
     let noted = with_program(prog, |p| {

@@ -19,6 +19,7 @@
 //! | `AMDGPU_SIM_TARGETS` | each device's AMD target, device 0 first: `gfx90a` (wavefronts of 64, architecture 9.0) or `gfx1030` (wavefronts of 32, 10.3); `hipDeviceAttributeWarpSize`, the architecture attributes, the device's name and compiled kernels' `warpSize` follow; devices past the list are gfx90a | `gfx90a` for every device |
 //! | `AMDGPU_SIM_CORES` | how many host threads run a compiled kernel's blocks at once, 1 to 1024 (`1`: block after block) | the host's cores |
 //! | `AMDGPU_SIM_WATCHDOG` | seconds a compiled kernel's launch may run (`0.5`, `60`) before it is stopped and reported, or `off` | 60 |
+//! | `AMDGPU_SIM_RACECHECK` | `on`: compiled kernels are built with the shared-memory race check (two threads of a block touching one byte of shared memory between barriers, one writing, are a [`ViolationKind::SharedMemoryRace`]); slower kernels, as compute-sanitizer's racecheck | `off` |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
@@ -345,6 +346,19 @@
 //!   sees each pointer
 //!   argument's memory, to its allocation's end: read through a pointer to
 //!   `const`, else written.
+//! - **Shared-memory races, with `AMDGPU_SIM_RACECHECK=on`** (a
+//!   [`ViolationKind::SharedMemoryRace`] naming kernel, block, both
+//!   threads, what each did, the `__shared__` variable by name or the
+//!   dynamic shared memory, and the byte; the launch goes on, as
+//!   compute-sanitizer's racecheck reports and goes on): the kernel is
+//!   built with the compiler's thread-sanitizer instrumentation, whose
+//!   calls the simulator answers itself (no sanitizer runtime), and each
+//!   access to the block's shared memory is checked against the bytes'
+//!   last writer and readers since the last `__syncthreads`. Lanes of one
+//!   wavefront are ordered by a warp intrinsic they meet at; atomics never
+//!   race with each other. Not seen: copies through the C library's
+//!   `memcpy` (a copy the compiler makes a call), and an atomic against a
+//!   plain access.
 //! - **Not modelled, and refused or reported where they are used**:
 //!   device pointers stored in memory (an array of pointers: the kernel
 //!   sees device addresses, and touching one faults), pointers inside
@@ -479,7 +493,7 @@ pub use machine::faults::{inject_fault, inject_sticky_fault, reset_faults, Fault
 pub use machine::peers::set_peer_reachable;
 pub use machine::races::{expect_races, race_check_enabled, ExpectRaces};
 pub use machine::violations::{
-    clear_violations, violations, AccessKind, KernelFault, RaceOp, StreamRace, Violation, ViolationKind,
+    clear_violations, violations, AccessKind, KernelFault, RaceOp, SharedRace, StreamRace, Violation, ViolationKind,
 };
 pub use machine::{configured_devices, configured_memory, live_allocations, used_bytes};
 pub use rccl::{live_communicators, set_collective_timeout, DEFAULT_COLLECTIVE_TIMEOUT};

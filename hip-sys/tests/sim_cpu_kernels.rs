@@ -7,7 +7,10 @@
 //! launch past the watchdog; blocks run at once on the host threads named
 //! and the fault reported is the lowest block's; the `_sync` intrinsics
 //! take 64-bit masks and arrive with HIP 7; what the preprocessor removes
-//! is no kernel; and the race detector sees a compiled kernel's memory.
+//! is no kernel; the race detector sees a compiled kernel's memory; and
+//! with `AMDGPU_SIM_RACECHECK=on`, a block's shared-memory races are
+//! reported by variable, threads and byte (and barriers, atomics and a
+//! warp intrinsic the lanes meet at order what they should).
 //! (What the kernels compute, the same on every backend, is
 //! `tests/tests/kernel_semantics.rs`.)
 //!
@@ -530,4 +533,106 @@ fn shuffles_take_the_types_hips_overloads_take() {
     assert!(compile(&kernel("short s = 1; out[0] = __shfl(s, 0);")).is_ok());
     let log = compile(&kernel("Pair p{1, 2}; p = __shfl(p, 0); out[0] = p.a;")).unwrap_err();
     assert!(log.contains("__shfl"), "{log}");
+}
+
+/// Kernels for the shared-memory race check: each block is one wavefront
+/// (`width` threads).
+const RACES: &str = r#"
+#include <hip/hip_runtime.h>
+// Each thread writes its slot and reads its neighbour's with no barrier
+// between: a read after a write by another thread, unordered.
+extern "C" __global__ void missing_barrier(float* out) {
+    __shared__ float tile[64];
+    tile[threadIdx.x] = threadIdx.x;
+    out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+// The same with the barrier: no race.
+extern "C" __global__ void with_barrier(float* out) {
+    __shared__ float tile[64];
+    tile[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+// Dynamic shared memory, written by every thread at one place.
+extern "C" __global__ void dynamic_race(float* out) {
+    extern __shared__ float cache[];
+    cache[1] = threadIdx.x;
+    out[threadIdx.x] = cache[1];
+}
+// Atomics from every thread, a barrier before the read: no race.
+extern "C" __global__ void atomics_only(int* out) {
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = count;
+}
+// Lanes of one wavefront ordered by the shuffle they meet at: no race.
+extern "C" __global__ void ordered_by_a_shuffle(float* out) {
+    __shared__ float v[64];
+    v[threadIdx.x] = threadIdx.x;
+    float mine = __shfl(v[threadIdx.x], 0);
+    out[threadIdx.x] = v[threadIdx.x ^ 1] + mine;
+}
+"#;
+
+/// The shared-memory races this thread's launches recorded.
+fn shared_races() -> Vec<sim::SharedRace> {
+    let me = std::thread::current().name().unwrap_or_default().to_owned();
+    sim::violations()
+        .into_iter()
+        .filter(|v| v.kind == ViolationKind::SharedMemoryRace && v.thread == me)
+        .filter_map(|v| v.shared_race)
+        .collect()
+}
+
+/// Run by the test below with the race check on.
+#[test]
+fn shared_races_child() {
+    if !is_child("shared_races_child") {
+        return; // only as a child of shared_memory_races_are_reported_by_variable_threads_and_byte
+    }
+    run("cpu-shared-races", || {
+        let code = compile(RACES).unwrap_or_else(|log| panic!("{log}"));
+        let mut m = null_mut();
+        ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+        let out = malloc(64 * 4);
+        let go = |name: &str, shared: u32| {
+            sim::clear_violations();
+            let f = function(m, name);
+            assert_eq!(launch(f, [2, 1, 1], [64, 1, 1], shared, null_mut(), &mut [ptr(out)]), hipError_t::hipSuccess);
+            assert_eq!(sync(), hipError_t::hipSuccess, "a race does not fault the launch: {:?}", kernel_faults());
+            shared_races()
+        };
+        let races = go("missing_barrier", 0);
+        assert_eq!(races.len(), 1, "one report a launch: {races:?}");
+        let race = &races[0];
+        // Thread 0 read tile[1] (bytes 4 to 7) before thread 1 wrote it.
+        assert_eq!((race.kernel.as_str(), race.block), ("missing_barrier", [0, 0, 0]), "{race}");
+        assert_eq!(race.first, ([0, 0, 0], sim::AccessKind::Read), "{race}");
+        assert_eq!(race.second, ([1, 0, 0], sim::AccessKind::Write), "{race}");
+        assert_eq!((race.memory.as_str(), race.offset), ("`tile`", 4), "{race}");
+        assert_eq!(race.count, 2 * 64, "each block: every write but thread 0's, and thread 63's read of tile[0]");
+        assert!(race.to_string().contains("no __syncthreads between them"), "{race}");
+
+        let races = go("dynamic_race", 64 * 4);
+        assert_eq!(races.len(), 1, "{races:?}");
+        assert_eq!((races[0].memory.as_str(), races[0].offset), ("dynamic shared memory", 4), "{races:?}");
+        assert_eq!(races[0].first, ([0, 0, 0], sim::AccessKind::Write), "{races:?}");
+
+        for clean in ["with_barrier", "atomics_only", "ordered_by_a_shuffle"] {
+            assert_eq!(go(clean, 0), [], "{clean} has no race");
+        }
+        ok!((api().hipFree)(out));
+    });
+    println!("CHILD PASSED");
+}
+
+#[test]
+fn shared_memory_races_are_reported_by_variable_threads_and_byte() {
+    if !compiler() {
+        return;
+    }
+    in_child("shared_races_child", &[("AMDGPU_SIM_RACECHECK", "on")]);
 }

@@ -46,6 +46,16 @@ fn run(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[&dyn 
     // for this launch, and values.
     unsafe { f.launch(config, &stream(), args) }.unwrap();
     stream().synchronize().unwrap();
+    if common::on_sim() {
+        // With AMDGPU_SIM_RACECHECK=on (the rerun below), the kernels'
+        // shared memory is checked: none of them races.
+        let races: Vec<String> = hip_sys::sim::violations()
+            .into_iter()
+            .filter(|v| v.kind == hip_sys::sim::ViolationKind::SharedMemoryRace)
+            .map(|v| v.to_string())
+            .collect();
+        assert!(races.is_empty(), "{races:#?}");
+    }
 }
 
 fn warp_size() -> usize {
@@ -372,6 +382,16 @@ fn bfloat16_rounds_as_a_gpu_does() {
                 b[i]
             );
         }
+    }
+}
+
+/// On the simulator, every test above again with the shared-memory race
+/// check on (`run` asserts that no kernel races), and from there at a
+/// wavefront of 32 too (the test below, in that run).
+#[test]
+fn on_the_simulator_the_same_with_the_race_check() {
+    if common::compiles() && std::env::var_os("AMDGPU_SIM_TARGETS").is_none() {
+        common::rerun_on_sim_with("AMDGPU_SIM_RACECHECK", "on");
     }
 }
 

@@ -56,6 +56,11 @@ pub struct Compiler {
     /// processor it does not know, so a target is checked against this
     /// list before any compilation. `None` where the list is unknown.
     pub processors: Option<&'static [&'static str]>,
+    /// What else decides the code it makes, as text for a cache's key:
+    /// nothing for hipRTC and NVRTC (their file and version say it); for
+    /// the simulator's, the host's C++ compiler, the CPU prelude and
+    /// launcher, and whether the race check is built in.
+    pub builds: fn() -> String,
 }
 
 impl Compiler {

@@ -35,6 +35,8 @@ pub struct Request<'a> {
     /// The HIP major version simulated: the prelude's `HIP_VERSION_MAJOR`,
     /// and what it provides (the `_sync` warp intrinsics from 7).
     pub hip_major: u32,
+    /// Whether to build the shared-memory race check in (racecheck.h).
+    pub racecheck: bool,
 }
 
 /// A compilation's outcome: the code object, or the log.
@@ -59,6 +61,9 @@ pub fn build(request: &Request<'_>) -> Built {
     let flags = match flags(request.options) {
         Ok(mut flags) => {
             flags.push(format!("-DAMDGPU_SIM_HIP_MAJOR={}", request.hip_major));
+            if request.racecheck {
+                flags.extend(RACECHECK.iter().map(|f| f.to_string()));
+            }
             flags
         }
         Err(option) => {
@@ -124,12 +129,32 @@ fn flags(options: &[String]) -> Result<Vec<String>, String> {
     Ok(flags)
 }
 
+/// What decides the code this process's compilations make beside their
+/// inputs, for a cache across processes: the C++ compiler, the headers
+/// (prelude and launcher) and the race check.
+pub fn identity() -> String {
+    let mut h = DefaultHasher::new();
+    (HEADERS, SHARED).hash(&mut h);
+    let cxx = match compiler::find() {
+        Ok(cxx) => format!("{} {}", cxx.path.display(), cxx.version),
+        Err(_) => "no C++ compiler".to_owned(),
+    };
+    let racecheck = crate::machine::sim().config.racecheck;
+    format!("cpu: {cxx}; headers {:016x}; racecheck {racecheck}", h.finish())
+}
+
 fn key(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> u64 {
     let mut h = DefaultHasher::new();
     (request.name, request.source, request.headers, request.options, request.expressions, flags).hash(&mut h);
     (HEADERS, SHARED, &cxx.path, &cxx.version).hash(&mut h);
     h.finish()
 }
+
+/// The flags of a build with the race check: the compiler's
+/// thread-sanitizer instrumentation, whose calls the launcher answers
+/// (racecheck.h). Its runtime is not linked: the object is compiled, then
+/// linked without them.
+const RACECHECK: [&str; 2] = ["-fsanitize=thread", "-DAMDGPU_SIM_RACECHECK=1"];
 
 /// A private directory, removed when dropped.
 struct Scratch(PathBuf);
@@ -211,10 +236,14 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
         scan(&scratch, &file, flags, cxx)?.into_iter().map(|k| (k.clone(), k)).collect();
     kernels.extend(request.expressions.iter().map(|e| (lowered(e), e.clone())));
     scratch.write("src/amdgpu_sim_wrapper.cpp", source::wrapper(&file, &kernels).as_bytes()).map_err(fail)?;
+    // With the race check, compiled to an object first, then linked
+    // without the sanitizer's runtime (see RACECHECK).
+    let racecheck = flags.iter().any(|f| f == RACECHECK[0]);
+    let (step, out) = if racecheck { ("-c", "../kernels.o") } else { ("-shared", "../kernels.so") };
     let output = Command::new(&cxx.path)
         .current_dir(scratch.0.join("src"))
         .args(flags)
-        .args(["-fPIC", "-shared", "-pthread", "-fno-exceptions", "-I", "../include", "-o", "../kernels.so"])
+        .args(["-fPIC", step, "-pthread", "-fno-exceptions", "-I", "../include", "-o", out])
         .args(tls_descriptors(cxx))
         .args(["-x", "c++", "amdgpu_sim_wrapper.cpp"])
         .env("LC_ALL", "C")
@@ -224,6 +253,21 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
     let log = String::from_utf8_lossy(&output.stderr).replace(&prefix, "").replace("../include/", "");
     if !output.status.success() {
         return Err(if log.trim().is_empty() { format!("{}: error: the compiler failed", request.name) } else { log });
+    }
+    if racecheck {
+        let linked = Command::new(&cxx.path)
+            .current_dir(scratch.0.join("src"))
+            .args(["-shared", "-pthread", "-o", "../kernels.so", "../kernels.o"])
+            .env("LC_ALL", "C")
+            .output()
+            .map_err(|e| format!("{}: error: running {}: {e}", request.name, cxx.path.display()))?;
+        if !linked.status.success() {
+            return Err(format!(
+                "{}: error: linking the race check's object failed: {}",
+                request.name,
+                String::from_utf8_lossy(&linked.stderr)
+            ));
+        }
     }
     let so = std::fs::read(scratch.0.join("kernels.so")).map_err(|e| format!("{}: error: {e}", request.name))?;
     Ok((so, log))

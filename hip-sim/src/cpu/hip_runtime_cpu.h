@@ -56,6 +56,17 @@ struct Launch {
     uint32_t fault_thread[3];
     uintptr_t fault_address;
     char message[512];
+    // Out, with `AMDGPU_SIM_RACECHECK`: how many shared-memory races, and
+    // the first: its block, its two threads (the earlier access's first),
+    // whether each wrote, and the byte (an offset into the object's
+    // thread-locals, where the static `__shared__` variables are, or into
+    // the dynamic shared memory).
+    uint32_t races;
+    uint32_t race_block[3];
+    uint32_t race_threads[6];
+    uint32_t race_kinds[2];
+    uint32_t race_dynamic;
+    uint64_t race_offset;
 };
 
 enum Fault : uint32_t {

@@ -16,6 +16,8 @@
 #error "the HIP simulator runs compiled kernels on x86-64 hosts only"
 #endif
 
+#include "amdgpu_sim_racecheck.h"
+
 // Save the callee-saved registers and the floating-point control words on
 // this stack, store its pointer in *save, and continue on the stack `to`
 // saved the same way (or made by `new_stack`).
@@ -130,6 +132,21 @@ inline thread_local Thread* threads = nullptr;
 inline thread_local char* shared = nullptr;
 inline thread_local uint32_t shared_size = 0;
 inline thread_local uintptr_t fault_address = 0;
+// The signal handlers' own stack, when the host thread has none.
+inline thread_local char* alternate = nullptr;
+
+// The launcher's thread-locals: no shared memory, to the race check.
+inline void race_begin(Launch* l) {
+    const void* owned[] = {&current_block, &current_thread, &here,      &stacks, &threads,
+                           &shared,        &shared_size,    &fault_address, &alternate};
+    const size_t sizes[] = {sizeof current_block, sizeof current_thread, sizeof here,
+                            sizeof stacks,        sizeof threads,        sizeof shared,
+                            sizeof shared_size,   sizeof fault_address,  sizeof alternate};
+    if (!race_begin(l, shared, owned, sizes, sizeof sizes / sizeof sizes[0])) {
+        l->fault = kTooLarge;
+        std::snprintf(l->message, sizeof l->message, "no memory for the race check of the block's shared memory");
+    }
+}
 
 // ---- faults: an access outside mapped memory ends the launch ----------------
 
@@ -146,7 +163,7 @@ inline struct sigaction previous_segv, previous_bus;
     std::abort();
 }
 
-inline void chain(int sig, siginfo_t* info, void* context) {
+AMDGPU_SIM_UNCHECKED inline void chain(int sig, siginfo_t* info, void* context) {
     const struct sigaction& prev = sig == SIGBUS ? previous_bus : previous_segv;
     if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
         prev.sa_sigaction(sig, info, context);
@@ -163,13 +180,16 @@ inline void chain(int sig, siginfo_t* info, void* context) {
 // object's code may have no thread-locals of it yet, and making them
 // inside a signal handler could take the allocator's lock the
 // interrupted code holds.
+//
+// The handlers, and what they call, are left out of the race check's
+// instrumentation (`AMDGPU_SIM_UNCHECKED`): its checks read thread-locals.
 constexpr int kInside = 1024;
-inline std::atomic<pthread_t> inside[kInside];
+inline pthread_t inside[kInside];
 
-inline bool is_inside() {
+AMDGPU_SIM_UNCHECKED inline bool is_inside() {
     pthread_t self = pthread_self();
     for (int i = 0; i < kInside; ++i)
-        if (inside[i].load(std::memory_order_relaxed) == self) return true;
+        if (__atomic_load_n(&inside[i], __ATOMIC_RELAXED) == self) return true;
     return false;
 }
 
@@ -180,15 +200,17 @@ struct Inside {
         pthread_t self = pthread_self();
         for (int i = 0; i < kInside && slot < 0; ++i) {
             pthread_t none{};
-            if (inside[i].compare_exchange_strong(none, self)) slot = i;
+            if (__atomic_compare_exchange_n(&inside[i], &none, self, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+                slot = i;
+            }
         }
     }
     ~Inside() {
-        if (slot >= 0) inside[slot].store(pthread_t{}, std::memory_order_relaxed);
+        if (slot >= 0) __atomic_store_n(&inside[slot], pthread_t{}, __ATOMIC_RELAXED);
     }
 };
 
-inline void on_fault(int sig, siginfo_t* info, void* context) {
+AMDGPU_SIM_UNCHECKED inline void on_fault(int sig, siginfo_t* info, void* context) {
     // Between the scheduler's switches `current_thread` is null: a fault
     // with one set is the kernel's.
     Thread* t = is_inside() ? current_thread : nullptr;
@@ -222,7 +244,7 @@ inline uintptr_t text_start = 0, text_end = 0;
     std::abort();
 }
 
-inline void on_watchdog(int sig, siginfo_t* info, void* context) {
+AMDGPU_SIM_UNCHECKED inline void on_watchdog(int sig, siginfo_t* info, void* context) {
     auto* uc = static_cast<ucontext_t*>(context);
     uintptr_t pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
     Thread* t = is_inside() ? current_thread : nullptr;
@@ -278,7 +300,6 @@ inline void install_fault_handler() {
     }();
     (void)installed;
     // The handler needs a stack of its own when a fiber's overflows.
-    static thread_local char* alternate = nullptr;
     stack_t current;
     if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) != 0 && alternate == nullptr) {
         alternate = static_cast<char*>(std::malloc(64 * 1024));
@@ -367,6 +388,7 @@ inline bool meet(Block& b, uint32_t first, uint64_t group, const Thread& lead) {
     }
     for (int j = 0; j < 64; ++j)
         if (in(j)) b.threads[first + j].state = kReleased;
+    race_meet(first / b.launch->warp_size);
     return true;
 }
 
@@ -459,6 +481,7 @@ inline bool run_block(Block& b, void (*entry)()) {
     b.next = 0;
     b.faulted = false;
     b.cursor = n;  // no pass over released threads yet: nothing to hand to
+    race_block_starts();
     current_block = &b;
     here.block = b.idx;
     here.block_dim = dim3_t{bx, by, b.launch->block[2]};
@@ -502,6 +525,7 @@ inline bool run_block(Block& b, void (*entry)()) {
             for (uint32_t i = 0; i < n; ++i) sum += b.threads[i].predicate;
             b.barrier_result = sum;
             for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kReleased;
+            race_interval();
             continue;
         }
         for (uint32_t i = 0; i < n; ++i) {
@@ -575,6 +599,8 @@ struct Signature<void (*)(A...)> {
             shared = static_cast<char*>(std::malloc(l->dynamic_shared));
             shared_size = shared == nullptr ? 0 : l->dynamic_shared;
         }
+        race_begin(l);
+        if (l->fault != kNone) return 1;
         Block b{};
         b.threads = threads;
         b.count = n;
@@ -595,12 +621,14 @@ struct Signature<void (*)(A...)> {
             bool ok = run_block(b, &runner<F, Tuple>);
             current_block = nullptr;
             if (!ok) {
+                race_end();
                 uint64_t first = l->first_fault->load(std::memory_order_relaxed);
                 while (i < first && !l->first_fault->compare_exchange_weak(first, i, std::memory_order_relaxed)) {
                 }
                 return 1;
             }
         }
+        race_end();
         return 0;
     }
 };

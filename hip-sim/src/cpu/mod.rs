@@ -23,6 +23,9 @@
 //!   and a fault turned into a violation and a sticky error.
 //! - [`watchdog`]: a launch past its limit (`AMDGPU_SIM_WATCHDOG`)
 //!   stopped, its running threads faulted where they are in the kernel.
+//! - [`statics`]: the object's thread-locals by name, so that a
+//!   shared-memory race found by the race check (`racecheck.h`,
+//!   `AMDGPU_SIM_RACECHECK`) names its `__shared__` variable.
 //!
 //! The launcher runs a grid's blocks on the host's cores
 //! (`AMDGPU_SIM_CORES`), each block on one host thread; a block's threads
@@ -37,6 +40,7 @@ pub(crate) mod module;
 pub(crate) mod object;
 pub(crate) mod run;
 pub(crate) mod source;
+pub(crate) mod statics;
 pub(crate) mod watchdog;
 
 use crate::shared::prelude::Header;
@@ -51,4 +55,5 @@ pub(crate) const HEADERS: &[Header] = &[
     Header { name: "hip/hip_fp16.h", text: include_str!("hip_fp16_cpu.h") },
     Header { name: "hip/hip_bf16.h", text: include_str!("hip_bf16_cpu.h") },
     Header { name: "amdgpu_sim_launch.h", text: include_str!("launch.h") },
+    Header { name: "amdgpu_sim_racecheck.h", text: include_str!("racecheck.h") },
 ];

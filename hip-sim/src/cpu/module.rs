@@ -6,6 +6,7 @@
 //! open) until the process ends, since a fault handler it installed may
 //! still be called.
 
+use super::statics::{self, Static};
 use crate::bindings::hip::hipError_t;
 use crate::machine::lock::lock;
 use std::collections::hash_map::DefaultHasher;
@@ -34,6 +35,13 @@ pub struct LaunchC {
     pub fault_thread: [u32; 3],
     pub fault_address: usize,
     pub message: [c_char; 512],
+    /// With the race check: how many shared-memory races, and the first.
+    pub races: u32,
+    pub race_block: [u32; 3],
+    pub race_threads: [u32; 6],
+    pub race_kinds: [u32; 2],
+    pub race_dynamic: u32,
+    pub race_offset: u64,
 }
 
 // SAFETY: the pointers are to the launch's context, which the launcher
@@ -67,6 +75,8 @@ pub struct Kernel {
     /// Whether each parameter is a pointer to `const` (the kernel reads
     /// through it only).
     pub reads_only: Vec<bool>,
+    /// The object's thread-locals (its static shared memory among them).
+    pub statics: Arc<Vec<Static>>,
 }
 
 /// A loaded shared object's kernels.
@@ -132,6 +142,7 @@ fn open(so: &[u8]) -> Result<Module, hipError_t> {
         }
         (table, *count as usize)
     };
+    let statics = Arc::new(statics::of(so));
     let mut kernels = Vec::with_capacity(count);
     for i in 0..count {
         // SAFETY: the table holds `count` entries (and a terminator), each
@@ -151,7 +162,7 @@ fn open(so: &[u8]) -> Result<Module, hipError_t> {
         };
         let pointers = kinds.iter().map(|&k| k != 0).collect();
         let reads_only = kinds.iter().map(|&k| k == 2).collect();
-        kernels.push(Arc::new(Kernel { name, launch, sizes, pointers, reads_only }));
+        kernels.push(Arc::new(Kernel { name, launch, sizes, pointers, reads_only, statics: statics.clone() }));
     }
     // The handle stays open for the process (see the module docs).
     Ok(Module { kernels })

@@ -20,7 +20,7 @@
 //! [`ViolationKind::KernelFault`]: crate::machine::violations::ViolationKind::KernelFault
 
 use super::module::{Kernel, LaunchC};
-use super::{cores, watchdog};
+use super::{cores, statics, watchdog};
 use crate::bindings::hip::hipError_t;
 use crate::kernels::Launch;
 use crate::machine::blocks::{self, Cover};
@@ -29,7 +29,7 @@ use crate::machine::memory::{Allocation, Bytes};
 use crate::machine::peers::peer_access_enabled;
 use crate::machine::pinned::pinned_containing;
 use crate::machine::races::Access;
-use crate::machine::violations::{self, AccessKind, KernelFault};
+use crate::machine::violations::{self, AccessKind, KernelFault, SharedRace};
 use crate::machine::vmm;
 use crate::place::{resolve, Place};
 use std::ffi::{c_void, CStr};
@@ -297,12 +297,15 @@ pub fn run(
         staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end], r.written)?);
     }
     let mut context = Context { staged, poisoned };
-    let outcome = run_grid(kernel, args, dims, cores, &mut context);
+    let (outcome, race) = run_grid(kernel, args, dims, cores, &mut context);
     for (staged, r) in context.staged.iter().zip(regions).filter(|(_, r)| r.written) {
         let guard = &mut guards[guard_of(r)];
         staged.write_back(&mut guard[r.start..r.start + staged.len]);
     }
     drop(guards);
+    if let Some(race) = race {
+        violations::record_shared_race(launch.function, launch.thread.to_string(), launch.device, race);
+    }
     let (kind, block, thread, what, address) = match outcome {
         Outcome::Done => return Ok(()),
         Outcome::Fault(config) => {
@@ -342,8 +345,15 @@ enum Outcome {
 }
 
 /// Run the grid's blocks on up to `cores` host threads, each with a
-/// launcher config of its own, under the watchdog.
-fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context: &mut Context) -> Outcome {
+/// launcher config of its own, under the watchdog: how it ended, and the
+/// first shared-memory race found (with the race check).
+fn run_grid(
+    kernel: &Kernel,
+    args: &[Vec<u8>],
+    dims: Dims,
+    cores: usize,
+    context: &mut Context,
+) -> (Outcome, Option<SharedRace>) {
     let blocks = dims.grid.iter().map(|&n| u64::from(n)).product::<u64>();
     let next_block = AtomicU64::new(0);
     let first_fault = Arc::new(AtomicU64::new(u64::MAX));
@@ -362,6 +372,12 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
         fault_thread: [0; 3],
         fault_address: 0,
         message: [0; 512],
+        races: 0,
+        race_block: [0; 3],
+        race_threads: [0; 6],
+        race_kinds: [0; 2],
+        race_dynamic: 0,
+        race_offset: 0,
     };
     let parts = usize::try_from(blocks).unwrap_or(usize::MAX).min(cores).max(1);
     let configs: Vec<Mutex<LaunchC>> = (0..parts).map(|_| Mutex::new(fresh())).collect();
@@ -384,22 +400,49 @@ fn run_grid(kernel: &Kernel, args: &[Vec<u8>], dims: Dims, cores: usize, context
         let [x, y, z] = c.fault_block.map(u64::from);
         (z * u64::from(dims.grid[1]) + y) * u64::from(dims.grid[0]) + x
     };
-    let faulted = configs
-        .into_iter()
-        .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner()))
-        .filter(|c| c.fault != 0)
-        .min_by_key(linear);
+    let parts: Vec<LaunchC> = configs.into_iter().map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner())).collect();
+    let race = shared_race(kernel, &parts, dims);
+    let faulted = parts.into_iter().filter(|c| c.fault != 0).min_by_key(linear);
     // Each part that ran made one last claim that found nothing to run:
     // the blocks from `next_block - ran` on were not run.
     let first = next_block.load(Ordering::SeqCst).saturating_sub(ran as u64);
-    match faulted {
+    let outcome = match faulted {
         Some(config) => Outcome::Fault(Box::new(config)),
         None if watch.expired() && first < blocks => {
             let (gx, gy) = (u64::from(dims.grid[0]), u64::from(dims.grid[1]));
             Outcome::Stopped([(first % gx) as u32, (first / gx % gy) as u32, (first / (gx * gy)) as u32])
         }
         None => Outcome::Done,
-    }
+    };
+    (outcome, race)
+}
+
+/// The first shared-memory race the launch's parts found (the lowest
+/// block's), with the count of all of them.
+fn shared_race(kernel: &Kernel, parts: &[LaunchC], dims: Dims) -> Option<SharedRace> {
+    let count = parts.iter().map(|c| u64::from(c.races)).sum::<u64>();
+    let linear = |c: &&LaunchC| {
+        let [x, y, z] = c.race_block.map(u64::from);
+        (z * u64::from(dims.grid[1]) + y) * u64::from(dims.grid[0]) + x
+    };
+    let first = parts.iter().filter(|c| c.races > 0).min_by_key(linear)?;
+    let kind = |wrote: u32| if wrote != 0 { AccessKind::Write } else { AccessKind::Read };
+    let t = first.race_threads;
+    let (memory, offset) = if first.race_dynamic != 0 {
+        ("dynamic shared memory".to_owned(), first.race_offset)
+    } else {
+        statics::name(&kernel.statics, first.race_offset)
+            .unwrap_or_else(|| ("static shared memory".to_owned(), first.race_offset))
+    };
+    Some(SharedRace {
+        kernel: kernel.name.clone(),
+        block: first.race_block,
+        first: ([t[0], t[1], t[2]], kind(first.race_kinds[0])),
+        second: ([t[3], t[4], t[5]], kind(first.race_kinds[1])),
+        memory,
+        offset: usize::try_from(offset).unwrap_or(usize::MAX),
+        count,
+    })
 }
 
 /// The watchdog's limit, in words.

@@ -420,6 +420,7 @@ pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hip
                 race: None,
                 detail: None,
                 kernel: None,
+                shared_race: None,
             });
         }
         // The queued replay holds its nodes: it still runs.

@@ -23,6 +23,9 @@ pub struct SimConfig {
     /// How long a compiled kernel's launch may run before it is stopped
     /// and reported (`AMDGPU_SIM_WATCHDOG`; none: never).
     pub watchdog: Option<std::time::Duration>,
+    /// Whether compiled kernels are built with the shared-memory race
+    /// check (`AMDGPU_SIM_RACECHECK`; off by default: it slows kernels).
+    pub racecheck: bool,
 }
 
 /// The AMD target a simulated device is like: its wavefront width and
@@ -75,6 +78,7 @@ impl Default for SimConfig {
             targets: [SimTarget::Gfx90a; MAX_DEVICES],
             cores,
             watchdog: Some(DEFAULT_WATCHDOG),
+            racecheck: false,
         }
     }
 }
@@ -89,8 +93,9 @@ pub const HIP_VERSIONS: [u32; 3] = [5, 6, 7];
 
 impl SimConfig {
     /// Read `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY`,
-    /// `AMDGPU_SIM_HIP_VERSION`, `AMDGPU_SIM_TARGETS`, `AMDGPU_SIM_CORES`
-    /// and `AMDGPU_SIM_WATCHDOG`; unset means default.
+    /// `AMDGPU_SIM_HIP_VERSION`, `AMDGPU_SIM_TARGETS`, `AMDGPU_SIM_CORES`,
+    /// `AMDGPU_SIM_WATCHDOG` and `AMDGPU_SIM_RACECHECK`; unset means
+    /// default.
     pub fn from_env() -> Result<SimConfig, BackendError> {
         let mut config = SimConfig::default();
         if let Ok(value) = std::env::var("AMDGPU_SIM_DEVICES") {
@@ -112,6 +117,9 @@ impl SimConfig {
         }
         if let Ok(value) = std::env::var("AMDGPU_SIM_WATCHDOG") {
             config.watchdog = parse_watchdog(&value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_RACECHECK") {
+            config.racecheck = parse_racecheck(&value)?;
         }
         Ok(config)
     }
@@ -181,6 +189,16 @@ pub fn parse_watchdog(value: &str) -> Result<Option<std::time::Duration>, Backen
     match value_trimmed.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds <= 1e9 => Ok(Some(std::time::Duration::from_secs_f64(seconds))),
         _ => Err(invalid("AMDGPU_SIM_WATCHDOG", value, "expected seconds more than 0 (`60`, `0.5`) or `off`".into())),
+    }
+}
+
+/// Parse `AMDGPU_SIM_RACECHECK`: `on` (or `1`) builds compiled kernels
+/// with the shared-memory race check, `off` (or `0`) without.
+pub fn parse_racecheck(value: &str) -> Result<bool, BackendError> {
+    match value.trim() {
+        "on" | "1" => Ok(true),
+        "off" | "0" => Ok(false),
+        _ => Err(invalid("AMDGPU_SIM_RACECHECK", value, "expected `on` or `off`".into())),
     }
 }
 
@@ -259,6 +277,14 @@ mod tests {
             assert!(parse_cores(bad).unwrap_err().to_string().contains("AMDGPU_SIM_CORES"), "{bad}");
         }
         assert!(SimConfig::default().cores >= 1);
+    }
+
+    #[test]
+    fn the_race_check_is_on_or_off() {
+        assert!(parse_racecheck(" on").unwrap());
+        assert!(!parse_racecheck("0").unwrap());
+        let refused = parse_racecheck("yes").unwrap_err().to_string();
+        assert!(refused.contains("AMDGPU_SIM_RACECHECK") && refused.contains("`on` or `off`"), "{refused}");
     }
 
     #[test]

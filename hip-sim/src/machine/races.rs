@@ -361,6 +361,7 @@ fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: 
                 race: Some(race),
                 detail: None,
                 kernel: None,
+                shared_race: None,
             });
         }
     }

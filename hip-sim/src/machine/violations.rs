@@ -44,6 +44,11 @@ pub enum ViolationKind {
     /// not every thread reached, a failed device `assert`.
     /// [`Violation::kernel`] says which kernel, where and what.
     KernelFault,
+    /// Two threads of a block of a kernel compiled for the CPU touched the
+    /// same byte of shared memory with no barrier between them, one
+    /// writing (found with `AMDGPU_SIM_RACECHECK=on`; the launch goes on,
+    /// as on a GPU). [`Violation::shared_race`] says where.
+    SharedMemoryRace,
 }
 
 /// Where and how a kernel's launch faulted ([`ViolationKind::KernelFault`]).
@@ -98,6 +103,9 @@ pub struct Violation {
     /// For [`ViolationKind::KernelFault`]: the kernel and what it did;
     /// `None` for the other kinds.
     pub kernel: Option<KernelFault>,
+    /// For [`ViolationKind::SharedMemoryRace`]: the kernel, the block,
+    /// the two threads and the byte; `None` for the other kinds.
+    pub shared_race: Option<SharedRace>,
 }
 
 impl std::fmt::Display for Violation {
@@ -125,6 +133,13 @@ impl std::fmt::Display for Violation {
                  made their call: on a GPU this deadlocks (the synchronization holds back the peers' launches); \
                  post every rank's call first (one group), or free after the collective",
                 self.thread, self.function, self.object_device
+            );
+        }
+        if let Some(race) = &self.shared_race {
+            return write!(
+                f,
+                "{} from thread {} on device {}: {race}",
+                self.function, self.thread, self.current_device
             );
         }
         if let Some(fault) = &self.kernel {
@@ -179,6 +194,51 @@ impl AccessKind {
             AccessKind::Free => "frees",
             AccessKind::Allocate => "maps",
         }
+    }
+}
+
+/// Where two threads of a block raced on shared memory
+/// ([`ViolationKind::SharedMemoryRace`]): the first such race of a launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedRace {
+    /// The kernel, by the name it was launched by.
+    pub kernel: String,
+    /// The block (x, y, z).
+    pub block: [u32; 3],
+    /// The thread (x, y, z) whose access the simulator ran first, and
+    /// what it did ([`AccessKind::Read`] or [`AccessKind::Write`]); on a
+    /// GPU either may come first.
+    pub first: ([u32; 3], AccessKind),
+    /// The thread whose access met the first's, and what it did.
+    pub second: ([u32; 3], AccessKind),
+    /// The memory: a static `__shared__` variable by name, or
+    /// `"dynamic shared memory"`.
+    pub memory: String,
+    /// The byte's offset in it.
+    pub offset: usize,
+    /// How many accesses of the launch met another thread's this way.
+    pub count: u64,
+}
+
+impl std::fmt::Display for SharedRace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [bx, by, bz] = self.block;
+        let ([ax, ay, az], a) = self.first;
+        let ([cx, cy, cz], c) = self.second;
+        write!(
+            f,
+            "kernel `{}`, block ({bx}, {by}, {bz}): thread ({cx}, {cy}, {cz}) {} byte {} of {}, which thread ({ax}, \
+             {ay}, {az}) {} with no __syncthreads between them: a race on a GPU, where either may come first",
+            self.kernel,
+            c.word(),
+            self.offset,
+            self.memory,
+            if a == AccessKind::Write { "wrote" } else { "read" },
+        )?;
+        if self.count > 1 {
+            write!(f, " ({} such accesses in the launch; the first is shown)", self.count)?;
+        }
+        Ok(())
     }
 }
 
@@ -276,6 +336,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
             race: None,
             detail: None,
             kernel: None,
+            shared_race: None,
         });
     }
 }
@@ -299,6 +360,7 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
         race: None,
         detail: None,
         kernel: None,
+        shared_race: None,
     });
 }
 
@@ -315,6 +377,7 @@ pub(crate) fn record_virtual_memory(function: &'static str, thread: String, devi
         race: None,
         detail: Some(detail),
         kernel: None,
+        shared_race: None,
     });
 }
 
@@ -331,6 +394,24 @@ pub(crate) fn record_kernel_fault(function: &'static str, thread: String, device
         race: None,
         detail: None,
         kernel: Some(fault),
+        shared_race: None,
+    });
+}
+
+/// Record that a kernel launched by `function` from `thread` on `device`
+/// raced on shared memory: `race`.
+pub(crate) fn record_shared_race(function: &'static str, thread: String, device: usize, race: SharedRace) {
+    log::error!("hip simulator: {function} on device {device}: {race}");
+    push(Violation {
+        kind: ViolationKind::SharedMemoryRace,
+        function,
+        object_device: device,
+        current_device: device,
+        thread,
+        race: None,
+        detail: None,
+        kernel: None,
+        shared_race: Some(race),
     });
 }
 
@@ -352,5 +433,6 @@ pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) 
         race: None,
         detail: None,
         kernel: None,
+        shared_race: None,
     });
 }

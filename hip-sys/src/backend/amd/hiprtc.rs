@@ -97,7 +97,14 @@ fn load(candidates: &[String], looked_in: &str) -> Result<&'static Compiler, Bac
     opened.keep();
     let library: &'static str = Box::leak(path.into_boxed_str());
     let api: &'static HiprtcApi = Box::leak(Box::new(api));
-    Ok(Box::leak(Box::new(Compiler { kind: CompilerKind::Hiprtc, library, version: (major, minor), api, processors })))
+    Ok(Box::leak(Box::new(Compiler {
+        kind: CompilerKind::Hiprtc,
+        library,
+        version: (major, minor),
+        api,
+        processors,
+        builds: String::new,
+    })))
 }
 
 /// `amd_comgr_status_t amd_comgr_get_isa_count(size_t *count)`.

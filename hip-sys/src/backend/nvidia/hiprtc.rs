@@ -132,6 +132,7 @@ pub(crate) fn load(candidates: &[String]) -> Result<&'static Compiler, BackendEr
         version: (major, minor),
         api: &NVRTC_HIPRTC,
         processors: None,
+        builds: String::new,
     }))
 }
 
