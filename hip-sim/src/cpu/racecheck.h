@@ -107,18 +107,21 @@ AMDGPU_SIM_UNCHECKED inline bool ordered(uint16_t other, uint16_t at, uint16_t m
 
 // Check and record an access of `n` bytes at `p` by the running thread.
 AMDGPU_SIM_UNCHECKED inline void race_access(const volatile void* p, size_t n, bool write) {
-    Thread* t = current_thread;
-    Block* b = current_block;
-    if (t == nullptr || b == nullptr || race.cells == nullptr) return;
+    // Most accesses are to global memory: out after two comparisons.
+    RaceCheck& r = race;
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     size_t cell;
-    if (a - reinterpret_cast<uintptr_t>(race.dynamic) < race.dynamic_size) {
-        cell = race.statics_size + (a - reinterpret_cast<uintptr_t>(race.dynamic));
-    } else if (a - reinterpret_cast<uintptr_t>(race.statics) < race.statics_size) {
-        cell = a - reinterpret_cast<uintptr_t>(race.statics);
+    if (a - reinterpret_cast<uintptr_t>(r.dynamic) < r.dynamic_size) {
+        cell = r.statics_size + (a - reinterpret_cast<uintptr_t>(r.dynamic));
+    } else if (a - reinterpret_cast<uintptr_t>(r.statics) < r.statics_size) {
+        cell = a - reinterpret_cast<uintptr_t>(r.statics);
     } else {
         return;
     }
+    if (r.cells == nullptr || r.cells[cell].interval == kLauncher) return;
+    Thread* t = current_thread;
+    Block* b = current_block;
+    if (t == nullptr || b == nullptr) return;
     const uint16_t me = static_cast<uint16_t>(t - b->threads);
     const uint32_t wave = me / race.warp_size;
     const uint16_t meets = race.meets[wave];
@@ -241,77 +244,82 @@ inline void race_end() {
 }  // namespace amdgpu_sim
 
 // ---- the instrumentation's entry points --------------------------------------
+//
+// Hidden: the kernel calls them directly, not through the object's
+// procedure linkage table.
+
+#define AMDGPU_SIM_HOOK AMDGPU_SIM_UNCHECKED __attribute__((visibility("hidden")))
 
 extern "C" {
 #define AMDGPU_SIM_ACCESS(n)                                                                           \
-    AMDGPU_SIM_UNCHECKED void __tsan_read##n(void* p) { amdgpu_sim::race_access(p, n, false); }           \
-    AMDGPU_SIM_UNCHECKED void __tsan_write##n(void* p) { amdgpu_sim::race_access(p, n, true); }           \
-    AMDGPU_SIM_UNCHECKED void __tsan_unaligned_read##n(void* p) { amdgpu_sim::race_access(p, n, false); } \
-    AMDGPU_SIM_UNCHECKED void __tsan_unaligned_write##n(void* p) { amdgpu_sim::race_access(p, n, true); } \
-    AMDGPU_SIM_UNCHECKED void __tsan_volatile_read##n(void* p) { amdgpu_sim::race_access(p, n, false); }  \
-    AMDGPU_SIM_UNCHECKED void __tsan_volatile_write##n(void* p) { amdgpu_sim::race_access(p, n, true); }
+    AMDGPU_SIM_HOOK void __tsan_read##n(void* p) { amdgpu_sim::race_access(p, n, false); }           \
+    AMDGPU_SIM_HOOK void __tsan_write##n(void* p) { amdgpu_sim::race_access(p, n, true); }           \
+    AMDGPU_SIM_HOOK void __tsan_unaligned_read##n(void* p) { amdgpu_sim::race_access(p, n, false); } \
+    AMDGPU_SIM_HOOK void __tsan_unaligned_write##n(void* p) { amdgpu_sim::race_access(p, n, true); } \
+    AMDGPU_SIM_HOOK void __tsan_volatile_read##n(void* p) { amdgpu_sim::race_access(p, n, false); }  \
+    AMDGPU_SIM_HOOK void __tsan_volatile_write##n(void* p) { amdgpu_sim::race_access(p, n, true); }
 AMDGPU_SIM_ACCESS(1)
 AMDGPU_SIM_ACCESS(2)
 AMDGPU_SIM_ACCESS(4)
 AMDGPU_SIM_ACCESS(8)
 AMDGPU_SIM_ACCESS(16)
 #undef AMDGPU_SIM_ACCESS
-AMDGPU_SIM_UNCHECKED void __tsan_read_range(void* p, size_t n) { amdgpu_sim::race_access(p, n, false); }
-AMDGPU_SIM_UNCHECKED void __tsan_write_range(void* p, size_t n) { amdgpu_sim::race_access(p, n, true); }
-AMDGPU_SIM_UNCHECKED void __tsan_init() {}
-AMDGPU_SIM_UNCHECKED void __tsan_func_entry(void*) {}
-AMDGPU_SIM_UNCHECKED void __tsan_func_exit() {}
-AMDGPU_SIM_UNCHECKED void __tsan_vptr_update(void**, void*) {}
-AMDGPU_SIM_UNCHECKED void __tsan_vptr_read(void**) {}
-AMDGPU_SIM_UNCHECKED void* __tsan_memcpy(void* d, const void* s, size_t n) {
+AMDGPU_SIM_HOOK void __tsan_read_range(void* p, size_t n) { amdgpu_sim::race_access(p, n, false); }
+AMDGPU_SIM_HOOK void __tsan_write_range(void* p, size_t n) { amdgpu_sim::race_access(p, n, true); }
+AMDGPU_SIM_HOOK void __tsan_init() {}
+AMDGPU_SIM_HOOK void __tsan_func_entry(void*) {}
+AMDGPU_SIM_HOOK void __tsan_func_exit() {}
+AMDGPU_SIM_HOOK void __tsan_vptr_update(void**, void*) {}
+AMDGPU_SIM_HOOK void __tsan_vptr_read(void**) {}
+AMDGPU_SIM_HOOK void* __tsan_memcpy(void* d, const void* s, size_t n) {
     amdgpu_sim::race_access(s, n, false);
     amdgpu_sim::race_access(d, n, true);
     return __builtin_memcpy(d, s, n);
 }
-AMDGPU_SIM_UNCHECKED void* __tsan_memmove(void* d, const void* s, size_t n) {
+AMDGPU_SIM_HOOK void* __tsan_memmove(void* d, const void* s, size_t n) {
     amdgpu_sim::race_access(s, n, false);
     amdgpu_sim::race_access(d, n, true);
     return __builtin_memmove(d, s, n);
 }
-AMDGPU_SIM_UNCHECKED void* __tsan_memset(void* d, int c, size_t n) {
+AMDGPU_SIM_HOOK void* __tsan_memset(void* d, int c, size_t n) {
     amdgpu_sim::race_access(d, n, true);
     return __builtin_memset(d, c, n);
 }
 // Atomics: done (at sequential consistency, at least what was asked),
 // never a race.
 #define AMDGPU_SIM_ATOMICS(n, T)                                                                                     \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_load(const volatile T* a, int) {                                        \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_load(const volatile T* a, int) {                                        \
         return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                                   \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED void __tsan_atomic##n##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_exchange(volatile T* a, T v, int) {                                     \
+    AMDGPU_SIM_HOOK void __tsan_atomic##n##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_exchange(volatile T* a, T v, int) {                                     \
         return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                            \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_add(volatile T* a, T v, int) {                                    \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_add(volatile T* a, T v, int) {                                    \
         return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_sub(volatile T* a, T v, int) {                                    \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_sub(volatile T* a, T v, int) {                                    \
         return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_and(volatile T* a, T v, int) {                                    \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_and(volatile T* a, T v, int) {                                    \
         return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_or(volatile T* a, T v, int) {                                     \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_or(volatile T* a, T v, int) {                                     \
         return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                              \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_xor(volatile T* a, T v, int) {                                    \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_xor(volatile T* a, T v, int) {                                    \
         return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_fetch_nand(volatile T* a, T v, int) {                                   \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_fetch_nand(volatile T* a, T v, int) {                                   \
         return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                            \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED int __tsan_atomic##n##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {         \
+    AMDGPU_SIM_HOOK int __tsan_atomic##n##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {         \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                        \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED int __tsan_atomic##n##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {           \
+    AMDGPU_SIM_HOOK int __tsan_atomic##n##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {           \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                        \
     }                                                                                                                  \
-    AMDGPU_SIM_UNCHECKED T __tsan_atomic##n##_compare_exchange_val(volatile T* a, T c, T v, int, int) {               \
+    AMDGPU_SIM_HOOK T __tsan_atomic##n##_compare_exchange_val(volatile T* a, T c, T v, int, int) {               \
         __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                              \
         return c;                                                                                                      \
     }
@@ -320,8 +328,8 @@ AMDGPU_SIM_ATOMICS(16, uint16_t)
 AMDGPU_SIM_ATOMICS(32, uint32_t)
 AMDGPU_SIM_ATOMICS(64, uint64_t)
 #undef AMDGPU_SIM_ATOMICS
-AMDGPU_SIM_UNCHECKED void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-AMDGPU_SIM_UNCHECKED void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+AMDGPU_SIM_HOOK void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+AMDGPU_SIM_HOOK void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 }
 
 #else  // no race check: nothing to do
