@@ -636,3 +636,34 @@ fn shared_memory_races_are_reported_by_variable_threads_and_byte() {
     }
     in_child("shared_races_child", &[("AMDGPU_SIM_RACECHECK", "on")]);
 }
+
+#[test]
+fn a_pointer_inside_a_structure_faults_saying_the_simulator_does_not_model_it() {
+    if !compiler() {
+        return;
+    }
+    const SOURCE: &str = r#"
+        #include <hip/hip_runtime.h>
+        struct Out { float* p; unsigned n; };
+        extern "C" __global__ void through_a_struct(Out out) {
+            if (threadIdx.x < out.n) out.p[threadIdx.x] = 1.0f;
+        }
+    "#;
+    run("cpu-struct-pointer", || {
+        let code = compile(SOURCE).unwrap_or_else(|log| panic!("{log}"));
+        let mut m = null_mut();
+        ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+        let p = malloc(64 * 4);
+        let mut bytes = ptr(p);
+        bytes.extend_from_slice(&[64, 0, 0, 0, 0, 0, 0, 0]);
+        let f = function(m, "through_a_struct");
+        assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut [bytes]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorIllegalAddress, "a GPU would write; the simulator says it cannot");
+        let faults = kernel_faults();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert_eq!(faults[0].address, p as usize, "{faults:?}");
+        assert!(faults[0].what.contains("from a structure passed by value"), "{}", faults[0].what);
+        sim::reset_faults();
+        ok!((api().hipFree)(p));
+    });
+}

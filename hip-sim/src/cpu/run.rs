@@ -490,12 +490,23 @@ fn describe(config: &LaunchC, context: &Context, watchdog: Option<Duration>) -> 
         }
     }
     if let Ok(Place::Device(allocation, _)) = resolve(at, 1) {
+        // A pointer the kernel read from memory, not one of its arguments,
+        // holds a device address: it lands here.
+        let stored = "; a device pointer read from memory or from a structure passed by value lands here too: the \
+                      simulator gives a kernel only the buffers its pointer arguments point into, at addresses of \
+                      its own (pointers stored in memory are not modelled)";
         let what = match blocks::cover(&allocation, at) {
-            Cover::Free => "an access to memory its pool holds free: a buffer freed already, or never handed out",
-            Cover::Block(..) => "an access to a buffer the kernel was not given (no pointer argument points into it)",
-            Cover::Whole => "an access to an allocation the kernel was not given (no pointer argument points into it)",
+            Cover::Free => {
+                "an access to memory its pool holds free: a buffer freed already, or never handed out".to_owned()
+            }
+            Cover::Block(..) => {
+                format!("an access to a buffer the kernel was not given (no pointer argument points into it){stored}")
+            }
+            Cover::Whole => format!(
+                "an access to an allocation the kernel was not given (no pointer argument points into it){stored}"
+            ),
         };
-        return (what.to_owned(), at);
+        return (what, at);
     }
     if at >= POISON && at - POISON < context.poisoned.len() * WINDOW {
         let window = (at - POISON) / WINDOW;
