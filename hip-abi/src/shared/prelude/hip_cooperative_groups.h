@@ -5,7 +5,8 @@
 // own (hipRTC 5.x has none; NVRTC has no include path to CUDA's). This one
 // covers the thread block (this_thread_block, sync, thread_rank, size and
 // the indices), in the namespace HIP and CUDA both use; grid and
-// multi-grid groups and tiled partitions are not portable through it.
+// multi-grid groups and tiled partitions are not portable through it, nor
+// is `num_threads` (the thread block hipRTC 5.7 builds in has none).
 #pragma once
 
 // hipRTC of ROCm 6 and later builds AMD's own cooperative groups into its
@@ -21,7 +22,6 @@ class thread_block {
         return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     }
     __device__ unsigned int size() const { return blockDim.x * blockDim.y * blockDim.z; }
-    __device__ unsigned int num_threads() const { return size(); }
     __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
     __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
     __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }

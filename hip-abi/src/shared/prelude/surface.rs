@@ -122,7 +122,7 @@ pub const SURFACE: &[Provided] = &[
         "cooperative groups' thread block",
         "cooperative_groups::thread_block g = cooperative_groups::this_thread_block(); g.sync(); \
          cooperative_groups::sync(g); dim3 gi = g.group_index(); dim3 ti = g.thread_index(); dim3 gd = g.group_dim(); \
-         x[0] = T(g.thread_rank() + g.size() + g.num_threads() + gi.x + ti.y + gd.z);",
+         x[0] = T(g.thread_rank() + g.size() + gi.x + ti.y + gd.z);",
     ),
 ];
 
