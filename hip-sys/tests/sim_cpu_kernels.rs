@@ -73,12 +73,17 @@ fn compile(source: &str) -> Result<Vec<u8>, String> {
     code.ok_or(log)
 }
 
-/// The test kernels, compiled and loaded on the current device.
-fn module() -> hipModule_t {
-    let code = compile(SOURCE).unwrap_or_else(|log| panic!("{log}"));
+/// `source`'s kernels, compiled and loaded on the current device.
+fn load(source: &str) -> hipModule_t {
+    let code = compile(source).unwrap_or_else(|log| panic!("{log}"));
     let mut m = null_mut();
     ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
     m
+}
+
+/// The test kernels, compiled and loaded on the current device.
+fn module() -> hipModule_t {
+    load(SOURCE)
 }
 
 fn function(m: hipModule_t, name: &str) -> hipFunction_t {
@@ -594,9 +599,7 @@ fn shared_races_child() {
         return; // only as a child of shared_memory_races_are_reported_by_variable_threads_and_byte
     }
     run("cpu-shared-races", || {
-        let code = compile(RACES).unwrap_or_else(|log| panic!("{log}"));
-        let mut m = null_mut();
-        ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+        let m = load(RACES);
         let out = malloc(64 * 4);
         let go = |name: &str, shared: u32| {
             sim::clear_violations();
@@ -650,9 +653,7 @@ fn a_pointer_inside_a_structure_faults_saying_the_simulator_does_not_model_it() 
         }
     "#;
     run("cpu-struct-pointer", || {
-        let code = compile(SOURCE).unwrap_or_else(|log| panic!("{log}"));
-        let mut m = null_mut();
-        ok!((api().hipModuleLoadData)(&mut m, code.as_ptr().cast()));
+        let m = load(SOURCE);
         let p = malloc(64 * 4);
         let mut bytes = ptr(p);
         bytes.extend_from_slice(&[64, 0, 0, 0, 0, 0, 0, 0]);
