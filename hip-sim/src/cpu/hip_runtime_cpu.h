@@ -94,8 +94,6 @@ struct Thread {
     dim3_t idx;
     uint32_t lane;
     State state;
-    // At a barrier: its predicate (`__syncthreads_count` and kin).
-    int predicate;
     // At a warp intrinsic: which, its operand and result.
     WarpOp op;
     int op_arg;
@@ -126,6 +124,12 @@ struct Block {
     bool faulted;
     // The released thread resumed last in the scheduler's pass.
     uint32_t cursor;
+    // How many threads are in each state the scheduler acts on, kept as
+    // they change, so that a barrier costs no pass over the block to
+    // learn that every thread is there; and the sum of the predicates
+    // given at the barrier.
+    uint32_t released, at_barrier, at_warp, done;
+    int predicates;
 };
 
 extern "C" void amdgpu_sim_switch(void** save, void* to);
@@ -162,6 +166,7 @@ inline Thread* take_next_released(Block* b) {
         Thread& u = b->threads[j];
         if (u.state == kReleased) {
             b->cursor = j;
+            --b->released;
             u.state = kRunning;
             current_thread = &u;
             here.thread = u.idx;
@@ -177,8 +182,11 @@ inline Thread* take_next_released(Block* b) {
 inline void yield(State state) {
     Thread& t = me();
     t.state = state;
-    Thread* next = state == kFaulted ? nullptr : take_next_released(current_block);
-    amdgpu_sim_switch(&t.sp, next != nullptr ? next->sp : current_block->scheduler_sp);
+    Block* b = current_block;
+    b->at_barrier += state == kAtBarrier;
+    b->at_warp += state == kAtWarp;
+    Thread* next = state == kFaulted || b->released == 0 ? nullptr : take_next_released(b);
+    amdgpu_sim_switch(&t.sp, next != nullptr ? next->sp : b->scheduler_sp);
 }
 
 inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {
@@ -200,7 +208,7 @@ inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {
 }
 
 inline int syncthreads(int predicate) {
-    me().predicate = predicate;
+    current_block->predicates += predicate;
     yield(kAtBarrier);
     return current_block->barrier_result;
 }

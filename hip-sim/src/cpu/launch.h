@@ -79,9 +79,10 @@ template <auto F, class Tuple>
         std::atomic_signal_fence(std::memory_order_seq_cst);
         std::apply(F, arguments);
         t->state = kDone;
+        ++b->done;
     }
     // Nothing left to claim: on to the next released thread, or back.
-    Thread* next = take_next_released(b);
+    Thread* next = b->released == 0 ? nullptr : take_next_released(b);
     void* unused;
     amdgpu_sim_switch(&unused, next != nullptr ? next->sp : b->scheduler_sp);
     std::abort();  // never resumed
@@ -386,8 +387,13 @@ inline bool meet(Block& b, uint32_t first, uint64_t group, const Thread& lead) {
             }
         }
     }
-    for (int j = 0; j < 64; ++j)
-        if (in(j)) b.threads[first + j].state = kReleased;
+    for (int j = 0; j < 64; ++j) {
+        if (in(j)) {
+            b.threads[first + j].state = kReleased;
+            --b.at_warp;
+            ++b.released;
+        }
+    }
     race_meet(first / b.launch->warp_size);
     return true;
 }
@@ -480,6 +486,8 @@ inline bool run_block(Block& b, void (*entry)()) {
     }
     b.next = 0;
     b.faulted = false;
+    b.released = b.at_barrier = b.at_warp = b.done = 0;
+    b.predicates = 0;
     b.cursor = n;  // no pass over released threads yet: nothing to hand to
     race_block_starts();
     current_block = &b;
@@ -497,36 +505,33 @@ inline bool run_block(Block& b, void (*entry)()) {
         // host thread to the next (`yield`), so one switch here resumes
         // as many as run on without faulting.
         b.cursor = UINT32_MAX;  // the pass starts at thread 0 (cursor + 1)
-        Thread* first = take_next_released(&b);
+        Thread* first = b.released == 0 ? nullptr : take_next_released(&b);
         if (first != nullptr) {
             if (!resume(b, first->sp)) return false;
             continue;
         }
-        uint32_t done = 0, at_barrier = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-            done += b.threads[i].state == kDone;
-            at_barrier += b.threads[i].state == kAtBarrier;
-        }
-        if (done == n) return true;
+        if (b.done == n) return true;
         bool progressed = false;
-        for (uint32_t first = 0; first < n; first += ws) {
+        for (uint32_t first = 0; b.at_warp > 0 && first < n; first += ws) {
             if (!resolve_warp(b, first, first + ws < n ? first + ws : n, progressed)) return false;
         }
         if (progressed) continue;
+        if (b.at_barrier == n) {
+            b.barrier_result = b.predicates;
+            b.predicates = 0;
+            for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kReleased;
+            b.at_barrier = 0;
+            b.released = n;
+            race_interval();
+            continue;
+        }
+        // No thread can go on: say why.
         const Thread* waiting = nullptr;
         const Thread* other = nullptr;
         for (uint32_t i = 0; i < n; ++i) {
             const Thread& t = b.threads[i];
             if (t.state == kAtBarrier && waiting == nullptr) waiting = &t;
             if (t.state != kAtBarrier && other == nullptr) other = &t;
-        }
-        if (at_barrier == n) {
-            int sum = 0;
-            for (uint32_t i = 0; i < n; ++i) sum += b.threads[i].predicate;
-            b.barrier_result = sum;
-            for (uint32_t i = 0; i < n; ++i) b.threads[i].state = kReleased;
-            race_interval();
-            continue;
         }
         for (uint32_t i = 0; i < n; ++i) {
             const Thread& t = b.threads[i];
