@@ -18,7 +18,7 @@
 //! machine they skip saying so, unless `AMDGPU_SIM_REQUIRE_CXX=1`.
 
 mod common;
-use common::{api, download, malloc, ok, status, upload};
+use common::{api, download, is_child, malloc, ok, status, upload};
 use hip_sys::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::sim::{self, ViolationKind};
@@ -292,22 +292,11 @@ fn a_sync_intrinsic_whose_mask_names_a_returned_lane_or_a_lane_outside_faults() 
     });
 }
 
-/// Whether this process is the child `in_child` started for `test`.
-fn is_child(test: &str) -> bool {
-    std::env::var("AMDGPU_TEST_CHILD").as_deref() == Ok(test)
-}
-
 /// Run the test `test` alone in a child process with `env` set; it prints
 /// `CHILD PASSED` at its end.
 fn in_child(test: &str, env: &[(&str, &str)]) {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env("AMDGPU_TEST_CHILD", test)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
+    let (status, text) = common::child_process(test, env);
+    assert!(status.success() && text.contains("CHILD PASSED"), "the child failed:\n{text}");
 }
 
 #[test]

@@ -118,13 +118,10 @@ fn many_threads_see_consistent_state() {
     assert!(sim::violations().iter().all(|v| !v.thread.starts_with("many-")));
 }
 
-/// Set in the child process that checks HIP's no-device behaviour.
-const NO_DEVICE_CHILD: &str = "HIP_SIM_NO_DEVICE_CHILD";
-
 #[test]
 #[ignore = "helper: runs in a child process with AMDGPU_SIM_DEVICES=0"]
 fn child_without_devices() {
-    if std::env::var_os(NO_DEVICE_CHILD).is_none() {
+    if !is_child("child_without_devices") {
         return;
     }
     let mut n = -1;
@@ -138,14 +135,6 @@ fn child_without_devices() {
 
 #[test]
 fn no_devices_gives_hip_no_device() {
-    let exe = std::env::current_exe().expect("test binary");
-    let output = std::process::Command::new(exe)
-        .args(["--exact", "child_without_devices", "--ignored", "--test-threads=1"])
-        .env("AMDGPU_SIM_DEVICES", "0")
-        .env(NO_DEVICE_CHILD, "1")
-        .output()
-        .expect("child runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("1 passed"), "{stdout}");
+    let (status, text) = child_process("child_without_devices", &[("AMDGPU_SIM_DEVICES", "0")]);
+    assert!(status.success() && text.contains("1 passed"), "{text}");
 }

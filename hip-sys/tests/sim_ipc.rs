@@ -14,7 +14,6 @@ use common::*;
 use hip_sys::bindings::hip::{hipError_t, hipEvent_t, hipIpcEventHandle_t, hipIpcMemHandle_t, hipMemcpyKind};
 use hip_sys::sim;
 use std::ffi::c_void;
-use std::process::Command;
 use std::ptr::null_mut;
 
 const ROLE: &str = "SIM_IPC_ROLE";
@@ -39,16 +38,10 @@ fn unhex(text: &str) -> [std::ffi::c_char; 64] {
 
 /// Run this test again as the other process, with `role` and the handles.
 fn other_process(test: &str, role: &str, memory: &hipIpcMemHandle_t, event: &hipIpcEventHandle_t) {
-    let out = Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", test, "--test-threads=1", "--nocapture"])
-        .env(ROLE, role)
-        .env("SIM_IPC_MEMORY", hex(&memory.reserved))
-        .env("SIM_IPC_EVENT", hex(&event.reserved))
-        .env("AMDGPU_BACKEND", "sim")
-        .output()
-        .expect("the other process runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the other process ({role}) failed:\n{text}");
+    let (memory, event) = (hex(&memory.reserved), hex(&event.reserved));
+    let env = [(ROLE, role), ("SIM_IPC_MEMORY", memory.as_str()), ("SIM_IPC_EVENT", event.as_str())];
+    let (status, text) = child_process(test, &env);
+    assert!(status.success(), "the other process ({role}) failed:\n{text}");
     assert!(text.contains("1 passed"), "the other process ran the test:\n{text}");
 }
 

@@ -397,13 +397,10 @@ fn concurrent_reads_do_not_race() {
     assert_eq!(found, vec![]);
 }
 
-/// Set in the child process of [`fail_mode_stops_the_process_at_an_unexpected_race`].
-const FAIL_CHILD: &str = "AMDGPU_TEST_RACE_FAIL_CHILD";
-
 #[test]
 #[ignore = "run by fail_mode_stops_the_process_at_an_unexpected_race in a child process"]
 fn child_racing_without_expecting_it() {
-    if std::env::var_os(FAIL_CHILD).is_none() {
+    if !common::is_child("child_racing_without_expecting_it") {
         return;
     }
     let p = malloc(BYTES);
@@ -417,15 +414,8 @@ fn child_racing_without_expecting_it() {
 
 #[test]
 fn fail_mode_stops_the_process_at_an_unexpected_race() {
-    let exe = std::env::current_exe().expect("test binary");
-    let output = std::process::Command::new(exe)
-        .args(["--exact", "child_racing_without_expecting_it", "--ignored", "--test-threads=1", "--nocapture"])
-        .env("AMDGPU_SIM_RACES", "fail")
-        .env(FAIL_CHILD, "1")
-        .output()
-        .expect("child runs");
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(!output.status.success(), "the child should have stopped: {stdout}\n{stderr}");
-    assert!(!stdout.contains("did not stop"), "{stdout}");
-    assert!(stderr.contains("stream race") && stderr.contains("hipMemsetAsync"), "{stderr}");
+    let (status, text) = common::child_process("child_racing_without_expecting_it", &[("AMDGPU_SIM_RACES", "fail")]);
+    assert!(!status.success(), "the child should have stopped: {text}");
+    assert!(!text.contains("did not stop"), "{text}");
+    assert!(text.contains("stream race") && text.contains("hipMemsetAsync"), "{text}");
 }

@@ -187,3 +187,24 @@ pub fn isolated<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R 
     let _x = sim::exclusive();
     std::thread::spawn(f).join().expect("test thread panicked")
 }
+
+/// Whether this process is the child [`child_process`] started for `test`.
+pub fn is_child(test: &str) -> bool {
+    std::env::var("AMDGPU_TEST_CHILD").as_deref() == Ok(test)
+}
+
+/// Run the test `test` of this binary (ignored or not) alone in a child
+/// process with `env` added, on the simulator, and give its output, both
+/// streams in one text; the caller asserts what the child should have
+/// done. In the child, [`is_child`] is true for `test`.
+pub fn child_process(test: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, String) {
+    let output = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", test, "--include-ignored", "--test-threads=1", "--nocapture"])
+        .env("AMDGPU_TEST_CHILD", test)
+        .env("AMDGPU_BACKEND", "sim")
+        .envs(env.iter().copied())
+        .output()
+        .expect("the child process runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    (output.status, text)
+}
