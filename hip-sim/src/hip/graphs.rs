@@ -411,17 +411,14 @@ pub(crate) unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hip
     call(idx!("hipGraphExecDestroy"), || {
         let exec = graph::remove_exec(exec as usize).ok_or(hipError_t::hipErrorInvalidValue)?;
         if exec.in_flight.load(Ordering::Acquire) > 0 && sim().config.hip_major < 7 {
-            violations::record(Violation {
-                kind: ViolationKind::GraphExecInUse,
-                function: "hipGraphExecDestroy",
-                object_device: exec.device,
-                current_device: current_device(),
-                thread: violations::thread_name(),
-                race: None,
-                detail: None,
-                kernel: None,
-                shared_race: None,
-            });
+            let (function, thread) = ("hipGraphExecDestroy", violations::thread_name());
+            violations::record(Violation::of(
+                ViolationKind::GraphExecInUse,
+                function,
+                exec.device,
+                current_device(),
+                thread,
+            ));
         }
         // The queued replay holds its nodes: it still runs.
         drop(exec);

@@ -352,16 +352,11 @@ fn check_as(stamp: &Stamp<'_>, accesses: &[Access], own: Option<u64>, reporter: 
             };
             log::debug!("hip simulator: {race}");
             fail_if_unexpected(&race, reporter);
+            let object_device = access.log.device.unwrap_or(stamp.device);
+            let thread = reporter.thread.clone();
             violations::record(Violation {
-                kind: ViolationKind::StreamRace,
-                function: stamp.function,
-                object_device: access.log.device.unwrap_or(stamp.device),
-                current_device: stamp.device,
-                thread: reporter.thread.clone(),
                 race: Some(race),
-                detail: None,
-                kernel: None,
-                shared_race: None,
+                ..Violation::of(ViolationKind::StreamRace, stamp.function, object_device, stamp.device, thread)
             });
         }
     }

@@ -108,6 +108,30 @@ pub struct Violation {
     pub shared_race: Option<SharedRace>,
 }
 
+impl Violation {
+    /// A violation of `kind` with none of the details a kind adds (`race`,
+    /// `detail`, `kernel`, `shared_race`): each recorder sets its own.
+    pub(crate) fn of(
+        kind: ViolationKind,
+        function: &'static str,
+        object_device: usize,
+        current_device: usize,
+        thread: String,
+    ) -> Violation {
+        Violation {
+            kind,
+            function,
+            object_device,
+            current_device,
+            thread,
+            race: None,
+            detail: None,
+            kernel: None,
+            shared_race: None,
+        }
+    }
+}
+
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(race) = &self.race {
@@ -327,17 +351,7 @@ pub(crate) fn check(function: &'static str, object_device: usize) {
     if current != object_device {
         let name = thread_name();
         log::debug!("hip simulator: context violation: {function} on device {object_device} from device {current}");
-        push(Violation {
-            kind: ViolationKind::Context,
-            function,
-            object_device,
-            current_device: current,
-            thread: name,
-            race: None,
-            detail: None,
-            kernel: None,
-            shared_race: None,
-        });
+        push(Violation::of(ViolationKind::Context, function, object_device, current, name));
     }
 }
 
@@ -351,17 +365,7 @@ pub(crate) fn thread_name() -> String {
 /// and touched memory of `memory_device` without peer access.
 pub(crate) fn record_peer_access(function: &'static str, thread: String, device: usize, memory_device: usize) {
     log::debug!("hip simulator: {function} on device {device} touched device {memory_device} without peer access");
-    push(Violation {
-        kind: ViolationKind::PeerAccess,
-        function,
-        object_device: memory_device,
-        current_device: device,
-        thread,
-        race: None,
-        detail: None,
-        kernel: None,
-        shared_race: None,
-    });
+    push(Violation::of(ViolationKind::PeerAccess, function, memory_device, device, thread));
 }
 
 /// Record that `function`, called from `thread` on `device`, broke a
@@ -369,15 +373,8 @@ pub(crate) fn record_peer_access(function: &'static str, thread: String, device:
 pub(crate) fn record_virtual_memory(function: &'static str, thread: String, device: usize, detail: &'static str) {
     log::error!("hip simulator: {function} on device {device}: {detail}");
     push(Violation {
-        kind: ViolationKind::VirtualMemory,
-        function,
-        object_device: device,
-        current_device: device,
-        thread,
-        race: None,
         detail: Some(detail),
-        kernel: None,
-        shared_race: None,
+        ..Violation::of(ViolationKind::VirtualMemory, function, device, device, thread)
     });
 }
 
@@ -386,15 +383,8 @@ pub(crate) fn record_virtual_memory(function: &'static str, thread: String, devi
 pub(crate) fn record_kernel_fault(function: &'static str, thread: String, device: usize, fault: KernelFault) {
     log::error!("hip simulator: {function} on device {device}: {fault}");
     push(Violation {
-        kind: ViolationKind::KernelFault,
-        function,
-        object_device: device,
-        current_device: device,
-        thread,
-        race: None,
-        detail: None,
         kernel: Some(fault),
-        shared_race: None,
+        ..Violation::of(ViolationKind::KernelFault, function, device, device, thread)
     });
 }
 
@@ -403,15 +393,8 @@ pub(crate) fn record_kernel_fault(function: &'static str, thread: String, device
 pub(crate) fn record_shared_race(function: &'static str, thread: String, device: usize, race: SharedRace) {
     log::error!("hip simulator: {function} on device {device}: {race}");
     push(Violation {
-        kind: ViolationKind::SharedMemoryRace,
-        function,
-        object_device: device,
-        current_device: device,
-        thread,
-        race: None,
-        detail: None,
-        kernel: None,
         shared_race: Some(race),
+        ..Violation::of(ViolationKind::SharedMemoryRace, function, device, device, thread)
     });
 }
 
@@ -424,15 +407,5 @@ pub(crate) fn record(violation: Violation) {
 /// waited for peers that had not made their call.
 pub(crate) fn record_collective_deadlock(function: &'static str, device: usize) {
     log::error!("hip simulator: {function} on device {device} while a collective waits for its peers' calls");
-    push(Violation {
-        kind: ViolationKind::CollectiveDeadlock,
-        function,
-        object_device: device,
-        current_device: current_device(),
-        thread: thread_name(),
-        race: None,
-        detail: None,
-        kernel: None,
-        shared_race: None,
-    });
+    push(Violation::of(ViolationKind::CollectiveDeadlock, function, device, current_device(), thread_name()));
 }
