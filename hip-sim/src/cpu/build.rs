@@ -78,7 +78,7 @@ pub fn build(request: &Request<'_>) -> Built {
             }
         }
     };
-    let key = key(request, &flags, cxx);
+    let key = key(request, &flags);
     if let Some(code) = lock(&CACHE).get_or_insert_with(HashMap::new).get(&key) {
         return Built { code: Some(code.clone()), log: String::new(), invalid_option: false };
     }
@@ -143,10 +143,12 @@ pub fn identity() -> String {
     format!("cpu: {cxx}; headers {:016x}; racecheck {racecheck}", h.finish())
 }
 
-fn key(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> u64 {
+/// The key of a compiled object in memory: its inputs, and what
+/// [`identity`] says makes it.
+fn key(request: &Request<'_>, flags: &[String]) -> u64 {
     let mut h = DefaultHasher::new();
     (request.name, request.source, request.headers, request.options, request.expressions, flags).hash(&mut h);
-    (HEADERS, SHARED, &cxx.path, &cxx.version).hash(&mut h);
+    identity().hash(&mut h);
     h.finish()
 }
 
@@ -238,8 +240,7 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
     scratch.write("src/amdgpu_sim_wrapper.cpp", source::wrapper(&file, &kernels).as_bytes()).map_err(fail)?;
     // With the race check, compiled to an object first, then linked
     // without the sanitizer's runtime (see RACECHECK).
-    let racecheck = flags.iter().any(|f| f == RACECHECK[0]);
-    let (step, out) = if racecheck { ("-c", "../kernels.o") } else { ("-shared", "../kernels.so") };
+    let (step, out) = if request.racecheck { ("-c", "../kernels.o") } else { ("-shared", "../kernels.so") };
     let output = Command::new(&cxx.path)
         .current_dir(scratch.0.join("src"))
         .args(flags)
@@ -254,7 +255,7 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
     if !output.status.success() {
         return Err(if log.trim().is_empty() { format!("{}: error: the compiler failed", request.name) } else { log });
     }
-    if racecheck {
+    if request.racecheck {
         let linked = Command::new(&cxx.path)
             .current_dir(scratch.0.join("src"))
             .args(["-shared", "-pthread", "-o", "../kernels.so", "../kernels.o"])

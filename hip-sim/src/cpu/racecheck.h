@@ -69,7 +69,8 @@ struct RaceCheck {
 };
 inline thread_local RaceCheck race;
 
-// Another host thread's statics (this object's TLS segment), by `find_statics`.
+// The object whose code holds `inside`, and the calling thread's instance of
+// its thread-local segment (its statics), as `find_statics` finds them.
 struct Statics {
     uintptr_t inside;
     char* data;

@@ -58,6 +58,14 @@ pub struct Dims {
     pub watchdog: Option<Duration>,
 }
 
+impl Dims {
+    /// The place of `block` in the order a launch claims blocks (x first).
+    fn linear(&self, block: [u32; 3]) -> u64 {
+        let [x, y, z] = block.map(u64::from);
+        (z * u64::from(self.grid[1]) + y) * u64::from(self.grid[0]) + x
+    }
+}
+
 /// A buffer's bytes in a mapping between guard pages.
 struct Staged {
     /// The device address of the buffer's first byte.
@@ -395,14 +403,10 @@ fn run_grid(
         // why in its config's `fault`, which is all that is read of it.
         unsafe { (kernel.launch)(&mut *config, pointers.as_mut_ptr()) };
     });
-    // The fault of the lowest block (the one a launch in order meets).
-    let linear = |c: &LaunchC| {
-        let [x, y, z] = c.fault_block.map(u64::from);
-        (z * u64::from(dims.grid[1]) + y) * u64::from(dims.grid[0]) + x
-    };
     let parts: Vec<LaunchC> = configs.into_iter().map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner())).collect();
     let race = shared_race(kernel, &parts, dims);
-    let faulted = parts.into_iter().filter(|c| c.fault != 0).min_by_key(linear);
+    // The fault of the lowest block (the one a launch in order meets).
+    let faulted = parts.into_iter().filter(|c| c.fault != 0).min_by_key(|c| dims.linear(c.fault_block));
     // Each part that ran made one last claim that found nothing to run:
     // the blocks from `next_block - ran` on were not run.
     let first = next_block.load(Ordering::SeqCst).saturating_sub(ran as u64);
@@ -421,11 +425,7 @@ fn run_grid(
 /// block's), with the count of all of them.
 fn shared_race(kernel: &Kernel, parts: &[LaunchC], dims: Dims) -> Option<SharedRace> {
     let count = parts.iter().map(|c| u64::from(c.races)).sum::<u64>();
-    let linear = |c: &&LaunchC| {
-        let [x, y, z] = c.race_block.map(u64::from);
-        (z * u64::from(dims.grid[1]) + y) * u64::from(dims.grid[0]) + x
-    };
-    let first = parts.iter().filter(|c| c.races > 0).min_by_key(linear)?;
+    let first = parts.iter().filter(|c| c.races > 0).min_by_key(|c| dims.linear(c.race_block))?;
     let kind = |wrote: u32| if wrote != 0 { AccessKind::Write } else { AccessKind::Read };
     let t = first.race_threads;
     let (memory, offset) = if first.race_dynamic != 0 {
