@@ -19,7 +19,7 @@
 
 mod common;
 use common::{api, download, is_child, malloc, ok, status, upload};
-use hip_sys::bindings::hip::{hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use hip_sys::bindings::hip::{hipDeviceAttribute_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t};
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::sim::{self, ViolationKind};
 use std::ffi::{c_void, CStr, CString};
@@ -654,6 +654,76 @@ fn a_pointer_inside_a_structure_faults_saying_the_simulator_does_not_model_it() 
         assert_eq!(faults[0].address, p as usize, "{faults:?}");
         assert!(faults[0].what.contains("from a structure passed by value"), "{}", faults[0].what);
         sim::reset_faults();
+        ok!((api().hipFree)(p));
+    });
+}
+
+/// Threads' places in a block of 8 × 4 × 2: a thread that faults before
+/// any barrier (its place counted on by the loop that runs the block), one
+/// that faults after one (its place kept while it waited), one that
+/// returns before a barrier the others wait at (named from its index), and
+/// `__lane_id` for every thread, at the device's wavefront width.
+#[test]
+fn threads_are_named_by_their_places_in_a_block_of_three_dimensions() {
+    if !compiler() {
+        return;
+    }
+    const SOURCE: &str = r#"
+        #include <hip/hip_runtime.h>
+        __device__ bool is(unsigned x, unsigned y, unsigned z) {
+            return threadIdx.x == x && threadIdx.y == y && threadIdx.z == z;
+        }
+        __device__ unsigned linear() { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
+        extern "C" __global__ void fault_before(float* p, unsigned n) {
+            unsigned i = blockIdx.x * 64 + linear();
+            if (blockIdx.x == 1 && is(5, 2, 1)) i = n;  // one past the end
+            p[i] = 1.0f;
+        }
+        extern "C" __global__ void fault_after(float* p, unsigned n) {
+            unsigned i = blockIdx.x * 64 + linear();
+            __syncthreads();
+            if (blockIdx.x == 1 && is(6, 3, 0)) i = n;
+            p[i] = 1.0f;
+        }
+        extern "C" __global__ void one_returns(float* p) {
+            if (is(3, 1, 1)) return;
+            __syncthreads();
+            p[linear()] = 1.0f;
+        }
+        extern "C" __global__ void lanes(int* out) {
+            out[blockIdx.x * 64 + linear()] = __lane_id();
+        }
+    "#;
+    run("cpu-places", || {
+        let m = load(SOURCE);
+        let n = 2 * 64u32;
+        let p = malloc(n as usize * 4);
+        let block = [8, 4, 2];
+        for (kernel, place) in [("fault_before", [5, 2, 1]), ("fault_after", [6, 3, 0])] {
+            let f = function(m, kernel);
+            assert_eq!(launch(f, [2, 1, 1], block, 0, null_mut(), &mut [ptr(p), u32_arg(n)]), hipError_t::hipSuccess);
+            assert_eq!(sync(), hipError_t::hipErrorIllegalAddress, "{kernel}");
+            let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == kernel).collect();
+            assert_eq!(faults.len(), 1, "{kernel}: {faults:?}");
+            assert_eq!((faults[0].block, faults[0].thread), ([1, 0, 0], place), "{kernel}: {faults:?}");
+            assert_eq!(faults[0].address, p as usize + n as usize * 4, "{kernel}");
+            sim::reset_faults();
+        }
+        let f = function(m, "one_returns");
+        assert_eq!(launch(f, [1, 1, 1], block, 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut);
+        let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == "one_returns").collect();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert_eq!(faults[0].thread, [3, 1, 1], "the thread that returned: {faults:?}");
+        sim::reset_faults();
+        let (mut size, mut device) = (0, 0);
+        ok!((api().hipGetDevice)(&mut device));
+        ok!((api().hipDeviceGetAttribute)(&mut size, hipDeviceAttribute_t::hipDeviceAttributeWarpSize, device));
+        let f = function(m, "lanes");
+        assert_eq!(launch(f, [2, 1, 1], block, 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipSuccess);
+        let expected: Vec<i32> = (0..n as i32).map(|i| i % 64 % size).collect();
+        assert_eq!(ints(p, n as usize), expected, "__lane_id at wave {size}");
         ok!((api().hipFree)(p));
     });
 }

@@ -245,6 +245,13 @@ fn compile(request: &Request<'_>, flags: &[String], cxx: &Cxx) -> Result<(Vec<u8
         .current_dir(scratch.0.join("src"))
         .args(flags)
         .args(["-fPIC", step, "-pthread", "-fno-exceptions", "-I", "../include", "-o", out])
+        // Nothing of the object but its table of kernels is looked up from
+        // outside (source::wrapper exports it): hidden, a kernel can be
+        // inlined into the loop that runs a block's threads (a function
+        // another library could interpose cannot), and the thread-locals
+        // are reached from one base per function instead of one lookup
+        // each (the elementwise bench, 107 → 99 ms).
+        .arg("-fvisibility=hidden")
         .args(tls_descriptors(cxx))
         .args(["-x", "c++", "amdgpu_sim_wrapper.cpp"])
         .env("LC_ALL", "C")

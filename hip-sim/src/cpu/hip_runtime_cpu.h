@@ -79,18 +79,23 @@ enum Fault : uint32_t {
     kWatchdog = 6,
 };
 
-// A thread is unstarted until a runner claims it, then running until it
-// reaches a barrier or a warp intrinsic (where it waits until released)
-// or its end.
-enum State : int { kUnstarted, kRunning, kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
+// A thread runs from when a runner claims it until it reaches a barrier
+// or a warp intrinsic (where it waits until released) or its end. Its
+// record says so only from when it first waits or ends: the scheduler
+// reads records only once every thread of the block is claimed.
+enum State : int { kRunning, kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
 
 enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll };
 
 struct Block;
 
+// A thread's record. A thread that runs to its end without waiting
+// costs its record one store (`state`, done): the rest is written when
+// it first waits, since only a waiting thread is resumed or met by
+// others. Its place is `here.thread` while it runs, and `place_of` its
+// index otherwise.
 struct Thread {
     void* sp;  // the saved stack pointer of the runner that runs it
-    char* stack_top;  // the top of that runner's stack
     dim3_t idx;
     uint32_t lane;
     State state;
@@ -117,8 +122,6 @@ struct Block {
     Launch* launch;
     // The kernel's arguments (the launcher's tuple).
     void* arguments;
-    // The top of the stack of the runner being started.
-    char* runner_top;
     char* shared;
     int barrier_result;
     bool faulted;
@@ -158,6 +161,12 @@ inline thread_local Here here;
 
 inline Thread& me() { return *current_thread; }
 
+// The place in the block of its thread `index` (x first).
+inline dim3_t place_of(const Block& b, uint32_t index) {
+    const uint32_t bx = b.launch->block[0], by = b.launch->block[1];
+    return dim3_t{index % bx, index / bx % by, index / (bx * by)};
+}
+
 // Give the scheduler the host thread until it resumes this fiber.
 // The next thread the scheduler's pass over the released ones would
 // resume (after `cursor`), made the running one; null if none is left.
@@ -181,8 +190,10 @@ inline Thread* take_next_released(Block* b) {
 // until this fiber is resumed.
 inline void yield(State state) {
     Thread& t = me();
-    t.state = state;
     Block* b = current_block;
+    t.idx = here.thread;
+    t.lane = static_cast<uint32_t>(&t - b->threads) % b->launch->warp_size;
+    t.state = state;
     b->at_barrier += state == kAtBarrier;
     b->at_warp += state == kAtWarp;
     Thread* next = state == kFaulted || b->released == 0 ? nullptr : take_next_released(b);
@@ -198,9 +209,9 @@ inline void fault_here(uint32_t kind, const char* what, uintptr_t address) {
         l->fault_block[0] = current_block->idx.x;
         l->fault_block[1] = current_block->idx.y;
         l->fault_block[2] = current_block->idx.z;
-        l->fault_thread[0] = me().idx.x;
-        l->fault_thread[1] = me().idx.y;
-        l->fault_thread[2] = me().idx.z;
+        l->fault_thread[0] = here.thread.x;
+        l->fault_thread[1] = here.thread.y;
+        l->fault_thread[2] = here.thread.z;
         std::snprintf(l->message, sizeof l->message, "%s", what);
     }
     yield(kFaulted);
@@ -343,7 +354,10 @@ inline unsigned long long __ballot(int p) { return amdgpu_sim::warp(amdgpu_sim::
 inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, warpSize) != 0; }
 inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
 inline unsigned long long __ballot64(int p) { return __ballot(p); }
-inline unsigned __lane_id() { return amdgpu_sim::current_thread->lane; }
+inline unsigned __lane_id() {
+    return static_cast<unsigned>(amdgpu_sim::current_thread - amdgpu_sim::current_block->threads) %
+           static_cast<unsigned>(warpSize);
+}
 
 // The simulated HIP's version: HIP 7 has the `_sync` warp intrinsics
 // (from ROCm 6.2; the simulator's HIP 6 is 6.0, HIP 5 is 5.7).

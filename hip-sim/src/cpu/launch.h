@@ -63,20 +63,41 @@ constexpr size_t kGuard = 4096;
 // at a barrier or a warp intrinsic: that thread keeps the runner, and the
 // scheduler starts another for the threads left. A block whose threads
 // never wait runs on one stack with no switch between its threads.
+//
+// A thread costs the loop its claim, its place (counted on from the one
+// before where this runner claimed that one too), and its end: the rest
+// of its record is written only if it waits (`yield`).
 template <auto F, class Tuple>
 [[noreturn]] void runner() {
     Block* b = current_block;
-    char* top = b->runner_top;
     const Tuple& arguments = *static_cast<const Tuple*>(b->arguments);
-    while (b->next < b->count) {
-        Thread* t = &b->threads[b->next++];
-        t->stack_top = top;
-        t->state = kRunning;
+    const uint32_t count = b->count, bx = b->launch->block[0], by = b->launch->block[1];
+    uint32_t expected = UINT32_MAX;  // the index whose place `idx` is counted on to
+    dim3_t idx{0, 0, 0};
+    for (;;) {
+        const uint32_t i = b->next;
+        if (i >= count) break;
+        b->next = i + 1;
+        if (i == expected) {
+            if (++idx.x == bx) {
+                idx.x = 0;
+                if (++idx.y == by) {
+                    idx.y = 0;
+                    ++idx.z;
+                }
+            }
+        } else {
+            idx = place_of(*b, i);
+        }
+        expected = i + 1;
+        Thread* t = &b->threads[i];
         current_thread = t;
-        here.thread = t->idx;
+        here.thread = idx;
         // The fault handler reads these: they are in memory before the
-        // kernel runs, whatever the compiler makes of the loop.
-        std::atomic_signal_fence(std::memory_order_seq_cst);
+        // kernel runs, whatever the compiler makes of the loop. (An empty
+        // statement that reads them, not a fence: after a fence the
+        // kernel would load its indices and arguments again.)
+        asm volatile("" : : "m"(current_thread), "m"(here.thread));
         std::apply(F, arguments);
         t->state = kDone;
         ++b->done;
@@ -126,6 +147,12 @@ struct Stacks {
         return true;
     }
     char* top(uint32_t i) const { return base + size_t(i + 1) * (kStack + kGuard); }
+    // The top of the stack whose pages or guard page hold `at`, or 0.
+    uintptr_t top_of(uintptr_t at) const {
+        const uintptr_t low = reinterpret_cast<uintptr_t>(base);
+        if (base == nullptr || at < low || at - low >= size_t(count) * (kStack + kGuard)) return 0;
+        return reinterpret_cast<uintptr_t>(top(static_cast<uint32_t>((at - low) / (kStack + kGuard))));
+    }
 };
 
 inline thread_local Stacks stacks;
@@ -133,16 +160,19 @@ inline thread_local Thread* threads = nullptr;
 inline thread_local char* shared = nullptr;
 inline thread_local uint32_t shared_size = 0;
 inline thread_local uintptr_t fault_address = 0;
+// The top of the faulting thread's stack.
+inline thread_local uintptr_t fault_stack = 0;
 // The signal handlers' own stack, when the host thread has none.
 inline thread_local char* alternate = nullptr;
 
 // The launcher's thread-locals: no shared memory, to the race check.
 inline void race_begin(Launch* l) {
-    const void* owned[] = {&current_block, &current_thread, &here,      &stacks, &threads,
-                           &shared,        &shared_size,    &fault_address, &alternate};
+    const void* owned[] = {&current_block, &current_thread, &here,          &stacks,      &threads,
+                           &shared,        &shared_size,    &fault_address, &fault_stack, &alternate};
     const size_t sizes[] = {sizeof current_block, sizeof current_thread, sizeof here,
                             sizeof stacks,        sizeof threads,        sizeof shared,
-                            sizeof shared_size,   sizeof fault_address,  sizeof alternate};
+                            sizeof shared_size,   sizeof fault_address,  sizeof fault_stack,
+                            sizeof alternate};
     if (!race_begin(l, shared, owned, sizes, sizeof sizes / sizeof sizes[0])) {
         l->fault = kTooLarge;
         std::snprintf(l->message, sizeof l->message, "no memory for the race check of the block's shared memory");
@@ -155,8 +185,7 @@ inline struct sigaction previous_segv, previous_bus;
 
 [[noreturn]] inline void fault_landing() {
     uintptr_t at = fault_address;
-    const Thread& t = me();
-    uintptr_t stack_low = reinterpret_cast<uintptr_t>(t.stack_top) - kStack - kGuard;
+    uintptr_t stack_low = fault_stack - kStack - kGuard;
     if (at >= stack_low && at < stack_low + kGuard) {
         fault_here(kIllegalAddress, "the thread's stack overflowed (the simulator gives each thread 64 KiB)", at);
     }
@@ -215,15 +244,19 @@ AMDGPU_SIM_UNCHECKED inline void on_fault(int sig, siginfo_t* info, void* contex
     // Between the scheduler's switches `current_thread` is null: a fault
     // with one set is the kernel's.
     Thread* t = is_inside() ? current_thread : nullptr;
-    if (t == nullptr || current_block == nullptr) {
+    auto* uc = static_cast<ucontext_t*>(context);
+    // The fiber's stack, which holds its stack pointer (or, where it
+    // overflowed, whose guard page does).
+    uintptr_t top = t == nullptr ? 0 : stacks.top_of(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]));
+    if (top == 0 || current_block == nullptr) {
         chain(sig, info, context);
         return;
     }
     // Continue the faulting fiber in `fault_landing`, at the top of its
     // own stack (which it never returns to), as if called there.
     fault_address = reinterpret_cast<uintptr_t>(info->si_addr);
-    auto* uc = static_cast<ucontext_t*>(context);
-    uintptr_t sp = (reinterpret_cast<uintptr_t>(t->stack_top) & ~uintptr_t(15)) - 8;
+    fault_stack = top;
+    uintptr_t sp = (top & ~uintptr_t(15)) - 8;
     uc->uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
     uc->uc_mcontext.gregs[REG_RIP] = reinterpret_cast<greg_t>(&fault_landing);
 }
@@ -261,9 +294,9 @@ AMDGPU_SIM_UNCHECKED inline void on_watchdog(int sig, siginfo_t* info, void* con
     // Only kernel code on the thread's own stack: not the C library, and
     // not the scheduler (on the host thread's stack, mid-switch perhaps).
     uintptr_t at = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-    uintptr_t top = reinterpret_cast<uintptr_t>(t->stack_top);
-    if (pc < text_start || pc >= text_end || at > top || at < top - kStack) return;
-    uintptr_t sp = (reinterpret_cast<uintptr_t>(t->stack_top) & ~uintptr_t(15)) - 8;
+    uintptr_t top = stacks.top_of(at);
+    if (pc < text_start || pc >= text_end || top == 0 || at < top - kStack) return;
+    uintptr_t sp = (top & ~uintptr_t(15)) - 8;
     uc->uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
     uc->uc_mcontext.gregs[REG_RIP] = reinterpret_cast<greg_t>(&watchdog_landing);
 }
@@ -319,13 +352,15 @@ inline void install_fault_handler() {
 inline bool fail(Block& b, uint32_t kind, const Thread& t, const char* what) {
     Launch* l = b.launch;
     if (l->fault == kNone) {
+        // A thread that ran to its end has no place in its record.
+        const dim3_t at = place_of(b, static_cast<uint32_t>(&t - b.threads));
         l->fault = kind;
         l->fault_block[0] = b.idx.x;
         l->fault_block[1] = b.idx.y;
         l->fault_block[2] = b.idx.z;
-        l->fault_thread[0] = t.idx.x;
-        l->fault_thread[1] = t.idx.y;
-        l->fault_thread[2] = t.idx.z;
+        l->fault_thread[0] = at.x;
+        l->fault_thread[1] = at.y;
+        l->fault_thread[2] = at.z;
         std::snprintf(l->message, sizeof l->message, "%s", what);
     }
     return false;
@@ -464,26 +499,6 @@ inline bool run_block(Block& b, void (*entry)()) {
     const uint32_t n = b.count;
     const uint32_t bx = b.launch->block[0], by = b.launch->block[1];
     const uint32_t ws = b.launch->warp_size;
-    // Counted up, not divided: with threads that never wait this loop is
-    // a good part of a block's cost.
-    dim3_t idx{0, 0, 0};
-    uint32_t lane = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        Thread& t = b.threads[i];
-        t.idx = idx;
-        t.lane = lane;
-        t.state = kUnstarted;
-        if (++idx.x == bx) {
-            idx.x = 0;
-            if (++idx.y == by) {
-                idx.y = 0;
-                ++idx.z;
-            }
-        }
-        if (++lane == ws) {
-            lane = 0;
-        }
-    }
     b.next = 0;
     b.faulted = false;
     b.released = b.at_barrier = b.at_warp = b.done = 0;
@@ -498,8 +513,7 @@ inline bool run_block(Block& b, void (*entry)()) {
     uint32_t runners = 0;
     for (;;) {
         while (b.next < n) {
-            b.runner_top = stacks.top(runners++);
-            if (!resume(b, new_stack(b.runner_top, entry))) return false;
+            if (!resume(b, new_stack(stacks.top(runners++), entry))) return false;
         }
         // The released threads in order: each that waits again hands the
         // host thread to the next (`yield`), so one switch here resumes
@@ -648,6 +662,10 @@ struct Kernel {
 };
 
 }  // namespace amdgpu_sim
+
+// What the simulator looks up in the object, which is otherwise built
+// with hidden visibility.
+#define AMDGPU_SIM_EXPORT __attribute__((visibility("default")))
 
 #define AMDGPU_SIM_KERNEL(name, function)                                                              \
     {name, &::amdgpu_sim::Signature<decltype(function)>::template launch<function>,                    \

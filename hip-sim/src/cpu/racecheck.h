@@ -168,7 +168,7 @@ AMDGPU_SIM_UNCHECKED inline void race_report(uint16_t earlier, bool earlier_wrot
     l->race_block[0] = b->idx.x;
     l->race_block[1] = b->idx.y;
     l->race_block[2] = b->idx.z;
-    const dim3_t first = b->threads[earlier].idx, second = b->threads[later].idx;
+    const dim3_t first = place_of(*b, earlier), second = place_of(*b, later);
     l->race_threads[0] = first.x;
     l->race_threads[1] = first.y;
     l->race_threads[2] = first.z;

@@ -185,14 +185,19 @@ fn without_alignment(text: &str) -> String {
 pub fn wrapper(file: &str, kernels: &[(String, String)]) -> String {
     // hipRTC gives every program its runtime header first.
     let mut text = format!("#include <hip/hip_runtime.h>\n#include \"{file}\"\n#include \"amdgpu_sim_launch.h\"\n");
-    text.push_str("extern \"C\" const ::amdgpu_sim::Kernel amdgpu_sim_kernels[] = {\n");
+    // The object is built with hidden visibility (build.rs): these two are
+    // all the simulator looks up in it.
+    text.push_str("extern \"C\" AMDGPU_SIM_EXPORT const ::amdgpu_sim::Kernel amdgpu_sim_kernels[] = {\n");
     for (name, expression) in kernels {
         let expression = expression.trim();
         let address = if expression.starts_with('&') { expression.to_owned() } else { format!("&{expression}") };
         text.push_str(&format!("    AMDGPU_SIM_KERNEL({:?}, {address}),\n", name));
     }
     text.push_str("    {nullptr, nullptr, 0, nullptr, nullptr}};\n");
-    text.push_str(&format!("extern \"C\" const unsigned amdgpu_sim_kernel_count = {};\n", kernels.len()));
+    text.push_str(&format!(
+        "extern \"C\" AMDGPU_SIM_EXPORT const unsigned amdgpu_sim_kernel_count = {};\n",
+        kernels.len()
+    ));
     text
 }
 
