@@ -19,7 +19,9 @@
 
 mod common;
 use common::{api, download, is_child, malloc, ok, status, upload};
-use hip_sys::bindings::hip::{hipDeviceAttribute_t, hipError_t, hipFunction_t, hipModule_t, hipStream_t};
+use hip_sys::bindings::hip::{
+    hipDeviceAttribute_t, hipError_t, hipFunction_t, hipMemcpyKind, hipModule_t, hipStream_t,
+};
 use hip_sys::hiprtc::hiprtcResult;
 use hip_sys::sim::{self, ViolationKind};
 use std::ffi::{c_void, CStr, CString};
@@ -725,5 +727,61 @@ fn threads_are_named_by_their_places_in_a_block_of_three_dimensions() {
         let expected: Vec<i32> = (0..n as i32).map(|i| i % 64 % size).collect();
         assert_eq!(ints(p, n as usize), expected, "__lane_id at wave {size}");
         ok!((api().hipFree)(p));
+    });
+}
+
+/// The simulator keeps a launch's staged copy of each buffer for the next
+/// launch of the same buffer, which takes it with no copy while nothing
+/// has written the buffer since: each way of writing it between two
+/// launches must be seen by the second.
+#[test]
+fn a_kernel_reads_what_was_last_written_to_its_buffers_however_it_was_written() {
+    if !compiler() {
+        return;
+    }
+    run("cpu-restaged", || {
+        let n = 64usize;
+        let f = function(module(), "twice");
+        let twice = |input: *mut c_void, out: *mut c_void| {
+            let mut args = [ptr(input), ptr(out), u32_arg(n as u32)];
+            assert_eq!(launch(f, [1, 1, 1], [64, 1, 1], 0, null_mut(), &mut args), hipError_t::hipSuccess);
+            assert_eq!(sync(), hipError_t::hipSuccess);
+            download(out, n)
+        };
+        let doubled = |v: &[f32]| v.iter().map(|x| x * 2.0).collect::<Vec<f32>>();
+        let first: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let (a, out) = (upload(&first), malloc(n * 4));
+        assert_eq!(twice(a, out), doubled(&first));
+        assert_eq!(twice(a, out), doubled(&first), "the same again, from the kept copy");
+
+        let copied: Vec<f32> = (0..n).map(|i| 100.0 + i as f32).collect();
+        ok!((api().hipMemcpy)(a, copied.as_ptr().cast(), n * 4, hipMemcpyKind::hipMemcpyHostToDevice));
+        assert_eq!(twice(a, out), doubled(&copied), "after a copy from the host");
+
+        let mut part = copied.clone();
+        part[16..32].fill(-1.0);
+        // SAFETY: 16 floats from the 16th, inside the 64 of `a`.
+        let at = unsafe { a.cast::<f32>().add(16) }.cast();
+        ok!((api().hipMemcpy)(at, part[16..32].as_ptr().cast(), 64, hipMemcpyKind::hipMemcpyHostToDevice));
+        assert_eq!(twice(a, out), doubled(&part), "after a copy into part of it");
+
+        ok!((api().hipMemset)(a, 0, n * 4));
+        assert_eq!(twice(a, out), vec![0.0; n], "after a fill");
+
+        let other = upload(&first);
+        ok!((api().hipMemcpy)(a, other, n * 4, hipMemcpyKind::hipMemcpyDeviceToDevice));
+        assert_eq!(twice(a, out), doubled(&first), "after a copy from device memory");
+
+        // A kernel writes `a` (from `out`, 2 × first), then reads it.
+        assert_eq!(twice(out, a), doubled(&doubled(&first)));
+        assert_eq!(twice(a, out), doubled(&doubled(&doubled(&first))), "after a kernel wrote it");
+
+        ok!((api().hipFree)(a));
+        let fresh: Vec<f32> = (0..n).map(|i| 7.0 - i as f32).collect();
+        let b = upload(&fresh);
+        assert_eq!(twice(b, out), doubled(&fresh), "another buffer, perhaps where the freed one was");
+        for p in [b, out, other] {
+            ok!((api().hipFree)(p));
+        }
     });
 }

@@ -81,24 +81,29 @@ enum Fault : uint32_t {
 
 // A thread runs from when a runner claims it until it reaches a barrier
 // or a warp intrinsic (where it waits until released) or its end. Its
-// record says so only from when it first waits or ends: the scheduler
-// reads records only once every thread of the block is claimed.
-enum State : int { kRunning, kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
+// record says so only while it waits (`state_of`): the scheduler reads
+// records only when no thread runs and every thread of the block is
+// claimed, so a thread whose record says nothing is done.
+enum State : int { kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
 
 enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll };
 
 struct Block;
 
-// A thread's record. A thread that runs to its end without waiting
-// costs its record one store (`state`, done): the rest is written when
-// it first waits, since only a waiting thread is resumed or met by
-// others. Its place is `here.thread` while it runs, and `place_of` its
-// index otherwise.
+// A thread's record, written only once it waits: only a waiting thread
+// is resumed or met by others, and a thread that runs to its end without
+// waiting costs the loop that runs it no store here (each store the loop
+// makes beside the kernel's own holds back the kernel's memory accesses).
+// Its state is `state_of` it; its place is `here.thread` while it runs,
+// and `place_of` its index otherwise.
 struct Thread {
     void* sp;  // the saved stack pointer of the runner that runs it
     dim3_t idx;
     uint32_t lane;
-    State state;
+    // Its state, if `epoch` is its block's (`set_state`); else (a record
+    // of an earlier block's, or one resumed since it waited) it is done.
+    State recorded;
+    uint64_t epoch;
     // At a warp intrinsic: which, its operand and result.
     WarpOp op;
     int op_arg;
@@ -115,6 +120,9 @@ struct Thread {
 struct Block {
     void* scheduler_sp;
     Thread* threads;
+    // Which of the host thread's blocks this is: the records of its
+    // threads that carry it are this block's.
+    uint64_t epoch;
     uint32_t count;
     // The next thread no runner has claimed.
     uint32_t next;
@@ -131,14 +139,17 @@ struct Block {
     // they change, so that a barrier costs no pass over the block to
     // learn that every thread is there; and the sum of the predicates
     // given at the barrier.
-    uint32_t released, at_barrier, at_warp, done;
+    uint32_t released, at_barrier, at_warp;
     int predicates;
 };
 
 extern "C" void amdgpu_sim_switch(void** save, void* to);
 
 inline thread_local Block* current_block = nullptr;
-inline thread_local Thread* current_thread = nullptr;
+// Whether a thread of the block runs (from when a runner starts until the
+// scheduler has the host thread back): the fault handlers and the race
+// check tell the kernel's accesses from the launcher's by it.
+inline thread_local bool in_thread = false;
 
 // What a kernel reads of where it runs: one thread-local block, so that
 // the indices cost a load each.
@@ -159,7 +170,20 @@ inline thread_local constinit Here here;
 inline thread_local Here here;
 #endif
 
-inline Thread& me() { return *current_thread; }
+// The running thread's index in its block (x first).
+inline uint32_t my_index() {
+    return (here.thread.z * here.block_dim.y + here.thread.y) * here.block_dim.x + here.thread.x;
+}
+
+// The running thread's record.
+inline Thread& me() { return current_block->threads[my_index()]; }
+
+inline State state_of(const Block& b, const Thread& t) { return t.epoch == b.epoch ? t.recorded : kDone; }
+
+inline void set_state(const Block& b, Thread& t, State state) {
+    t.recorded = state;
+    t.epoch = b.epoch;
+}
 
 // The place in the block of its thread `index` (x first).
 inline dim3_t place_of(const Block& b, uint32_t index) {
@@ -173,11 +197,10 @@ inline dim3_t place_of(const Block& b, uint32_t index) {
 inline Thread* take_next_released(Block* b) {
     for (uint32_t j = b->cursor + 1; j < b->count; ++j) {
         Thread& u = b->threads[j];
-        if (u.state == kReleased) {
+        if (state_of(*b, u) == kReleased) {
             b->cursor = j;
             --b->released;
-            u.state = kRunning;
-            current_thread = &u;
+            u.epoch = 0;  // running: done, as its record says, unless it waits again
             here.thread = u.idx;
             return &u;
         }
@@ -193,7 +216,7 @@ inline void yield(State state) {
     Block* b = current_block;
     t.idx = here.thread;
     t.lane = static_cast<uint32_t>(&t - b->threads) % b->launch->warp_size;
-    t.state = state;
+    set_state(*b, t, state);
     b->at_barrier += state == kAtBarrier;
     b->at_warp += state == kAtWarp;
     Thread* next = state == kFaulted || b->released == 0 ? nullptr : take_next_released(b);
@@ -355,8 +378,7 @@ inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, w
 inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
 inline unsigned long long __ballot64(int p) { return __ballot(p); }
 inline unsigned __lane_id() {
-    return static_cast<unsigned>(amdgpu_sim::current_thread - amdgpu_sim::current_block->threads) %
-           static_cast<unsigned>(warpSize);
+    return amdgpu_sim::my_index() % static_cast<unsigned>(warpSize);
 }
 
 // The simulated HIP's version: HIP 7 has the `_sync` warp intrinsics

@@ -21,6 +21,9 @@
 //! - [`run`]: one launch: the device memory its pointer arguments reach,
 //!   staged between guard pages, the grid run, the memory written back,
 //!   and a fault turned into a violation and a sticky error.
+//! - [`staged`]: a buffer's bytes between guard pages, the mappings kept
+//!   from launch to launch, and a buffer nothing wrote since it was last
+//!   staged taken back with no copy.
 //! - [`watchdog`]: a launch past its limit (`AMDGPU_SIM_WATCHDOG`)
 //!   stopped, its running threads faulted where they are in the kernel.
 //! - [`statics`]: the object's thread-locals by name, so that a
@@ -40,6 +43,7 @@ pub(crate) mod module;
 pub(crate) mod object;
 pub(crate) mod run;
 pub(crate) mod source;
+pub(crate) mod staged;
 pub(crate) mod statics;
 pub(crate) mod watchdog;
 

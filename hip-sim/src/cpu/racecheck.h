@@ -120,10 +120,9 @@ AMDGPU_SIM_UNCHECKED inline void race_access(const volatile void* p, size_t n, b
         return;
     }
     if (r.cells == nullptr || r.cells[cell].interval == kLauncher) return;
-    Thread* t = current_thread;
     Block* b = current_block;
-    if (t == nullptr || b == nullptr) return;
-    const uint16_t me = static_cast<uint16_t>(t - b->threads);
+    if (!in_thread || b == nullptr) return;
+    const uint16_t me = static_cast<uint16_t>(my_index());
     const uint32_t wave = me / race.warp_size;
     const uint16_t meets = race.meets[wave];
     // One access races once, at its first byte that races.

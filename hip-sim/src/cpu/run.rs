@@ -3,11 +3,9 @@
 //! The device memory its pointer arguments point into is locked (in
 //! address order, as copies lock) and staged: each buffer (a pool's block,
 //! where a pool told the simulator of its blocks; else the allocation, or
-//! for reserved addresses the run of mappings) has its bytes copied
-//! into a mapping of their own whose last requested byte ends just before
-//! a guard page (to 16 bytes: the start keeps the alignment of a 16-byte
-//! vector), with a guard page before it too, so an access past either end
-//! faults there, and is reported with the buffer it missed. The kernel's
+//! for reserved addresses the run of mappings) has its bytes in a mapping
+//! of their own between guard pages ([`staged`]), so an access past either
+//! end faults there, and is reported with the buffer it missed. The kernel's
 //! pointers are translated to the staged bytes; a pointer into host
 //! memory that is not pinned is given an address that faults, and one
 //! into no allocation keeps its device address, which faults too. After
@@ -20,6 +18,7 @@
 //! [`ViolationKind::KernelFault`]: crate::machine::violations::ViolationKind::KernelFault
 
 use super::module::{Kernel, LaunchC};
+use super::staged::{self, Staged};
 use super::{cores, statics, watchdog};
 use crate::bindings::hip::hipError_t;
 use crate::kernels::Launch;
@@ -37,10 +36,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// The host page.
-const PAGE: usize = 4096;
-/// How far a staged buffer's end may fall short of its guard page.
-const ALIGN: usize = 16;
 /// Where pointers into unpinned host memory go: a range no process maps
 /// (above the simulator's device addresses), one window per argument.
 const POISON: usize = 0xffff_e000_0000_0000;
@@ -66,18 +61,6 @@ impl Dims {
     }
 }
 
-/// A buffer's bytes in a mapping between guard pages.
-struct Staged {
-    /// The device address of the buffer's first byte.
-    base: usize,
-    /// The bytes the allocation was asked for.
-    len: usize,
-    map: *mut u8,
-    map_len: usize,
-    /// Where the buffer's first byte lies in the mapping.
-    data: *mut u8,
-}
-
 /// A buffer a launch reaches: an allocation's bytes from `start`, `len`
 /// of them (all it was asked for; for reserved addresses, the run of
 /// mappings the pointer is in).
@@ -88,105 +71,6 @@ struct Region {
     /// Whether a pointer to non-`const` reaches it (else its bytes need not
     /// go back).
     written: bool,
-}
-
-impl Staged {
-    /// Copy `bytes` (the buffer's) into a new mapping, read-only unless
-    /// `writable`.
-    fn new(base: usize, bytes: &[u8], writable: bool) -> Result<Staged, hipError_t> {
-        let len = bytes.len();
-        let body = len.div_ceil(ALIGN) * ALIGN;
-        let pages = body.div_ceil(PAGE).max(1) * PAGE;
-        let map_len = pages + 2 * PAGE;
-        let map = match spare(map_len) {
-            Some(map) => map,
-            None => {
-                // SAFETY: a fresh anonymous mapping; the result is checked.
-                let map = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        map_len,
-                        libc::PROT_NONE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                        -1,
-                        0,
-                    )
-                };
-                if map == libc::MAP_FAILED {
-                    return Err(hipError_t::hipErrorOutOfMemory);
-                }
-                map.cast::<u8>()
-            }
-        };
-        // SAFETY: the pages between the two guards, inside the mapping.
-        if unsafe { libc::mprotect(map.add(PAGE).cast(), pages, libc::PROT_READ | libc::PROT_WRITE) } != 0 {
-            // SAFETY: the mapping just made.
-            unsafe { libc::munmap(map.cast(), map_len) };
-            return Err(hipError_t::hipErrorOutOfMemory);
-        }
-        // SAFETY: `PAGE + pages - body` is inside the writable pages, and
-        // `len ≤ body` bytes fit from there.
-        let data = unsafe { map.add(PAGE + pages - body) };
-        // SAFETY: as above; `bytes` is another allocation's memory.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, len) };
-        // What the kernel only reads is read-only: a write through a cast
-        // pointer faults (and is reported) instead of being lost.
-        // SAFETY: the writable pages of this mapping.
-        if !writable && unsafe { libc::mprotect(map.add(PAGE).cast(), pages, libc::PROT_READ) } != 0 {
-            // SAFETY: the mapping just made.
-            unsafe { libc::munmap(map.cast(), map_len) };
-            return Err(hipError_t::hipErrorOutOfMemory);
-        }
-        Ok(Staged { base, len, map, map_len, data })
-    }
-
-    /// The host address of device address `address`, if it is this
-    /// buffer's (with `end`, its one-past-the-end too).
-    fn host(&self, address: usize, end: bool) -> Option<*mut u8> {
-        let offset = address.checked_sub(self.base)?;
-        // SAFETY: at most one past the end of the staged bytes.
-        (offset < self.len || (end && offset == self.len)).then(|| unsafe { self.data.add(offset) })
-    }
-
-    /// The device address a host address in the mapping stands for (the
-    /// guard pages included), as an offset from the buffer's start.
-    fn offset_of(&self, host: usize) -> Option<isize> {
-        let map = self.map as usize;
-        (host >= map && host < map + self.map_len).then(|| host as isize - self.data as isize)
-    }
-
-    /// Copy the bytes back into `bytes`.
-    fn write_back(&self, bytes: &mut [u8]) {
-        // SAFETY: `len` staged bytes into the allocation's `len`.
-        unsafe { std::ptr::copy_nonoverlapping(self.data, bytes.as_mut_ptr(), self.len) };
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        let mut spares = lock(&SPARES);
-        if spares.iter().map(|&(len, _)| len).sum::<usize>() + self.map_len <= SPARE_BYTES {
-            // Kept for the next launch: its pages are already there.
-            spares.push((self.map_len, self.map as usize));
-            return;
-        }
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe { libc::munmap(self.map.cast(), self.map_len) };
-    }
-}
-
-/// Staging mappings kept from launch to launch, (length, address), their
-/// data pages writable or read-only and their guard pages in place: a
-/// fresh mapping's first touch of each page costs more than the copy.
-static SPARES: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
-/// At most this many bytes of them.
-const SPARE_BYTES: usize = 1 << 30;
-
-/// A kept mapping of `map_len` bytes, if there is one.
-fn spare(map_len: usize) -> Option<*mut u8> {
-    let mut spares = lock(&SPARES);
-    let at = spares.iter().position(|&(len, _)| len == map_len)?;
-    Some(spares.swap_remove(at).1 as *mut u8)
 }
 
 /// What `translate` reads: the staged buffers and the poisoned arguments.
@@ -302,13 +186,27 @@ pub fn run(
     for r in regions {
         let bytes = &guards[guard_of(r)];
         let end = (r.start + r.len).min(bytes.len());
-        staged.push(Staged::new(r.allocation.base + r.start, &bytes[r.start.min(end)..end], r.written)?);
+        staged.push(staged::stage(&r.allocation, r.start, &bytes[r.start.min(end)..end], bytes.writes(), r.written)?);
     }
     let mut context = Context { staged, poisoned };
     let (outcome, race) = run_grid(kernel, args, dims, cores, &mut context);
     for (staged, r) in context.staged.iter().zip(regions).filter(|(_, r)| r.written) {
         let guard = &mut guards[guard_of(r)];
         staged.write_back(&mut guard[r.start..r.start + staged.len]);
+    }
+    // Each staged buffer now holds its bytes as they are after every write
+    // back, unless another of the launch's buffers overlaps it (and may
+    // have written its bytes since it was staged).
+    for (i, (staged, r)) in context.staged.iter_mut().zip(regions).enumerate() {
+        let overlaps = regions.iter().enumerate().any(|(j, o)| {
+            j != i
+                && Arc::ptr_eq(&o.allocation, &r.allocation)
+                && o.start < r.start + r.len
+                && r.start < o.start + o.len
+        });
+        if let (false, Some(writes)) = (overlaps, guards[guard_of(r)].writes()) {
+            staged.holds(&r.allocation, r.start, writes);
+        }
     }
     drop(guards);
     if let Some(race) = race {

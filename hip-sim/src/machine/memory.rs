@@ -95,12 +95,27 @@ pub(crate) struct Allocation {
 /// An allocation's bytes: its own, or a shared-memory file's once it is
 /// exported to (or opened from) another process.
 pub(crate) enum Bytes {
-    /// The process's own memory.
-    Owned(Vec<u8>),
+    /// The process's own memory, and how many times it was borrowed to
+    /// write ([`Bytes::writes`]).
+    Owned(Vec<u8>, u64),
     /// `len` bytes from the start of a file other processes map too.
     Shared(Arc<SharedFile>, usize),
     /// A reserved range's mirror, where physical allocations are mapped.
     Mirror(Arc<Mirror>),
+}
+
+impl Bytes {
+    /// How many times the bytes were borrowed to write, where nothing but
+    /// such a borrow changes them (the process's own memory): a copy made
+    /// of them is still theirs while this has not changed. None where a
+    /// write may come another way: another process's (a shared file), or
+    /// another range's mapping of the same memory (a mirror).
+    pub fn writes(&self) -> Option<u64> {
+        match self {
+            Bytes::Owned(_, writes) => Some(*writes),
+            Bytes::Shared(..) | Bytes::Mirror(_) => None,
+        }
+    }
 }
 
 impl std::ops::Deref for Bytes {
@@ -108,7 +123,7 @@ impl std::ops::Deref for Bytes {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Owned(bytes) => bytes,
+            Bytes::Owned(bytes, _) => bytes,
             // SAFETY: the file maps at least `len` bytes for as long as it
             // lives (it is held here). Another process writes them only
             // where the simulated program orders it after this one's
@@ -130,7 +145,10 @@ impl std::ops::Deref for Bytes {
 impl std::ops::DerefMut for Bytes {
     fn deref_mut(&mut self) -> &mut [u8] {
         match self {
-            Bytes::Owned(bytes) => bytes,
+            Bytes::Owned(bytes, writes) => {
+                *writes = writes.wrapping_add(1);
+                bytes
+            }
             // SAFETY: as in `deref`; this process's accesses to the bytes
             // all go through the allocation's lock, held for this borrow.
             Bytes::Shared(file, len) => unsafe { std::slice::from_raw_parts_mut(file.ptr(), *len) },
@@ -320,7 +338,7 @@ impl DeviceMemory {
             virtual_range: matches!(kind, Kind::Virtual(..)),
             managed: false,
             data: Mutex::new(match kind {
-                Kind::Own => Bytes::Owned(vec![0u8; rounded]),
+                Kind::Own => Bytes::Owned(vec![0u8; rounded], 0),
                 Kind::Imported(bytes) | Kind::Virtual(_, bytes) => bytes,
             }),
             races: RaceLog::new(base, Some(self.ordinal)),
