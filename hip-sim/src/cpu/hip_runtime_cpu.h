@@ -212,10 +212,12 @@ inline Thread* take_next_released(Block* b) {
 // scheduler would (one switch instead of two), or to the scheduler,
 // until this fiber is resumed.
 inline void yield(State state) {
-    Thread& t = me();
     Block* b = current_block;
+    const uint32_t index = my_index();
+    Thread& t = b->threads[index];
     t.idx = here.thread;
-    t.lane = static_cast<uint32_t>(&t - b->threads) % b->launch->warp_size;
+    // The width is a power of two: no division on the way to every wait.
+    t.lane = index & (static_cast<uint32_t>(here.warp_size) - 1);
     set_state(*b, t, state);
     b->at_barrier += state == kAtBarrier;
     b->at_warp += state == kAtWarp;
