@@ -82,4 +82,5 @@ fn memory_summarizes_a_history_and_names_a_bad_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("line {}", history.lines().count() + 1)), "{err}");
     assert_eq!(info(&["memory"], &[]).status.code(), Some(2), "no file named");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
