@@ -67,6 +67,11 @@ struct Launch {
     uint32_t race_kinds[2];
     uint32_t race_dynamic;
     uint64_t race_offset;
+    // In: how many consecutive blocks a host thread claims at once. Out:
+    // the first block it claimed and did not run (the watchdog stopped
+    // it), or the grid's count of blocks.
+    uint32_t block_run;
+    uint64_t not_run;
 };
 
 enum Fault : uint32_t {
@@ -85,6 +90,9 @@ enum Fault : uint32_t {
 // records only when no thread runs and every thread of the block is
 // claimed, so a thread whose record says nothing is done.
 enum State : int { kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
+
+// How many threads a runner claims at once.
+constexpr uint32_t kBatch = 64;
 
 enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll };
 
@@ -126,6 +134,11 @@ struct Block {
     uint32_t count;
     // The next thread no runner has claimed.
     uint32_t next;
+    // The batch the running runner claimed last, [batch_start,
+    // batch_end), and how many batches were claimed: a thread that waits
+    // on its first run hands the rest of its batch back, and its runner
+    // sees by the count that the batch is over.
+    uint32_t batch_start, batch_end, claims;
     dim3_t idx;
     Launch* launch;
     // The kernel's arguments (the launcher's tuple).
@@ -218,6 +231,13 @@ inline void yield(State state) {
     t.idx = here.thread;
     // The width is a power of two: no division on the way to every wait.
     t.lane = index & (static_cast<uint32_t>(here.warp_size) - 1);
+    if (index >= b->batch_start && index < b->batch_end) {
+        // Its first run, in the batch its runner claimed last: the threads
+        // after it in the batch have not started, and are claimed anew
+        // (the scheduler reads records only once every thread started).
+        b->next = index + 1;
+        b->batch_start = b->batch_end = 0;
+    }
     set_state(*b, t, state);
     b->at_barrier += state == kAtBarrier;
     b->at_warp += state == kAtWarp;

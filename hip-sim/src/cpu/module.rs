@@ -42,6 +42,10 @@ pub struct LaunchC {
     pub race_kinds: [u32; 2],
     pub race_dynamic: u32,
     pub race_offset: u64,
+    /// In: how many consecutive blocks a host thread claims at once. Out:
+    /// the first block it claimed and did not run, or the grid's count.
+    pub block_run: u32,
+    pub not_run: u64,
 }
 
 // SAFETY: the pointers are to the launch's context, which the launcher

@@ -32,7 +32,7 @@ use crate::machine::violations::{self, AccessKind, KernelFault, SharedRace};
 use crate::machine::vmm;
 use crate::place::{resolve, Place};
 use std::ffi::{c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -264,6 +264,11 @@ fn run_grid(
     let next_block = AtomicU64::new(0);
     let first_fault = Arc::new(AtomicU64::new(u64::MAX));
     let context_address: *mut c_void = (context as *mut Context).cast();
+    let parts = usize::try_from(blocks).unwrap_or(usize::MAX).min(cores).max(1);
+    // Runs of consecutive blocks per host thread, so that each streams
+    // through memory of its own; short enough that every host thread
+    // gets about four.
+    let block_run = (blocks / (parts as u64 * 4)).clamp(1, 64) as u32;
     let fresh = || LaunchC {
         grid: dims.grid,
         block: dims.block,
@@ -284,11 +289,12 @@ fn run_grid(
         race_kinds: [0; 2],
         race_dynamic: 0,
         race_offset: 0,
+        block_run,
+        not_run: u64::MAX,
     };
-    let parts = usize::try_from(blocks).unwrap_or(usize::MAX).min(cores).max(1);
     let configs: Vec<Mutex<LaunchC>> = (0..parts).map(|_| Mutex::new(fresh())).collect();
     let watch = watchdog::watch(dims.watchdog, &first_fault);
-    let ran = cores::on_cores(parts, cores, &|part| {
+    cores::on_cores(parts, cores, &|part| {
         let _running = watch.enter();
         let mut config = lock(&configs[part]);
         let mut pointers: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr().cast_mut().cast()).collect();
@@ -303,11 +309,12 @@ fn run_grid(
     });
     let parts: Vec<LaunchC> = configs.into_iter().map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner())).collect();
     let race = shared_race(kernel, &parts, dims);
+    // Each part says where it stopped, having run every block it claimed
+    // before (a part that never ran claimed none): the first block not
+    // run is the lowest of those.
+    let first = parts.iter().map(|c| c.not_run).min().unwrap_or(u64::MAX);
     // The fault of the lowest block (the one a launch in order meets).
     let faulted = parts.into_iter().filter(|c| c.fault != 0).min_by_key(|c| dims.linear(c.fault_block));
-    // Each part that ran made one last claim that found nothing to run:
-    // the blocks from `next_block - ran` on were not run.
-    let first = next_block.load(Ordering::SeqCst).saturating_sub(ran as u64);
     let outcome = match faulted {
         Some(config) => Outcome::Fault(Box::new(config)),
         None if watch.expired() && first < blocks => {
