@@ -158,11 +158,16 @@ struct Block {
 
 extern "C" void amdgpu_sim_switch(void** save, void* to);
 
-inline thread_local Block* current_block = nullptr;
+// The launcher's thread-locals are `static` (the object is one
+// translation unit): with internal linkage the compiler reaches all of
+// them, and the kernel's `__shared__` variables, from the object's one
+// thread-local base instead of a lookup for each (the reduction bench's
+// loop, on one core: 217 -> 188 ms).
+static thread_local Block* current_block = nullptr;
 // Whether a thread of the block runs (from when a runner starts until the
 // scheduler has the host thread back): the fault handlers and the race
 // check tell the kernel's accesses from the launcher's by it.
-inline thread_local bool in_thread = false;
+static thread_local bool in_thread = false;
 
 // What a kernel reads of where it runs: one thread-local block, so that
 // the indices cost a load each.
@@ -178,9 +183,9 @@ struct Here {
     int warp_size = 0;
 };
 #if __cplusplus >= 202002L
-inline thread_local constinit Here here;
+static thread_local constinit Here here;
 #else
-inline thread_local Here here;
+static thread_local Here here;
 #endif
 
 // The running thread's index in its block (x first).

@@ -162,17 +162,17 @@ struct Stacks {
     }
 };
 
-inline thread_local Stacks stacks;
-inline thread_local Thread* threads = nullptr;
+static thread_local Stacks stacks;
+static thread_local Thread* threads = nullptr;
 // How many blocks this host thread has begun (`Block::epoch`).
-inline thread_local uint64_t epochs = 0;
-inline thread_local char* shared = nullptr;
-inline thread_local uint32_t shared_size = 0;
-inline thread_local uintptr_t fault_address = 0;
+static thread_local uint64_t epochs = 0;
+static thread_local char* shared = nullptr;
+static thread_local uint32_t shared_size = 0;
+static thread_local uintptr_t fault_address = 0;
 // The top of the faulting thread's stack.
-inline thread_local uintptr_t fault_stack = 0;
+static thread_local uintptr_t fault_stack = 0;
 // The signal handlers' own stack, when the host thread has none.
-inline thread_local char* alternate = nullptr;
+static thread_local char* alternate = nullptr;
 
 // The launcher's thread-locals: no shared memory, to the race check.
 inline void race_begin(Launch* l) {

@@ -67,7 +67,7 @@ struct RaceCheck {
     uint16_t meets[kMaxWaves] = {};
     Launch* launch = nullptr;
 };
-inline thread_local RaceCheck race;
+static thread_local RaceCheck race;
 
 // The object whose code holds `inside`, and the calling thread's instance of
 // its thread-local segment (its statics), as `find_statics` finds them.
