@@ -374,8 +374,8 @@
 //!   A block's threads run one after another on one stack until one
 //!   waits; each thread that waits costs a switch of stacks at each
 //!   barrier or warp intrinsic. On two cores, an elementwise kernel over
-//!   2^24 floats takes about 3.3× its plain C++ loop, a 256-thread
-//!   reduction with a barrier per step about 100× (`BENCHMARKS.md`).
+//!   2^24 floats takes about 1.6× its plain C++ loop, a 256-thread
+//!   reduction with a barrier per step about 90× (`BENCHMARKS.md`).
 //! - **More lenient than hipRTC** in one known way: an index
 //!   (`threadIdx.x`) passed to `printf` uncast compiles here (and with
 //!   NVRTC), where hipRTC refuses its index objects through `...`; the
