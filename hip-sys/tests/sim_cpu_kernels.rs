@@ -414,6 +414,31 @@ fn watchdog_child() {
         assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut, "a grid of one block waits for itself");
         sim::reset_faults();
         ok!((api().hipFree)(flag));
+
+        // Threads that are in the C library whenever the watchdog looks
+        // (asleep: no GPU kernel can, this one is for the watchdog's sake)
+        // are left to end their block, and no block starts after: the
+        // launch names the first block not run. The host thread claims
+        // runs of blocks, so that block is inside the run it claimed last.
+        let m = load(
+            "#include <hip/hip_runtime.h>\n#include <unistd.h>\n\
+             extern \"C\" __global__ void sleepy(int* ran) { usleep(50000); ran[blockIdx.x] = 1; }\n",
+        );
+        let blocks = 40;
+        let ran = malloc(blocks * 4);
+        ok!((api().hipMemset)(ran, 0, blocks * 4));
+        let f = function(m, "sleepy");
+        assert_eq!(launch(f, [blocks as u32, 1, 1], [1, 1, 1], 0, null_mut(), &mut [ptr(ran)]), hipError_t::hipSuccess);
+        assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut);
+        let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == "sleepy").collect();
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert!(faults[0].what.contains("were not run"), "{}", faults[0].what);
+        let first = faults[0].block[0] as usize;
+        sim::reset_faults();
+        let ran = ints(ran, blocks);
+        assert!(first > 0 && first < blocks, "stopped after 0.5 s of 2: {faults:?}");
+        assert!(ran[..first].iter().all(|&r| r == 1), "every block before it ran: {ran:?}");
+        assert!(ran[first..].iter().all(|&r| r == 0), "none from it on: {ran:?}");
     });
     println!("CHILD PASSED");
 }
