@@ -304,8 +304,9 @@
 //! - **Modelled**:
 //!   - a grid of blocks run at once on the host's cores
 //!     (`AMDGPU_SIM_CORES`), each block on one host thread, claimed in
-//!     order, so that of several faulting blocks the lowest is reported,
-//!     as a launch of its blocks in order would meet it;
+//!     order (runs of consecutive blocks per host thread), so that of
+//!     several faulting blocks the lowest is reported, as a launch of its
+//!     blocks in order would meet it;
 //!   - the threads of a block in lockstep at `__syncthreads` (and
 //!     `_count`, `_and`, `_or`);
 //!   - per wavefront of the device's width (64 for gfx90a, 32 for
