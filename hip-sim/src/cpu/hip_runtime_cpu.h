@@ -93,6 +93,8 @@ enum State : int { kReleased, kAtBarrier, kAtWarp, kDone, kFaulted };
 
 // How many threads a runner claims at once.
 constexpr uint32_t kBatch = 64;
+// `Block::batch_start` when no batch is running.
+constexpr uint32_t kNoBatch = UINT32_MAX;
 
 enum WarpOp : int { kShfl, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll };
 
@@ -134,11 +136,11 @@ struct Block {
     uint32_t count;
     // The next thread no runner has claimed.
     uint32_t next;
-    // The batch the running runner claimed last, [batch_start,
-    // batch_end), and how many batches were claimed: a thread that waits
-    // on its first run hands the rest of its batch back, and its runner
-    // sees by the count that the batch is over.
-    uint32_t batch_start, batch_end, claims;
+    // The first thread of the batch claimed last, which runs to `next`
+    // (`kNoBatch` once a thread of it waited): a thread that waits on its
+    // first run hands the rest of its batch back, and its runner sees by
+    // this that the batch is over.
+    uint32_t batch_start;
     dim3_t idx;
     Launch* launch;
     // The kernel's arguments (the launcher's tuple).
@@ -196,6 +198,10 @@ inline uint32_t my_index() {
 // The running thread's record.
 inline Thread& me() { return current_block->threads[my_index()]; }
 
+// The lane of the thread `index` of its block. The width is a power of
+// two: no division on the way to every wait.
+inline uint32_t lane_of(uint32_t index) { return index & (static_cast<uint32_t>(here.warp_size) - 1); }
+
 inline State state_of(const Block& b, const Thread& t) { return t.epoch == b.epoch ? t.recorded : kDone; }
 
 inline void set_state(const Block& b, Thread& t, State state) {
@@ -234,14 +240,13 @@ inline void yield(State state) {
     const uint32_t index = my_index();
     Thread& t = b->threads[index];
     t.idx = here.thread;
-    // The width is a power of two: no division on the way to every wait.
-    t.lane = index & (static_cast<uint32_t>(here.warp_size) - 1);
-    if (index >= b->batch_start && index < b->batch_end) {
+    t.lane = lane_of(index);
+    if (index >= b->batch_start && index < b->next) {
         // Its first run, in the batch its runner claimed last: the threads
         // after it in the batch have not started, and are claimed anew
         // (the scheduler reads records only once every thread started).
         b->next = index + 1;
-        b->batch_start = b->batch_end = 0;
+        b->batch_start = kNoBatch;
     }
     set_state(*b, t, state);
     b->at_barrier += state == kAtBarrier;
@@ -404,9 +409,7 @@ inline unsigned long long __ballot(int p) { return amdgpu_sim::warp(amdgpu_sim::
 inline int __any(int p) { return amdgpu_sim::warp(amdgpu_sim::kAny, p != 0, 0, warpSize) != 0; }
 inline int __all(int p) { return amdgpu_sim::warp(amdgpu_sim::kAll, p != 0, 0, warpSize) != 0; }
 inline unsigned long long __ballot64(int p) { return __ballot(p); }
-inline unsigned __lane_id() {
-    return amdgpu_sim::my_index() % static_cast<unsigned>(warpSize);
-}
+inline unsigned __lane_id() { return amdgpu_sim::lane_of(amdgpu_sim::my_index()); }
 
 // The simulated HIP's version: HIP 7 has the `_sync` warp intrinsics
 // (from ROCm 6.2; the simulator's HIP 6 is 6.0, HIP 5 is 5.7).

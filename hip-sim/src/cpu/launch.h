@@ -82,9 +82,9 @@ template <auto F, class Tuple>
         uint32_t i = b->next;
         if (i >= count) break;
         const uint32_t end = count - i > kBatch ? i + kBatch : count;
-        const uint32_t claim = ++b->claims;
-        b->next = b->batch_end = end;
-        b->batch_start = i;
+        const uint32_t first = i;
+        b->next = end;
+        b->batch_start = first;
         dim3_t idx = place_of(*b, i);
         here.thread = idx;
         for (;;) {
@@ -96,7 +96,7 @@ template <auto F, class Tuple>
             std::apply(F, arguments);
             // A thread of the batch waited (and handed the rest of it
             // back, which another runner claimed), or the batch is run.
-            if (++i == end || b->claims != claim) break;
+            if (++i == end || b->batch_start != first) break;
             if (++idx.x != bx) {
                 here.thread.x = idx.x;
             } else {
@@ -510,7 +510,8 @@ inline bool run_block(Block& b, void (*entry)()) {
     const uint32_t bx = b.launch->block[0], by = b.launch->block[1];
     const uint32_t ws = b.launch->warp_size;
     b.epoch = ++epochs;
-    b.next = b.batch_start = b.batch_end = 0;
+    b.next = 0;
+    b.batch_start = kNoBatch;
     b.faulted = false;
     b.released = b.at_barrier = b.at_warp = 0;
     b.predicates = 0;
