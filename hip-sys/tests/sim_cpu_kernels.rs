@@ -147,6 +147,12 @@ fn kernel_faults() -> Vec<sim::KernelFault> {
         .collect()
 }
 
+/// Those of them in `kernel`: the violations are kept for the process,
+/// so a test that faults several kernels tells them apart by name.
+fn faults_of(kernel: &str) -> Vec<sim::KernelFault> {
+    kernel_faults().into_iter().filter(|f| f.kernel == kernel).collect()
+}
+
 /// Run `f` on a named thread holding the simulator alone, with a clean
 /// fault state after.
 fn run(name: &str, f: impl FnOnce() + Send + 'static) {
@@ -430,7 +436,7 @@ fn watchdog_child() {
         let f = function(m, "sleepy");
         assert_eq!(launch(f, [blocks as u32, 1, 1], [1, 1, 1], 0, null_mut(), &mut [ptr(ran)]), hipError_t::hipSuccess);
         assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut);
-        let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == "sleepy").collect();
+        let faults = faults_of("sleepy");
         assert_eq!(faults.len(), 1, "{faults:?}");
         assert!(faults[0].what.contains("were not run"), "{}", faults[0].what);
         let first = faults[0].block[0] as usize;
@@ -730,7 +736,7 @@ fn threads_are_named_by_their_places_in_a_block_of_three_dimensions() {
             let f = function(m, kernel);
             assert_eq!(launch(f, [2, 1, 1], block, 0, null_mut(), &mut [ptr(p), u32_arg(n)]), hipError_t::hipSuccess);
             assert_eq!(sync(), hipError_t::hipErrorIllegalAddress, "{kernel}");
-            let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == kernel).collect();
+            let faults = faults_of(kernel);
             assert_eq!(faults.len(), 1, "{kernel}: {faults:?}");
             assert_eq!((faults[0].block, faults[0].thread), ([1, 0, 0], place), "{kernel}: {faults:?}");
             assert_eq!(faults[0].address, p as usize + n as usize * 4, "{kernel}");
@@ -739,7 +745,7 @@ fn threads_are_named_by_their_places_in_a_block_of_three_dimensions() {
         let f = function(m, "one_returns");
         assert_eq!(launch(f, [1, 1, 1], block, 0, null_mut(), &mut [ptr(p)]), hipError_t::hipSuccess);
         assert_eq!(sync(), hipError_t::hipErrorLaunchTimeOut);
-        let faults: Vec<_> = kernel_faults().into_iter().filter(|f| f.kernel == "one_returns").collect();
+        let faults = faults_of("one_returns");
         assert_eq!(faults.len(), 1, "{faults:?}");
         assert_eq!(faults[0].thread, [3, 1, 1], "the thread that returned: {faults:?}");
         sim::reset_faults();
