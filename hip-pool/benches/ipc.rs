@@ -2,13 +2,14 @@
 //! against the raw calls, on the same backend in one run.
 //!
 //! - **export**: a pooled buffer allocated, shared (`ipc::share`: its
-//!   memory handle, an IPC event recorded after its queued work, a ledger
-//!   of importers in shared memory), dropped and finished
+//!   memory handle, an IPC event of the pool's recorded after its queued
+//!   work, a ledger slot in shared memory), dropped and finished
 //!   (`ipc::collect`), against the same allocation with a raw
 //!   `hipIpcGetMemHandle` and the drop.
 //! - **open + close**, in a second process (the bench reruns itself):
-//!   `ipc::open` (the ledger joined, the memory and the event opened, the
-//!   stream ordered after the event) and the buffer's drop (its uses
+//!   `ipc::open` (the ledger joined, the memory opened, the event opened
+//!   at the first open and found again after it, the stream ordered after
+//!   the event) and the buffer's drop (its uses
 //!   waited for, the memory closed, the ledger left), against raw
 //!   `hipIpcOpenMemHandle` and `hipIpcCloseMemHandle` of a handle of the
 //!   same size.
@@ -20,6 +21,9 @@
 //!   Ours (`enqueue`, `Event::record`, `Stream::wait`) against the raw
 //!   `hipMemsetAsync`, `hipEventRecord` and `hipStreamWaitEvent` on raw
 //!   memory and events.
+//!
+//! The measure is a handle's whole life, export + open + close:
+//! the sum of the first two, printed last with the ratios.
 //!
 //! `cargo bench -p hip-pool --bench ipc`; the ratios are printed last.
 
@@ -227,6 +231,10 @@ fn main() {
         if let (Some(ours), Some(raw)) = (mean_ns(GROUP, what), mean_ns(GROUP, raw_what)) {
             println!("  {what:<14} {ours:>10.1}  raw {raw:>10.1}  {:.2}x", ours / raw);
         }
+    }
+    let life = |names: [&str; 2]| names.iter().map(|n| mean_ns(GROUP, n)).sum::<Option<f64>>();
+    if let (Some(ours), Some(raw)) = (life(["export", "open + close"]), life(["raw export", "raw open + close"])) {
+        println!("  {:<14} {ours:>10.1}  raw {raw:>10.1}  {:.2}x", "a handle's life", ours / raw);
     }
 }
 

@@ -3,13 +3,15 @@
 //! the handle in hex), which opens it, reads the exporter's queued write
 //! (ordered by the handle's event, no host synchronize), writes its own
 //! and closes; the exporter's block is kept while the other process has it
-//! open and given back once it closed or died.
+//! open and given back once it closed or died; and shares that follow
+//! one another, whose IPC events are used again on both sides.
 
 use hip_core::{Device, Stream};
 use hip_pool::ipc::{self, IpcHandle};
 use hip_pool::{Pool, Strategy};
 use hip_sys::sim;
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
 const ROLE: &str = "POOL_IPC_ROLE";
 
@@ -140,4 +142,88 @@ fn what_cannot_be_shared_or_opened_says_why() {
         "the history says why the block is kept"
     );
     assert_eq!(ipc::collect(), 0, "a share nobody opened finishes when its buffer goes");
+}
+
+/// The child of the test below: opens each handle it reads (a line of
+/// hex, then the byte the buffer must hold), checks the bytes and closes,
+/// answering `read {byte}`; at the end says how many events it opened.
+fn the_opener_of_one_share_after_another() {
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let opens = || sim::thread_call_count("hipIpcOpenEventHandle");
+    let before = opens();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.unwrap();
+        let (handle, value) = line.split_once(' ').unwrap();
+        let handle = IpcHandle::from_bytes(&unhex(handle)).unwrap();
+        let opened = ipc::open(&handle, &stream).unwrap();
+        let value: u8 = value.parse().unwrap();
+        assert!(read(&opened).iter().all(|b| *b == value), "the exporter's latest write, {value}");
+        drop(opened);
+        println!("read {value}");
+    }
+    println!("events opened: {}", opens() - before);
+}
+
+#[test]
+fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_share() {
+    if std::env::var(ROLE).is_ok() {
+        return the_opener_of_one_share_after_another();
+    }
+    let _x = sim::exclusive();
+    let on_sim = hip_sys::backend() == hip_sys::Backend::Sim;
+    let device = Device::new(0).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_share",
+            "--nocapture",
+        ])
+        .env(ROLE, "sequence")
+        .env("AMDGPU_BACKEND", hip_sys::backend().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = BufReader::new(child.stdout.take().unwrap());
+    let creates = || sim::thread_call_count("hipEventCreateWithFlags");
+    let before = creates();
+    let mut line = String::new();
+    for value in [7u8, 9, 11, 13] {
+        let buffer = pool.alloc(1 << 16, &stream).unwrap();
+        // The write the other process must see is held back until it has
+        // opened the share: were its stream not to wait for this share's
+        // recording of the event (a wait on an earlier share's, say), it
+        // would read the earlier value the block still holds.
+        let hold = on_sim.then(|| sim::hold_stream(stream.as_raw()).unwrap());
+        // SAFETY: the buffer's bytes, alive past the fill.
+        unsafe { hip_core::raw::mem::fill_async(device, buffer.as_ptr(), value, buffer.len(), stream.as_raw()) }
+            .unwrap();
+        let handle = ipc::share(&buffer).unwrap();
+        writeln!(to, "{} {value}", hex(&handle.to_bytes())).unwrap();
+        to.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        drop(hold);
+        // Past the test harness's own lines.
+        line.clear();
+        while !line.starts_with("read ") && from.read_line(&mut line).unwrap() > 0 {
+            if !line.starts_with("read ") {
+                line.clear();
+            }
+        }
+        assert_eq!(line.trim(), format!("read {value}"), "the other process read it");
+        drop(buffer);
+        assert_eq!(ipc::collect(), 0, "closed by the other process: finished");
+    }
+    drop(to);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut from, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "the other process failed:\n{rest}");
+    if on_sim {
+        assert_eq!(creates() - before, 1, "the first share's event, recorded by the three after it");
+        assert!(rest.contains("events opened: 1"), "opened once by the other process: {rest}");
+    }
 }

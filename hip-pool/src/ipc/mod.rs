@@ -9,8 +9,8 @@
 //!   exporter's writes come before the opener's reads without a host
 //!   synchronize. The exporter keeps its buffer and uses it as before.
 //! - **Lifetime across processes.** Importers join the share's ledger (a
-//!   folder in shared memory) before they open the memory and leave after
-//!   they close it. A shared buffer is *held* (as a graph holds a buffer
+//!   slot of a file in shared memory, changed with atomic operations only)
+//!   before they open the memory and leave after they close it. A shared buffer is *held* (as a graph holds a buffer
 //!   it uses): when it drops, its block goes back to the pool only once
 //!   the ledger closes with no living importer. Until then the block (and
 //!   so its segment: the pool never reclaims a segment with a live block)
@@ -21,13 +21,20 @@
 //!   stream: used like any buffer; dropped, it waits for its uses, closes
 //!   HIP's handle and leaves the ledger.
 //!
+//! - **What it costs.** The IPC events are made once and used again, on
+//!   both sides; the ledger files stay mapped. A share and an open add a
+//!   few atomic operations, an event recording and a stream's wait to the
+//!   memory's own IPC calls.
+//!
 //! Uses from both processes after the hand-over are ordered by the
 //! program (IPC events: `hip_core::Event::interprocess_on`,
 //! `ipc_handle`, `open_ipc`), as on a GPU: the simulator's race detector
 //! sees each process's accesses, not the other's.
 
+mod events;
 mod handle;
 mod ledger;
+mod mapping;
 
 pub use handle::IpcHandle;
 
@@ -35,7 +42,7 @@ use crate::error::{PoolError, Result};
 use crate::pool::{Access, Buffer};
 use crate::uses::UseList;
 use hip_core::raw;
-use hip_core::{Event, IpcEventHandle, Stream};
+use hip_core::Stream;
 use hip_sys::sync::MutexExt;
 use ledger::{Entry, Ledger};
 use std::ffi::c_void;
@@ -43,12 +50,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A share of a buffer: its hold on the block, the ledger importers join,
-/// and the event they wait for (kept, so that its handle opens).
+/// and the event they wait for (kept until no process can open the share,
+/// so that its handle opens and no other share records it).
 struct Share {
     list: Arc<UseList>,
     holder: u64,
     ledger: Ledger,
-    _event: Event,
+    event: events::SharedEvent,
 }
 
 /// Every share not finished yet.
@@ -104,22 +112,21 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     let memory = unsafe { raw::ipc::memory_handle(device, ptr) }?;
     // Its uses on other streams first, then the event the opener waits for.
     buffer.prepare(&stream, Access::Write)?;
-    let event = Event::interprocess_on(device)?;
-    event.record(&stream)?;
-    let IpcEventHandle(event_bytes) = event.ipc_handle()?;
+    let event = events::SharedEvent::take(device)?;
+    event.event.record(&stream)?;
     let ledger = Ledger::create().map_err(|e| PoolError::Ipc(format!("cannot make the share's ledger: {e}")))?;
     let handle = IpcHandle {
         memory: memory.reserved.map(|c| c as u8),
-        event: event_bytes,
+        event: event.handle.0,
         offset: (ptr as usize - base as usize) as u64,
         len: buffer.len() as u64,
         device: u32::try_from(device.ordinal()).unwrap_or(u32::MAX),
         pid: std::process::id(),
-        ledger: ledger.name(),
+        ledger: ledger.place(),
     };
     let holder = next_holder();
     let list = buffer.hold_for(holder);
-    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, _event: event });
+    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, event });
     Ok(handle)
 }
 
@@ -127,7 +134,7 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
 /// of another process, or one finished).
 pub fn importers(handle: &IpcHandle) -> usize {
     let shares = SHARES.lock_unpoisoned();
-    shares.iter().find(|s| s.ledger.name() == handle.ledger).map_or(0, |s| s.ledger.importers())
+    shares.iter().find(|s| s.ledger.place() == handle.ledger).map_or(0, |s| s.ledger.importers())
 }
 
 /// Finish the shares whose buffer has gone and whose ledger closed with
@@ -147,6 +154,7 @@ pub fn collect() -> usize {
         if let Some(release) = share.list.unhold(share.holder) {
             release();
         }
+        share.event.give_back();
     }
     left
 }
@@ -181,8 +189,13 @@ pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
     let device = stream.device();
     // Joined before the open: the exporter cannot give the memory back
     // from now until the entry leaves.
-    let entry = Entry::join(&handle.ledger).map_err(|e| {
-        PoolError::Ipc(format!("the exporting process no longer shares this buffer ({e}): ask it for a new handle"))
+    let entry = Entry::join(&handle.ledger).map_err(|e| match e.kind() {
+        std::io::ErrorKind::QuotaExceeded => {
+            PoolError::Ipc(format!("{e}, the most one share can have: close it in one of them first"))
+        }
+        _ => {
+            PoolError::Ipc(format!("the exporting process no longer shares this buffer ({e}): ask it for a new handle"))
+        }
     })?;
     let raw_memory =
         hip_sys::bindings::hip::hipIpcMemHandle_t { reserved: handle.memory.map(|b| b as std::ffi::c_char) };
@@ -198,7 +211,7 @@ pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
             "the handle names {len} bytes at offset {offset} of an allocation of {size}: it is corrupt"
         )));
     }
-    let event = Event::open_ipc(device, &IpcEventHandle(handle.event))?;
+    let event = events::open(handle.pid, device, &hip_core::IpcEventHandle(handle.event))?;
     stream.wait(&event)?;
     let ptr = base.cast::<u8>().wrapping_add(offset).cast::<c_void>();
     // SAFETY: `len` bytes at `offset` of the opened allocation (checked
