@@ -602,7 +602,7 @@ pub use hip_core::{
 pub use hip_core::{
     context, default_device, device, on_device_async, on_stream_async, priority, set_default_device, set_device,
     set_stream, stream, with_context, with_device, with_priority, with_stream, Context, Device, Event, Function,
-    LaunchConfig, Module,
+    HostShared, LaunchConfig, MemoryInfo, Module,
 };
 pub use hip_core::{CaptureMode, Graph, GraphExec, GraphUpdateRefusal};
 pub use hip_core::{EventWait, StreamSync};

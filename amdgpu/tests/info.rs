@@ -31,6 +31,7 @@ fn json_output_is_json() {
     assert!(text.starts_with("{\"backend\":\"sim\"") && text.ends_with("]}"), "{text}");
     assert_eq!(text.matches("\"ordinal\":").count(), 3, "{text}");
     assert!(text.contains("\"total_memory\":1073741824"), "{text}");
+    assert!(text.contains("\"integrated\":false,\"usable_memory\":"), "{text}");
     // Balanced braces and brackets, and no trailing commas.
     assert_eq!(text.matches('{').count(), text.matches('}').count());
     assert_eq!(text.matches('[').count(), text.matches(']').count());
@@ -83,4 +84,20 @@ fn memory_summarizes_a_history_and_names_a_bad_line() {
     assert!(err.contains(&format!("line {}", history.lines().count() + 1)), "{err}");
     assert_eq!(info(&["memory"], &[]).status.code(), Some(2), "no file named");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_apu_is_reported_as_one() {
+    let out = info(&[], &[("AMDGPU_SIM_APU", "on")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The simulator has no driver files: the GTT is unknown there.
+    assert!(
+        text.contains("APU            shares the host's memory: the host memory it maps unknown; 1.0 GiB usable"),
+        "{text}"
+    );
+    let plain = String::from_utf8_lossy(&info(&[], &[]).stdout).into_owned();
+    assert!(!plain.contains("APU"), "{plain}");
+    let older = info(&["--json"], &[("AMDGPU_SIM_APU", "on"), ("AMDGPU_SIM_HIP_VERSION", "6")]);
+    assert!(String::from_utf8_lossy(&older.stdout).contains("\"integrated\":false"), "HIP 6.0 never says so");
 }

@@ -1,7 +1,7 @@
 //! Devices: ordinals, attributes, and device-wide operations that take
 //! their device explicitly.
 
-use crate::{raw, Device, HipError, Result};
+use crate::{raw, Device, HipError, MemoryInfo, Result};
 use hip_sys::hipDeviceAttribute_t;
 use hip_sys::sync::MutexExt;
 use std::sync::{Mutex, OnceLock};
@@ -222,6 +222,51 @@ impl Device {
     #[doc(alias = "hipMemGetInfo")]
     pub fn mem_info(self) -> Result<(usize, usize)> {
         raw::device::mem_info(self)
+    }
+
+    /// Whether this device is an APU, sharing the host's memory
+    /// (`hipDeviceAttributeIntegrated`). HIP answers it from 6.2: on an
+    /// APU under an earlier HIP it says `false`.
+    ///
+    /// # Errors
+    /// HIP's status of `hipDeviceGetAttribute`, as [`HipError::Call`].
+    ///
+    /// # Examples
+    /// ```
+    /// let apu = hip_core::Device::new(0)?.is_integrated()?;
+    /// println!("an APU: {apu}");
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
+    #[doc(alias = "hipDeviceAttributeIntegrated")]
+    pub fn is_integrated(self) -> Result<bool> {
+        Ok(self.attribute(hipDeviceAttribute_t::hipDeviceAttributeIntegrated)? != 0)
+    }
+
+    /// This device's memory: [`mem_info`](Self::mem_info), whether it is
+    /// an APU, and on an AMD APU the host memory its GPU maps (the GTT),
+    /// with [`MemoryInfo::usable`] counting what the GPU can use.
+    ///
+    /// # Errors
+    /// HIP's status of `hipMemGetInfo` or `hipDeviceGetAttribute`, as
+    /// [`HipError::Call`]. The GTT's files not being readable is no error:
+    /// [`MemoryInfo::host_shared`] is `None`.
+    ///
+    /// # Examples
+    /// ```
+    /// let memory = hip_core::Device::new(0)?.memory()?;
+    /// assert!(memory.usable() >= memory.free);
+    /// # Ok::<(), hip_core::HipError>(())
+    /// ```
+    pub fn memory(self) -> Result<MemoryInfo> {
+        let (free, total) = self.mem_info()?;
+        let integrated = self.is_integrated()?;
+        let host_shared = match hip_sys::backend() {
+            hip_sys::Backend::Amd if integrated => raw::device::pci_bus_id(self)
+                .ok()
+                .and_then(|bus| crate::memory_info::gtt_at(&crate::memory_info::sysfs_folder(&bus))),
+            _ => None,
+        };
+        Ok(MemoryInfo::new(free, total, integrated, host_shared))
     }
 }
 

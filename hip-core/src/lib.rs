@@ -19,6 +19,8 @@
 //!    changes.
 //! 4. **Device-specific work takes the device as an argument**:
 //!    [`Device::synchronize`], [`Device::mem_info`], [`Stream::new_on`].
+//!    [`Device::memory`] adds whether it is an APU, and the host memory an
+//!    APU's GPU can use ([`MemoryInfo`]).
 //!
 //! It also compiles kernels at run time: [`Program`] (hipRTC, NVRTC on
 //! nvidia) and the [`KernelCache`], in memory and optionally on disk;
@@ -67,6 +69,7 @@ mod device;
 mod event;
 mod graph;
 mod limits;
+mod memory_info;
 mod module;
 mod peer;
 pub mod profile;
@@ -97,6 +100,7 @@ pub use event::{Event, IpcEventHandle};
 pub use future::{on_device_async, on_stream_async, OnDevice};
 pub use graph::{Graph, GraphExec};
 pub use limits::LaunchLimits;
+pub use memory_info::{HostShared, MemoryInfo};
 pub use mismatch::DeviceMismatch;
 pub use module::{Function, KernelArg, LaunchConfig, Module};
 pub use ordinal::Device;

@@ -20,6 +20,7 @@
 //! | `AMDGPU_SIM_CORES` | how many host threads run a compiled kernel's blocks at once, 1 to 1024 (`1`: block after block) | the host's cores |
 //! | `AMDGPU_SIM_WATCHDOG` | seconds a compiled kernel's launch may run (`0.5`, `60`) before it is stopped and reported, or `off` | 60 |
 //! | `AMDGPU_SIM_RACECHECK` | `on`: compiled kernels are built with the shared-memory race check (two threads of a block touching one byte of shared memory between barriers, one writing, are a [`ViolationKind::SharedMemoryRace`]); slower kernels, as compute-sanitizer's racecheck | `off` |
+//! | `AMDGPU_SIM_APU` | `on`: the devices are APUs sharing the host's memory, which `hipDeviceAttributeIntegrated` says where clr does (see "Per HIP version"); `AMDGPU_SIM_MEMORY` then stands for what the kernel driver reports as the GPU's local memory (the carve-out, or on newer kernels with a small one, the GTT limit), which is all `hipMemGetInfo` reports on a real APU | `off` |
 //! | `AMDGPU_SIM_HIP_VERSION` | the HIP major version to behave as: `5`, `6` or `7` (see "Per HIP version" below; `hipRuntimeGetVersion` reports 5.7.0, 6.0.0 or 7.0.0) | 7 |
 //! | `AMDGPU_SIM_ROCFFT_VERSION` | the rocFFT version modelled (`1.0.x`): before `1.0.25` (ROCm 6.0), out-of-place R2C transforms overwrite their input, as that rocFFT's may (C2R ones always do); an invalid value makes rocFFT fail to load, saying why | `1.0.27` (ROCm 6.1) |
 //! | `AMDGPU_SIM_ROCSPARSE_VERSION` | the rocSPARSE simulated: `2` (2.x, ROCm 5: SpMV/SpMM stage auto exists) or `3` (3.x, ROCm 6 and 7: no auto stage); see [`RocsparseVersion`] | 3 |
@@ -214,6 +215,7 @@
 //! | setting `ReservedMemHigh` | `InvalidValue` (5.7.x/6.0.x fall-through) | `InvalidValue` | 0 resets it |
 //! | `PciDomainID`, `StreamPrioritiesSupported`, `TotalGlobalMem` | `InvalidValue` | answered | answered |
 //! | virtual memory (`VirtualMemoryManagementSupported`) | none (0) | none (0; 6.0) | clr 7.2's (1) |
+//! | `Integrated` with `AMDGPU_SIM_APU=on` | never set (0) | never set (0; clr sets it from 6.2) | 1 |
 //!
 //! In every version a block of more than 1024 threads, more shared memory
 //! than the device has, or `gridDim.x` above 2147483647 is

@@ -138,3 +138,27 @@ fn no_devices_gives_hip_no_device() {
     let (status, text) = child_process("child_without_devices", &[("AMDGPU_SIM_DEVICES", "0")]);
     assert!(status.success() && text.contains("1 passed"), "{text}");
 }
+
+#[test]
+#[ignore = "helper: runs in a child process with AMDGPU_SIM_APU=on"]
+fn child_apu() {
+    if !is_child("child_apu") {
+        return;
+    }
+    let integrated = attribute(hip_sys::hipDeviceAttribute_t::hipDeviceAttributeIntegrated, 0).unwrap();
+    println!("HIP {}: integrated={integrated}", hip_major());
+}
+
+#[test]
+fn an_apu_says_so_where_clr_does() {
+    let integrated = attribute(hip_sys::hipDeviceAttribute_t::hipDeviceAttributeIntegrated, 0);
+    if sim::configured_devices() > 0 {
+        assert_eq!(integrated, Ok(0), "a discrete device, by default");
+    }
+    // clr sets it from 6.2; HIP 6 is modelled by 6.0.
+    for (version, expected) in [("5", 0), ("6", 0), ("7", 1)] {
+        let env = [("AMDGPU_SIM_APU", "on"), ("AMDGPU_SIM_HIP_VERSION", version), ("AMDGPU_SIM_DEVICES", "1")];
+        let (status, text) = child_process("child_apu", &env);
+        assert!(status.success() && text.contains(&format!("HIP {version}: integrated={expected}")), "{text}");
+    }
+}

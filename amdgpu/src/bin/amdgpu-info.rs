@@ -30,13 +30,11 @@ struct DeviceInfo {
     compute_units: u32,
     wavefront: u32,
     clock_mhz: u32,
-    total: usize,
-    free: usize,
+    memory: amdgpu::MemoryInfo,
     pool: hip_pool::PoolStats,
 }
 
 fn device_info(device: Device) -> Result<DeviceInfo, Error> {
-    let (free, total) = device.mem_info()?;
     Ok(DeviceInfo {
         ordinal: device.ordinal(),
         name: device.name()?,
@@ -45,8 +43,7 @@ fn device_info(device: Device) -> Result<DeviceInfo, Error> {
         compute_units: device.compute_units()?,
         wavefront: device.wavefront_size()?,
         clock_mhz: device.clock_khz()? / 1000,
-        total,
-        free,
+        memory: device.memory()?,
         pool: amdgpu::pool::stats(device),
     })
 }
@@ -192,7 +189,7 @@ fn report(json: bool) -> Result<String, (String, String)> {
             .map(|i| {
                 format!(
                     "{{\"ordinal\":{},\"name\":{},\"architecture\":\"{}.{}\",\"target\":{},\"compute_units\":{},\"wavefront_size\":{},\
-                     \"clock_mhz\":{},\"total_memory\":{},\"free_memory\":{},\"pool\":{{\"allocated\":{},\"reserved\":{},\
+                     \"clock_mhz\":{},\"total_memory\":{},\"free_memory\":{},\"integrated\":{},\"usable_memory\":{},\"pool\":{{\"allocated\":{},\"reserved\":{},\
                      \"hits\":{},\"misses\":{}}}}}",
                     i.ordinal,
                     json_string(&i.name),
@@ -202,8 +199,10 @@ fn report(json: bool) -> Result<String, (String, String)> {
                     i.compute_units,
                     i.wavefront,
                     i.clock_mhz,
-                    i.total,
-                    i.free,
+                    i.memory.total,
+                    i.memory.free,
+                    i.memory.integrated,
+                    i.memory.usable(),
                     i.pool.allocated,
                     i.pool.reserved,
                     i.pool.hits,
@@ -225,7 +224,19 @@ fn report(json: bool) -> Result<String, (String, String)> {
             let _ = writeln!(out, "  target         {}", i.target);
             let _ = writeln!(out, "  compute units  {} (wavefront {})", i.compute_units, i.wavefront);
             let _ = writeln!(out, "  clock          {} MHz", i.clock_mhz);
-            let _ = writeln!(out, "  memory         {:.1} GiB free of {:.1} GiB", gib(i.free), gib(i.total));
+            let memory = &i.memory;
+            let _ = writeln!(out, "  memory         {:.1} GiB free of {:.1} GiB", gib(memory.free), gib(memory.total));
+            if memory.integrated {
+                let shared = match memory.host_shared {
+                    Some(gtt) => format!("{:.1} GiB of host memory mapped of {:.1} GiB", gib(gtt.used), gib(gtt.total)),
+                    None => "the host memory it maps unknown".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  APU            shares the host's memory: {shared}; {:.1} GiB usable",
+                    gib(memory.usable())
+                );
+            }
             let _ = writeln!(out, "  pool           {} allocated, {} reserved", i.pool.allocated, i.pool.reserved);
         }
     }

@@ -45,6 +45,25 @@ pub fn name(device: Device) -> Result<String> {
     Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
 }
 
+/// `hipDeviceGetPCIBusId`: `device`'s PCI address as the runtime writes
+/// it (`0000:03:00.0`: domain, bus, device, function).
+///
+/// # Errors
+/// HIP's status.
+#[doc(alias = "hipDeviceGetPCIBusId")]
+pub fn pci_bus_id(device: Device) -> Result<String> {
+    let api = api()?;
+    let mut buffer = [0 as c_char; 64];
+    check(
+        // SAFETY: the buffer holds 64 bytes, as we say.
+        unsafe { (api.hipDeviceGetPCIBusId)(buffer.as_mut_ptr(), 64, device.ordinal() as i32) },
+        "hipDeviceGetPCIBusId",
+    )?;
+    buffer[63] = 0;
+    // SAFETY: NUL-terminated: HIP wrote a string, and the last byte is NUL.
+    Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
+}
+
 /// `hipDeviceGetAttribute`: a raw attribute of `device` (by ordinal).
 ///
 /// # Errors

@@ -234,9 +234,11 @@ fn attribute(attr: hipDeviceAttribute_t, device: usize) -> Result<i32, hipError_
         // clr up to 6.0 (HIP 6's strictest minor) has no virtual memory on
         // Linux; 7 has it on every device.
         A::hipDeviceAttributeVirtualMemoryManagementSupported => i32::from(super::vmm::supported()),
+        // An APU: clr sets it (from the agent's unified memory) from 6.2;
+        // before, it was never set.
+        A::hipDeviceAttributeIntegrated => i32::from(sim().config.apu && sim().config.hip_major >= 7),
         // Not modelled: 0, "not supported".
-        A::hipDeviceAttributeIntegrated
-        | A::hipDeviceAttributeEccEnabled
+        A::hipDeviceAttributeEccEnabled
         | A::hipDeviceAttributeComputeMode
         | A::hipDeviceAttributeKernelExecTimeout
         | A::hipDeviceAttributeIsMultiGpuBoard

@@ -26,6 +26,12 @@ pub struct SimConfig {
     /// Whether compiled kernels are built with the shared-memory race
     /// check (`AMDGPU_SIM_RACECHECK`; off by default: it slows kernels).
     pub racecheck: bool,
+    /// Whether the devices are APUs, sharing the host's memory
+    /// (`AMDGPU_SIM_APU`; off by default): `hipDeviceAttributeIntegrated`
+    /// says so where clr does (HIP 7; clr sets it from 6.2, HIP 6 is
+    /// modelled by 6.0). Their memory (`AMDGPU_SIM_MEMORY`) stands for
+    /// what the kernel driver reports as the GPU's local memory.
+    pub apu: bool,
 }
 
 /// The AMD target a simulated device is like: its wavefront width and
@@ -79,6 +85,7 @@ impl Default for SimConfig {
             cores,
             watchdog: Some(DEFAULT_WATCHDOG),
             racecheck: false,
+            apu: false,
         }
     }
 }
@@ -94,8 +101,8 @@ pub const HIP_VERSIONS: [u32; 3] = [5, 6, 7];
 impl SimConfig {
     /// Read `AMDGPU_SIM_DEVICES`, `AMDGPU_SIM_MEMORY`,
     /// `AMDGPU_SIM_HIP_VERSION`, `AMDGPU_SIM_TARGETS`, `AMDGPU_SIM_CORES`,
-    /// `AMDGPU_SIM_WATCHDOG` and `AMDGPU_SIM_RACECHECK`; unset means
-    /// default.
+    /// `AMDGPU_SIM_WATCHDOG`, `AMDGPU_SIM_RACECHECK` and `AMDGPU_SIM_APU`;
+    /// unset means default.
     pub fn from_env() -> Result<SimConfig, BackendError> {
         let mut config = SimConfig::default();
         if let Ok(value) = std::env::var("AMDGPU_SIM_DEVICES") {
@@ -119,7 +126,10 @@ impl SimConfig {
             config.watchdog = parse_watchdog(&value)?;
         }
         if let Ok(value) = std::env::var("AMDGPU_SIM_RACECHECK") {
-            config.racecheck = parse_racecheck(&value)?;
+            config.racecheck = parse_switch("AMDGPU_SIM_RACECHECK", &value)?;
+        }
+        if let Ok(value) = std::env::var("AMDGPU_SIM_APU") {
+            config.apu = parse_switch("AMDGPU_SIM_APU", &value)?;
         }
         Ok(config)
     }
@@ -192,13 +202,13 @@ pub fn parse_watchdog(value: &str) -> Result<Option<std::time::Duration>, Backen
     }
 }
 
-/// Parse `AMDGPU_SIM_RACECHECK`: `on` (or `1`) builds compiled kernels
-/// with the shared-memory race check, `off` (or `0`) without.
-pub fn parse_racecheck(value: &str) -> Result<bool, BackendError> {
+/// Parse a switch (`AMDGPU_SIM_RACECHECK`, `AMDGPU_SIM_APU`): `on` (or
+/// `1`) or `off` (or `0`).
+pub fn parse_switch(variable: &str, value: &str) -> Result<bool, BackendError> {
     match value.trim() {
         "on" | "1" => Ok(true),
         "off" | "0" => Ok(false),
-        _ => Err(invalid("AMDGPU_SIM_RACECHECK", value, "expected `on` or `off`".into())),
+        _ => Err(invalid(variable, value, "expected `on` or `off`".into())),
     }
 }
 
@@ -280,11 +290,11 @@ mod tests {
     }
 
     #[test]
-    fn the_race_check_is_on_or_off() {
-        assert!(parse_racecheck(" on").unwrap());
-        assert!(!parse_racecheck("0").unwrap());
-        let refused = parse_racecheck("yes").unwrap_err().to_string();
-        assert!(refused.contains("AMDGPU_SIM_RACECHECK") && refused.contains("`on` or `off`"), "{refused}");
+    fn switches_are_on_or_off() {
+        assert!(parse_switch("AMDGPU_SIM_RACECHECK", " on").unwrap());
+        assert!(!parse_switch("AMDGPU_SIM_APU", "0").unwrap());
+        let refused = parse_switch("AMDGPU_SIM_APU", "yes").unwrap_err().to_string();
+        assert!(refused.contains("AMDGPU_SIM_APU") && refused.contains("`on` or `off`"), "{refused}");
     }
 
     #[test]
