@@ -10,17 +10,17 @@
 //!   synchronize. The exporter keeps its buffer and uses it as before.
 //! - **Lifetime across processes.** Importers join the share's ledger (a
 //!   slot of a file in shared memory, changed with atomic operations only)
-//!   before they open the memory and leave after they close it. A shared buffer is *held* (as a graph holds a buffer
-//!   it uses): when it drops, its block goes back to the pool only once
-//!   the ledger closes with no living importer. Until then the block (and
+//!   before they open the memory and leave after they close it. A shared
+//!   buffer is *held* (as a graph holds a buffer it uses): when it drops,
+//!   its block goes back to the pool only once the ledger closes with no
+//!   living importer. Until then the block (and
 //!   so its segment: the pool never reclaims a segment with a live block)
 //!   is kept, and retried at every [`share`], [`collect`], `reclaim` and
-//!   idle cleanup. An importer that dies leaves an entry of a process that
+//!   idle cleanup. An importer that dies leaves a count of a process that
 //!   is gone, which does not count: its memory is not kept forever.
 //! - **The opened buffer** ([`open`]) is foreign memory on the opener's
 //!   stream: used like any buffer; dropped, it waits for its uses, closes
 //!   HIP's handle and leaves the ledger.
-//!
 //! - **What it costs.** The IPC events are made once and used again, on
 //!   both sides; the ledger files stay mapped. A share and an open add a
 //!   few atomic operations, an event recording and a stream's wait to the
