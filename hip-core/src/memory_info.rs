@@ -1,24 +1,24 @@
 //! [`MemoryInfo`]: what a device's memory holds, and on an APU, how much of
 //! the host's memory the GPU can use as well.
-//!
-//! On an APU (MI300A, Ryzen and Strix Halo APUs) HIP's figures are what
-//! the kernel driver calls the GPU's local memory: the carve-out the BIOS
-//! sets aside, or, from Linux 6.10 with a carve-out smaller than the GTT,
-//! the GTT's limit. With a small carve-out on an older kernel, `hipMemGetInfo`
-//! says 512 MiB on a machine whose GPU reaches tens of GiB of host memory
-//! through host-pinned and managed allocations (the GTT), at the speed of
-//! its own. [`MemoryInfo::usable`] counts that.
 
 use std::path::Path;
 
 /// A device's memory ([`Device::memory`](crate::Device::memory)).
+///
+/// On an APU (MI300A, Ryzen and Strix Halo APUs) HIP's figures are what
+/// the kernel driver calls the GPU's local memory: the carve-out the BIOS
+/// sets aside, or, from Linux 6.10 with a carve-out smaller than the GTT,
+/// the GTT's limit. With a small carve-out on an older kernel,
+/// `hipMemGetInfo` says 512 MiB on a machine whose GPU reaches tens of GiB
+/// of host memory through host-pinned and managed allocations (the GTT),
+/// as fast as its own. [`MemoryInfo::usable`] counts that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MemoryInfo {
     /// Bytes free for device allocations (`hipMemGetInfo`).
     pub free: usize,
     /// The device's memory (`hipMemGetInfo`); on an APU, the local memory
-    /// the kernel driver reports (see the [module](self)).
+    /// the kernel driver reports (see above).
     pub total: usize,
     /// Whether the device is an APU, sharing the host's memory
     /// (`hipDeviceAttributeIntegrated`). HIP sets it from 6.2 (0 on an APU
