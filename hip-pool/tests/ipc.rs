@@ -223,7 +223,9 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
     std::io::Read::read_to_string(&mut from, &mut rest).unwrap();
     assert!(child.wait().unwrap().success(), "the other process failed:\n{rest}");
     if on_sim {
-        assert_eq!(creates() - before, 1, "the first share's event, recorded by the three after it");
+        // One event for the four shares: made by the first, or by an
+        // earlier test's share and given back.
+        assert!(creates() - before <= 1, "{} events made for four shares", creates() - before);
         assert!(rest.contains("events opened: 1"), "opened once by the other process: {rest}");
     }
 }
