@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use hip_sys::shared::ipc::{process_alive, sweep_orphans_once};
 use hip_sys::sync::MutexExt;
 
-use super::mapping::Mapping;
+use hip_sys::shared::shared_file::SharedFile;
 
 /// The start of every ledger file's name.
 pub(crate) const PREFIX: &str = "amdgpu-ipc-";
@@ -49,6 +49,8 @@ const SLOT: usize = 1 + CELLS;
 /// The slots of one file (512 KiB; a page of the file holds eight, and
 /// only the pages of slots used take memory).
 const SLOTS: usize = 1024;
+/// A file's bytes.
+const FILE: usize = SLOTS * SLOT * 8;
 
 /// A slot's phases, in the state word's low two bits under its generation.
 const FREE: u64 = 0;
@@ -75,14 +77,14 @@ pub(crate) struct Place {
 }
 
 /// The slot `slot` of `file`'s mapping.
-fn slot_of(file: &Mapping, slot: u32) -> Option<&[AtomicU64]> {
+fn slot_of(file: &SharedFile, slot: u32) -> Option<&[AtomicU64]> {
     let slot = usize::try_from(slot).ok().filter(|s| *s < SLOTS)?;
     file.words(slot * SLOT, SLOT)
 }
 
 /// This process's ledger files and their free slots.
 struct Files {
-    files: Vec<Arc<Mapping>>,
+    files: Vec<Arc<SharedFile>>,
     /// (file, slot) pairs free to take, the latest freed last.
     free: Vec<(usize, u32)>,
 }
@@ -92,7 +94,7 @@ static FILES: Mutex<Files> = Mutex::new(Files { files: Vec::new(), free: Vec::ne
 /// An exporter's ledger: one slot of one of its files.
 #[derive(Debug)]
 pub(crate) struct Ledger {
-    file: Arc<Mapping>,
+    file: Arc<SharedFile>,
     index: usize,
     slot: u32,
     generation: u64,
@@ -108,7 +110,7 @@ impl Ledger {
             None => {
                 sweep_orphans_once(PREFIX);
                 let index = files.files.len();
-                let file = Mapping::create(&format!("{PREFIX}{}-{index}", std::process::id()), SLOTS * SLOT)?;
+                let file = SharedFile::create(&format!("{PREFIX}{}-{index}", std::process::id()), FILE)?;
                 files.files.push(Arc::new(file));
                 // Slot 0 is taken now; the others are free, lowest first.
                 files.free.extend((1..SLOTS as u32).rev().map(|s| (index, s)));
@@ -191,18 +193,18 @@ fn live_cells(slot: &[AtomicU64]) -> usize {
 
 /// The ledger files of other processes this one has mapped, kept for the
 /// next open of their shares.
-static MAPPED: Mutex<Option<HashMap<String, Arc<Mapping>>>> = Mutex::new(None);
+static MAPPED: Mutex<Option<HashMap<String, Arc<SharedFile>>>> = Mutex::new(None);
 
 /// `name`'s mapping, mapped at its first open. A new one forgets the
 /// files of exporters that have exited and that no open uses.
-fn mapped(name: &str) -> io::Result<Arc<Mapping>> {
+fn mapped(name: &str) -> io::Result<Arc<SharedFile>> {
     let mut mapped = MAPPED.lock_unpoisoned();
     let mapped = mapped.get_or_insert_with(HashMap::new);
     if let Some(file) = mapped.get(name) {
         return Ok(Arc::clone(file));
     }
     mapped.retain(|name, file| Arc::strong_count(file) > 1 || exporter(name).is_some_and(process_alive));
-    let file = Arc::new(Mapping::open(name, SLOTS * SLOT)?);
+    let file = Arc::new(SharedFile::open(name, FILE)?);
     mapped.insert(name.to_owned(), Arc::clone(&file));
     Ok(file)
 }
@@ -215,7 +217,7 @@ fn exporter(name: &str) -> Option<u32> {
 /// An importer's count in a ledger, taken back when it drops.
 #[derive(Debug)]
 pub(crate) struct Entry {
-    file: Arc<Mapping>,
+    file: Arc<SharedFile>,
     slot: u32,
     cell: usize,
 }
@@ -293,8 +295,8 @@ mod tests {
     use super::*;
 
     /// The same slot as another process sees it, by another mapping.
-    fn foreign(place: &Place) -> Arc<Mapping> {
-        Arc::new(Mapping::open(&place.file, SLOTS * SLOT).unwrap())
+    fn foreign(place: &Place) -> Arc<SharedFile> {
+        Arc::new(SharedFile::open(&place.file, FILE).unwrap())
     }
 
     #[test]

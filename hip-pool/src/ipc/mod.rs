@@ -34,7 +34,6 @@
 mod events;
 mod handle;
 mod ledger;
-mod mapping;
 
 pub use handle::IpcHandle;
 

@@ -13,7 +13,7 @@ use crate::machine::handles::new_handle;
 use crate::machine::ipc::{self, EventPage, Handle};
 use crate::machine::memory::Bytes;
 use crate::machine::peers;
-use crate::machine::shared::SharedFile;
+use crate::machine::shared;
 use crate::machine::sim;
 use crate::machine::thread::current_device;
 use crate::machine::violations;
@@ -62,7 +62,7 @@ pub(crate) unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_
             Some(file) => file,
             None => {
                 let file =
-                    Arc::new(SharedFile::create("mem", allocation.size).map_err(|_| hipError_t::hipErrorOutOfMemory)?);
+                    Arc::new(shared::create("mem", allocation.size).map_err(|_| hipError_t::hipErrorOutOfMemory)?);
                 let mut data = crate::machine::lock::lock(&allocation.data);
                 // SAFETY: the file maps `size` bytes, the allocation's.
                 unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), file.ptr(), allocation.size) };
@@ -121,8 +121,8 @@ pub(crate) unsafe extern "C" fn hipIpcOpenMemHandle(
         let base = match ipc::reopen(&exported.name) {
             Some(base) => base,
             None => {
-                let file =
-                    SharedFile::open(&exported.name, size).map_err(|_| hipError_t::hipErrorInvalidDevicePointer)?;
+                let file = shared::SharedFile::open(&exported.name, size)
+                    .map_err(|_| hipError_t::hipErrorInvalidDevicePointer)?;
                 let allocation = d.memory.adopt(size, Bytes::Shared(Arc::new(file), size))?;
                 ipc::note_open(&exported.name, allocation.base, device);
                 allocation.base

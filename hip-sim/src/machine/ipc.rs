@@ -22,7 +22,7 @@
 //! The race detector sees each process's own accesses only.
 
 use super::lock::lock;
-use super::shared::SharedFile;
+use super::shared::{self, SharedFile};
 use crate::bindings::hip::hipError_t;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -167,7 +167,7 @@ const PAGE: usize = 24;
 impl EventPage {
     /// A new page, its counters at `recorded` and `completed`.
     pub fn create(recorded: u64, completed: u64) -> std::io::Result<EventPage> {
-        let page = EventPage { file: SharedFile::create("event", PAGE)? };
+        let page = EventPage { file: shared::create("event", PAGE)? };
         page.word(0).store(u64::from(this_process()), Ordering::SeqCst);
         page.word(1).store(recorded, Ordering::SeqCst);
         page.word(2).store(completed, Ordering::SeqCst);
