@@ -88,7 +88,7 @@ fn memory_summarizes_a_history_and_names_a_bad_line() {
 
 #[test]
 fn an_apu_is_reported_as_one() {
-    let out = info(&[], &[("AMDGPU_SIM_APU", "on")]);
+    let out = info(&[], &[("AMDGPU_SIM_APU", "on"), ("AMDGPU_SIM_HIP_VERSION", "7")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     // The simulator has no driver files: the GTT is unknown there.
