@@ -51,10 +51,11 @@
 //! - [`stats(device)`](stats()): current and peak allocated and reserved
 //!   bytes, hits, misses, driver calls, retries, OOMs.
 //! - [`ipc`]: a buffer shared with other processes ([`ipc::share`],
-//!   [`ipc::open`]): its segment's HIP handle and its place in it, an
-//!   event the opener waits for on the GPU, and a ledger of the processes
-//!   that have it open, so its block is never given back under one of
-//!   them (nor kept forever for one that died).
+//!   [`ipc::open`]): its segment's HIP handle (an expandable pool's
+//!   chunks, by descriptor) and its place in it, an event the opener
+//!   waits for on the GPU, and a ledger of the processes that have it
+//!   open, so its block is never given back under one of them (nor kept
+//!   forever for one that died).
 //! - [`history`]: when asked for, every block handed out and given back
 //!   (with what it still waits for), every segment and every step of the
 //!   out-of-memory ladder, drawn as memory over time

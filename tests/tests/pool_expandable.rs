@@ -3,7 +3,7 @@
 //! workload that runs the cached strategy out of memory under a limit fits;
 //! a reclaim unmaps every free chunk and gives the addresses back; a graph
 //! keeps the pages it uses mapped; peers reach the memory; buffers of
-//! the strategy cannot be shared with other processes and say why.
+//! the strategy are shared with other processes, chunk by chunk.
 //!
 //! Where the runtime has no virtual memory (the simulator as HIP 5 or 6),
 //! the pool refuses the strategy with an error naming the reason, and the
@@ -183,12 +183,52 @@ fn a_peer_reads_the_memory_through_the_access_the_pool_set() {
     assert!(read(&buffer).iter().all(|&b| b == 7));
 }
 
+/// A raw fill of `len` bytes at `ptr` on `stream`.
+///
+/// # Safety
+/// `len` bytes of live device memory of `stream`'s device at `ptr`.
+unsafe fn raw_fill(ptr: *mut std::ffi::c_void, byte: u8, len: usize, stream: &Stream) {
+    // SAFETY: the caller's promise.
+    unsafe { hip_core::raw::mem::fill_async(stream.device(), ptr, byte, len, stream.as_raw()) }.unwrap();
+}
+
+/// The other process of the test below.
+const OPENER: &str = "POOL_EXPANDABLE_OPENER";
+
 #[test]
-fn a_buffer_of_the_strategy_is_not_shared_with_other_processes() {
-    let Some((_x, pool, stream)) = setup() else { return };
-    let buffer = pool.alloc(4096, &stream).unwrap();
-    match hip_pool::ipc::share(&buffer) {
-        Err(PoolError::Ipc(why)) => assert!(why.contains("expandable"), "{why}"),
-        other => panic!("shared: {:?}", other.map(|h| h.len())),
+fn a_buffer_of_the_strategy_is_shared_with_another_process_chunk_by_chunk() {
+    let test = "a_buffer_of_the_strategy_is_shared_with_another_process_chunk_by_chunk";
+    if let Ok(handle) = std::env::var(OPENER) {
+        let bytes: Vec<u8> =
+            (0..handle.len() / 2).map(|i| u8::from_str_radix(&handle[2 * i..2 * i + 2], 16).unwrap()).collect();
+        let handle = hip_pool::ipc::IpcHandle::from_bytes(&bytes).unwrap();
+        let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+        let opened = hip_pool::ipc::open(&handle, &stream).unwrap();
+        // Ordered after the exporter's queued fills by the handle's event;
+        // the chunks in their order.
+        let bytes = read(&opened);
+        assert!(bytes[..5 * MIB].iter().all(|&b| b == 7), "the exporter's bytes in the first chunk");
+        assert!(bytes[5 * MIB..].iter().all(|&b| b == 8), "the exporter's bytes in the second chunk");
+        fill(&opened, 9, &stream).unwrap();
+        stream.synchronize().unwrap();
+        return;
     }
+    let Some((_x, pool, stream)) = setup() else { return };
+    // Past the first 20 MiB chunk: the buffer lies across two.
+    let _before = pool.alloc(15 * MIB, &stream).unwrap();
+    let buffer = pool.alloc(10 * MIB, &stream).unwrap();
+    fill(&buffer, 7, &stream).unwrap();
+    // The part in the second chunk (from 20 MiB of the segment) told apart.
+    let second = buffer.as_ptr().cast::<u8>().wrapping_add(5 * MIB);
+    // SAFETY: the buffer's last 5 MiB, alive past the fill; queued after the
+    // first fill on the buffer's own stream.
+    unsafe { raw_fill(second.cast(), 8, 5 * MIB, &stream) };
+    let handle = hip_pool::ipc::share(&buffer).unwrap();
+    let hex: String = handle.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let backend = hip_sys::backend().to_string();
+    common::rerun_this_test(test, &[(OPENER, hex.as_ref()), ("AMDGPU_BACKEND", backend.as_ref())]);
+    stream.synchronize().unwrap();
+    assert!(read(&buffer).iter().all(|&b| b == 9), "the other process's write, in the same memory");
+    drop(buffer);
+    assert_eq!(hip_pool::ipc::collect(), 0, "closed by the other process: the block went back");
 }

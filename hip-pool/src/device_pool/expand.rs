@@ -13,7 +13,7 @@ use crate::driver::{virtual_memory, Driver};
 use crate::error::Result;
 use crate::history::{self, MemoryEventKind};
 use crate::strategy::cached;
-use crate::strategy::expandable::{self, Segment};
+use crate::strategy::expandable::{self, Chunks, Segment};
 use hip_core::Stream;
 use hip_sys::sync::MutexExt;
 
@@ -114,6 +114,13 @@ impl DevicePool {
             rounds += 1;
         }
         Attempt::OutOfMemory
+    }
+
+    /// The chunks under a block of the expandable backing, for another
+    /// process to map (`ipc`): `None` for memory of no segment (grown by
+    /// `hipMalloc` during a capture).
+    pub(crate) fn chunks_under(&self, ptr: usize, len: usize) -> Option<Chunks> {
+        self.lock().segments.chunks_under(ptr, len)
     }
 
     /// The expandable backing's reclaim, after the device's synchronize

@@ -36,10 +36,11 @@ pub(crate) unsafe fn free_reservation(device: Device, base: usize, size: usize) 
 }
 
 /// Map `count` chunks of `chunk` bytes at `at`, one after another, each a
-/// physical allocation of its own on `device`, and give `devices` (the
+/// physical allocation of its own on `device` that another process can
+/// map too (by descriptor: `ipc` shares them), and give `devices` (the
 /// device first, then its peers) read-write access to them; the chunks'
 /// handles, in address order. All or nothing: a failure unmaps and
-/// releases what it had mapped. Out of memory is the pool's to handle.
+/// releases what it had made. Out of memory is the pool's to handle.
 ///
 /// # Safety
 /// `at..at + count * chunk` lies in a live reservation of `device` with
@@ -53,32 +54,76 @@ pub(crate) unsafe fn map(
     devices: &[Device],
 ) -> Driver<Vec<usize>> {
     let mut handles = Vec::with_capacity(count);
-    let mapped = hip_core::capture::relaxed(|| {
-        for i in 0..count {
-            let handle = vmm::create(device, chunk, false)?;
+    let created = hip_core::capture::relaxed(|| {
+        for _ in 0..count {
+            handles.push(vmm::create(device, chunk, true)? as usize);
+        }
+        Ok(())
+    })
+    .and_then(|result| result)
+    // SAFETY: the caller's promise, and the handles just made.
+    .and_then(|()| unsafe { map_handles(device, at, chunk, &handles, devices) });
+    match created {
+        Ok(()) => Driver::Ok(handles),
+        Err(error) => {
+            // SAFETY: the handles this call made; `map_handles` unmapped
+            // what it had mapped of them.
+            unsafe { release(device, &handles) };
+            Driver::of(Err(error))
+        }
+    }
+}
+
+/// Map `handles` (physical allocations of `chunk` bytes each, of this
+/// process or imported from another) at `at`, one after another, and give
+/// `devices` read-write access to them. All or nothing: a failure unmaps
+/// what it mapped; the handles stay the caller's.
+///
+/// # Safety
+/// `at..at + handles.len() * chunk` lies in a live reservation of
+/// `device` with nothing mapped there, `chunk` is a multiple of the
+/// allocation granularity, the handles are live, and no other thread maps
+/// there meanwhile.
+pub(crate) unsafe fn map_handles(
+    device: Device,
+    at: usize,
+    chunk: usize,
+    handles: &[usize],
+    devices: &[Device],
+) -> Result<(), HipError> {
+    let mut mapped = 0;
+    let done = hip_core::capture::relaxed(|| {
+        for &handle in handles {
             // SAFETY: the caller's promise: this chunk of the reservation
             // has nothing mapped; the handle is live.
-            if let Err(error) = unsafe { vmm::map(device, ptr(at + i * chunk), chunk, handle) } {
-                // SAFETY: the handle was just made and is mapped nowhere.
-                unsafe { vmm::release(device, handle) }.ok();
-                return Err(error);
-            }
-            handles.push(handle as usize);
+            unsafe { vmm::map(device, ptr(at + mapped * chunk), chunk, handle as hipMemGenericAllocationHandle_t) }?;
+            mapped += 1;
         }
         let access: Vec<(Device, Access)> = devices.iter().map(|d| (*d, Access::ReadWrite)).collect();
         // SAFETY: the range is mapped, chunk after chunk, by the loop above.
-        unsafe { vmm::set_access(device, ptr(at), count * chunk, &access) }
+        unsafe { vmm::set_access(device, ptr(at), handles.len() * chunk, &access) }
     })
     .and_then(|result| result);
-    match mapped {
-        Ok(()) => Driver::Ok(handles),
-        Err(error) => {
-            // SAFETY: the chunks this call mapped, each unmapped and
-            // released once; nothing used them yet.
-            if let Err((undo, _)) = unsafe { unmap(device, at, chunk, &handles) } {
-                log::error!("pool of {device}: undoing a failed mapping at {at:#x}: {undo}");
+    if done.is_err() {
+        for i in 0..mapped {
+            // SAFETY: a chunk this call mapped, unmapped once; nothing used it.
+            if let Err(undo) = unsafe { vmm::unmap(device, ptr(at + i * chunk), chunk) } {
+                log::error!("pool of {device}: undoing a failed mapping at {:#x}: {undo}", at + i * chunk);
             }
-            Driver::of(Err(error))
+        }
+    }
+    done
+}
+
+/// Release physical allocations mapped nowhere.
+///
+/// # Safety
+/// The handles are live, the caller's, mapped nowhere, and released once.
+pub(crate) unsafe fn release(device: Device, handles: &[usize]) {
+    for &handle in handles {
+        // SAFETY: the caller's promise.
+        if let Err(error) = unsafe { vmm::release(device, handle as hipMemGenericAllocationHandle_t) } {
+            log::error!("pool of {device}: releasing a chunk never mapped: {error}");
         }
     }
 }

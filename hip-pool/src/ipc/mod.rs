@@ -3,7 +3,8 @@
 //! - [`share`] gives a buffer's [`IpcHandle`], which another process
 //!   opens with [`open`] as a buffer over the same memory. The handle
 //!   carries HIP's memory handle of the pool's segment and the buffer's
-//!   place in it (as PyTorch shares a block of its caching allocator),
+//!   place in it (as PyTorch shares a block of its caching allocator; an
+//!   expandable pool's chunks go by descriptor, see `chunks`),
 //!   and HIP's handle of an event recorded after the buffer's queued
 //!   work: the opener's stream waits for that event on the GPU, so the
 //!   exporter's writes come before the opener's reads without a host
@@ -31,11 +32,13 @@
 //! `ipc_handle`, `open_ipc`), as on a GPU: the simulator's race detector
 //! sees each process's accesses, not the other's.
 
+mod chunks;
 mod events;
 mod handle;
 mod ledger;
 
 pub use handle::IpcHandle;
+use handle::Memory;
 
 use crate::error::{PoolError, Result};
 use crate::pool::{Access, Buffer};
@@ -56,6 +59,8 @@ struct Share {
     holder: u64,
     ledger: Ledger,
     event: events::SharedEvent,
+    /// For a buffer of the expandable strategy, its chunks' descriptors.
+    _chunks: Option<chunks::Exported>,
 }
 
 /// Every share not finished yet.
@@ -76,10 +81,11 @@ fn next_holder() -> u64 {
 ///
 /// # Errors
 /// [`PoolError::Ipc`] for an empty buffer, memory another library owns
-/// (imported memory cannot be shared again) or a buffer of the
-/// [`Strategy::Expandable`](crate::Strategy::Expandable) strategy; HIP's status where the
-/// memory cannot be shared (`hipErrorInvalidValue` for the `async`
-/// strategy's stream-ordered memory); the ledger's creation failing.
+/// (imported memory cannot be shared again), or a buffer of the
+/// [`Strategy::Expandable`](crate::Strategy::Expandable) strategy over
+/// more than 64 chunks; HIP's status where the memory cannot be shared
+/// (`hipErrorInvalidValue` for the `async` strategy's stream-ordered
+/// memory); the ledger's creation failing.
 ///
 /// # Examples
 /// ```
@@ -97,27 +103,31 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
             "an empty buffer, or memory another library owns, cannot be shared: share a buffer of the pool".to_owned(),
         ));
     }
-    if buffer.is_mapped() {
-        return Err(PoolError::Ipc(
-            "a buffer of the expandable strategy is mapped virtual memory, which hipIpcGetMemHandle cannot \
-             share, and exporting its chunks is not supported: allocate buffers to share from a cached pool"
-                .to_owned(),
-        ));
-    }
     let (device, stream) = (buffer.device(), buffer.stream().clone());
     let ptr = buffer.as_ptr();
-    let (base, _) = raw::mem::address_range(device, ptr)?;
-    // SAFETY: the buffer's device memory.
-    let memory = unsafe { raw::ipc::memory_handle(device, ptr) }?;
+    let (memory, offset, exported) = match buffer.mapped_chunks() {
+        Some(chunks) => {
+            let (exported, descriptors) = chunks::export(device, &chunks)?;
+            let started = chunks::this_process_started();
+            let memory = Memory::Chunks { chunk: chunks.chunk as u64, started, descriptors };
+            (memory, ptr as usize - chunks.at, Some(exported))
+        }
+        None => {
+            let (base, _) = raw::mem::address_range(device, ptr)?;
+            // SAFETY: the buffer's device memory.
+            let memory = unsafe { raw::ipc::memory_handle(device, ptr) }?;
+            (Memory::Allocation(memory.reserved.map(|c| c as u8)), ptr as usize - base as usize, None)
+        }
+    };
     // Its uses on other streams first, then the event the opener waits for.
     buffer.prepare(&stream, Access::Write)?;
     let event = events::SharedEvent::take(device)?;
     event.event.record(&stream)?;
     let ledger = Ledger::create().map_err(|e| PoolError::Ipc(format!("cannot make the share's ledger: {e}")))?;
     let handle = IpcHandle {
-        memory: memory.reserved.map(|c| c as u8),
+        memory,
         event: event.handle.0,
-        offset: (ptr as usize - base as usize) as u64,
+        offset: offset as u64,
         len: buffer.len() as u64,
         device: u32::try_from(device.ordinal()).unwrap_or(u32::MAX),
         pid: std::process::id(),
@@ -125,7 +135,7 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     };
     let holder = next_holder();
     let list = buffer.hold_for(holder);
-    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, event });
+    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, event, _chunks: exported });
     Ok(handle)
 }
 
@@ -165,9 +175,11 @@ pub fn collect() -> usize {
 ///
 /// # Errors
 /// [`PoolError::Ipc`] when the exporter has already given the memory back
-/// (its ledger closed) or the handle's place does not fit the allocation
-/// it names; HIP's status of opening the memory or the event
-/// (`hipErrorInvalidContext` for a handle of this process).
+/// (its ledger closed), the handle's place does not fit the allocation
+/// it names, or, for an expandable pool's buffer, its chunks' descriptors
+/// cannot be taken from the exporting process (it exited, or this
+/// process may not trace it); HIP's status of opening the memory or the
+/// event (`hipErrorInvalidContext` for a handle of this process).
 ///
 /// # Examples
 /// A handle of this very process cannot be opened here:
@@ -196,22 +208,34 @@ pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
             PoolError::Ipc(format!("the exporting process no longer shares this buffer ({e}): ask it for a new handle"))
         }
     })?;
-    let raw_memory =
-        hip_sys::bindings::hip::hipIpcMemHandle_t { reserved: handle.memory.map(|b| b as std::ffi::c_char) };
+    let (Ok(offset), Ok(len)) = (usize::try_from(handle.offset), usize::try_from(handle.len)) else {
+        return Err(PoolError::Ipc("the handle's place does not fit this machine's addresses".to_owned()));
+    };
+    let buffer = match &handle.memory {
+        Memory::Allocation(memory) => open_allocation(memory, (offset, len), stream, entry)?,
+        Memory::Chunks { chunk, started, descriptors } => {
+            chunks::open(handle.pid, *started, *chunk, descriptors, (offset, len), stream, entry)?
+        }
+    };
+    let event = events::open(handle.pid, device, &hip_core::IpcEventHandle(handle.event))?;
+    stream.wait(&event)?;
+    Ok(buffer)
+}
+
+/// Open the allocation of HIP's IPC handle `memory` on `stream`'s
+/// device: the buffer of `len` bytes at `offset` of it, which closes it and
+/// leaves `entry` when it drops.
+fn open_allocation(memory: &[u8; 64], (offset, len): (usize, usize), stream: &Stream, entry: Entry) -> Result<Buffer> {
+    let device = stream.device();
+    let raw_memory = hip_sys::bindings::hip::hipIpcMemHandle_t { reserved: memory.map(|b| b as std::ffi::c_char) };
     let base = raw::ipc::open_memory(device, raw_memory)?;
     let opened = Opened { device, base: base as usize, _entry: entry };
     let (_, size) = raw::mem::address_range(device, base)?;
-    let (offset, len) = (usize::try_from(handle.offset), usize::try_from(handle.len));
-    let (Ok(offset), Ok(len)) = (offset, len) else {
-        return Err(PoolError::Ipc("the handle's place does not fit this machine's addresses".to_owned()));
-    };
     if offset.checked_add(len).is_none_or(|end| end > size) || len == 0 {
         return Err(PoolError::Ipc(format!(
             "the handle names {len} bytes at offset {offset} of an allocation of {size}: it is corrupt"
         )));
     }
-    let event = events::open(handle.pid, device, &hip_core::IpcEventHandle(handle.event))?;
-    stream.wait(&event)?;
     let ptr = base.cast::<u8>().wrapping_add(offset).cast::<c_void>();
     // SAFETY: `len` bytes at `offset` of the opened allocation (checked
     // against its size), device memory of `stream`'s device, open until

@@ -121,6 +121,13 @@ impl Buffer {
             && self.record.pool.is_some_and(|pool| matches!(pool.core.backing, Backing::Expandable(_)))
     }
 
+    /// The chunks of an expandable pool's segment under this buffer, or
+    /// `None` for memory of any other kind.
+    pub(crate) fn mapped_chunks(&self) -> Option<crate::strategy::expandable::Chunks> {
+        let pool = self.record.pool.filter(|_| self.is_mapped())?;
+        pool.core.chunks_under(self.record.ptr, self.record.len)
+    }
+
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
         Buffer::from_record(Record::new(0, None, 0, 0, stream.clone()))

@@ -84,6 +84,15 @@ pub struct Unmapped {
     pub handles: Vec<usize>,
 }
 
+/// The chunks under a range of a segment: `handles` of the chunks one
+/// after another from address `at`, each `chunk` bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunks {
+    pub at: usize,
+    pub chunk: usize,
+    pub handles: Vec<usize>,
+}
+
 /// Every segment of one device.
 #[derive(Default)]
 pub struct Segments {
@@ -128,6 +137,22 @@ impl Segments {
                 segment.mapped.insert(at - base + i * segment.chunk, handle);
             }
         }
+    }
+
+    /// The chunks under `ptr..ptr + len`: `None` unless the range lies in
+    /// one segment and every chunk under it is mapped.
+    pub fn chunks_under(&self, ptr: usize, len: usize) -> Option<Chunks> {
+        let (&base, segment) = self.segments.range(..=ptr).next_back()?;
+        let end = ptr.checked_add(len)?;
+        if len == 0 || end > base + segment.size {
+            return None;
+        }
+        let chunk = segment.chunk;
+        let first = (ptr - base) / chunk * chunk;
+        let last = (end - base).next_multiple_of(chunk);
+        let handles: Option<Vec<usize>> =
+            (first..last).step_by(chunk).map(|offset| segment.mapped.get(&offset).copied()).collect();
+        Some(Chunks { at: base + first, chunk, handles: handles? })
     }
 
     /// Take the whole chunks inside every free block of every segment out
@@ -262,6 +287,21 @@ mod tests {
         let runs = segments.take_free_chunks(&mut cache, &one);
         assert_eq!(runs.len(), 1, "merged after the synchronize, the chunk is whole and free");
         assert!(cache.free_in(BASE, BASE + 20 * MIB).is_empty());
+    }
+
+    #[test]
+    fn the_chunks_under_a_range_are_those_it_touches_if_all_are_mapped() {
+        let stream = Stream::null(Device::new(0).unwrap());
+        let mut segments = segment_of(&stream);
+        segments.mapped(BASE, BASE, &[11, 12, 13]);
+        let chunk = 20 * MIB;
+        let under = segments.chunks_under(BASE + chunk - 1, 2).unwrap();
+        assert_eq!(under, Chunks { at: BASE, chunk, handles: vec![11, 12] });
+        let whole = segments.chunks_under(BASE + chunk, chunk).unwrap();
+        assert_eq!(whole.handles, [12]);
+        assert_eq!(segments.chunks_under(BASE + 2 * chunk, chunk + 1), None, "a chunk past the mapped ones");
+        assert_eq!(segments.chunks_under(BASE - 1, 2), None, "before the segment");
+        assert_eq!(segments.chunks_under(BASE, 0), None);
     }
 
     #[test]
