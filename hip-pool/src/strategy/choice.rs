@@ -31,7 +31,11 @@ pub enum Strategy {
     /// says so where it is missing), and growing maps memory, which on
     /// ROCm waits for the device's null stream. While a stream capture is
     /// underway (a null-stream operation would break it) it grows by
-    /// `hipMalloc` segments as `cached` does, given back on reclaim.
+    /// `hipMalloc` segments as `cached` does, given back on reclaim. Its
+    /// buffers are shared with other processes chunk by chunk
+    /// ([`ipc::share`](crate::ipc::share): by file descriptor, which the
+    /// opener takes from the exporting process with `pidfd_getfd`, so it
+    /// needs the right to trace it).
     ///
     /// [`Pool::new`]: crate::Pool::new
     Expandable,
