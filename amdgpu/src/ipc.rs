@@ -29,7 +29,7 @@ use crate::{DeviceArray, DeviceCopy, Error, Result};
 use hip_core::Stream;
 
 pub use hip_core::IpcEventHandle;
-pub use hip_pool::ipc::{collect, IpcHandle};
+pub use hip_pool::ipc::{allow_openers, collect, IpcHandle};
 
 impl<T: DeviceCopy> DeviceArray<T> {
     /// The handle another process opens this array by

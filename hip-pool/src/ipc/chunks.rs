@@ -74,6 +74,30 @@ fn started(pid: u32) -> Option<u64> {
     stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// Let other processes of this user open this process's shares of
+/// expandable-pool buffers where Yama's `ptrace_scope` is 1 (Ubuntu's
+/// default), under which only an ancestor may take a process's
+/// descriptors: `prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`. It lets any
+/// process of this user trace this one; without Yama it changes nothing.
+#[cfg(target_os = "linux")]
+pub(crate) fn allow_openers() -> io::Result<()> {
+    // SAFETY: prctl with plain integers; it changes only who may trace
+    // this process.
+    let set = unsafe { libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY, 0, 0, 0) };
+    let error = io::Error::last_os_error();
+    match set {
+        0 => Ok(()),
+        // No Yama: nothing to allow.
+        _ if error.raw_os_error() == Some(libc::EINVAL) => Ok(()),
+        _ => Err(error),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn allow_openers() -> io::Result<()> {
+    Ok(())
+}
+
 /// The descriptors `numbers` of process `pid`, which started at
 /// `started_at`, duplicated into this process.
 #[cfg(target_os = "linux")]
@@ -136,8 +160,8 @@ pub(crate) fn open(
     let descriptors = take_descriptors(pid, started_at, numbers).map_err(|e| {
         PoolError::Ipc(format!(
             "cannot take the exporting process's descriptors of its memory ({e}): it must still run, and this \
-             process may need the right to trace it (Yama's ptrace_scope 0, or the exporter allowing it with \
-             prctl(PR_SET_PTRACER))"
+             process needs the right to trace it: under Yama's ptrace_scope 1 the exporter calls \
+             hip_pool::ipc::allow_openers() first)"
         ))
     })?;
     let chunk = size / numbers.len();

@@ -139,6 +139,30 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     Ok(handle)
 }
 
+/// Let other processes of this user open this process's shares of
+/// [`Strategy::Expandable`](crate::Strategy::Expandable) buffers where
+/// Yama's `ptrace_scope` is 1 (Ubuntu's default). Those buffers go to the
+/// opener by file descriptor, which it takes from this process
+/// (`pidfd_getfd`), and under that setting only an ancestor may. This
+/// calls `prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`: any process of
+/// this user may then trace this one, so it is never done unasked. Without
+/// Yama it changes nothing; with `ptrace_scope` 2 or 3 no process may, and
+/// expandable buffers cannot be shared (a cached pool's can).
+///
+/// # Errors
+/// [`PoolError::Ipc`] with the system's error where `prctl` refuses.
+///
+/// # Examples
+/// ```
+/// hip_pool::ipc::allow_openers()?;
+/// # Ok::<(), hip_pool::PoolError>(())
+/// ```
+#[doc(alias = "PR_SET_PTRACER")]
+pub fn allow_openers() -> Result<()> {
+    chunks::allow_openers()
+        .map_err(|e| PoolError::Ipc(format!("cannot let other processes open this one's shares: {e}")))
+}
+
 /// How many processes have the share of `handle` open now (0 for a share
 /// of another process, or one finished).
 pub fn importers(handle: &IpcHandle) -> usize {
