@@ -9,8 +9,9 @@
 //!   when the exporting process started;
 //! - the opener takes the descriptors out of the exporting process
 //!   (`pidfd_getfd`, Linux 5.6: the opener needs the right to trace the
-//!   exporter, which a process of the same user has unless Yama's
-//!   `ptrace_scope` is 1 or more), imports each
+//!   exporter, which a process of the same user has without Yama, and
+//!   under its `ptrace_scope` 1 once the exporter called
+//!   [`allow_openers`]), imports each
 //!   (`hipMemImportFromShareableHandle`), reserves a range of its own and
 //!   maps them there in order.
 //!
