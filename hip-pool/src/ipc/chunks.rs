@@ -62,9 +62,10 @@ pub(crate) fn export(device: Device, chunks: &Chunks) -> Result<(Exported, Vec<i
 }
 
 /// When this process started, in clock ticks since boot (`/proc`'s
-/// `starttime`), which the handle carries.
+/// `starttime`), which the handle carries: read once.
 pub(crate) fn this_process_started() -> u64 {
-    started(std::process::id()).unwrap_or(0)
+    static STARTED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(|| started(std::process::id()).unwrap_or(0))
 }
 
 /// When process `pid` started, or `None` where `/proc` does not say.
@@ -151,21 +152,19 @@ pub(crate) fn open(
     entry: Entry,
 ) -> Result<Buffer> {
     let device = stream.device();
-    let size = usize::try_from(chunk).ok().and_then(|c| c.checked_mul(numbers.len()));
-    let Some(size) = size.filter(|size| offset.checked_add(len).is_some_and(|end| end <= *size) && len > 0) else {
-        return Err(PoolError::Ipc(format!(
-            "the handle names {len} bytes at offset {offset} of {} chunks of {chunk} bytes: it is corrupt",
-            numbers.len()
-        )));
+    let chunks = || format!("{} chunks of {chunk} bytes", numbers.len());
+    let chunk_size = usize::try_from(chunk).ok();
+    let Some((chunk, size)) = chunk_size.and_then(|c| Some((c, c.checked_mul(numbers.len())?))) else {
+        return Err(PoolError::Ipc(format!("the handle names {}, more than this machine addresses", chunks())));
     };
+    super::check_place((offset, len), size, chunks)?;
     let descriptors = take_descriptors(pid, started_at, numbers).map_err(|e| {
         PoolError::Ipc(format!(
             "cannot take the exporting process's descriptors of its memory ({e}): it must still run, and this \
              process needs the right to trace it: under Yama's ptrace_scope 1 the exporter calls \
-             hip_pool::ipc::allow_openers() first)"
+             hip_pool::ipc::allow_openers() first"
         ))
     })?;
-    let chunk = size / numbers.len();
     let mut opened = OpenedChunks { device, chunk, handles: Vec::new(), range: None, mapped: false, _entry: entry };
     for descriptor in &descriptors {
         opened.handles.push(vmm::import_fd(device, descriptor)? as usize);
@@ -239,6 +238,21 @@ mod tests {
         let chunks = Chunks { at: 0, chunk: 20 << 20, handles: vec![0; MAX_CHUNKS + 1] };
         let refused = export(Device::new(0).unwrap(), &chunks).err().unwrap().to_string();
         assert!(refused.contains("65 chunks"), "{refused}");
+    }
+
+    #[test]
+    fn a_place_past_the_chunks_is_refused_before_any_descriptor_is_taken() {
+        let ledger = super::super::ledger::Ledger::create().unwrap();
+        let stream = Stream::new_on(Device::new(0).unwrap()).unwrap();
+        let join = || Entry::join(&ledger.place()).unwrap();
+        // 4 KiB past two chunks of 2 MiB; descriptors that name nothing.
+        let past = open(1, 0, 2 << 20, &[-1, -1], (4 << 20, 4096), &stream, join()).err().unwrap().to_string();
+        assert!(past.contains("of 2 chunks of 2097152 bytes: it is corrupt"), "{past}");
+        let empty = open(1, 0, 2 << 20, &[-1], (0, 0), &stream, join()).err().unwrap().to_string();
+        assert!(empty.contains("it is corrupt"), "{empty}");
+        let huge = open(1, 0, u64::MAX, &[-1, -1], (0, 1), &stream, join()).err().unwrap().to_string();
+        assert!(huge.contains("more than this machine addresses"), "{huge}");
+        assert_eq!(ledger.importers(), 0, "every refused open left the ledger");
     }
 
     #[test]

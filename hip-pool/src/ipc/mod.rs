@@ -255,16 +255,24 @@ fn open_allocation(memory: &[u8; 64], (offset, len): (usize, usize), stream: &St
     let base = raw::ipc::open_memory(device, raw_memory)?;
     let opened = Opened { device, base: base as usize, _entry: entry };
     let (_, size) = raw::mem::address_range(device, base)?;
-    if offset.checked_add(len).is_none_or(|end| end > size) || len == 0 {
-        return Err(PoolError::Ipc(format!(
-            "the handle names {len} bytes at offset {offset} of an allocation of {size}: it is corrupt"
-        )));
-    }
+    check_place((offset, len), size, || format!("an allocation of {size}"))?;
     let ptr = base.cast::<u8>().wrapping_add(offset).cast::<c_void>();
     // SAFETY: `len` bytes at `offset` of the opened allocation (checked
     // against its size), device memory of `stream`'s device, open until
     // the release closes it, which runs after every use is waited for.
     Ok(unsafe { Buffer::foreign(ptr, len, stream, move || drop(opened)) })
+}
+
+/// Check that the handle's `len` bytes at `offset` lie in the `size`
+/// bytes opened (`what`, for the error), and are some.
+fn check_place((offset, len): (usize, usize), size: usize, what: impl FnOnce() -> String) -> Result<()> {
+    if offset.checked_add(len).is_none_or(|end| end > size) || len == 0 {
+        return Err(PoolError::Ipc(format!(
+            "the handle names {len} bytes at offset {offset} of {}: it is corrupt",
+            what()
+        )));
+    }
+    Ok(())
 }
 
 /// An open of another process's memory: closed, then the ledger left,
