@@ -156,13 +156,34 @@ fn the_opener_of_one_share_after_another() {
         let line = line.unwrap();
         let (handle, value) = line.split_once(' ').unwrap();
         let handle = IpcHandle::from_bytes(&unhex(handle)).unwrap();
+        let waits = || sim::thread_call_count("hipStreamWaitEvent");
+        let before_open = waits();
         let opened = ipc::open(&handle, &stream).unwrap();
+        // Said before the read, which the exporter's hold keeps back.
+        println!("opened, waits {}", waits() - before_open);
+        std::io::stdout().flush().unwrap();
         let value: u8 = value.parse().unwrap();
         assert!(read(&opened).iter().all(|b| *b == value), "the exporter's latest write, {value}");
+        // The stream is idle after the read: the close needs no wait.
+        let syncs = || sim::thread_call_count("hipStreamSynchronize");
+        let before_close = syncs();
         drop(opened);
-        println!("read {value}");
+        println!("read {value}, syncs {}", syncs() - before_close);
     }
     println!("events opened: {}", opens() - before);
+}
+
+/// The next line of `from` that starts with `start` (past the test
+/// harness's own lines), trimmed.
+fn next_line(from: &mut impl BufRead, start: &str) -> String {
+    let mut line = String::new();
+    while from.read_line(&mut line).unwrap() > 0 {
+        if line.starts_with(start) {
+            return line.trim().to_owned();
+        }
+        line.clear();
+    }
+    panic!("the other process ended before a line starting {start:?}")
 }
 
 #[test]
@@ -191,30 +212,35 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
     let mut from = BufReader::new(child.stdout.take().unwrap());
     let creates = || sim::thread_call_count("hipEventCreateWithFlags");
     let before = creates();
-    let mut line = String::new();
-    for value in [7u8, 9, 11, 13] {
+    for value in [7u8, 9, 11, 13, 15] {
+        // The last share comes after its write finished.
+        let held = value != 15;
         let buffer = pool.alloc(1 << 16, &stream).unwrap();
         // The write the other process must see is held back until it has
         // opened the share: were its stream not to wait for this share's
         // recording of the event (a wait on an earlier share's, say), it
         // would read the earlier value the block still holds.
-        let hold = on_sim.then(|| sim::hold_stream(stream.as_raw()).unwrap());
+        let hold = (on_sim && held).then(|| sim::hold_stream(stream.as_raw()).unwrap());
         // SAFETY: the buffer's bytes, alive past the fill.
         unsafe { hip_core::raw::mem::fill_async(device, buffer.as_ptr(), value, buffer.len(), stream.as_raw()) }
             .unwrap();
+        if !held {
+            stream.synchronize().unwrap();
+        }
         let handle = ipc::share(&buffer).unwrap();
         writeln!(to, "{} {value}", hex(&handle.to_bytes())).unwrap();
         to.flush().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        let opened = next_line(&mut from, "opened, ");
         drop(hold);
-        // Past the test harness's own lines.
-        line.clear();
-        while !line.starts_with("read ") && from.read_line(&mut line).unwrap() > 0 {
-            if !line.starts_with("read ") {
-                line.clear();
-            }
+        let read = next_line(&mut from, "read ");
+        assert!(read.starts_with(&format!("read {value},")), "the other process read it: {read}");
+        if on_sim {
+            // Its stream waited on the GPU for a write still held back,
+            // and queued no wait for one done; its close waited for
+            // nothing on an idle stream.
+            assert_eq!(opened, format!("opened, waits {}", u8::from(held)), "the other process's open");
+            assert_eq!(read, format!("read {value}, syncs 0"), "the other process's close");
         }
-        assert_eq!(line.trim(), format!("read {value}"), "the other process read it");
         drop(buffer);
         assert_eq!(ipc::collect(), 0, "closed by the other process: finished");
     }
@@ -223,9 +249,9 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
     std::io::Read::read_to_string(&mut from, &mut rest).unwrap();
     assert!(child.wait().unwrap().success(), "the other process failed:\n{rest}");
     if on_sim {
-        // One event for the four shares: made by the first, or by an
+        // One event for the five shares: made by the first, or by an
         // earlier test's share and given back.
-        assert!(creates() - before <= 1, "{} events made for four shares", creates() - before);
+        assert!(creates() - before <= 1, "{} events made for five shares", creates() - before);
         assert!(rest.contains("events opened: 1"), "opened once by the other process: {rest}");
     }
 }

@@ -6,9 +6,9 @@
 //!   place in it (as PyTorch shares a block of its caching allocator; an
 //!   expandable pool's chunks go by descriptor, see `chunks`),
 //!   and HIP's handle of an event recorded after the buffer's queued
-//!   work: the opener's stream waits for that event on the GPU, so the
-//!   exporter's writes come before the opener's reads without a host
-//!   synchronize. The exporter keeps its buffer and uses it as before.
+//!   work: the opener's stream waits for that event on the GPU (unless
+//!   a query finds it done already), so the exporter's writes come before
+//!   the opener's reads without a host synchronize. The exporter keeps its buffer and uses it as before.
 //! - **Lifetime across processes.** Importers join the share's ledger (a
 //!   slot of a file in shared memory, changed with atomic operations only)
 //!   before they open the memory and leave after they close it. A shared
@@ -24,8 +24,10 @@
 //!   HIP's handle and leaves the ledger.
 //! - **What it costs.** The IPC events are made once and used again, on
 //!   both sides; the ledger files stay mapped. A share and an open add a
-//!   few atomic operations, an event recording and a stream's wait to the
-//!   memory's own IPC calls.
+//!   few atomic operations, an event recording and an event query (a
+//!   stream's wait where the exporter's work is still running) to the
+//!   memory's own IPC calls; the close adds a stream query (a wait where
+//!   the stream has work left).
 //!
 //! Uses from both processes after the hand-over are ordered by the
 //! program (IPC events: `hip_core::Event::interprocess_on`,
@@ -195,7 +197,7 @@ pub fn collect() -> usize {
 /// Open another process's shared buffer on `stream` (of the exporter's
 /// device, or one that can reach it): a buffer over the same memory.
 /// `stream` waits on the GPU for the exporter's work queued before it
-/// shared the buffer.
+/// shared the buffer (no wait is queued where that work has finished).
 ///
 /// # Errors
 /// [`PoolError::Ipc`] when the exporter has already given the memory back
@@ -242,7 +244,12 @@ pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
         }
     };
     let event = events::open(handle.pid, device, &hip_core::IpcEventHandle(handle.event))?;
-    stream.wait(&event)?;
+    // Work the event already saw finish needs no wait on the GPU; a wait
+    // queued for nothing would make the buffer's release wait for the GPU
+    // to reach it. A query that fails (a capture underway) waits instead.
+    if !event.query().unwrap_or(false) {
+        stream.wait(&event)?;
+    }
     Ok(buffer)
 }
 

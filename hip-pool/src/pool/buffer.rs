@@ -485,7 +485,15 @@ fn release_record(mut record: Box<Record>) -> Result<()> {
 /// wait, keep it (leaked) and say so.
 fn release_foreign(record: &mut Record, foreign: Foreign) -> Result<()> {
     let events = record.uses.take_events();
-    let waited = events.iter().try_for_each(hip_core::Event::synchronize).and_then(|()| record.stream.synchronize());
+    // An idle stream (queried, without the driver's wait) has nothing of
+    // the buffer's left to finish.
+    let waited = events.iter().try_for_each(hip_core::Event::synchronize).and_then(|()| {
+        if record.stream.query().unwrap_or(false) {
+            Ok(())
+        } else {
+            record.stream.synchronize()
+        }
+    });
     let release = foreign.release.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     match waited {
         Ok(()) => {
