@@ -227,7 +227,14 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
         if !held {
             stream.synchronize().unwrap();
         }
+        let records = || sim::thread_call_count("hipEventRecord");
+        let before_share = records();
         let handle = ipc::share(&buffer).unwrap();
+        if on_sim {
+            // The event is recorded after work still queued, and not again
+            // where the stream is idle (its last recording is done).
+            assert_eq!(records() - before_share, u64::from(held), "the share's recordings");
+        }
         writeln!(to, "{} {value}", hex(&handle.to_bytes())).unwrap();
         to.flush().unwrap();
         let opened = next_line(&mut from, "opened, ");

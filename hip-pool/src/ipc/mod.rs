@@ -24,8 +24,9 @@
 //!   HIP's handle and leaves the ledger.
 //! - **What it costs.** The IPC events are made once and used again, on
 //!   both sides; the ledger files stay mapped. A share and an open add a
-//!   few atomic operations, an event recording and an event query (a
-//!   stream's wait where the exporter's work is still running) to the
+//!   few atomic operations, a stream query and an event recording (none
+//!   where the stream is idle), and an event query (a stream's wait where
+//!   the exporter's work is still running) to the
 //!   memory's own IPC calls; the close adds a stream query (a wait where
 //!   the stream has work left).
 //!
@@ -77,7 +78,9 @@ fn next_holder() -> u64 {
 /// The handle another process opens `buffer` by, with [`open`].
 ///
 /// The buffer's stream first waits for its uses on other streams; an IPC
-/// event is recorded on it after them, which [`open`] waits for. The
+/// event is recorded on it after them, which [`open`] waits for (where the
+/// stream is idle already, the event is not recorded again: its last
+/// recording, done, says the buffer's work is). The
 /// buffer stays this process's to use; when it drops, its block is kept
 /// until no living process has this share open.
 ///
@@ -124,7 +127,13 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     // Its uses on other streams first, then the event the opener waits for.
     buffer.prepare(&stream, Access::Write)?;
     let event = events::SharedEvent::take(device)?;
-    event.event.record(&stream)?;
+    // Where the stream is idle, the buffer's work is done: the event's last
+    // recording, done too, tells the opener so without a new one (which
+    // costs an interprocess event far more than the memory's handle).
+    // A query that fails (a capture underway) records.
+    if !(stream.query().unwrap_or(false) && event.event.query().unwrap_or(false)) {
+        event.event.record(&stream)?;
+    }
     let ledger = Ledger::create().map_err(|e| PoolError::Ipc(format!("cannot make the share's ledger: {e}")))?;
     let handle = IpcHandle {
         memory,
