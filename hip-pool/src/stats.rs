@@ -21,6 +21,9 @@ pub struct PoolStats {
     pub driver_allocations: u64,
     /// Driver frees.
     pub driver_frees: u64,
+    /// Chunks of the expandable strategy moved from free blocks to where a
+    /// segment grows, in place of new memory (its stream idle).
+    pub moved_chunks: u64,
     /// Retries after an out-of-memory answer.
     pub oom_retries: u64,
     /// Allocations that failed out of memory after every retry.
@@ -69,6 +72,9 @@ impl fmt::Display for PoolStats {
         let rate = if total == 0 { 0.0 } else { 100.0 * self.hits as f64 / total as f64 };
         writeln!(f, "cache      {} hits, {} misses ({rate:.1}% hits)", self.hits, self.misses)?;
         writeln!(f, "driver     {} allocations, {} frees", self.driver_allocations, self.driver_frees)?;
+        if self.moved_chunks > 0 {
+            writeln!(f, "moved      {} chunks to where a segment grew", self.moved_chunks)?;
+        }
         writeln!(f, "pressure   {} reclaims, {} OOM retries, {} OOMs", self.reclaims, self.oom_retries, self.ooms)?;
         write!(f, "lock       {} acquisitions", self.lock_acquisitions)
     }

@@ -1,5 +1,7 @@
 //! The expandable strategy (issue 52): a request a little larger than a
-//! freed block extends it instead of taking new memory; a fragmenting
+//! freed block extends it instead of taking new memory; a segment grows
+//! into whole free chunks moved from its holes while its stream is idle,
+//! and with new memory while it is busy; a fragmenting
 //! workload that runs the cached strategy out of memory under a limit fits;
 //! a reclaim unmaps every free chunk and gives the addresses back; a graph
 //! keeps the pages it uses mapped; peers reach the memory; buffers of
@@ -66,6 +68,65 @@ fn a_request_a_little_larger_than_a_freed_block_extends_it() {
     assert_eq!(stats.oom_retries, 0, "{stats}");
     drop(grown);
     pool.reclaim().unwrap();
+}
+
+/// A growth of `pool` for 55 MiB after a 50 MiB buffer is freed in front
+/// of a 30 MiB one that stays (at 50..80 MiB, four chunks mapped): the
+/// freed block's two whole chunks are idle unless `hold` keeps the stream
+/// busy. The grown buffer, filled and read back.
+fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: bool) -> Buffer {
+    let hole = pool.alloc(50 * MIB, stream).unwrap();
+    let keep = pool.alloc(30 * MIB, stream).unwrap();
+    fill(&hole, 3, stream).unwrap();
+    fill(&keep, 4, stream).unwrap();
+    drop(hole);
+    stream.synchronize().unwrap();
+    assert_eq!(pool.stats().reserved, 80 * MIB, "{}", pool.stats());
+    // Held until the growth creates new memory: its mapping waits, on the
+    // null stream, for the blocking streams (as HIP's does), this one too.
+    let held = hold.then(|| {
+        let hold = sim::hold_stream(stream.as_raw()).unwrap();
+        let creates = sim::call_count("hipMemCreate");
+        std::thread::spawn(move || {
+            let patience = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while sim::call_count("hipMemCreate") == creates && std::time::Instant::now() < patience {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            drop(hold);
+        })
+    });
+    let grown = pool.alloc(55 * MIB, stream).unwrap();
+    if let Some(released) = held {
+        released.join().unwrap();
+    }
+    fill(&grown, 5, stream).unwrap();
+    assert!(read(&grown).iter().all(|&b| b == 5), "the grown buffer is memory, moved chunks and new");
+    assert!(read(&keep).iter().all(|&b| b == 4), "the buffer that stayed keeps its bytes");
+    grown
+}
+
+#[test]
+fn a_segment_grows_into_its_idle_free_chunks_before_new_memory() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    let grown = grow_after_a_hole(&pool, &stream, false);
+    let stats = pool.stats();
+    // 55 MiB needs three chunks: the hole's two whole ones (0..40 MiB)
+    // move behind the kept buffer, one is new: 100 MiB, not 140.
+    assert_eq!((stats.reserved, stats.moved_chunks), (100 * MIB, 2), "{stats}");
+    assert_eq!(stats.reserved_peak, 100 * MIB, "the move never held both: {stats}");
+    drop(grown);
+    pool.reclaim().unwrap();
+    assert_eq!(pool.stats().reserved, 0);
+    if common::on_sim() {
+        assert_eq!(common::stream_races(), []);
+        // A busy stream may still use the hole: it grows with new memory.
+        let busy = Pool::new(stream.device(), Strategy::Expandable).unwrap();
+        let grown = grow_after_a_hole(&busy, &stream, true);
+        let stats = busy.stats();
+        assert_eq!((stats.reserved, stats.moved_chunks), (140 * MIB, 0), "{stats}");
+        drop(grown);
+        busy.reclaim().unwrap();
+    }
 }
 
 /// A buffer that stays, each step.

@@ -12,8 +12,8 @@ use super::state::{account_release, DevicePool};
 use crate::driver::{virtual_memory, Driver};
 use crate::error::Result;
 use crate::history::{self, MemoryEventKind};
-use crate::strategy::cached;
-use crate::strategy::expandable::{self, Chunks, Segment};
+use crate::strategy::cached::{self, Class};
+use crate::strategy::expandable::{self, Chunks, Plan, Segment};
 use hip_core::Stream;
 use hip_sys::sync::MutexExt;
 
@@ -37,7 +37,7 @@ impl DevicePool {
         let class = cached::class_of(size);
         let chunk = expandable::chunk_size(class, backing.granularity);
         let mut reclaim = Some(reclaim);
-        let mut rounds = 0;
+        let (mut rounds, mut moved) = (0, false);
         while rounds < ROUNDS {
             let growing = backing.growing.lock_unpoisoned();
             let plan = {
@@ -59,49 +59,61 @@ impl DevicePool {
                     Driver::Failed(error) => return Attempt::Failed(error.into()),
                 },
             };
-            let admitted = match self.reserve(plan.bytes, true) {
-                // A reclaim synchronizes the device, which would break a
-                // capture: the soft limit waits until none is underway.
-                Reserve::OverSoft if hip_core::capture::underway() => self.reserve(plan.bytes, false),
-                Reserve::OverSoft => match reclaim.take() {
-                    Some(reclaim) => {
-                        // The reclaim unmaps, under the growth lock.
-                        drop(growing);
-                        if let Err(error) = reclaim() {
-                            return Attempt::Failed(error);
-                        }
-                        continue;
-                    }
-                    None => self.reserve(plan.bytes, false),
-                },
-                other => other,
-            };
-            if admitted != Reserve::Done {
-                return Attempt::OutOfMemory;
+            // Whole free chunks elsewhere in the segment, on a stream done
+            // with its work, go where it grows first: the peak reserved
+            // stays where it is. Once a request; the rest is new memory.
+            let mut plan = plan;
+            if !moved {
+                moved = true;
+                let bytes = self.move_idle_chunks(backing, plan, (chunk, class), stream);
+                plan.at += bytes;
+                plan.bytes -= bytes;
             }
-            #[cfg(feature = "tracing")]
-            tracing::debug!(bytes = plan.bytes, device = ?self.device, stream = ?stream.id(), "expandable pool maps");
-            // SAFETY: the plan's range is a gap of a live reservation of
-            // this device, in whole chunks of whole granules, and the
-            // growth lock keeps every other mapping out of it.
-            let mapped =
-                unsafe { virtual_memory::map(self.device, plan.at, chunk, plan.bytes / chunk, &backing.devices) };
-            match mapped {
-                Driver::Ok(handles) => {
-                    let mut state = self.lock();
-                    Self::got(&mut state);
-                    state.stats.driver_allocations += 1;
-                    state.segments.mapped(plan.segment, plan.at, &handles);
-                    state.cache.add_free(plan.at, plan.bytes, plan.segment, class, stream.clone());
-                    history::record(self.device, Some(stream.id()), plan.at, plan.bytes, MemoryEventKind::Segment);
-                }
-                Driver::OutOfMemory => {
-                    self.unreserve(plan.bytes);
+            if plan.bytes > 0 {
+                let admitted = match self.reserve(plan.bytes, true) {
+                    // A reclaim synchronizes the device, which would break a
+                    // capture: the soft limit waits until none is underway.
+                    Reserve::OverSoft if hip_core::capture::underway() => self.reserve(plan.bytes, false),
+                    Reserve::OverSoft => match reclaim.take() {
+                        Some(reclaim) => {
+                            // The reclaim unmaps, under the growth lock.
+                            drop(growing);
+                            if let Err(error) = reclaim() {
+                                return Attempt::Failed(error);
+                            }
+                            continue;
+                        }
+                        None => self.reserve(plan.bytes, false),
+                    },
+                    other => other,
+                };
+                if admitted != Reserve::Done {
                     return Attempt::OutOfMemory;
                 }
-                Driver::Failed(error) => {
-                    self.unreserve(plan.bytes);
-                    return Attempt::Failed(error.into());
+                #[cfg(feature = "tracing")]
+                tracing::debug!(bytes = plan.bytes, device = ?self.device, stream = ?stream.id(), "expandable pool maps");
+                // SAFETY: the plan's range is a gap of a live reservation of
+                // this device, in whole chunks of whole granules, and the
+                // growth lock keeps every other mapping out of it.
+                let mapped =
+                    unsafe { virtual_memory::map(self.device, plan.at, chunk, plan.bytes / chunk, &backing.devices) };
+                match mapped {
+                    Driver::Ok(handles) => {
+                        let mut state = self.lock();
+                        Self::got(&mut state);
+                        state.stats.driver_allocations += 1;
+                        state.segments.mapped(plan.segment, plan.at, &handles);
+                        state.cache.add_free(plan.at, plan.bytes, plan.segment, class, stream.clone());
+                        history::record(self.device, Some(stream.id()), plan.at, plan.bytes, MemoryEventKind::Segment);
+                    }
+                    Driver::OutOfMemory => {
+                        self.unreserve(plan.bytes);
+                        return Attempt::OutOfMemory;
+                    }
+                    Driver::Failed(error) => {
+                        self.unreserve(plan.bytes);
+                        return Attempt::Failed(error.into());
+                    }
                 }
             }
             drop(growing);
@@ -114,6 +126,82 @@ impl DevicePool {
             rounds += 1;
         }
         Attempt::OutOfMemory
+    }
+
+    /// Move whole chunks of `stream`'s free blocks in the plan's segment
+    /// (up to what the plan maps; not the block it extends) to the plan's
+    /// place: unmapped there and mapped here, the same physical memory,
+    /// so the pool's reserved bytes stay. Only where `stream` has finished
+    /// its work (a query, never a wait: a busy stream grows with new
+    /// memory instead) and no capture is underway. The bytes moved, mapped
+    /// from the plan's start.
+    /// A chunk whose unmapping fails stays where it was; chunks unmapped
+    /// that cannot be mapped again are released.
+    fn move_idle_chunks(
+        &self,
+        backing: &Expandable,
+        plan: Plan,
+        (chunk, class): (usize, Class),
+        stream: &Stream,
+    ) -> usize {
+        if hip_core::capture::underway() || !stream.query().unwrap_or(false) {
+            return 0;
+        }
+        let runs = {
+            let mut state = self.lock();
+            let state = &mut *state;
+            state.cache.flush_recent();
+            state.segments.take_idle_chunks(plan.segment, plan.bytes / chunk, plan.at, &mut state.cache, stream)
+        };
+        let mut handles = Vec::new();
+        for run in runs {
+            // SAFETY: chunks the pool mapped, inside free blocks of
+            // `stream` taken out of the pool; the stream has finished its
+            // work, which is the only work that used them since their last
+            // release (other streams' uses keep a block pending, not free),
+            // and the growth lock keeps their gap from being mapped.
+            let unmapped = unsafe { virtual_memory::unmap_keeping(self.device, run.at, run.chunk, run.handles.len()) };
+            let kept = unmapped.err().map(|(error, kept)| {
+                log::error!("pool of {}: unmapping a free chunk at {:#x} to move it: {error}", self.device, run.at);
+                kept
+            });
+            let kept = kept.unwrap_or_default();
+            let mut state = self.lock();
+            let state = &mut *state;
+            state.segments.restore(&run, &kept, &mut state.cache, stream);
+            for (i, &handle) in run.handles.iter().enumerate().filter(|(i, _)| !kept.contains(i)) {
+                history::record(self.device, None, run.at + i * run.chunk, run.chunk, MemoryEventKind::SegmentFree);
+                handles.push(handle);
+            }
+        }
+        if handles.is_empty() {
+            return 0;
+        }
+        // SAFETY: the plan's gap, whole chunks of a live reservation with
+        // nothing mapped (the growth lock keeps it so), and live handles
+        // mapped nowhere since the unmapping above.
+        let mapped = unsafe { virtual_memory::map_handles(self.device, plan.at, chunk, &handles, &backing.devices) };
+        let mut state = self.lock();
+        let state = &mut *state;
+        match mapped {
+            Ok(()) => {
+                state.segments.mapped(plan.segment, plan.at, &handles);
+                let bytes = handles.len() * chunk;
+                state.cache.add_free(plan.at, bytes, plan.segment, class, stream.clone());
+                history::record(self.device, Some(stream.id()), plan.at, bytes, MemoryEventKind::Segment);
+                state.stats.moved_chunks += handles.len() as u64;
+                bytes
+            }
+            Err(error) => {
+                log::error!("pool of {}: mapping moved chunks at {:#x}: {error}", self.device, plan.at);
+                // SAFETY: the handles unmapped above, mapped nowhere, released once.
+                unsafe { virtual_memory::release(self.device, &handles) };
+                for _ in &handles {
+                    account_release(&mut state.stats, chunk);
+                }
+                0
+            }
+        }
     }
 
     /// The chunks under a block of the expandable backing, for another

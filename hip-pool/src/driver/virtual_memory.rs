@@ -143,20 +143,41 @@ pub(crate) unsafe fn unmap(
     chunk: usize,
     handles: &[usize],
 ) -> Result<(), (HipError, Vec<usize>)> {
-    let mut first = None;
-    let mut kept = Vec::new();
-    for (i, &handle) in handles.iter().enumerate() {
-        // SAFETY: the caller's promise: a whole mapping nothing uses.
-        if let Err(error) = unsafe { vmm::unmap(device, ptr(at + i * chunk), chunk) } {
-            first.get_or_insert(error);
-            kept.push(i);
-            continue;
-        }
-        // SAFETY: the handle of the chunk just unmapped, released once. A
+    // SAFETY: the caller's promise.
+    let unmapped = unsafe { unmap_keeping(device, at, chunk, handles.len()) };
+    let kept = unmapped.as_ref().err().map_or(&[][..], |(_, kept)| kept.as_slice());
+    for (i, &handle) in handles.iter().enumerate().filter(|(i, _)| !kept.contains(i)) {
+        // SAFETY: the handle of a chunk just unmapped, released once. A
         // refusal leaves the physical memory to the runtime: the chunk is
         // unmapped, so the pool no longer has it either way.
         if let Err(error) = unsafe { vmm::release(device, handle as hipMemGenericAllocationHandle_t) } {
             log::error!("pool of {device}: releasing the chunk unmapped at {:#x}: {error}", at + i * chunk);
+        }
+    }
+    unmapped
+}
+
+/// Unmap `count` chunks of `chunk` bytes at `at`, one after another,
+/// keeping their physical allocations (to be mapped elsewhere, or
+/// released). Every chunk is tried. On a failure, the first error and the
+/// indices of the chunks that stay mapped.
+///
+/// # Safety
+/// The chunks are whole mappings there, and no work queued or to come
+/// uses them (their stream finished its work since their last use).
+pub(crate) unsafe fn unmap_keeping(
+    device: Device,
+    at: usize,
+    chunk: usize,
+    count: usize,
+) -> Result<(), (HipError, Vec<usize>)> {
+    let mut first = None;
+    let mut kept = Vec::new();
+    for i in 0..count {
+        // SAFETY: the caller's promise: a whole mapping nothing uses.
+        if let Err(error) = unsafe { vmm::unmap(device, ptr(at + i * chunk), chunk) } {
+            first.get_or_insert(error);
+            kept.push(i);
         }
     }
     first.map_or(Ok(()), |error| Err((error, kept)))

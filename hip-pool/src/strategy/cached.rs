@@ -313,6 +313,14 @@ impl Cache {
         self.blocks.range(start..end).filter(|(_, b)| b.free.is_some()).map(|(p, b)| (*p, b.size)).collect()
     }
 
+    /// The free blocks in `start..end` last used on `stream`, as (address,
+    /// size).
+    pub fn free_in_on(&self, start: usize, end: usize, stream: &Stream) -> Vec<(usize, usize)> {
+        let sid = stream_id(stream);
+        let on = |b: &Block| b.free.as_ref().map(stream_id) == Some(sid);
+        self.blocks.range(start..end).filter(|(_, b)| on(b)).map(|(p, b)| (*p, b.size)).collect()
+    }
+
     /// Tag every free block in `start..end` with `stream` and merge the
     /// neighbours among them of one segment. Only after synchronizing the
     /// device, when the streams blocks were last used on no longer matter:

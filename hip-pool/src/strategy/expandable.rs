@@ -15,6 +15,15 @@
 //! block instead of taking new memory for all of itself. A reclaim
 //! unmaps the whole chunks inside free blocks, leaving gaps that later
 //! growth fills again.
+//!
+//! Beyond PyTorch: where the growing stream has finished its work (a
+//! query, never a wait), the whole chunks of its free blocks elsewhere in
+//! the segment are unmapped and mapped where it grows, the same physical
+//! memory, before any new memory is made ([`Segments::take_idle_chunks`]).
+//! The holes a workload of growing requests leaves behind then feed its
+//! growth, and the peak reserved stays; a busy stream grows with new
+//! memory as before (unmapping under queued work would be a
+//! use-after-free, and waiting for it a stall on every growth).
 
 use super::cached::{Cache, Class, SMALL};
 use hip_core::Stream;
@@ -174,6 +183,41 @@ impl Segments {
                 let handles =
                     (start..end).step_by(chunk).filter_map(|at| segment.mapped.remove(&(at - base))).collect();
                 runs.push(Unmapped { segment: base, at: start, chunk, handles });
+            }
+        }
+        runs
+    }
+
+    /// Take up to `count` whole chunks out of the free blocks of the
+    /// segment at `base` last used on `stream`, but not out of the one
+    /// ending at `keep` (the block a growth there extends): what to unmap,
+    /// one entry per run of chunks. For a growth that maps them again
+    /// instead of new memory, once `stream` has finished its work (no
+    /// device synchronize: blocks of other streams stay).
+    pub fn take_idle_chunks(
+        &mut self,
+        base: usize,
+        count: usize,
+        keep: usize,
+        cache: &mut Cache,
+        stream: &Stream,
+    ) -> Vec<Unmapped> {
+        let Some(segment) = self.segments.get_mut(&base) else { return Vec::new() };
+        let (chunk, mut left) = (segment.chunk, count);
+        let mut runs = Vec::new();
+        for (ptr, size) in cache.free_in_on(base, base + segment.size, stream) {
+            let start = base + (ptr - base).next_multiple_of(chunk);
+            let end = (base + (ptr + size - base) / chunk * chunk).min(start.saturating_add(left * chunk));
+            if ptr + size == keep || start >= end {
+                continue;
+            }
+            cache.carve(ptr, start, end);
+            let handles: Vec<usize> =
+                (start..end).step_by(chunk).filter_map(|at| segment.mapped.remove(&(at - base))).collect();
+            left -= handles.len();
+            runs.push(Unmapped { segment: base, at: start, chunk, handles });
+            if left == 0 {
+                break;
             }
         }
         runs
