@@ -11,8 +11,9 @@
 //!   at the first open and found again after it, the stream ordered after
 //!   the event) and the buffer's drop (its uses
 //!   waited for, the memory closed, the ledger left), against raw
-//!   `hipIpcOpenMemHandle` and `hipIpcCloseMemHandle` of a handle of the
-//!   same size.
+//!   `hipIpcOpenMemHandle` and `hipIpcCloseMemHandle` of the same
+//!   allocation's handle; and the two alternated round by round, which
+//!   cancels the drift of the driver's open between criterion's runs.
 //! - **ping-pong**, with a third process: the exporter fills its 1 MiB
 //!   buffer and records an IPC event; the other process's stream waits
 //!   for it on the GPU, fills the buffer it opened and records its own
@@ -170,6 +171,32 @@ fn opener() {
         })
     });
     group.finish();
+    // The driver's open varies by several per cent between criterion's
+    // runs of one and the other: the same pair, alternated, cancels that.
+    let (mut ours_time, mut raw_time) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..INTERLEAVED {
+        let start = Instant::now();
+        drop(black_box(ipc::open(&ours, &stream).expect("opened")));
+        ours_time += start.elapsed();
+        let start = Instant::now();
+        let ptr = raw::ipc::open_memory(device, raw_handle).expect("opened");
+        // SAFETY: just opened, nothing uses it; closed once.
+        unsafe { raw::ipc::close_memory(device, black_box(ptr)) }.expect("closed");
+        raw_time += start.elapsed();
+    }
+    let (ours_ns, raw_ns) = (mean(ours_time), mean(raw_time));
+    println!(
+        "open + close, {INTERLEAVED} rounds alternated: {ours_ns:.1} ns, raw {raw_ns:.1} ns, {:.3}x",
+        ours_ns / raw_ns
+    );
+}
+
+/// Rounds of the alternated open + close.
+const INTERLEAVED: u32 = 2000;
+
+/// Nanoseconds a round of `total` over `INTERLEAVED` rounds.
+fn mean(total: Duration) -> f64 {
+    total.as_secs_f64() * 1e9 / f64::from(INTERLEAVED)
 }
 
 fn main() {
@@ -207,7 +234,11 @@ fn main() {
     let raw_memory = raw::mem::malloc(device, BYTES).expect("raw memory");
     // SAFETY: memory just allocated, freed below after the opener exits.
     let raw_handle = unsafe { raw::ipc::memory_handle(device, raw_memory) }.expect("a raw handle");
-    let raw_bytes: Vec<u8> = raw_handle.reserved.iter().map(|b| *b as u8).collect();
+    // The raw open and close are of the shared buffer's own allocation,
+    // the same memory ours opens.
+    // SAFETY: the buffer's device memory, alive while the opener runs.
+    let same = unsafe { raw::ipc::memory_handle(device, shared.as_ptr()) }.expect("its raw handle");
+    let raw_bytes: Vec<u8> = same.reserved.iter().map(|b| *b as u8).collect();
     let status = std::process::Command::new(std::env::current_exe().expect("this binary"))
         .args(std::env::args().skip(1))
         .env(ROLE, "1")
