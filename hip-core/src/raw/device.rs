@@ -35,14 +35,10 @@ pub fn count() -> Result<usize> {
 #[doc(alias = "hipDeviceGetName")]
 pub fn name(device: Device) -> Result<String> {
     let api = api()?;
-    let mut buffer = [0 as c_char; 256];
-    check(
-        // SAFETY: the buffer holds 256 bytes, as we say.
-        unsafe { (api.hipDeviceGetName)(buffer.as_mut_ptr(), 256, device.ordinal() as i32) },
-        "hipDeviceGetName",
-    )?;
-    // SAFETY: HIP wrote a NUL-terminated string into the buffer.
-    Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
+    // SAFETY: `text` hands a buffer of the length it passes.
+    text::<256>("hipDeviceGetName", |buffer, len| unsafe {
+        (api.hipDeviceGetName)(buffer, len, device.ordinal() as i32)
+    })
 }
 
 /// `hipDeviceGetPCIBusId`: `device`'s PCI address as the runtime writes
@@ -53,14 +49,20 @@ pub fn name(device: Device) -> Result<String> {
 #[doc(alias = "hipDeviceGetPCIBusId")]
 pub fn pci_bus_id(device: Device) -> Result<String> {
     let api = api()?;
-    let mut buffer = [0 as c_char; 64];
-    check(
-        // SAFETY: the buffer holds 64 bytes, as we say.
-        unsafe { (api.hipDeviceGetPCIBusId)(buffer.as_mut_ptr(), 64, device.ordinal() as i32) },
-        "hipDeviceGetPCIBusId",
-    )?;
-    buffer[63] = 0;
-    // SAFETY: NUL-terminated: HIP wrote a string, and the last byte is NUL.
+    // SAFETY: `text` hands a buffer of the length it passes.
+    text::<64>("hipDeviceGetPCIBusId", |buffer, len| unsafe {
+        (api.hipDeviceGetPCIBusId)(buffer, len, device.ordinal() as i32)
+    })
+}
+
+/// The string a HIP call (`call`, named `what` for its error) writes into
+/// a buffer of `N` bytes it is given with that length; its last byte is
+/// made NUL whatever the runtime wrote.
+fn text<const N: usize>(what: &'static str, call: impl FnOnce(*mut c_char, i32) -> hipError_t) -> Result<String> {
+    let mut buffer = [0 as c_char; N];
+    check(call(buffer.as_mut_ptr(), N as i32), what)?;
+    buffer[N - 1] = 0;
+    // SAFETY: NUL-terminated: its last byte is NUL.
     Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned())
 }
 
