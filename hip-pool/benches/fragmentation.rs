@@ -76,7 +76,7 @@ fn main() {
             workload(&pool, &stream, busy);
             stream.synchronize().expect("the stream");
             let stats = pool.stats();
-            ratios.push((busy, name, stats.reserved_peak, stats.allocated_peak, stats.oom_retries));
+            ratios.push((busy, name, stats.reserved_peak, stats.allocated_peak, stats.oom_retries, stats.moved_chunks));
             if !busy {
                 group.bench_function(name, |b| b.iter(|| workload(&pool, &stream, false)));
             }
@@ -86,10 +86,10 @@ fn main() {
     group.finish();
     c.final_summary();
     println!("peak reserved / peak allocated, {STEPS} growing steps, {WINDOW} alive:");
-    for (busy, name, reserved, allocated, retries) in ratios {
+    for (busy, name, reserved, allocated, retries, moved) in ratios {
         let stream = if busy { "busy" } else { "idle" };
         println!(
-            "  {name:<10} {stream} {:>8.1} MiB / {:>8.1} MiB = {:.3} ({retries} out-of-memory retries)",
+            "  {name:<10} {stream} {:>8.1} MiB / {:>8.1} MiB = {:.3} ({retries} out-of-memory retries, {moved} chunks moved)",
             reserved as f64 / f64::from(1u32 << 20),
             allocated as f64 / f64::from(1u32 << 20),
             reserved as f64 / allocated.max(1) as f64

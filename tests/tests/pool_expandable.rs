@@ -1,7 +1,8 @@
 //! The expandable strategy (issue 52): a request a little larger than a
 //! freed block extends it instead of taking new memory; a segment grows
 //! into whole free chunks moved from its holes while its stream is idle,
-//! and with new memory while it is busy; a fragmenting
+//! and, while it is busy, into those freed before a fence its last growth
+//! recorded, once that is done (else with new memory); a fragmenting
 //! workload that runs the cached strategy out of memory under a limit fits;
 //! a reclaim unmaps every free chunk and gives the addresses back; a graph
 //! keeps the pages it uses mapped; peers reach the memory; buffers of
@@ -70,6 +71,20 @@ fn a_request_a_little_larger_than_a_freed_block_extends_it() {
     pool.reclaim().unwrap();
 }
 
+/// Keep `stream` of the simulator busy until some thread calls `call`:
+/// the thread that lets it go, to join.
+fn hold_until(stream: &Stream, call: &'static str) -> std::thread::JoinHandle<()> {
+    let hold = sim::hold_stream(stream.as_raw()).unwrap();
+    let calls = sim::call_count(call);
+    std::thread::spawn(move || {
+        let patience = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while sim::call_count(call) == calls && std::time::Instant::now() < patience {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        drop(hold);
+    })
+}
+
 /// A growth of `pool` for 55 MiB after a 50 MiB buffer is freed in front
 /// of a 30 MiB one that stays (at 50..80 MiB, four chunks mapped): the
 /// freed block's two whole chunks are idle unless `hold` keeps the stream
@@ -84,17 +99,7 @@ fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: bool) -> Buffer {
     assert_eq!(pool.stats().reserved, 80 * MIB, "{}", pool.stats());
     // Held until the growth creates new memory: its mapping waits, on the
     // null stream, for the blocking streams (as HIP's does), this one too.
-    let held = hold.then(|| {
-        let hold = sim::hold_stream(stream.as_raw()).unwrap();
-        let creates = sim::call_count("hipMemCreate");
-        std::thread::spawn(move || {
-            let patience = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            while sim::call_count("hipMemCreate") == creates && std::time::Instant::now() < patience {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            drop(hold);
-        })
-    });
+    let held = hold.then(|| hold_until(stream, "hipMemCreate"));
     let grown = pool.alloc(55 * MIB, stream).unwrap();
     if let Some(released) = held {
         released.join().unwrap();
@@ -127,6 +132,36 @@ fn a_segment_grows_into_its_idle_free_chunks_before_new_memory() {
         drop(grown);
         busy.reclaim().unwrap();
     }
+}
+
+#[test]
+fn a_busy_segment_grows_into_the_chunks_freed_before_its_last_growth_finished() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    if !common::on_sim() {
+        eprintln!("skipped: keeps a stream of the simulator busy");
+        return;
+    }
+    // The stream busy, the hole's chunks may still be in use: new memory,
+    // and a fence recorded on the stream after their free.
+    let grown = grow_after_a_hole(&pool, &stream, true);
+    assert_eq!(pool.stats().moved_chunks, 0);
+    // Free now: the hole and the kept buffer after it (0..80 MiB), its
+    // last two chunks freed after the fence; the fence is done.
+    stream.synchronize().unwrap();
+    // 100 MiB on the busy stream again: five chunks after the grown
+    // buffer's 5 MiB. Only the hole's two, freed before the fence, move.
+    let released = hold_until(&stream, "hipMemUnmap");
+    let large = pool.alloc(100 * MIB, &stream).unwrap();
+    released.join().unwrap();
+    let stats = pool.stats();
+    assert_eq!((stats.reserved, stats.moved_chunks), (200 * MIB, 2), "{stats}");
+    fill(&large, 6, &stream).unwrap();
+    assert!(read(&large).iter().all(|&b| b == 6), "the grown buffer is memory, moved chunks and new");
+    assert!(read(&grown).iter().all(|&b| b == 5), "the buffer grown before keeps its bytes");
+    drop((large, grown));
+    pool.reclaim().unwrap();
+    assert_eq!(pool.stats().reserved, 0);
+    assert_eq!(common::stream_races(), []);
 }
 
 /// A buffer that stays, each step.

@@ -4,6 +4,7 @@
 //! memory (its growth is `expand`'s), so a pool of either without them
 //! cannot exist.
 
+use super::fences::Fences;
 use crate::driver::{self, AsyncPool, Driver};
 use crate::error::PoolError;
 use crate::strategy::expandable::{self, LARGE_CHUNK};
@@ -103,11 +104,17 @@ pub(crate) struct Expandable {
     /// segment's gaps rarely leave too little room for what the device
     /// still has.
     pub(super) addresses: usize,
-    /// Held while growing or unmapping.
-    pub(super) growing: Mutex<()>,
+    /// Held while growing or unmapping, with the fences that tell a
+    /// growth which free blocks of a busy stream have finished their work.
+    pub(super) growing: Mutex<Fences>,
 }
 
 impl Expandable {
+    /// The chunk sizes of its segments of small and large blocks.
+    pub fn chunk_sizes(&self) -> [usize; 2] {
+        [expandable::chunk_size(cached::SMALL, self.granularity), expandable::chunk_size(1, self.granularity)]
+    }
+
     /// The backing for `device`.
     ///
     /// # Errors
@@ -134,6 +141,6 @@ impl Expandable {
                 devices.push(peer);
             }
         }
-        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(()) })
+        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(Fences::default()) })
     }
 }

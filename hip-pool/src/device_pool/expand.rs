@@ -7,6 +7,7 @@
 
 use super::alloc::{Attempt, Reserve};
 use super::backing::Expandable;
+use super::fences::Fences;
 use super::pending;
 use super::state::{account_release, DevicePool};
 use crate::driver::{virtual_memory, Driver};
@@ -39,7 +40,7 @@ impl DevicePool {
         let mut reclaim = Some(reclaim);
         let (mut rounds, mut moved) = (0, false);
         while rounds < ROUNDS {
-            let growing = backing.growing.lock_unpoisoned();
+            let mut growing = backing.growing.lock_unpoisoned();
             let plan = {
                 let state = self.lock();
                 let base = state.segments.of(stream, class);
@@ -59,13 +60,13 @@ impl DevicePool {
                     Driver::Failed(error) => return Attempt::Failed(error.into()),
                 },
             };
-            // Whole free chunks elsewhere in the segment, on a stream done
-            // with its work, go where it grows first: the peak reserved
-            // stays where it is. Once a request; the rest is new memory.
+            // Whole free chunks elsewhere in the segment whose work is done
+            // go where it grows first: the peak reserved stays where it
+            // is. Once a request; the rest is new memory.
             let mut plan = plan;
             if !moved {
                 moved = true;
-                let bytes = self.move_idle_chunks(backing, plan, (chunk, class), stream);
+                let bytes = self.move_finished_chunks(backing, &mut growing, plan, (chunk, class), stream);
                 plan.at += bytes;
                 plan.bytes -= bytes;
             }
@@ -131,35 +132,47 @@ impl DevicePool {
     /// Move whole chunks of `stream`'s free blocks in the plan's segment
     /// (up to what the plan maps; not the block it extends) to the plan's
     /// place: unmapped there and mapped here, the same physical memory,
-    /// so the pool's reserved bytes stay. Only where `stream` has finished
-    /// its work (a query, never a wait: a busy stream grows with new
-    /// memory instead) and no capture is underway. The bytes moved, mapped
-    /// from the plan's start.
+    /// so the pool's reserved bytes stay. Only chunks of blocks whose work
+    /// is finished, known without a wait: every free block where a query
+    /// finds `stream` idle, else those freed before the mark of the
+    /// segment's fence, where that is done (`fences`; a busy stream gets a
+    /// new one for the next growth). Never while a capture is underway.
+    /// The bytes moved, mapped from the plan's start.
     /// A chunk whose unmapping fails stays where it was; chunks unmapped
     /// that cannot be mapped again are released.
-    fn move_idle_chunks(
+    fn move_finished_chunks(
         &self,
         backing: &Expandable,
+        fences: &mut Fences,
         plan: Plan,
         (chunk, class): (usize, Class),
         stream: &Stream,
     ) -> usize {
-        if hip_core::capture::underway() || !stream.query().unwrap_or(false) {
+        if hip_core::capture::underway() {
             return 0;
         }
+        let finished = match stream.query() {
+            Ok(true) => self.lock().cache.mark(),
+            _ => match fences.finished(plan.segment, stream, || self.lock().cache.mark()) {
+                Some(mark) => mark,
+                None => return 0,
+            },
+        };
         let runs = {
             let mut state = self.lock();
             let state = &mut *state;
-            state.cache.flush_recent();
-            state.segments.take_idle_chunks(plan.segment, plan.bytes / chunk, plan.at, &mut state.cache, stream)
+            let place = (plan.segment, plan.bytes / chunk, plan.at);
+            state.segments.take_finished_chunks(place, &mut state.cache, stream, finished)
         };
         let mut handles = Vec::new();
         for run in runs {
             // SAFETY: chunks the pool mapped, inside free blocks of
-            // `stream` taken out of the pool; the stream has finished its
-            // work, which is the only work that used them since their last
-            // release (other streams' uses keep a block pending, not free),
-            // and the growth lock keeps their gap from being mapped.
+            // `stream` taken out of the pool, freed before a mark after
+            // which the stream was found idle or a fence recorded on it
+            // done: the stream has finished the work queued before their
+            // release, the only work that used them since (other streams'
+            // uses keep a block pending, not free), and the growth lock
+            // keeps their gap from being mapped.
             let unmapped = unsafe { virtual_memory::unmap_keeping(self.device, run.at, run.chunk, run.handles.len()) };
             let kept = unmapped.err().map(|(error, kept)| {
                 log::error!("pool of {}: unmapping a free chunk at {:#x} to move it: {error}", self.device, run.at);
@@ -218,7 +231,7 @@ impl DevicePool {
     /// blocks (on other devices' streams) are synchronized first; if that
     /// fails, nothing is unmapped.
     pub(super) fn reclaim_expandable(&self, backing: &Expandable) -> Result<usize> {
-        let _growing = backing.growing.lock_unpoisoned();
+        let mut growing = backing.growing.lock_unpoisoned();
         let null = Stream::null(self.device);
         let (runs, pending) = {
             let mut state = self.lock();
@@ -267,16 +280,27 @@ impl DevicePool {
             }
         }
         let empty = self.lock().segments.take_empty();
+        let mut gone = Vec::new();
         for segment in empty {
             // SAFETY: a reservation of this pool with nothing mapped (its
             // last chunks were just unmapped), removed from the segments.
             let freed = unsafe { virtual_memory::free_reservation(self.device, segment.base, segment.size) };
-            if let Err(error) = freed {
-                log::error!("pool of {}: giving back the addresses at {:#x}: {error}", self.device, segment.base);
-                first_error.get_or_insert(error);
-                self.lock().segments.keep_empty(segment);
+            match freed {
+                Ok(()) => gone.push((segment.base, segment.size)),
+                Err(error) => {
+                    log::error!("pool of {}: giving back the addresses at {:#x}: {error}", self.device, segment.base);
+                    first_error.get_or_insert(error);
+                    self.lock().segments.keep_empty(segment);
+                }
             }
         }
+        // A later reservation may come at the same addresses.
+        growing.retain(|base| gone.iter().all(|&(gone, _)| gone != base));
+        let mut state = self.lock();
+        for (base, size) in gone {
+            state.cache.forget_stamps(base, base + size);
+        }
+        drop(state);
         match first_error {
             Some(error) => Err(error.into()),
             None => Ok(released),

@@ -7,6 +7,7 @@
 mod alloc;
 mod backing;
 mod expand;
+mod fences;
 mod pending;
 mod release;
 mod state;

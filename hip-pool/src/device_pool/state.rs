@@ -51,11 +51,15 @@ impl DevicePool {
     pub fn new(device: Device, strategy: Strategy) -> Result<DevicePool, PoolError> {
         let backing = Backing::new(device, strategy)?;
         let total_memory = device.total_memory()?;
+        let mut cache = Cache::default();
+        if let Backing::Expandable(expandable) = &backing {
+            cache.keep_stamps(expandable.chunk_sizes());
+        }
         Ok(DevicePool {
             device,
             backing,
             state: Mutex::new(State {
-                cache: Cache::default(),
+                cache,
                 segments: Segments::default(),
                 stats: PoolStats::default(),
                 limits: Limits::default(),

@@ -148,6 +148,15 @@ pub struct Cache {
     /// stream). Their blocks still count as handed out in `blocks`.
     recent: Recent,
     recent_count: usize,
+    /// For the expandable backing, by class, the chunk size of its
+    /// segments (0: no stamps kept, as for the cached backing).
+    stamp_chunks: [usize; 2],
+    /// The [`Cache::mark`] count when a block over each chunk (by address)
+    /// was last freed: every use of the chunk's memory was queued on its
+    /// stream before a mark of a higher count.
+    stamps: HashMap<usize, u64>,
+    /// Marks made so far.
+    marks: u64,
 }
 
 impl Cache {
@@ -255,12 +264,13 @@ impl Cache {
         if block.free.is_some() {
             return None;
         }
-        let size = block.size;
+        let (size, segment, class) = (block.size, block.segment, block.class);
         let sid = stream_id(&stream);
         block.free = Some(stream);
+        self.stamp(ptr, size, segment, class);
         let mut start = ptr;
         // Merge with the next block if it is free, of this segment and stream.
-        let (segment, end) = (block.segment, ptr + size);
+        let end = ptr + size;
         if self.blocks.get(&end).is_some_and(|n| n.segment == segment && n.free.as_ref().map(stream_id) == Some(sid)) {
             self.unindex_free(end);
             if let Some(next) = self.blocks.remove(&end) {
@@ -311,6 +321,47 @@ impl Cache {
     /// the exact-fit lists) in `start..end`, as (address, size).
     pub fn free_in(&self, start: usize, end: usize) -> Vec<(usize, usize)> {
         self.blocks.range(start..end).filter(|(_, b)| b.free.is_some()).map(|(p, b)| (*p, b.size)).collect()
+    }
+
+    /// Keep, for the expandable backing, when each chunk of its segments
+    /// was last freed: `chunks` are its chunk sizes of small and large
+    /// blocks.
+    pub fn keep_stamps(&mut self, chunks: [usize; 2]) {
+        self.stamp_chunks = chunks;
+    }
+
+    /// Stamp the chunks under `size` bytes at `ptr`, of `segment`'s
+    /// blocks of `class`, as freed now.
+    fn stamp(&mut self, ptr: usize, size: usize, segment: usize, class: Class) {
+        let chunk = self.stamp_chunks.get(usize::from(class)).copied().unwrap_or(0);
+        if chunk == 0 {
+            return;
+        }
+        let first = segment + (ptr - segment) / chunk * chunk;
+        for at in (first..ptr + size).step_by(chunk) {
+            self.stamps.insert(at, self.marks);
+        }
+    }
+
+    /// Mark this moment: chunks freed from now on are told from those
+    /// freed before (every use of which their stream had queued already)
+    /// by [`Cache::freed_before`]. The exact-fit lists are merged first.
+    /// The mark's count.
+    pub fn mark(&mut self) -> u64 {
+        self.flush_recent();
+        self.marks += 1;
+        self.marks
+    }
+
+    /// Whether every block over the chunk at `at` was freed before mark
+    /// `mark` ([`Cache::mark`]); not for a chunk of no stamp.
+    pub fn freed_before(&self, at: usize, mark: u64) -> bool {
+        self.stamps.get(&at).is_some_and(|&stamp| stamp < mark)
+    }
+
+    /// Forget the stamps of chunks in `start..end`, unmapped.
+    pub fn forget_stamps(&mut self, start: usize, end: usize) {
+        self.stamps.retain(|&at, _| at < start || at >= end);
     }
 
     /// The free blocks in `start..end` last used on `stream`, as (address,

@@ -16,14 +16,16 @@
 //! unmaps the whole chunks inside free blocks, leaving gaps that later
 //! growth fills again.
 //!
-//! Beyond PyTorch: where the growing stream has finished its work (a
-//! query, never a wait), the whole chunks of its free blocks elsewhere in
-//! the segment are unmapped and mapped where it grows, the same physical
-//! memory, before any new memory is made ([`Segments::take_idle_chunks`]).
-//! The holes a workload of growing requests leaves behind then feed its
-//! growth, and the peak reserved stays; a busy stream grows with new
-//! memory as before (unmapping under queued work would be a
-//! use-after-free, and waiting for it a stall on every growth).
+//! Beyond PyTorch: the whole chunks of the growing stream's free blocks
+//! elsewhere in the segment whose work is finished are unmapped and
+//! mapped where it grows, the same physical memory, before any new memory
+//! is made ([`Segments::take_finished_chunks`]). The holes a workload of
+//! growing requests leaves behind then feed its growth, and the peak
+//! reserved stays. Which blocks' work is finished is known without a
+//! wait, from a [`Cache::mark`] made when the stream was found idle or
+//! when an event recorded after the mark is found done (the growth
+//! before records one on a busy stream): unmapping under queued work
+//! would be a use-after-free, and waiting for it a stall on every growth.
 
 use super::cached::{Cache, Class, SMALL};
 use hip_core::Stream;
@@ -188,34 +190,47 @@ impl Segments {
         runs
     }
 
-    /// Take up to `count` whole chunks out of the free blocks of the
+    /// Take up to `count` whole chunks freed before mark `finished` of
+    /// `cache` ([`Cache::freed_before`]) out of the free blocks of the
     /// segment at `base` last used on `stream`, but not out of the one
     /// ending at `keep` (the block a growth there extends): what to unmap,
     /// one entry per run of chunks. For a growth that maps them again
-    /// instead of new memory, once `stream` has finished its work (no
-    /// device synchronize: blocks of other streams stay).
-    pub fn take_idle_chunks(
+    /// instead of new memory, once `stream` has finished the work it had
+    /// queued at that mark (no device synchronize: blocks of other streams
+    /// stay).
+    pub fn take_finished_chunks(
         &mut self,
-        base: usize,
-        count: usize,
-        keep: usize,
+        (base, count, keep): (usize, usize, usize),
         cache: &mut Cache,
         stream: &Stream,
+        finished: u64,
     ) -> Vec<Unmapped> {
         let Some(segment) = self.segments.get_mut(&base) else { return Vec::new() };
         let (chunk, mut left) = (segment.chunk, count);
         let mut runs = Vec::new();
         for (ptr, size) in cache.free_in_on(base, base + segment.size, stream) {
-            let start = base + (ptr - base).next_multiple_of(chunk);
-            let end = (base + (ptr + size - base) / chunk * chunk).min(start.saturating_add(left * chunk));
-            if ptr + size == keep || start >= end {
+            if ptr + size == keep {
                 continue;
             }
-            cache.carve(ptr, start, end);
-            let handles: Vec<usize> =
-                (start..end).step_by(chunk).filter_map(|at| segment.mapped.remove(&(at - base))).collect();
-            left -= handles.len();
-            runs.push(Unmapped { segment: base, at: start, chunk, handles });
+            let last = base + (ptr + size - base) / chunk * chunk;
+            // Runs of whole chunks freed before the mark; `block`: the free
+            // block left holding the rest once a run is carved out.
+            let (mut at, mut block) = (base + (ptr - base).next_multiple_of(chunk), ptr);
+            while at < last && left > 0 {
+                if !cache.freed_before(at, finished) {
+                    at += chunk;
+                    continue;
+                }
+                let start = at;
+                while at < last && left > 0 && cache.freed_before(at, finished) {
+                    at += chunk;
+                    left -= 1;
+                }
+                cache.carve(block, start, at);
+                block = at;
+                let handles = (start..at).step_by(chunk).filter_map(|c| segment.mapped.remove(&(c - base))).collect();
+                runs.push(Unmapped { segment: base, at: start, chunk, handles });
+            }
             if left == 0 {
                 break;
             }
@@ -259,6 +274,7 @@ impl Segments {
 
 #[cfg(test)]
 mod tests {
+    use super::super::cached::Taken;
     use super::*;
     use hip_core::Device;
 
@@ -331,6 +347,63 @@ mod tests {
         let runs = segments.take_free_chunks(&mut cache, &one);
         assert_eq!(runs.len(), 1, "merged after the synchronize, the chunk is whole and free");
         assert!(cache.free_in(BASE, BASE + 20 * MIB).is_empty());
+    }
+
+    #[test]
+    fn only_chunks_freed_before_the_mark_are_taken_for_a_growth() {
+        let stream = Stream::null(Device::new(0).unwrap());
+        let (mut segments, mut cache) = (segment_of(&stream), Cache::default());
+        cache.keep_stamps([SMALL_CHUNK, LARGE_CHUNK]);
+        let plan = segments.plan(BASE, 120 * MIB, &cache, &stream).unwrap();
+        grow(&mut segments, &mut cache, plan, &stream, 1);
+        let blocks: Vec<Taken> = [40, 20, 40, 20].iter().map(|m| cache.take(m * MIB, &stream).unwrap()).collect();
+        let end = BASE + 120 * MIB;
+        cache.give_back(blocks[0].ptr, stream.clone());
+        let mark = cache.mark();
+        // Freed after the mark: its work may still be queued.
+        cache.give_back(blocks[2].ptr, stream.clone());
+        let runs = segments.take_finished_chunks((BASE, 6, 0), &mut cache, &stream, mark);
+        let taken: Vec<(usize, Vec<usize>)> = runs.iter().map(|r| (r.at, r.handles.clone())).collect();
+        assert_eq!(taken, [(BASE, vec![1, 2])], "the first block's chunks, not the third's");
+        // The second and fourth freed after the mark too, merged with the
+        // third: one free block, none of it freed before the mark.
+        cache.give_back(blocks[1].ptr, stream.clone());
+        cache.give_back(blocks[3].ptr, stream.clone());
+        assert_eq!(cache.free_in(BASE, end), [(BASE + 40 * MIB, 80 * MIB)]);
+        assert!(segments.take_finished_chunks((BASE, 6, 0), &mut cache, &stream, mark).is_empty());
+        // A merge keeps each chunk's own free: the block's middle chunks,
+        // freed before a new mark, are taken; the last, freed after, stays.
+        let mark = cache.mark();
+        let last = cache.take(80 * MIB, &stream).unwrap();
+        assert_eq!(last.ptr, BASE + 40 * MIB);
+        cache.give_back(last.ptr, stream.clone());
+        let mark_after = cache.mark();
+        let runs = segments.take_finished_chunks((BASE, 6, 0), &mut cache, &stream, mark);
+        assert!(runs.is_empty(), "freed again after the first mark: {}", runs.len());
+        let runs = segments.take_finished_chunks((BASE, 3, 0), &mut cache, &stream, mark_after);
+        let taken: Vec<(usize, Vec<usize>)> = runs.iter().map(|r| (r.at, r.handles.clone())).collect();
+        assert_eq!(taken, [(BASE + 40 * MIB, vec![3, 4, 5])], "up to the count asked");
+        assert_eq!(cache.free_in(BASE, end), [(BASE + 100 * MIB, 20 * MIB)], "the rest stays free");
+    }
+
+    #[test]
+    fn chunks_of_one_block_freed_apart_are_taken_by_their_own_frees() {
+        let stream = Stream::null(Device::new(0).unwrap());
+        let (mut segments, mut cache) = (segment_of(&stream), Cache::default());
+        cache.keep_stamps([SMALL_CHUNK, LARGE_CHUNK]);
+        let plan = segments.plan(BASE, 100 * MIB, &cache, &stream).unwrap();
+        grow(&mut segments, &mut cache, plan, &stream, 1);
+        let blocks: Vec<Taken> = [40, 20, 40].iter().map(|m| cache.take(m * MIB, &stream).unwrap()).collect();
+        cache.give_back(blocks[0].ptr, stream.clone());
+        cache.give_back(blocks[2].ptr, stream.clone());
+        let mark = cache.mark();
+        // Freed after the mark, it joins the two into one free block.
+        cache.give_back(blocks[1].ptr, stream.clone());
+        assert_eq!(cache.free_in(BASE, BASE + 100 * MIB), [(BASE, 100 * MIB)]);
+        let runs = segments.take_finished_chunks((BASE, 5, 0), &mut cache, &stream, mark);
+        let taken: Vec<(usize, Vec<usize>)> = runs.iter().map(|r| (r.at, r.handles.clone())).collect();
+        assert_eq!(taken, [(BASE, vec![1, 2]), (BASE + 60 * MIB, vec![4, 5])], "not the middle chunk");
+        assert_eq!(cache.free_in(BASE, BASE + 100 * MIB), [(BASE + 40 * MIB, 20 * MIB)]);
     }
 
     #[test]
