@@ -4,7 +4,9 @@
 //! (ordered by the handle's event, no host synchronize), writes its own
 //! and closes; the exporter's block is kept while the other process has it
 //! open and given back once it closed or died; and shares that follow
-//! one another, whose IPC events are used again on both sides.
+//! one another, whose IPC events are used again on both sides; finished
+//! shares go back at the shares that follow and before an allocation
+//! runs out of memory.
 
 use hip_core::{Device, Stream};
 use hip_pool::ipc::{self, IpcHandle};
@@ -144,6 +146,40 @@ fn what_cannot_be_shared_or_opened_says_why() {
     assert_eq!(ipc::collect(), 0, "a share nobody opened finishes when its buffer goes");
 }
 
+#[test]
+fn a_share_finishes_the_finished_shares_it_looks_at_and_the_ladder_all_of_them() {
+    if std::env::var(ROLE).is_ok() {
+        return;
+    }
+    let _x = sim::exclusive();
+    ipc::collect();
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new_on(device).unwrap();
+    let pool = Pool::new(device, Strategy::Cached).unwrap();
+    const MIB: usize = 1 << 20;
+    // Shared, opened by nobody, dropped: each share that follows finishes
+    // the one before (it looks at a few, in turn), with no collect.
+    for _ in 0..3 {
+        let buffer = pool.alloc(12 * MIB, &stream).unwrap();
+        drop(ipc::share(&buffer).unwrap());
+        drop(buffer);
+        assert_eq!(pool.stats().allocated, 12 * MIB, "{}", pool.stats());
+    }
+    // The last is still kept (the first's segment, which the second
+    // needed, goes back); under a hard limit that leaves no room for
+    // another, the out-of-memory ladder finishes it before it fails.
+    pool.reclaim().unwrap();
+    assert_eq!((pool.stats().allocated, pool.stats().reserved), (12 * MIB, 12 * MIB), "{}", pool.stats());
+    pool.set_hard_limit(hip_pool::Limit::Bytes(16 * MIB));
+    let again = pool.alloc(12 * MIB, &stream).unwrap();
+    let stats = pool.stats();
+    assert_eq!((stats.allocated, stats.reserved), (12 * MIB, 12 * MIB), "{stats}");
+    assert!(stats.oom_retries > 0, "{stats}");
+    drop(again);
+    assert_eq!(ipc::collect(), 0);
+    pool.set_hard_limit(hip_pool::Limit::None);
+}
+
 /// The child of the test below: opens each handle it reads (a line of
 /// hex, then the byte the buffer must hold), checks the bytes and closes,
 /// answering `read {byte}`; at the end says how many events it opened.
@@ -228,12 +264,17 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
             stream.synchronize().unwrap();
         }
         let records = || sim::thread_call_count("hipEventRecord");
-        let before_share = records();
+        let queries = || sim::thread_call_count("hipEventQuery");
+        let (before_share, queries_before) = (records(), queries());
         let handle = ipc::share(&buffer).unwrap();
         if on_sim {
             // The event is recorded after work still queued, and not again
-            // where the stream is idle (its last recording is done).
+            // where the stream is idle (its last recording is done: it was
+            // on this stream, so the event is not even asked).
             assert_eq!(records() - before_share, u64::from(held), "the share's recordings");
+            if value != 7 {
+                assert_eq!(queries() - queries_before, 0, "the share's event queries");
+            }
         }
         writeln!(to, "{} {value}", hex(&handle.to_bytes())).unwrap();
         to.flush().unwrap();

@@ -31,6 +31,9 @@ use crate::error::Result;
 pub(crate) struct SharedEvent {
     pub event: Event,
     pub handle: IpcEventHandle,
+    /// [`Stream::id`](hip_core::Stream::id) of the stream its latest
+    /// recording was on: where that stream is idle, the recording is done.
+    pub recorded_on: Option<u64>,
 }
 
 /// Each device's events free to record again.
@@ -49,7 +52,7 @@ impl SharedEvent {
         }
         let event = Event::interprocess_on(device)?;
         let handle = event.ipc_handle()?;
-        Ok(SharedEvent { event, handle })
+        Ok(SharedEvent { event, handle, recorded_on: None })
     }
 
     /// Back to the pool, for a later share to record, once no process can

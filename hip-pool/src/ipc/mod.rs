@@ -16,8 +16,10 @@
 //!   its block goes back to the pool only once the ledger closes with no
 //!   living importer. Until then the block (and
 //!   so its segment: the pool never reclaims a segment with a live block)
-//!   is kept, and retried at every [`share`], [`collect`], `reclaim` and
-//!   idle cleanup. An importer that dies leaves a count of a process that
+//!   is kept, and retried at [`collect`], `reclaim`, the idle cleanup,
+//!   the out-of-memory ladder (before an allocation fails), and at every
+//!   [`share`] a few shares at a time, in turn (a share costs no walk
+//!   over every live one). An importer that dies leaves a count of a process that
 //!   is gone, which does not count: its memory is not kept forever.
 //! - **The opened buffer** ([`open`]) is foreign memory on the opener's
 //!   stream: used like any buffer; dropped, it waits for its uses, closes
@@ -66,8 +68,69 @@ struct Share {
     _chunks: Option<chunks::Exported>,
 }
 
-/// Every share not finished yet.
-static SHARES: Mutex<Vec<Share>> = Mutex::new(Vec::new());
+impl Share {
+    /// Whether the buffer has gone and the ledger closed with no living
+    /// importer: the block may go back.
+    fn finished(&self) -> bool {
+        self.list.has_deferred() && self.ledger.close()
+    }
+
+    /// Give the block back to its pool, and the event to the shared ones.
+    fn finish(self) {
+        if let Some(release) = self.list.unhold(self.holder) {
+            release();
+        }
+        self.event.give_back();
+    }
+}
+
+/// Every share not finished yet, and where [`share`] looks next.
+struct Shares {
+    list: Vec<Share>,
+    next: usize,
+}
+
+static SHARES: Mutex<Shares> = Mutex::new(Shares { list: Vec::new(), next: 0 });
+
+/// Shares each [`share`] looks at, in turn, to finish those that are: a
+/// share costs no walk over every live share, and where shares finish in
+/// the order they were made (a buffer handed on, opened, closed and
+/// dropped, again and again) the finished one is found at once.
+const LOOKED_AT: usize = 4;
+
+/// Finish the finished shares among the next [`LOOKED_AT`] (outside the
+/// lock: a release may take the pool's).
+fn collect_some() {
+    let mut done = Vec::new();
+    {
+        let mut shares = SHARES.lock_unpoisoned();
+        let shares = &mut *shares;
+        for _ in 0..LOOKED_AT.min(shares.list.len()) {
+            if shares.next >= shares.list.len() {
+                shares.next = 0;
+            }
+            if shares.list[shares.next].finished() {
+                done.push(shares.list.swap_remove(shares.next));
+            } else {
+                shares.next += 1;
+            }
+        }
+    }
+    done.into_iter().for_each(Share::finish);
+}
+
+/// Run [`collect`] on the out-of-memory ladder (a reclaim hook), once a
+/// share was made: a dropped shared buffer no process has open goes back
+/// before an allocation fails.
+fn collect_on_out_of_memory() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        crate::register_reclaim_hook(|_| {
+            collect();
+            0
+        });
+    });
+}
 
 /// The holder of a new share.
 fn next_holder() -> u64 {
@@ -102,7 +165,7 @@ fn next_holder() -> u64 {
 /// ```
 #[doc(alias = "hipIpcGetMemHandle")]
 pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
-    collect();
+    collect_some();
     if buffer.is_empty() || buffer.is_foreign() {
         return Err(PoolError::Ipc(
             "an empty buffer, or memory another library owns, cannot be shared: share a buffer of the pool".to_owned(),
@@ -126,13 +189,17 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     };
     // Its uses on other streams first, then the event the opener waits for.
     buffer.prepare(&stream, Access::Write)?;
-    let event = events::SharedEvent::take(device)?;
+    let mut event = events::SharedEvent::take(device)?;
     // Where the stream is idle, the buffer's work is done: the event's last
-    // recording, done too, tells the opener so without a new one (which
-    // costs an interprocess event far more than the memory's handle).
-    // A query that fails (a capture underway) records.
-    if !(stream.query().unwrap_or(false) && event.event.query().unwrap_or(false)) {
+    // recording, done too (it was on this idle stream, or a query says
+    // so), tells the opener so without a new one (which costs an
+    // interprocess event far more than the memory's handle). A query that
+    // fails (a capture underway) records.
+    let done = stream.query().unwrap_or(false)
+        && (event.recorded_on == Some(stream.id()) || event.event.query().unwrap_or(false));
+    if !done {
         event.event.record(&stream)?;
+        event.recorded_on = Some(stream.id());
     }
     let ledger = Ledger::create().map_err(|e| PoolError::Ipc(format!("cannot make the share's ledger: {e}")))?;
     let handle = IpcHandle {
@@ -146,7 +213,8 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
     };
     let holder = next_holder();
     let list = buffer.hold_for(holder);
-    SHARES.lock_unpoisoned().push(Share { list, holder, ledger, event, _chunks: exported });
+    SHARES.lock_unpoisoned().list.push(Share { list, holder, ledger, event, _chunks: exported });
+    collect_on_out_of_memory();
     Ok(handle)
 }
 
@@ -178,7 +246,7 @@ pub fn allow_openers() -> Result<()> {
 /// of another process, or one finished).
 pub fn importers(handle: &IpcHandle) -> usize {
     let shares = SHARES.lock_unpoisoned();
-    shares.iter().find(|s| s.ledger.place() == handle.ledger).map_or(0, |s| s.ledger.importers())
+    shares.list.iter().find(|s| s.ledger.place() == handle.ledger).map_or(0, |s| s.ledger.importers())
 }
 
 /// Finish the shares whose buffer has gone and whose ledger closed with
@@ -188,18 +256,13 @@ pub fn collect() -> usize {
     let (done, left) = {
         let mut shares = SHARES.lock_unpoisoned();
         let (done, waiting): (Vec<Share>, Vec<Share>) =
-            std::mem::take(&mut *shares).into_iter().partition(|s| s.list.has_deferred() && s.ledger.close());
+            std::mem::take(&mut shares.list).into_iter().partition(Share::finished);
         let left = waiting.len();
-        *shares = waiting;
+        shares.list = waiting;
         (done, left)
     };
     // Released outside the lock: a release may take the pool's.
-    for share in done {
-        if let Some(release) = share.list.unhold(share.holder) {
-            release();
-        }
-        share.event.give_back();
-    }
+    done.into_iter().for_each(Share::finish);
     left
 }
 
