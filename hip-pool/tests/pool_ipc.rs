@@ -248,6 +248,9 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
     let mut from = BufReader::new(child.stdout.take().unwrap());
     let creates = || sim::thread_call_count("hipEventCreateWithFlags");
     let before = creates();
+    // Kept at the start of the segment: each shared buffer lies further
+    // in, so the handle's offset from the segment's start counts.
+    let start = pool.alloc(1 << 16, &stream).unwrap();
     for value in [7u8, 9, 11, 13, 15] {
         // The last share comes after its write finished.
         let held = value != 15;
@@ -292,7 +295,7 @@ fn shares_one_after_another_record_one_event_and_each_opener_waits_for_its_own_s
         drop(buffer);
         assert_eq!(ipc::collect(), 0, "closed by the other process: finished");
     }
-    drop(to);
+    drop((to, start));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut from, &mut rest).unwrap();
     assert!(child.wait().unwrap().success(), "the other process failed:\n{rest}");

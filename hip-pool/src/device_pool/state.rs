@@ -123,6 +123,15 @@ impl DevicePool {
         self.lock().stats
     }
 
+    /// The start of the cached backing's segment (one driver allocation)
+    /// holding the block at `ptr`; `None` for a block of no segment here.
+    pub fn segment_of(&self, ptr: usize) -> Option<usize> {
+        match self.backing {
+            Backing::Cached => self.lock().cache.segment_of(ptr),
+            _ => None,
+        }
+    }
+
     /// The cached backing's handed-out blocks as (address, size).
     pub fn live_blocks(&self) -> Vec<(usize, usize)> {
         self.lock().cache.live_blocks()

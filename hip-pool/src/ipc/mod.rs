@@ -181,7 +181,11 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
             (memory, ptr as usize - chunks.at, Some(exported))
         }
         None => {
-            let (base, _) = raw::mem::address_range(device, ptr)?;
+            // The pool knows its segments; other memory asks the driver.
+            let base = match buffer.segment_start() {
+                Some(start) => start as *mut c_void,
+                None => raw::mem::address_range(device, ptr)?.0,
+            };
             // SAFETY: the buffer's device memory.
             let memory = unsafe { raw::ipc::memory_handle(device, ptr) }?;
             (Memory::Allocation(memory.reserved.map(|c| c as u8)), ptr as usize - base as usize, None)

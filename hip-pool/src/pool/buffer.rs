@@ -128,6 +128,13 @@ impl Buffer {
         pool.core.chunks_under(self.record.ptr, self.record.len)
     }
 
+    /// The start of the driver allocation holding this buffer, where its
+    /// pool's cached backing knows it (not a capture's private pool).
+    pub(crate) fn segment_start(&self) -> Option<usize> {
+        let pool = self.record.pool.filter(|_| self.record.private.is_none())?;
+        pool.core.segment_of(self.record.ptr)
+    }
+
     /// A zero-length buffer on `stream`'s device: no memory, null pointer.
     pub fn empty(stream: &Stream) -> Buffer {
         Buffer::from_record(Record::new(0, None, 0, 0, stream.clone()))

@@ -446,6 +446,11 @@ impl Cache {
         unused
     }
 
+    /// The segment of the block at `ptr`.
+    pub fn segment_of(&self, ptr: usize) -> Option<usize> {
+        self.blocks.get(&ptr).map(|b| b.segment)
+    }
+
     /// Live (handed out) blocks, as (ptr, size), for tests.
     pub fn live_blocks(&self) -> Vec<(usize, usize)> {
         self.blocks.iter().filter(|(_, b)| b.free.is_none()).map(|(p, b)| (*p, b.size)).collect()
