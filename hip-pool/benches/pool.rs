@@ -6,7 +6,10 @@
 //! over the devices.
 //!
 //! Run: `cargo bench -p hip-pool --bench pool`. After criterion's report the
-//! ratios to the cached pool are printed.
+//! ratios to the cached pool are printed, and `expandable` against
+//! `cached` once more from batches of pairs of the two alternated, which
+//! cancels the drift of a shared host between criterion's runs of the
+//! one and the other.
 
 use criterion::{BenchmarkId, Criterion};
 use hip_core::{Device, Stream};
@@ -104,6 +107,41 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
+/// Batches of pairs, alternated between the two pools.
+const BATCHES: u32 = 400;
+/// Pairs in a batch.
+const BATCH: u32 = 1000;
+
+/// Mean ns of a pair of `expandable` and of `cached` for each size, from
+/// `BATCHES` batches of each, alternated; `None` without the strategy.
+fn alternated_pairs() -> Option<Vec<(&'static str, f64, f64)>> {
+    let device = Device::new(0).expect("a device");
+    let stream = Stream::new_on(device).expect("a stream");
+    let expandable = Pool::new(device, Strategy::Expandable).ok()?;
+    let cached = Pool::new(device, Strategy::Cached).expect("a cached pool");
+    let batch = |pool: &Pool, bytes: usize| {
+        let start = Instant::now();
+        for _ in 0..BATCH {
+            black_box(pool.alloc(bytes, &stream).expect("alloc"));
+        }
+        start.elapsed()
+    };
+    let mut figures = Vec::new();
+    for (bytes, label) in SIZES {
+        // The first pair of each grows its pool.
+        batch(&expandable, bytes);
+        batch(&cached, bytes);
+        let (mut ours, mut base) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..BATCHES {
+            ours += batch(&expandable, bytes);
+            base += batch(&cached, bytes);
+        }
+        let per_pair = |total: Duration| total.as_secs_f64() * 1e9 / f64::from(BATCHES * BATCH);
+        figures.push((label, per_pair(ours), per_pair(base)));
+    }
+    Some(figures)
+}
+
 fn main() {
     let mut criterion = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -126,6 +164,12 @@ fn main() {
             }
         }
         println!("{line}");
+    }
+    for (label, ours, cached) in alternated_pairs().unwrap_or_default() {
+        println!(
+            "  {label:>6}  expandable {ours:>8.1} / cached {cached:>8.1}, {BATCHES} batches of {BATCH} alternated: {:.3}x",
+            ours / cached
+        );
     }
     if let Some(off) = mean_ns("history", "off") {
         for name in ["on", "on with backtraces"] {

@@ -2,6 +2,8 @@
 //! its callers, and the processes that share memory.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Once;
 
 /// `hipIpcMemLazyEnablePeerAccess` on HIP `major`: 0 in HIP 5's headers,
 /// 1 from HIP 6.0 (clr's changelog: "The value of the flag
@@ -20,6 +22,31 @@ pub fn shared_memory_folder() -> PathBuf {
     } else {
         std::env::temp_dir()
     }
+}
+
+/// This process's id, asked of the system once (and once more in a child
+/// after `fork`): `getpid` is a system call each time, and every share and
+/// every open of IPC memory names the process.
+pub fn this_process() -> u32 {
+    static PID: AtomicU32 = AtomicU32::new(0);
+    static AT_FORK: Once = Once::new();
+    extern "C" fn forget_in_child() {
+        PID.store(0, Ordering::Relaxed);
+    }
+    let pid = PID.load(Ordering::Relaxed);
+    if pid != 0 {
+        return pid;
+    }
+    // Registered before the first id is kept, so no child keeps it.
+    #[cfg(unix)]
+    AT_FORK.call_once(|| {
+        // SAFETY: registers a handler that only stores to an atomic, which
+        // is async-signal-safe as a child's handler after `fork` must be.
+        let _ = unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
+    });
+    let pid = std::process::id();
+    PID.store(pid, Ordering::Relaxed);
+    pid
 }
 
 /// Whether process `pid` still runs, as `/proc` tells. A pid reused by
@@ -72,6 +99,28 @@ mod tests {
     fn the_flag_changed_value_with_hip_6() {
         assert_eq!([5, 6, 7].map(lazy_enable_peer_access), [0, 1, 1]);
         assert!(shared_memory_folder().is_dir());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_process_id_is_kept_and_a_forked_child_finds_its_own() {
+        let pid = this_process();
+        assert_eq!(pid, std::process::id());
+        assert_eq!(this_process(), pid, "kept");
+        // SAFETY: the child only loads and stores atomics, calls getpid and
+        // exits with `_exit`, all of which are safe after `fork`.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            let own = this_process() == std::process::id() && this_process() != pid;
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(if own { 0 } else { 1 }) };
+        }
+        assert!(child > 0, "fork failed");
+        let mut status = 0;
+        // SAFETY: waits for the child just made, with a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child kept its parent's id");
+        assert_eq!(this_process(), pid);
     }
 
     #[test]

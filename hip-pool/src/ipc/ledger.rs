@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hip_sys::shared::ipc::{process_alive, sweep_orphans_once};
+use hip_sys::shared::ipc::{process_alive, sweep_orphans_once, this_process};
 use hip_sys::sync::MutexExt;
 
 use hip_sys::shared::shared_file::SharedFile;
@@ -110,7 +110,7 @@ impl Ledger {
             None => {
                 sweep_orphans_once(PREFIX);
                 let index = files.files.len();
-                let file = SharedFile::create(&format!("{PREFIX}{}-{index}", std::process::id()), FILE)?;
+                let file = SharedFile::create(&format!("{PREFIX}{}-{index}", this_process()), FILE)?;
                 files.files.push(Arc::new(file));
                 // Slot 0 is taken now; the others are free, lowest first.
                 files.free.extend((1..SLOTS as u32).rev().map(|s| (index, s)));
@@ -236,7 +236,7 @@ impl Entry {
         let words = slot_of(&file, *slot).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no such slot"))?;
         let (open, closing) = (state(*generation, OPEN), state(*generation, CLOSING));
         let patience = Instant::now() + CLOSING_PATIENCE;
-        let me = u64::from(std::process::id()) << 32;
+        let me = u64::from(this_process()) << 32;
         loop {
             let now = words[0].load(SeqCst);
             if now == open {

@@ -50,6 +50,7 @@ use crate::pool::{Access, Buffer};
 use crate::uses::UseList;
 use hip_core::raw;
 use hip_core::Stream;
+use hip_sys::shared::ipc::this_process;
 use hip_sys::sync::MutexExt;
 use ledger::{Entry, Ledger};
 use std::ffi::c_void;
@@ -98,14 +99,18 @@ static SHARES: Mutex<Shares> = Mutex::new(Shares { list: Vec::new(), next: 0 });
 /// dropped, again and again) the finished one is found at once.
 const LOOKED_AT: usize = 4;
 
-/// Finish the finished shares among the next [`LOOKED_AT`] (outside the
-/// lock: a release may take the pool's).
-fn collect_some() {
-    let mut done = Vec::new();
-    {
+/// Finish the finished shares among the next `count` (every one, at
+/// most), in turn from where the last call stopped; how many shares are
+/// left. The blocks go back outside the lock: a release may take the
+/// pool's.
+fn finish_some(count: usize) -> usize {
+    let (done, left) = {
         let mut shares = SHARES.lock_unpoisoned();
         let shares = &mut *shares;
-        for _ in 0..LOOKED_AT.min(shares.list.len()) {
+        let mut done = Vec::new();
+        // Each share is looked at once: one swapped into a finished one's
+        // place is looked at next.
+        for _ in 0..count.min(shares.list.len()) {
             if shares.next >= shares.list.len() {
                 shares.next = 0;
             }
@@ -115,8 +120,10 @@ fn collect_some() {
                 shares.next += 1;
             }
         }
-    }
+        (done, shares.list.len())
+    };
     done.into_iter().for_each(Share::finish);
+    left
 }
 
 /// Run [`collect`] on the out-of-memory ladder (a reclaim hook), once a
@@ -165,7 +172,7 @@ fn next_holder() -> u64 {
 /// ```
 #[doc(alias = "hipIpcGetMemHandle")]
 pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
-    collect_some();
+    finish_some(LOOKED_AT);
     if buffer.is_empty() || buffer.is_foreign() {
         return Err(PoolError::Ipc(
             "an empty buffer, or memory another library owns, cannot be shared: share a buffer of the pool".to_owned(),
@@ -212,7 +219,7 @@ pub fn share(buffer: &Buffer) -> Result<IpcHandle> {
         offset: offset as u64,
         len: buffer.len() as u64,
         device: u32::try_from(device.ordinal()).unwrap_or(u32::MAX),
-        pid: std::process::id(),
+        pid: this_process(),
         ledger: ledger.place(),
     };
     let holder = next_holder();
@@ -257,17 +264,7 @@ pub fn importers(handle: &IpcHandle) -> usize {
 /// no living importer: their blocks go back to the pool. How many shares
 /// are left (buffers alive, or open in another process).
 pub fn collect() -> usize {
-    let (done, left) = {
-        let mut shares = SHARES.lock_unpoisoned();
-        let (done, waiting): (Vec<Share>, Vec<Share>) =
-            std::mem::take(&mut shares.list).into_iter().partition(Share::finished);
-        let left = waiting.len();
-        shares.list = waiting;
-        (done, left)
-    };
-    // Released outside the lock: a release may take the pool's.
-    done.into_iter().for_each(Share::finish);
-    left
+    finish_some(usize::MAX)
 }
 
 /// Open another process's shared buffer on `stream` (of the exporter's
@@ -294,7 +291,7 @@ pub fn collect() -> usize {
 /// ```
 #[doc(alias = "hipIpcOpenMemHandle")]
 pub fn open(handle: &IpcHandle, stream: &Stream) -> Result<Buffer> {
-    if handle.pid == std::process::id() {
+    if handle.pid == this_process() {
         return Err(PoolError::Ipc(
             "this handle was made by this process: use the shared buffer itself here".to_owned(),
         ));

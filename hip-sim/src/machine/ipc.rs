@@ -88,7 +88,7 @@ impl Handle {
 
 /// This process's id, as handles carry it.
 pub(crate) fn this_process() -> u32 {
-    std::process::id()
+    hip_abi::shared::ipc::this_process()
 }
 
 /// The files of the allocations this process exported, by base address.
