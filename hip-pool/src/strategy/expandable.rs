@@ -349,14 +349,21 @@ mod tests {
         assert!(cache.free_in(BASE, BASE + 20 * MIB).is_empty());
     }
 
+    /// A segment grown for blocks of `sizes` MiB, one after another, with
+    /// stamps kept (handles from 1); the blocks, handed out.
+    fn blocks_of(stream: &Stream, sizes: &[usize]) -> (Segments, Cache, Vec<Taken>) {
+        let (mut segments, mut cache) = (segment_of(stream), Cache::default());
+        cache.keep_stamps([SMALL_CHUNK, LARGE_CHUNK]);
+        let plan = segments.plan(BASE, sizes.iter().sum::<usize>() * MIB, &cache, stream).unwrap();
+        grow(&mut segments, &mut cache, plan, stream, 1);
+        let blocks = sizes.iter().map(|m| cache.take(m * MIB, stream).unwrap()).collect();
+        (segments, cache, blocks)
+    }
+
     #[test]
     fn only_chunks_freed_before_the_mark_are_taken_for_a_growth() {
         let stream = Stream::null(Device::new(0).unwrap());
-        let (mut segments, mut cache) = (segment_of(&stream), Cache::default());
-        cache.keep_stamps([SMALL_CHUNK, LARGE_CHUNK]);
-        let plan = segments.plan(BASE, 120 * MIB, &cache, &stream).unwrap();
-        grow(&mut segments, &mut cache, plan, &stream, 1);
-        let blocks: Vec<Taken> = [40, 20, 40, 20].iter().map(|m| cache.take(m * MIB, &stream).unwrap()).collect();
+        let (mut segments, mut cache, blocks) = blocks_of(&stream, &[40, 20, 40, 20]);
         let end = BASE + 120 * MIB;
         cache.give_back(blocks[0].ptr, stream.clone());
         let mark = cache.mark();
@@ -389,11 +396,7 @@ mod tests {
     #[test]
     fn chunks_of_one_block_freed_apart_are_taken_by_their_own_frees() {
         let stream = Stream::null(Device::new(0).unwrap());
-        let (mut segments, mut cache) = (segment_of(&stream), Cache::default());
-        cache.keep_stamps([SMALL_CHUNK, LARGE_CHUNK]);
-        let plan = segments.plan(BASE, 100 * MIB, &cache, &stream).unwrap();
-        grow(&mut segments, &mut cache, plan, &stream, 1);
-        let blocks: Vec<Taken> = [40, 20, 40].iter().map(|m| cache.take(m * MIB, &stream).unwrap()).collect();
+        let (mut segments, mut cache, blocks) = blocks_of(&stream, &[40, 20, 40]);
         cache.give_back(blocks[0].ptr, stream.clone());
         cache.give_back(blocks[2].ptr, stream.clone());
         let mark = cache.mark();
