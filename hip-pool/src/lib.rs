@@ -25,7 +25,8 @@
 //! - [`Strategy`]: `cached` (default; splitting policy in
 //!   `strategy::cached`'s docs), `expandable` (the same blocks over
 //!   virtual memory: chunks mapped into one reserved range per stream as
-//!   the pool grows, unmapped on reclaim; `strategy::expandable`), `async`
+//!   the pool grows, free ones moved to where it grows once their work is
+//!   done, unmapped on reclaim; `strategy::expandable`), `async`
 //!   (HIP's stream-ordered pool, threshold at maximum) or `none`
 //!   (pass-through), per `AMDGPU_POOL` or per [`Pool::new`].
 //! - [`reclaim(device)`](reclaim()): synchronizes *that* device and releases
@@ -93,7 +94,8 @@
 //! 3. `device_pool`: one device's memory under one lock: its backing (the
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the grow path to the driver
-//!    (the expandable backing's maps chunks where its bookkeeping plans).
+//!    (the expandable backing's maps chunks where its bookkeeping plans,
+//!    first moving free chunks whose work its fences show finished).
 //!    No buffers, no thread caches.
 //! 4. `uses`, `private_pool`, `barrier`, `pool_core`: the one use
 //!    tracker ([`UseList`]: a buffer's uses on other streams, pinned host

@@ -20,8 +20,10 @@ pub enum Strategy {
     /// blocks, 20 MiB for large) are mapped as the pool grows, right
     /// after the free block at the end of what is mapped, so a request a
     /// little larger than every freed block extends one instead of taking
-    /// a new segment; [`reclaim`](crate::reclaim()) unmaps the whole
-    /// chunks of free blocks. Otherwise it behaves as `cached` (the same
+    /// a new segment; a growth first moves there the whole free chunks of
+    /// the stream's holes whose work is done (known without a wait), and
+    /// [`reclaim`](crate::reclaim()) unmaps the whole chunks of free
+    /// blocks. Otherwise it behaves as `cached` (the same
     /// blocks, caches, stream uses, capture rules, limits and ladder).
     ///
     /// Use it where `cached` runs out of memory with much reserved but
