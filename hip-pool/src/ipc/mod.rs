@@ -19,8 +19,9 @@
 //!   is kept, and retried at [`collect`], `reclaim`, the idle cleanup,
 //!   the out-of-memory ladder (before an allocation fails), and at every
 //!   [`share`] a few shares at a time, in turn (a share costs no walk
-//!   over every live one). An importer that dies leaves a count of a process that
-//!   is gone, which does not count: its memory is not kept forever.
+//!   over every live one). An importer that dies leaves a count of a
+//!   process that is gone, which does not count: its memory is not kept
+//!   forever.
 //! - **The opened buffer** ([`open`]) is foreign memory on the opener's
 //!   stream: used like any buffer; dropped, it waits for its uses, closes
 //!   HIP's handle and leaves the ledger.
