@@ -8,7 +8,8 @@
 //! events made for IPC ([`Event::interprocess_on`](crate::Event), its
 //! `ipc_handle` and `Event::open_ipc`), as on a GPU. The exporter's
 //! array, when dropped, gives its memory back to the pool only once no
-//! living process has it open (`hip_pool::ipc`).
+//! living process has it open (`hip_pool::ipc`). `cargo run --example
+//! ipc` runs both sides, each process ordered after the other on the GPU.
 //!
 //! ```no_run
 //! use amdgpu::prelude::*;
