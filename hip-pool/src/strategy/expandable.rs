@@ -75,6 +75,24 @@ impl Segment {
             gap
         })
     }
+
+    /// The whole chunks inside the free block of `size` bytes at `ptr`,
+    /// as the addresses from the first one's start to the last one's end
+    /// (empty where none is whole).
+    fn whole_chunks(&self, ptr: usize, size: usize) -> std::ops::Range<usize> {
+        let (base, chunk) = (self.base, self.chunk);
+        base + (ptr - base).next_multiple_of(chunk)..base + (ptr + size - base) / chunk * chunk
+    }
+
+    /// Take the chunks of `start..end`, inside the free block at `block`,
+    /// out of `cache` (what is left of the block stays free) and out of
+    /// the map: the run to unmap.
+    fn take_run(&mut self, cache: &mut Cache, block: usize, (start, end): (usize, usize)) -> Unmapped {
+        cache.carve(block, start, end);
+        let (base, chunk) = (self.base, self.chunk);
+        let handles = (start..end).step_by(chunk).filter_map(|at| self.mapped.remove(&(at - base))).collect();
+        Unmapped { segment: base, at: start, chunk, handles }
+    }
 }
 
 /// Where to map for a request: `bytes` (whole chunks) at address `at` of
@@ -173,18 +191,13 @@ impl Segments {
     pub fn take_free_chunks(&mut self, cache: &mut Cache, stream: &Stream) -> Vec<Unmapped> {
         let mut runs = Vec::new();
         for segment in self.segments.values_mut() {
-            let (base, chunk) = (segment.base, segment.chunk);
+            let base = segment.base;
             cache.merge_free_in(base, base + segment.size, stream);
             for (ptr, size) in cache.free_in(base, base + segment.size) {
-                let start = base + (ptr - base).next_multiple_of(chunk);
-                let end = base + (ptr + size - base) / chunk * chunk;
-                if start >= end {
-                    continue;
+                let whole = segment.whole_chunks(ptr, size);
+                if !whole.is_empty() {
+                    runs.push(segment.take_run(cache, ptr, (whole.start, whole.end)));
                 }
-                cache.carve(ptr, start, end);
-                let handles =
-                    (start..end).step_by(chunk).filter_map(|at| segment.mapped.remove(&(at - base))).collect();
-                runs.push(Unmapped { segment: base, at: start, chunk, handles });
             }
         }
         runs
@@ -212,10 +225,10 @@ impl Segments {
             if ptr + size == keep {
                 continue;
             }
-            let last = base + (ptr + size - base) / chunk * chunk;
+            let std::ops::Range { start: mut at, end: last } = segment.whole_chunks(ptr, size);
             // Runs of whole chunks freed before the mark; `block`: the free
             // block left holding the rest once a run is carved out.
-            let (mut at, mut block) = (base + (ptr - base).next_multiple_of(chunk), ptr);
+            let mut block = ptr;
             while at < last && left > 0 {
                 if !cache.freed_before(at, finished) {
                     at += chunk;
@@ -226,10 +239,8 @@ impl Segments {
                     at += chunk;
                     left -= 1;
                 }
-                cache.carve(block, start, at);
+                runs.push(segment.take_run(cache, block, (start, at)));
                 block = at;
-                let handles = (start..at).step_by(chunk).filter_map(|c| segment.mapped.remove(&(c - base))).collect();
-                runs.push(Unmapped { segment: base, at: start, chunk, handles });
             }
             if left == 0 {
                 break;
