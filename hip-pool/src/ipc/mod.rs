@@ -4,24 +4,24 @@
 //!   opens with [`open`] as a buffer over the same memory. The handle
 //!   carries HIP's memory handle of the pool's segment and the buffer's
 //!   place in it (as PyTorch shares a block of its caching allocator; an
-//!   expandable pool's chunks go by descriptor, see `chunks`),
-//!   and HIP's handle of an event recorded after the buffer's queued
-//!   work: the opener's stream waits for that event on the GPU (unless
-//!   a query finds it done already), so the exporter's writes come before
-//!   the opener's reads without a host synchronize. The exporter keeps its buffer and uses it as before.
+//!   expandable pool's chunks go by descriptor, see `chunks`), and HIP's
+//!   handle of an event recorded after the buffer's queued work: the
+//!   opener's stream waits for that event on the GPU (unless a query
+//!   finds it done already), so the exporter's writes come before the
+//!   opener's reads without a host synchronize. The exporter keeps its
+//!   buffer and uses it as before.
 //! - **Lifetime across processes.** Importers join the share's ledger (a
 //!   slot of a file in shared memory, changed with atomic operations only)
 //!   before they open the memory and leave after they close it. A shared
 //!   buffer is *held* (as a graph holds a buffer it uses): when it drops,
 //!   its block goes back to the pool only once the ledger closes with no
-//!   living importer. Until then the block (and
-//!   so its segment: the pool never reclaims a segment with a live block)
-//!   is kept, and retried at [`collect`], `reclaim`, the idle cleanup,
-//!   the out-of-memory ladder (before an allocation fails), and at every
-//!   [`share`] a few shares at a time, in turn (a share costs no walk
-//!   over every live one). An importer that dies leaves a count of a
-//!   process that is gone, which does not count: its memory is not kept
-//!   forever.
+//!   living importer. Until then the block (and so its segment: the pool
+//!   never reclaims a segment with a live block) is kept, and retried at
+//!   [`collect`], `reclaim`, the idle cleanup, the out-of-memory ladder
+//!   (before an allocation fails), and at every [`share`] a few shares at
+//!   a time, in turn (a share costs no walk over every live one). An
+//!   importer that dies leaves a count of a process that is gone, which
+//!   does not count: its memory is not kept forever.
 //! - **The opened buffer** ([`open`]) is foreign memory on the opener's
 //!   stream: used like any buffer; dropped, it waits for its uses, closes
 //!   HIP's handle and leaves the ledger.
@@ -29,9 +29,9 @@
 //!   both sides; the ledger files stay mapped. A share and an open add a
 //!   few atomic operations, a stream query and an event recording (none
 //!   where the stream is idle), and an event query (a stream's wait where
-//!   the exporter's work is still running) to the
-//!   memory's own IPC calls; the close adds a stream query (a wait where
-//!   the stream has work left).
+//!   the exporter's work is still running) to the memory's own IPC calls;
+//!   the close adds a stream query (a wait where the stream has work
+//!   left).
 //!
 //! Uses from both processes after the hand-over are ordered by the
 //! program (IPC events: `hip_core::Event::interprocess_on`,
