@@ -163,43 +163,40 @@ fn opener() {
     let stream = Stream::new_on(device).expect("a stream");
     let mut c = criterion();
     let mut group = c.benchmark_group(GROUP);
-    group.bench_function("open + close", |b| {
-        b.iter(|| black_box(ipc::open(&ours, &stream).expect("opened")));
-    });
-    group.bench_function("raw open + close", |b| {
-        b.iter(|| {
-            let ptr = raw::ipc::open_memory(device, raw_handle).expect("opened");
-            // SAFETY: just opened, nothing uses it; closed once.
-            unsafe { raw::ipc::close_memory(device, black_box(ptr)) }.expect("closed");
-        })
-    });
-    group.finish();
-    // The driver's open varies by several per cent between criterion's
-    // runs of one and the other: the same pair, alternated, cancels that.
-    let (mut ours_time, mut raw_time) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..INTERLEAVED {
-        let start = Instant::now();
-        drop(black_box(ipc::open(&ours, &stream).expect("opened")));
-        ours_time += start.elapsed();
-        let start = Instant::now();
+    let open_close = || drop(black_box(ipc::open(&ours, &stream).expect("opened")));
+    let raw_open_close = || {
         let ptr = raw::ipc::open_memory(device, raw_handle).expect("opened");
         // SAFETY: just opened, nothing uses it; closed once.
         unsafe { raw::ipc::close_memory(device, black_box(ptr)) }.expect("closed");
-        raw_time += start.elapsed();
-    }
-    let (ours_ns, raw_ns) = (mean(ours_time), mean(raw_time));
-    println!(
-        "open + close, {INTERLEAVED} rounds alternated: {ours_ns:.1} ns, raw {raw_ns:.1} ns, {:.3}x",
-        ours_ns / raw_ns
-    );
+    };
+    group.bench_function("open + close", |b| b.iter(open_close));
+    group.bench_function("raw open + close", |b| b.iter(raw_open_close));
+    group.finish();
+    // The driver's open varies by several per cent between criterion's
+    // runs of one and the other: the same pair, alternated, cancels that.
+    alternate("open + close", open_close, raw_open_close);
 }
 
-/// Rounds of the alternated open + close.
+/// Rounds of each alternated pair.
 const INTERLEAVED: u32 = 2000;
 
-/// Nanoseconds a round of `total` over `INTERLEAVED` rounds.
-fn mean(total: Duration) -> f64 {
-    total.as_secs_f64() * 1e9 / f64::from(INTERLEAVED)
+/// Time `ours` and `raw` alternated round by round, [`INTERLEAVED`]
+/// rounds; print the mean of each (the line [`alternated`] reads back)
+/// and give them, in ns.
+fn alternate(what: &str, mut ours: impl FnMut(), mut raw: impl FnMut()) -> (f64, f64) {
+    let (mut ours_time, mut raw_time) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..INTERLEAVED {
+        let start = Instant::now();
+        ours();
+        ours_time += start.elapsed();
+        let start = Instant::now();
+        raw();
+        raw_time += start.elapsed();
+    }
+    let mean = |total: Duration| total.as_secs_f64() * 1e9 / f64::from(INTERLEAVED);
+    let (ours_ns, raw_ns) = (mean(ours_time), mean(raw_time));
+    println!("{what}, {INTERLEAVED} rounds alternated: {ours_ns:.1} ns, raw {raw_ns:.1} ns, {:.3}x", ours_ns / raw_ns);
+    (ours_ns, raw_ns)
 }
 
 fn main() {
@@ -214,45 +211,22 @@ fn main() {
     let pool = Pool::new(device, hip_pool::Strategy::Cached).expect("a pool");
     let mut c = criterion();
     let mut group = c.benchmark_group(GROUP);
-    group.bench_function("export", |b| {
-        b.iter(|| {
-            let buffer = pool.alloc(BYTES, &stream).expect("a buffer");
-            black_box(ipc::share(&buffer).expect("shared"));
-            drop(buffer);
-            ipc::collect();
-        })
-    });
-    group.bench_function("raw export", |b| {
-        b.iter(|| {
-            let buffer = pool.alloc(BYTES, &stream).expect("a buffer");
-            // SAFETY: the buffer's device memory, alive for the call.
-            black_box(unsafe { raw::ipc::memory_handle(device, buffer.as_ptr()) }.expect("a handle"));
-        })
-    });
-    group.finish();
-    // Alternated round by round too, as the open + close below.
-    let (mut ours_time, mut raw_time) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..INTERLEAVED {
-        let start = Instant::now();
+    let export = || {
         let buffer = pool.alloc(BYTES, &stream).expect("a buffer");
         black_box(ipc::share(&buffer).expect("shared"));
         drop(buffer);
         ipc::collect();
-        ours_time += start.elapsed();
-        let start = Instant::now();
+    };
+    let raw_export = || {
         let buffer = pool.alloc(BYTES, &stream).expect("a buffer");
         // SAFETY: the buffer's device memory, alive for the call.
         black_box(unsafe { raw::ipc::memory_handle(device, buffer.as_ptr()) }.expect("a handle"));
-        drop(buffer);
-        raw_time += start.elapsed();
-    }
-    let export = (mean(ours_time), mean(raw_time));
-    println!(
-        "export, {INTERLEAVED} rounds alternated: {:.1} ns, raw {:.1} ns, {:.3}x",
-        export.0,
-        export.1,
-        export.0 / export.1
-    );
+    };
+    group.bench_function("export", |b| b.iter(export));
+    group.bench_function("raw export", |b| b.iter(raw_export));
+    group.finish();
+    // Alternated round by round too, as the open + close in the second.
+    let export = alternate("export", export, raw_export);
 
     // The second process opens a shared buffer and a raw one.
     let shared = pool.alloc(BYTES, &stream).expect("a buffer");
