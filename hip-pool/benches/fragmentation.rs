@@ -8,8 +8,8 @@
 //! own stream-ordered pool keeps behind `async` is not seen here. Each
 //! strategy runs it twice: with the stream idle at every request (nothing
 //! queued), and busy (each large buffer and third filled on the stream),
-//! which decides whether `expandable` may move idle free chunks to where
-//! it grows. Criterion times one run of the idle workload per strategy
+//! which decides which free chunks `expandable` may move to where it
+//! grows (those whose work is known done). Criterion times one run of the idle workload per strategy
 //! besides.
 //!
 //! Run: `cargo bench -p hip-pool --bench fragmentation` (the simulator's
@@ -17,13 +17,16 @@
 //! workload's live peak stays under 300 MiB).
 
 use criterion::Criterion;
-use hip_core::{raw, Device, Stream};
-use hip_pool::{enqueue, Access, Buffer, Pool, PoolError};
+use hip_core::{Device, Stream};
+use hip_pool::Pool;
 use std::collections::VecDeque;
 use std::hint::black_box;
 
+#[path = "support/fill.rs"]
+mod fill;
 #[path = "support/strategies.rs"]
 mod strategies;
+use fill::fill;
 
 /// Steps of the workload.
 const STEPS: usize = 48;
@@ -52,16 +55,6 @@ fn workload(pool: &Pool, stream: &Stream, busy: bool) {
         }
     }
     black_box(live);
-}
-
-/// A fill of `buffer` on `stream` under the operand protocol.
-fn fill(buffer: &Buffer, stream: &Stream) {
-    enqueue(stream, [(buffer, Access::Write)], || {
-        // SAFETY: the buffer's bytes, kept alive past the fill by the protocol.
-        unsafe { raw::mem::fill_async(stream.device(), buffer.as_ptr(), 7, buffer.len(), stream.as_raw()) }
-            .map_err(PoolError::from)
-    })
-    .expect("a fill");
 }
 
 fn main() {

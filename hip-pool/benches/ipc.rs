@@ -35,15 +35,18 @@ use criterion::Criterion;
 use hip_core::raw;
 use hip_core::{Device, Event, IpcEventHandle, Stream};
 use hip_pool::ipc::{self, IpcHandle};
-use hip_pool::{enqueue, Access, Buffer, Pool, PoolError};
+use hip_pool::{Buffer, Pool};
 use hip_sys::bindings::hip::{hipEvent_t, hipIpcEventHandle_t, hipIpcMemHandle_t};
 use std::hint::black_box;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/fill.rs"]
+mod fill;
 #[path = "../../hip-core/benches/support/mod.rs"]
 mod support;
+use fill::fill;
 use support::mean_ns;
 
 const GROUP: &str = "ipc";
@@ -68,16 +71,6 @@ fn criterion() -> Criterion {
         .configure_from_args()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
-}
-
-/// A fill of `buffer` on `stream` under the operand protocol.
-fn fill(buffer: &Buffer, stream: &Stream) {
-    enqueue(stream, [(buffer, Access::Write)], || {
-        // SAFETY: the buffer's bytes, kept alive past the fill by the protocol.
-        unsafe { raw::mem::fill_async(stream.device(), buffer.as_ptr(), 7, buffer.len(), stream.as_raw()) }
-            .map_err(PoolError::from)
-    })
-    .expect("a fill");
 }
 
 /// A raw fill of `BYTES` at `ptr` on `stream`, then a raw record of `event`.
