@@ -248,6 +248,13 @@ impl Stream {
         self.0.handle.is_null()
     }
 
+    /// Whether other code made this stream ([`Stream::from_raw`]): its
+    /// flags are that code's, and it may be non-blocking. The streams
+    /// hip-core makes, and the null stream, are blocking.
+    pub fn is_foreign(&self) -> bool {
+        self.0.owner == Owner::Foreign
+    }
+
     /// Wait until all work queued so far has finished (`hipStreamSynchronize`).
     ///
     /// # Errors
