@@ -149,5 +149,5 @@ pub use limits::Limit;
 pub use pool::{capture_into, enqueue, register_reclaim_hook, Access, Buffer, GraphPool, Operand, Pool};
 pub use registry::{alloc, alloc_on, pool, reclaim, set_hard_limit, set_soft_limit, stats};
 pub use stats::PoolStats;
-pub use strategy::Strategy;
+pub use strategy::{GrowthWaits, Strategy};
 pub use uses::UseList;

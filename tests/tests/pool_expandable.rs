@@ -14,7 +14,7 @@
 
 use hip_core::raw::vmm;
 use hip_core::{CaptureMode, Device, Stream};
-use hip_pool::{Buffer, Limit, Pool, PoolError, Strategy};
+use hip_pool::{Buffer, GrowthWaits, Limit, Pool, PoolError, Strategy};
 use hip_sys::sim;
 
 mod common;
@@ -85,11 +85,16 @@ fn hold_until(stream: &Stream, call: &'static str) -> std::thread::JoinHandle<()
     })
 }
 
+/// Held until the growth creates new memory: its mapping waits, on the
+/// null stream, for the blocking streams (as HIP's does), this one too.
+const NEW_MEMORY: &str = "hipMemCreate";
+
 /// A growth of `pool` for 55 MiB after a 50 MiB buffer is freed in front
 /// of a 30 MiB one that stays (at 50..80 MiB, four chunks mapped): the
 /// freed block's two whole chunks are idle unless `hold` keeps the stream
-/// busy. The grown buffer, filled and read back.
-fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: bool) -> Buffer {
+/// busy until some thread calls it. The grown buffer, filled and read
+/// back.
+fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: Option<&'static str>) -> Buffer {
     let hole = pool.alloc(50 * MIB, stream).unwrap();
     let keep = pool.alloc(30 * MIB, stream).unwrap();
     fill(&hole, 3, stream).unwrap();
@@ -97,9 +102,7 @@ fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: bool) -> Buffer {
     drop(hole);
     stream.synchronize().unwrap();
     assert_eq!(pool.stats().reserved, 80 * MIB, "{}", pool.stats());
-    // Held until the growth creates new memory: its mapping waits, on the
-    // null stream, for the blocking streams (as HIP's does), this one too.
-    let held = hold.then(|| hold_until(stream, "hipMemCreate"));
+    let held = hold.map(|call| hold_until(stream, call));
     let grown = pool.alloc(55 * MIB, stream).unwrap();
     if let Some(released) = held {
         released.join().unwrap();
@@ -113,7 +116,7 @@ fn grow_after_a_hole(pool: &Pool, stream: &Stream, hold: bool) -> Buffer {
 #[test]
 fn a_segment_grows_into_its_idle_free_chunks_before_new_memory() {
     let Some((_x, pool, stream)) = setup() else { return };
-    let grown = grow_after_a_hole(&pool, &stream, false);
+    let grown = grow_after_a_hole(&pool, &stream, None);
     let stats = pool.stats();
     // 55 MiB needs three chunks: the hole's two whole ones (0..40 MiB)
     // move behind the kept buffer, one is new: 100 MiB, not 140.
@@ -124,9 +127,11 @@ fn a_segment_grows_into_its_idle_free_chunks_before_new_memory() {
     assert_eq!(pool.stats().reserved, 0);
     if common::on_sim() {
         assert_eq!(common::stream_races(), []);
-        // A busy stream may still use the hole: it grows with new memory.
+        // A busy stream may still use the hole: a growth that does not
+        // wait for it grows with new memory.
         let busy = Pool::new(stream.device(), Strategy::Expandable).unwrap();
-        let grown = grow_after_a_hole(&busy, &stream, true);
+        busy.set_growth_waits(GrowthWaits::Never).unwrap();
+        let grown = grow_after_a_hole(&busy, &stream, Some(NEW_MEMORY));
         let stats = busy.stats();
         assert_eq!((stats.reserved, stats.moved_chunks), (140 * MIB, 0), "{stats}");
         drop(grown);
@@ -141,9 +146,11 @@ fn a_busy_segment_grows_into_the_chunks_freed_before_its_last_growth_finished() 
         eprintln!("skipped: keeps a stream of the simulator busy");
         return;
     }
-    // The stream busy, the hole's chunks may still be in use: new memory,
-    // and a fence recorded on the stream after their free.
-    let grown = grow_after_a_hole(&pool, &stream, true);
+    // The stream busy, the hole's chunks may still be in use: a growth
+    // that does not wait maps new memory, and records a fence on the
+    // stream after their free.
+    pool.set_growth_waits(GrowthWaits::Never).unwrap();
+    let grown = grow_after_a_hole(&pool, &stream, Some(NEW_MEMORY));
     assert_eq!(pool.stats().moved_chunks, 0);
     // Free now: the hole and the kept buffer after it (0..80 MiB), its
     // last two chunks freed after the fence; the fence is done.
@@ -162,6 +169,53 @@ fn a_busy_segment_grows_into_the_chunks_freed_before_its_last_growth_finished() 
     pool.reclaim().unwrap();
     assert_eq!(pool.stats().reserved, 0);
     assert_eq!(common::stream_races(), []);
+}
+
+#[test]
+fn a_growth_on_a_busy_stream_waits_for_it_where_the_mapping_would() {
+    let Some((_x, pool, stream)) = setup() else { return };
+    if !common::on_sim() {
+        eprintln!("skipped: keeps a stream of the simulator busy");
+        return;
+    }
+    // The simulator maps as AMD's runtime does, on the null stream after
+    // every blocking stream: by default a growth waits for its busy stream
+    // first (held until it does), and the hole's two whole chunks move
+    // (100 MiB, not 140).
+    let grown = grow_after_a_hole(&pool, &stream, Some("hipStreamSynchronize"));
+    let stats = pool.stats();
+    assert_eq!((stats.reserved, stats.moved_chunks), (100 * MIB, 2), "{stats}");
+    drop(grown);
+    pool.reclaim().unwrap();
+    // A stream of other code may be non-blocking, which the mapping does
+    // not wait for: its growth does not wait either, unless told to.
+    let api = hip_sys::hip().unwrap();
+    let mut theirs = std::ptr::null_mut();
+    // SAFETY: a stream made for this test, destroyed below.
+    let made = unsafe { (api.hipStreamCreateWithFlags)(&mut theirs, hip_sys::hipStreamNonBlocking) };
+    assert_eq!(made, hip_sys::hipError_t::hipSuccess);
+    for (waits, hold, (reserved, moved)) in
+        [(None, NEW_MEMORY, (140 * MIB, 0)), (Some(GrowthWaits::Always), "hipStreamSynchronize", (100 * MIB, 2))]
+    {
+        let pool = Pool::new(stream.device(), Strategy::Expandable).unwrap();
+        if let Some(waits) = waits {
+            pool.set_growth_waits(waits).unwrap();
+        }
+        let native = hip_core::raw::stream::native(theirs).unwrap();
+        // SAFETY: `theirs` lives until after this stream and its uses.
+        let foreign = unsafe { Stream::from_raw(stream.device(), native) }.unwrap();
+        let grown = grow_after_a_hole(&pool, &foreign, Some(hold));
+        let stats = pool.stats();
+        assert_eq!((stats.reserved, stats.moved_chunks), (reserved, moved), "{waits:?}: {stats}");
+        drop(grown);
+        pool.reclaim().unwrap();
+    }
+    // SAFETY: made above; nothing uses it any more.
+    unsafe { hip_core::raw::stream::destroy(stream.device(), theirs) }.unwrap();
+    assert_eq!(common::stream_races(), []);
+    let cached = Pool::new(stream.device(), Strategy::Cached).unwrap();
+    let refused = cached.set_growth_waits(GrowthWaits::Always).unwrap_err().to_string();
+    assert!(refused.contains("Expandable"), "{refused}");
 }
 
 /// A buffer that stays, each step.

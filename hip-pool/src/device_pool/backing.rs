@@ -8,9 +8,10 @@ use super::fences::Fences;
 use crate::driver::{self, AsyncPool, Driver};
 use crate::error::PoolError;
 use crate::strategy::expandable::{self, LARGE_CHUNK};
-use crate::strategy::{cached, Strategy};
+use crate::strategy::{cached, GrowthWaits, Strategy};
 use hip_core::raw::vmm;
 use hip_core::{Device, HipError, Stream};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Mutex;
 
 /// A pool's backing.
@@ -107,6 +108,8 @@ pub(crate) struct Expandable {
     /// Held while growing or unmapping, with the fences that tell a
     /// growth which free blocks of a busy stream have finished their work.
     pub(super) growing: Mutex<Fences>,
+    /// Whether a growth on a busy stream waits for it (a [`GrowthWaits`]).
+    waits: AtomicU8,
 }
 
 impl Expandable {
@@ -141,6 +144,23 @@ impl Expandable {
                 devices.push(peer);
             }
         }
-        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(Fences::default()) })
+        let waits = AtomicU8::new(GrowthWaits::WhereFree as u8);
+        Ok(Expandable { granularity, devices, addresses, growing: Mutex::new(Fences::default()), waits })
+    }
+
+    /// Set whether a growth on a busy stream waits for it.
+    pub fn set_growth_waits(&self, waits: GrowthWaits) {
+        self.waits.store(waits as u8, Ordering::Relaxed);
+    }
+
+    /// Whether a growth on `stream`, busy, waits for its work.
+    pub fn growth_waits(&self, stream: &Stream) -> bool {
+        match self.waits.load(Ordering::Relaxed) {
+            w if w == GrowthWaits::Always as u8 => true,
+            w if w == GrowthWaits::Never as u8 => false,
+            // The runtime's own mapping waits for blocking streams (see
+            // `GrowthWaits::WhereFree`).
+            _ => hip_sys::backend() != hip_sys::Backend::Nvidia && !stream.is_foreign(),
+        }
     }
 }

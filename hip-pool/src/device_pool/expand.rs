@@ -133,10 +133,11 @@ impl DevicePool {
     /// (up to what the plan maps; not the block it extends) to the plan's
     /// place: unmapped there and mapped here, the same physical memory,
     /// so the pool's reserved bytes stay. Only chunks of blocks whose work
-    /// is finished, known without a wait: every free block where a query
-    /// finds `stream` idle, else those freed before the mark of the
-    /// segment's fence, where that is done (`fences`; a busy stream gets a
-    /// new one for the next growth). Never while a capture is underway.
+    /// is finished: every free block where a query finds `stream` idle or
+    /// the growth waits for it (`GrowthWaits`), else those freed before
+    /// the mark of the segment's fence, where that is done (`fences`; a
+    /// busy stream gets a new one for the next growth). Never while a
+    /// capture is underway.
     /// The bytes moved, mapped from the plan's start.
     /// A chunk whose unmapping fails stays where it was; chunks unmapped
     /// that cannot be mapped again are released.
@@ -151,12 +152,21 @@ impl DevicePool {
         if hip_core::capture::underway() {
             return 0;
         }
-        let finished = match stream.query() {
-            Ok(true) => self.lock().cache.mark(),
-            _ => match fences.finished(plan.segment, stream, || self.lock().cache.mark()) {
+        // Finished without a wait where the stream is idle; after one where
+        // the growth waits (`GrowthWaits`), unless a collective of this
+        // process waits for a rank (the wait could deadlock it). A failed
+        // wait falls back on the fences; the growth's mapping reports the
+        // fault.
+        let waits = || {
+            backing.growth_waits(stream) && !crate::collective_gate::waits(self.device) && stream.synchronize().is_ok()
+        };
+        let finished = if matches!(stream.query(), Ok(true)) || waits() {
+            self.lock().cache.mark()
+        } else {
+            match fences.finished(plan.segment, stream, || self.lock().cache.mark()) {
                 Some(mark) => mark,
                 None => return 0,
-            },
+            }
         };
         let runs = {
             let mut state = self.lock();

@@ -100,6 +100,18 @@ impl DevicePool {
         self.used.swap(false, Ordering::Relaxed)
     }
 
+    /// Set whether a growth of the expandable backing on a busy stream
+    /// waits for it; `false` for the other backings, which do not grow so.
+    pub fn set_growth_waits(&self, waits: crate::GrowthWaits) -> bool {
+        match &self.backing {
+            Backing::Expandable(expandable) => {
+                expandable.set_growth_waits(waits);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Set the hard limit (a percentage of the device's memory resolved).
     pub fn set_hard_limit(&self, limit: Limit) {
         let bytes = limit.bytes(self.total_memory);

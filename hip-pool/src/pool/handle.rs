@@ -8,7 +8,7 @@ use crate::limits::Limit;
 use crate::pool_core::{self, PoolInner, Record};
 use crate::private_pool::{PrivateHold, PrivatePool};
 use crate::stats::PoolStats;
-use crate::strategy::{cached, Strategy};
+use crate::strategy::{cached, GrowthWaits, Strategy};
 use hip_core::{Device, Stream};
 use std::sync::Arc;
 
@@ -160,6 +160,44 @@ impl Pool {
             stats.hits += parked.hits;
             stats
         })
+    }
+
+    /// Set whether a growth of this [`Strategy::Expandable`] pool on a busy
+    /// stream waits for the stream's queued work, so that every free chunk
+    /// of the stream's segment can move to where it grows instead of new
+    /// memory being mapped: [`GrowthWaits`]'s docs weigh it. The default,
+    /// [`GrowthWaits::WhereFree`], waits where the runtime's own mapping
+    /// would wait anyway (AMD, the simulator), not on NVIDIA.
+    ///
+    /// # Errors
+    /// [`PoolError::Config`] for a pool of another strategy, whose growth
+    /// moves no memory.
+    ///
+    /// # Examples
+    /// ```
+    /// use hip_pool::{GrowthWaits, Pool, PoolError, Strategy};
+    ///
+    /// let device = hip_core::device();
+    /// match Pool::new(device, Strategy::Expandable) {
+    ///     // Memory first, on NVIDIA too: the host waits at each growth.
+    ///     Ok(pool) => pool.set_growth_waits(GrowthWaits::Always)?,
+    ///     // A runtime without virtual memory has no expandable pool.
+    ///     Err(PoolError::Config(why)) => println!("{why}"),
+    ///     Err(other) => return Err(other),
+    /// }
+    /// let cached = Pool::new(device, Strategy::Cached)?;
+    /// assert!(cached.set_growth_waits(GrowthWaits::Never).is_err());
+    /// # Ok::<(), PoolError>(())
+    /// ```
+    pub fn set_growth_waits(&self, waits: GrowthWaits) -> Result<()> {
+        if self.0.core.set_growth_waits(waits) {
+            return Ok(());
+        }
+        Err(PoolError::Config(format!(
+            "a growth that waits is the expandable strategy's; this pool's is {:?}: make the pool with \
+             Strategy::Expandable",
+            self.strategy()
+        )))
     }
 
     /// Set the hard limit: requests that would take the pool's reserved

@@ -21,11 +21,12 @@
 //! mapped where it grows, the same physical memory, before any new memory
 //! is made ([`Segments::take_finished_chunks`]). The holes a workload of
 //! growing requests leaves behind then feed its growth, and the peak
-//! reserved stays. Which blocks' work is finished is known without a
-//! wait, from a [`Cache::mark`] made when the stream was found idle or
-//! when an event recorded after the mark is found done (the growth
-//! before records one on a busy stream): unmapping under queued work
-//! would be a use-after-free, and waiting for it a stall on every growth.
+//! reserved stays. Which blocks' work is finished is known from a
+//! [`Cache::mark`] made when the stream was found idle, or was waited for
+//! (`GrowthWaits`: by default where the runtime's mapping waits for it
+//! anyway), or when an event recorded after the mark is found done (the
+//! growth before records one on a busy stream): unmapping under queued
+//! work would be a use-after-free.
 
 use super::cached::{Cache, Class, SMALL};
 use hip_core::Stream;
@@ -34,11 +35,17 @@ use std::collections::{BTreeMap, HashMap};
 /// Chunk size for small blocks: mapped 2 MiB at a time.
 pub const SMALL_CHUNK: usize = 2 << 20;
 /// Chunk size for large blocks: mapped 20 MiB at a time (PyTorch's
-/// size). 2 MiB chunks map less beyond a request, but leave no slack at a
-/// segment's end for the small survivors a workload interleaves: on the
-/// pinning workload of the tests, 96 MiB reserved at the peak against 40,
-/// for ten times the driver calls; on the fragmentation benchmark, before
-/// free chunks moved, 1.059 of the peak allocated against 1.070.
+/// size). A chunk costs about the same to map and give back whatever its
+/// size (on an H100, 51 µs for 2 MiB, 64 µs for 20: the `vmm` bench of
+/// hip-core), so 2 MiB chunks would make a growth eight times as costly
+/// per byte (10 times `hipMalloc` + `hipFree` instead of 1.3), and an IPC
+/// share of a large buffer ten times the descriptors. What they would
+/// save is the part of a chunk at a hole's edge, which weighs less the
+/// larger the workload: on the fragmentation benchmark at its smallest
+/// scale (a 331 MiB peak) 1.017 of the peak allocated against 1.092, while
+/// 20 MiB chunks reserve 1.028 of it at a 664 MiB peak and 1.005 at 2.6
+/// GiB; on the pinning workload of the tests, 34 MiB at the peak against
+/// 40.
 pub const LARGE_CHUNK: usize = 20 << 20;
 
 /// The chunk size of `class`'s segments, whole granules of `granularity`.

@@ -6,5 +6,7 @@
 pub(crate) mod cached;
 mod choice;
 pub(crate) mod expandable;
+mod growth_waits;
 
 pub use choice::Strategy;
+pub use growth_waits::GrowthWaits;
