@@ -6,6 +6,13 @@
 //! `cuMemUnmap` straight from the driver on the same handle and prints our
 //! ratio to them.
 //!
+//!
+//! A second group weighs the chunk size of a growing pool: 80 MiB mapped
+//! (as the expandable pool grows: shareable chunks, each created and
+//! mapped, then one access call over them all) and unmapped and released
+//! again, in chunks of 2 MiB against chunks of 20 MiB, and against
+//! `hipMalloc` + `hipFree` of the same 80 MiB.
+//!
 //! Run: `cargo bench -p hip-core --bench vmm` (the simulator as HIP 7, or a
 //! GPU with `AMDGPU_BACKEND`). A runtime without virtual memory is said so,
 //! and nothing is timed.
@@ -26,6 +33,10 @@ const GROUP: &str = "hip-core-vmm";
 const RAW: &str = "table map + access + unmap";
 const OURS: &str = "wrappers map + access + unmap";
 const CUDA: &str = "cuMemMap + cuMemSetAccess + cuMemUnmap";
+const GROWTH: &str = "hip-core-vmm-growth";
+/// Bytes each growth maps: a whole number of chunks of either size.
+const GROWN: usize = 80 << 20;
+const MALLOC: &str = "hipMalloc + hipFree";
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();
@@ -95,12 +106,13 @@ fn main() {
         });
     }
     group.finish();
-    c.final_summary();
     // SAFETY: nothing is mapped any more; each released once.
     unsafe {
         vmm::release(device, handle).expect("release");
         vmm::free_reservation(device, base, chunk).expect("free");
     }
+    let sizes = growth(&mut c, device);
+    c.final_summary();
     let raw = mean_ns(GROUP, RAW).unwrap_or(f64::NAN);
     println!("one chunk of {} KiB:", chunk >> 10);
     for what in [OURS, CUDA] {
@@ -108,4 +120,70 @@ fn main() {
             println!("  {what:<42} {ns:>10.1} ns, {:.3}x the table's own calls ({raw:.1} ns)", ns / raw);
         }
     }
+    let malloc = mean_ns(GROWTH, MALLOC).unwrap_or(f64::NAN);
+    println!("{} MiB mapped and given back, by chunk size:", GROWN >> 20);
+    for size in sizes {
+        if let Some(ns) = mean_ns(GROWTH, &chunks_id(size)) {
+            let per_chunk = ns / (GROWN / size) as f64;
+            println!(
+                "  {:>3} MiB chunks {:>10.1} us ({:.1} us a chunk), {:.2}x hipMalloc + hipFree ({:.1} us)",
+                size >> 20,
+                ns / 1e3,
+                per_chunk / 1e3,
+                ns / malloc,
+                malloc / 1e3
+            );
+        }
+    }
+}
+
+fn chunks_id(size: usize) -> String {
+    format!("{} MiB chunks", size >> 20)
+}
+
+/// Time `GROWN` bytes mapped and given back in chunks of 2 and of 20 MiB
+/// (whole granules), as the expandable pool does, and `hipMalloc` +
+/// `hipFree` of as many bytes; the chunk sizes timed.
+fn growth(c: &mut Criterion, device: Device) -> Vec<usize> {
+    let granule = vmm::granularity(device, false).expect("granularity");
+    let sizes: Vec<usize> =
+        [2 << 20, 20 << 20].into_iter().filter(|size: &usize| size % granule == 0 && GROWN % size == 0).collect();
+    let base = vmm::reserve(device, GROWN).expect("a reservation") as usize;
+    let mut group = c.benchmark_group(GROWTH);
+    group.sample_size(20);
+    for &size in &sizes {
+        group.bench_function(chunks_id(size), |b| {
+            b.iter(|| {
+                let at = |i: usize| (base + i * size) as *mut std::ffi::c_void;
+                let handles: Vec<_> =
+                    (0..GROWN / size).map(|_| vmm::create(device, size, true).expect("a chunk")).collect();
+                for (i, &handle) in handles.iter().enumerate() {
+                    // SAFETY: an unmapped chunk of the reservation, a live
+                    // handle of its size.
+                    unsafe { vmm::map(device, at(i), size, handle) }.expect("map");
+                }
+                // SAFETY: the whole reservation, mapped above.
+                unsafe { vmm::set_access(device, at(0), GROWN, &[(device, Access::ReadWrite)]) }.expect("access");
+                for (i, &handle) in handles.iter().enumerate() {
+                    // SAFETY: the chunk mapped above, which nothing used;
+                    // its handle released once, after.
+                    unsafe {
+                        vmm::unmap(device, at(i), size).expect("unmap");
+                        vmm::release(device, handle).expect("release");
+                    }
+                }
+            })
+        });
+    }
+    group.bench_function(MALLOC, |b| {
+        b.iter(|| {
+            let ptr = hip_core::raw::mem::malloc(device, GROWN).expect("hipMalloc");
+            // SAFETY: the allocation just made, which nothing used.
+            unsafe { hip_core::raw::mem::free(device, ptr) }.expect("hipFree");
+        })
+    });
+    group.finish();
+    // SAFETY: nothing is mapped; the reservation is freed once.
+    unsafe { vmm::free_reservation(device, base as *mut std::ffi::c_void, GROWN) }.expect("free");
+    sizes
 }
