@@ -26,7 +26,8 @@
 //!   `strategy::cached`'s docs), `expandable` (the same blocks over
 //!   virtual memory: chunks mapped into one reserved range per stream as
 //!   the pool grows, free ones moved to where it grows once their work is
-//!   done, unmapped on reclaim; `strategy::expandable`), `async`
+//!   done (a busy stream waited for per [`GrowthWaits`]), unmapped on
+//!   reclaim; `strategy::expandable`), `async`
 //!   (HIP's stream-ordered pool, threshold at maximum) or `none`
 //!   (pass-through), per `AMDGPU_POOL` or per [`Pool::new`].
 //! - [`reclaim(device)`](reclaim()): synchronizes *that* device and releases

@@ -21,7 +21,9 @@ pub enum Strategy {
     /// after the free block at the end of what is mapped, so a request a
     /// little larger than every freed block extends one instead of taking
     /// a new segment; a growth first moves there the whole free chunks of
-    /// the stream's holes whose work is done (known without a wait), and
+    /// the stream's holes whose work is done (on a busy stream, waiting
+    /// for it where the runtime's own mapping would wait anyway:
+    /// [`GrowthWaits`](crate::GrowthWaits)), and
     /// [`reclaim`](crate::reclaim()) unmaps the whole chunks of free
     /// blocks. Otherwise it behaves as `cached` (the same
     /// blocks, caches, stream uses, capture rules, limits and ladder).
