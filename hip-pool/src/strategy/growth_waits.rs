@@ -13,8 +13,9 @@
 /// an earlier growth, found done; in a workload whose requests grow
 /// step by step on a stream that is never idle (sequence lengths that
 /// grow, each step's work queued behind the last) few are, and the pool
-/// reserves more than it would have: on the fragmentation benchmark, 1.3
-/// times the memory handed out instead of 1.04 (`BENCHMARKS.md`).
+/// reserves more than it would have: on the fragmentation benchmark at
+/// four times its sizes, on an H100, 1.15 to 1.30 times the memory handed
+/// out instead of 1.04 (`BENCHMARKS.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GrowthWaits {
     /// Where the wait costs nothing (the default). On AMD's runtime (and
