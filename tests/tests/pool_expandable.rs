@@ -71,6 +71,15 @@ fn a_request_a_little_larger_than_a_freed_block_extends_it() {
     pool.reclaim().unwrap();
 }
 
+/// [`setup`] on the simulator only, whose streams a test can keep busy.
+fn setup_on_sim() -> Option<(sim::Exclusive, Pool, Stream)> {
+    if !common::on_sim() {
+        eprintln!("skipped: keeps a stream of the simulator busy");
+        return None;
+    }
+    setup()
+}
+
 /// Keep `stream` of the simulator busy until some thread calls `call`:
 /// the thread that lets it go, to join.
 fn hold_until(stream: &Stream, call: &'static str) -> std::thread::JoinHandle<()> {
@@ -141,11 +150,7 @@ fn a_segment_grows_into_its_idle_free_chunks_before_new_memory() {
 
 #[test]
 fn a_busy_segment_grows_into_the_chunks_freed_before_its_last_growth_finished() {
-    let Some((_x, pool, stream)) = setup() else { return };
-    if !common::on_sim() {
-        eprintln!("skipped: keeps a stream of the simulator busy");
-        return;
-    }
+    let Some((_x, pool, stream)) = setup_on_sim() else { return };
     // The stream busy, the hole's chunks may still be in use: a growth
     // that does not wait maps new memory, and records a fence on the
     // stream after their free.
@@ -173,11 +178,7 @@ fn a_busy_segment_grows_into_the_chunks_freed_before_its_last_growth_finished() 
 
 #[test]
 fn a_growth_on_a_busy_stream_waits_for_it_where_the_mapping_would() {
-    let Some((_x, pool, stream)) = setup() else { return };
-    if !common::on_sim() {
-        eprintln!("skipped: keeps a stream of the simulator busy");
-        return;
-    }
+    let Some((_x, pool, stream)) = setup_on_sim() else { return };
     // The simulator maps as AMD's runtime does, on the null stream after
     // every blocking stream: by default a growth waits for its busy stream
     // first (held until it does), and the hole's two whole chunks move
