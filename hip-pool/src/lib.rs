@@ -96,7 +96,8 @@
 //!    strategy with what it needs), the blocks it keeps, the pending uses
 //!    of free blocks, limits, statistics, and the grow path to the driver
 //!    (the expandable backing's maps chunks where its bookkeeping plans,
-//!    first moving free chunks whose work its fences show finished).
+//!    first moving free chunks whose work is known finished: the stream
+//!    idle or waited for, or its fences done).
 //!    No buffers, no thread caches.
 //! 4. `uses`, `private_pool`, `barrier`, `pool_core`: the one use
 //!    tracker ([`UseList`]: a buffer's uses on other streams, pinned host

@@ -22,8 +22,8 @@ pub struct PoolStats {
     /// Driver frees.
     pub driver_frees: u64,
     /// Chunks of the expandable strategy moved from free blocks to where a
-    /// segment grows, in place of new memory (chunks whose work was found
-    /// finished, without a wait).
+    /// segment grows, in place of new memory (chunks whose work was known
+    /// finished: the stream idle or waited for, or a fence done).
     pub moved_chunks: u64,
     /// Retries after an out-of-memory answer.
     pub oom_retries: u64,

@@ -178,8 +178,8 @@ impl DevicePool {
         for run in runs {
             // SAFETY: chunks the pool mapped, inside free blocks of
             // `stream` taken out of the pool, freed before a mark after
-            // which the stream was found idle or a fence recorded on it
-            // done: the stream has finished the work queued before their
+            // which the stream was found idle or was waited for, or a fence
+            // recorded on it was found done: the stream has finished the work queued before their
             // release, the only work that used them since (other streams'
             // uses keep a block pending, not free), and the growth lock
             // keeps their gap from being mapped.
